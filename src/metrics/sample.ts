@@ -1,0 +1,56 @@
+/**
+ * What the driver tells the recorder about one finished API request. Dimensions are indices into
+ * the names the recorder was built with (see RecorderDimensions), so the hot path never builds
+ * strings. The recorder copies what it needs synchronously: a driver may reuse one mutable object
+ * that satisfies this interface for many requests.
+ */
+export interface Sample {
+  /** Index into `RecorderDimensions.methods`. */
+  readonly methodIndex: number;
+  /** Index into `RecorderDimensions.phases`. */
+  readonly phaseIndex: number;
+  /** Index into `RecorderDimensions.clients`. */
+  readonly clientIndex: number;
+  /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation. */
+  readonly outcome: string;
+  /** HTTP status code; 0 when no response arrived (transport outcome). */
+  readonly status: number;
+  /** When the request was actually sent, ms since the run's monotonic origin. */
+  readonly sentAtMs: number;
+  /** When the response (or failure) completed, ms since the run's monotonic origin. */
+  readonly doneAtMs: number;
+  /** Latency in µs: from the intended start (open model) or from the send (closed model). */
+  readonly latencyUs: number;
+  /** Service time in µs: from the actual send to the end of the response. */
+  readonly serviceUs: number;
+  /** Schedule lag in µs (actual send − intended start); -1 in the closed model. */
+  readonly lagUs: number;
+  /** Retry-After seconds of a 429 (integer ≥ 0); -1 when absent or not a 429; -2 when unparseable. */
+  readonly retryAfterS: number;
+  /**
+   * Set only on the first request a client sends after sitting out a Retry-After back-off:
+   * how long it actually waited since receiving the 429 (ms), else -1.
+   */
+  readonly backoffWaitedMs: number;
+  /** The Retry-After (s) that back-off honoured, else -1. */
+  readonly backoffRetryAfterS: number;
+  /** Short sanitized description for failures (error log pane); empty for successes. */
+  readonly detail: string;
+}
+
+/** One token request (never mixed into the API's latency figures). */
+export interface TokenSample {
+  readonly clientIndex: number;
+  /** success, error:<oauth error>, http:<status>, transport:<code>, envelope_violation. */
+  readonly outcome: string;
+  readonly latencyUs: number;
+  readonly doneAtMs: number;
+  readonly detail: string;
+}
+
+/** The names behind the indices in a Sample, fixed when the recorder is built. */
+export interface RecorderDimensions {
+  readonly methods: readonly string[];
+  readonly phases: readonly string[];
+  readonly clients: readonly string[];
+}

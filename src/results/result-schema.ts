@@ -1,0 +1,228 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * The result file contract, `rpcload/result@1` (see DESIGN.md). This TypeBox schema is the single
+ * source: the TypeScript types below are derived from it, `schemas/result.schema.json` is
+ * generated from it (a test keeps the committed copy identical), and every file the tool writes is
+ * validated against it in tests.
+ *
+ * Units: durations in milliseconds with 3 decimals (`…Ms`), rates per second, `t` in whole
+ * seconds since `run.startedAt`. Outcome keys: `success`, `error:<code>`, `http:<status>`,
+ * `transport:<code>`, `envelope_violation`.
+ */
+export const RESULT_SCHEMA_ID = 'rpcload/result@1';
+
+const Ms = Type.Number({ minimum: 0, description: 'milliseconds, 3 decimals' });
+const Count = Type.Integer({ minimum: 0 });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const PercentilesSchema = Type.Object(
+  { min: Ms, mean: Ms, p50: Ms, p90: Ms, p99: Ms, p999: Ms, max: Ms },
+  { additionalProperties: false, description: 'Latency distribution in ms; all 0 when there were no samples' },
+);
+
+export const OutcomeCountsSchema = Type.Record(Type.String({ minLength: 1 }), Count, {
+  description: 'Requests by outcome: success, error:<code>, http:<status>, transport:<code>, envelope_violation',
+});
+
+export const StatsSchema = Type.Object(
+  {
+    requests: Count,
+    rps: Type.Number({ minimum: 0 }),
+    latencyMs: PercentilesSchema,
+    serviceTimeMs: PercentilesSchema,
+    outcomes: OutcomeCountsSchema,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'latencyMs is measured from the intended start (open model: coordinated-omission-correct) or the send (closed model); serviceTimeMs always from the actual send',
+  },
+);
+
+export const SummarySchema = Type.Composite(
+  [
+    StatsSchema,
+    Type.Object({
+      durationS: Type.Number({ minimum: 0 }),
+      scheduleLagMs: Nullable(PercentilesSchema),
+      tokens: Type.Object(
+        { requests: Count, failures: Count, latencyMs: PercentilesSchema, outcomes: OutcomeCountsSchema },
+        { additionalProperties: false, description: 'Token requests, timed and counted apart from the API figures' },
+      ),
+      skipped: Type.Record(Type.String(), Count, {
+        description: 'Arrivals not sent, by reason (e.g. "all clients backing off", "max in-flight reached")',
+      }),
+    }),
+  ],
+  { additionalProperties: false },
+);
+
+export const TimelineRowSchema = Type.Object(
+  {
+    t: Type.Integer({ minimum: 0, description: 'whole seconds since run.startedAt' }),
+    requests: Count,
+    success: Count,
+    rateLimited: Count,
+    errors: Count,
+    p50: Ms,
+    p99: Ms,
+  },
+  { additionalProperties: false },
+);
+
+const EncodedHistogram = Type.String({ description: 'HdrHistogram V2 compressed base64, values in microseconds' });
+const HistogramPair = Type.Object({ latency: EncodedHistogram, serviceTime: EncodedHistogram }, { additionalProperties: false });
+
+export const HistogramsSchema = Type.Object(
+  {
+    latency: EncodedHistogram,
+    serviceTime: EncodedHistogram,
+    scheduleLag: Type.Optional(EncodedHistogram),
+    tokens: Type.Optional(EncodedHistogram),
+    byMethod: Type.Record(Type.String(), HistogramPair),
+    byPhase: Type.Record(Type.String(), HistogramPair),
+    byOutcome: Type.Record(Type.String(), HistogramPair),
+    byClient: Type.Record(Type.String(), HistogramPair, {
+      description: 'Low-precision (1 significant digit) histograms, small enough to keep one per client',
+    }),
+  },
+  { additionalProperties: false, description: 'Mergeable histograms behind every percentile in the file' },
+);
+
+export const RateLimitPeriodSchema = Type.Object(
+  {
+    t: Type.Integer({ minimum: 0, description: 'period start, whole seconds since run.startedAt' }),
+    admitted: Count,
+    refused: Count,
+  },
+  { additionalProperties: false },
+);
+
+export const RateLimitClientSchema = Type.Object(
+  {
+    sent: Count,
+    admitted: Count,
+    refused: Count,
+    periods: Type.Array(RateLimitPeriodSchema, {
+      description: 'Admitted/refused per contract window, windows aligned to run start; only periods with traffic',
+    }),
+    periodsTruncated: Type.Boolean(),
+    retryAfterS: Type.Record(Type.String(), Count, { description: 'Retry-After values seen → how often' }),
+  },
+  { additionalProperties: false },
+);
+
+export const RateLimitObservationSchema = Type.Object(
+  {
+    client: Type.String(),
+    kind: Type.Union([
+      Type.Literal('first_refusal'),
+      Type.Literal('honoured_retry'),
+      Type.Literal('missing_retry_after'),
+    ]),
+    atMs: Ms,
+    detail: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const RateLimitSchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1 }),
+    windowS: Type.Number({ exclusiveMinimum: 0 }),
+    policy: Type.Union([Type.Literal('honour'), Type.Literal('ignore')]),
+    clients: Type.Record(Type.String(), RateLimitClientSchema),
+    observations: Type.Array(RateLimitObservationSchema, { description: 'Capped; the first ones of each kind per client' }),
+  },
+  { additionalProperties: false },
+);
+
+export const CheckVerdictSchema = Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('skip')]);
+
+export const CheckResultSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    verdict: CheckVerdictSchema,
+    detail: Type.String({ description: 'one-line reason' }),
+    evidence: Type.Record(Type.String(), Type.Unknown(), { description: 'counts, timestamps, headers seen; secrets redacted' }),
+    durationMs: Type.Optional(Ms),
+    notes: Type.Optional(Type.Array(Type.String(), { description: 'informational findings that do not change the verdict' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ThresholdResultSchema = Type.Object(
+  {
+    expr: Type.String(),
+    actual: Nullable(Type.Number()),
+    ok: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+export const RunStatusSchema = Type.Union([
+  Type.Literal('running'),
+  Type.Literal('completed'),
+  Type.Literal('aborted'),
+  Type.Literal('failed'),
+]);
+
+export const RunInfoSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    kind: Type.Union([Type.Literal('run'), Type.Literal('verify'), Type.Literal('merge')]),
+    profile: Type.String(),
+    startedAt: Type.String({ format: 'date-time' }),
+    endedAt: Nullable(Type.String({ format: 'date-time' })),
+    status: RunStatusSchema,
+    failure: Type.Optional(Type.String({ description: 'why the run failed, when status is failed' })),
+    target: Type.String(),
+    embeddedTarget: Type.Boolean(),
+    model: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('mixed'), Type.Literal('none')]),
+    workers: Type.Integer({ minimum: 1 }),
+    shards: Type.Integer({ minimum: 1, description: 'how many result files were merged into this one' }),
+    node: Type.String(),
+    host: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const RunResultSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    schema: Type.Literal(RESULT_SCHEMA_ID),
+    tool: Type.Object({ name: Type.Literal('rpcload'), version: Type.String() }, { additionalProperties: false }),
+    run: RunInfoSchema,
+    config: Type.Record(Type.String(), Type.Unknown(), { description: 'resolved profile/plan, secrets redacted' }),
+    summary: SummarySchema,
+    byMethod: Type.Record(Type.String(), StatsSchema),
+    byClient: Type.Record(Type.String(), StatsSchema),
+    byPhase: Type.Record(Type.String(), StatsSchema),
+    byOutcome: Type.Record(Type.String(), StatsSchema),
+    timeline: Type.Array(TimelineRowSchema),
+    histograms: HistogramsSchema,
+    rateLimit: Nullable(RateLimitSchema),
+    checks: Type.Array(CheckResultSchema),
+    thresholds: Type.Array(ThresholdResultSchema),
+    warnings: Type.Array(Type.String(), { description: 'e.g. the generator, not the server, was the bottleneck' }),
+  },
+  { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
+);
+
+export type Percentiles = Static<typeof PercentilesSchema>;
+export type OutcomeCounts = Static<typeof OutcomeCountsSchema>;
+export type Stats = Static<typeof StatsSchema>;
+export type Summary = Static<typeof SummarySchema>;
+export type TimelineRow = Static<typeof TimelineRowSchema>;
+export type Histograms = Static<typeof HistogramsSchema>;
+export type RateLimitPeriod = Static<typeof RateLimitPeriodSchema>;
+export type RateLimitClient = Static<typeof RateLimitClientSchema>;
+export type RateLimitObservation = Static<typeof RateLimitObservationSchema>;
+export type RateLimitReport = Static<typeof RateLimitSchema>;
+export type CheckVerdict = Static<typeof CheckVerdictSchema>;
+export type CheckResult = Static<typeof CheckResultSchema>;
+export type ThresholdResult = Static<typeof ThresholdResultSchema>;
+export type RunStatus = Static<typeof RunStatusSchema>;
+export type RunInfo = Static<typeof RunInfoSchema>;
+export type RunResult = Static<typeof RunResultSchema>;

@@ -1,0 +1,136 @@
+/**
+ * The reference server's contract: options, handle and stats. Every other module's tests start
+ * the server through this interface, so changes here are deliberate.
+ */
+
+/**
+ * Limiter algorithms. All but `token-bucket` are conformant with "100 requests per 10 s":
+ * - `fixed`          per-client fixed window that starts at the client's first request (default)
+ * - `fixed-aligned`  fixed window aligned to the wall clock (resets at multiples of the window)
+ * - `sliding`        exact sliding log of admitted request times
+ * - `token-bucket`   capacity `limit`, refilled at limit/window per second: over-admits (a refilled
+ *                    bucket plus a full burst exceeds `limit` in one window) — a known non-conformant
+ *                    design the verifier must catch
+ */
+export const LIMITER_ALGORITHMS = ['fixed', 'fixed-aligned', 'sliding', 'token-bucket'] as const;
+export type LimiterAlgorithm = (typeof LIMITER_ALGORITHMS)[number];
+
+/** One injectable defect: each breaks exactly one convention rule. */
+export interface FaultSpec {
+  readonly name: string;
+  readonly description: string;
+  /** The verify check ids expected to fail when only this fault is on. */
+  readonly breaks: readonly string[];
+}
+
+export const FAULTS = [
+  { name: 'limit-plus-one', description: 'admits limit+1 requests per window', breaks: ['ratelimit.threshold', 'ratelimit.all_methods', 'ratelimit.concurrent_burst'] },
+  { name: 'limit-minus-one', description: 'admits limit-1 requests per window', breaks: ['ratelimit.threshold', 'ratelimit.all_methods'] },
+  { name: 'retry-after-floor', description: 'Retry-After rounded down instead of up (a client that waits it out comes back too early)', breaks: ['ratelimit.retry_after_honoured'] },
+  { name: 'retry-after-missing', description: '429 responses carry no Retry-After header', breaks: ['ratelimit.response'] },
+  { name: '429-no-envelope', description: '429 responses have a text/plain body instead of the error envelope', breaks: ['ratelimit.response'] },
+  { name: 'quota-per-token', description: 'quota counted per access token instead of per client ID', breaks: ['ratelimit.per_client'] },
+  { name: 'quota-global', description: 'one quota shared by all clients', breaks: ['ratelimit.per_client'] },
+  { name: 'quota-per-method', description: 'a separate quota for each method', breaks: ['ratelimit.all_methods'] },
+  { name: 'racy-counter', description: 'check and increment split by an await, so a concurrent burst over-admits', breaks: ['ratelimit.concurrent_burst'] },
+  { name: 'count-refused', description: 'refused requests count against the quota, so retrying while throttled extends the block', breaks: ['ratelimit.threshold'] },
+  { name: 'payload-limit-wrong', description: 'enforces a payload limit of 65,536 bytes instead of 100 KB', breaks: ['payload.limit'] },
+  { name: 'payload-413-text', description: 'oversize bodies get 413 with a text/plain body', breaks: ['payload.limit'] },
+  { name: 'auth-403', description: 'unknown tokens get 403 without WWW-Authenticate', breaks: ['auth.invalid_token'] },
+  { name: 'auth-no-challenge', description: 'missing credentials get 401 without WWW-Authenticate', breaks: ['auth.missing_token'] },
+  { name: 'broken-envelope', description: 'a fraction (brokenEnvelopeRate, default 0.2) of success responses break the envelope', breaks: ['envelope'] },
+  { name: 'pagination-empty-cursor', description: 'the last page has next: "" instead of null', breaks: ['pagination'] },
+  { name: 'pagination-oversize', description: 'pages hold 150 items instead of at most 100', breaks: ['pagination'] },
+  { name: 'tls-legacy', description: 'with --tls, also accepts TLS 1.0 and 1.1', breaks: ['tls'] },
+] as const satisfies readonly FaultSpec[];
+export type FaultName = (typeof FAULTS)[number]['name'];
+export const FAULT_NAMES: readonly FaultName[] = FAULTS.map((f) => f.name);
+
+export interface ClientCredential {
+  readonly id: string;
+  readonly secret: string;
+}
+
+/** Everything optional; defaults follow the API conventions. */
+export interface ServerOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Requests admitted per window per client. Default 100. */
+  limit?: number;
+  /** Window length in ms. Default 10,000. */
+  windowMs?: number;
+  /** Default `fixed`. */
+  algorithm?: LimiterAlgorithm;
+  /** Registered clients. */
+  clients?: readonly ClientCredential[];
+  /**
+   * Demo only: accept any client ID starting with `prefix` with this one shared secret.
+   * Used when no `clients` are given (prefix `client-`, secret `demo-secret`).
+   */
+  clientPattern?: { readonly prefix: string; readonly secret: string };
+  /** Token request method name. Default `auth.token`. */
+  tokenMethod?: string;
+  /** Access token lifetime (`expires_in`), seconds. Default 3600. */
+  tokenTtlS?: number;
+  /** Max request body in bytes; exactly this many is accepted. Default 100,000. */
+  payloadLimitBytes?: number;
+  /** Size of the `items.list` data set. Default 1,000. */
+  itemCount?: number;
+  /** Default page size of `items.list`. Default 100. */
+  pageSize?: number;
+  /** Cursor lifetime in ms. Default 60,000. */
+  cursorTtlMs?: number;
+  /** Latency model of `work`: log-normal with these percentiles (ms). Defaults 20 / 200. */
+  workLatency?: { readonly p50Ms: number; readonly p99Ms: number };
+  /** Failure rate of `flaky` (0..1). Default 0.1. */
+  flakyRate?: number;
+  /** Share of successes broken by the `broken-envelope` fault. Default 0.2. */
+  brokenEnvelopeRate?: number;
+  /** Extra latency added to every API response (ms), for regression tests. Default 0. */
+  addedLatencyMs?: number;
+  faults?: readonly FaultName[];
+  /** Serve HTTPS: true = self-signed certificate made at start; or PEM cert and key. */
+  tls?: boolean | { readonly cert: string; readonly key: string };
+  /** `realm` of WWW-Authenticate challenges. Default `rpcload`. */
+  realm?: string;
+  /** Slow-client guards (ms). Defaults 10,000 / 30,000. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** Seed for the random parts (work latency, flaky, broken envelopes); default random. */
+  seed?: number;
+}
+
+/** Server-side counts, so tests can check a client's numbers against the server's. */
+export interface ServerStats {
+  /** HTTP requests received, any path. */
+  readonly requests: number;
+  readonly tokensIssued: number;
+  readonly byClient: Readonly<Record<string, { readonly admitted: number; readonly refused: number }>>;
+  /** Responses by status code. */
+  readonly byStatus: Readonly<Record<string, number>>;
+}
+
+export interface ServerHandle {
+  /** Base URL without a trailing slash, e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  readonly port: number;
+  /** PEM certificate when serving TLS (tests trust it with `ca`). */
+  readonly certPem?: string;
+  stats(): ServerStats;
+  /** Invalidate issued tokens (all, or one client's), to exercise 401 recovery. */
+  revokeTokens(clientId?: string): void;
+  /** Stop accepting, finish in-flight requests briefly, then close. */
+  close(): Promise<void>;
+}
+
+/** The same handle when the server runs in a worker thread (stats cross the thread boundary). */
+export interface RemoteServerHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly certPem?: string;
+  stats(): Promise<ServerStats>;
+  revokeTokens(clientId?: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,33 @@
+/**
+ * Secrets (client secrets, tokens, Authorization values) must never reach result files, logs or
+ * the dashboard. `redactSecrets` deep-copies a JSON-like value, replacing values under secret-ish
+ * keys and any occurrence of a known secret string.
+ */
+export const REDACTED = '[redacted]';
+
+const SECRET_KEY = /secret|token|password|authorization|credential|api[-_]?key/i;
+/** Keys that look secret-ish but hold no secret (counts, names, method names). */
+const NOT_SECRET_KEY = /^(tokenMethod|tokenTtlS|tokens|tokenRequests|tokenFailures|maxTokens|secretsFile)$/;
+
+export function redactSecrets<T>(value: T, knownSecrets: readonly string[] = []): T {
+  const secrets = knownSecrets.filter((s) => s.length >= 4);
+  const scrubString = (text: string): string => {
+    let out = text;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return out.replace(/(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${REDACTED}`);
+  };
+  const walk = (node: unknown, key: string | undefined): unknown => {
+    if (key !== undefined && SECRET_KEY.test(key) && !NOT_SECRET_KEY.test(key) && (typeof node === 'string' || typeof node === 'number')) {
+      return REDACTED;
+    }
+    if (typeof node === 'string') return scrubString(node);
+    if (Array.isArray(node)) return node.map((item) => walk(item, undefined));
+    if (node !== null && typeof node === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) out[k] = walk(v, k);
+      return out;
+    }
+    return node;
+  };
+  return walk(value, undefined) as T;
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { TOOL } from '../../src/version.ts';
+import { runRpcload } from '../support/cli.ts';
+
+describe('rpcload CLI basics', () => {
+  it('prints help listing every command, exit 0', async () => {
+    const result = await runRpcload(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of ['run', 'verify', 'compare', 'report', 'merge', 'serve', 'profile']) {
+      expect(result.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    }
+  });
+
+  it('prints the package version, exit 0', async () => {
+    const result = await runRpcload(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(TOOL.version);
+  });
+
+  it.each([
+    // an unknown command gets a suggestion
+    [['serv'], /unknown command 'serv'[\s\S]*Did you mean serve\?/],
+    // an unknown flag is named
+    [['serve', '--nope'], /unknown option '--nope'/],
+  ])('rejects bad usage %j with exit 2 and no stack trace', async (args, message) => {
+    const result = await runRpcload(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redactSecrets } from '../../src/util/redact.ts';
+import { sanitizeText } from '../../src/util/sanitize.ts';
+
+describe('sanitizeText', () => {
+  it.each([
+    ['plain text', 'plain text'],
+    ['\u001b[2J\u001b[Hcleared', 'cleared'], // CSI: clear screen, cursor home
+    ['\u001b]0;pwned\u0007title', 'title'], // OSC: set window title
+    ['\u001b]8;;http://x\u001b\\link', 'link'], // OSC 8 hyperlink with ST terminator
+    ['bell\u0007 and nul\u0000', 'bell  and nul '], // bare control characters become spaces
+    ['\u009b31mred', 'red'], // 8-bit CSI
+    ['rtl\u202eevil', 'rtl evil'], // bidi override
+  ])('%j → %j', (input, expected) => expect(sanitizeText(input)).toBe(expected));
+
+  it('caps the length with an ellipsis', () => {
+    expect(sanitizeText('x'.repeat(50), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+});
+
+describe('redactSecrets', () => {
+  it('redacts secret-ish keys, bearer values and known secrets, keeping the rest', () => {
+    const input = {
+      auth: { tokenMethod: 'auth.token', clientAuth: 'post' },
+      clients: [{ id: 'a', secret: 's3cr3t-value' }],
+      note: 'header was Bearer abc.def-123 and s3cr3t-value leaked',
+      accessToken: 'tok',
+      tokens: 12,
+    };
+    const out = redactSecrets(input, ['s3cr3t-value']);
+    expect(out.auth.tokenMethod).toBe('auth.token');
+    expect(out.clients[0]!.secret).toBe(REDACTED);
+    expect(out.note).toBe(`header was Bearer ${REDACTED} and ${REDACTED} leaked`);
+    expect(out.accessToken).toBe(REDACTED);
+    expect(out.tokens).toBe(12);
+    expect(input.clients[0]!.secret).toBe('s3cr3t-value'); // the input is not modified
+  });
+});
