@@ -15,33 +15,45 @@
 export const LIMITER_ALGORITHMS = ['fixed', 'fixed-aligned', 'sliding', 'token-bucket'] as const;
 export type LimiterAlgorithm = (typeof LIMITER_ALGORITHMS)[number];
 
-/** One injectable defect: each breaks exactly one convention rule. */
+/**
+ * One injectable defect. `convention` faults each break one rule of the conventions (the verify
+ * check ids in `breaks` are expected to fail, all others to pass or skip); `chaos` faults make a
+ * hostile or broken server (garbage, resets, huge or slow replies) that a load run must survive.
+ */
 export interface FaultSpec {
   readonly name: string;
+  readonly kind: 'convention' | 'chaos';
   readonly description: string;
   /** The verify check ids expected to fail when only this fault is on. */
   readonly breaks: readonly string[];
 }
 
 export const FAULTS = [
-  { name: 'limit-plus-one', description: 'admits limit+1 requests per window', breaks: ['ratelimit.threshold', 'ratelimit.all_methods', 'ratelimit.concurrent_burst'] },
-  { name: 'limit-minus-one', description: 'admits limit-1 requests per window', breaks: ['ratelimit.threshold', 'ratelimit.all_methods'] },
-  { name: 'retry-after-floor', description: 'Retry-After rounded down instead of up (a client that waits it out comes back too early)', breaks: ['ratelimit.retry_after_honoured'] },
-  { name: 'retry-after-missing', description: '429 responses carry no Retry-After header', breaks: ['ratelimit.response'] },
-  { name: '429-no-envelope', description: '429 responses have a text/plain body instead of the error envelope', breaks: ['ratelimit.response'] },
-  { name: 'quota-per-token', description: 'quota counted per access token instead of per client ID', breaks: ['ratelimit.per_client'] },
-  { name: 'quota-global', description: 'one quota shared by all clients', breaks: ['ratelimit.per_client'] },
-  { name: 'quota-per-method', description: 'a separate quota for each method', breaks: ['ratelimit.all_methods'] },
-  { name: 'racy-counter', description: 'check and increment split by an await, so a concurrent burst over-admits', breaks: ['ratelimit.concurrent_burst'] },
-  { name: 'count-refused', description: 'refused requests count against the quota, so retrying while throttled extends the block', breaks: ['ratelimit.threshold'] },
-  { name: 'payload-limit-wrong', description: 'enforces a payload limit of 65,536 bytes instead of 100 KB', breaks: ['payload.limit'] },
-  { name: 'payload-413-text', description: 'oversize bodies get 413 with a text/plain body', breaks: ['payload.limit'] },
-  { name: 'auth-403', description: 'unknown tokens get 403 without WWW-Authenticate', breaks: ['auth.invalid_token'] },
-  { name: 'auth-no-challenge', description: 'missing credentials get 401 without WWW-Authenticate', breaks: ['auth.missing_token'] },
-  { name: 'broken-envelope', description: 'a fraction (brokenEnvelopeRate, default 0.2) of success responses break the envelope', breaks: ['envelope'] },
-  { name: 'pagination-empty-cursor', description: 'the last page has next: "" instead of null', breaks: ['pagination'] },
-  { name: 'pagination-oversize', description: 'pages hold 150 items instead of at most 100', breaks: ['pagination'] },
-  { name: 'tls-legacy', description: 'with --tls, also accepts TLS 1.0 and 1.1', breaks: ['tls'] },
+  { name: 'limit-plus-one', kind: 'convention', description: 'admits limit+1 requests per window', breaks: ['ratelimit.threshold', 'ratelimit.all_methods', 'ratelimit.concurrent_burst'] },
+  { name: 'limit-minus-one', kind: 'convention', description: 'admits limit-1 requests per window', breaks: ['ratelimit.threshold', 'ratelimit.all_methods'] },
+  { name: 'retry-after-floor', kind: 'convention', description: 'Retry-After rounded down instead of up (a client that waits it out comes back too early)', breaks: ['ratelimit.retry_after_honoured'] },
+  { name: 'retry-after-missing', kind: 'convention', description: '429 responses carry no Retry-After header', breaks: ['ratelimit.response'] },
+  { name: '429-no-envelope', kind: 'convention', description: '429 responses have a text/plain body instead of the error envelope', breaks: ['ratelimit.response'] },
+  { name: 'quota-per-token', kind: 'convention', description: 'quota counted per access token instead of per client ID', breaks: ['ratelimit.per_client'] },
+  { name: 'quota-global', kind: 'convention', description: 'one quota shared by all clients', breaks: ['ratelimit.per_client'] },
+  { name: 'quota-per-method', kind: 'convention', description: 'a separate quota for each method', breaks: ['ratelimit.all_methods'] },
+  { name: 'racy-counter', kind: 'convention', description: 'check and increment split by an await, so a concurrent burst over-admits', breaks: ['ratelimit.concurrent_burst'] },
+  { name: 'count-refused', kind: 'convention', description: 'refused requests count against the quota, so retrying while throttled extends the block', breaks: ['ratelimit.threshold'] },
+  { name: 'payload-limit-wrong', kind: 'convention', description: 'enforces a payload limit of 65,536 bytes instead of 100 KB', breaks: ['payload.limit'] },
+  { name: 'payload-413-text', kind: 'convention', description: 'oversize bodies get 413 with a text/plain body', breaks: ['payload.limit'] },
+  { name: 'auth-403', kind: 'convention', description: 'unknown tokens get 403 without WWW-Authenticate', breaks: ['auth.invalid_token'] },
+  { name: 'auth-no-challenge', kind: 'convention', description: 'missing credentials get 401 without WWW-Authenticate', breaks: ['auth.missing_token'] },
+  { name: 'broken-envelope', kind: 'convention', description: 'a fraction (brokenEnvelopeRate, default 0.2) of success responses break the envelope', breaks: ['envelope'] },
+  { name: 'pagination-empty-cursor', kind: 'convention', description: 'the last page has next: "" instead of null', breaks: ['pagination'] },
+  { name: 'pagination-oversize', kind: 'convention', description: 'pages hold 150 items instead of at most 100', breaks: ['pagination'] },
+  { name: 'tls-legacy', kind: 'convention', description: 'with --tls, also accepts TLS 1.0 and 1.1', breaks: ['tls'] },
+  // Chaos: each hits a share (chaosRate, default 0.1) of API responses.
+  { name: 'chaos-garbage', kind: 'chaos', description: 'replies 200 with random bytes as text/plain', breaks: ['envelope'] },
+  { name: 'chaos-reset', kind: 'chaos', description: 'destroys the connection without a reply', breaks: [] },
+  { name: 'chaos-huge', kind: 'chaos', description: 'replies with a 5 MiB success envelope', breaks: [] },
+  { name: 'chaos-slow', kind: 'chaos', description: 'drips the reply out over ~3 s', breaks: [] },
+  { name: 'chaos-escapes', kind: 'chaos', description: 'error envelopes whose code holds terminal escape sequences', breaks: [] },
+  { name: 'chaos-html-502', kind: 'chaos', description: 'replies 502 with an HTML page, like a broken proxy', breaks: [] },
 ] as const satisfies readonly FaultSpec[];
 export type FaultName = (typeof FAULTS)[number]['name'];
 export const FAULT_NAMES: readonly FaultName[] = FAULTS.map((f) => f.name);
@@ -88,6 +100,10 @@ export interface ServerOptions {
   flakyRate?: number;
   /** Share of successes broken by the `broken-envelope` fault. Default 0.2. */
   brokenEnvelopeRate?: number;
+  /** Share of API responses hit by each chaos fault that is on. Default 0.1. */
+  chaosRate?: number;
+  /** Token response shape: the envelope (default) or bare RFC 6749 JSON. */
+  tokenResponse?: 'envelope' | 'bare';
   /** Extra latency added to every API response (ms), for regression tests. Default 0. */
   addedLatencyMs?: number;
   faults?: readonly FaultName[];

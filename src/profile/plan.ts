@@ -1,0 +1,125 @@
+import type { RunResult, ThresholdResult } from '../results/result-schema.ts';
+import type { ServerOptions } from '../server/options.ts';
+
+/**
+ * The resolved, frozen form of a profile: nothing optional, every default applied, durations in
+ * ms, templates compiled, thresholds parsed. The driver consumes only this; user-facing
+ * optionality lives in the profile schema.
+ */
+export interface Plan {
+  /** Profile name (its `name`, else the file's base name without .json). */
+  readonly name: string;
+  /** Path of the profile file it came from ('' when built from flags alone). */
+  readonly source: string;
+  /** Base URL without trailing slash; null → start the embedded reference server. */
+  readonly target: string | null;
+  /** Options for the embedded server (used only when target is null); its clients come from `clients`. */
+  readonly embeddedServer: Readonly<Omit<ServerOptions, 'clients' | 'clientPattern' | 'host' | 'port'>>;
+  readonly auth: AuthPlan;
+  readonly clients: readonly ClientPlan[];
+  readonly scenarios: readonly ScenarioPlan[];
+  readonly phases: readonly PhasePlan[];
+  readonly rateLimit: RateLimitPlan;
+  readonly thresholds: readonly Threshold[];
+  readonly http: HttpPlan;
+  /** Seed of the run's random choices (scenario picks, template picks). */
+  readonly seed: number;
+  /** Result checkpoint interval (ms). */
+  readonly checkpointEveryMs: number;
+}
+
+export interface AuthPlan {
+  /** Token request method name, sent as POST {base}/api/{tokenMethod}. */
+  readonly tokenMethod: string;
+  /** client_secret_post or client_secret_basic. */
+  readonly clientAuth: 'post' | 'basic';
+  readonly scope: string | null;
+  /** Extra form fields sent with the token request. */
+  readonly extraFields: Readonly<Record<string, string>>;
+  /** Refresh a token this long before `expires_in` runs out (s). */
+  readonly refreshMarginS: number;
+}
+
+export interface ClientPlan {
+  readonly id: string;
+  /** The client secret; for an embedded target without one, a random per-run secret. */
+  readonly secret: string;
+  /** Relative share of arrivals (default 1); a greedy client has a larger weight. */
+  readonly weight: number;
+}
+
+export interface ScenarioPlan {
+  readonly name: string;
+  /** Relative share of iterations. */
+  readonly weight: number;
+  readonly steps: readonly StepPlan[];
+}
+
+export interface StepPlan {
+  readonly method: string;
+  readonly body: BodyTemplate;
+  /** Walk `next` cursors with identical params, up to maxPages pages; null = single request. */
+  readonly paginate: { readonly maxPages: number } | null;
+  /** Pause after this step before the next one (ms); 0 = none. */
+  readonly thinkMs: number;
+}
+
+/** A compiled JSON body template. */
+export interface BodyTemplate {
+  /** The template as written in the profile (for the result's config). */
+  readonly source: Readonly<Record<string, unknown>>;
+  /** 'static': same text always; 'client': depends only on the client; 'dynamic': random parts. */
+  readonly variability: 'static' | 'client' | 'dynamic';
+  /** Render the body as JSON object text. Pure apart from ctx.random. */
+  render(ctx: TemplateContext): string;
+}
+
+export interface TemplateContext {
+  readonly clientId: string;
+  readonly clientIndex: number;
+  /** Iteration counter of the scenario (per run). */
+  readonly iteration: number;
+  /** Seeded random in [0, 1). */
+  random(): number;
+}
+
+/** Open model (arrivals per second, constant when from === to, else a linear ramp) or closed model. */
+export type PhaseLoad =
+  | { readonly kind: 'rate'; readonly fromPerS: number; readonly toPerS: number }
+  | { readonly kind: 'concurrency'; readonly vus: number };
+
+export interface PhasePlan {
+  readonly name: string;
+  readonly durationMs: number;
+  readonly load: PhaseLoad;
+}
+
+export interface RateLimitPlan {
+  readonly limit: number;
+  readonly windowMs: number;
+  /** honour: pause a refused client until its Retry-After has passed; ignore: keep sending. */
+  readonly policy: 'honour' | 'ignore';
+}
+
+export interface HttpPlan {
+  /** Connections per origin (undici Pool). */
+  readonly connections: number;
+  readonly pipelining: number;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  /** Response bytes kept for parsing; the rest is read and discarded. */
+  readonly bodyCapBytes: number;
+  /** Open model: arrivals beyond this many requests in flight are skipped (and counted). */
+  readonly maxInFlight: number;
+  /** Extra CA (PEM) to trust, and whether to skip certificate verification. */
+  readonly ca: string | null;
+  readonly insecure: boolean;
+}
+
+/** A parsed threshold: evaluated against the final result, pure. */
+export interface Threshold {
+  /** The expression as written, e.g. "items.list:p99 < 300ms". */
+  readonly expr: string;
+  evaluate(result: RunResult): ThresholdResult;
+}
