@@ -1,0 +1,88 @@
+import { sanitizeText } from '../util/sanitize.ts';
+import { OUTCOME_ENVELOPE_VIOLATION, OUTCOME_SUCCESS } from './outcome.ts';
+
+/**
+ * Envelope classification: turns one HTTP reply into an outcome key and the envelope's parts.
+ * Runs once per response on the load hot path, so the common cases take no regex and no copies.
+ */
+export interface Classification {
+  /** success | error:<code> | http:<status> | envelope_violation (see outcome.ts). */
+  readonly outcome: string;
+  readonly kind: 'success' | 'error' | 'invalid';
+  /** The success envelope's `data`; null otherwise. */
+  readonly data: Readonly<Record<string, unknown>> | null;
+  /** The error envelope's code (normalized for use as a key); null otherwise. */
+  readonly errorCode: string | null;
+  /** Envelope rules this reply breaks (empty when it follows them all). */
+  readonly violations: readonly string[];
+}
+
+const NO_VIOLATIONS: readonly string[] = Object.freeze([]);
+const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** application/json or any application/*+json, with optional parameters. */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
+}
+
+/**
+ * Error codes become outcome keys, so a hostile server must not be able to inject escape
+ * sequences or unbounded variety through them: keep safe codes, scrub and cap the rest.
+ */
+export function normalizeErrorCode(code: string): string {
+  if (SAFE_CODE.test(code)) return code;
+  const scrubbed = sanitizeText(code, 64).replace(/[^A-Za-z0-9_.:-]/g, '_');
+  return scrubbed.length > 0 ? scrubbed : 'empty';
+}
+
+function invalid(statusCode: number, violations: string[]): Classification {
+  const outcome = statusCode >= 200 && statusCode < 300 ? OUTCOME_ENVELOPE_VIOLATION : `http:${statusCode}`;
+  return { outcome, kind: 'invalid', data: null, errorCode: null, violations };
+}
+
+function parseObject(body: Buffer): Record<string, unknown> | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return 'body is not JSON';
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'body is not a JSON object';
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Classify a reply. A valid envelope keeps its outcome even when only its Content-Type is wrong
+ * (that is reported as a violation); a structurally broken body is `envelope_violation` on 2xx
+ * and `http:<status>` otherwise (e.g. a proxy's HTML error page).
+ */
+export function classifyResponse(statusCode: number, contentType: string | undefined, body: Buffer | null, truncated: boolean): Classification {
+  const violations: string[] = [];
+  if (!isJsonContentType(contentType)) {
+    violations.push(`content-type is ${contentType === undefined ? 'missing' : JSON.stringify(sanitizeText(contentType, 60))}, expected application/json`);
+  }
+  if (truncated) return invalid(statusCode, [...violations, 'body exceeds the read cap']);
+  if (body === null || body.length === 0) return invalid(statusCode, [...violations, 'body is empty']);
+  const envelope = parseObject(body);
+  if (typeof envelope === 'string') return invalid(statusCode, [...violations, envelope]);
+
+  const status = envelope.status;
+  if (status === 'success') {
+    const data = envelope.data;
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return invalid(statusCode, [...violations, 'success envelope without an object "data"']);
+    if (statusCode < 200 || statusCode >= 300) violations.push(`success envelope with HTTP ${statusCode}`);
+    return { outcome: OUTCOME_SUCCESS, kind: 'success', data: data as Record<string, unknown>, errorCode: null, violations: violations.length === 0 ? NO_VIOLATIONS : violations };
+  }
+  if (status === 'error') {
+    const code = envelope.error;
+    if (typeof code !== 'string' || code.length === 0) return invalid(statusCode, [...violations, 'error envelope without a string "error"']);
+    if (statusCode >= 200 && statusCode < 300) violations.push(`error envelope with HTTP ${statusCode}`);
+    const errorCode = normalizeErrorCode(code);
+    return { outcome: `error:${errorCode}`, kind: 'error', data: null, errorCode, violations: violations.length === 0 ? NO_VIOLATIONS : violations };
+  }
+  const found = status === undefined ? 'missing' : JSON.stringify(typeof status === 'string' ? sanitizeText(status, 40) : status);
+  return invalid(statusCode, [...violations, `"status" is ${found}, expected "success" or "error"`]);
+}

@@ -1,0 +1,98 @@
+import type { Dispatcher } from 'undici';
+import { sanitizeText } from '../util/sanitize.ts';
+import { normalizeErrorCode } from './envelope.ts';
+import { callApi } from './http-call.ts';
+
+/**
+ * The token request (OAuth 2.0 client credentials, RFC 6749 §4.4): a form-encoded POST to
+ * {base}/api/{tokenMethod} — the one request not sent as JSON. Accepts the token response either
+ * inside the API envelope or as bare RFC 6749 JSON. Never puts a secret or token in `detail`.
+ */
+export interface TokenRequest {
+  readonly baseUrl: string;
+  readonly tokenMethod: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** client_secret_post (form fields) or client_secret_basic (Authorization: Basic). */
+  readonly clientAuth: 'post' | 'basic';
+  readonly scope?: string | null;
+  readonly extraFields?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}
+
+export type TokenResult =
+  | { readonly ok: true; readonly accessToken: string; readonly expiresInS: number | null; readonly shape: 'envelope' | 'bare'; readonly latencyUs: number }
+  | { readonly ok: false; readonly outcome: string; readonly status: number; readonly detail: string; readonly latencyUs: number };
+
+/** application/x-www-form-urlencoded encoding of one value (RFC 6749 §2.3.1 for Basic credentials). */
+function formEncode(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2);
+}
+
+function tokenForm(req: TokenRequest): string {
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (req.scope) form.set('scope', req.scope);
+  for (const [name, value] of Object.entries(req.extraFields ?? {})) form.set(name, value);
+  if (req.clientAuth === 'post') {
+    form.set('client_id', req.clientId);
+    form.set('client_secret', req.clientSecret);
+  }
+  return form.toString();
+}
+
+function expiresIn(value: unknown): number | null {
+  const seconds = typeof value === 'string' ? Number(value) : value;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : null;
+}
+
+type TokenBody = { shape: 'envelope' | 'bare'; fields: Record<string, unknown> } | { errorCode: string; description: string };
+
+/** Find the token fields (or the OAuth error) in an enveloped or bare body. */
+function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
+  const describe = (obj: Record<string, unknown>): string => (typeof obj.error_description === 'string' ? sanitizeText(obj.error_description, 120) : '');
+  if (parsed.status === 'success' && parsed.data !== null && typeof parsed.data === 'object') return { shape: 'envelope', fields: parsed.data as Record<string, unknown> };
+  if (parsed.status === 'error' && typeof parsed.error === 'string') return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
+  if (typeof parsed.access_token === 'string') return { shape: 'bare', fields: parsed };
+  if (typeof parsed.error === 'string') return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
+  return null;
+}
+
+export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): Promise<TokenResult> {
+  const reply = await callApi(dispatcher, {
+    baseUrl: req.baseUrl,
+    method: req.tokenMethod,
+    body: tokenForm(req),
+    contentType: 'application/x-www-form-urlencoded',
+    headers: { accept: 'application/json' },
+    ...(req.clientAuth === 'basic' ? { authorization: `Basic ${Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64')}` } : {}),
+    timeoutMs: req.timeoutMs ?? 10_000,
+    bodyCapBytes: 64 * 1024,
+  });
+  const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
+  const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });
+  if (reply.transportError !== null) return fail(reply.transportError, `token request failed: ${reply.transportError}`);
+
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(reply.body.toString('utf8'));
+  } catch {
+    // fall through: not JSON
+  }
+  const body = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? readTokenBody(parsed as Record<string, unknown>) : null;
+  const ok2xx = reply.status >= 200 && reply.status < 300;
+  if (body === null) {
+    return fail(ok2xx ? 'envelope_violation' : `http:${reply.status}`, `token response (HTTP ${reply.status}) is neither a token nor an OAuth error`);
+  }
+  if ('errorCode' in body) {
+    return fail(`error:${body.errorCode}`, `token request refused (HTTP ${reply.status}): ${body.errorCode}${body.description ? ` — ${body.description}` : ''}`);
+  }
+  const accessToken = body.fields.access_token;
+  if (!ok2xx || typeof accessToken !== 'string' || accessToken.length === 0) {
+    return fail(ok2xx ? 'envelope_violation' : `http:${reply.status}`, `token response (HTTP ${reply.status}) has no access_token`);
+  }
+  const tokenType = body.fields.token_type;
+  if (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer') {
+    return fail('error:unsupported_token_type', `token_type ${JSON.stringify(sanitizeText(tokenType, 20))} is not Bearer`);
+  }
+  return { ok: true, accessToken, expiresInS: expiresIn(body.fields.expires_in), shape: body.shape, latencyUs };
+}
