@@ -1,0 +1,11 @@
+export type { AuthPlan, BodyTemplate, ClientPlan, HttpPlan, PhaseLoad, PhasePlan, Plan, RateLimitPlan, ScenarioPlan, StepPlan, TemplateContext, Threshold } from './plan.ts';
+export { buildPlan, resolvePlan, type PlanOverrides, type PlanSource, type Resolution } from './build-plan.ts';
+export { describePlan } from './describe-plan.ts';
+export { defaultProfilePath, loadPlan, loadProfile } from './load-profile.ts';
+export { profileJsonSchemaText } from './json-schema.ts';
+export { ProfileSchema, type Profile } from './profile-schema.ts';
+export { PROFILE_DEFAULTS } from './profile-defaults.ts';
+export { formatProblem, ProfileError, type Problem } from './problems.ts';
+export { compileBodyTemplate } from './template.ts';
+export { parseThreshold, type ParsedThreshold, type ThresholdMetric } from './thresholds.ts';
+export { OVERRIDE_PHASE_NAME } from './resolve-phases.ts';

@@ -1,0 +1,52 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describeError, RpcloadError } from '../errors.ts';
+import { locateJsonError } from '../results/json-error-position.ts';
+import { buildPlan, resolvePlan, type PlanOverrides } from './build-plan.ts';
+import { interpolateEnv } from './interpolate.ts';
+import type { Plan } from './plan.ts';
+import { DEFAULT_PROFILE } from './profile-defaults.ts';
+import type { Profile } from './profile-schema.ts';
+import { fileErrorReason } from './profile-files.ts';
+import { inDocumentOrder, ProfileError } from './problems.ts';
+
+/**
+ * Read, parse, interpolate `${VAR}` and validate a profile file. Failures are RpcloadErrors
+ * (exit 2): an unreadable file or a JSON syntax error as one line (`file: line L, column C: …`),
+ * otherwise a ProfileError listing every problem, one line each.
+ */
+export async function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Profile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new RpcloadError('bad_profile', `${path}: cannot read the profile (${fileErrorReason(err)})`);
+  }
+  const interpolated = interpolateEnv(parseProfileText(path, text), env);
+  // A value left uninterpolated is reported once, as the missing variable, not again as invalid.
+  const unresolved = new Set(interpolated.problems.map((problem) => problem.path));
+  const problems = [...interpolated.problems, ...resolvePlan(interpolated.value, { source: path }).problems.filter((p) => !unresolved.has(p.path))];
+  if (problems.length > 0) throw new ProfileError(path, inDocumentOrder(interpolated.value, problems));
+  return interpolated.value as Profile;
+}
+
+function parseProfileText(path: string, text: string): unknown {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text; // editors on Windows add a BOM
+  try {
+    return JSON.parse(body) as unknown;
+  } catch (err) {
+    // V8's messages carry no line/column (and on Node 20 often no position at all).
+    const at = locateJsonError(body);
+    throw new RpcloadError('bad_profile', at ? `${path}: line ${at.line}, column ${at.column}: ${at.reason}` : `${path}: ${describeError(err)}`);
+  }
+}
+
+/** loadProfile, then buildPlan with the `rpcload run` flags. */
+export async function loadPlan(path: string, overrides?: PlanOverrides, env: NodeJS.ProcessEnv = process.env): Promise<Plan> {
+  return buildPlan(await loadProfile(path, env), { source: path, overrides });
+}
+
+/** Absolute path of profiles/demo.json in the package (the same from src/ and dist/). */
+export function defaultProfilePath(): string {
+  return fileURLToPath(new URL(`../../${DEFAULT_PROFILE}`, import.meta.url));
+}

@@ -1,0 +1,159 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
+import { AuthSchema, DurationSchema, HttpSchema, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
+
+/**
+ * The profile format: user input, everything optional except what must be given (scenarios and
+ * phases), each field documented with its default. The TypeBox schema is the single source: the
+ * `Profile` type is derived from it, `profiles/profile.schema.json` is generated from it, and
+ * `Value.Errors` validates against it. Semantic rules (durations parse, exactly one of rate or
+ * concurrency, unique names, template and threshold syntax …) live in the plan builder.
+ */
+
+const SECRET_HINT =
+  'Write it as "${ENV_VAR}" so it comes from the environment (an empty value counts as none). Default: none; without a target, clients without a secret get a random per-run secret.';
+
+const Weight = (description: string) =>
+  Type.Number({ exclusiveMinimum: 0, default: D.clients.weight, description: `${description} Greater than 0. Default ${D.clients.weight}.` });
+
+const SecretsFile = Type.String({
+  minLength: 1,
+  description: 'JSON file (path relative to the profile) holding an object of client id → secret. A client\'s own "secret" takes precedence. Default: none.',
+});
+
+export const ClientPatternSchema = OptionalFields(
+  {
+    pattern: Type.String({ default: D.clients.pattern, description: `Client id pattern; {n} is replaced by start, start+1, …. Default "${D.clients.pattern}".` }),
+    count: Type.Integer({ minimum: 1, default: D.clients.count, description: `Number of clients. Default ${D.clients.count}.` }),
+    start: Type.Integer({ minimum: 0, default: D.clients.start, description: `First value of {n}. Default ${D.clients.start}.` }),
+    secret: Type.String({ description: `Secret shared by all clients of the pattern. ${SECRET_HINT}` }),
+    weights: Type.Record(Type.String(), Weight('Share of arrivals of this client, relative to the others.'), {
+      description: 'Weights of particular clients by id (e.g. one greedy client). Default: every client weighs 1.',
+    }),
+    secretsFile: SecretsFile,
+  },
+  'Clients generated from an id pattern.',
+);
+
+export const ClientEntrySchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, description: 'Client id.' }),
+    secret: Type.Optional(Type.String({ description: `Client secret. ${SECRET_HINT}` })),
+    weight: Type.Optional(Weight('Share of arrivals of this client, relative to the others.')),
+  },
+  { additionalProperties: false },
+);
+
+export const ClientListSchema = Type.Object(
+  {
+    list: Type.Array(ClientEntrySchema, { minItems: 1, description: 'The clients, in order.' }),
+    secretsFile: Type.Optional(SecretsFile),
+  },
+  { additionalProperties: false, description: 'An explicit list of clients.' },
+);
+
+export const ClientsSchema = Type.Union([ClientPatternSchema, ClientListSchema], {
+  description: `The client identities load is spread over. Default: pattern "${D.clients.pattern}", count ${D.clients.count}.`,
+});
+
+export const StepSchema = Type.Object(
+  {
+    method: Type.String({ minLength: 1, description: 'API method name, sent as POST {target}/api/{method}.' }),
+    args: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Request body (a JSON object). Strings may hold templates: {{client.id}}, {{client.index}}, {{iteration}}, {{pick a|b|c}}, {{int 1 100}}, {{uuid}}, {{pad 1000}}. Default {}.',
+      }),
+    ),
+    paginate: Type.Optional(
+      Type.Union(
+        [
+          Type.Boolean(),
+          OptionalFields(
+            { maxPages: Type.Integer({ minimum: 1, default: D.step.maxPages, description: `Page cap of the walk. Default ${D.step.maxPages}.` }) },
+            'Walk the pages.',
+          ),
+        ],
+        { description: `Walk "next" cursors with identical args: true (up to ${D.step.maxPages} pages) or { "maxPages": N }. Default: one request.` },
+      ),
+    ),
+    think: Type.Optional(DurationSchema('Pause after this step, before the next one.', D.step.think)),
+  },
+  { additionalProperties: false },
+);
+
+export const ScenarioSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, description: 'Unique scenario name. Default "scenario-N" (N from 1).' })),
+    weight: Type.Optional(Weight('Share of iterations that run this scenario.')),
+    steps: Type.Array(StepSchema, { minItems: 1, description: 'Requests made in order by one iteration, all by the same client.' }),
+  },
+  { additionalProperties: false },
+);
+
+const Rate = (description: string) => Type.Number({ minimum: 0, description });
+const LOAD_RULE = 'No default: exactly one of rate and concurrency.';
+export const PhaseSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, description: 'Unique phase name. Default "phase-N" (N from 1).' })),
+    duration: DurationSchema('How long the phase lasts.'),
+    rate: Type.Optional(
+      Type.Union(
+        [
+          Rate('Constant rate.'),
+          Type.Object(
+            { from: Rate('Rate at the start of the phase.'), to: Rate('Rate at the end of the phase.') },
+            { additionalProperties: false, description: 'Linear ramp from → to over the phase.' },
+          ),
+        ],
+        {
+          description: `Open model: scenario iterations started per second (with single-step scenarios, requests per second), constant or a linear ramp { "from", "to" }. ${LOAD_RULE}`,
+        },
+      ),
+    ),
+    concurrency: Type.Optional(
+      Type.Integer({ minimum: 1, description: `Closed model: this many virtual users, each looping the scenario mix. ${LOAD_RULE}` }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ProfileSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String({ description: 'JSON Schema for editors, e.g. "./profile.schema.json" (ignored by rpcload). Default: none.' })),
+    name: Type.Optional(Type.String({ minLength: 1, description: 'Profile name, used in result file names. Default: the file name without .json.' })),
+    description: Type.Optional(Type.String({ description: 'Free text. Default: none.' })),
+    target: Type.Optional(
+      Type.String({
+        description: 'Base URL (http:// or https://) of the API under test. Default (absent or empty): start the embedded reference server.',
+      }),
+    ),
+    server: Type.Optional(ServerSchema),
+    auth: Type.Optional(AuthSchema),
+    clients: Type.Optional(ClientsSchema),
+    scenarios: Type.Array(ScenarioSchema, { minItems: 1, description: 'Weighted scenarios; each iteration picks one.' }),
+    phases: Type.Array(PhaseSchema, { minItems: 1, description: 'Load phases, run in order.' }),
+    rateLimit: Type.Optional(RateLimitSchema),
+    thresholds: Type.Optional(
+      Type.Array(Type.String({ description: 'e.g. "p99 < 250ms", "items.list:p99 < 300ms", "error_rate < 1%", "rps >= 50"' }), {
+        description: 'Pass/fail expressions "[method:]metric op value[unit]" over the result; a failing one makes the run exit 1. Default: none.',
+      }),
+    ),
+    http: Type.Optional(HttpSchema),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffff_ffff, description: 'Seed of the random choices (scenario mix, template picks). Default: random, recorded in the result.' })),
+    checkpointEvery: Type.Optional(DurationSchema('Write the result file this often during the run.', D.checkpointEvery)),
+  },
+  {
+    additionalProperties: false,
+    $id: 'https://rpcload.dev/schemas/profile.schema.json',
+    title: 'rpcload profile',
+    description: 'A load profile for `rpcload run`.',
+  },
+);
+
+export type Profile = Static<typeof ProfileSchema>;
+export type ClientsSettings = Static<typeof ClientsSchema>;
+export type ClientPatternSettings = Static<typeof ClientPatternSchema>;
+export type ScenarioSettings = Static<typeof ScenarioSchema>;
+export type StepSettings = Static<typeof StepSchema>;
+export type PhaseSettings = Static<typeof PhaseSchema>;

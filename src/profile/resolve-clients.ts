@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { ClientPlan } from './plan.ts';
+import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
+import { readSecretsFile } from './profile-files.ts';
+import type { ClientsSettings } from './profile-schema.ts';
+import { childPointer, expected, type Problem } from './problems.ts';
+
+export interface ClientsContext {
+  /** An external target needs a real secret for every client; the embedded one takes random ones. */
+  readonly external: boolean;
+  /** Directory the secrets file is relative to. */
+  readonly baseDir: string;
+  /** `--clients N`: pattern → count N; list → the first N. */
+  readonly count?: number;
+}
+
+/** A random per-run secret for a client of the embedded server. */
+const randomSecret = (): string => randomBytes(18).toString('base64url');
+
+const NO_SECRET_HINT = 'a secret for a client of an external target ("secret": "${ENV_VAR}" or clients.secretsFile)';
+
+/**
+ * Expand `clients` into identities. Secret precedence: the client's own `secret` (list form),
+ * then the secrets file, then the pattern's shared `secret`; empty counts as none. Problems go to
+ * `problems`; the returned list is then incomplete and must not be used.
+ */
+export function resolveClients(settings: ClientsSettings, context: ClientsContext, problems: Problem[]): ClientPlan[] {
+  let fileSecrets: ReadonlyMap<string, string> = new Map();
+  if (settings.secretsFile !== undefined) {
+    const read = readSecretsFile(context.baseDir, settings.secretsFile);
+    if (read.ok) fileSecrets = read.value;
+    else problems.push({ path: '/clients/secretsFile', message: `expected a readable JSON object of client id → secret, found ${read.reason}` });
+  }
+  const secretOf = (id: string, own: string | undefined): string | undefined => own || fileSecrets.get(id);
+  return 'list' in settings ? fromList(settings, context, secretOf, problems) : fromPattern(settings, context, secretOf, problems);
+}
+
+type SecretLookup = (id: string, own: string | undefined) => string | undefined;
+
+function fromList(settings: Extract<ClientsSettings, { list: unknown }>, context: ClientsContext, secretOf: SecretLookup, problems: Problem[]): ClientPlan[] {
+  const firstIndex = new Map<string, number>();
+  settings.list.forEach((entry, index) => {
+    const earlier = firstIndex.get(entry.id);
+    if (earlier === undefined) firstIndex.set(entry.id, index);
+    else problems.push(expected(`/clients/list/${index}/id`, `a unique client id (this one is also /clients/list/${earlier}/id)`, entry.id));
+  });
+  if (context.count !== undefined && context.count > settings.list.length) {
+    problems.push({ path: '--clients', message: `expected at most ${settings.list.length} (the profile lists ${settings.list.length} clients), found ${context.count}` });
+  }
+  return settings.list.slice(0, context.count).map((entry, index) => {
+    const secret = secretOf(entry.id, entry.secret);
+    if (!secret && context.external) problems.push({ path: `/clients/list/${index}/secret`, message: `expected ${NO_SECRET_HINT}, found none for ${JSON.stringify(entry.id)}` });
+    return { id: entry.id, secret: secret ?? randomSecret(), weight: entry.weight ?? D.clients.weight };
+  });
+}
+
+function fromPattern(settings: Exclude<ClientsSettings, { list: unknown }>, context: ClientsContext, secretOf: SecretLookup, problems: Problem[]): ClientPlan[] {
+  const pattern = settings.pattern ?? D.clients.pattern;
+  if (!pattern.includes('{n}')) problems.push(expected('/clients/pattern', 'a client id pattern containing {n}', pattern));
+  const start = settings.start ?? D.clients.start;
+  const declaredCount = settings.count ?? D.clients.count;
+  const idAt = (offset: number): string => pattern.replaceAll('{n}', String(start + offset));
+  const weights = settings.weights ?? {};
+  // Weights naming ids the pattern does not make are typos; after --clients they are simply dropped.
+  if (context.count === undefined) {
+    const ids = new Set(Array.from({ length: declaredCount }, (_, offset) => idAt(offset)));
+    const range = `${idAt(0)} … ${idAt(declaredCount - 1)}`;
+    for (const id of Object.keys(weights)) {
+      if (!ids.has(id)) problems.push(expected(childPointer('/clients/weights', id), `a client id the pattern makes (${range})`, id));
+    }
+  }
+  const clients = Array.from({ length: context.count ?? declaredCount }, (_, offset): ClientPlan => {
+    const id = idAt(offset);
+    return { id, secret: secretOf(id, undefined) || settings.secret || '', weight: weights[id] ?? D.clients.weight };
+  });
+  const missing = clients.filter((client) => client.secret === '');
+  if (missing.length > 0 && context.external) {
+    const names = missing.slice(0, 3).map((client) => client.id).join(', ') + (missing.length > 3 ? ` … (${missing.length} clients)` : '');
+    problems.push({ path: '/clients/secret', message: `expected ${NO_SECRET_HINT}, found none for ${names}` });
+  }
+  return clients.map((client) => (client.secret === '' ? { ...client, secret: randomSecret() } : client));
+}

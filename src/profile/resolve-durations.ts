@@ -1,0 +1,19 @@
+import { parseDurationMs } from '../util/duration.ts';
+import { expected, type Problem } from './problems.ts';
+
+/**
+ * A profile duration in ms. A bad one is recorded in `problems` and reads as 0, so resolution can
+ * go on and report everything else; a plan is never built from a profile that had problems.
+ */
+export function durationMs(text: string, pointer: string, problems: Problem[], options: { readonly allowZero: boolean }): number {
+  const ms = parseDurationMs(text);
+  if (ms === undefined) {
+    problems.push(expected(pointer, 'a duration like "500ms", "10s" or "1m30s"', text));
+    return 0;
+  }
+  if (ms === 0 && !options.allowZero) problems.push(expected(pointer, 'a duration greater than 0', text));
+  return ms;
+}
+
+export const ALLOW_ZERO = { allowZero: true } as const;
+export const POSITIVE = { allowZero: false } as const;

@@ -1,0 +1,89 @@
+import type { AuthPlan, HttpPlan, Plan, RateLimitPlan } from './plan.ts';
+import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
+import { readCa } from './profile-files.ts';
+import { expected, type Problem } from './problems.ts';
+import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
+import type { AuthSettings, HttpSettings, RateLimitSettings, ServerSettings } from './schema-settings.ts';
+
+/** Resolve the settings sections (auth, rateLimit, http, server): defaults applied, durations in ms. */
+
+export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
+  return {
+    tokenMethod: auth.tokenMethod ?? D.auth.tokenMethod,
+    clientAuth: auth.clientAuth ?? D.auth.clientAuth,
+    scope: auth.scope ?? null,
+    extraFields: { ...auth.extraFields },
+    refreshMarginS: durationMs(auth.refreshMargin ?? D.auth.refreshMargin, '/auth/refreshMargin', problems, ALLOW_ZERO) / 1000,
+  };
+}
+
+export function resolveRateLimit(rateLimit: RateLimitSettings, problems: Problem[]): RateLimitPlan {
+  return {
+    limit: rateLimit.limit ?? D.rateLimit.limit,
+    windowMs: durationMs(rateLimit.window ?? D.rateLimit.window, '/rateLimit/window', problems, POSITIVE),
+    policy: rateLimit.on429 ?? D.rateLimit.on429,
+  };
+}
+
+export function resolveHttp(http: HttpSettings, baseDir: string, problems: Problem[]): HttpPlan {
+  const timeout = (key: 'connectTimeout' | 'headersTimeout' | 'bodyTimeout'): number =>
+    durationMs(http[key] ?? D.http[key], `/http/${key}`, problems, POSITIVE);
+  let ca: string | null = null;
+  if (http.ca !== undefined) {
+    const read = readCa(baseDir, http.ca);
+    if (read.ok) ca = read.value;
+    else problems.push({ path: '/http/ca', message: `expected a PEM certificate (inline, or a file relative to the profile), found ${read.reason}` });
+  }
+  return {
+    connections: http.connections ?? D.http.connections,
+    pipelining: http.pipelining ?? D.http.pipelining,
+    connectTimeoutMs: timeout('connectTimeout'),
+    headersTimeoutMs: timeout('headersTimeout'),
+    bodyTimeoutMs: timeout('bodyTimeout'),
+    bodyCapBytes: http.bodyCapBytes ?? D.http.bodyCapBytes,
+    maxInFlight: http.maxInFlight ?? D.http.maxInFlight,
+    ca,
+    insecure: http.insecure ?? D.http.insecure,
+  };
+}
+
+/**
+ * The embedded server's options. Its limit and window default to the profile's rateLimit, so a
+ * profile that changes the contract tests the driver against a server that enforces it.
+ */
+export function resolveServer(
+  server: ServerSettings,
+  context: { readonly rateLimit: RateLimitPlan; readonly tokenMethod: string; readonly seed: number },
+  problems: Problem[],
+): Plan['embeddedServer'] {
+  const S = D.server;
+  const tokenTtlText = server.tokenTtl ?? S.tokenTtl;
+  const tokenTtlMs = durationMs(tokenTtlText, '/server/tokenTtl', problems, POSITIVE);
+  // expires_in is whole seconds on the wire.
+  if (tokenTtlMs % 1000 !== 0) problems.push(expected('/server/tokenTtl', 'a whole number of seconds', tokenTtlText));
+  const p50Text = server.workLatency?.p50 ?? S.workLatencyP50;
+  const p99Text = server.workLatency?.p99 ?? S.workLatencyP99;
+  const p50Ms = durationMs(p50Text, '/server/workLatency/p50', problems, POSITIVE);
+  const p99Ms = durationMs(p99Text, '/server/workLatency/p99', problems, POSITIVE);
+  if (p99Ms < p50Ms) problems.push(expected('/server/workLatency/p99', `at least p50 (${JSON.stringify(p50Text)})`, p99Text));
+  return {
+    limit: server.limit ?? context.rateLimit.limit,
+    windowMs: server.window === undefined ? context.rateLimit.windowMs : durationMs(server.window, '/server/window', problems, POSITIVE),
+    algorithm: server.algorithm ?? S.algorithm,
+    tokenMethod: context.tokenMethod,
+    tokenTtlS: tokenTtlMs / 1000,
+    tokenResponse: server.tokenResponse ?? S.tokenResponse,
+    payloadLimitBytes: server.payloadLimitBytes ?? S.payloadLimitBytes,
+    itemCount: server.itemCount ?? S.itemCount,
+    pageSize: server.pageSize ?? S.pageSize,
+    cursorTtlMs: durationMs(server.cursorTtl ?? S.cursorTtl, '/server/cursorTtl', problems, POSITIVE),
+    workLatency: { p50Ms, p99Ms },
+    flakyRate: server.flakyRate ?? S.flakyRate,
+    brokenEnvelopeRate: server.brokenEnvelopeRate ?? S.brokenEnvelopeRate,
+    chaosRate: server.chaosRate ?? S.chaosRate,
+    addedLatencyMs: durationMs(server.addedLatency ?? S.addedLatency, '/server/addedLatency', problems, ALLOW_ZERO),
+    faults: [...(server.faults ?? [])],
+    tls: server.tls ?? S.tls,
+    seed: context.seed,
+  };
+}

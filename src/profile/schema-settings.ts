@@ -1,0 +1,118 @@
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
+import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
+
+/**
+ * Profile sections that configure how load is sent rather than what is sent: auth, rate-limit
+ * contract, HTTP transport and the embedded server. Every field is optional; each description
+ * states its default (editors show these).
+ */
+
+const DURATION_HINT = 'A duration like "500ms", "10s" or "1m30s" (a bare number is seconds).';
+
+/** A duration string; parsed and range-checked by the plan builder. */
+export function DurationSchema(description: string, defaultValue?: string) {
+  return Type.String({
+    description: `${description} ${DURATION_HINT}${defaultValue === undefined ? '' : ` Default "${defaultValue}".`}`,
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+  });
+}
+
+/** An object whose properties are all optional and whose unknown properties are errors. */
+export function OptionalFields<T extends TProperties>(properties: T, description: string) {
+  return Type.Partial(Type.Object(properties, { additionalProperties: false, description }));
+}
+
+function Int(minimum: number, description: string, defaultValue: number) {
+  return Type.Integer({ minimum, default: defaultValue, description: `${description} Default ${defaultValue}.` });
+}
+
+function Fraction(description: string, defaultValue: number) {
+  return Type.Number({ minimum: 0, maximum: 1, default: defaultValue, description: `${description} 0..1. Default ${defaultValue}.` });
+}
+
+function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    { default: defaultValue, description: `${description} One of ${values.join(', ')}. Default "${defaultValue}".` },
+  );
+}
+
+export const AuthSchema = OptionalFields(
+  {
+    tokenMethod: Type.String({
+      minLength: 1,
+      default: D.auth.tokenMethod,
+      description: `Token request method, sent form-encoded as POST {target}/api/{tokenMethod}. Default "${D.auth.tokenMethod}".`,
+    }),
+    clientAuth: Literals(['post', 'basic'], 'How the client authenticates the token request: client_secret_post (id and secret as form fields) or client_secret_basic (HTTP Basic).', D.auth.clientAuth),
+    scope: Type.String({ description: 'OAuth scope sent with the token request. Default: none.' }),
+    extraFields: Type.Record(Type.String(), Type.String(), { description: 'Extra form fields of the token request. Default: none.' }),
+    refreshMargin: DurationSchema('Refresh a token this long before its expires_in runs out.', D.auth.refreshMargin),
+  },
+  'How clients obtain access tokens.',
+);
+
+export const RateLimitSchema = OptionalFields(
+  {
+    limit: Int(1, 'Requests admitted per client per window (the contract the run is measured against).', D.rateLimit.limit),
+    window: DurationSchema('Rate-limit window.', D.rateLimit.window),
+    on429: Literals(
+      ['honour', 'ignore'],
+      'Policy on a 429: honour = pause that client until its Retry-After has passed (arrivals go to other clients meanwhile); ignore = keep sending.',
+      D.rateLimit.on429,
+    ),
+  },
+  'The per-client rate-limit contract and how the driver reacts to a 429.',
+);
+
+export const HttpSchema = OptionalFields(
+  {
+    connections: Int(1, 'Connections per origin (keep-alive pool).', D.http.connections),
+    pipelining: Int(1, 'HTTP/1.1 pipelining depth per connection.', D.http.pipelining),
+    connectTimeout: DurationSchema('Connect timeout.', D.http.connectTimeout),
+    headersTimeout: DurationSchema('Time allowed until the response headers arrive.', D.http.headersTimeout),
+    bodyTimeout: DurationSchema('Time allowed between body chunks.', D.http.bodyTimeout),
+    bodyCapBytes: Int(1, 'Response bytes kept for parsing; the rest is read and discarded.', D.http.bodyCapBytes),
+    maxInFlight: Int(1, 'Open model: arrivals beyond this many requests in flight are skipped (and counted).', D.http.maxInFlight),
+    ca: Type.String({ minLength: 1, description: 'Extra CA certificate to trust: a PEM file path (relative to the profile) or inline PEM. Default: none.' }),
+    insecure: Type.Boolean({ default: D.http.insecure, description: `Skip TLS certificate verification. Default ${D.http.insecure}.` }),
+  },
+  'HTTP transport settings.',
+);
+
+const S = D.server;
+export const ServerSchema = OptionalFields(
+  {
+    limit: Type.Integer({ minimum: 1, description: 'Requests admitted per client per window. Default: rateLimit.limit.' }),
+    window: DurationSchema('Rate-limit window. Default: rateLimit.window.'),
+    algorithm: Literals(LIMITER_ALGORITHMS, 'Limiter algorithm (token-bucket is deliberately non-conformant).', S.algorithm),
+    faults: Type.Array(Type.Union(FAULTS.map((fault) => Type.Literal(fault.name, { description: fault.description }))), {
+      description: 'Injected defects (see `rpcload serve --help`). Default: none.',
+    }),
+    workLatency: OptionalFields(
+      {
+        p50: DurationSchema('Median latency of `work`.', S.workLatencyP50),
+        p99: DurationSchema('99th percentile latency of `work`.', S.workLatencyP99),
+      },
+      'Log-normal latency model of the `work` method.',
+    ),
+    flakyRate: Fraction('Failure rate of `flaky`.', S.flakyRate),
+    brokenEnvelopeRate: Fraction('Share of successes broken by the broken-envelope fault.', S.brokenEnvelopeRate),
+    chaosRate: Fraction('Share of responses hit by each chaos fault that is on.', S.chaosRate),
+    itemCount: Int(0, 'Size of the items.list data set.', S.itemCount),
+    pageSize: Int(1, 'Page size of items.list.', S.pageSize),
+    cursorTtl: DurationSchema('Pagination cursor lifetime.', S.cursorTtl),
+    tokenTtl: DurationSchema('Access token lifetime (expires_in), whole seconds.', S.tokenTtl),
+    tokenResponse: Literals(['envelope', 'bare'], 'Token response shape: the envelope or bare RFC 6749 JSON.', S.tokenResponse),
+    payloadLimitBytes: Int(1, 'Largest accepted request body in bytes.', S.payloadLimitBytes),
+    addedLatency: DurationSchema('Extra latency added to every API response.', S.addedLatency),
+    tls: Type.Boolean({ default: S.tls, description: `Serve HTTPS with a self-signed certificate made at start. Default ${S.tls}.` }),
+  },
+  "Settings of the embedded reference server, used only when there is no target. Its clients are the profile's clients.",
+);
+
+export type AuthSettings = Static<typeof AuthSchema>;
+export type RateLimitSettings = Static<typeof RateLimitSchema>;
+export type HttpSettings = Static<typeof HttpSchema>;
+export type ServerSettings = Static<typeof ServerSchema>;

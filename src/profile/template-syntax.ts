@@ -1,0 +1,71 @@
+/**
+ * The `{{…}}` template language of step args, parsed from one string value. Expressions:
+ * - `{{client.id}}`, `{{client.index}}`  the client making the request (index: 0-based position
+ *                                       in the plan's client list)
+ * - `{{iteration}}`                     the scenario iteration counter
+ * - `{{pick a|b|c}}`                    one of the options, uniformly
+ * - `{{int MIN MAX}}`                   a uniform integer, both ends included
+ * - `{{uuid}}`                          a random (seeded) UUID v4
+ * - `{{pad N}}`                         N "x" characters (fixed; for payload-size tests)
+ */
+export type TemplateExpr =
+  | { readonly kind: 'client.id' | 'client.index' | 'iteration' | 'uuid' }
+  | { readonly kind: 'pick'; readonly options: readonly string[] }
+  | { readonly kind: 'int'; readonly min: number; readonly max: number }
+  | { readonly kind: 'pad'; readonly length: number };
+
+/** Literal text and expressions in order; literals may be empty. */
+export type TemplatePart = string | TemplateExpr;
+
+export type ParsedTemplate = { readonly ok: true; readonly parts: readonly TemplatePart[] } | { readonly ok: false; readonly message: string };
+
+/** Cap of `{{pad N}}`: well past the API's 100 KB payload limit, well short of hurting memory. */
+export const MAX_PAD_LENGTH = 16 * 1024 * 1024;
+
+const KNOWN = '{{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}} or {{pad N}}';
+
+export function parseTemplateString(text: string): ParsedTemplate {
+  const parts: TemplatePart[] = [];
+  let rest = text;
+  for (let open = rest.indexOf('{{'); open >= 0; open = rest.indexOf('{{')) {
+    const close = rest.indexOf('}}', open + 2);
+    if (close < 0) return { ok: false, message: `expected "}}" to close the template, found ${JSON.stringify(rest.slice(open))}` };
+    const source = rest.slice(open, close + 2);
+    const expr = parseExpression(rest.slice(open + 2, close).trim());
+    if (typeof expr === 'string') return { ok: false, message: `expected ${expr}, found ${JSON.stringify(source)}` };
+    if (open > 0) parts.push(rest.slice(0, open));
+    parts.push(expr);
+    rest = rest.slice(close + 2);
+  }
+  if (rest !== '' || parts.length === 0) parts.push(rest);
+  return { ok: true, parts };
+}
+
+/** The expression, or what was expected instead. */
+function parseExpression(body: string): TemplateExpr | string {
+  const [word = '', ...args] = body.split(/\s+/);
+  const argText = body.slice(word.length).trim();
+  switch (word) {
+    case 'client.id':
+    case 'client.index':
+    case 'iteration':
+    case 'uuid':
+      return args.length === 0 ? { kind: word } : `{{${word}}} without arguments`;
+    case 'pick': {
+      const options = argText.split('|').map((option) => option.trim());
+      return argText !== '' && options.every((option) => option !== '') ? { kind: 'pick', options } : '{{pick a|b|c}} with non-empty options';
+    }
+    case 'int': {
+      const [min, max] = args.map(Number);
+      const valid = args.length === 2 && Number.isSafeInteger(min) && Number.isSafeInteger(max) && min! <= max!;
+      return valid ? { kind: 'int', min: min!, max: max! } : '{{int MIN MAX}} with integers MIN ≤ MAX';
+    }
+    case 'pad': {
+      const length = Number(argText);
+      const valid = args.length === 1 && Number.isInteger(length) && length >= 0 && length <= MAX_PAD_LENGTH;
+      return valid ? { kind: 'pad', length } : `{{pad N}} with an integer N from 0 to ${MAX_PAD_LENGTH}`;
+    }
+    default:
+      return `a template ${KNOWN}`;
+  }
+}

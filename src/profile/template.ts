@@ -1,0 +1,149 @@
+import { RpcloadError } from '../errors.ts';
+import type { BodyTemplate, TemplateContext } from './plan.ts';
+import { childPointer, formatProblem, type Problem } from './problems.ts';
+import { parseTemplateString, type TemplateExpr } from './template-syntax.ts';
+
+/**
+ * Compile a step's `args` into a BodyTemplate. Rendering is on the hot path, so the body is
+ * compiled once into literal JSON text segments and value generators: render() only
+ * concatenates (no JSON.stringify of the body per request). A string that is exactly one
+ * template yields the raw value (a number for int, client.index and iteration); otherwise the
+ * template is interpolated into the string.
+ */
+
+/** Produces one piece of JSON text for a request. */
+type Generator = (ctx: TemplateContext) => string;
+
+// Characters JSON.stringify would escape; most strings have none, so they skip it.
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const escapeContent = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text);
+const quote = (text: string): string => `"${escapeContent(text)}"`;
+const randomInt = (ctx: TemplateContext, min: number, max: number): number => min + Math.floor(ctx.random() * (max - min + 1));
+
+const HEX = '0123456789abcdef';
+/** A version-4 UUID from the seeded random, so runs with one seed send the same ids. */
+function uuidV4(ctx: TemplateContext): string {
+  let out = '';
+  for (let i = 0; i < 32; i++) {
+    const nibble = i === 12 ? 4 : i === 16 ? 8 + randomInt(ctx, 0, 3) : randomInt(ctx, 0, 15);
+    out += HEX[nibble]! + (i === 7 || i === 11 || i === 15 || i === 19 ? '-' : '');
+  }
+  return out;
+}
+
+/**
+ * JSON text of an expression's value: raw (the whole string is this one template) or as string
+ * content (escaped, without quotes). Fixed values come back as a string, not a generator.
+ */
+function exprPiece(expr: TemplateExpr, raw: boolean): Generator | string {
+  const text = raw ? quote : escapeContent;
+  switch (expr.kind) {
+    case 'client.id':
+      return (ctx) => text(ctx.clientId);
+    case 'client.index':
+      return (ctx) => String(ctx.clientIndex);
+    case 'iteration':
+      return (ctx) => String(ctx.iteration);
+    case 'uuid':
+      return raw ? (ctx) => `"${uuidV4(ctx)}"` : uuidV4;
+    case 'int': {
+      const { min, max } = expr;
+      return (ctx) => String(randomInt(ctx, min, max));
+    }
+    case 'pick': {
+      const options = expr.options.map(text);
+      return (ctx) => options[randomInt(ctx, 0, options.length - 1)]!;
+    }
+    case 'pad':
+      return text('x'.repeat(expr.length));
+  }
+}
+
+export interface CompiledTemplate {
+  readonly template?: BodyTemplate;
+  /** Template syntax problems, with JSON pointers under `basePointer`. */
+  readonly problems: readonly Problem[];
+}
+
+/** Compile, collecting every syntax problem instead of stopping at the first. */
+export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>, basePointer = ''): CompiledTemplate {
+  const problems: Problem[] = [];
+  const literals: string[] = [''];
+  const generators: Generator[] = [];
+  let usesClient = false;
+  let usesRandom = false;
+  const emit = (piece: Generator | string): void => {
+    if (typeof piece === 'string') literals[literals.length - 1] += piece;
+    else {
+      generators.push(piece);
+      literals.push('');
+    }
+  };
+  const emitExpr = (expr: TemplateExpr, raw: boolean): void => {
+    if (expr.kind === 'client.id' || expr.kind === 'client.index') usesClient = true;
+    else if (expr.kind !== 'pad') usesRandom = true; // iteration varies per request like a random value
+    emit(exprPiece(expr, raw));
+  };
+  const walk = (node: unknown, pointer: string): void => {
+    if (typeof node === 'string') {
+      const parsed = parseTemplateString(node);
+      if (!parsed.ok) return void problems.push({ path: pointer, message: parsed.message });
+      const [only] = parsed.parts;
+      if (parsed.parts.length === 1 && typeof only === 'object') return emitExpr(only, true);
+      emit('"');
+      for (const part of parsed.parts) {
+        if (typeof part === 'string') emit(escapeContent(part));
+        else emitExpr(part, false);
+      }
+      return emit('"');
+    }
+    if (Array.isArray(node)) {
+      emit('[');
+      node.forEach((item, index) => {
+        if (index > 0) emit(',');
+        walk(item, childPointer(pointer, index));
+      });
+      return emit(']');
+    }
+    if (node !== null && typeof node === 'object') {
+      emit('{');
+      Object.entries(node).forEach(([key, value], index) => {
+        emit(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+        walk(value, childPointer(pointer, key));
+      });
+      return emit('}');
+    }
+    emit(JSON.stringify(node));
+  };
+  walk(source, basePointer);
+  if (problems.length > 0) return { problems };
+  const variability = usesRandom ? 'dynamic' : usesClient ? 'client' : 'static';
+  return { template: makeTemplate(structuredClone(source), variability, literals, generators), problems };
+}
+
+function makeTemplate(
+  source: Readonly<Record<string, unknown>>,
+  variability: BodyTemplate['variability'],
+  literals: readonly string[],
+  generators: readonly Generator[],
+): BodyTemplate {
+  const [first = ''] = literals;
+  if (generators.length === 0) return { source, variability, render: () => first };
+  return {
+    source,
+    variability,
+    render(ctx: TemplateContext): string {
+      let out = first;
+      for (let i = 0; i < generators.length; i++) out += generators[i]!(ctx) + literals[i + 1]!;
+      return out;
+    },
+  };
+}
+
+/** Compile a body template; syntax problems throw one RpcloadError listing each with its path. */
+export function compileBodyTemplate(source: Readonly<Record<string, unknown>>): BodyTemplate {
+  const { template, problems } = tryCompileBodyTemplate(source);
+  if (!template) throw new RpcloadError('bad_template', problems.map((p) => formatProblem('args', p)).join('\n'));
+  return template;
+}

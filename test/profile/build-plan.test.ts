@@ -1,0 +1,208 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildPlan, type PlanOverrides } from '../../src/profile/build-plan.ts';
+import { ProfileError } from '../../src/profile/problems.ts';
+import type { Profile } from '../../src/profile/profile-schema.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rpcload-plan-'));
+const source = join(dir, 'my-profile.json');
+writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'client-2': 'from-file-2', b: 'from-file-b', 'client-9': 'unused' }));
+writeFileSync(join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+
+const minimal: Profile = { scenarios: [{ steps: [{ method: 'ping' }] }], phases: [{ duration: '30s', rate: 10 }] };
+const plan = (profile: Partial<Profile> = {}, overrides?: PlanOverrides) => buildPlan({ ...minimal, ...profile }, { source, overrides });
+
+describe('buildPlan: defaults', () => {
+  it('resolves every default of a minimal profile', () => {
+    const { clients, seed, ...rest } = plan();
+    expect(rest).toEqual({
+      name: 'my-profile',
+      source,
+      target: null,
+      embeddedServer: {
+        limit: 100,
+        windowMs: 10_000,
+        algorithm: 'fixed',
+        tokenMethod: 'auth.token',
+        tokenTtlS: 3600,
+        tokenResponse: 'envelope',
+        payloadLimitBytes: 100_000,
+        itemCount: 1000,
+        pageSize: 100,
+        cursorTtlMs: 60_000,
+        workLatency: { p50Ms: 20, p99Ms: 200 },
+        flakyRate: 0.1,
+        brokenEnvelopeRate: 0.2,
+        chaosRate: 0.1,
+        addedLatencyMs: 0,
+        faults: [],
+        tls: false,
+        seed,
+      },
+      auth: { tokenMethod: 'auth.token', clientAuth: 'post', scope: null, extraFields: {}, refreshMarginS: 30 },
+      scenarios: [{ name: 'scenario-1', weight: 1, steps: [{ method: 'ping', body: expect.objectContaining({ source: {}, variability: 'static' }) as unknown, paginate: null, thinkMs: 0 }] }],
+      phases: [{ name: 'phase-1', durationMs: 30_000, load: { kind: 'rate', fromPerS: 10, toPerS: 10 } }],
+      rateLimit: { limit: 100, windowMs: 10_000, policy: 'honour' },
+      thresholds: [],
+      http: {
+        connections: 64,
+        pipelining: 1,
+        connectTimeoutMs: 10_000,
+        headersTimeoutMs: 10_000,
+        bodyTimeoutMs: 10_000,
+        bodyCapBytes: 1_048_576,
+        maxInFlight: 10_000,
+        ca: null,
+        insecure: false,
+      },
+      checkpointEveryMs: 10_000,
+    });
+    expect(clients.map((c) => [c.id, c.weight])).toEqual(Array.from({ length: 10 }, (_, i) => [`client-${i + 1}`, 1]));
+    expect(Number.isInteger(seed)).toBe(true);
+  });
+
+  it.each([
+    // paginate: true → the default page cap
+    [{ method: 'items.list', paginate: true }, { paginate: { maxPages: 10 } }],
+    // paginate object without a cap
+    [{ method: 'items.list', paginate: {} }, { paginate: { maxPages: 10 } }],
+    // explicit cap
+    [{ method: 'items.list', paginate: { maxPages: 3 } }, { paginate: { maxPages: 3 } }],
+    // false → a single request
+    [{ method: 'items.list', paginate: false }, { paginate: null }],
+    // think time
+    [{ method: 'ping', think: '1.5s' }, { thinkMs: 1500 }],
+  ])('step %j → %j', (step, expected) => {
+    expect(plan({ scenarios: [{ steps: [step] }] }).scenarios[0]!.steps[0]).toMatchObject(expected);
+  });
+
+  it('takes the embedded server’s limit and window from rateLimit unless the server sets its own', () => {
+    expect(plan({ rateLimit: { limit: 20, window: '2s' } }).embeddedServer).toMatchObject({ limit: 20, windowMs: 2000 });
+    expect(plan({ rateLimit: { limit: 20 }, server: { limit: 30, window: '1m' } }).embeddedServer).toMatchObject({ limit: 30, windowMs: 60_000 });
+  });
+
+  it('uses the profile’s name and seed when given, and reads a CA file relative to the profile', () => {
+    const p = plan({ name: 'named', seed: 7, http: { ca: 'ca.pem' } });
+    expect([p.name, p.seed, p.embeddedServer.seed]).toEqual(['named', 7, 7]);
+    expect(p.http.ca).toContain('-----BEGIN CERTIFICATE-----');
+  });
+
+  it('parses thresholds into evaluators', () => {
+    expect(plan({ thresholds: ['p99 < 250ms', 'error_rate < 1%'] }).thresholds.map((t) => [t.expr, typeof t.evaluate])).toEqual([
+      ['p99 < 250ms', 'function'],
+      ['error_rate < 1%', 'function'],
+    ]);
+  });
+
+  it('freezes the whole plan', () => {
+    const p = plan({ thresholds: ['p99 < 1s'] });
+    for (const part of [p, p.phases, p.phases[0], p.phases[0]!.load, p.clients[0], p.scenarios[0]!.steps[0]!.body.source, p.embeddedServer.faults, p.thresholds[0]]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+    expect(() => ((p.phases[0] as unknown as { durationMs: number }).durationMs = 1)).toThrow(TypeError);
+  });
+
+  it('interpolates ${VAR} when given an environment (a profile made in code)', () => {
+    const p = buildPlan({ ...minimal, target: '${API}', clients: { count: 1, secret: '${S}' } }, { source, env: { API: 'https://api.example.com/', S: 'shh-env' } });
+    expect([p.target, p.clients[0]!.secret]).toEqual(['https://api.example.com', 'shh-env']);
+    expect(() => buildPlan({ ...minimal, target: '${API}' }, { source, env: {} })).toThrow(/\/target: expected environment variable API/);
+  });
+});
+
+describe('buildPlan: clients and secrets', () => {
+  const external = 'https://api.example.com';
+
+  it('expands a pattern from start, with weights for particular ids', () => {
+    const p = plan({ clients: { pattern: 'user-{n}-x', count: 3, start: 0, weights: { 'user-1-x': 10 } } });
+    expect(p.clients.map((c) => [c.id, c.weight])).toEqual([['user-0-x', 1], ['user-1-x', 10], ['user-2-x', 1]]);
+  });
+
+  it('prefers a client’s own secret, then the secrets file, then the pattern’s shared secret', () => {
+    const listed = plan({ target: external, clients: { list: [{ id: 'a', secret: 'own-a' }, { id: 'b', secret: '' }], secretsFile: 'secrets.json' } });
+    expect(listed.clients.map((c) => [c.id, c.secret, c.weight])).toEqual([['a', 'own-a', 1], ['b', 'from-file-b', 1]]);
+    const pattern = plan({ target: external, clients: { count: 3, secret: 'shared', secretsFile: 'secrets.json' } });
+    expect(pattern.clients.map((c) => c.secret)).toEqual(['shared', 'from-file-2', 'shared']);
+  });
+
+  it('gives clients of the embedded server distinct random secrets per run', () => {
+    const first = plan({ clients: { count: 3 } }).clients.map((c) => c.secret);
+    const second = plan({ clients: { count: 3 } }).clients.map((c) => c.secret);
+    expect(new Set([...first, ...second]).size).toBe(6);
+    for (const secret of first) expect(secret.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('keeps given secrets for the embedded server too', () => {
+    expect(plan({ clients: { list: [{ id: 'a', secret: 'mine', weight: 2 }] } }).clients).toEqual([{ id: 'a', secret: 'mine', weight: 2 }]);
+  });
+});
+
+describe('buildPlan: overrides', () => {
+  const twoPhases: Partial<Profile> = {
+    phases: [
+      { name: 'ramp', duration: '10s', rate: { from: 1, to: 20 } },
+      { name: 'steady', duration: '20s', rate: 20 },
+    ],
+  };
+  const onePhase: Partial<Profile> = { phases: [{ name: 'only', duration: '30s', rate: { from: 5, to: 50 } }] };
+
+  it.each([
+    // --rate replaces all phases with one, lasting the profile's total
+    [twoPhases, { rate: 50 }, [{ name: 'cli', durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }]],
+    // --rate with --duration
+    [twoPhases, { rate: 50, durationMs: 5000 }, [{ name: 'cli', durationMs: 5000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }]],
+    // --concurrency likewise
+    [twoPhases, { concurrency: 8, durationMs: 60_000 }, [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 } }]],
+    // --duration alone re-times a single phase, keeping its load (a ramp stays a ramp)
+    [onePhase, { durationMs: 90_000 }, [{ name: 'only', durationMs: 90_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
+    // no load flags: the profile's phases
+    [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
+  ])('%#: %j', (profile, overrides, phases) => {
+    expect(plan(profile, overrides).phases).toEqual(phases);
+  });
+
+  it.each([
+    // --duration alone with several phases is ambiguous
+    [twoPhases, { durationMs: 5000 }, '--duration: expected --rate or --concurrency with it (the profile has 2 phases; which load should run for 5s?), found --duration alone'],
+    // both load kinds
+    [twoPhases, { rate: 5, concurrency: 5 }, '--concurrency: expected either --rate (open model) or --concurrency (closed model), found both'],
+    // nonsense values (the CLI parsers catch these first; the API checks too)
+    [twoPhases, { rate: 0 }, '--rate: expected a positive number, found 0'],
+    [twoPhases, { clients: 1.5 }, '--clients: expected a positive integer, found 1.5'],
+    // more clients than listed
+    [{ clients: { list: [{ id: 'a' }, { id: 'b' }] } }, { clients: 3 }, '--clients: expected at most 2 (the profile lists 2 clients), found 3'],
+    // a bad --target
+    [{}, { target: 'localhost:8080' }, '--target: expected an http:// or https:// URL, found "localhost:8080"'],
+  ])('%#: %j is a flag problem', (profile, overrides, message) => {
+    expect(() => plan(profile, overrides)).toThrow(ProfileError);
+    expect(() => plan(profile, overrides)).toThrow(message);
+  });
+
+  it('--clients N makes a pattern of N clients, or keeps the first N listed', () => {
+    expect(plan({ clients: { count: 20 } }, { clients: 3 }).clients.map((c) => c.id)).toEqual(['client-1', 'client-2', 'client-3']);
+    expect(plan({ clients: { count: 2 } }, { clients: 4 }).clients).toHaveLength(4);
+    expect(plan({ clients: { list: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] } }, { clients: 2 }).clients.map((c) => c.id)).toEqual(['a', 'b']);
+    // weights of ids dropped by --clients are not an error
+    expect(plan({ clients: { count: 20, weights: { 'client-20': 5 } } }, { clients: 2 }).clients.map((c) => c.weight)).toEqual([1, 1]);
+  });
+
+  it('--target makes the target external, which then needs secrets', () => {
+    expect(plan({ clients: { count: 2, secret: 'shh' } }, { target: 'http://127.0.0.1:9/' }).target).toBe('http://127.0.0.1:9');
+    expect(() => plan({ clients: { count: 2 } }, { target: 'http://127.0.0.1:9' })).toThrow(/\/clients\/secret: expected a secret/);
+  });
+
+  it('reports flag problems with the profile’s own problems, flags first', () => {
+    const error = (() => {
+      try {
+        plan({ ...twoPhases, thresholds: ['nope'] }, { durationMs: 1000 });
+      } catch (err) {
+        return err as ProfileError;
+      }
+      throw new Error('expected a ProfileError');
+    })();
+    expect(error.code).toBe('bad_profile');
+    expect(error.exitCode).toBe(2);
+    expect(error.message.split('\n').map((line) => line.split(':')[0])).toEqual(['--duration', source]);
+  });
+});
