@@ -1,12 +1,31 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { RpcloadError } from '../errors.ts';
+import { describeError, RpcloadError } from '../errors.ts';
+import { readResultFile } from '../results/index.ts';
+import { renderReport } from '../results/report/index.ts';
 
-/** `rpcload report` — not implemented yet (placeholder until its issue lands). */
+/** The report's default path: the result file's, with .html instead of .json. */
+export function defaultReportPath(resultPath: string): string {
+  return resultPath.endsWith('.json') ? `${resultPath.slice(0, -'.json'.length)}.html` : `${resultPath}.html`;
+}
+
+/** `rpcload report RESULT [--out FILE] [--baseline OTHER]`: a self-contained HTML report. */
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('(not implemented yet)')
-    .action(() => {
-      throw new RpcloadError('not_implemented', 'report is not implemented yet');
+    .description('write a self-contained HTML report (charts, per-method and per-client tables, checks) of a result file')
+    .argument('<result>', 'the result file')
+    .option('--out <file>', 'where to write the report (default: the result file with .html)')
+    .option('--baseline <file>', 'another result file to overlay (dashed) and show side by side')
+    .action(async (resultPath: string, flags: { out?: string; baseline?: string }) => {
+      const [result, baseline] = await Promise.all([readResultFile(resultPath), flags.baseline === undefined ? undefined : readResultFile(flags.baseline)]);
+      const html = renderReport({ label: resultPath, result }, baseline && flags.baseline ? { label: flags.baseline, result: baseline } : undefined);
+      const out = flags.out ?? defaultReportPath(resultPath);
+      try {
+        await writeFile(out, html);
+      } catch (err) {
+        throw new RpcloadError('bad_output', `${out}: cannot write the report (${describeError(err)})`);
+      }
+      process.stdout.write(`report → ${out}\n`);
     });
 }

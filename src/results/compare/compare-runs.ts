@@ -1,0 +1,189 @@
+import { RpcloadError } from '../../errors.ts';
+import { sanitizeText } from '../../util/sanitize.ts';
+import type { CheckVerdict, RunResult } from '../result-schema.ts';
+import { rulesForMetric, type FailOnRule } from './fail-on.ts';
+import { loadShapeDifferences } from './load-shape.ts';
+import { METRICS, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';
+import { noiseBound } from './noise.ts';
+import { RunContext } from './run-context.ts';
+import { judgeMetric, judgeStatus, VERDICT_ORDER, type RowVerdict } from './verdict.ts';
+
+/** One metric of one scope in both runs. Ratios are fractions; deltas are in the metric's unit. */
+export interface MetricRow {
+  readonly type: 'metric';
+  /** null: the overall figures; else a method name. */
+  readonly method: string | null;
+  readonly metric: MetricName;
+  readonly unit: MetricUnit;
+  readonly base: number | null;
+  readonly head: number | null;
+  readonly delta: number | null;
+  /** delta / |base|; null when base is 0 or a value is missing. */
+  readonly relative: number | null;
+  /** A |delta| at or below this is within noise. */
+  readonly noise: number | null;
+  readonly verdict: RowVerdict;
+  /** The --fail-on rules gating this row, and those it broke. */
+  readonly rules: readonly string[];
+  readonly failedRules: readonly string[];
+}
+
+/** A check id or a threshold expression in both runs. */
+export interface StatusRow {
+  readonly type: 'check' | 'threshold';
+  readonly name: string;
+  readonly base: CheckVerdict | null;
+  readonly head: CheckVerdict | null;
+  /** The head's one-line detail (checks) or actual value (thresholds), for context. */
+  readonly detail: string;
+  readonly verdict: RowVerdict;
+  readonly rules: readonly string[];
+  readonly failedRules: readonly string[];
+}
+
+export type ComparisonRow = MetricRow | StatusRow;
+
+export interface ComparedRun {
+  readonly label: string;
+  readonly id: string;
+  readonly profile: string;
+  readonly startedAt: string;
+  readonly status: string;
+  readonly requests: number;
+}
+
+export interface Comparison {
+  readonly schema: 'rpcload/compare@1';
+  readonly base: ComparedRun;
+  readonly head: ComparedRun;
+  readonly rules: readonly string[];
+  /** Load-shape differences that --force let through (empty when the shapes match). */
+  readonly shapeDifferences: readonly string[];
+  readonly rows: readonly ComparisonRow[];
+  readonly counts: Readonly<Record<RowVerdict, number>>;
+  /** True when any row is a regression: the command exits 1. */
+  readonly regression: boolean;
+}
+
+export interface CompareOptions {
+  readonly rules: readonly FailOnRule[];
+  /** Compare even when the load shapes differ (the differences are reported). */
+  readonly force?: boolean;
+}
+
+export interface LabelledResult {
+  /** How the run is named in messages and output, usually its file path. */
+  readonly label: string;
+  readonly result: RunResult;
+}
+
+const describeRun = ({ label, result }: LabelledResult): ComparedRun => ({
+  label,
+  id: result.run.id,
+  profile: result.run.profile,
+  startedAt: result.run.startedAt,
+  status: result.run.status,
+  requests: result.summary.requests,
+});
+
+function metricRow(spec: MetricSpec, method: string | null, base: RunContext, head: RunContext, rules: readonly FailOnRule[]): MetricRow {
+  const gating = rulesForMetric(rules, method, spec.name);
+  const baseStats = base.stats(method);
+  const headStats = head.stats(method);
+  const b = baseStats ? spec.read(baseStats) : null;
+  const h = headStats ? spec.read(headStats) : null;
+  let noise: number | null = null;
+  if (baseStats && headStats && b !== null && h !== null) {
+    noise = noiseBound(spec.unit, b, h, base.standardError(spec, method, baseStats, b), head.standardError(spec, method, headStats, h));
+  }
+  const judgement = judgeMetric({ base: b, head: h, better: spec.better, noise: noise ?? 0, rules: gating });
+  const delta = b !== null && h !== null ? h - b : null;
+  return {
+    type: 'metric',
+    method,
+    metric: spec.name,
+    unit: spec.unit,
+    base: b,
+    head: h,
+    delta,
+    relative: delta !== null && b !== null && b !== 0 ? delta / Math.abs(b) : null,
+    noise,
+    ...judgement,
+    rules: gating.map((rule) => rule.text),
+  };
+}
+
+function statusRows(
+  type: 'check' | 'threshold',
+  base: ReadonlyMap<string, { verdict: CheckVerdict; detail: string }>,
+  head: ReadonlyMap<string, { verdict: CheckVerdict; detail: string }>,
+  rule: FailOnRule | undefined,
+): StatusRow[] {
+  const names = [...new Set([...head.keys(), ...base.keys()])];
+  return names.map((name) => {
+    const b = base.get(name)?.verdict ?? null;
+    const h = head.get(name)?.verdict ?? null;
+    return {
+      type,
+      name,
+      base: b,
+      head: h,
+      detail: head.get(name)?.detail ?? base.get(name)?.detail ?? '',
+      ...judgeStatus(b, h, rule?.text ?? null),
+      rules: rule ? [rule.text] : [],
+    };
+  });
+}
+
+const checksOf = (r: RunResult) => new Map(r.checks.map((c) => [c.id, { verdict: c.verdict, detail: c.detail }]));
+const thresholdsOf = (r: RunResult) =>
+  new Map(r.thresholds.map((t) => [t.expr, { verdict: t.ok ? ('pass' as const) : ('fail' as const), detail: t.actual === null ? 'no value' : `actual ${t.actual}` }]));
+
+/** Refuse what cannot be compared meaningfully; each reason is a one-line user error (exit 2). */
+function assertComparable(base: LabelledResult, head: LabelledResult, rules: readonly FailOnRule[], force: boolean): string[] {
+  for (const { label, result } of [base, head]) {
+    if (result.run.kind !== 'verify' && result.summary.requests === 0) {
+      throw new RpcloadError('bad_result', `${label}: summary.requests: expected a load run with requests, found 0 (run status ${result.run.status}): nothing to compare`);
+    }
+  }
+  const methods = new Set([...Object.keys(base.result.byMethod), ...Object.keys(head.result.byMethod)]);
+  const unknown = rules.filter((rule) => rule.kind === 'metric' && rule.method !== null && rule.method !== '*' && !methods.has(rule.method));
+  if (unknown.length > 0) {
+    const known = [...methods].map((m) => sanitizeText(m, 40)).join(', ') || 'none';
+    throw new RpcloadError('bad_flag', `--fail-on: ${unknown.map((r) => `rule ${JSON.stringify(r.text)}`).join(', ')}: no such method in either file (methods: ${known})`);
+  }
+  const differences = loadShapeDifferences(base.result, head.result);
+  if (differences.length > 0 && !force) {
+    throw new RpcloadError('incomparable', `cannot compare ${base.label} and ${head.label}: their load shapes differ (${differences.join('; ')}); use --force to compare anyway`);
+  }
+  return differences;
+}
+
+/**
+ * Compare two result files metric by metric, overall and per method, plus checks and thresholds.
+ * Pure apart from decoding histograms; throws RpcloadError when the runs cannot be compared.
+ */
+export function compareRuns(base: LabelledResult, head: LabelledResult, options: CompareOptions): Comparison {
+  const shapeDifferences = assertComparable(base, head, options.rules, options.force ?? false);
+  const baseRun = new RunContext(base.label, base.result);
+  const headRun = new RunContext(head.label, head.result);
+  const hasLoad = base.result.summary.requests > 0 || head.result.summary.requests > 0;
+  const methods = [...new Set([...Object.keys(base.result.byMethod), ...Object.keys(head.result.byMethod)])].sort();
+  const scopes: (string | null)[] = hasLoad ? [null, ...methods] : [];
+  const rows: ComparisonRow[] = [
+    ...scopes.flatMap((method) => METRICS.map((spec) => metricRow(spec, method, baseRun, headRun, options.rules))),
+    ...statusRows('check', checksOf(base.result), checksOf(head.result), options.rules.find((r) => r.kind === 'checks')),
+    ...statusRows('threshold', thresholdsOf(base.result), thresholdsOf(head.result), options.rules.find((r) => r.kind === 'thresholds')),
+  ];
+  const counts = Object.fromEntries(VERDICT_ORDER.map((v) => [v, rows.filter((row) => row.verdict === v).length])) as Record<RowVerdict, number>;
+  return {
+    schema: 'rpcload/compare@1',
+    base: describeRun(base),
+    head: describeRun(head),
+    rules: options.rules.map((rule) => rule.text),
+    shapeDifferences,
+    rows,
+    counts,
+    regression: counts.regression > 0,
+  };
+}

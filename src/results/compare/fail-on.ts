@@ -1,0 +1,91 @@
+import { RpcloadError } from '../../errors.ts';
+import { METRIC_NAMES, metricSpec, type MetricName } from './metrics.ts';
+
+/**
+ * `--fail-on` rules: which worsening fails the comparison (exit 1). Parsed up front, so a typo
+ * fails before anything is read. Grammar, comma-separated:
+ *   [METHOD:|*:]METRIC:±AMOUNT(%|pp|ms)    e.g. p99:+10%  rps:-5%  errors:+0.5pp  items.list:p99:+25ms
+ *   checks:any-new-fail | thresholds:any-new-fail
+ *   none                                   (no rules: report only, never exit 1)
+ * Without a prefix a metric rule gates the overall figure; `METHOD:` one method; `*:` every method.
+ */
+export const DEFAULT_FAIL_ON = 'p50:+10%,p99:+10%,rps:-5%,errors:+0.5pp,checks:any-new-fail,thresholds:any-new-fail';
+
+/** How far a metric may move in its bad direction: relative (%), percentage points, or ms. */
+export interface RuleLimit {
+  readonly unit: '%' | 'pp' | 'ms';
+  /** Magnitude in the unit as written (10 for +10%, 0.5 for +0.5pp, 25 for +25ms). */
+  readonly amount: number;
+}
+
+export interface MetricRule {
+  readonly kind: 'metric';
+  /** The rule as written, for messages. */
+  readonly text: string;
+  /** null: overall; '*': every method; else one method name. */
+  readonly method: string | null;
+  readonly metric: MetricName;
+  readonly limit: RuleLimit;
+}
+
+export interface StatusRule {
+  readonly kind: 'checks' | 'thresholds';
+  readonly text: string;
+}
+
+export type FailOnRule = MetricRule | StatusRule;
+
+const METRIC_RULE = /^(?:(.+):)?([a-z_.0-9]+):([+-])(\d+(?:\.\d+)?)(%|pp|ms)$/;
+
+/** Parse one rule; returns the reason it is not a rule instead of throwing, for one message per flag. */
+export function parseFailOnRule(text: string): FailOnRule | string {
+  if (text === 'checks:any-new-fail' || text === 'thresholds:any-new-fail') return { kind: text === 'checks:any-new-fail' ? 'checks' : 'thresholds', text };
+  const match = METRIC_RULE.exec(text);
+  if (!match) return 'expected METRIC:+N% / +Npp / +Nms (optionally METHOD: before it), checks:any-new-fail or thresholds:any-new-fail';
+  const [, method, metricText, sign, amountText, unit] = match as unknown as [string, string | undefined, string, string, string, RuleLimit['unit']];
+  if (!(METRIC_NAMES as readonly string[]).includes(metricText)) return `unknown metric "${metricText}" (expected one of ${METRIC_NAMES.join(', ')})`;
+  const spec = metricSpec(metricText as MetricName);
+  const badSign = spec.better === 'lower' ? '+' : '-';
+  if (sign !== badSign) return `${spec.name} regresses when it ${badSign === '+' ? 'rises' : 'falls'}: write ${badSign}${amountText}${unit}`;
+  if (unit === 'pp' && spec.unit !== 'ratio') return `pp (percentage points) applies only to errors and rate_limited`;
+  if (unit === 'ms' && spec.unit !== 'ms') return `ms applies only to latency metrics`;
+  return { kind: 'metric', text, method: method ?? null, metric: spec.name, limit: { unit, amount: Number(amountText) } };
+}
+
+/** Parse a `--fail-on` value; every bad rule is named in one one-line error (exit 2). */
+export function parseFailOnRules(text: string): FailOnRule[] {
+  const parts = text.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+  if (parts.length === 1 && parts[0] === 'none') return [];
+  if (parts.length === 0) throw new RpcloadError('bad_flag', '--fail-on: no rules given (use "none" to never fail)');
+  const rules: FailOnRule[] = [];
+  const problems: string[] = [];
+  for (const part of parts) {
+    const rule = parseFailOnRule(part);
+    if (typeof rule === 'string') problems.push(`rule ${JSON.stringify(part)}: ${rule}`);
+    else rules.push(rule);
+  }
+  if (problems.length > 0) throw new RpcloadError('bad_flag', `--fail-on: ${problems.join('; ')}`);
+  return rules;
+}
+
+/** The metric rules that gate one row: overall rules for scope null, `*` and named rules for a method. */
+export function rulesForMetric(rules: readonly FailOnRule[], scope: string | null, metric: MetricName): MetricRule[] {
+  return rules.filter(
+    (rule): rule is MetricRule =>
+      rule.kind === 'metric' && rule.metric === metric && (scope === null ? rule.method === null : rule.method === '*' || rule.method === scope),
+  );
+}
+
+/** True when a bad-direction move of `badDelta` (≥ 0, in the metric's unit; ratios as fractions) breaks the limit. */
+export function exceedsLimit(limit: RuleLimit, base: number, badDelta: number): boolean {
+  if (badDelta <= 0) return false;
+  switch (limit.unit) {
+    case '%':
+      // From zero any rise is an infinite relative change.
+      return base === 0 ? true : (badDelta / Math.abs(base)) * 100 > limit.amount;
+    case 'pp':
+      return badDelta * 100 > limit.amount;
+    case 'ms':
+      return badDelta > limit.amount;
+  }
+}

@@ -1,0 +1,71 @@
+import { outcomeClass, type OutcomeClass } from '../../api/outcome.ts';
+import type { Percentiles, Stats } from '../result-schema.ts';
+
+/**
+ * The metrics `compare` puts side by side for every scope (overall and each method), with the
+ * direction that counts as worse and where their noise estimate comes from (see noise.ts).
+ */
+export type MetricName = 'rps' | 'p50' | 'p90' | 'p99' | 'p999' | 'max' | 'service.p50' | 'service.p99' | 'errors' | 'rate_limited';
+
+/** ms: latency; per_s: throughput; ratio: a fraction of requests (shown in %, deltas in pp). */
+export type MetricUnit = 'ms' | 'per_s' | 'ratio';
+
+/** Per-second timeline series a metric's noise is estimated from (its own or the nearest one). */
+export type NoiseSeries = 'requests' | 'errors' | 'rateLimited' | 'p50' | 'p99';
+
+export interface MetricSpec {
+  readonly name: MetricName;
+  readonly unit: MetricUnit;
+  /** The direction that is an improvement; the other one is a regression. */
+  readonly better: 'lower' | 'higher';
+  /** The value in a stats block of the result file. */
+  read(stats: Stats): number;
+  /** Which histogram and quantile (0..1) the value is read from, for percentile metrics. */
+  readonly quantile?: { readonly histogram: 'latency' | 'serviceTime'; readonly q: number };
+  /** The timeline series whose per-second spread stands for this metric's run-to-run noise. */
+  readonly series: NoiseSeries;
+  /** The overall figure is the series' own (rps, p50, p99, error and 429 rates); others borrow its relative spread. */
+  readonly ownSeries: boolean;
+}
+
+/** Fraction of requests in one outcome class (0 when there were no requests). */
+export function outcomeShare(stats: Stats, cls: OutcomeClass): number {
+  if (stats.requests === 0) return 0;
+  let count = 0;
+  for (const [outcome, n] of Object.entries(stats.outcomes)) if (outcomeClass(outcome) === cls) count += n;
+  return count / stats.requests;
+}
+
+function percentile(name: MetricName, histogram: 'latency' | 'serviceTime', key: keyof Percentiles, q: number, series: NoiseSeries): MetricSpec {
+  return {
+    name,
+    unit: 'ms',
+    better: 'lower',
+    read: (stats) => stats[histogram === 'latency' ? 'latencyMs' : 'serviceTimeMs'][key],
+    quantile: { histogram, q },
+    series,
+    ownSeries: name === series,
+  };
+}
+
+/** In display order. p90, p999 and max have no series of their own and borrow p99's spread. */
+export const METRICS: readonly MetricSpec[] = [
+  { name: 'rps', unit: 'per_s', better: 'higher', read: (stats) => stats.rps, series: 'requests', ownSeries: true },
+  percentile('p50', 'latency', 'p50', 0.5, 'p50'),
+  percentile('p90', 'latency', 'p90', 0.9, 'p99'),
+  percentile('p99', 'latency', 'p99', 0.99, 'p99'),
+  percentile('p999', 'latency', 'p999', 0.999, 'p99'),
+  percentile('max', 'latency', 'max', 1, 'p99'),
+  percentile('service.p50', 'serviceTime', 'p50', 0.5, 'p50'),
+  percentile('service.p99', 'serviceTime', 'p99', 0.99, 'p99'),
+  { name: 'errors', unit: 'ratio', better: 'lower', read: (stats) => outcomeShare(stats, 'error'), series: 'errors', ownSeries: true },
+  { name: 'rate_limited', unit: 'ratio', better: 'lower', read: (stats) => outcomeShare(stats, 'rate_limited'), series: 'rateLimited', ownSeries: true },
+];
+
+export const METRIC_NAMES: readonly MetricName[] = METRICS.map((m) => m.name);
+
+export function metricSpec(name: MetricName): MetricSpec {
+  const spec = METRICS.find((m) => m.name === name);
+  if (!spec) throw new Error(`unknown metric ${name}`);
+  return spec;
+}

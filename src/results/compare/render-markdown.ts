@@ -1,0 +1,47 @@
+import { sanitizeText } from '../../util/sanitize.ts';
+import type { Comparison, ComparedRun } from './compare-runs.ts';
+import { countsLine, rowCells, rowsBySeverity } from './format.ts';
+import type { RowVerdict } from './verdict.ts';
+
+/**
+ * GitHub-flavoured markdown for a CI job summary or a pull-request comment: a headline, the run
+ * descriptions, then one table with the regressions first.
+ */
+const MARK: Readonly<Record<RowVerdict, string>> = {
+  regression: '🔴',
+  worse: '🟡',
+  improvement: '🟢',
+  'within noise': '⚪',
+  ok: '',
+  'n/a': '',
+};
+
+/**
+ * Untrusted text (method names, check ids, file names) as a code span: GitHub renders no HTML or
+ * markdown inside one; only `|` still needs escaping in a table, and backticks could end the span.
+ */
+export function markdownCode(text: string): string {
+  return `\`${sanitizeText(text, 80).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+}
+
+const runLine = (role: string, run: ComparedRun): string =>
+  `**${role}** ${markdownCode(run.label)} — profile ${markdownCode(run.profile)}, run ${markdownCode(run.id)}, ${run.startedAt}, ${run.status}, ${run.requests} requests`;
+
+export function renderComparisonMarkdown(comparison: Comparison): string {
+  const regressions = comparison.counts.regression;
+  const headline = comparison.regression ? `🔴 ${regressions} regression${regressions === 1 ? '' : 's'}` : '🟢 no regression';
+  const out = [`### rpcload compare: ${headline}`, '', countsLine(comparison), '', `${runLine('base', comparison.base)}  `, runLine('head', comparison.head), ''];
+  out.push(`Rules: ${comparison.rules.length > 0 ? comparison.rules.map(markdownCode).join(', ') : 'none (report only)'}`, '');
+  if (comparison.shapeDifferences.length > 0) {
+    out.push(`> ⚠️ Compared with --force although the load shapes differ: ${comparison.shapeDifferences.map(markdownCode).join('; ')}`, '');
+  }
+  out.push('| | scope | metric | base | head | Δ | Δ% | noise | verdict |', '|---|---|---|--:|--:|--:|--:|--:|---|');
+  for (const row of rowsBySeverity(comparison.rows)) {
+    const c = rowCells(row);
+    const verdict = row.failedRules.length > 0 ? `**${row.verdict}** (${row.failedRules.map(markdownCode).join(', ')})` : row.verdict;
+    const scope = row.type === 'metric' && row.method !== null ? markdownCode(row.method) : c.scope;
+    const metric = row.type === 'metric' ? c.metric : markdownCode(row.name);
+    out.push(`| ${MARK[row.verdict]} | ${scope} | ${metric} | ${c.base} | ${c.head} | ${c.delta} | ${c.relative} | ${c.noise} | ${verdict} |`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,64 @@
+import { sanitizeText } from '../../util/sanitize.ts';
+import type { Comparison, ComparedRun } from './compare-runs.ts';
+import { countsLine, regressionLines, rowCells, type RowCells } from './format.ts';
+import type { RowVerdict } from './verdict.ts';
+
+/** The terminal rendering of a comparison: aligned columns, verdicts coloured when asked to. */
+export interface TableOptions {
+  /** ANSI colours; the CLI enables them only on a TTY without NO_COLOR. */
+  readonly color: boolean;
+}
+
+const COLUMNS: readonly { key: keyof RowCells; title: string; right?: boolean }[] = [
+  { key: 'scope', title: 'scope' },
+  { key: 'metric', title: 'metric' },
+  { key: 'base', title: 'base', right: true },
+  { key: 'head', title: 'head', right: true },
+  { key: 'delta', title: 'Δ', right: true },
+  { key: 'relative', title: 'Δ%', right: true },
+  { key: 'noise', title: 'noise', right: true },
+  { key: 'verdict', title: 'verdict' },
+];
+
+const VERDICT_COLOR: Readonly<Record<RowVerdict, string>> = {
+  regression: '\u001b[1;31m',
+  worse: '\u001b[33m',
+  improvement: '\u001b[32m',
+  'within noise': '\u001b[2m',
+  ok: '',
+  'n/a': '\u001b[2m',
+};
+
+const runLine = (role: string, run: ComparedRun): string =>
+  `${role}  ${sanitizeText(run.label)}  (${sanitizeText(run.profile, 60)} · run ${sanitizeText(run.id, 60)} · ${run.startedAt} · ${run.status} · ${run.requests} requests)`;
+
+export function renderComparisonTable(comparison: Comparison, options: TableOptions): string {
+  const paint = (text: string, code: string): string => (options.color && code ? `${code}${text}\u001b[0m` : text);
+  const cells = comparison.rows.map(rowCells);
+  const widths = COLUMNS.map((col) => Math.max(col.title.length, ...cells.map((c) => c[col.key].length)));
+  const line = (values: readonly string[]): string =>
+    values
+      .map((value, i) => (COLUMNS[i]!.right ? value.padStart(widths[i]!) : value.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const out = [runLine('base', comparison.base), runLine('head', comparison.head)];
+  out.push(`rules ${comparison.rules.length > 0 ? comparison.rules.join(', ') : 'none (report only)'}`);
+  if (comparison.shapeDifferences.length > 0) out.push(paint(`forced: load shapes differ: ${comparison.shapeDifferences.join('; ')}`, '\u001b[33m'));
+  out.push('', paint(line(COLUMNS.map((col) => col.title)), '\u001b[1m'));
+  comparison.rows.forEach((row, i) => {
+    const values = COLUMNS.map((col) => cells[i]![col.key]);
+    const text = line(values);
+    // Colour only the verdict column, so the numbers stay readable.
+    const verdictAt = text.length - values[values.length - 1]!.length;
+    out.push(text.slice(0, verdictAt) + paint(text.slice(verdictAt), VERDICT_COLOR[row.verdict]));
+  });
+  out.push('');
+  if (comparison.regression) {
+    out.push(paint('REGRESSION', '\u001b[1;31m'));
+    for (const text of regressionLines(comparison)) out.push(`  ${text}`);
+  } else {
+    out.push(paint('OK: no regression', '\u001b[1;32m'));
+  }
+  out.push(countsLine(comparison));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,65 @@
+import { usToMs, type Histogram } from '../../metrics/hdr.ts';
+import type { RunResult, Stats } from '../result-schema.ts';
+import { decodeHistogramAt } from './decode-histogram.ts';
+import type { MetricSpec } from './metrics.ts';
+import {
+  quantileSamplingSe,
+  rateSamplingSe,
+  shareSamplingSe,
+  timelineNoise,
+  timelineSe,
+  type TimelineNoise,
+} from './noise.ts';
+
+/**
+ * One run as compare sees it: its stats per scope, its timeline noise (computed once) and its
+ * histograms (decoded on first use). `method` null is the overall scope.
+ */
+export class RunContext {
+  readonly noise: TimelineNoise;
+  private readonly histograms = new Map<string, Histogram | null>();
+
+  constructor(
+    readonly label: string,
+    readonly result: RunResult,
+  ) {
+    const latency = this.histogram(null, 'latency');
+    this.noise = timelineNoise(result.timeline, (q) => (latency ? usToMs(latency.getValueAtPercentile(q * 100)) : 0));
+  }
+
+  stats(method: string | null): Stats | undefined {
+    return method === null ? this.result.summary : this.result.byMethod[method];
+  }
+
+  /** A decoded histogram, null when the file has none for this scope (noise then uses the timeline only). */
+  private histogram(method: string | null, kind: 'latency' | 'serviceTime'): Histogram | null {
+    const key = `${method ?? ''}\u0000${kind}`;
+    if (!this.histograms.has(key)) {
+      const encoded = method === null ? this.result.histograms[kind] : this.result.histograms.byMethod[method]?.[kind];
+      const path = method === null ? `histograms.${kind}` : `histograms.byMethod[${JSON.stringify(method)}].${kind}`;
+      this.histograms.set(key, encoded === undefined ? null : decodeHistogramAt(encoded, `${this.label}: ${path}`));
+    }
+    return this.histograms.get(key) ?? null;
+  }
+
+  /**
+   * This run's standard error for a metric in a scope (noise.ts explains both parts). Percentiles:
+   * the timeline gives only the drift beyond sampling, so the two add in quadrature. Rates and
+   * throughput: the per-second series already carry the sampling noise, so the larger one wins.
+   */
+  standardError(spec: MetricSpec, method: string | null, stats: Stats, value: number): number {
+    const fromTimeline = timelineSe(this.noise[spec.series], value, method === null && spec.ownSeries);
+    const fromSampling = this.samplingSe(spec, method, stats, value);
+    return spec.quantile ? Math.hypot(fromTimeline, fromSampling) : Math.max(fromTimeline, fromSampling);
+  }
+
+  private samplingSe(spec: MetricSpec, method: string | null, stats: Stats, value: number): number {
+    // Overall arrivals follow the schedule (open) or the server (closed): only the timeline shows
+    // how much they vary. A method's share of them is a random pick of the scenario mix.
+    if (spec.unit === 'per_s') return method === null ? 0 : rateSamplingSe(stats.requests, this.result.summary.durationS);
+    if (spec.unit === 'ratio') return shareSamplingSe(value, stats.requests);
+    const histogram = spec.quantile ? this.histogram(method, spec.quantile.histogram) : null;
+    if (!histogram || !spec.quantile) return 0;
+    return quantileSamplingSe(spec.quantile.q, histogram.totalCount, (q) => usToMs(histogram.getValueAtPercentile(q * 100)));
+  }
+}

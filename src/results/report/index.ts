@@ -1,0 +1,1 @@
+export { renderReport } from './render-report.ts';

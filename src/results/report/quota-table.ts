@@ -1,0 +1,48 @@
+import type { RateLimitClient, RateLimitReport } from '../result-schema.ts';
+import type { LabelledResult } from '../compare/compare-runs.ts';
+import { code, count } from './format-cells.ts';
+
+/**
+ * Per-client quota usage from the rate-limit ledger: admitted and refused per client, the most
+ * refused first, bounded to TOP_CLIENTS rows (a run may have thousands of clients) with a note
+ * that sums up the rest. "Peak window" is the most requests admitted in one contract window,
+ * against the limit: above it, the server let a client exceed its quota.
+ */
+export const TOP_CLIENTS = 25;
+
+const peakAdmitted = (client: RateLimitClient): number => client.periods.reduce((peak, p) => Math.max(peak, p.admitted), 0);
+
+function bar(client: RateLimitClient): string {
+  const total = client.admitted + client.refused;
+  const admitted = total > 0 ? (client.admitted / total) * 100 : 0;
+  return `<div class="bar" title="admitted ${client.admitted}, refused ${client.refused}"><span class="admitted" style="width:${admitted.toFixed(1)}%"></span><span class="refused" style="width:${(total > 0 ? 100 - admitted : 0).toFixed(1)}%"></span></div>`;
+}
+
+export function quotaTable(run: LabelledResult, baseline?: LabelledResult): string {
+  const ledger: RateLimitReport | null = run.result.rateLimit;
+  if (!ledger) return `<section id="clients"><h2>Per-client quota</h2><p class="note">This run has no rate-limit ledger.</p></section>`;
+  const baseClients = baseline?.result.rateLimit?.clients ?? {};
+  const sorted = Object.entries(ledger.clients).sort(([a, x], [b, y]) => y.refused - x.refused || y.sent - x.sent || a.localeCompare(b));
+  const shown = sorted.slice(0, TOP_CLIENTS);
+  const rest = sorted.slice(TOP_CLIENTS);
+  const baseHead = baseline ? '<th class="num">baseline admitted</th><th class="num">baseline refused</th>' : '';
+  const rows = shown.map(([id, c]) => {
+    const peak = peakAdmitted(c);
+    const base = baseClients[id];
+    const baseCells = baseline ? `<td class="num base-col">${base ? count(base.admitted) : '—'}</td><td class="num base-col">${base ? count(base.refused) : '—'}</td>` : '';
+    return (
+      `<tr><th scope="row">${code(id, 80)}</th><td class="num">${count(c.sent)}</td><td class="num">${count(c.admitted)}</td><td class="num">${count(c.refused)}</td>` +
+      `<td class="num${peak > ledger.limit ? ' over' : ''}">${peak} / ${ledger.limit}</td><td>${bar(c)}</td>${baseCells}</tr>`
+    );
+  });
+  const sum = (key: 'sent' | 'admitted' | 'refused') => count(rest.reduce((total, [, c]) => total + c[key], 0));
+  const note =
+    rest.length > 0
+      ? `<p class="note">Showing the ${TOP_CLIENTS} most refused of ${count(sorted.length)} clients; the other ${count(rest.length)} sent ${sum('sent')} requests (${sum('admitted')} admitted, ${sum('refused')} refused).</p>`
+      : '';
+  return (
+    `<section id="clients"><h2>Per-client quota</h2><p class="note">Contract: ${ledger.limit} requests per ${ledger.windowS} s per client; on 429 the driver ${ledger.policy === 'honour' ? 'honoured Retry-After' : 'kept sending'}.</p>` +
+    `<div class="scroll"><table><thead><tr><th>client</th><th class="num">sent</th><th class="num">admitted</th><th class="num">refused</th><th class="num">peak window</th><th>admitted / refused</th>${baseHead}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table></div>${note}</section>`
+  );
+}

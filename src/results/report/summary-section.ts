@@ -1,0 +1,36 @@
+import { formatDurationMs } from '../../util/duration.ts';
+import { outcomeShare } from '../compare/metrics.ts';
+import type { RunResult } from '../result-schema.ts';
+import type { LabelledResult } from '../compare/compare-runs.ts';
+import { count, ms, percent, withBaseline } from './format-cells.ts';
+import { text } from './html.ts';
+
+/** The run summary: identity of the run and its headline figures, side by side with a baseline. */
+const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string])[] = [
+  ['Profile', (r) => text(r.run.profile)],
+  ['Run', (r) => `${text(r.run.id)} · ${text(r.run.kind)}${r.run.shards > 1 ? ` · ${r.run.shards} shards` : ''}`],
+  ['Status', (r) => `<span class="status-${text(r.run.status)}">${text(r.run.status)}</span>${r.run.failure ? ` — ${text(r.run.failure)}` : ''}`],
+  ['Target', (r) => `${text(r.run.target)}${r.run.embeddedTarget ? ' (embedded)' : ''}`],
+  ['Model', (r) => `${text(r.run.model)}, ${r.run.workers} worker${r.run.workers === 1 ? '' : 's'}`],
+  ['Started', (r) => text(r.run.startedAt)],
+  ['Duration', (r) => formatDurationMs(r.summary.durationS * 1000)],
+  ['Requests', (r) => count(r.summary.requests)],
+  ['Throughput', (r) => `${r.summary.rps.toFixed(1)}/s`],
+  ['Latency p50', (r) => ms(r.summary.latencyMs.p50)],
+  ['Latency p99', (r) => ms(r.summary.latencyMs.p99)],
+  ['Latency p99.9', (r) => ms(r.summary.latencyMs.p999)],
+  ['Service time p99', (r) => ms(r.summary.serviceTimeMs.p99)],
+  ['Errors', (r) => percent(outcomeShare(r.summary, 'error'))],
+  ['429 rate limited', (r) => percent(outcomeShare(r.summary, 'rate_limited'))],
+  ['Schedule lag p99', (r) => (r.summary.scheduleLagMs ? ms(r.summary.scheduleLagMs.p99) : 'n/a (closed model)')],
+  ['Token requests', (r) => `${count(r.summary.tokens.requests)} (${count(r.summary.tokens.failures)} failed)`],
+  ['Tool', (r) => `${r.tool.name} ${text(r.tool.version)} · node ${text(r.run.node)}`],
+];
+
+export function summarySection(run: LabelledResult, baseline?: LabelledResult): string {
+  const items = FIELDS.map(
+    ([label, value]) => `<div><dt>${label}</dt><dd>${withBaseline(value(run.result), baseline ? value(baseline.result) : undefined)}</dd></div>`,
+  );
+  const legend = baseline ? `<p class="note">Grey values under each figure are the baseline, <code>${text(baseline.label)}</code>.</p>` : '';
+  return `<section id="summary"><h2>Run summary</h2>${legend}<dl class="summary">${items.join('')}</dl></section>`;
+}

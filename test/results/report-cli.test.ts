@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeResult } from '../support/result-fixtures.ts';
+import { runRpcload } from '../support/cli.ts';
+
+/** `rpcload report` over files. */
+describe('rpcload report', () => {
+  let dir: string;
+  const report = (...args: string[]) => runRpcload(['report', ...args], { cwd: dir });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rpcload-report-cli-'));
+    await writeFile(join(dir, 'run.json'), JSON.stringify(makeResult({ seed: 1, durationS: 20 })));
+    await writeFile(join(dir, 'base.json'), JSON.stringify(makeResult({ seed: 2, durationS: 20 })));
+  });
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes the report beside the result file by default', async () => {
+    const result = await report('run.json');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('report → run.html\n');
+    const html = await readFile(join(dir, 'run.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html.match(/<svg /g)).toHaveLength(3);
+  });
+
+  it('writes where --out says, with a baseline overlaid', async () => {
+    const result = await report('run.json', '--baseline', 'base.json', '--out', 'both.html');
+    expect(result.code).toBe(0);
+    const html = await readFile(join(dir, 'both.html'), 'utf8');
+    expect(html).toContain('against the baseline base.json');
+    expect(html).toContain('success (baseline)');
+  });
+
+  it.each([
+    // an unreadable baseline
+    [['run.json', '--baseline', 'nope.json'], /^rpcload: nope\.json: cannot read the result file: no such file\n$/],
+    // nowhere to write
+    [['run.json', '--out', 'no/such/dir/r.html'], /^rpcload: no\/such\/dir\/r\.html: cannot write the report \(ENOENT/],
+  ])('exits 2 for %j', async (args, message) => {
+    const result = await report(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(existsSync(join(dir, 'no'))).toBe(false);
+  });
+});
