@@ -18,7 +18,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return INFORMATIONAL.has(err.code) ? ExitCode.ok : ExitCode.badInput;
     }
     if (err instanceof RpcloadError) {
-      process.stderr.write(`rpcload: ${err.message}\n`);
+      // A multi-line message lists problems that each name their file already (profile validation).
+      process.stderr.write(err.message.includes('\n') ? `${err.message}\n` : `rpcload: ${err.message}\n`);
       return err.exitCode;
     }
     process.stderr.write(`rpcload: internal error: ${describeError(err)}\n`);

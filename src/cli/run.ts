@@ -1,12 +1,70 @@
-import type { Command } from 'commander';
-import { RpcloadError } from '../errors.ts';
+import { Option, type Command } from 'commander';
+import { runSession } from '../driver/run-session.ts';
+import { defaultProfilePath, loadPlan } from '../profile/index.ts';
+import { renderSummaryTable } from '../results/index.ts';
+import { createPlainProgress } from '../ui/plain-progress.ts';
+import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import type { LiveView, ViewSource } from '../ui/view.ts';
+import { setExitCode } from './exit.ts';
+import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
+import { onInterrupt } from './signals.ts';
 
-/** `rpcload run` — not implemented yet (placeholder until its issue lands). */
+interface RunFlags {
+  target?: string;
+  rate?: number;
+  concurrency?: number;
+  duration?: number;
+  clients?: number;
+  out?: string;
+  ui: UiMode;
+  json?: boolean;
+}
+
+function createView(mode: Exclude<UiMode, 'auto'>, source: ViewSource): LiveView {
+  if (mode === 'none') return { start: () => undefined, stop: () => undefined };
+  return createPlainProgress(source, { write: (line) => process.stderr.write(`${line}\n`) });
+}
+
+/** `rpcload run [profile]` — a load test; writes one result file. */
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('(not implemented yet)')
-    .action(() => {
-      throw new RpcloadError('not_implemented', 'run is not implemented yet');
+    .description('run a load test; a profile without a target runs against the embedded reference server')
+    .argument('[profile]', 'profile file (default: the demo profile, profiles/demo.json)')
+    .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
+    .addOption(new Option('--rate <n>', 'arrivals per second: one constant-rate phase instead of the profile\'s phases').argParser(positiveNumber).conflicts('concurrency'))
+    .option('--concurrency <n>', 'virtual users: one closed-model phase instead of the profile\'s phases', positiveInt)
+    .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
+    .option('--clients <n>', 'use only the first N client IDs', positiveInt)
+    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
+    .addOption(new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped').choices(['auto', 'tui', 'plain', 'none']).default('auto'))
+    .option('--json', 'print the summary as JSON on stdout instead of a table')
+    .action(async (profilePath: string | undefined, flags: RunFlags) => {
+      const plan = await loadPlan(profilePath ?? defaultProfilePath(), {
+        ...(flags.target === undefined ? {} : { target: flags.target }),
+        ...(flags.rate === undefined ? {} : { rate: flags.rate }),
+        ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+        ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
+        ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+      });
+      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+      const abort = new AbortController();
+      const releaseSignals = onInterrupt(() => {
+        process.stderr.write('rpcload: stopping — in-flight requests get a moment to finish; press Ctrl-C again to quit at once\n');
+        abort.abort();
+      });
+      try {
+        const session = await runSession({ plan, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createView(mode, source), signal: abort.signal });
+        const { result, path } = session;
+        if (flags.json) {
+          process.stdout.write(`${JSON.stringify({ resultFile: path, run: result.run, summary: result.summary, byMethod: result.byMethod, thresholds: result.thresholds, checks: result.checks, warnings: result.warnings }, null, 2)}\n`);
+        } else {
+          const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+          process.stdout.write(`${renderSummaryTable(result, { color })}\nresult file: ${path}\n`);
+        }
+        setExitCode(session.exitCode);
+      } finally {
+        releaseSignals();
+      }
     });
 }

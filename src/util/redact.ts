@@ -5,9 +5,13 @@
  */
 export const REDACTED = '[redacted]';
 
-const SECRET_KEY = /secret|token|password|authorization|credential|api[-_]?key/i;
-/** Keys that look secret-ish but hold no secret (counts, names, method names). */
-const NOT_SECRET_KEY = /^(tokenMethod|tokenTtlS|tokens|tokenRequests|tokenFailures|maxTokens|secretsFile)$/;
+/**
+ * Keys whose string values are secrets: those that *end* in secret, token, password, … — so
+ * `clientSecret`, `accessToken` and `authorization` are redacted while settings that merely start
+ * with such a word (`tokenMethod`, `tokenResponse`, `secretsFile`) are kept. Numbers (e.g. a
+ * `tokens` count) are never secrets.
+ */
+const SECRET_KEY = /(secret|password|passwd|token|authorization|credential|api[-_]?key)s?$/i;
 
 export function redactSecrets<T>(value: T, knownSecrets: readonly string[] = []): T {
   const secrets = knownSecrets.filter((s) => s.length >= 4);
@@ -17,9 +21,7 @@ export function redactSecrets<T>(value: T, knownSecrets: readonly string[] = [])
     return out.replace(/(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${REDACTED}`);
   };
   const walk = (node: unknown, key: string | undefined): unknown => {
-    if (key !== undefined && SECRET_KEY.test(key) && !NOT_SECRET_KEY.test(key) && (typeof node === 'string' || typeof node === 'number')) {
-      return REDACTED;
-    }
+    if (key !== undefined && typeof node === 'string' && SECRET_KEY.test(key)) return REDACTED;
     if (typeof node === 'string') return scrubString(node);
     if (Array.isArray(node)) return node.map((item) => walk(item, undefined));
     if (node !== null && typeof node === 'object') {

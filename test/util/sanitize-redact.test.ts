@@ -22,6 +22,8 @@ describe('redactSecrets', () => {
   it('redacts secret-ish keys, bearer values and known secrets, keeping the rest', () => {
     const input = {
       auth: { tokenMethod: 'auth.token', clientAuth: 'post' },
+      embeddedServer: { tokenResponse: 'bare', tokenTtlS: 60, secretsFile: 'secrets.json' },
+      headers: { Authorization: 'Basic abc' },
       clients: [{ id: 'a', secret: 's3cr3t-value' }],
       note: 'header was Bearer abc.def-123 and s3cr3t-value leaked',
       accessToken: 'tok',
@@ -29,6 +31,8 @@ describe('redactSecrets', () => {
     };
     const out = redactSecrets(input, ['s3cr3t-value']);
     expect(out.auth.tokenMethod).toBe('auth.token');
+    expect(out.embeddedServer).toEqual({ tokenResponse: 'bare', tokenTtlS: 60, secretsFile: 'secrets.json' });
+    expect(out.headers.Authorization).toBe(REDACTED);
     expect(out.clients[0]!.secret).toBe(REDACTED);
     expect(out.note).toBe(`header was Bearer ${REDACTED} and ${REDACTED} leaked`);
     expect(out.accessToken).toBe(REDACTED);

@@ -1,0 +1,67 @@
+/**
+ * One client ID's live state in a run: its current token (as a ready-made undici header list),
+ * its back-off after a 429 under the `honour` policy, and the mark that tells the recorder which
+ * request was the first one sent after waiting out a Retry-After. The secret stays here, in
+ * memory; nothing here is ever serialized.
+ */
+export class ClientIdentity {
+  /** Header list for API requests with the current token; null until the first token arrives. */
+  headers: string[] | null = null;
+  /** Bumped on each new token, so a 401 for an old token does not trigger a second refresh. */
+  tokenGeneration = 0;
+  refreshing = false;
+  /** Consecutive token failures (drives the retry delay). */
+  tokenFailures = 0;
+  refreshTimer: NodeJS.Timeout | null = null;
+
+  /** Honour policy: no new request before this time (run clock, ms). */
+  backoffUntilMs = 0;
+  /** When the 429 that started the current back-off was received, and its Retry-After (s). */
+  private backoffReceivedAtMs = -1;
+  private backoffRetryAfterS = -1;
+
+  constructor(
+    readonly index: number,
+    readonly id: string,
+    readonly secret: string,
+    /** Relative share of arrivals. */
+    readonly weight: number,
+  ) {}
+
+  /** Can this client send now? */
+  isAvailable(nowMs: number): boolean {
+    return this.headers !== null && nowMs >= this.backoffUntilMs;
+  }
+
+  /** Install a new token: every API request of this client reuses this one header list. */
+  setToken(accessToken: string): void {
+    this.headers = ['content-type', 'application/json', 'authorization', `Bearer ${accessToken}`];
+    this.tokenGeneration++;
+    this.tokenFailures = 0;
+  }
+
+  /**
+   * A 429 arrived (honour policy): pause until Retry-After has passed since its receipt. A later
+   * refusal of a request sent earlier never shortens a pause already running. Without a usable
+   * Retry-After the client sits out `fallbackMs` (one contract window).
+   */
+  startBackoff(receivedAtMs: number, retryAfterS: number, fallbackMs: number): void {
+    const untilMs = receivedAtMs + (retryAfterS >= 0 ? retryAfterS * 1000 : fallbackMs);
+    if (untilMs <= this.backoffUntilMs) return;
+    this.backoffUntilMs = untilMs;
+    this.backoffReceivedAtMs = receivedAtMs;
+    this.backoffRetryAfterS = retryAfterS;
+  }
+
+  /**
+   * Called when a request is sent: if it is the first since a back-off ended, returns how long the
+   * client actually waited since the 429 and the Retry-After it honoured (else null), once.
+   */
+  takeBackoffMark(sentAtMs: number): { readonly waitedMs: number; readonly retryAfterS: number } | null {
+    if (this.backoffReceivedAtMs < 0 || sentAtMs < this.backoffUntilMs) return null;
+    const mark = { waitedMs: sentAtMs - this.backoffReceivedAtMs, retryAfterS: this.backoffRetryAfterS };
+    this.backoffReceivedAtMs = -1;
+    this.backoffRetryAfterS = -1;
+    return mark;
+  }
+}

@@ -1,0 +1,40 @@
+import type { LoadEngine } from './engine.ts';
+import type { PhaseRun } from './open-loop.ts';
+
+/**
+ * Closed model: `vus` virtual users, each starting its next iteration as soon as the previous one
+ * ends, until the phase's end. When every client is backing off, a user waits for the first one
+ * to become available rather than spinning.
+ */
+const IDLE_RECHECK_MS = 250;
+
+export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: number, phaseEndMs: number, now: () => number): PhaseRun {
+  let active = true;
+  const waits = new Set<NodeJS.Timeout>();
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+
+  const startUser = (): void => {
+    if (!active) return;
+    if (now() >= phaseEndMs) return stop();
+    if (engine.startIteration(phaseIndex, now(), false, startUser)) return;
+    const waitMs = Math.min(IDLE_RECHECK_MS, Math.max(1, engine.nextAvailabilityMs() - now()));
+    const wait = setTimeout(() => {
+      waits.delete(wait);
+      startUser();
+    }, waitMs);
+    waits.add(wait);
+  };
+
+  const stop = (): void => {
+    if (!active) return;
+    active = false;
+    clearTimeout(endTimer);
+    for (const wait of waits) clearTimeout(wait);
+    finish();
+  };
+
+  const endTimer = setTimeout(stop, Math.max(0, phaseEndMs - now()));
+  for (let i = 0; i < vus; i++) startUser();
+  return { done, stop };
+}

@@ -1,0 +1,70 @@
+import type { Plan, ScenarioPlan, StepPlan, TemplateContext } from '../profile/plan.ts';
+
+/**
+ * The plan's scenarios prepared for the hot path: method indices resolved, request paths built,
+ * and bodies rendered once where they cannot change (static bodies once per run, client-only
+ * templates once per client), so no request re-serializes the same JSON.
+ */
+export interface CompiledStep {
+  readonly plan: StepPlan;
+  readonly methodIndex: number;
+  /** Request path, including any base path of the target, e.g. /v1/api/items.list. */
+  readonly path: string;
+  /** Render (or reuse) this step's body for a client. */
+  body(clientIndex: number, ctx: () => TemplateContext): { readonly text: string; readonly bytes: Buffer };
+}
+
+export interface CompiledScenario {
+  readonly name: string;
+  readonly steps: readonly CompiledStep[];
+}
+
+export interface CompiledPlan {
+  readonly methods: readonly string[];
+  readonly scenarios: readonly CompiledScenario[];
+  /** Cumulative scenario weights, for a weighted pick with one random number. */
+  readonly cumulativeWeights: Float64Array;
+}
+
+/** The distinct methods of a plan, in order of first appearance: the recorder's method dimension. */
+export function planMethods(plan: Plan): string[] {
+  const methods: string[] = [];
+  for (const scenario of plan.scenarios) for (const step of scenario.steps) if (!methods.includes(step.method)) methods.push(step.method);
+  return methods;
+}
+
+function compileStep(step: StepPlan, methodIndex: number, basePath: string, clientCount: number): CompiledStep {
+  const path = `${basePath}/api/${step.method}`;
+  const render = (ctx: () => TemplateContext): { text: string; bytes: Buffer } => {
+    const text = step.body.render(ctx());
+    return { text, bytes: Buffer.from(text) };
+  };
+  if (step.body.variability === 'static') {
+    let cached: { text: string; bytes: Buffer } | undefined;
+    return { plan: step, methodIndex, path, body: (_client, ctx) => (cached ??= render(ctx)) };
+  }
+  if (step.body.variability === 'client') {
+    const perClient: ({ text: string; bytes: Buffer } | undefined)[] = new Array<undefined>(clientCount);
+    return { plan: step, methodIndex, path, body: (client, ctx) => (perClient[client] ??= render(ctx)) };
+  }
+  return { plan: step, methodIndex, path, body: (_client, ctx) => render(ctx) };
+}
+
+export function compilePlan(plan: Plan, basePath: string): CompiledPlan {
+  const methods = planMethods(plan);
+  const scenarios = plan.scenarios.map((scenario: ScenarioPlan) => ({
+    name: scenario.name,
+    steps: scenario.steps.map((step) => compileStep(step, methods.indexOf(step.method), basePath, plan.clients.length)),
+  }));
+  const cumulativeWeights = new Float64Array(plan.scenarios.length);
+  let total = 0;
+  plan.scenarios.forEach((scenario, i) => (cumulativeWeights[i] = total += scenario.weight));
+  return { methods, scenarios, cumulativeWeights };
+}
+
+/** Weighted pick: the index whose cumulative weight first exceeds random × total. */
+export function pickScenario(cumulativeWeights: Float64Array, random: number): number {
+  const target = random * cumulativeWeights[cumulativeWeights.length - 1]!;
+  for (let i = 0; i < cumulativeWeights.length; i++) if (target < cumulativeWeights[i]!) return i;
+  return cumulativeWeights.length - 1;
+}

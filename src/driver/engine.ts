@@ -1,0 +1,235 @@
+import type { Dispatcher } from 'undici';
+import { classifyResponse } from '../api/envelope.ts';
+import { outcomeClass, transportOutcome } from '../api/outcome.ts';
+import { readNextCursor, appendCursor } from '../api/pagination.ts';
+import { retryAfterSeconds } from '../api/retry-after.ts';
+import type { Recorder } from '../metrics/recorder.ts';
+import type { Sample } from '../metrics/sample.ts';
+import type { RateLimitPlan } from '../profile/plan.ts';
+import { sanitizeText } from '../util/sanitize.ts';
+import type { ClientIdentity } from './client-identity.ts';
+import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
+import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
+import { Exchange, type ExchangeListener } from './exchange.ts';
+import type { TokenManager } from './token-manager.ts';
+
+/**
+ * The load engine: starts scenario iterations on a client, sends each step through undici's
+ * dispatch API, classifies every response into one Sample for the recorder, and walks the
+ * iteration on (next page, next step after think time). Schedulers (open or closed model) only
+ * decide *when* an iteration starts; everything per request happens here.
+ */
+export interface EngineOptions {
+  readonly compiled: CompiledPlan;
+  readonly pool: Dispatcher;
+  readonly recorder: Recorder;
+  readonly clients: readonly ClientIdentity[];
+  readonly tokens: TokenManager;
+  readonly rateLimit: RateLimitPlan;
+  readonly bodyCapBytes: number;
+  readonly maxInFlight: number;
+  /** Run clock: ms since the run's origin. */
+  readonly now: () => number;
+  /** Seeded uniform random in [0, 1). */
+  readonly random: () => number;
+}
+
+interface Iteration {
+  readonly scenario: CompiledScenario;
+  readonly client: ClientIdentity;
+  readonly phaseIndex: number;
+  readonly openModel: boolean;
+  readonly number: number;
+  readonly onDone: (() => void) | null;
+  stepIndex: number;
+  page: number;
+  cursor: string | null;
+  /** The current step's first-page body text, which later pages repeat byte for byte. */
+  bodyText: string;
+}
+
+interface RequestContext {
+  readonly iteration: Iteration;
+  readonly intendedMs: number;
+  readonly tokenGeneration: number;
+  readonly backoffWaitedMs: number;
+  readonly backoffRetryAfterS: number;
+}
+
+type MutableSample = { -readonly [K in keyof Sample]: Sample[K] };
+
+export class LoadEngine implements ExchangeListener<RequestContext> {
+  inFlight = 0;
+  private stopped = false;
+  /** Set just before the pool is destroyed: requests failing after this are ours, not the server's. */
+  private cancelling = false;
+  private iterations = 0;
+  private readonly picker: PickerState;
+  private availabilityNowMs = 0;
+  private idleWaiter: (() => void) | null = null;
+  /** Reused for every record() call: the recorder copies what it needs synchronously. */
+  private readonly sample: MutableSample = {
+    methodIndex: 0, phaseIndex: 0, clientIndex: 0, outcome: '', status: 0, sentAtMs: 0, doneAtMs: 0,
+    latencyUs: 0, serviceUs: 0, lagUs: -1, retryAfterS: -1, backoffWaitedMs: -1, backoffRetryAfterS: -1, detail: '',
+  };
+
+  constructor(private readonly o: EngineOptions) {
+    this.picker = createPickerState(o.clients.map((c) => c.weight));
+  }
+
+  private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
+
+  /**
+   * Start one iteration due at `intendedMs`. Returns false when it cannot start; in the open
+   * model the arrival is then recorded as skipped, with the reason.
+   */
+  startIteration(phaseIndex: number, intendedMs: number, openModel: boolean, onDone: (() => void) | null): boolean {
+    if (this.stopped) return false;
+    const nowMs = this.o.now();
+    if (openModel && this.inFlight >= this.o.maxInFlight) {
+      this.o.recorder.recordSkipped('max in-flight reached');
+      return false;
+    }
+    this.availabilityNowMs = nowMs;
+    const clientIndex = pickClient(this.picker, this.isClientAvailable);
+    if (clientIndex < 0) {
+      if (openModel) this.o.recorder.recordSkipped(this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token');
+      return false;
+    }
+    const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
+    const iteration: Iteration = { scenario, client: this.o.clients[clientIndex]!, phaseIndex, openModel, number: this.iterations++, onDone, stepIndex: 0, page: 0, cursor: null, bodyText: '' };
+    this.send(iteration, intendedMs, nowMs);
+    return true;
+  }
+
+  /** Earliest time any client becomes available again (for a closed-model user to wait for). */
+  nextAvailabilityMs(): number {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const client of this.o.clients) if (client.headers !== null) earliest = Math.min(earliest, client.backoffUntilMs);
+    return earliest;
+  }
+
+  /** Stop starting requests; resolves when nothing is in flight any more. */
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.idleWaiter = resolve));
+  }
+
+  /** The pool is about to be destroyed: what still fails now was cancelled by us. */
+  cancelInFlight(): void {
+    this.cancelling = true;
+  }
+
+  private send(it: Iteration, intendedMs: number, nowMs: number): void {
+    const step = it.scenario.steps[it.stepIndex]!;
+    const client = it.client;
+    let body: Buffer;
+    if (it.page === 0) {
+      const rendered = step.body(client.index, () => ({ clientId: client.id, clientIndex: client.index, iteration: it.number, random: this.o.random }));
+      it.bodyText = rendered.text;
+      body = rendered.bytes;
+    } else {
+      body = Buffer.from(appendCursor(it.bodyText, it.cursor!));
+    }
+    const mark = client.takeBackoffMark(nowMs);
+    const context: RequestContext = { iteration: it, intendedMs, tokenGeneration: client.tokenGeneration, backoffWaitedMs: mark?.waitedMs ?? -1, backoffRetryAfterS: mark?.retryAfterS ?? -1 };
+    this.inFlight++;
+    this.o.pool.dispatch({ path: step.path, method: 'POST', headers: client.headers!, body }, new Exchange(context, nowMs, this.o.bodyCapBytes, this.o.now, this));
+  }
+
+  onExchangeDone(exchange: Exchange<RequestContext>): void {
+    this.inFlight--;
+    const nowMs = this.o.now();
+    const it = exchange.context.iteration;
+    const step = it.scenario.steps[it.stepIndex]!;
+    if (this.cancelling && exchange.error !== null) {
+      // Cancelled by our own shutdown: not the server's doing, so not a transport error.
+      this.o.recorder.recordSkipped('cancelled at shutdown');
+      return this.settle();
+    }
+    let outcome: string;
+    let data: Readonly<Record<string, unknown>> | null = null;
+    let detail = '';
+    let retryAfterS = -1;
+    if (exchange.error !== null) {
+      outcome = transportOutcome(exchange.error);
+      detail = sanitizeText(exchange.error.message, 120);
+    } else {
+      const classification = classifyResponse(exchange.status, exchange.contentType, exchange.body(), exchange.truncated);
+      outcome = classification.outcome;
+      data = classification.data;
+      if (classification.kind === 'invalid') detail = classification.violations.join('; ');
+      if (exchange.status === 429) retryAfterS = retryAfterSeconds(exchange.retryAfter, Date.now());
+    }
+    const client = it.client;
+    if (outcomeClass(outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour') client.startBackoff(nowMs, retryAfterS, this.o.rateLimit.windowMs);
+    if (exchange.status === 401) this.o.tokens.onInvalidToken(client, exchange.context.tokenGeneration);
+    this.record(exchange, step.methodIndex, outcome, detail, retryAfterS, nowMs);
+    this.advance(it, outcome === 'success' ? data : null, nowMs);
+    this.settle();
+  }
+
+  private record(exchange: Exchange<RequestContext>, methodIndex: number, outcome: string, detail: string, retryAfterS: number, nowMs: number): void {
+    const { iteration: it, intendedMs } = exchange.context;
+    const s = this.sample;
+    s.methodIndex = methodIndex;
+    s.phaseIndex = it.phaseIndex;
+    s.clientIndex = it.client.index;
+    s.outcome = outcome;
+    s.status = exchange.error === null ? exchange.status : 0;
+    s.sentAtMs = exchange.sentAtMs;
+    s.doneAtMs = nowMs;
+    s.serviceUs = (nowMs - exchange.sentAtMs) * 1000;
+    // Open model: from the intended start (coordinated-omission-correct); closed: from the send.
+    s.latencyUs = it.openModel ? (nowMs - intendedMs) * 1000 : s.serviceUs;
+    s.lagUs = it.openModel ? Math.max(0, exchange.dispatchedAtMs - intendedMs) * 1000 : -1;
+    s.retryAfterS = retryAfterS;
+    s.backoffWaitedMs = exchange.context.backoffWaitedMs;
+    s.backoffRetryAfterS = exchange.context.backoffRetryAfterS;
+    s.detail = detail;
+    this.o.recorder.record(s);
+  }
+
+  /** Next page, next step (after its think time), or the end of the iteration. */
+  private advance(it: Iteration, successData: Readonly<Record<string, unknown>> | null, nowMs: number): void {
+    if (this.stopped || successData === null) return this.finishIteration(it);
+    const step = it.scenario.steps[it.stepIndex]!;
+    const paginate = step.plan.paginate;
+    if (paginate !== null && it.page + 1 < paginate.maxPages) {
+      const next = readNextCursor(successData);
+      if ('cursor' in next && next.cursor !== null) {
+        it.page++;
+        it.cursor = next.cursor;
+        return this.continueAt(it, nowMs);
+      }
+    }
+    it.stepIndex++;
+    it.page = 0;
+    it.cursor = null;
+    if (it.stepIndex >= it.scenario.steps.length) return this.finishIteration(it);
+    this.continueAt(it, nowMs + step.plan.thinkMs);
+  }
+
+  /**
+   * Send the iteration's next request at `dueMs`, or later if its client is backing off then: the
+   * request is then due when the back-off ends, so a Retry-After pause never counts as latency.
+   */
+  private continueAt(it: Iteration, dueMs: number): void {
+    const startMs = Math.max(dueMs, it.client.backoffUntilMs);
+    const delayMs = startMs - this.o.now();
+    if (delayMs <= 0) return this.send(it, startMs, this.o.now());
+    setTimeout(() => (this.stopped ? this.finishIteration(it) : this.send(it, startMs, this.o.now())), delayMs);
+  }
+
+  private finishIteration(it: Iteration): void {
+    it.onDone?.();
+  }
+
+  private settle(): void {
+    if (this.stopped && this.inFlight === 0 && this.idleWaiter) {
+      const resolve = this.idleWaiter;
+      this.idleWaiter = null;
+      resolve();
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import type { LoadEngine } from './engine.ts';
+import { arrivalCount, arrivalOffsetMs, releaseAtMs, type RateLoad } from './pacer.ts';
+
+/**
+ * Open model: start iterations at the phase's arrival rate, each due at the pacer's time. One
+ * timer loop releases whatever is due; a stalled event loop is caught up at a bounded rate
+ * (releaseAtMs) and the stall is recorded as schedule lag, never hidden.
+ */
+export interface PhaseRun {
+  readonly done: Promise<void>;
+  stop(): void;
+}
+
+/** Backlog catch-up speed, × the nominal rate. */
+const CATCH_UP_FACTOR = 2;
+/** Yield to I/O after this many arrivals in one tick, so responses keep being read. */
+const MAX_ARRIVALS_PER_TICK = 512;
+/** Below this wait a timer is too coarse (≥ 1 ms granularity): spin on setImmediate instead. */
+const SPIN_BELOW_MS = 1.5;
+
+export function runOpenPhase(engine: LoadEngine, phaseIndex: number, load: RateLoad, durationMs: number, phaseStartMs: number, now: () => number): PhaseRun {
+  const total = arrivalCount(load, durationMs);
+  let k = 0;
+  let previousDueMs = phaseStartMs;
+  let previousReleaseMs = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  let stopped = false;
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+
+  const wake = (atMs: number): void => {
+    const waitMs = atMs - now();
+    timer = waitMs >= SPIN_BELOW_MS ? setTimeout(tick, waitMs - 1) : setImmediate(tick);
+  };
+
+  function tick(): void {
+    timer = null;
+    if (stopped) return;
+    const nowMs = now();
+    for (let released = 0; k < total; released++) {
+      const dueMs = phaseStartMs + arrivalOffsetMs(load, durationMs, k);
+      const releaseMs = releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR);
+      if (releaseMs > nowMs) return wake(releaseMs);
+      if (released === MAX_ARRIVALS_PER_TICK) return wake(nowMs);
+      engine.startIteration(phaseIndex, dueMs, true, null);
+      previousDueMs = dueMs;
+      previousReleaseMs = releaseMs;
+      k++;
+    }
+    finish();
+  }
+
+  wake(phaseStartMs);
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+      if (timer !== null) {
+        clearTimeout(timer as NodeJS.Timeout);
+        clearImmediate(timer as NodeJS.Immediate);
+      }
+      finish();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { LiveSnapshot } from '../metrics/recorder.ts';
+
+/**
+ * A live view is an optional consumer of recorder snapshots with its own frame rate: it pulls,
+ * it never blocks the driver, and it can always be stopped. Plain progress lines and the blessed
+ * dashboard both implement it.
+ */
+export interface RunHeader {
+  readonly profile: string;
+  readonly target: string;
+  /** "rate 100/s", "ramp 10→200/s", "concurrency 8", or a mix. */
+  readonly model: string;
+  readonly phases: readonly PhaseInfo[];
+  readonly totalDurationMs: number;
+  readonly resultPath: string;
+}
+
+export interface PhaseInfo {
+  readonly name: string;
+  readonly durationMs: number;
+  readonly load: string;
+}
+
+export interface ViewSource {
+  readonly header: RunHeader;
+  /** Pull a fresh snapshot (cheap; called a few times a second). */
+  snapshot(): LiveSnapshot;
+}
+
+export interface LiveView {
+  start(): void;
+  /** Stop drawing and restore whatever the view changed (e.g. the terminal). */
+  stop(): void;
+}
+
+/** The phase running at `elapsedMs` and where in it we are. */
+export function phaseAt(phases: readonly PhaseInfo[], elapsedMs: number): { readonly index: number; readonly phase: PhaseInfo | undefined } {
+  let endMs = 0;
+  for (const [index, phase] of phases.entries()) {
+    endMs += phase.durationMs;
+    if (elapsedMs < endMs) return { index, phase };
+  }
+  return { index: phases.length - 1, phase: phases[phases.length - 1] };
+}

@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer, type ServerHandle, type ServerOptions } from '../../src/server/index.ts';
+import { runPlan, testPlan } from '../support/load-run.ts';
+
+let server: ServerHandle | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(options: ServerOptions = {}): Promise<ServerHandle> {
+  server = await startServer({ limit: 10_000, ...options });
+  return server;
+}
+
+const ping = [{ name: 'ping', steps: [{ method: 'ping' }] }];
+
+describe('runLoad against the reference server', () => {
+  it('sends rate × duration requests and its per-client counts equal the server’s', async () => {
+    const { url } = await serve();
+    const plan = testPlan({ clients: { pattern: 'client-{n}', count: 5, secret: '${SECRET}' }, scenarios: ping, phases: [{ duration: '3s', rate: 200 }] }, url);
+    const { outcome, result } = await runPlan(plan, url);
+    expect(outcome.status).toBe('completed');
+    expect(result.summary.requests).toBe(600); // arrivals are computed, not timed: exactly 3 s × 200/s
+    expect(result.summary.outcomes).toEqual({ success: 600 });
+    const serverSide = server!.stats().byClient;
+    for (const [id, client] of Object.entries(result.rateLimit!.clients)) {
+      expect({ admitted: client.admitted, refused: client.refused }).toEqual(serverSide[id]);
+    }
+    expect(Object.values(result.rateLimit!.clients).map((c) => c.sent)).toEqual([120, 120, 120, 120, 120]); // round-robin spreads evenly
+  });
+
+  it('follows next cursors with identical params for each pagination walk', async () => {
+    const { url } = await serve({ itemCount: 1000 });
+    const walk = [{ name: 'walk', steps: [{ method: 'items.list', args: { filter: 'item' }, paginate: { maxPages: 4 } }] }];
+    const { result } = await runPlan(testPlan({ scenarios: walk, phases: [{ duration: '1s', rate: 10 }] }, url), url);
+    // 10 walks × 4 pages; the server refuses a cursor whose params changed, so all-success proves identity
+    expect(result.summary.outcomes).toEqual({ success: 40 });
+  });
+
+  it('measures the closed model from the send, with no schedule lag', async () => {
+    const { url } = await serve();
+    const { result } = await runPlan(testPlan({ scenarios: ping, phases: [{ duration: '1s', concurrency: 4 }] }, url), url);
+    expect(result.summary.requests).toBeGreaterThan(100);
+    expect(result.summary.latencyMs).toEqual(result.summary.serviceTimeMs);
+    expect(result.summary.scheduleLagMs).toBeNull();
+  });
+
+  it('refreshes tokens before they expire, so no request meets an expired token', async () => {
+    const { url } = await serve({ tokenTtlS: 1 });
+    const plan = testPlan({ auth: { refreshMargin: '200ms' }, scenarios: ping, phases: [{ duration: '3s', rate: 40 }] }, url);
+    const { result } = await runPlan(plan, url);
+    expect(result.summary.outcomes).toEqual({ success: 120 });
+    // 2 clients: one token each at start, then one per ~0.8 s of a 1 s lifetime
+    expect(result.summary.tokens.requests).toBeGreaterThanOrEqual(2 * 3);
+    expect(server!.stats().tokensIssued).toBe(result.summary.tokens.requests);
+  });
+
+  it('recovers from revoked tokens with one refresh per client', async () => {
+    const { url } = await serve();
+    const plan = testPlan({ scenarios: ping, phases: [{ duration: '3s', rate: 40 }] }, url);
+    setTimeout(() => server!.revokeTokens(), 1000);
+    const { result } = await runPlan(plan, url);
+    const invalid = result.summary.outcomes['error:invalid_token'] ?? 0;
+    expect(invalid).toBeGreaterThan(0);
+    expect(invalid).toBeLessThan(10); // only the requests in flight until each client's new token arrived
+    expect(result.summary.tokens.requests).toBe(4); // 2 clients × (start + one refresh)
+    expect(result.summary.outcomes.success).toBe(120 - invalid);
+  });
+
+  it('stops scheduling when aborted and reports the run as aborted', async () => {
+    const { url } = await serve();
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 700);
+    const startedAt = Date.now();
+    const { outcome, result } = await runPlan(testPlan({ scenarios: ping, phases: [{ duration: '10s', rate: 50 }] }, url), url, abort.signal);
+    expect(outcome.status).toBe('aborted');
+    expect(Date.now() - startedAt).toBeLessThan(3000);
+    expect(result.summary.requests).toBeGreaterThan(20);
+    expect(result.summary.requests).toBeLessThan(100);
+  });
+});
+
+describe('rate-limit policies', () => {
+  const greedy = (policy: string) => ({
+    clients: { list: [{ id: 'client-1', secret: '${SECRET}' }] },
+    rateLimit: { limit: 10, window: '1s', on429: policy },
+    scenarios: ping,
+    phases: [{ duration: '3s', rate: 30 }],
+  });
+
+  it('honour: a refused client sends nothing until its Retry-After has passed', async () => {
+    const { url } = await serve({ limit: 10, windowMs: 1000 });
+    const { result } = await runPlan(testPlan(greedy('honour'), url), url);
+    const client = result.rateLimit!.clients['client-1']!;
+    expect(server!.stats().byClient['client-1']).toEqual({ admitted: client.admitted, refused: client.refused });
+    expect(client.refused).toBeLessThanOrEqual(4); // about one refusal per window
+    expect(result.summary.skipped['all clients backing off']).toBeGreaterThan(30);
+    const retries = result.rateLimit!.observations.filter((o) => o.kind === 'honoured_retry');
+    expect(retries.length).toBeGreaterThan(0);
+    for (const retry of retries) expect(Number(retry.detail.waitedMs)).toBeGreaterThanOrEqual(Number(retry.detail.retryAfterS) * 1000);
+  });
+
+  it('ignore: a refused client keeps sending', async () => {
+    const { url } = await serve({ limit: 10, windowMs: 1000 });
+    const { result } = await runPlan(testPlan(greedy('ignore'), url), url);
+    const client = result.rateLimit!.clients['client-1']!;
+    expect(server!.stats().byClient['client-1']).toEqual({ admitted: client.admitted, refused: client.refused });
+    expect(client.sent).toBe(90);
+    expect(client.refused).toBeGreaterThanOrEqual(50); // 90 sent, about 10 admitted per window
+    expect(result.summary.skipped).toEqual({});
+  });
+});

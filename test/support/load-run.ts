@@ -1,0 +1,45 @@
+import { hostname } from 'node:os';
+import { Recorder } from '../../src/metrics/recorder.ts';
+import { planMethods } from '../../src/driver/compiled-plan.ts';
+import { RunClock } from '../../src/driver/run-clock.ts';
+import { runLoad, type LoadRunOutcome } from '../../src/driver/run-load.ts';
+import { buildPlan, type Profile } from '../../src/profile/index.ts';
+import type { Plan } from '../../src/profile/plan.ts';
+import { buildRunResult } from '../../src/results/index.ts';
+import type { RunResult } from '../../src/results/result-schema.ts';
+
+/** The reference server's demo clients: any `client-*` ID with this secret. */
+export const DEMO_SECRET = 'demo-secret';
+
+/**
+ * A plan from an inline profile aimed at `target`, built through the real profile code path
+ * (schema, defaults, templates); client secrets come from ${SECRET} like a real profile.
+ */
+export function testPlan(profile: Record<string, unknown>, target: string): Plan {
+  return buildPlan({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target } as Profile, { source: '', env: { SECRET: DEMO_SECRET } });
+}
+
+export interface LoadRun {
+  readonly outcome: LoadRunOutcome;
+  readonly result: RunResult;
+  readonly plan: Plan;
+}
+
+/** Run a plan against `baseUrl` in this process and build its result (status from the outcome). */
+export async function runPlan(plan: Plan, baseUrl: string, signal: AbortSignal = new AbortController().signal): Promise<LoadRun> {
+  const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
+  const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
+  const clock = new RunClock();
+  const startedAt = new Date().toISOString();
+  const outcome = await runLoad({ plan, baseUrl, recorder, clock, signal, graceMs: 500 });
+  const result = buildRunResult({
+    run: { id: 'test', kind: 'run', profile: plan.name, startedAt, endedAt: new Date().toISOString(), status: outcome.status, target: baseUrl, embeddedTarget: false, model: 'open', workers: 1, shards: 1, node: process.version, host: hostname() },
+    config: {},
+    data: recorder.serialize(),
+    dims,
+    checks: [],
+    thresholds: [],
+    warnings: [],
+  });
+  return { outcome, result, plan };
+}
