@@ -2,9 +2,8 @@ import { Option, type Command } from 'commander';
 import { runSession } from '../driver/run-session.ts';
 import { defaultProfilePath, loadPlan } from '../profile/index.ts';
 import { renderSummaryTable } from '../results/index.ts';
-import { createPlainProgress } from '../ui/plain-progress.ts';
+import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
-import type { LiveView, ViewSource } from '../ui/view.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
 import { onInterrupt } from './signals.ts';
@@ -18,11 +17,6 @@ interface RunFlags {
   out?: string;
   ui: UiMode;
   json?: boolean;
-}
-
-function createView(mode: Exclude<UiMode, 'auto'>, source: ViewSource): LiveView {
-  if (mode === 'none') return { start: () => undefined, stop: () => undefined };
-  return createPlainProgress(source, { write: (line) => process.stderr.write(`${line}\n`) });
 }
 
 /** `rpcload run [profile]` — a load test; writes one result file. */
@@ -54,7 +48,7 @@ export function registerRunCommand(program: Command): void {
         abort.abort();
       });
       try {
-        const session = await runSession({ plan, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createView(mode, source), signal: abort.signal });
+        const session = await runSession({ plan, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createRunView(mode, source), signal: abort.signal });
         const { result, path } = session;
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ resultFile: path, run: result.run, summary: result.summary, byMethod: result.byMethod, thresholds: result.thresholds, checks: result.checks, warnings: result.warnings }, null, 2)}\n`);
