@@ -43,12 +43,14 @@ export function registerRunCommand(program: Command): void {
       });
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
       const abort = new AbortController();
-      const releaseSignals = onInterrupt(() => {
+      const stop = (): void => {
+        if (abort.signal.aborted) return;
         process.stderr.write('rpcload: stopping — in-flight requests get a moment to finish; press Ctrl-C again to quit at once\n');
         abort.abort();
-      });
+      };
+      const releaseSignals = onInterrupt(stop);
       try {
-        const session = await runSession({ plan, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createRunView(mode, source), signal: abort.signal });
+        const session = await runSession({ plan, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createRunView(mode, source, { onQuit: stop }), signal: abort.signal });
         const { result, path } = session;
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ resultFile: path, run: result.run, summary: result.summary, byMethod: result.byMethod, thresholds: result.thresholds, checks: result.checks, warnings: result.warnings }, null, 2)}\n`);
