@@ -1,5 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { addHistograms, createCompactHistogram, createLatencyHistogram, decodeHistogram, encodeHistogram, percentilesMs, recordUs } from '../../src/metrics/hdr.ts';
+import {
+  addHistograms,
+  createCompactHistogram,
+  createLatencyHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  percentilesMs,
+  recordUs,
+  roundMs,
+  usToMs,
+  valuesAtPercentilesUs,
+  type Histogram,
+} from '../../src/metrics/hdr.ts';
+import { seededRandom } from './sample-factory.ts';
+
+/** The library's own reading, the reference the one-pass reader must match bit for bit. */
+function libraryPercentilesMs(h: Histogram) {
+  if (h.totalCount === 0) return { min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
+  const at = (p: number) => usToMs(h.getValueAtPercentile(p));
+  return { min: at(0), mean: usToMs(h.mean), p50: at(50), p90: at(90), p99: at(99), p999: at(99.9), max: at(100) };
+}
+
+const DISTRIBUTIONS: [string, (r: () => number) => number][] = [
+  ['uniform 1–100 ms', (r) => 1000 + r() * 99_000],
+  ['log-normal-ish 0.01 ms – 1 min', (r) => Math.exp(r() * Math.log(6e6)) * 10],
+  ['constant 7 µs', () => 7],
+  ['sub-µs and tiny values', (r) => r() * 3],
+  ['huge values past 2^31 µs (resize path)', (r) => 2 ** 31 + r() * 2 ** 33],
+];
 
 describe('hdr helpers', () => {
   it('reads percentiles in ms with 3 decimals from µs values', () => {
@@ -27,7 +55,16 @@ describe('hdr helpers', () => {
     expect(percentilesMs(decoded)).toEqual(percentilesMs(a));
     const sum = addHistograms([decodeHistogram(encodeHistogram(a)), decodeHistogram(encodeHistogram(b))]);
     expect(sum.totalCount).toBe(1000);
-    expect(percentilesMs(sum).max).toBeCloseTo(10, 1);
+    // The compact histogram's buckets are at most 1/16 of the value wide, and adding it into a
+    // finer histogram places each bucket at its lowest value.
+    expect(Math.abs(percentilesMs(sum).max - 10)).toBeLessThanOrEqual(10 / 16);
+  });
+
+  it('adds compact histograms into a compact sum when asked, keeping their figures', () => {
+    const a = createCompactHistogram();
+    for (let i = 1; i <= 300; i++) recordUs(a, i * 97);
+    const sum = addHistograms([decodeHistogram(encodeHistogram(a))], createCompactHistogram);
+    expect(percentilesMs(sum)).toEqual(percentilesMs(a));
   });
 
   it('clamps sub-microsecond and fractional values', () => {
@@ -36,5 +73,40 @@ describe('hdr helpers', () => {
     recordUs(h, 2.6);
     expect(h.minNonZeroValue).toBe(1);
     expect(h.maxValue).toBe(3);
+  });
+
+  it.each(DISTRIBUTIONS)('recordUs fills exactly the buckets recordValue fills: %s', (_, draw) => {
+    for (const create of [createLatencyHistogram, createCompactHistogram]) {
+      const random = seededRandom(7);
+      const fast = create();
+      const reference = create();
+      for (let i = 0; i < 5000; i++) {
+        const us = draw(random);
+        recordUs(fast, us);
+        reference.recordValue(us < 1 ? 1 : Math.round(us));
+      }
+      expect(encodeHistogram(fast)).toBe(encodeHistogram(reference));
+      expect([fast.totalCount, fast.maxValue, fast.minNonZeroValue]).toEqual([reference.totalCount, reference.maxValue, reference.minNonZeroValue]);
+    }
+  });
+
+  it.each(DISTRIBUTIONS)('one-pass percentiles equal the library’s getValueAtPercentile and mean: %s', (_, draw) => {
+    for (const create of [createLatencyHistogram, createCompactHistogram]) {
+      const random = seededRandom(11);
+      const h = create();
+      for (let i = 0; i < 3000; i++) recordUs(h, draw(random));
+      expect(percentilesMs(h)).toEqual(libraryPercentilesMs(h));
+      expect(percentilesMs(decodeHistogram(encodeHistogram(h)))).toEqual(libraryPercentilesMs(h));
+      const { valuesUs } = valuesAtPercentilesUs(h, [25, 75, 99.99]);
+      expect(valuesUs).toEqual([25, 75, 99.99].map((p) => h.getValueAtPercentile(p)));
+    }
+  });
+
+  it.each([
+    [1.0004, 1], // rounds to 3 decimals
+    [2.0006, 2.001],
+    [-3, 0], // never negative
+  ])('roundMs(%s) = %s', (ms, expected) => {
+    expect(roundMs(ms)).toBe(expected);
   });
 });

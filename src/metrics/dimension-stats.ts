@@ -1,0 +1,36 @@
+import { encodeHistogram, recordUs, type Histogram } from './hdr.ts';
+import { countsRecord, OUTCOME_SLOTS } from './outcome-table.ts';
+import type { DimensionData } from './recorded-data.ts';
+
+/**
+ * Latency and service-time histograms plus outcome counters of one slice of the traffic:
+ * overall, one method, phase, outcome or client. Counters are indexed by OutcomeTable index.
+ */
+export class DimensionStats {
+  readonly latency: Histogram;
+  readonly serviceTime: Histogram;
+  readonly outcomeCounts = new Float64Array(OUTCOME_SLOTS);
+  requests = 0;
+  /** Encoding is the costly part of a checkpoint; a slice without new requests reuses its last one. */
+  private encoded: { readonly requests: number; readonly data: DimensionData } | undefined;
+
+  constructor(createHistogram: () => Histogram) {
+    this.latency = createHistogram();
+    this.serviceTime = createHistogram();
+  }
+
+  record(latencyUs: number, serviceUs: number, outcomeIndex: number): void {
+    this.requests++;
+    this.outcomeCounts[outcomeIndex]!++;
+    recordUs(this.latency, latencyUs);
+    recordUs(this.serviceTime, serviceUs);
+  }
+
+  serialize(outcomeKeys: readonly string[]): DimensionData {
+    if (this.encoded?.requests !== this.requests) {
+      const data = { latency: encodeHistogram(this.latency), serviceTime: encodeHistogram(this.serviceTime), outcomes: countsRecord(outcomeKeys, this.outcomeCounts) };
+      this.encoded = { requests: this.requests, data };
+    }
+    return { ...this.encoded.data, outcomes: { ...this.encoded.data.outcomes } };
+  }
+}

@@ -1,0 +1,14 @@
+export * from './hdr.ts';
+export * from './sample.ts';
+export * from './outcome-table.ts';
+export * from './recent-errors.ts';
+export * from './timeline.ts';
+export * from './recorded-data.ts';
+export * from './merge-recorded.ts';
+export * from './live-snapshot.ts';
+export { Recorder, MAX_SKIP_REASONS, SNAPSHOT_SECONDS, type RecorderOptions } from './recorder.ts';
+export * from './ledger-data.ts';
+export * from './ledger-merge.ts';
+export * from './first-refusal.ts';
+export { RateLimitLedger } from './rate-limit-ledger.ts';
+export * from './rate-limit-verdicts.ts';

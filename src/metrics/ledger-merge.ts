@@ -1,0 +1,88 @@
+import type { RateLimitObservation } from '../results/result-schema.ts';
+import { firstWindowCap, MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData, type LedgerPeriod } from './ledger-data.ts';
+
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+
+const minOrNull = (values: readonly (number | null)[]): number | null => {
+  const present = values.filter((v): v is number => v !== null);
+  return present.length === 0 ? null : Math.min(...present);
+};
+
+function mergePeriods(parts: readonly LedgerClientData[]): { periods: LedgerPeriod[]; truncated: boolean } {
+  const byIndex = new Map<number, { admitted: number; refused: number }>();
+  for (const p of parts.flatMap((part) => part.periods)) {
+    const seen = byIndex.get(p.index) ?? { admitted: 0, refused: 0 };
+    byIndex.set(p.index, { admitted: seen.admitted + p.admitted, refused: seen.refused + p.refused });
+  }
+  const periods = [...byIndex].sort(([a], [b]) => a - b).map(([index, counts]) => ({ index, ...counts }));
+  return {
+    periods: periods.slice(0, MAX_PERIODS_PER_CLIENT),
+    truncated: periods.length > MAX_PERIODS_PER_CLIENT || parts.some((p) => p.periodsTruncated),
+  };
+}
+
+function mergeRetryAfter(parts: readonly LedgerClientData[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, count] of parts.flatMap((p) => Object.entries(p.retryAfterS))) {
+    const slot = key in out || Object.keys(out).length < MAX_RETRY_AFTER_VALUES ? key : 'other';
+    out[slot] = (out[slot] ?? 0) + count;
+  }
+  return out;
+}
+
+/** Smallest `cap` values of ascending lists that could precede the merged first refusal. */
+function mergeSmallest(lists: readonly (readonly number[])[], below: number, cap: number): number[] {
+  return lists
+    .flat()
+    .filter((v) => v < below)
+    .sort((a, b) => a - b)
+    .slice(0, cap);
+}
+
+function mergeObservations(parts: readonly LedgerClientData[]): RateLimitObservation[] {
+  const kept: RateLimitObservation[] = [];
+  const all = parts.flatMap((p) => p.observations).sort((a, b) => a.atMs - b.atMs);
+  for (const o of all) if (observationFits(kept, o.kind, o.detail.admitted === true)) kept.push(o);
+  return kept;
+}
+
+/** One client's ledger from several parts (shards or worker threads that shared the client). */
+function mergeClient(parts: readonly LedgerClientData[], limit: number, windowMs: number): LedgerClientData {
+  const firstSentAtMs = minOrNull(parts.map((p) => p.firstSentAtMs));
+  const firstRefusedSentAtMs = minOrNull(parts.map((p) => p.firstRefusedSentAtMs));
+  const below = Math.min((firstSentAtMs ?? 0) + windowMs, firstRefusedSentAtMs ?? Infinity);
+  const cap = firstWindowCap(limit);
+  const { periods, truncated } = mergePeriods(parts);
+  const honoured = (key: keyof LedgerClientData['honoured']): number => sum(parts.map((p) => p.honoured[key]));
+  return {
+    sent: sum(parts.map((p) => p.sent)),
+    admitted: sum(parts.map((p) => p.admitted)),
+    refused: sum(parts.map((p) => p.refused)),
+    periods,
+    periodsTruncated: truncated,
+    retryAfterS: mergeRetryAfter(parts),
+    firstSentAtMs,
+    firstRefusedSentAtMs,
+    firstWindowAdmittedSentAtMs: mergeSmallest(parts.map((p) => p.firstWindowAdmittedSentAtMs), below, cap),
+    firstWindowUnknownSentAtMs: mergeSmallest(parts.map((p) => p.firstWindowUnknownSentAtMs), below, cap),
+    honoured: { admitted: honoured('admitted'), refused: honoured('refused'), refusedEarly: honoured('refusedEarly'), unknown: honoured('unknown') },
+    missingRetryAfter: sum(parts.map((p) => p.missingRetryAfter)),
+    observations: mergeObservations(parts),
+  };
+}
+
+/**
+ * Ledgers of several parts combined per client, exactly: counters and periods summed, first
+ * sends and refusals the earliest of the parts (all parts share the run's time origin). The
+ * contract is taken from the first part. Null when no part has a ledger.
+ */
+export function mergeLedgerData(parts: readonly (LedgerData | null)[]): LedgerData | null {
+  const present = parts.filter((p): p is LedgerData => p !== null);
+  const first = present[0];
+  if (first === undefined) return null;
+  const byClient = new Map<string, LedgerClientData[]>();
+  for (const [id, data] of present.flatMap((p) => Object.entries(p.clients))) byClient.set(id, [...(byClient.get(id) ?? []), data]);
+  const clients: Record<string, LedgerClientData> = {};
+  for (const [id, list] of byClient) clients[id] = list.length === 1 ? list[0]! : mergeClient(list, first.limit, first.windowMs);
+  return { limit: first.limit, windowMs: first.windowMs, policy: first.policy, clients };
+}

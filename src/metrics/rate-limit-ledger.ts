@@ -1,0 +1,192 @@
+import type { RateLimitPlan } from '../profile/plan.ts';
+import type { RateLimitObservation } from '../results/result-schema.ts';
+import { sanitizeText } from '../util/sanitize.ts';
+import { roundMs } from './hdr.ts';
+import { firstWindowCap, MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData } from './ledger-data.ts';
+import type { Sample } from './sample.ts';
+
+/** Insert into an ascending list, keeping only its `cap` smallest values. */
+function insertSmallest(list: number[], value: number, cap: number): void {
+  if (list.length >= cap && value >= list[list.length - 1]!) return;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, value);
+  if (list.length > cap) list.pop();
+}
+
+class ClientLedger {
+  sent = 0;
+  admitted = 0;
+  refused = 0;
+  readonly periodIndex: number[] = [];
+  readonly periodAdmitted: number[] = [];
+  readonly periodRefused: number[] = [];
+  periodsTruncated = false;
+  readonly retryAfterS = new Map<string, number>();
+  firstSentAtMs = Infinity;
+  firstRefusedSentAtMs = Infinity;
+  readonly firstWindowAdmitted: number[] = [];
+  readonly firstWindowUnknown: number[] = [];
+  readonly honoured = { admitted: 0, refused: 0, refusedEarly: 0, unknown: 0 };
+  missingRetryAfter = 0;
+  lastRetryAfterS = -1;
+  lastRetryAfterAtMs = -1;
+  readonly observations: RateLimitObservation[] = [];
+}
+
+/**
+ * The passive rate-limit ledger: per client, what the server's limiter admitted and refused in
+ * each contract window, the Retry-After values it announced, and what happened to clients that
+ * waited them out. Fed from the recorder's hot path; counters and bounded lists only.
+ * Without a contract (plan null) it keeps the per-client counters the live views show.
+ */
+export class RateLimitLedger {
+  private readonly clients: ClientLedger[];
+  private readonly windowMs: number;
+  private readonly cap: number;
+
+  constructor(
+    private readonly clientIds: readonly string[],
+    private readonly plan: RateLimitPlan | null,
+  ) {
+    this.clients = clientIds.map(() => new ClientLedger());
+    this.windowMs = plan?.windowMs ?? 0;
+    this.cap = plan === null ? 0 : firstWindowCap(plan.limit);
+  }
+
+  record(s: Sample): void {
+    const c = this.clients[s.clientIndex];
+    if (c === undefined) return;
+    c.sent++;
+    // Passed the limiter: any response but 429 and 401 (authentication comes before the quota).
+    const refused = s.status === 429;
+    const admitted = !refused && s.status !== 401 && s.status !== 0;
+    if (admitted) c.admitted++;
+    if (refused) {
+      c.refused++;
+      this.noteRetryAfter(c, s);
+    }
+    if (s.backoffWaitedMs >= 0) this.noteHonouredRetry(c, s, admitted, refused);
+    if (this.windowMs <= 0) return;
+    if (admitted || refused) this.countInPeriod(c, Math.floor(s.sentAtMs / this.windowMs), admitted);
+    this.trackFirstWindow(c, s.sentAtMs, admitted, refused, s.status === 0);
+  }
+
+  /** Per-client counters for the live views (index = client index). */
+  client(index: number): { sent: number; admitted: number; refused: number; lastRetryAfterS: number; lastRetryAfterAtMs: number } | undefined {
+    return this.clients[index];
+  }
+
+  /** Admitted requests of a client in the contract window containing `nowMs`. */
+  admittedInWindow(index: number, nowMs: number): number {
+    const c = this.clients[index];
+    if (c === undefined || this.windowMs <= 0) return 0;
+    const period = Math.floor(nowMs / this.windowMs);
+    const last = c.periodIndex.length - 1;
+    return last >= 0 && c.periodIndex[last] === period ? c.periodAdmitted[last]! : 0;
+  }
+
+  serialize(): LedgerData | null {
+    if (this.plan === null) return null;
+    const clients: Record<string, LedgerClientData> = {};
+    this.clients.forEach((c, i) => {
+      if (c.sent === 0) return;
+      const cutoff = Math.min(c.firstSentAtMs + this.windowMs, c.firstRefusedSentAtMs);
+      clients[this.clientIds[i]!] = {
+        sent: c.sent,
+        admitted: c.admitted,
+        refused: c.refused,
+        periods: c.periodIndex.map((index, k) => ({ index, admitted: c.periodAdmitted[k]!, refused: c.periodRefused[k]! })),
+        periodsTruncated: c.periodsTruncated,
+        retryAfterS: Object.fromEntries(c.retryAfterS),
+        firstSentAtMs: Number.isFinite(c.firstSentAtMs) ? c.firstSentAtMs : null,
+        firstRefusedSentAtMs: Number.isFinite(c.firstRefusedSentAtMs) ? c.firstRefusedSentAtMs : null,
+        // Canonical form: drop times at or after a refusal that was recorded after them.
+        firstWindowAdmittedSentAtMs: c.firstWindowAdmitted.filter((t) => t < cutoff),
+        firstWindowUnknownSentAtMs: c.firstWindowUnknown.filter((t) => t < cutoff),
+        honoured: { ...c.honoured },
+        missingRetryAfter: c.missingRetryAfter,
+        observations: c.observations.map((o) => ({ ...o, detail: { ...o.detail } })),
+      };
+    });
+    return { limit: this.plan.limit, windowMs: this.plan.windowMs, policy: this.plan.policy, clients };
+  }
+
+  private noteRetryAfter(c: ClientLedger, s: Sample): void {
+    const valid = s.retryAfterS >= 0;
+    const key = valid ? String(s.retryAfterS) : s.retryAfterS === -1 ? 'absent' : 'unparseable';
+    const seen = c.retryAfterS.get(key);
+    if (seen !== undefined) c.retryAfterS.set(key, seen + 1);
+    else if (c.retryAfterS.size < MAX_RETRY_AFTER_VALUES) c.retryAfterS.set(key, 1);
+    else c.retryAfterS.set('other', (c.retryAfterS.get('other') ?? 0) + 1);
+    if (valid) {
+      c.lastRetryAfterS = s.retryAfterS;
+      c.lastRetryAfterAtMs = s.doneAtMs;
+      return;
+    }
+    c.missingRetryAfter++;
+    if (!observationFits(c.observations, 'missing_retry_after')) return;
+    const detail = { retryAfter: key, outcome: sanitizeText(s.outcome, 100) };
+    c.observations.push({ client: this.clientIds[s.clientIndex]!, kind: 'missing_retry_after', atMs: roundMs(s.doneAtMs), detail });
+  }
+
+  private noteHonouredRetry(c: ClientLedger, s: Sample, admitted: boolean, refused: boolean): void {
+    const waitedFull = s.backoffWaitedMs >= s.backoffRetryAfterS * 1000;
+    if (s.backoffRetryAfterS < 0 || (!admitted && !refused)) {
+      c.honoured.unknown++;
+      return;
+    }
+    if (admitted) c.honoured.admitted++;
+    else if (waitedFull) c.honoured.refused++;
+    else c.honoured.refusedEarly++;
+    if (!observationFits(c.observations, 'honoured_retry', admitted)) return;
+    // The refusal being honoured arrived `waited` ms before this send; where in the window was that?
+    const refusalAtMs = Math.max(0, s.sentAtMs - s.backoffWaitedMs);
+    const detail = {
+      retryAfterS: s.backoffRetryAfterS,
+      waitedMs: roundMs(s.backoffWaitedMs),
+      waitedFull,
+      admitted,
+      status: s.status,
+      refusalAtMs: roundMs(refusalAtMs),
+      refusalPeriodOffsetMs: this.windowMs > 0 ? roundMs(refusalAtMs % this.windowMs) : null,
+    };
+    c.observations.push({ client: this.clientIds[s.clientIndex]!, kind: 'honoured_retry', atMs: roundMs(s.sentAtMs), detail });
+  }
+
+  private countInPeriod(c: ClientLedger, period: number, admitted: boolean): void {
+    // Completions arrive roughly in send order: the period is almost always the last one.
+    let k = c.periodIndex.length - 1;
+    while (k >= 0 && c.periodIndex[k]! > period) k--;
+    if (k < 0 || c.periodIndex[k] !== period) {
+      if (c.periodIndex.length >= MAX_PERIODS_PER_CLIENT) {
+        c.periodsTruncated = true;
+        return;
+      }
+      k++;
+      c.periodIndex.splice(k, 0, period);
+      c.periodAdmitted.splice(k, 0, 0);
+      c.periodRefused.splice(k, 0, 0);
+    }
+    if (admitted) c.periodAdmitted[k]!++;
+    else c.periodRefused[k]!++;
+  }
+
+  /**
+   * Remember, by send time, the earliest admitted (and unknown-fate) requests that could still
+   * precede the first refusal within one window of the first request; samples complete out of
+   * order, so the first refusal is the earliest *sent* 429, which may be recorded late.
+   */
+  private trackFirstWindow(c: ClientLedger, sentAtMs: number, admitted: boolean, refused: boolean, unknown: boolean): void {
+    if (sentAtMs < c.firstSentAtMs) c.firstSentAtMs = sentAtMs;
+    if (refused && sentAtMs < c.firstRefusedSentAtMs) c.firstRefusedSentAtMs = sentAtMs;
+    if (sentAtMs >= Math.min(c.firstSentAtMs + this.windowMs, c.firstRefusedSentAtMs)) return;
+    if (admitted) insertSmallest(c.firstWindowAdmitted, sentAtMs, this.cap);
+    else if (unknown) insertSmallest(c.firstWindowUnknown, sentAtMs, this.cap);
+  }
+}

@@ -1,0 +1,65 @@
+import type { TimelineRow } from '../results/result-schema.ts';
+import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
+import type { LedgerData } from './ledger-data.ts';
+import type { RecentError } from './recent-errors.ts';
+
+/** Latency and service time (µs) as HdrHistogram V2 compressed base64. */
+export interface EncodedPair {
+  readonly latency: string;
+  readonly serviceTime: string;
+}
+
+/** One slice of the traffic: its histograms and its requests by outcome key. */
+export interface DimensionData extends EncodedPair {
+  readonly outcomes: Readonly<Record<string, number>>;
+}
+
+/**
+ * Everything a recorder holds, as a plain JSON-able record: the input of the result file builder,
+ * and what a worker thread ships to the main thread. Dimensions are keyed by name, so parts
+ * recorded with different dimension lists still merge (mergeRecordedData) exactly. Per-client
+ * histograms are compact (1 significant digit); all others 3 significant digits.
+ */
+export interface RecordedData {
+  readonly format: 'rpcload/recorded@1';
+  /** Latest completion seen (API or token request), ms since the run's origin; 0 when none. */
+  readonly lastAtMs: number;
+  readonly overall: DimensionData;
+  /** Schedule lag (µs) of open-model requests; an empty histogram when there were none. */
+  readonly scheduleLag: string;
+  /** Only names that saw traffic. */
+  readonly byMethod: Readonly<Record<string, DimensionData>>;
+  readonly byPhase: Readonly<Record<string, DimensionData>>;
+  readonly byClient: Readonly<Record<string, DimensionData>>;
+  readonly byOutcome: Readonly<Record<string, EncodedPair>>;
+  readonly tokens: { readonly latency: string; readonly outcomes: Readonly<Record<string, number>> };
+  /** Arrivals not sent, by reason. */
+  readonly skipped: Readonly<Record<string, number>>;
+  /** Dense per-second rows from t = 0 to the latest second with a completion. */
+  readonly timeline: readonly TimelineRow[];
+  readonly recentErrors: readonly RecentError[];
+  /** Null when the run had no rate-limit contract. */
+  readonly ledger: LedgerData | null;
+}
+
+let emptyEncoding: string | undefined;
+
+/** The data of a run that sent no load (e.g. `verify`): valid input for buildRunResult. */
+export function emptyRecordedData(): RecordedData {
+  const empty = (emptyEncoding ??= encodeHistogram(createLatencyHistogram()));
+  return {
+    format: 'rpcload/recorded@1',
+    lastAtMs: 0,
+    overall: { latency: empty, serviceTime: empty, outcomes: {} },
+    scheduleLag: empty,
+    byMethod: {},
+    byPhase: {},
+    byClient: {},
+    byOutcome: {},
+    tokens: { latency: empty, outcomes: {} },
+    skipped: {},
+    timeline: [],
+    recentErrors: [],
+    ledger: null,
+  };
+}

@@ -1,0 +1,177 @@
+import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
+import type { RateLimitPlan } from '../profile/plan.ts';
+import { DimensionStats } from './dimension-stats.ts';
+import { createCompactHistogram, createLatencyHistogram, encodeHistogram, percentilesMs, recordUs } from './hdr.ts';
+import type { LiveClientRow, LiveSnapshot } from './live-snapshot.ts';
+import { countsRecord, OUTCOME_SLOTS, OutcomeTable } from './outcome-table.ts';
+import { RateLimitLedger } from './rate-limit-ledger.ts';
+import { RecentErrors } from './recent-errors.ts';
+import type { DimensionData, EncodedPair, RecordedData } from './recorded-data.ts';
+import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
+import { Timeline } from './timeline.ts';
+
+export type { LiveClientRow, LiveSnapshot } from './live-snapshot.ts';
+
+export interface RecorderOptions {
+  /** The contract the passive ledger judges against; null = no rate-limit ledger in the data. */
+  readonly rateLimit: RateLimitPlan | null;
+}
+
+/** Distinct skip reasons kept apart; more are counted as "other". */
+export const MAX_SKIP_REASONS = 32;
+/** Timeline seconds in a live snapshot. */
+export const SNAPSHOT_SECONDS = 120;
+
+const dimensionError = (what: string, index: number): RangeError => new RangeError(`sample ${what} index ${index} is outside the recorder's dimensions`);
+
+/**
+ * The recorder: the driver pushes samples in, views pull snapshots, the result writer pulls
+ * serialize(). It keeps histograms (overall, per method/phase/outcome; compact per client),
+ * outcome counters, a per-second timeline, skip counts, recent distinct errors and the passive
+ * rate-limit ledger — nothing per request, so memory is bounded by the dimensions, the distinct
+ * outcomes (capped) and the run's duration in seconds. record() is a dozen histogram increments
+ * and counter bumps, indexed by array position.
+ */
+export class Recorder {
+  private readonly outcomes = new OutcomeTable();
+  private readonly classes: OutcomeClass[] = [];
+  private readonly overall = new DimensionStats(createLatencyHistogram);
+  private readonly methods: DimensionStats[];
+  private readonly phases: DimensionStats[];
+  private readonly clients: DimensionStats[];
+  private readonly byOutcome: (DimensionStats | undefined)[] = [];
+  private readonly lag = createLatencyHistogram();
+  private readonly timeline = new Timeline();
+  private readonly recentErrors = new RecentErrors();
+  private readonly ledger: RateLimitLedger;
+  private readonly tokenOutcomes = new OutcomeTable();
+  private readonly tokenCounts = new Float64Array(OUTCOME_SLOTS);
+  private readonly tokenLatency = createLatencyHistogram();
+  private readonly skipped = new Map<string, number>();
+  private lastAtMs = 0;
+
+  constructor(
+    private readonly dims: RecorderDimensions,
+    options: RecorderOptions,
+  ) {
+    this.methods = dims.methods.map(() => new DimensionStats(createLatencyHistogram));
+    this.phases = dims.phases.map(() => new DimensionStats(createLatencyHistogram));
+    this.clients = dims.clients.map(() => new DimensionStats(createCompactHistogram));
+    this.ledger = new RateLimitLedger(dims.clients, options.rateLimit);
+  }
+
+  /** One finished API request. Copies what it needs: the sample object may be reused. */
+  record(s: Sample): void {
+    const method = this.methods[s.methodIndex] ?? throwError(dimensionError('method', s.methodIndex));
+    const phase = this.phases[s.phaseIndex] ?? throwError(dimensionError('phase', s.phaseIndex));
+    const client = this.clients[s.clientIndex] ?? throwError(dimensionError('client', s.clientIndex));
+    const oi = this.outcomes.indexOf(s.outcome);
+    const cls = (this.classes[oi] ??= outcomeClass(this.outcomes.keys[oi]!));
+    this.overall.record(s.latencyUs, s.serviceUs, oi);
+    method.record(s.latencyUs, s.serviceUs, oi);
+    phase.record(s.latencyUs, s.serviceUs, oi);
+    client.record(s.latencyUs, s.serviceUs, oi);
+    (this.byOutcome[oi] ??= new DimensionStats(createLatencyHistogram)).record(s.latencyUs, s.serviceUs, oi);
+    if (s.lagUs >= 0) recordUs(this.lag, s.lagUs);
+    this.timeline.record(s.doneAtMs, s.latencyUs, cls);
+    this.ledger.record(s);
+    if (cls === 'error') this.recentErrors.record('api', s.outcome, s.detail, s.doneAtMs);
+    if (s.doneAtMs > this.lastAtMs) this.lastAtMs = s.doneAtMs;
+  }
+
+  /** One token request: timed and counted apart from the API figures. */
+  recordToken(t: TokenSample): void {
+    this.tokenCounts[this.tokenOutcomes.indexOf(t.outcome)]!++;
+    recordUs(this.tokenLatency, t.latencyUs);
+    if (t.outcome !== 'success') this.recentErrors.record('token', t.outcome, t.detail, t.doneAtMs);
+    if (t.doneAtMs > this.lastAtMs) this.lastAtMs = t.doneAtMs;
+  }
+
+  /** An arrival that was not sent, e.g. "all clients backing off" (the driver's own words; sanitized at render). */
+  recordSkipped(reason: string): void {
+    const seen = this.skipped.get(reason);
+    if (seen !== undefined) this.skipped.set(reason, seen + 1);
+    else if (this.skipped.size < MAX_SKIP_REASONS) this.skipped.set(reason, 1);
+    else this.skipped.set('other', (this.skipped.get('other') ?? 0) + 1);
+  }
+
+  /** Cheap copy of the live figures at `nowMs` (ms since the run's origin). */
+  snapshot(nowMs: number): LiveSnapshot {
+    const counts = this.overall.outcomeCounts;
+    const byClass = { success: 0, rate_limited: 0, error: 0 };
+    this.outcomes.keys.forEach((_, i) => (byClass[this.classes[i]!] += counts[i]!));
+    const nowS = Math.floor(nowMs / 1000);
+    let last10 = 0;
+    for (let t = nowS - 10; t < nowS; t++) last10 += this.timeline.requestsAt(t);
+    const tokenRequests = this.tokenLatency.totalCount;
+    const tokenSuccesses = countsRecord(this.tokenOutcomes.keys, this.tokenCounts).success ?? 0;
+    return {
+      elapsedMs: nowMs,
+      requests: this.overall.requests,
+      outcomes: countsRecord(this.outcomes.keys, counts),
+      success: byClass.success,
+      rateLimited: byClass.rate_limited,
+      errors: byClass.error,
+      latencyMs: percentilesMs(this.overall.latency),
+      serviceTimeMs: percentilesMs(this.overall.serviceTime),
+      scheduleLagMs: this.lag.totalCount > 0 ? percentilesMs(this.lag) : null,
+      rpsLastSecond: this.timeline.requestsAt(nowS - 1),
+      rpsLast10s: nowS > 0 ? last10 / Math.min(10, nowS) : 0,
+      timeline: this.timeline.rowsFrom(nowS - SNAPSHOT_SECONDS + 1, nowS),
+      clients: this.dims.clients.map((id, i) => this.clientRow(id, i, nowMs)),
+      tokens: { requests: tokenRequests, failures: tokenRequests - tokenSuccesses, latencyMs: percentilesMs(this.tokenLatency) },
+      skipped: Object.fromEntries(this.skipped),
+      recentErrors: this.recentErrors.list(),
+    };
+  }
+
+  /** Everything recorded, as plain JSON-able data (histograms encoded). */
+  serialize(): RecordedData {
+    const keys = this.outcomes.keys;
+    const named = (names: readonly string[], stats: readonly DimensionStats[]): Record<string, DimensionData> => {
+      const out: Record<string, DimensionData> = {};
+      stats.forEach((d, i) => {
+        if (d.requests > 0) out[names[i]!] = d.serialize(keys);
+      });
+      return out;
+    };
+    const byOutcome: Record<string, EncodedPair> = {};
+    this.byOutcome.forEach((d, i) => {
+      if (d === undefined) return;
+      const { latency, serviceTime } = d.serialize(keys);
+      byOutcome[keys[i]!] = { latency, serviceTime };
+    });
+    return {
+      format: 'rpcload/recorded@1',
+      lastAtMs: this.lastAtMs,
+      overall: this.overall.serialize(keys),
+      scheduleLag: encodeHistogram(this.lag),
+      byMethod: named(this.dims.methods, this.methods),
+      byPhase: named(this.dims.phases, this.phases),
+      byClient: named(this.dims.clients, this.clients),
+      byOutcome,
+      tokens: { latency: encodeHistogram(this.tokenLatency), outcomes: countsRecord(this.tokenOutcomes.keys, this.tokenCounts) },
+      skipped: Object.fromEntries(this.skipped),
+      timeline: this.timeline.rowsFrom(0),
+      recentErrors: this.recentErrors.list(),
+      ledger: this.ledger.serialize(),
+    };
+  }
+
+  private clientRow(id: string, index: number, nowMs: number): LiveClientRow {
+    const c = this.ledger.client(index)!;
+    return {
+      id,
+      sent: c.sent,
+      admitted: c.admitted,
+      refused: c.refused,
+      admittedInWindow: this.ledger.admittedInWindow(index, nowMs),
+      lastRetryAfterS: c.lastRetryAfterS >= 0 ? c.lastRetryAfterS : null,
+      lastRetryAfterAtMs: c.lastRetryAfterS >= 0 ? c.lastRetryAfterAtMs : null,
+    };
+  }
+}
+
+function throwError(error: Error): never {
+  throw error;
+}

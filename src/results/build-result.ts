@@ -1,0 +1,121 @@
+import type { DimensionData, EncodedPair, RecordedData } from '../metrics/recorded-data.ts';
+import type { RecorderDimensions } from '../metrics/sample.ts';
+import { passiveRateLimitChecks } from '../metrics/rate-limit-verdicts.ts';
+import { emptyTimelineRow } from '../metrics/timeline.ts';
+import { REDACTED, redactSecrets } from '../util/redact.ts';
+import { TOOL } from '../version.ts';
+import { RESULT_SCHEMA_ID, type CheckResult, type RunInfo, type RunResult, type Stats, type ThresholdResult, type TimelineRow } from './result-schema.ts';
+import { rateLimitSection } from './rate-limit-section.ts';
+import { readEncoded, round3, statsOf } from './stats.ts';
+import { generatedWarnings } from './warnings.ts';
+
+export interface BuildResultInput {
+  readonly run: RunInfo;
+  /** The resolved profile/plan, secrets already redacted by the caller (redacted again here). */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly data: RecordedData;
+  /** Names listed in the result even without traffic, in this order (names only in `data` follow). */
+  readonly dims: RecorderDimensions;
+  readonly checks: readonly CheckResult[];
+  readonly thresholds: readonly ThresholdResult[];
+  readonly warnings: readonly string[];
+}
+
+/** A target URL without credentials in it (`https://user:pass@host` → `https://[redacted]@host`). */
+function withoutCredentials(target: string): string {
+  try {
+    const url = new URL(target);
+    if (url.username === '' && url.password === '') return target;
+    return target.replace(/\/\/[^/@]*@/, `//${REDACTED}@`);
+  } catch {
+    return target;
+  }
+}
+
+/** Wall-clock duration when the run has ended, else up to the latest completion recorded. */
+function durationSOf(run: RunInfo, data: RecordedData): number {
+  const elapsedMs = run.endedAt === null ? NaN : Date.parse(run.endedAt) - Date.parse(run.startedAt);
+  return round3((elapsedMs >= 0 ? elapsedMs : data.lastAtMs) / 1000);
+}
+
+/** Names in dimension order, then any others present in the data (e.g. merged from elsewhere). */
+function orderedNames(declared: readonly string[], present: Readonly<Record<string, unknown>>): string[] {
+  const extra = Object.keys(present).filter((name) => !declared.includes(name));
+  return [...new Set([...declared, ...extra.sort()])];
+}
+
+function statsByName(declared: readonly string[], data: Readonly<Record<string, DimensionData>>, durationS: number): Record<string, Stats> {
+  const out: Record<string, Stats> = {};
+  for (const name of orderedNames(declared, data)) out[name] = statsOf(data[name], durationS);
+  return out;
+}
+
+function statsByOutcome(data: Readonly<Record<string, EncodedPair>>, durationS: number): Record<string, Stats> {
+  const out: Record<string, Stats> = {};
+  for (const [key, pair] of Object.entries(data)) {
+    const stats = statsOf(pair, durationS);
+    out[key] = { ...stats, outcomes: { [key]: stats.requests } };
+  }
+  return out;
+}
+
+const pairs = (data: Readonly<Record<string, EncodedPair>>): Record<string, EncodedPair> =>
+  Object.fromEntries(Object.entries(data).map(([name, d]) => [name, { latency: d.latency, serviceTime: d.serviceTime }]));
+
+/** The recorded rows, padded with zero rows to the end of the run when it saw traffic. */
+function timelineOf(rows: readonly TimelineRow[], durationS: number): TimelineRow[] {
+  const out = rows.map((row) => ({ ...row }));
+  if (out.length === 0) return out;
+  for (let t = out.length; t < Math.ceil(durationS); t++) out.push(emptyTimelineRow(t));
+  return out;
+}
+
+/**
+ * The `rpcload/result@1` record of a run from its recorded data. Every figure is read off the
+ * encoded histograms and counters in `data`, so a live recorder's serialize(), the same data after
+ * a JSON round trip, and a merge of parts give identical results. The passive rate-limit verdicts
+ * are appended unless `checks` already holds a check with the same id; warnings the figures imply
+ * are appended to the caller's.
+ */
+export function buildRunResult(input: BuildResultInput): RunResult {
+  const { run, data, dims } = input;
+  const durationS = durationSOf(run, data);
+  const lag = readEncoded(data.scheduleLag);
+  const tokens = readEncoded(data.tokens.latency);
+  const given = new Set(input.checks.map((c) => c.id));
+  const passive = data.ledger === null ? [] : passiveRateLimitChecks(data.ledger).filter((c) => !given.has(c.id));
+  const result: RunResult = {
+    schema: RESULT_SCHEMA_ID,
+    tool: { name: TOOL.name, version: TOOL.version },
+    run: { ...run, target: withoutCredentials(run.target) },
+    config: redactSecrets({ ...input.config }),
+    summary: {
+      ...statsOf(data.overall, durationS),
+      durationS,
+      scheduleLagMs: lag.count > 0 ? lag.percentiles : null,
+      tokens: { requests: tokens.count, failures: tokens.count - (data.tokens.outcomes.success ?? 0), latencyMs: tokens.percentiles, outcomes: { ...data.tokens.outcomes } },
+      skipped: { ...data.skipped },
+    },
+    byMethod: statsByName(dims.methods, data.byMethod, durationS),
+    byClient: statsByName(dims.clients, data.byClient, durationS),
+    byPhase: statsByName(dims.phases, data.byPhase, durationS),
+    byOutcome: statsByOutcome(data.byOutcome, durationS),
+    timeline: timelineOf(data.timeline, durationS),
+    histograms: {
+      latency: data.overall.latency,
+      serviceTime: data.overall.serviceTime,
+      ...(lag.count > 0 ? { scheduleLag: data.scheduleLag } : {}),
+      ...(tokens.count > 0 ? { tokens: data.tokens.latency } : {}),
+      byMethod: pairs(data.byMethod),
+      byPhase: pairs(data.byPhase),
+      byOutcome: pairs(data.byOutcome),
+      byClient: pairs(data.byClient),
+    },
+    rateLimit: data.ledger === null ? null : rateLimitSection(data.ledger),
+    checks: redactSecrets([...input.checks, ...passive]),
+    thresholds: input.thresholds.map((t) => ({ ...t })),
+    warnings: [...input.warnings],
+  };
+  const implied = generatedWarnings(result).filter((w) => !input.warnings.includes(w));
+  return { ...result, warnings: [...input.warnings, ...implied] };
+}

@@ -1,0 +1,110 @@
+import { outcomeClass } from '../api/outcome.ts';
+import { sanitizeText } from '../util/sanitize.ts';
+import type { CheckResult, Percentiles, RunResult, Stats } from './result-schema.ts';
+import { formatCount, formatMs, formatShare, renderTable } from './text-table.ts';
+
+export interface SummaryTableOptions {
+  /** ANSI colors; the caller decides (TTY, NO_COLOR). */
+  readonly color: boolean;
+}
+
+type Paint = (text: string) => string;
+
+const ansi =
+  (on: boolean, code: string): Paint =>
+  (text) =>
+    on ? `\u001b[${code}m${text}\u001b[0m` : text;
+
+/** Server- or file-provided text, made safe for the terminal (once more: files can be edited). */
+const safe = (text: string, max = 160): string => sanitizeText(text, max);
+
+const LABEL_WIDTH = 16;
+const labelled = (label: string, text: string): string => `${label.padEnd(LABEL_WIDTH)}${text}`;
+
+function percentileLine(p: Percentiles): string {
+  return `p50 ${formatMs(p.p50)}  p90 ${formatMs(p.p90)}  p99 ${formatMs(p.p99)}  p99.9 ${formatMs(p.p999)}  max ${formatMs(p.max)}`;
+}
+
+function classCounts(outcomes: Readonly<Record<string, number>>): { rateLimited: number; errors: number } {
+  let rateLimited = 0;
+  let errors = 0;
+  for (const [key, n] of Object.entries(outcomes)) {
+    const cls = outcomeClass(key);
+    if (cls === 'rate_limited') rateLimited += n;
+    else if (cls === 'error') errors += n;
+  }
+  return { rateLimited, errors };
+}
+
+function methodTable(byMethod: Readonly<Record<string, Stats>>): string[] {
+  const rows = Object.entries(byMethod).map(([name, s]) => {
+    const { rateLimited, errors } = classCounts(s.outcomes);
+    return [safe(name, 40), formatCount(s.requests), s.rps.toFixed(1), formatMs(s.latencyMs.p50), formatMs(s.latencyMs.p90), formatMs(s.latencyMs.p99), formatMs(s.latencyMs.max), formatCount(rateLimited), formatCount(errors)];
+  });
+  const right = (header: string) => ({ header, align: 'right' as const });
+  const columns = [{ header: 'method', align: 'left' as const }, right('requests'), right('rps'), right('p50 ms'), right('p90 ms'), right('p99 ms'), right('max ms'), right('429'), right('errors')];
+  return rows.length === 0 ? [] : renderTable(columns, rows);
+}
+
+/** Lines under one label: the label on the first, the rest indented to match. */
+function block(label: string, lines: readonly string[]): string[] {
+  return lines.map((line, i) => labelled(i === 0 ? label : '', line));
+}
+
+function requestLines(result: RunResult): string[] {
+  const { summary, run } = result;
+  const from = run.model === 'closed' ? 'from the send' : run.model === 'open' ? 'from the intended start' : 'from the intended start in open phases';
+  const outcomes = Object.entries(summary.outcomes)
+    .sort(([, a], [, b]) => b - a)
+    .map(([key, n]) => `${safe(key, 60)} ${formatCount(n)} (${formatShare(n, summary.requests)})`);
+  return [
+    labelled('requests', `${formatCount(summary.requests)}  (${summary.rps.toFixed(1)}/s)`),
+    labelled('latency ms', `${percentileLine(summary.latencyMs)}  (${from})`),
+    labelled('service ms', percentileLine(summary.serviceTimeMs)),
+    ...(summary.scheduleLagMs === null ? [] : [labelled('sched. lag ms', percentileLine(summary.scheduleLagMs))]),
+    ...block('outcomes', outcomes.length > 0 ? outcomes : ['none']),
+  ];
+}
+
+function checkLines(checks: readonly CheckResult[], paint: { pass: Paint; fail: Paint; skip: Paint }): string[] {
+  const width = Math.max(...checks.map((c) => safe(c.id, 40).length));
+  return checks.map((c) => {
+    const mark = c.verdict === 'pass' ? paint.pass('✓') : c.verdict === 'fail' ? paint.fail('✗') : paint.skip('–');
+    return `${mark} ${safe(c.id, 40).padEnd(width)}  ${safe(c.detail, 200)}`;
+  });
+}
+
+/**
+ * The end-of-run summary of `rpcload run` and `verify`: headline figures, outcomes with their
+ * shares, a per-method table, tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
+ * detail, and warnings; sections apart by a blank line. The result file's path is the caller's
+ * line to add.
+ */
+export function renderSummaryTable(result: RunResult, options: SummaryTableOptions): string {
+  const { run, summary } = result;
+  const paint = { pass: ansi(options.color, '32'), fail: ansi(options.color, '31'), skip: ansi(options.color, '2'), warn: ansi(options.color, '33'), bold: ansi(options.color, '1') };
+  const status = run.status === 'completed' ? run.status : run.status === 'failed' ? paint.fail(run.status) : paint.warn(run.status);
+  const target = `${safe(run.target, 100)}${run.embeddedTarget ? ' (embedded)' : ''}`;
+  const header = [paint.bold(`rpcload ${run.kind}  ${safe(run.profile, 60)}  `) + `${status}  ${summary.durationS.toFixed(1)} s  ${target}`];
+  if (run.failure !== undefined) header.push(paint.fail(`failed: ${safe(run.failure, 200)}`));
+  const sentLoad = summary.requests > 0 || run.kind === 'run';
+  const { tokens } = summary;
+  const extras = [
+    ...(tokens.requests > 0 ? [labelled('tokens', `${formatCount(tokens.requests)} requests, ${formatCount(tokens.failures)} failed, p50 ${formatMs(tokens.latencyMs.p50)} ms, p99 ${formatMs(tokens.latencyMs.p99)} ms`)] : []),
+    ...block('skipped', Object.entries(summary.skipped).map(([reason, n]) => `${safe(reason, 80)}: ${formatCount(n)}`)),
+  ];
+  const actual = (value: number | null): string => (value === null ? 'n/a' : String(Math.round(value * 1000) / 1000));
+  const sections = [
+    header,
+    sentLoad ? requestLines(result) : [],
+    sentLoad ? methodTable(result.byMethod) : [],
+    sentLoad ? extras : [],
+    block('thresholds', result.thresholds.map((t) => `${t.ok ? paint.pass('✓') : paint.fail('✗')} ${safe(t.expr, 120)}  (actual ${actual(t.actual)})`)),
+    block('checks', checkLines(result.checks, paint)),
+    block('warnings', result.warnings.map((w) => paint.warn(`! ${safe(w, 240)}`))),
+  ];
+  return sections
+    .filter((lines) => lines.length > 0)
+    .map((lines) => lines.join('\n'))
+    .join('\n\n');
+}

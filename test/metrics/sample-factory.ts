@@ -1,0 +1,87 @@
+import type { RecorderDimensions, Sample, TokenSample } from '../../src/metrics/sample.ts';
+
+/** Test helpers: samples with sensible defaults, a seeded PRNG, and exact nearest-rank percentiles. */
+
+export function sample(overrides: Partial<Sample> = {}): Sample {
+  return {
+    methodIndex: 0,
+    phaseIndex: 0,
+    clientIndex: 0,
+    outcome: 'success',
+    status: 200,
+    sentAtMs: 0,
+    doneAtMs: 1,
+    latencyUs: 1000,
+    serviceUs: 900,
+    lagUs: 100,
+    retryAfterS: -1,
+    backoffWaitedMs: -1,
+    backoffRetryAfterS: -1,
+    detail: '',
+    ...overrides,
+  };
+}
+
+export function tokenSample(overrides: Partial<TokenSample> = {}): TokenSample {
+  return { clientIndex: 0, outcome: 'success', latencyUs: 5000, doneAtMs: 1, detail: '', ...overrides };
+}
+
+/** mulberry32: reproducible uniform [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The value HDR's getValueAtPercentile targets: rank max(ceil(p/100 · n), 1) of the sorted values,
+ * in integer arithmetic (0.999 · 10000 is 9990.000000000002 in floating point).
+ */
+export function nearestRank(sortedAscending: readonly number[], percentile: number): number {
+  const rank = Math.max(Math.ceil((Math.round(percentile * 1000) * sortedAscending.length) / 100_000), 1);
+  return sortedAscending[rank - 1]!;
+}
+
+export const DIMS: RecorderDimensions = {
+  methods: ['ping', 'items.list', 'work'],
+  phases: ['warmup', 'steady'],
+  clients: ['c1', 'c2', 'c3', 'c4'],
+};
+
+export const OUTCOMES = ['success', 'error:rate_limit_exceeded', 'error:unexpected_error', 'transport:UND_ERR_SOCKET'] as const;
+const STATUS: Readonly<Record<string, number>> = { success: 200, 'error:rate_limit_exceeded': 429, 'error:unexpected_error': 500, 'transport:UND_ERR_SOCKET': 0 };
+
+/**
+ * `count` samples over `durationS` seconds: method m takes (m+1)× a log-uniform 1–50 ms service
+ * time, phases split the time, clients rotate, outcomes are drawn with 85/8/5/2 % weights.
+ */
+export function generateSamples(count: number, seed: number, durationS = 20): Sample[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: count }, (_, i) => {
+    const methodIndex = Math.floor(random() * DIMS.methods.length);
+    const u = random();
+    const outcome = u < 0.85 ? OUTCOMES[0] : u < 0.93 ? OUTCOMES[1] : u < 0.98 ? OUTCOMES[2] : OUTCOMES[3];
+    const serviceUs = 1000 * Math.exp(random() * Math.log(50)) * (methodIndex + 1);
+    const lagUs = Math.floor(random() * 400);
+    const sentAtMs = (i / count) * durationS * 1000;
+    return sample({
+      methodIndex,
+      phaseIndex: sentAtMs < durationS * 200 ? 0 : 1,
+      clientIndex: i % DIMS.clients.length,
+      outcome,
+      status: STATUS[outcome]!,
+      sentAtMs,
+      doneAtMs: sentAtMs + serviceUs / 1000,
+      serviceUs,
+      latencyUs: serviceUs + lagUs,
+      lagUs,
+      retryAfterS: outcome === OUTCOMES[1] ? 3 : -1,
+      detail: outcome === 'success' ? '' : `detail of ${outcome}`,
+    });
+  });
+}
