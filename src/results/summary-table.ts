@@ -1,4 +1,5 @@
 import { outcomeClass } from '../api/outcome.ts';
+import { parseThreshold } from '../profile/thresholds.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import type { CheckResult, Percentiles, RunResult, Stats } from './result-schema.ts';
 import { formatCount, formatMs, formatShare, renderTable } from './text-table.ts';
@@ -74,6 +75,19 @@ function checkLines(checks: readonly CheckResult[], paint: { pass: Paint; fail: 
   });
 }
 
+/** A threshold's actual value in the unit its expression was written in (e.g. 0.14% for `rate_limited < 10%`). */
+function thresholdActual(expr: string, actual: number | null): string {
+  if (actual === null) return 'n/a';
+  let unit = '';
+  try {
+    unit = parseThreshold(expr).unit;
+  } catch {
+    // an expression this version cannot parse (a newer file): the bare number still reads
+  }
+  const rounded = String(Math.round(actual * 1000) / 1000);
+  return unit === '%' ? `${rounded}%` : unit === '' ? rounded : `${rounded} ${unit}`;
+}
+
 /**
  * The end-of-run summary of `rpcload run` and `verify`: headline figures, outcomes with their
  * shares, a per-method table, tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
@@ -93,13 +107,12 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
     ...(tokens.requests > 0 ? [labelled('tokens', `${formatCount(tokens.requests)} requests, ${formatCount(tokens.failures)} failed, p50 ${formatMs(tokens.latencyMs.p50)} ms, p99 ${formatMs(tokens.latencyMs.p99)} ms`)] : []),
     ...block('skipped', Object.entries(summary.skipped).map(([reason, n]) => `${safe(reason, 80)}: ${formatCount(n)}`)),
   ];
-  const actual = (value: number | null): string => (value === null ? 'n/a' : String(Math.round(value * 1000) / 1000));
   const sections = [
     header,
     sentLoad ? requestLines(result) : [],
     sentLoad ? methodTable(result.byMethod) : [],
     sentLoad ? extras : [],
-    block('thresholds', result.thresholds.map((t) => `${t.ok ? paint.pass('✓') : paint.fail('✗')} ${safe(t.expr, 120)}  (actual ${actual(t.actual)})`)),
+    block('thresholds', result.thresholds.map((t) => `${t.ok ? paint.pass('✓') : paint.fail('✗')} ${safe(t.expr, 120)}  (actual ${thresholdActual(t.expr, t.actual)})`)),
     block('checks', checkLines(result.checks, paint)),
     block('warnings', result.warnings.map((w) => paint.warn(`! ${safe(w, 240)}`))),
   ];

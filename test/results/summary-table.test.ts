@@ -46,8 +46,8 @@ describe('renderSummaryTable', () => {
   });
 
   it('marks thresholds and checks ✓ ✗ – with their detail, and shows warnings', () => {
-    expect(plain).toContain('✓ p99 < 300ms  (actual 123.4)');
-    expect(plain).toContain('✗ error_rate < 0.1%  (actual 2.5)');
+    expect(plain).toContain('✓ p99 < 300ms  (actual 123.4 ms)'); // in the expression's own unit
+    expect(plain).toContain('✗ error_rate < 0.1%  (actual 2.5%)');
     for (const check of result.checks) {
       const mark = { pass: '✓', fail: '✗', skip: '–' }[check.verdict];
       expect(plain).toMatch(new RegExp(`${mark} ${check.id.replace('.', '\\.')}\\s+${check.detail.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
