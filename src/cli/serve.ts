@@ -1,12 +1,207 @@
-import type { Command } from 'commander';
-import { RpcloadError } from '../errors.ts';
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { describeError, RpcloadError } from '../errors.ts';
+import { formatDurationMs } from '../util/duration.ts';
+import { DEMO_CLIENT_PATTERN, FAULTS, LIMITER_ALGORITHMS, startServer, type ClientCredential, type FaultName, type ServerOptions } from '../server/index.ts';
+import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt } from './parsers.ts';
 
-/** `rpcload serve` — not implemented yet (placeholder until its issue lands). */
+interface ServeFlags {
+  port: number;
+  host: string;
+  limit: number;
+  window: number;
+  algorithm: ServerOptions['algorithm'];
+  fault?: FaultName[];
+  tls?: boolean;
+  cert?: string;
+  key?: string;
+  clients?: string[];
+  clientPattern?: string;
+  tokenMethod: string;
+  tokenTtl: number;
+  tokenResponse: 'envelope' | 'bare';
+  payloadLimit: number;
+  items: number;
+  pageSize: number;
+  cursorTtl: number;
+  workP50: number;
+  workP99: number;
+  flakyRate: number;
+  chaosRate: number;
+  brokenEnvelopeRate: number;
+  addedLatency: number;
+  seed?: number;
+}
+
+/**
+ * `ID:SECRET` / `PREFIX:SECRET`, split at the first colon (secrets may contain colons). Parsed in
+ * the action rather than by commander, whose error message would echo the whole value, secrets
+ * included.
+ */
+function splitCredential(text: string, flag: string, shape: string): { head: string; secret: string } {
+  const colon = text.indexOf(':');
+  if (colon === -1 || colon === text.length - 1 || (colon === 0 && flag === '--clients')) {
+    throw new RpcloadError('bad_flag', `${flag}: expected ${shape} (the value is not shown: it may hold a secret)`);
+  }
+  return { head: text.slice(0, colon), secret: text.slice(colon + 1) };
+}
+
+function patternOf(value: string): { prefix: string; secret: string } {
+  const { head, secret } = splitCredential(value, '--client-pattern', 'PREFIX:SECRET with a non-empty secret');
+  return { prefix: head, secret };
+}
+
+function parseClients(values: readonly string[]): ClientCredential[] {
+  return values.flatMap((value) => value.split(',')).map((entry) => {
+    const { head, secret } = splitCredential(entry, '--clients', 'ID:SECRET[,ID:SECRET…] with non-empty IDs and secrets');
+    return { id: head, secret };
+  });
+}
+
+const faultName = oneOf(FAULTS.map((f) => f.name));
+
+function pageSize(value: string): number {
+  const n = positiveInt(value);
+  if (n > 100) throw new InvalidArgumentError(`expected an integer 1–100, found ${JSON.stringify(value)}`);
+  return n;
+}
+
+function port(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n > 65_535) throw new InvalidArgumentError(`expected a port 0–65535, found ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** `--token-ttl`: whole seconds, because expires_in is. */
+function wholeSeconds(value: string): number {
+  const ms = durationMs(value);
+  if (ms < 1000 || ms % 1000 !== 0) throw new InvalidArgumentError(`expected whole seconds (≥ 1s) like 30s or 1h, found ${JSON.stringify(value)}`);
+  return ms / 1000;
+}
+
+/** The fault catalogue as help text, generated so that it can never drift from the code. */
+function faultHelp(): string {
+  const width = Math.max(...FAULTS.map((f) => f.name.length));
+  const lines = (kind: string): string[] => FAULTS.filter((f) => f.kind === kind).map((f) => `  ${f.name.padEnd(width)}  ${f.description}`);
+  return [
+    '',
+    'Faults (--fault NAME, repeatable), each breaking exactly one rule of the conventions:',
+    ...lines('convention'),
+    '',
+    'Chaos faults, each hitting a share (--chaos-rate) of method responses:',
+    ...lines('chaos'),
+    '',
+    `Clients: without --clients, any ID starting with "${DEMO_CLIENT_PATTERN.prefix}" is accepted with the secret`,
+    `"${DEMO_CLIENT_PATTERN.secret}" (demo only: anyone who reads this can get a token).`,
+    'Methods: auth.token (form-encoded token request), ping, echo, items.list (paginated, array',
+    'field "items"), work (log-normal latency; arg delayMs forces one), flaky.',
+  ].join('\n');
+}
+
+/** Read a PEM file named by a flag, as a one-line usage error when it cannot be read. */
+function readPem(path: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new RpcloadError('bad_flag', `${flag}: cannot read ${path}: ${describeError(err)}`);
+  }
+}
+
+function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
+  if ((flags.cert === undefined) !== (flags.key === undefined)) throw new RpcloadError('bad_flag', '--cert and --key go together');
+  const tls = flags.cert !== undefined ? { cert: readPem(flags.cert, '--cert'), key: readPem(flags.key!, '--key') } : flags.tls === true;
+  return {
+    host: flags.host,
+    port: flags.port,
+    limit: flags.limit,
+    windowMs: flags.window,
+    algorithm: flags.algorithm,
+    ...(flags.clients ? { clients: parseClients(flags.clients) } : {}),
+    ...(flags.clientPattern === undefined ? {} : { clientPattern: patternOf(flags.clientPattern) }),
+    tokenMethod: flags.tokenMethod,
+    tokenTtlS: flags.tokenTtl,
+    tokenResponse: flags.tokenResponse,
+    payloadLimitBytes: flags.payloadLimit,
+    itemCount: flags.items,
+    pageSize: flags.pageSize,
+    cursorTtlMs: flags.cursorTtl,
+    workLatency: { p50Ms: flags.workP50, p99Ms: flags.workP99 },
+    flakyRate: flags.flakyRate,
+    chaosRate: flags.chaosRate,
+    brokenEnvelopeRate: flags.brokenEnvelopeRate,
+    addedLatencyMs: flags.addedLatency,
+    faults: flags.fault ?? [],
+    tls,
+    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+  };
+}
+
+/** A few stderr lines saying what is being served (never a secret). */
+function summary(options: ServerOptions): string {
+  const who: string[] = [];
+  if (options.clients) who.push(`${options.clients.length} registered`);
+  const pattern = options.clientPattern ?? (options.clients ? undefined : DEMO_CLIENT_PATTERN);
+  if (pattern) who.push(`any "${pattern.prefix}…" ID${pattern === DEMO_CLIENT_PATTERN ? ' with the demo secret (see --help)' : ''}`);
+  return [
+    `rpcload serve: rate limit ${options.limit} per ${formatDurationMs(options.windowMs!)} per client (${options.algorithm}), payload limit ${options.payloadLimitBytes} bytes`,
+    `rpcload serve: clients: ${who.join(' + ')}; token method ${options.tokenMethod}, tokens live ${options.tokenTtlS}s`,
+    `rpcload serve: faults: ${options.faults?.length ? options.faults.join(', ') : 'none'}; Ctrl-C to stop`,
+  ].join('\n');
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/** `rpcload serve` — the reference server, until SIGINT/SIGTERM. */
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('(not implemented yet)')
-    .action(() => {
-      throw new RpcloadError('not_implemented', 'serve is not implemented yet');
+    .description('run the reference server: every API convention, pluggable rate limiters, injectable faults')
+    .addOption(new Option('--port <n>', 'port to listen on (0 = any free port)').argParser(port).default(0))
+    .addOption(new Option('--host <host>', 'interface to listen on').default('127.0.0.1'))
+    .addOption(new Option('--limit <n>', 'requests admitted per window per client').argParser(positiveInt).default(100))
+    .addOption(new Option('--window <duration>', 'rate-limit window').argParser(durationMs).default(10_000, '10s'))
+    .addOption(new Option('--algorithm <name>', 'rate limiter').choices(LIMITER_ALGORITHMS).default('fixed'))
+    .addOption(new Option('--fault <name>', 'inject a fault (repeatable; list below)').argParser((v: string, prev: FaultName[] | undefined) => collect(faultName(v), prev) as FaultName[]))
+    .addOption(new Option('--tls', 'serve HTTPS (TLS ≥ 1.2) with a self-signed certificate made at start'))
+    .addOption(new Option('--cert <file>', 'PEM certificate to serve instead (implies --tls; with --key)'))
+    .addOption(new Option('--key <file>', 'PEM private key of --cert'))
+    .addOption(new Option('--clients <list>', 'registered clients ID:SECRET[,ID:SECRET…] (repeatable)').argParser(collect))
+    .addOption(new Option('--client-pattern <prefix:secret>', 'accept any client ID with this prefix and this one secret'))
+    .addOption(new Option('--token-method <name>', 'method name of the token request').default('auth.token'))
+    .addOption(new Option('--token-ttl <duration>', 'access token lifetime (expires_in)').argParser(wholeSeconds).default(3600, '1h'))
+    .addOption(new Option('--token-response <shape>', 'token response: inside the API envelope, or bare RFC 6749 JSON').choices(['envelope', 'bare']).default('envelope'))
+    .addOption(new Option('--payload-limit <bytes>', 'largest request body accepted').argParser(nonNegativeInt).default(100_000))
+    .addOption(new Option('--items <n>', 'size of the items.list data set').argParser(nonNegativeInt).default(1000))
+    .addOption(new Option('--page-size <n>', 'default items.list page size (1–100)').argParser(pageSize).default(100))
+    .addOption(new Option('--cursor-ttl <duration>', 'pagination cursor lifetime').argParser(durationMs).default(60_000, '60s'))
+    .addOption(new Option('--work-p50 <duration>', 'median latency of work').argParser(durationMs).default(20, '20ms'))
+    .addOption(new Option('--work-p99 <duration>', '99th percentile latency of work').argParser(durationMs).default(200, '200ms'))
+    .addOption(new Option('--flaky-rate <0..1>', 'share of flaky calls failing with unexpected_error').argParser(fraction).default(0.1))
+    .addOption(new Option('--chaos-rate <0..1>', 'share of method responses hit by each chaos fault').argParser(fraction).default(0.1))
+    .addOption(new Option('--broken-envelope-rate <0..1>', 'share of successes broken by the broken-envelope fault').argParser(fraction).default(0.2))
+    .addOption(new Option('--added-latency <duration>', 'extra latency before every API response').argParser(durationMs).default(0, '0ms'))
+    .addOption(new Option('--seed <n>', 'seed of the random parts (latency, flaky, faults) for reproducible runs').argParser(nonNegativeInt))
+    .addHelpText('after', faultHelp())
+    .action(async (flags: ServeFlags) => {
+      const options = serverOptionsFromFlags(flags);
+      // Listen for signals before announcing the URL: whoever parses that line may stop us at once.
+      const stopped = untilSignal();
+      const server = await startServer(options);
+      process.stdout.write(`rpcload serve: listening on ${server.url}\n`);
+      process.stderr.write(`${summary(options)}\n`);
+      const signal = await stopped;
+      process.stderr.write(`rpcload serve: ${signal}, closing\n`);
+      await server.close();
     });
 }

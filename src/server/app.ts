@@ -1,0 +1,109 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClientRegistry } from './auth/clients.ts';
+import { authenticateBearer, bearerRefusals } from './auth/bearer.ts';
+import { handleTokenRequest, type TokenEndpointSettings } from './auth/token-endpoint.ts';
+import { TokenStore } from './auth/token-store.ts';
+import { METHOD_NAME_PATTERN, type ServerConfig } from './config.ts';
+import type { MethodHandler } from './methods/method.ts';
+import { createMethods } from './methods/registry.ts';
+import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE } from './payload.ts';
+import { RateGate } from './rate-gate.ts';
+import { INVALID_ARGUMENTS, METHOD_NOT_ALLOWED, NOT_FOUND, PAYLOAD_LIMIT_EXCEEDED, textReply, UNEXPECTED_ERROR, UNSUPPORTED_MEDIA_TYPE, type Reply } from './reply.ts';
+import { Responder } from './responder.ts';
+import { StatsRecorder } from './stats.ts';
+import type { TimerSet } from './timers.ts';
+
+const API_PREFIX = '/api/';
+
+/** `payload-413-text`: the oversize refusal most frameworks send by default. */
+const PAYLOAD_413_TEXT: Reply = { ...textReply(413, 'Payload Too Large'), close: true };
+
+/** The request handler and the state behind it (tokens, quotas, counters). */
+export interface App {
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  readonly stats: StatsRecorder;
+  readonly tokens: TokenStore;
+  /** Forget expired tokens and idle quota state. */
+  sweep(nowMs: number): void;
+}
+
+/** The API method named by a path, or how the request misses: `POST /api/{method}` only. */
+export function routeOf(httpMethod: string | undefined, url: string | undefined): { readonly method: string } | Reply {
+  const target = url ?? '/';
+  const query = target.indexOf('?');
+  const path = query === -1 ? target : target.slice(0, query);
+  if (!path.startsWith(API_PREFIX)) return NOT_FOUND;
+  if (httpMethod !== 'POST') return METHOD_NOT_ALLOWED;
+  const method = path.slice(API_PREFIX.length);
+  return METHOD_NAME_PATTERN.test(method) ? { method } : NOT_FOUND;
+}
+
+/**
+ * Wire the server: routing, then for API methods auth → rate limit → Content-Type → body within
+ * the payload limit → JSON object → method; any throw becomes 500 unexpected_error.
+ */
+export function createApp(config: ServerConfig, timers: TimerSet, now: () => number = Date.now): App {
+  const stats = new StatsRecorder();
+  const tokens = new TokenStore(config.tokenTtlS * 1000);
+  const gate = new RateGate(config, stats);
+  const responder = new Responder(config, stats, timers);
+  const methods: ReadonlyMap<string, MethodHandler> = createMethods(config);
+  const refusals = bearerRefusals(config.realm, {
+    forbidInsteadOfChallenge: config.faults.has('auth-403'),
+    omitMissingChallenge: config.faults.has('auth-no-challenge'),
+  });
+  const payloadRefusal = config.faults.has('payload-413-text') ? PAYLOAD_413_TEXT : PAYLOAD_LIMIT_EXCEEDED;
+  const tokenSettings: TokenEndpointSettings = {
+    clients: new ClientRegistry(config.clients, config.clientPattern),
+    tokens,
+    tokenTtlS: config.tokenTtlS,
+    payloadLimitBytes: config.payloadLimitBytes,
+    realm: config.realm,
+    shape: config.tokenResponse,
+  };
+  const sleep = (delayMs: number): Promise<void> => timers.sleep(delayMs);
+
+  async function callMethod(req: IncomingMessage, method: string): Promise<Reply> {
+    const auth = authenticateBearer(req.headers.authorization, tokens, refusals, now());
+    if (!auth.ok) return auth.reply; // refused for auth: not counted against any quota
+    const verdict = gate.admit({ clientId: auth.clientId, token: auth.token, method }, now());
+    const refusal = verdict instanceof Promise ? await verdict : verdict;
+    if (refusal !== undefined) return refusal;
+    if (!isJsonContentType(req.headers['content-type'])) return UNSUPPORTED_MEDIA_TYPE;
+    const body = await readBody(req, config.payloadLimitBytes);
+    if (body === TOO_LARGE) return payloadRefusal;
+    const args = parseJsonObject(body);
+    if (args === undefined) return INVALID_ARGUMENTS;
+    const handler = methods.get(method);
+    if (handler === undefined) return NOT_FOUND;
+    return handler(args, { nowMs: now(), clientId: auth.clientId, sleep });
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = routeOf(req.method, req.url);
+    if (!('method' in target)) {
+      responder.send(res, target, req.url?.startsWith(API_PREFIX) === true ? 'method' : 'other');
+    } else if (target.method === config.tokenMethod) {
+      const reply = await handleTokenRequest(req, tokenSettings, now);
+      if (reply.status === 200) stats.tokenIssued();
+      responder.send(res, reply, 'token');
+    } else {
+      responder.send(res, await callMethod(req, target.method), 'method');
+    }
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    stats.request();
+    route(req, res).catch(() => responder.send(res, UNEXPECTED_ERROR, 'method'));
+  };
+
+  return {
+    handle,
+    stats,
+    tokens,
+    sweep(nowMs) {
+      tokens.sweep(nowMs);
+      gate.sweep(nowMs);
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ClientCredential } from '../options.ts';
+
+/** Compare secrets in constant time (digests first, so lengths leak nothing either). */
+function secretsEqual(given: string, expected: string): boolean {
+  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * Who may request tokens: the registered clients, plus (demo only) any ID with the pattern's
+ * prefix presented with the pattern's shared secret.
+ */
+export class ClientRegistry {
+  readonly #secrets: ReadonlyMap<string, string>;
+  readonly #pattern: { readonly prefix: string; readonly secret: string } | null;
+
+  constructor(clients: readonly ClientCredential[], pattern: { readonly prefix: string; readonly secret: string } | null) {
+    this.#secrets = new Map(clients.map((c) => [c.id, c.secret]));
+    this.#pattern = pattern;
+  }
+
+  /** True when `secret` is the client's secret. */
+  verify(id: string, secret: string): boolean {
+    const registered = this.#secrets.get(id);
+    if (registered !== undefined) return secretsEqual(secret, registered);
+    if (this.#pattern !== null && id.length > this.#pattern.prefix.length && id.startsWith(this.#pattern.prefix)) {
+      return secretsEqual(secret, this.#pattern.secret);
+    }
+    return false;
+  }
+}

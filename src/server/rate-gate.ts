@@ -1,0 +1,82 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ServerConfig } from './config.ts';
+import { createLimiter, retryAfterSeconds, type LimitDecision, type Limiter } from './limiter/index.ts';
+import { errorReply, textReply, type Reply } from './reply.ts';
+import type { StatsRecorder } from './stats.ts';
+
+/** Who is asking: the quota key is derived from these (per client, unless a fault says otherwise). */
+export interface Caller {
+  readonly clientId: string;
+  readonly token: string;
+  readonly method: string;
+}
+
+/**
+ * `racy-counter`: the pause between check and increment, like a round trip to a shared store.
+ * Long enough that a concurrent burst reliably lands inside it, even over fresh connections.
+ */
+export const RACY_STORE_ROUND_TRIP_MS = 10;
+
+/**
+ * The rate limit as the server applies it: picks the quota key, asks the limiter, counts the
+ * verdict per client, and builds the 429. Each rate-limit fault is one switch here.
+ */
+export class RateGate {
+  readonly #limiter: Limiter;
+  readonly #keyOf: (caller: Caller) => string;
+  readonly #racy: boolean;
+  readonly #refusal: (retryAfterMs: number) => Reply;
+
+  constructor(
+    config: ServerConfig,
+    private readonly stats: StatsRecorder,
+  ) {
+    const { faults } = config;
+    const limitOffset = faults.has('limit-plus-one') ? 1 : faults.has('limit-minus-one') ? -1 : 0;
+    this.#limiter = createLimiter(config.algorithm, {
+      limit: Math.max(1, config.limit + limitOffset),
+      windowMs: config.windowMs,
+      countRefused: faults.has('count-refused'),
+    });
+    this.#keyOf = faults.has('quota-per-token')
+      ? (caller) => caller.token
+      : faults.has('quota-global')
+        ? () => '*'
+        : faults.has('quota-per-method')
+          ? (caller) => `${caller.clientId}\n${caller.method}`
+          : (caller) => caller.clientId;
+    this.#racy = faults.has('racy-counter');
+    const rounding = faults.has('retry-after-floor') ? 'floor' : 'ceil';
+    const withHeader = !faults.has('retry-after-missing');
+    const enveloped = !faults.has('429-no-envelope');
+    this.#refusal = (retryAfterMs) => {
+      const headers = withHeader ? { 'Retry-After': String(retryAfterSeconds(retryAfterMs, rounding)) } : undefined;
+      return enveloped ? errorReply(429, 'rate_limit_exceeded', headers) : textReply(429, 'Too Many Requests', headers);
+    };
+  }
+
+  /** undefined when admitted, else the 429 reply. Async only under the `racy-counter` fault. */
+  admit(caller: Caller, nowMs: number): Reply | undefined | Promise<Reply | undefined> {
+    const key = this.#keyOf(caller);
+    if (this.#racy) return this.#admitRacily(caller, key, nowMs);
+    return this.#verdict(caller, this.#limiter.decide(key, nowMs));
+  }
+
+  /** Forget idle quota state (called periodically). */
+  sweep(nowMs: number): void {
+    this.#limiter.sweep(nowMs);
+  }
+
+  /** The defect under test: concurrent requests all pass the check before any of them is counted. */
+  async #admitRacily(caller: Caller, key: string, nowMs: number): Promise<Reply | undefined> {
+    const decision = this.#limiter.check(key, nowMs);
+    await delay(RACY_STORE_ROUND_TRIP_MS);
+    if (decision.admitted) this.#limiter.record(key, nowMs, true);
+    return this.#verdict(caller, decision);
+  }
+
+  #verdict(caller: Caller, decision: LimitDecision): Reply | undefined {
+    this.stats.decision(caller.clientId, decision.admitted);
+    return decision.admitted ? undefined : this.#refusal(decision.retryAfterMs);
+  }
+}
