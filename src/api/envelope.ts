@@ -23,6 +23,7 @@ const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 /** application/json or any application/*+json, with optional parameters. */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  if (contentType === 'application/json' || contentType === 'application/json; charset=utf-8') return true; // the usual spellings, without copies
   const semicolon = contentType.indexOf(';');
   const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
   return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runSession } from '../driver/run-session.ts';
-import { defaultProfilePath, loadPlan } from '../profile/index.ts';
+import { buildPlan, defaultProfilePath, loadProfile, type PlanOverrides } from '../profile/index.ts';
 import { renderSummaryTable } from '../results/index.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
@@ -14,6 +14,7 @@ interface RunFlags {
   concurrency?: number;
   duration?: number;
   clients?: number;
+  workers?: number;
   out?: string;
   ui: UiMode;
   json?: boolean;
@@ -30,17 +31,22 @@ export function registerRunCommand(program: Command): void {
     .option('--concurrency <n>', 'virtual users: one closed-model phase instead of the profile\'s phases', positiveInt)
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
+    .option('--workers <n>', 'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)', positiveInt)
     .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
     .addOption(new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped').choices(['auto', 'tui', 'plain', 'none']).default('auto'))
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
-      const plan = await loadPlan(profilePath ?? defaultProfilePath(), {
+      const source = profilePath ?? defaultProfilePath();
+      const overrides: PlanOverrides = {
         ...(flags.target === undefined ? {} : { target: flags.target }),
         ...(flags.rate === undefined ? {} : { rate: flags.rate }),
         ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
         ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
         ...(flags.clients === undefined ? {} : { clients: flags.clients }),
-      });
+      };
+      const profile = await loadProfile(source);
+      const plan = buildPlan(profile, { source, overrides });
+      const workers = flags.workers === undefined || flags.workers === 1 ? {} : { workers: { count: flags.workers, profile, overrides } };
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
       const abort = new AbortController();
       const stop = (): void => {
@@ -50,7 +56,7 @@ export function registerRunCommand(program: Command): void {
       };
       const releaseSignals = onInterrupt(stop);
       try {
-        const session = await runSession({ plan, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createRunView(mode, source, { onQuit: stop }), signal: abort.signal });
+        const session = await runSession({ plan, ...workers, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createRunView(mode, source, { onQuit: stop }), signal: abort.signal });
         const { result, path } = session;
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ resultFile: path, run: result.run, summary: result.summary, byMethod: result.byMethod, thresholds: result.thresholds, checks: result.checks, warnings: result.warnings }, null, 2)}\n`);

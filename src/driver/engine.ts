@@ -10,7 +10,7 @@ import { sanitizeText } from '../util/sanitize.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
 import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
-import { Exchange, type ExchangeListener } from './exchange.ts';
+import { ExchangeFreeList, type Exchange, type ExchangeListener } from './exchange.ts';
 import type { TokenManager } from './token-manager.ts';
 
 /**
@@ -48,12 +48,13 @@ interface Iteration {
   bodyText: string;
 }
 
+/** The engine's part of one request; one mutable record per Exchange, recycled with it. */
 interface RequestContext {
-  readonly iteration: Iteration;
-  readonly intendedMs: number;
-  readonly tokenGeneration: number;
-  readonly backoffWaitedMs: number;
-  readonly backoffRetryAfterS: number;
+  iteration: Iteration | null;
+  intendedMs: number;
+  tokenGeneration: number;
+  backoffWaitedMs: number;
+  backoffRetryAfterS: number;
 }
 
 type MutableSample = { -readonly [K in keyof Sample]: Sample[K] };
@@ -67,6 +68,7 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
   private readonly picker: PickerState;
   private availabilityNowMs = 0;
   private idleWaiter: (() => void) | null = null;
+  private readonly exchanges: ExchangeFreeList<RequestContext>;
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
     methodIndex: 0, phaseIndex: 0, clientIndex: 0, outcome: '', status: 0, sentAtMs: 0, doneAtMs: 0,
@@ -75,6 +77,8 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
 
   constructor(private readonly o: EngineOptions) {
     this.picker = createPickerState(o.clients.map((c) => c.weight));
+    const newContext = (): RequestContext => ({ iteration: null, intendedMs: 0, tokenGeneration: 0, backoffWaitedMs: -1, backoffRetryAfterS: -1 });
+    this.exchanges = new ExchangeFreeList(newContext, o.bodyCapBytes, o.now, this);
   }
 
   private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
@@ -132,19 +136,34 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
       body = Buffer.from(appendCursor(it.bodyText, it.cursor!));
     }
     const mark = client.takeBackoffMark(nowMs);
-    const context: RequestContext = { iteration: it, intendedMs, tokenGeneration: client.tokenGeneration, backoffWaitedMs: mark?.waitedMs ?? -1, backoffRetryAfterS: mark?.retryAfterS ?? -1 };
+    const exchange = this.exchanges.take();
+    const context = exchange.context;
+    context.iteration = it;
+    context.intendedMs = intendedMs;
+    context.tokenGeneration = client.tokenGeneration;
+    context.backoffWaitedMs = mark?.waitedMs ?? -1;
+    context.backoffRetryAfterS = mark?.retryAfterS ?? -1;
+    exchange.start(step.path, client.headers!, body, nowMs);
     this.inFlight++;
-    this.o.pool.dispatch({ path: step.path, method: 'POST', headers: client.headers!, body }, new Exchange(context, nowMs, this.o.bodyCapBytes, this.o.now, this));
+    // The exchange carries its own reusable options and is the handler: nothing else is allocated.
+    this.o.pool.dispatch(exchange.request, exchange);
+  }
+
+  /** Back on the free list: the dispatcher reports nothing more about a finished exchange. */
+  private recycle(exchange: Exchange<RequestContext>): void {
+    exchange.context.iteration = null;
+    this.exchanges.give(exchange);
   }
 
   onExchangeDone(exchange: Exchange<RequestContext>): void {
     this.inFlight--;
     const nowMs = this.o.now();
-    const it = exchange.context.iteration;
+    const it = exchange.context.iteration!;
     const step = it.scenario.steps[it.stepIndex]!;
     if (this.cancelling && exchange.error !== null) {
       // Cancelled by our own shutdown: not the server's doing, so not a transport error.
       this.o.recorder.recordSkipped('cancelled at shutdown');
+      this.recycle(exchange);
       return this.settle();
     }
     let outcome: string;
@@ -155,7 +174,7 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
       outcome = transportOutcome(exchange.error);
       detail = sanitizeText(exchange.error.message, 120);
     } else {
-      const classification = classifyResponse(exchange.status, exchange.contentType, exchange.body(), exchange.truncated);
+      const classification = classifyResponse(exchange.status, exchange.contentType, exchange.responseBody(), exchange.truncated);
       outcome = classification.outcome;
       data = classification.data;
       if (classification.kind === 'invalid') detail = classification.violations.join('; ');
@@ -165,12 +184,14 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
     if (outcomeClass(outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour') client.startBackoff(nowMs, retryAfterS, this.o.rateLimit.windowMs);
     if (exchange.status === 401) this.o.tokens.onInvalidToken(client, exchange.context.tokenGeneration);
     this.record(exchange, step.methodIndex, outcome, detail, retryAfterS, nowMs);
+    this.recycle(exchange); // before advance(), which may send the iteration's next request
     this.advance(it, outcome === 'success' ? data : null, nowMs);
     this.settle();
   }
 
   private record(exchange: Exchange<RequestContext>, methodIndex: number, outcome: string, detail: string, retryAfterS: number, nowMs: number): void {
-    const { iteration: it, intendedMs } = exchange.context;
+    const { iteration, intendedMs } = exchange.context;
+    const it = iteration!;
     const s = this.sample;
     s.methodIndex = methodIndex;
     s.phaseIndex = it.phaseIndex;

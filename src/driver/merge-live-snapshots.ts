@@ -1,0 +1,61 @@
+import type { LiveClientRow, LiveSnapshot } from '../metrics/live-snapshot.ts';
+import { mergeRecentErrors } from '../metrics/recent-errors.ts';
+import type { Percentiles, TimelineRow } from '../results/result-schema.ts';
+
+/**
+ * The live view of a run split over worker threads: the workers' latest snapshots combined.
+ * Counts add up exactly; percentiles cannot be added without histograms, so each is the highest
+ * of the workers' (an upper bound, exact when one worker dominates) — the result file's figures
+ * come from merged histograms and are exact. Client rows follow `clientOrder` (the run's client
+ * dimension); `empty` supplies the zero rows and figures of a run with no data yet.
+ */
+function maxPercentiles(list: readonly Percentiles[]): Percentiles {
+  const pick = (key: keyof Percentiles): number => Math.max(0, ...list.map((p) => p[key]));
+  return { min: list.length === 0 ? 0 : Math.min(...list.map((p) => p.min)), mean: pick('mean'), p50: pick('p50'), p90: pick('p90'), p99: pick('p99'), p999: pick('p999'), max: pick('max') };
+}
+
+function addCounts(records: readonly Readonly<Record<string, number>>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const record of records) for (const [key, count] of Object.entries(record)) out[key] = (out[key] ?? 0) + count;
+  return out;
+}
+
+function mergeTimelines(timelines: readonly (readonly TimelineRow[])[]): TimelineRow[] {
+  const byT = new Map<number, TimelineRow>();
+  for (const row of timelines.flat()) {
+    const seen = byT.get(row.t);
+    byT.set(row.t, seen === undefined ? { ...row } : { t: row.t, requests: seen.requests + row.requests, success: seen.success + row.success, rateLimited: seen.rateLimited + row.rateLimited, errors: seen.errors + row.errors, p50: Math.max(seen.p50, row.p50), p99: Math.max(seen.p99, row.p99) });
+  }
+  return [...byT.values()].sort((a, b) => a.t - b.t);
+}
+
+export function mergeLiveSnapshots(parts: readonly LiveSnapshot[], empty: LiveSnapshot, clientOrder: readonly string[]): LiveSnapshot {
+  if (parts.length === 0) return empty;
+  if (parts.length === 1 && parts[0]!.clients.length === clientOrder.length) return parts[0]!;
+  const sum = (pick: (s: LiveSnapshot) => number): number => parts.reduce((total, s) => total + pick(s), 0);
+  const rows = new Map<string, LiveClientRow>();
+  for (const row of [...empty.clients, ...parts.flatMap((s) => s.clients)]) rows.set(row.id, row);
+  const lags = parts.map((s) => s.scheduleLagMs).filter((lag): lag is Percentiles => lag !== null);
+  return {
+    elapsedMs: Math.max(...parts.map((s) => s.elapsedMs)),
+    requests: sum((s) => s.requests),
+    outcomes: addCounts(parts.map((s) => s.outcomes)),
+    success: sum((s) => s.success),
+    rateLimited: sum((s) => s.rateLimited),
+    errors: sum((s) => s.errors),
+    latencyMs: maxPercentiles(parts.filter((s) => s.requests > 0).map((s) => s.latencyMs)),
+    serviceTimeMs: maxPercentiles(parts.filter((s) => s.requests > 0).map((s) => s.serviceTimeMs)),
+    scheduleLagMs: lags.length === 0 ? null : maxPercentiles(lags),
+    rpsLastSecond: sum((s) => s.rpsLastSecond),
+    rpsLast10s: sum((s) => s.rpsLast10s),
+    timeline: mergeTimelines(parts.map((s) => s.timeline)),
+    clients: clientOrder.flatMap((id) => rows.get(id) ?? []),
+    tokens: {
+      requests: sum((s) => s.tokens.requests),
+      failures: sum((s) => s.tokens.failures),
+      latencyMs: maxPercentiles(parts.filter((s) => s.tokens.requests > 0).map((s) => s.tokens.latencyMs)),
+    },
+    skipped: addCounts(parts.map((s) => s.skipped)),
+    recentErrors: mergeRecentErrors(parts.map((s) => s.recentErrors)),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * What `npm run bench` runs, resolved from the environment once. Defaults are the issue's full
+ * bench (about 8 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
+ * each figure can be overridden on its own.
+ */
+export interface BenchConfig {
+  readonly quick: boolean;
+  /** Sections to run, in this order. */
+  readonly sections: readonly BenchSection[];
+  /** Closed model: rounds of (rpcload, autocannon), alternating which goes first. */
+  readonly rounds: number;
+  readonly connections: number;
+  readonly closedDurationS: number;
+  /** Worker counts compared in the scaling section (each against the same target). */
+  readonly workerCounts: readonly number[];
+  readonly workerRounds: number;
+  readonly openRatesPerS: readonly number[];
+  /**
+   * Connections of the open-model runs: enough that rate × round-trip time never exhausts them
+   * (20k/s at a 5 ms round trip on a busy machine needs 100), else arrivals queue for a socket.
+   */
+  readonly openConnections: number;
+  readonly openDurationS: number;
+  readonly memoryDurationS: number;
+  readonly memoryRatePerS: number;
+  readonly memoryClients: number;
+  /** 'auto' = nginx when present or installable, else the raw-socket responder. */
+  readonly target: 'auto' | 'nginx' | 'raw';
+}
+
+export type BenchSection = 'closed' | 'workers' | 'open' | 'memory';
+const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory'];
+
+function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, found ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function listFrom(env: NodeJS.ProcessEnv, name: string, fallback: readonly number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return [...fallback];
+  return raw.split(',').map((part) => numberFrom({ [name]: part.trim() }, name, 0));
+}
+
+export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
+  const sections = (env.BENCH_SECTIONS ?? ALL_SECTIONS.join(',')).split(',').map((s) => s.trim());
+  for (const section of sections) if (!ALL_SECTIONS.includes(section as BenchSection)) throw new Error(`BENCH_SECTIONS: unknown section ${JSON.stringify(section)} (known: ${ALL_SECTIONS.join(', ')})`);
+  const target = env.BENCH_TARGET ?? 'auto';
+  if (target !== 'auto' && target !== 'nginx' && target !== 'raw') throw new Error(`BENCH_TARGET must be auto, nginx or raw, found ${JSON.stringify(target)}`);
+  return {
+    quick,
+    sections: sections as BenchSection[],
+    rounds: numberFrom(env, 'BENCH_ROUNDS', quick ? 2 : 5),
+    connections: numberFrom(env, 'BENCH_CONNECTIONS', 64),
+    closedDurationS: numberFrom(env, 'BENCH_CLOSED_S', quick ? 3 : 10),
+    workerCounts: listFrom(env, 'BENCH_WORKERS', [1, 2]),
+    workerRounds: numberFrom(env, 'BENCH_WORKER_ROUNDS', quick ? 1 : 3),
+    openRatesPerS: listFrom(env, 'BENCH_RATES', quick ? [2000, 10_000] : [2000, 10_000, 20_000]),
+    openConnections: numberFrom(env, 'BENCH_OPEN_CONNECTIONS', 256),
+    openDurationS: numberFrom(env, 'BENCH_OPEN_S', quick ? 3 : 20),
+    memoryDurationS: numberFrom(env, 'BENCH_MEMORY_S', quick ? 10 : 120),
+    memoryRatePerS: numberFrom(env, 'BENCH_MEMORY_RATE', 10_000),
+    memoryClients: numberFrom(env, 'BENCH_MEMORY_CLIENTS', 500),
+    target,
+  };
+}

@@ -1,0 +1,33 @@
+import type { BenchTarget } from './bench-target.ts';
+import type { BenchConfig } from './bench-config.ts';
+import { medianFigures, runRpcloadClosed, type ClosedFigures } from './closed-section.ts';
+import { median, round } from './bench-stats.ts';
+
+export interface WorkersRow {
+  readonly workers: number;
+  readonly rounds: readonly ClosedFigures[];
+  readonly median: ClosedFigures;
+  /** Median requests/s ÷ the median of the first worker count listed (usually 1). */
+  readonly speedup: number;
+}
+
+/**
+ * `rpcload run --workers N` in the closed model (same connections and virtual users in total,
+ * split across the workers), each worker count in turn per round.
+ */
+export async function runWorkersSection(target: BenchTarget, config: BenchConfig, workDir: string, log: (line: string) => void): Promise<WorkersRow[]> {
+  const byCount = new Map<number, ClosedFigures[]>(config.workerCounts.map((w) => [w, []]));
+  for (let r = 1; r <= config.workerRounds; r++) {
+    for (const workers of config.workerCounts) {
+      const figures = await runRpcloadClosed(target, config, workDir, `workers-${workers}-r${r}`, workers);
+      byCount.get(workers)!.push(figures);
+      log(`workers ${workers}, round ${r}/${config.workerRounds}: ${figures.requestsPerS}/s, ${figures.cpuCores} cores busy (load average ${figures.loadAverage})`);
+    }
+  }
+  const base = median(byCount.get(config.workerCounts[0]!)!.map((f) => f.requestsPerS));
+  return config.workerCounts.map((workers) => {
+    const rounds = byCount.get(workers)!;
+    const m = medianFigures(rounds);
+    return { workers, rounds, median: m, speedup: round(m.requestsPerS / base, 2) };
+  });
+}
