@@ -1,11 +1,12 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { RpcloadError } from '../errors.ts';
+import { startModuleWorker } from '../util/module-worker.ts';
 import type { LiveSnapshot } from '../metrics/live-snapshot.ts';
 import { mergeRecordedData } from '../metrics/merge-recorded.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import type { PlanOverrides } from '../profile/build-plan.ts';
 import type { ClientPlan } from '../profile/plan.ts';
-import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
+import type { FromWorker, ToWorker } from './load-worker-protocol.ts';
 import { mergeLiveSnapshots } from './merge-live-snapshots.ts';
 import { sharedNowMs, type RunClock } from './run-clock.ts';
 import type { LoadRunOutcome } from './run-load.ts';
@@ -38,16 +39,6 @@ export interface WorkerRunOutcome extends LoadRunOutcome {
   readonly reported: number;
 }
 
-/** A Worker on load-worker-entry: the built .js, or the .ts through tsx when running from source (see server/worker.ts). */
-function spawnLoadWorker(workerData: LoadWorkerData): Worker {
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && !arg.startsWith('--cpu-prof'));
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./load-worker-entry.js', import.meta.url), { workerData, execArgv });
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./load-worker-entry.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`;
-  return new Worker(bootstrap, { eval: true, workerData, execArgv });
-}
-
 interface WorkerState {
   readonly worker: Worker;
   ready: boolean;
@@ -63,7 +54,7 @@ export class LoadWorkers {
 
   constructor(private readonly o: WorkerRunOptions) {
     this.states = Array.from({ length: o.count }, (_, index) => ({
-      worker: spawnLoadWorker({ index, count: o.count, profile: o.profile, source: o.source, overrides: o.overrides, clients: o.clients, target: o.target }),
+      worker: startModuleWorker(import.meta.url, 'load-worker-entry', { index, count: o.count, profile: o.profile, source: o.source, overrides: o.overrides, clients: o.clients, target: o.target }),
       ready: false,
       snapshot: null,
       done: null,

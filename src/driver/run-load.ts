@@ -3,7 +3,7 @@ import { connectOptions, createDispatcher } from '../api/dispatcher.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Plan } from '../profile/plan.ts';
-import { createRandom } from '../server/random.ts';
+import { createRandom } from '../util/random.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';

@@ -1,23 +1,6 @@
-/**
- * Seeded randomness for the server's random parts (work latency, flaky failures, broken
- * envelopes, chaos), so a run with a fixed `seed` is reproducible. Not for secrets: tokens and
- * cursor keys come from node:crypto.
- */
+import type { Random } from '../util/random.ts';
 
-/** A source of uniform numbers in [0, 1). */
-export type Random = () => number;
-
-/** mulberry32: tiny, fast, good enough for load-test jitter. */
-export function createRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { createRandom, type Random } from '../util/random.ts';
 
 /** z-score of the 99th percentile of the standard normal distribution. */
 const Z_P99 = 2.326_347_874;

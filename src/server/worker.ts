@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
 import { RpcloadError } from '../errors.ts';
+import { startModuleWorker } from '../util/module-worker.ts';
 import type { RemoteServerHandle, ServerOptions } from './options.ts';
 import type { WorkerMessage, WorkerRequest } from './worker-protocol.ts';
 
@@ -10,29 +10,12 @@ type Reply = Extract<WorkerMessage, { type: 'reply' }>;
 type RequestBody = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 /**
- * A Worker running worker-entry beside this module: the built `.js` from dist/, or, when running
- * from source (vitest, tsx), the `.ts` loaded through tsx. A worker does not inherit the parent's
- * module hooks, and Node 20 ignores `--import` in a worker's execArgv, so a tiny bootstrap
- * registers tsx inside the worker before importing the entry.
- */
-function spawnWorker(options: ServerOptions): Worker {
-  // Workers inherit the parent's execArgv; `--input-type` (as in `node --input-type=module -e …`)
-  // would make Node refuse to load the worker's entry.
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker-entry.js', import.meta.url), { workerData: options, execArgv });
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./worker-entry.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`;
-  return new Worker(bootstrap, { eval: true, workerData: options, execArgv });
-}
-
-/**
  * Start the reference server in a worker thread, so that a load generator in this thread never
  * shares an event loop with its target. Same contract as startServer; stats, revocation and
  * close travel as messages.
  */
 export function startServerInWorker(options: ServerOptions = {}): Promise<RemoteServerHandle> {
-  const worker = spawnWorker(options);
+  const worker = startModuleWorker(import.meta.url, 'worker-entry', options);
   const pending = new Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>();
   let nextId = 0;
   let exited = false;

@@ -1,4 +1,5 @@
 import type { RecorderDimensions, Sample, TokenSample } from '../../src/metrics/sample.ts';
+import { createRandom } from '../../src/util/random.ts';
 
 /** Test helpers: samples with sensible defaults, a seeded PRNG, and exact nearest-rank percentiles. */
 
@@ -26,17 +27,8 @@ export function tokenSample(overrides: Partial<TokenSample> = {}): TokenSample {
   return { clientIndex: 0, outcome: 'success', latencyUs: 5000, doneAtMs: 1, detail: '', ...overrides };
 }
 
-/** mulberry32: reproducible uniform [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Reproducible uniform [0, 1): the same seeded generator the driver uses. */
+export const seededRandom = createRandom;
 
 /**
  * The value HDR's getValueAtPercentile targets: rank max(ceil(p/100 · n), 1) of the sorted values,

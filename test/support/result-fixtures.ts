@@ -10,6 +10,7 @@ import {
 } from '../../src/metrics/hdr.ts';
 import { outcomeClass } from '../../src/api/outcome.ts';
 import { RunResultSchema, type CheckResult, type RateLimitClient, type RunResult, type Stats, type ThresholdResult } from '../../src/results/result-schema.ts';
+import { createRandom } from '../../src/util/random.ts';
 
 /**
  * Realistic result files for the compare/merge/report tests, built the way the recorder builds
@@ -60,17 +61,8 @@ export interface FixtureSample {
 const DEFAULT_METHODS = { ping: 3, 'items.list': 2, work: 1 };
 const WINDOW_S = 10;
 
-/** mulberry32: tiny seeded PRNG, so every fixture is reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Reproducible uniform [0, 1): the same seeded generator the driver uses. */
+export const seededRandom = createRandom;
 
 function clientIdsOf(o: FixtureOptions): readonly string[] {
   return o.clientIds ?? Array.from({ length: o.clients ?? 10 }, (_, i) => `client-${i + 1}`);

@@ -1,0 +1,21 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Start a worker thread on a module that sits beside the caller: the built `.js` (from dist/), or
+ * — when the caller itself runs from source under vitest or tsx — the `.ts` loaded through tsx.
+ * A worker does not inherit the parent's module hooks and Node 20 ignores `--import` in a
+ * worker's execArgv, so a tiny bootstrap registers tsx inside the worker before the import.
+ *
+ * @param callerUrl the caller's `import.meta.url`
+ * @param entryName the entry's file name without extension, e.g. `worker-entry`
+ */
+export function startModuleWorker(callerUrl: string, entryName: string, workerData: unknown): Worker {
+  // Workers inherit the parent's execArgv: `--input-type` (as in `node --input-type=module -e …`)
+  // would make Node refuse the entry, and `--cpu-prof` would profile every thread into one file.
+  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && !arg.startsWith('--cpu-prof'));
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${entryName}.js`, callerUrl), { workerData, execArgv });
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const entry = new URL(`./${entryName}.ts`, callerUrl).href;
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`;
+  return new Worker(bootstrap, { eval: true, workerData, execArgv });
+}
