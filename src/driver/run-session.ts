@@ -85,6 +85,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     phases: plan.phases.map((phase) => ({ name: phase.name, durationMs: phase.durationMs, load: describeLoad([phase]) })),
     totalDurationMs: plan.phases.reduce((sum, phase) => sum + phase.durationMs, 0),
     resultPath: path,
+    rateLimit: { limit: plan.rateLimit.limit, windowMs: plan.rateLimit.windowMs },
   };
   const info = (status: RunStatus, failure?: string): RunInfo => ({
     id: runId,

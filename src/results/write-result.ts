@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RpcloadError } from '../errors.ts';
 import type { RunResult } from './result-schema.ts';
@@ -30,13 +30,32 @@ export function defaultResultPath(profileName: string, startedAt: Date, dir = 'r
   return path;
 }
 
+/** True when `path` exists and is not a regular file (a device such as /dev/null, a FIFO …). */
+async function isSpecialFile(path: string): Promise<boolean> {
+  try {
+    return !(await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Write a result file atomically: pretty JSON into a temporary file in the same directory
  * (created if needed), flushed to disk, then renamed over the target — a reader, or a crash
  * mid-write, sees the old file or the new one, never half of one. Checkpoints rely on this.
+ * A target that exists but is not a regular file (`--out /dev/null`, a FIFO) is written in place:
+ * renaming over it would replace the device with a plain file.
  */
 export async function writeResultFile(path: string, result: RunResult): Promise<void> {
   const text = `${JSON.stringify(result, null, 2)}\n`;
+  if (await isSpecialFile(path)) {
+    try {
+      await writeFile(path, text, 'utf8');
+      return;
+    } catch (err) {
+      throw new RpcloadError('write_failed', `${path}: cannot write the result file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {

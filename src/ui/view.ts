@@ -13,6 +13,11 @@ export interface RunHeader {
   readonly phases: readonly PhaseInfo[];
   readonly totalDurationMs: number;
   readonly resultPath: string;
+  /**
+   * The rate-limit contract the clients panel measures quota use against (`limit` requests per
+   * `windowMs` per client ID). Optional: without it the panel shows admitted counts only.
+   */
+  readonly rateLimit?: { readonly limit: number; readonly windowMs: number } | null;
 }
 
 export interface PhaseInfo {
@@ -41,4 +46,29 @@ export function phaseAt(phases: readonly PhaseInfo[], elapsedMs: number): { read
     if (elapsedMs < endMs) return { index, phase };
   }
   return { index: phases.length - 1, phase: phases[phases.length - 1] };
+}
+
+/** What the verify view is told up front: the target, the checks that will report, the result file. */
+export interface VerifyHeader {
+  readonly target: string;
+  /** In display order; progress for an id not listed here is shown too, after these. */
+  readonly checkIds: readonly string[];
+  readonly resultPath: string;
+}
+
+/** A check's state as the verifier reports it. */
+export type CheckState = 'waiting' | 'running' | 'pass' | 'fail' | 'skip';
+
+/** One progress record from the verifier: a check changed state (`atMs` since the verify run started). */
+export interface CheckProgress {
+  readonly id: string;
+  readonly state: CheckState;
+  /** One-line reason (verdicts) or what is happening (running); may come from the server. */
+  readonly detail: string;
+  readonly atMs: number;
+}
+
+/** A live view of a verify run: progress is pushed (records are rare), drawing is the view's own business. */
+export interface VerifyView extends LiveView {
+  onProgress(record: CheckProgress): void;
 }

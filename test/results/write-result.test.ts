@@ -1,4 +1,6 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -58,6 +60,21 @@ describe('writeResultFile', () => {
     expect((error as RpcloadError).message).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot write the result file: E[A-Z]+$`));
     expect((error as RpcloadError).exitCode).toBe(2);
     expect(await readdir(dir)).toEqual(['taken']);
+  });
+
+  it('writes into a target that is not a regular file (a FIFO, like /dev/null) instead of replacing it', async () => {
+    const path = join(dir, 'pipe');
+    execFileSync('mkfifo', [path]);
+    const received = new Promise<string>((resolve, reject) => {
+      let text = '';
+      createReadStream(path, 'utf8')
+        .on('data', (chunk) => (text += String(chunk)))
+        .on('end', () => resolve(text))
+        .on('error', reject);
+    });
+    await writeResultFile(path, result);
+    expect(JSON.parse(await received)).toEqual(result);
+    expect((await stat(path)).isFIFO()).toBe(true); // still the FIFO, not a regular file renamed over it
   });
 
   it('fails cleanly when the directory cannot be created', async () => {

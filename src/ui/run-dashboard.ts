@@ -1,0 +1,39 @@
+import { renderRunFrame } from './dashboard/run-frame.ts';
+import { RateWindow } from './dashboard/run-model.ts';
+import { startDashboardLoop, type DashboardLoop } from './terminal/dashboard-loop.ts';
+import type { LiveView, ViewSource } from './view.ts';
+
+/**
+ * The blessed dashboard for `rpcload run`: on each tick it pulls one snapshot, keeps the marks for
+ * recent outcome rates, and draws renderRunFrame at the terminal's size. Everything else (timer,
+ * keys, terminal restore, stderr) is the shared dashboard loop.
+ */
+export interface RunDashboardOptions {
+  readonly onQuit: () => void;
+  readonly onForceQuit?: () => void;
+  readonly colour: boolean;
+  readonly intervalMs?: number;
+  readonly input?: NodeJS.ReadStream;
+  readonly output?: NodeJS.WriteStream;
+}
+
+export function createRunDashboard(source: ViewSource, options: RunDashboardOptions): LiveView {
+  let loop: DashboardLoop | null = null;
+  return {
+    start: () => {
+      if (loop !== null) return;
+      const rates = new RateWindow();
+      loop = startDashboardLoop({
+        ...options,
+        frame: (size, state) => {
+          const snapshot = source.snapshot();
+          const earlier = rates.push({ elapsedMs: snapshot.elapsedMs, outcomes: snapshot.outcomes });
+          return renderRunFrame({ header: source.header, snapshot, earlier, ...state }, size);
+        },
+      });
+    },
+    stop: () => {
+      loop?.stop();
+    },
+  };
+}

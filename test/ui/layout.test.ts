@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { planRunLayout, type RunPanelId } from '../../src/ui/dashboard/layout.ts';
+
+const panels = (layout: ReturnType<typeof planRunLayout>): RunPanelId[] => (Object.keys(layout) as RunPanelId[]).sort();
+const ALL: RunPanelId[] = ['clients', 'header', 'latencyChart', 'log', 'outcomes', 'percentiles', 'throughput'];
+
+describe('run dashboard layout', () => {
+  it.each([
+    // the minimum supported size shows everything
+    [80, 24, ALL],
+    [120, 40, ALL],
+    [200, 60, ALL],
+    // shorter: the clients/log band goes first, then the charts
+    [80, 20, ['header', 'latencyChart', 'outcomes', 'percentiles', 'throughput']],
+    [80, 16, ['clients', 'header', 'log', 'outcomes', 'percentiles']],
+    [80, 12, ['header', 'outcomes', 'percentiles']],
+    // tiny: the header alone, clipped
+    [80, 2, ['header']],
+    // narrow: one panel per band, no latency chart, no log
+    [60, 40, ['clients', 'header', 'outcomes', 'percentiles', 'throughput']],
+    [60, 21, ['header', 'outcomes', 'percentiles', 'throughput']],
+  ] as const)('%d×%d shows %j', (width, height, shown) => {
+    expect(panels(planRunLayout({ width, height }))).toEqual(shown);
+  });
+
+  it.each([
+    [80, 24],
+    [81, 25],
+    [120, 40],
+    [60, 30],
+    [73, 33],
+  ])('%d×%d: panels tile the screen without overlapping', (width, height) => {
+    const layout = planRunLayout({ width, height });
+    const owner = Array.from({ length: height }, () => new Array<string | null>(width).fill(null));
+    for (const [id, rect] of Object.entries(layout)) {
+      for (let y = rect.y; y < rect.y + rect.height; y++) {
+        for (let x = rect.x; x < rect.x + rect.width; x++) {
+          expect(owner[y]![x], `${id} overlaps at ${x},${y}`).toBeNull();
+          owner[y]![x] = id;
+        }
+      }
+    }
+    // every row is used and every used row is covered edge to edge
+    expect(owner.every((row) => row.every((cell) => cell !== null))).toBe(true);
+  });
+
+  it('gives extra height to the charts and the clients, up to the charts\' maximum', () => {
+    expect(planRunLayout({ width: 80, height: 24 })).toMatchObject({ throughput: { height: 6 }, clients: { height: 6 } });
+    expect(planRunLayout({ width: 120, height: 40 })).toMatchObject({ throughput: { height: 14 }, clients: { height: 14 } });
+    expect(planRunLayout({ width: 120, height: 60 })).toMatchObject({ throughput: { height: 14 }, clients: { height: 34 } });
+  });
+
+  it('keeps the percentiles at a fixed width and gives the rest to the outcomes', () => {
+    expect(planRunLayout({ width: 100, height: 24 })).toMatchObject({ percentiles: { x: 0, width: 28 }, outcomes: { x: 28, width: 72 } });
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * A tiny program for the verify view's terminal test: opens `createVerifyView('tui', …)` and feeds
+ * it a scripted series of progress records (as the verifier would), one every 200 ms, then waits
+ * for `q`. Run with `npx tsx test/ui/support/verify-driver.ts`.
+ */
+import { createVerifyView } from '../../../src/ui/create-view.ts';
+import type { CheckProgress } from '../../../src/ui/view.ts';
+
+const IDS = ['envelope', 'auth.missing_token', 'auth.invalid_token', 'ratelimit.threshold', 'ratelimit.response', 'payload.limit', 'pagination', 'tls'];
+
+export const SCRIPT: readonly Omit<CheckProgress, 'atMs'>[] = [
+  { id: 'envelope', state: 'running', detail: 'on client-1' },
+  { id: 'auth.missing_token', state: 'running', detail: 'on client-2' },
+  { id: 'envelope', state: 'pass', detail: '14 responses, all valid envelopes' },
+  { id: 'tls', state: 'skip', detail: 'plain http target: nothing to negotiate' },
+  { id: 'auth.missing_token', state: 'pass', detail: '401 with WWW-Authenticate: Bearer' },
+  { id: 'ratelimit.threshold', state: 'running', detail: 'on client-3' },
+  { id: 'payload.limit', state: 'running', detail: 'on client-4' },
+  { id: 'payload.limit', state: 'fail', detail: 'a body of 100,001 bytes was accepted \u001b]0;pwned\u0007\u001b[2J(limit not enforced)' },
+  { id: 'ratelimit.threshold', state: 'pass', detail: 'exactly 100 admitted, request 101 refused; fresh quota after Retry-After' },
+];
+
+const view = createVerifyView('tui', { target: 'http://127.0.0.1:9999', checkIds: IDS, resultPath: 'results/verify-driver.json' }, {
+  onQuit: () => {
+    view.stop();
+    process.stdout.write('driver: verify view stopped\n');
+    process.exit(130);
+  },
+});
+view.start();
+const startedAt = Date.now();
+SCRIPT.forEach((record, i) => setTimeout(() => view.onProgress({ ...record, atMs: Date.now() - startedAt }), 800 + i * 200));
+setInterval(() => undefined, 1000);
