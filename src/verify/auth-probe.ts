@@ -1,0 +1,22 @@
+import { parseWwwAuthenticate } from '../api/www-authenticate.ts';
+import { excerptBody, sanitizeText } from '../util/sanitize.ts';
+import type { CheckSession } from './session.ts';
+import type { AuthObservation } from './verdicts/auth.ts';
+
+/**
+ * One unauthenticated call of the probe method, as the auth checks see it. A request refused
+ * for authentication spends no quota (the server cannot tell whose it would be), so these need
+ * no client.
+ */
+export async function observeAuth(session: CheckSession, authorization: string | null): Promise<AuthObservation> {
+  const { exchange, reply } = await session.call({ method: session.config.methods[0]!, token: null, ...(authorization === null ? {} : { authorization }) });
+  const header = reply.headers['www-authenticate'];
+  const raw = header === undefined ? null : Array.isArray(header) ? header.join(', ') : header;
+  return {
+    status: exchange.status,
+    outcome: exchange.outcome,
+    challenges: parseWwwAuthenticate(header),
+    wwwAuthenticate: raw === null ? null : sanitizeText(raw, 200),
+    bodyExcerpt: excerptBody(reply.body, 120),
+  };
+}

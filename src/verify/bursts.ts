@@ -1,0 +1,97 @@
+import type { ApiReply } from '../api/http-call.ts';
+import type { Exchange } from './exchange.ts';
+import type { CallSpec, CheckSession, Observed } from './session.ts';
+import { announcedResetMs } from './verdicts/window-bounds.ts';
+
+/**
+ * The request patterns the rate-limit checks are made of. Most keep one request in flight at a
+ * time: the server then sees them in send order, so counts map to its counter exactly, and a
+ * counter that races under concurrency (ratelimit.concurrent_burst's business) cannot blur them.
+ */
+export interface Run {
+  /** In send order. */
+  readonly exchanges: readonly Exchange[];
+  /** The first refusal received, when one came. */
+  readonly refusal: Exchange | null;
+  /** Why the run stopped: a refusal, a request without a limiter verdict, or the request cap. */
+  readonly stop: 'refused' | 'failed' | 'cap';
+  /** The reply of the last admitted request, and the one that ended the run (or the last). */
+  readonly lastAdmittedReply: ApiReply | null;
+  readonly lastReply: ApiReply | null;
+}
+
+/**
+ * Send until the first refusal (or failure, or `maxRequests`), `concurrency` requests in flight
+ * (default one at a time). `methodAt(i)` picks the method of request i. Requests in flight when
+ * the run stops still complete and are part of it.
+ */
+export async function sendUntilRefused(session: CheckSession, clientId: string, maxRequests: number, methodAt: (index: number) => string, concurrency = 1): Promise<Run> {
+  const exchanges: Exchange[] = [];
+  let stop: Run['stop'] = 'cap';
+  let refusal: Exchange | null = null;
+  let lastAdmittedReply: ApiReply | null = null;
+  let lastReply: ApiReply | null = null;
+  let sent = 0;
+  const worker = async (): Promise<void> => {
+    while (stop === 'cap' && sent < maxRequests) {
+      const { exchange, reply } = await session.call({ method: methodAt(sent++), clientId });
+      exchanges.push(exchange);
+      if (exchange.admission === 'admitted') lastAdmittedReply = reply;
+      if (stop !== 'cap') continue;
+      lastReply = reply;
+      if (exchange.admission === 'refused') [stop, refusal] = ['refused', exchange];
+      else if (exchange.admission === 'failed') stop = 'failed';
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  exchanges.sort((a, b) => a.sentMs - b.sentMs);
+  return { exchanges, refusal, stop, lastAdmittedReply, lastReply };
+}
+
+/**
+ * The first request after waiting for a reset: sent at `resetMs` (since the check started) and,
+ * while still refused (a Retry-After rounded down), again every `intervalMs`, for at most one
+ * more window. Returns every request sent; the last one is the admission, unless `stop` says why
+ * there was none.
+ */
+export async function awaitReadmission(session: CheckSession, clientId: string, method: string, resetMs: number, intervalMs: number): Promise<{ readonly exchanges: Exchange[]; readonly stop: 'admitted' | 'failed' | 'not-readmitted' }> {
+  const exchanges: Exchange[] = [];
+  await session.until(resetMs);
+  for (;;) {
+    const { exchange } = await session.call({ method, clientId });
+    exchanges.push(exchange);
+    if (exchange.admission !== 'refused') return { exchanges, stop: exchange.admission };
+    if (exchange.sentMs > resetMs + session.config.windowMs) return { exchanges, stop: 'not-readmitted' };
+    await session.until(exchange.sentMs + intervalMs);
+  }
+}
+
+/**
+ * Send at a fixed interval until `untilMs` (since the check started), one request in flight: a
+ * late response delays only the next send, which then goes at once.
+ */
+export async function pacedLoad(session: CheckSession, clientId: string, method: string, intervalMs: number, untilMs: number): Promise<Exchange[]> {
+  const exchanges: Exchange[] = [];
+  const startMs = session.elapsed();
+  for (let sendAtMs = startMs; sendAtMs <= untilMs; sendAtMs += intervalMs) {
+    await session.until(sendAtMs);
+    exchanges.push((await session.call({ method, clientId })).exchange);
+  }
+  return exchanges;
+}
+
+/**
+ * One request for a check that does not study the rate limit: when refused, wait what the
+ * refusal announced (at least the contract's send interval, in case it said 0) and send it
+ * again, for up to two windows. Returns the final reply and how many refusals were waited out.
+ */
+export async function callPolitely(session: CheckSession, spec: CallSpec): Promise<Observed & { readonly refusals: number }> {
+  const { windowMs, limit } = session.config;
+  const giveUpMs = session.elapsed() + 2 * windowMs;
+  for (let refusals = 0; ; refusals++) {
+    const observed = await session.call(spec);
+    const { exchange } = observed;
+    if (exchange.admission !== 'refused' || exchange.doneMs > giveUpMs) return { ...observed, refusals };
+    await session.until(Math.max(announcedResetMs(exchange, windowMs), exchange.doneMs + windowMs / limit));
+  }
+}

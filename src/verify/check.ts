@@ -1,0 +1,40 @@
+import type { ClientNeed } from './client-pool.ts';
+import type { CheckSession } from './session.ts';
+import type { CheckId, Verdict, VerifyConfig } from './types.ts';
+
+/**
+ * One conformance check: what it needs to run, and its procedure. Procedures gather plain
+ * observation records and hand them to a pure verdict function (src/verify/verdicts/).
+ */
+export interface CheckDefinition {
+  readonly id: CheckId;
+  /** What the check needs with this configuration, or why it cannot run (→ skip with that reason). */
+  plan(config: VerifyConfig, clientCount: number): CheckPlan | string;
+  /** Run with the granted clients (in the order of `needs`). */
+  run(session: CheckSession, clientIds: readonly string[]): Promise<CheckOutcome>;
+}
+
+export interface CheckPlan {
+  readonly needs: readonly ClientNeed[];
+  /**
+   * The check counts one client's admissions exactly, so traffic of other checks on other
+   * clients would disturb it if the server shared one quota across client IDs.
+   */
+  readonly countsQuota: boolean;
+  /** Rough duration (ms): long checks are started first. */
+  readonly estimateMs: number;
+}
+
+export interface CheckOutcome extends Verdict {
+  /** What a check found that bears on how other checks' verdicts must be read. */
+  readonly findings?: Findings;
+}
+
+export interface Findings {
+  /** ratelimit.per_client: exhausting one client also got another refused. */
+  readonly quotaShared?: boolean;
+  /** ratelimit.threshold: the quota comes back gradually (token-bucket-like), not whole per window. */
+  readonly quotaRefillsGradually?: boolean;
+  /** The check failed on how many requests a window admitted (not on the form of a reply). */
+  readonly failedOnCount?: boolean;
+}

@@ -1,0 +1,12 @@
+export { envelope } from './envelope.ts';
+export { authMissingToken } from './auth-missing-token.ts';
+export { authInvalidToken } from './auth-invalid-token.ts';
+export { ratelimitThreshold } from './ratelimit-threshold.ts';
+export { ratelimitResponse } from './ratelimit-response.ts';
+export { ratelimitRetryAfterHonoured } from './ratelimit-retry-after-honoured.ts';
+export { ratelimitPerClient } from './ratelimit-per-client.ts';
+export { ratelimitAllMethods } from './ratelimit-all-methods.ts';
+export { ratelimitConcurrentBurst } from './ratelimit-concurrent-burst.ts';
+export { payloadLimit } from './payload-limit.ts';
+export { pagination } from './pagination.ts';
+export { tls } from './tls.ts';

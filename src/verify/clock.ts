@@ -1,0 +1,29 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * Time as the verifier sees it: a monotonic clock (the same base as callApi's timestamps) for
+ * every interval, the wall clock only to read HTTP-date Retry-After values.
+ */
+export interface Clock {
+  /** Monotonic ms (performance.now() base). */
+  now(): number;
+  /** Wall-clock epoch ms. */
+  epochMs(): number;
+}
+
+export const systemClock: Clock = { now: () => performance.now(), epochMs: () => Date.now() };
+
+/**
+ * Resolve once `clock.now() >= targetMs`. Timers may fire a little early on a busy event loop,
+ * so the clock is checked again after every timer: waiting "exactly N s" means at least N s.
+ * Rejects with the signal's reason when aborted.
+ */
+export async function sleepUntil(clock: Clock, targetMs: number, signal?: AbortSignal): Promise<void> {
+  for (;;) {
+    signal?.throwIfAborted();
+    const remainingMs = targetMs - clock.now();
+    if (remainingMs <= 0) return;
+    await delay(Math.ceil(remainingMs), undefined, signal ? { signal } : undefined);
+  }
+}

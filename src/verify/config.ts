@@ -1,0 +1,97 @@
+import { RpcloadError } from '../errors.ts';
+import type { Plan } from '../profile/plan.ts';
+import { PROFILE_DEFAULTS } from '../profile/profile-defaults.ts';
+import { parseDurationMs } from '../util/duration.ts';
+import { CHECK_IDS, isCheckId, type CheckId, type PaginatedMethod, type VerifyClient, type VerifyConfig } from './types.ts';
+
+/** The `rpcload verify` flags as parsed (everything optional: a profile or the defaults fill in). */
+export interface VerifyFlags {
+  readonly target?: string;
+  readonly client?: readonly string[];
+  readonly tokenMethod?: string;
+  readonly clientAuth?: 'post' | 'basic';
+  readonly method?: readonly string[];
+  readonly paginated?: readonly string[];
+  readonly limit?: number;
+  /** ms */
+  readonly window?: number;
+  readonly payloadLimit?: number;
+  /** Comma-separated check ids. */
+  readonly only?: string;
+  readonly insecure?: boolean;
+  readonly strictRetryAfter?: boolean;
+}
+
+const DEFAULT_WINDOW_MS = parseDurationMs(PROFILE_DEFAULTS.rateLimit.window)!;
+const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.headersTimeout)!;
+
+/** `ID:SECRET` (the secret may itself contain colons). */
+export function parseClientFlag(value: string): VerifyClient {
+  const colon = value.indexOf(':');
+  // Never echo the value: it may be a secret typed without its ID.
+  if (colon <= 0 || colon === value.length - 1) throw new RpcloadError('bad_flag', `--client: expected ID:SECRET, found ${colon === -1 ? 'no colon' : 'an empty ID or secret'}`);
+  return { id: value.slice(0, colon), secret: value.slice(colon + 1) };
+}
+
+/** `NAME` or `NAME:ARRAYFIELD`. */
+export function parsePaginatedFlag(value: string): PaginatedMethod {
+  const colon = value.indexOf(':');
+  const method = colon === -1 ? value : value.slice(0, colon);
+  const field = colon === -1 ? null : value.slice(colon + 1);
+  if (method.length === 0 || field === '') throw new RpcloadError('bad_flag', `--paginated: expected NAME or NAME:ARRAYFIELD, found ${JSON.stringify(value)}`);
+  return { method, field };
+}
+
+/** `--only a,b`: known check ids, all problems in one line. */
+export function parseOnlyFlag(value: string): CheckId[] {
+  const ids = value.split(',').map((id) => id.trim()).filter((id) => id.length > 0);
+  const unknown = ids.filter((id) => !isCheckId(id));
+  if (unknown.length > 0 || ids.length === 0) {
+    throw new RpcloadError('bad_flag', `--only: unknown check id(s) ${unknown.map((id) => JSON.stringify(id)).join(', ') || '(none given)'}; known: ${CHECK_IDS.join(', ')}`);
+  }
+  return ids.filter(isCheckId);
+}
+
+/** Distinct step methods of the plan, in order of first appearance; and those that paginate. */
+function planMethods(plan: Plan): { methods: string[]; paginated: PaginatedMethod[] } {
+  const steps = plan.scenarios.flatMap((s) => s.steps);
+  const methods = [...new Set(steps.map((s) => s.method))];
+  const paginated = [...new Set(steps.filter((s) => s.paginate !== null).map((s) => s.method))].map((method) => ({ method, field: null }));
+  return { methods, paginated };
+}
+
+/**
+ * The run's configuration: flags override the profile's plan, which overrides the defaults of
+ * the conventions. `target` is the resolved base URL (the embedded server's when the plan has
+ * none); `caPem` is the text of `--ca` (or the plan's). Throws one-line RpcloadErrors.
+ */
+export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, target: string, caPem: string | null): VerifyConfig {
+  // Flag syntax first, then what is missing.
+  const only = flags.only === undefined ? null : parseOnlyFlag(flags.only);
+  const paginated = flags.paginated?.map(parsePaginatedFlag);
+  const fromPlan = plan === null ? { methods: [], paginated: [] } : planMethods(plan);
+  const clients = flags.client?.map(parseClientFlag) ?? plan?.clients.map(({ id, secret }) => ({ id, secret })) ?? [];
+  const duplicate = clients.find((c, i) => clients.findIndex((d) => d.id === c.id) !== i);
+  if (duplicate) throw new RpcloadError('bad_flag', `--client: client ${JSON.stringify(duplicate.id)} given twice`);
+  if (clients.length === 0) throw new RpcloadError('no_clients', 'no client to verify with: pass --client ID:SECRET (repeatable)');
+  const methods = flags.method ? [...new Set(flags.method)] : fromPlan.methods;
+  if (methods.length === 0) throw new RpcloadError('no_method', 'no method to probe: pass --method NAME (repeatable; the first is the cheap probe method)');
+  return {
+    target: target.replace(/\/+$/, ''),
+    tokenMethod: flags.tokenMethod ?? plan?.auth.tokenMethod ?? PROFILE_DEFAULTS.auth.tokenMethod,
+    clientAuth: flags.clientAuth ?? plan?.auth.clientAuth ?? PROFILE_DEFAULTS.auth.clientAuth,
+    scope: plan?.auth.scope ?? null,
+    extraFields: plan?.auth.extraFields ?? {},
+    clients,
+    methods,
+    paginated: paginated ?? fromPlan.paginated,
+    limit: flags.limit ?? plan?.rateLimit.limit ?? PROFILE_DEFAULTS.rateLimit.limit,
+    windowMs: flags.window ?? plan?.rateLimit.windowMs ?? DEFAULT_WINDOW_MS,
+    payloadLimitBytes: flags.payloadLimit ?? null,
+    only,
+    ca: caPem ?? plan?.http.ca ?? null,
+    insecure: flags.insecure === true || plan?.http.insecure === true,
+    strictRetryAfter: flags.strictRetryAfter === true,
+    requestTimeoutMs: plan?.http.headersTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,27 @@
+import { RpcloadError } from '../errors.ts';
+import type { TokenBook } from './tokens.ts';
+import type { VerifyConfig } from './types.ts';
+
+/** Transport errors that mean "the certificate is not trusted". */
+const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
+
+/**
+ * Before any check: reach the target and get a token for every client, so that a wrong URL, an
+ * untrusted certificate or a wrong secret is one clear line (exit 2), not twelve failed checks.
+ */
+export async function preflight(config: VerifyConfig, tokens: TokenBook): Promise<void> {
+  const results = await Promise.all(config.clients.map(async (client) => ({ client, result: await tokens.request(client.id) })));
+  for (const { client, result } of results) {
+    if (result.ok) {
+      tokens.adopt(client.id, result);
+      continue;
+    }
+    if (result.outcome.startsWith('transport:')) {
+      const code = result.outcome.slice('transport:'.length);
+      const hint = UNTRUSTED_CERTIFICATE.test(code) ? ' (the server certificate is not trusted: pass --ca FILE or --insecure)' : '';
+      throw new RpcloadError('unreachable', `cannot reach ${config.target}: ${code}${hint}`);
+    }
+    const hint = result.status === 404 ? ` — is the token method ${JSON.stringify(config.tokenMethod)} right (--token-method)?` : ' — check the client ID and secret, and --client-auth';
+    throw new RpcloadError('token_failed', `client ${client.id}: ${result.detail}${hint}`);
+  }
+}

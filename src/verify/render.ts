@@ -1,0 +1,69 @@
+import type { CheckResult, CheckVerdict } from '../results/result-schema.ts';
+import { formatDurationMs } from '../util/duration.ts';
+import { sanitizeText } from '../util/sanitize.ts';
+import type { VerifyReport } from './runner.ts';
+import { CHECK_IDS, type ProgressRecord, type VerifyConfig } from './types.ts';
+
+/**
+ * Text for people: the live progress lines (stderr) and the final table (stdout). A symbol and
+ * a plain word for every verdict, so logs without colour (NO_COLOR, CI) read the same.
+ */
+const MARK: Readonly<Record<CheckVerdict, { readonly symbol: string; readonly word: string; readonly color: string }>> = {
+  pass: { symbol: '✓', word: 'PASS', color: '\u001b[32m' },
+  fail: { symbol: '✗', word: 'FAIL', color: '\u001b[31m' },
+  skip: { symbol: '–', word: 'SKIP', color: '\u001b[33m' },
+};
+const RESET = '\u001b[0m';
+const ID_WIDTH = Math.max(...CHECK_IDS.map((id) => id.length));
+
+function mark(verdict: CheckVerdict, color: boolean): string {
+  const { symbol, word, color: code } = MARK[verdict];
+  return color ? `${code}${symbol} ${word}${RESET}` : `${symbol} ${word}`;
+}
+
+/** `[ 3.2s] ratelimit.threshold … running (client-3)`; null for states not worth a line. */
+export function progressLine(record: ProgressRecord, color: boolean): string | null {
+  const at = `[${(record.atMs / 1000).toFixed(1).padStart(4)}s]`;
+  if (record.state === 'waiting') return null;
+  if (record.state === 'running') return `${at} ${record.id} … running${record.detail ? ` (${record.detail.replace(/^on /, '')})` : ''}`;
+  return `${at} ${record.id} ${mark(record.state, color)} ${sanitizeText(record.detail, 160)}`;
+}
+
+export interface VerdictCounts {
+  readonly pass: number;
+  readonly fail: number;
+  readonly skip: number;
+}
+
+export function countVerdicts(checks: readonly CheckResult[]): VerdictCounts {
+  const counts = { pass: 0, fail: 0, skip: 0 };
+  for (const check of checks) counts[check.verdict]++;
+  return counts;
+}
+
+/** The final table: a header line, one row per check (mark, id, reason), and the counts. */
+export function renderVerifyTable(report: VerifyReport, config: VerifyConfig, color: boolean): string {
+  const counts = countVerdicts(report.checks);
+  const header = `rpcload verify  ${config.target}  ·  ${config.limit} requests per ${formatDurationMs(config.windowMs)} per client  ·  ${config.clients.length} client(s)  ·  ${formatDurationMs(report.durationMs)}${report.aborted ? '  ·  INTERRUPTED' : ''}`;
+  const rows = report.checks.map((check) => `  ${mark(check.verdict, color)}  ${check.id.padEnd(ID_WIDTH)}  ${sanitizeText(check.detail, 400)}`);
+  const footer = `  ${counts.pass} passed · ${counts.fail} failed · ${counts.skip} skipped`;
+  return `${header}\n\n${rows.join('\n')}\n\n${footer}\n`;
+}
+
+/** `--json`: the checks and the figures of the run, for machines. */
+export function verifyJson(report: VerifyReport, config: VerifyConfig): Record<string, unknown> {
+  const counts = countVerdicts(report.checks);
+  return {
+    target: config.target,
+    limit: config.limit,
+    windowMs: config.windowMs,
+    clients: config.clients.length,
+    startedAt: report.startedAt.toISOString(),
+    durationMs: Math.round(report.durationMs),
+    aborted: report.aborted,
+    passed: counts.pass,
+    failed: counts.fail,
+    skipped: counts.skip,
+    checks: report.checks,
+  };
+}

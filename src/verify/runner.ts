@@ -1,0 +1,120 @@
+import { createDispatcher } from '../api/dispatcher.ts';
+import { describeError, RpcloadError } from '../errors.ts';
+import type { CheckResult } from '../results/result-schema.ts';
+import { redactSecrets } from '../util/redact.ts';
+import type { CheckOutcome } from './check.ts';
+import { ClientPool } from './client-pool.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { preflight } from './preflight.ts';
+import { reconcileOutcomes } from './reconcile.ts';
+import { selectChecks } from './registry.ts';
+import { runScheduled, type ScheduledCheck } from './scheduler.ts';
+import { CheckSession, type RunContext } from './session.ts';
+import { TokenBook } from './tokens.ts';
+import { CHECK_IDS, skip, type CheckId, type ProgressRecord, type VerifyConfig } from './types.ts';
+
+export interface VerifyOptions {
+  /** Called whenever a check changes state (waiting → running → pass/fail/skip). */
+  readonly onProgress?: (record: ProgressRecord) => void;
+  /** Abort to stop: running checks end as `skip` (interrupted), the report is still returned. */
+  readonly signal?: AbortSignal;
+  readonly clock?: Clock;
+}
+
+export interface VerifyReport {
+  /** One result per selected check, in the order of DESIGN.md's table; secrets redacted. */
+  readonly checks: readonly CheckResult[];
+  readonly startedAt: Date;
+  readonly endedAt: Date;
+  /** From the first check's start (after preflight) to the last one's end. */
+  readonly durationMs: number;
+  readonly aborted: boolean;
+}
+
+/**
+ * Run the conformance checks against `config.target` (a configuration from resolveVerifyConfig:
+ * at least one client and one method). Throws an RpcloadError (exit 2) when the target cannot be
+ * reached or a client gets no token; everything after that is a verdict.
+ */
+export async function runVerify(config: VerifyConfig, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const clock = options.clock ?? systemClock;
+  const abort = new AbortController();
+  const stop = (): void => abort.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const dispatcher = createDispatcher({ connections: null, ca: config.ca, insecure: config.insecure, connectTimeoutMs: config.requestTimeoutMs });
+  // Aborting also cuts requests in flight, so a check waiting on a response ends at once.
+  abort.signal.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
+  const tokens = new TokenBook(config, dispatcher, clock);
+  const pool = new ClientPool(config.clients.map((c) => c.id), config.limit, config.windowMs, clock);
+  const context: RunContext = { config, dispatcher, clock, tokens, pool, signal: abort.signal };
+  const startedAt = new Date();
+  try {
+    await preflight(config, tokens);
+    const originMs = clock.now();
+    const progress = (id: CheckId, state: ProgressRecord['state'], detail: string): void => options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
+    const outcomes = new Map<CheckId, CheckOutcome>();
+    const durations = new Map<CheckId, number>();
+    const clientsOf = new Map<CheckId, readonly string[]>();
+    const scheduled: ScheduledCheck[] = [];
+    for (const definition of selectChecks(config.only)) {
+      const plan = definition.plan(config, config.clients.length);
+      if (typeof plan === 'string') outcomes.set(definition.id, skip(plan));
+      else scheduled.push({ definition, plan });
+    }
+    for (const id of CHECK_IDS) {
+      const outcome = outcomes.get(id);
+      if (outcome) progress(id, 'skip', outcome.detail);
+      else if (scheduled.some((s) => s.definition.id === id)) progress(id, 'waiting', '');
+    }
+    const ran = await runScheduled(scheduled, {
+      pool,
+      clock,
+      signal: abort.signal,
+      onStart: (id, clientIds) => {
+        clientsOf.set(id, clientIds);
+        progress(id, 'running', clientIds.length > 0 ? `on ${clientIds.join(', ')}` : '');
+      },
+      onSettled: (id, outcome) => progress(id, outcome.verdict, outcome.detail),
+      execute: async (check, clientIds) => {
+        const session = new CheckSession(context);
+        try {
+          const outcome = await check.definition.run(session, clientIds);
+          // A verdict reached after the abort rests on observations cut short.
+          return abort.signal.aborted ? skip('interrupted') : outcome;
+        } catch (err) {
+          if (abort.signal.aborted) return skip('interrupted');
+          return skip(err instanceof RpcloadError ? err.message : `internal error: ${describeError(err)}`);
+        } finally {
+          durations.set(check.definition.id, clock.now() - session.originMs);
+        }
+      },
+    });
+    for (const [id, outcome] of ran) outcomes.set(id, outcome);
+    for (const [id, outcome] of reconcileOutcomes(outcomes)) {
+      outcomes.set(id, outcome);
+      progress(id, outcome.verdict, outcome.detail);
+    }
+    const checks = CHECK_IDS.filter((id) => outcomes.has(id)).map((id) => toResult(id, outcomes.get(id)!, durations.get(id), clientsOf.get(id)));
+    return {
+      checks: redactSecrets(checks, tokens.secrets()),
+      startedAt,
+      endedAt: new Date(),
+      durationMs: clock.now() - originMs,
+      aborted: abort.signal.aborted,
+    };
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    await dispatcher.close().catch(() => undefined);
+  }
+}
+
+function toResult(id: CheckId, outcome: CheckOutcome, durationMs: number | undefined, clientIds: readonly string[] | undefined): CheckResult {
+  return {
+    id,
+    verdict: outcome.verdict,
+    detail: outcome.detail,
+    evidence: clientIds?.length ? { clients: clientIds, ...outcome.evidence } : { ...outcome.evidence },
+    ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 1000) / 1000 }),
+    ...(outcome.notes?.length ? { notes: [...outcome.notes] } : {}),
+  };
+}

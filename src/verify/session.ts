@@ -1,0 +1,80 @@
+import type { Dispatcher } from 'undici';
+import { callApi, type ApiReply } from '../api/http-call.ts';
+import type { ClientPool } from './client-pool.ts';
+import { sleepUntil, type Clock } from './clock.ts';
+import { toExchange, type Exchange } from './exchange.ts';
+import type { TokenBook } from './tokens.ts';
+import type { VerifyConfig } from './types.ts';
+
+/** What every check of one verify run shares. */
+export interface RunContext {
+  readonly config: VerifyConfig;
+  readonly dispatcher: Dispatcher;
+  readonly clock: Clock;
+  readonly tokens: TokenBook;
+  readonly pool: ClientPool;
+  readonly signal: AbortSignal;
+}
+
+export interface CallSpec {
+  readonly method: string;
+  /** JSON text by default `{}`. */
+  readonly body?: string | Buffer;
+  /** Send as this client: its current token (unless `token` is given), and the ledger counts it. */
+  readonly clientId?: string;
+  /** An explicit bearer token; null = no Authorization header. */
+  readonly token?: string | null;
+  /** A raw Authorization header; overrides the token. */
+  readonly authorization?: string;
+  readonly bodyCapBytes?: number;
+  /** Another connection pool than the run's shared one. */
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface Observed {
+  readonly exchange: Exchange;
+  readonly reply: ApiReply;
+}
+
+/**
+ * One check's window on the run: API calls that feed the quota ledger, and time measured from
+ * the check's start (the origin of every timestamp in its evidence).
+ */
+export class CheckSession {
+  readonly originMs: number;
+
+  constructor(readonly run: RunContext) {
+    this.originMs = run.clock.now();
+  }
+
+  get config(): VerifyConfig {
+    return this.run.config;
+  }
+
+  /** ms since the check started. */
+  elapsed(): number {
+    return this.run.clock.now() - this.originMs;
+  }
+
+  /** Wait until `atMs` since the check started (never earlier, see sleepUntil). */
+  until(atMs: number): Promise<void> {
+    return sleepUntil(this.run.clock, this.originMs + atMs, this.run.signal);
+  }
+
+  async call(spec: CallSpec): Promise<Observed> {
+    const { run } = this;
+    run.signal.throwIfAborted();
+    const token = spec.token !== undefined ? spec.token : spec.clientId !== undefined ? await run.tokens.get(spec.clientId) : null;
+    const reply = await callApi(spec.dispatcher ?? run.dispatcher, {
+      baseUrl: run.config.target,
+      method: spec.method,
+      body: spec.body ?? '{}',
+      token,
+      ...(spec.authorization !== undefined ? { authorization: spec.authorization } : {}),
+      ...(spec.bodyCapBytes !== undefined ? { bodyCapBytes: spec.bodyCapBytes } : {}),
+      timeoutMs: run.config.requestTimeoutMs,
+    });
+    if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);
+    return { exchange: toExchange(reply, spec.method, this.originMs, run.clock.epochMs()), reply };
+  }
+}

@@ -1,0 +1,74 @@
+import type { Dispatcher } from 'undici';
+import { requestToken, type TokenResult } from '../api/token.ts';
+import { RpcloadError } from '../errors.ts';
+import type { Clock } from './clock.ts';
+import type { VerifyConfig } from './types.ts';
+
+/** Re-fetch a cached token this long before its `expires_in` runs out (ms). */
+const REFRESH_MARGIN_MS = 30_000;
+
+interface CachedToken {
+  readonly token: string;
+  /** Monotonic ms after which the token is refreshed; Infinity when no lifetime was given. */
+  readonly refreshAtMs: number;
+}
+
+/**
+ * Access tokens per client ID. Token requests do not go through the quota ledger: the
+ * conventions count the rate limit on API methods, and the reference server exempts them.
+ * Every token handed out is remembered so that redaction can scrub it from evidence.
+ */
+export class TokenBook {
+  readonly #cache = new Map<string, CachedToken>();
+  readonly #issued = new Set<string>();
+
+  constructor(
+    private readonly config: VerifyConfig,
+    private readonly dispatcher: Dispatcher,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The client's current token, fetched on first use and again before it expires. */
+  async get(clientId: string): Promise<string> {
+    const cached = this.#cache.get(clientId);
+    if (cached !== undefined && this.clock.now() < cached.refreshAtMs) return cached.token;
+    return this.fresh(clientId, true);
+  }
+
+  /** A new token for the client; `makeCurrent` also makes it the one `get` returns. */
+  async fresh(clientId: string, makeCurrent: boolean): Promise<string> {
+    const result = await this.request(clientId);
+    if (!result.ok) throw new RpcloadError('token_failed', `client ${clientId}: ${result.detail}`);
+    this.adopt(clientId, result, makeCurrent);
+    return result.accessToken;
+  }
+
+  /** One raw token request (preflight turns a failure into one clear message). */
+  request(clientId: string): Promise<TokenResult> {
+    const client = this.config.clients.find((c) => c.id === clientId);
+    if (client === undefined) throw new Error(`unknown client ${clientId}`);
+    return requestToken(this.dispatcher, {
+      baseUrl: this.config.target,
+      tokenMethod: this.config.tokenMethod,
+      clientId: client.id,
+      clientSecret: client.secret,
+      clientAuth: this.config.clientAuth,
+      scope: this.config.scope,
+      extraFields: this.config.extraFields,
+      timeoutMs: this.config.requestTimeoutMs,
+    });
+  }
+
+  /** Remember a token that was obtained (for redaction) and, when `makeCurrent`, cache it. */
+  adopt(clientId: string, result: Extract<TokenResult, { ok: true }>, makeCurrent = true): void {
+    this.#issued.add(result.accessToken);
+    if (!makeCurrent) return;
+    const refreshAtMs = result.expiresInS === null ? Infinity : this.clock.now() + Math.max(0, result.expiresInS * 1000 - REFRESH_MARGIN_MS);
+    this.#cache.set(clientId, { token: result.accessToken, refreshAtMs });
+  }
+
+  /** Every token and secret seen so far: what redaction must scrub. */
+  secrets(): string[] {
+    return [...this.#issued, ...this.config.clients.map((c) => c.secret)];
+  }
+}

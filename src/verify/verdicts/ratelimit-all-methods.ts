@@ -1,0 +1,77 @@
+import type { Exchange } from '../exchange.ts';
+import type { CheckOutcome } from '../check.ts';
+import { fail, pass, skip } from '../types.ts';
+import { boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
+
+/**
+ * `ratelimit.all_methods`: ⌈limit/2⌉ requests on one method and ⌊limit/2⌋ on another are all
+ * admitted, and the next one is refused: one quota across methods. Requests are sequential.
+ */
+export interface MethodsAttempt {
+  /** `idle`: from a rested client; `reset`: right after waiting for the previous attempt's reset. */
+  readonly kind: 'idle' | 'reset';
+  /** The halves, the next request, then (only when that was admitted) more until the first refusal. */
+  readonly exchanges: readonly Exchange[];
+}
+
+export interface AllMethodsObservation {
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly methods: readonly [string, string];
+  readonly attempts: readonly MethodsAttempt[];
+}
+
+/**
+ * Could the attempt's over-admission come from a window boundary inside it? Then it is not
+ * judged and is repeated right after the reset.
+ */
+export function attemptIsAmbiguous(attempt: MethodsAttempt, previous: MethodsAttempt | undefined, limit: number, windowMs: number): boolean {
+  const refusal = attempt.exchanges.find((e) => e.admission === 'refused');
+  const admitted = attempt.exchanges.filter((e) => e.admission === 'admitted').length;
+  if (refusal === undefined || admitted <= limit || tooSlowToJudge(attempt.exchanges, limit, windowMs) !== null) return false;
+  if (attempt.kind === 'idle') return boundaryMayFallInside(attempt.exchanges[0]!.sentMs, refusal, windowMs);
+  const previousRefusal = previous?.exchanges.find((e) => e.admission === 'refused');
+  return previousRefusal !== undefined && mayStraddleAfterReset(refusal.doneMs, previousRefusal, windowMs);
+}
+
+export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
+  const { limit, methods, attempts } = obs;
+  const [first, second] = methods;
+  const half = Math.ceil(limit / 2);
+  const evidence = {
+    methods,
+    plan: `${half} × ${first}, ${limit - half} × ${second}, then 1 × ${first}`,
+    attempts: attempts.map((a) => ({
+      kind: a.kind,
+      startMs: a.exchanges[0]?.sentMs ?? null,
+      admitted: a.exchanges.filter((e) => e.admission === 'admitted').length,
+      firstRefusal: a.exchanges.findIndex((e) => e.admission === 'refused') + 1 || null,
+      retryAfterS: a.exchanges.find((e) => e.admission === 'refused')?.retryAfterS ?? null,
+    })),
+  };
+  const decisive = attempts.at(-1);
+  if (decisive === undefined) return skip('no attempt was made', evidence);
+  const failed = decisive.exchanges.find((e) => e.admission === 'failed');
+  if (failed !== undefined) return skip(`a request got no verdict from the limiter (${failed.outcome})`, evidence);
+  const notes = attempts.length > 1 ? [`the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`] : [];
+  const refusedAt = decisive.exchanges.findIndex((e) => e.admission === 'refused');
+  if (refusedAt !== -1 && refusedAt < limit) {
+    const onFirst = Math.min(refusedAt, half);
+    return {
+      ...fail(`request ${refusedAt + 1} (${decisive.exchanges[refusedAt]!.method}, after ${onFirst} × ${first} and ${refusedAt - onFirst} × ${second}) was refused; the limit is ${limit} across methods`, evidence, notes),
+      findings: { failedOnCount: true },
+    };
+  }
+  if (refusedAt !== limit) {
+    // The next request may rightly be in a new window when sending was that slow.
+    const slow = tooSlowToJudge(decisive.exchanges, limit, obs.windowMs);
+    if (slow !== null) return skip(slow, evidence, notes);
+    const admitted = decisive.exchanges.filter((e) => e.admission === 'admitted').length;
+    const total = refusedAt === -1 ? `no refusal after ${admitted}` : `${admitted} admitted before the first refusal`;
+    return {
+      ...fail(`after ${half} × ${first} and ${limit - half} × ${second}, the next request was admitted (${total}); one quota across methods allows ${limit}`, evidence, notes),
+      findings: { failedOnCount: true },
+    };
+  }
+  return pass(`${half} × ${first} and ${limit - half} × ${second} admitted, the next ${first} refused: one quota across methods`, evidence, notes);
+}

@@ -1,0 +1,57 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDispatcher } from '../../src/api/dispatcher.ts';
+import { startServer, type ServerHandle } from '../../src/server/index.ts';
+import { ratelimitThreshold } from '../../src/verify/checks/index.ts';
+import { ClientPool } from '../../src/verify/client-pool.ts';
+import { systemClock } from '../../src/verify/clock.ts';
+import { CheckSession } from '../../src/verify/session.ts';
+import { TokenBook } from '../../src/verify/tokens.ts';
+import { configFor, SHORT } from './support/reference.ts';
+
+/**
+ * A clock-aligned window that resets in the middle of the idle burst admits more than the limit
+ * without being wrong: ratelimit.threshold must recognise it and judge the burst after the reset.
+ * The burst is started a few ms before a wall-clock boundary of the server's windows.
+ */
+describe('ratelimit.threshold against a clock-aligned window resetting mid-burst', () => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await startServer({ ...SHORT, algorithm: 'fixed-aligned' });
+  });
+  afterAll(() => server.close());
+
+  async function thresholdJustBeforeBoundary(clientId: string, leadMs: number): Promise<{ verdict: string; detail: string; idleAdmitted: number }> {
+    const config = configFor(server);
+    const dispatcher = createDispatcher({ connections: null });
+    try {
+      const tokens = new TokenBook(config, dispatcher, systemClock);
+      await tokens.get(clientId);
+      const pool = new ClientPool([clientId], SHORT.limit, SHORT.windowMs, systemClock);
+      const session = new CheckSession({ config, dispatcher, clock: systemClock, tokens, pool, signal: new AbortController().signal });
+      const boundary = Math.ceil((Date.now() + 100) / SHORT.windowMs) * SHORT.windowMs;
+      await sleep(boundary - Date.now() - 20);
+      while (Date.now() < boundary - leadMs) {
+        // spin the last milliseconds: a timer could fire late and miss the boundary
+      }
+      const outcome = await ratelimitThreshold.run(session, [clientId]);
+      const bursts = outcome.evidence.bursts as { admitted: number }[];
+      return { verdict: outcome.verdict, detail: outcome.detail, idleAdmitted: bursts[0]!.admitted };
+    } finally {
+      await dispatcher.close();
+    }
+  }
+
+  it('passes, having seen (and set aside) the straddled burst', async () => {
+    const attempts = [];
+    // How far into the burst the boundary falls depends on the machine's speed: start a little
+    // earlier each time, with a fresh client, until one burst straddles it.
+    for (const [clientId, leadMs] of [['client-1', 3], ['client-2', 6], ['client-3', 10], ['client-4', 15]] as const) {
+      const attempt = await thresholdJustBeforeBoundary(clientId, leadMs);
+      attempts.push(attempt);
+      expect(attempt.verdict, attempt.detail).toBe('pass');
+      if (attempt.idleAdmitted > SHORT.limit) break;
+    }
+    expect(attempts.some((a) => a.idleAdmitted > SHORT.limit), JSON.stringify(attempts)).toBe(true);
+  });
+});
