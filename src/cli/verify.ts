@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { ExitCode, RpcloadError } from '../errors.ts';
 import { emptyRecordedData } from '../metrics/recorded-data.ts';
 import { defaultProfilePath, loadPlan, type Plan } from '../profile/index.ts';
 import { buildRunResult, defaultResultPath, writeResultFile, type RunResult } from '../results/index.ts';
 import { renderJunit } from '../results/junit.ts';
 import { startServerInWorker, type RemoteServerHandle } from '../server/index.ts';
-import { progressLine, renderVerifyTable, resolveVerifyConfig, runVerify, verifyJson, type VerifyConfig, type VerifyFlags, type VerifyReport } from '../verify/index.ts';
+import { createVerifyView } from '../ui/create-view.ts';
+import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { CHECK_IDS, renderVerifyTable, resolveVerifyConfig, runVerify, verifyJson, type VerifyConfig, type VerifyFlags, type VerifyReport } from '../verify/index.ts';
 import { setExitCode } from './exit.ts';
 import { collect, durationMs, httpUrl, oneOf, positiveInt } from './parsers.ts';
 import { onInterrupt } from './signals.ts';
 
 interface VerifyOptions extends VerifyFlags {
+  readonly ui: UiMode;
   readonly out?: string;
   readonly junit?: string;
   readonly json?: boolean;
@@ -83,20 +86,27 @@ async function verifyCommand(profile: string | undefined, flags: VerifyOptions):
     // Flags are checked before anything starts; the embedded server's URL is filled in after.
     let config = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', await readCa(flags.ca));
     if (config.target === '' && plan !== null) {
-      // A profile without a target (the demo): verify the reference server, in a worker thread.
-      server = await startServerInWorker({ ...plan.embeddedServer, clients: plan.clients.map(({ id, secret }) => ({ id, secret })) });
+      // A profile without a target (the demo): verify the reference server, in a worker thread,
+      // configured with the contract under test (so `--limit 10 --window 1s` is a quick demo).
+      server = await startServerInWorker({
+        ...plan.embeddedServer,
+        limit: config.limit,
+        windowMs: config.windowMs,
+        clients: plan.clients.map(({ id, secret }) => ({ id, secret })),
+      });
       config = { ...config, target: server.url, ca: config.ca ?? server.certPem ?? null };
     }
-    const color = useColor(process.stderr);
-    const report = await runVerify(config, {
-      signal: stopping.signal,
-      onProgress: (record) => {
-        const line = progressLine(record, color);
-        if (line !== null) process.stderr.write(`${line}\n`);
-      },
-    });
+    const outPath = flags.out ?? defaultResultPath(profileName, new Date());
+    const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+    const view = createVerifyView(mode, { target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: outPath }, { onQuit: () => stopping.abort() });
+    view.start();
+    let report: VerifyReport;
+    try {
+      report = await runVerify(config, { signal: stopping.signal, onProgress: (record) => view.onProgress(record) });
+    } finally {
+      view.stop();
+    }
     process.stdout.write(flags.json ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n` : `\n${renderVerifyTable(report, config, useColor(process.stdout))}`);
-    const outPath = flags.out ?? defaultResultPath(profileName, report.startedAt);
     await writeResultFile(outPath, resultOf(report, config, profileName, server !== null));
     process.stderr.write(`result file: ${outPath}\n`);
     if (flags.junit !== undefined) {
@@ -132,6 +142,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
     .option('--junit <file>', 'also write JUnit XML')
     .option('--json', 'print the checks as JSON on stdout instead of the table')
+    .addOption(new Option('--ui <mode>', 'live view: the check board on a terminal, plain lines in CI or when piped').choices(['auto', 'tui', 'plain', 'none']).default('auto'))
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target')
     .option('--insecure', 'do not verify the https certificate')
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')

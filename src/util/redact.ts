@@ -18,7 +18,9 @@ export function redactSecrets<T>(value: T, knownSecrets: readonly string[] = [])
   const scrubString = (text: string): string => {
     let out = text;
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    return out.replace(/(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${REDACTED}`);
+    // A credential is token68 not continued by `=…` or `"`: so `Bearer realm="x"` (a challenge's
+    // parameters, useful evidence) stays, while `Bearer abc.def` and `Basic dXNlcjpw==` go.
+    return out.replace(/(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*(?![A-Za-z0-9._~+/="-])/g, `$1 ${REDACTED}`);
   };
   const walk = (node: unknown, key: string | undefined): unknown => {
     if (key !== undefined && typeof node === 'string' && SECRET_KEY.test(key)) return REDACTED;

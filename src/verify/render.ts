@@ -2,10 +2,10 @@ import type { CheckResult, CheckVerdict } from '../results/result-schema.ts';
 import { formatDurationMs } from '../util/duration.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import type { VerifyReport } from './runner.ts';
-import { CHECK_IDS, type ProgressRecord, type VerifyConfig } from './types.ts';
+import { CHECK_IDS, type VerifyConfig } from './types.ts';
 
 /**
- * Text for people: the live progress lines (stderr) and the final table (stdout). A symbol and
+ * Text for people: the final table (stdout; live progress is the ui module's). A symbol and
  * a plain word for every verdict, so logs without colour (NO_COLOR, CI) read the same.
  */
 const MARK: Readonly<Record<CheckVerdict, { readonly symbol: string; readonly word: string; readonly color: string }>> = {
@@ -19,14 +19,6 @@ const ID_WIDTH = Math.max(...CHECK_IDS.map((id) => id.length));
 function mark(verdict: CheckVerdict, color: boolean): string {
   const { symbol, word, color: code } = MARK[verdict];
   return color ? `${code}${symbol} ${word}${RESET}` : `${symbol} ${word}`;
-}
-
-/** `[ 3.2s] ratelimit.threshold … running (client-3)`; null for states not worth a line. */
-export function progressLine(record: ProgressRecord, color: boolean): string | null {
-  const at = `[${(record.atMs / 1000).toFixed(1).padStart(4)}s]`;
-  if (record.state === 'waiting') return null;
-  if (record.state === 'running') return `${at} ${record.id} … running${record.detail ? ` (${record.detail.replace(/^on /, '')})` : ''}`;
-  return `${at} ${record.id} ${mark(record.state, color)} ${sanitizeText(record.detail, 160)}`;
 }
 
 export interface VerdictCounts {

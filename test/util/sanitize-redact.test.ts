@@ -39,4 +39,15 @@ describe('redactSecrets', () => {
     expect(out.tokens).toBe(12);
     expect(input.clients[0]!.secret).toBe('s3cr3t-value'); // the input is not modified
   });
+
+  it.each([
+    // credentials go …
+    ['Authorization: Bearer abc.def-123 sent', `Authorization: Bearer ${REDACTED} sent`],
+    ['Basic dXNlcjpwYXNz== then', `Basic ${REDACTED} then`],
+    ['Bearer tok', `Bearer ${REDACTED}`],
+    // … challenges (evidence) stay
+    ['WWW-Authenticate: Bearer realm="rpcload", error="invalid_token"', 'WWW-Authenticate: Bearer realm="rpcload", error="invalid_token"'],
+    ['Bearer error=invalid_token', 'Bearer error=invalid_token'],
+    ['Basic realm="x"', 'Basic realm="x"'],
+  ])('scrubs %j → %j', (text, expected) => expect(redactSecrets(text)).toBe(expected));
 });

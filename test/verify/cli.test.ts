@@ -47,8 +47,8 @@ describe.concurrent('rpcload verify (CLI)', () => {
     expect(report.durationMs).toBeLessThan(30_000);
     expect(wallMs).toBeLessThan(50_000);
     // Live progress went to stderr.
-    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold … running \(client-e2e-\d\)$/m);
-    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold ✓ PASS exactly 100 admitted/m);
+    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold ▸ RUN {2}on client-e2e-\d$/m);
+    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold ✓ PASS {2}exactly 100 admitted/m);
 
     const file = JSON.parse(await readFile(out, 'utf8')) as RunResult;
     expect(validateRunResult(file)).toEqual([]);
@@ -113,7 +113,7 @@ describe.concurrent('rpcload verify (CLI)', () => {
     const result = await runRpcload(['verify', '--target', contract.url, ...clientFlags(6, 'sigint-'), '--method', 'ping', '--out', out], {
       onSpawn: (child) => {
         child.stderr?.on('data', (chunk: Buffer) => {
-          if (chunk.toString().includes('ratelimit.threshold … running')) setTimeout(() => child.kill('SIGINT'), 500);
+          if (chunk.toString().includes('ratelimit.threshold ▸ RUN')) setTimeout(() => child.kill('SIGINT'), 500);
         });
       },
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressLine, renderVerifyTable, verifyJson } from '../../src/verify/render.ts';
+import { renderVerifyTable, verifyJson } from '../../src/verify/render.ts';
 import type { VerifyReport } from '../../src/verify/runner.ts';
 import { resolveVerifyConfig } from '../../src/verify/config.ts';
 
@@ -30,14 +30,6 @@ describe('verify output', () => {
 
   it('colours only when asked', () => {
     expect(renderVerifyTable(report, config, true)).toContain('\u001b[31m✗ FAIL\u001b[0m');
-  });
-
-  it.each([
-    [{ id: 'ratelimit.threshold', state: 'running', detail: 'on client-3', atMs: 3210 }, '[ 3.2s] ratelimit.threshold … running (client-3)'],
-    [{ id: 'tls', state: 'skip', detail: 'plain http target', atMs: 0 }, '[ 0.0s] tls – SKIP plain http target'],
-    [{ id: 'envelope', state: 'waiting', detail: '', atMs: 0 }, null],
-  ] as const)('progress line %#', (record, line) => {
-    expect(progressLine(record, false)).toBe(line);
   });
 
   it('gives machines the checks and the counts', () => {

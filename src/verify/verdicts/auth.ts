@@ -15,14 +15,11 @@ export interface AuthObservation {
   readonly bodyExcerpt: string;
 }
 
-/**
- * `Bearer (realm="api", error="invalid_token")`. Never "Bearer <word>": text shaped like a
- * credential is scrubbed by redaction, which would hide the challenge.
- */
+/** A parsed challenge written back as the header would say it: `Bearer realm="api", error="invalid_token"`. */
 export function describeChallenge(challenge: Challenge): string {
   const scheme = challenge.scheme === 'bearer' ? 'Bearer' : challenge.scheme;
   const params = Object.entries(challenge.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-  return params.length > 0 ? `${scheme} (${params.join(', ')})` : scheme;
+  return params.length > 0 ? `${scheme} ${params.join(', ')}` : scheme;
 }
 
 function evidenceOf(obs: AuthObservation): Record<string, unknown> {
@@ -30,7 +27,7 @@ function evidenceOf(obs: AuthObservation): Record<string, unknown> {
     status: obs.status,
     outcome: obs.outcome,
     challenges: obs.challenges.map((c) => ({ scheme: c.scheme, params: c.params })),
-    // The raw header only when it could not be parsed (redaction may mangle "Bearer <word>").
+    // The raw header only when it could not be parsed.
     ...(obs.challenges.length === 0 && obs.wwwAuthenticate !== null ? { wwwAuthenticate: obs.wwwAuthenticate } : {}),
     body: obs.bodyExcerpt,
   };
