@@ -6,10 +6,11 @@ import type { RecordedData } from '../metrics/recorded-data.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
 import { describePlan, type PlanOverrides } from '../profile/index.ts';
 import type { Plan } from '../profile/plan.ts';
-import { buildRunResult, defaultResultPath, writeResultFile } from '../results/index.ts';
+import { buildRunResult, defaultResultPath, writeResultFile, type BuildResultInput } from '../results/index.ts';
 import type { RunInfo, RunResult, RunStatus } from '../results/result-schema.ts';
 import type { ServerStats } from '../server/options.ts';
 import type { LiveView, RunHeader, ViewSource } from '../ui/view.ts';
+import { startCheckpointWriter } from './checkpoint-writer.ts';
 import { planMethods } from './compiled-plan.ts';
 import { startEmbeddedTarget, type Target } from './embedded-target.ts';
 import { describeLoad, runModel } from './load-description.ts';
@@ -105,17 +106,25 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   });
   const notes: string[] = [];
   let checkpointProblem: string | null = null;
-  const build = (data: RecordedData, status: RunStatus, failure?: string): RunResult =>
-    buildRunResult({ run: info(status, failure), config: describePlan(plan), data, dims, checks: [], thresholds: [], warnings: [...notes, ...(checkpointProblem === null ? [] : [checkpointProblem])] });
+  const input = (data: RecordedData, status: RunStatus, failure?: string): BuildResultInput => ({
+    run: info(status, failure),
+    config: describePlan(plan),
+    data,
+    dims,
+    checks: [],
+    thresholds: [],
+    warnings: [...notes, ...(checkpointProblem === null ? [] : [checkpointProblem])],
+  });
   const recorded = (): Promise<RecordedData> => (workers === null ? Promise.resolve(recorder.serialize()) : workers.recorded());
 
   const view = options.createView({ header, snapshot: () => (workers === null ? recorder.snapshot(clock.now()) : workers.snapshot(clock.now())) });
+  const writer = startCheckpointWriter();
   let checkpointing: Promise<void> = Promise.resolve();
   const checkpoint = setInterval(() => {
     if (!clock.started) return;
     // A failed checkpoint must not stop the run; the final file says it happened.
     checkpointing = checkpointing
-      .then(async () => writeResultFile(path, build(await recorded(), 'running')))
+      .then(async () => writer.write(path, input(await recorded(), 'running')))
       .catch((err: unknown) => void (checkpointProblem ??= `a checkpoint of the result file could not be written: ${describeError(err)}`));
   }, plan.checkpointEveryMs);
   checkpoint.unref();
@@ -145,11 +154,12 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     view.stop();
     clearInterval(checkpoint);
     await checkpointing;
+    await writer.close();
   }
   const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
   await target.close();
 
-  const draft = build(data ?? (await recorded()), status, failure);
+  const draft = buildRunResult(input(data ?? (await recorded()), status, failure));
   const thresholds = plan.thresholds.map((threshold) => threshold.evaluate(draft));
   const result: RunResult = { ...draft, thresholds };
   await writeResultFile(path, result);

@@ -1,0 +1,55 @@
+import type { BuildResultInput } from '../results/build-result.ts';
+import { startModuleWorker } from '../util/module-worker.ts';
+
+/**
+ * Writes the result file's checkpoints from a worker thread. The driver's thread only serializes
+ * the recorder (its histograms live there); building the result, turning it into JSON and writing
+ * it — about half of a checkpoint's cost, tens of milliseconds with hundreds of clients — happen
+ * off the event loop that schedules requests, so a checkpoint is not paid for in schedule lag.
+ */
+export interface CheckpointWriter {
+  /** Build the result from `input` and write it atomically to `path`. */
+  write(path: string, input: BuildResultInput): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A checkpoint request and its answer (null error = written). */
+export interface CheckpointMessage {
+  readonly id: number;
+  readonly path: string;
+  readonly input: BuildResultInput;
+}
+export interface CheckpointReply {
+  readonly id: number;
+  readonly error: string | null;
+}
+
+export function startCheckpointWriter(): CheckpointWriter {
+  const worker = startModuleWorker(import.meta.url, 'checkpoint-writer-entry', null);
+  worker.unref(); // never what keeps a finished run alive
+  const pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  const failAll = (err: Error): void => {
+    for (const waiter of pending.values()) waiter.reject(err);
+    pending.clear();
+  };
+  worker.on('message', ({ id, error }: CheckpointReply) => {
+    const waiter = pending.get(id);
+    pending.delete(id);
+    if (error === null) waiter?.resolve();
+    else waiter?.reject(new Error(error));
+  });
+  worker.on('error', failAll);
+  worker.on('exit', () => failAll(new Error('the checkpoint writer stopped')));
+  let nextId = 0;
+  return {
+    write: (path, input) =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, path, input } satisfies CheckpointMessage);
+      }),
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+}
