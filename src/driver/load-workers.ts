@@ -4,9 +4,7 @@ import { startModuleWorker } from '../util/module-worker.ts';
 import type { LiveSnapshot } from '../metrics/live-snapshot.ts';
 import { mergeRecordedData } from '../metrics/merge-recorded.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
-import type { PlanOverrides } from '../profile/build-plan.ts';
-import type { ClientPlan } from '../profile/plan.ts';
-import type { FromWorker, ToWorker } from './load-worker-protocol.ts';
+import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 import { mergeLiveSnapshots } from './merge-live-snapshots.ts';
 import { sharedNowMs, type RunClock } from './run-clock.ts';
 import type { LoadRunOutcome } from './run-load.ts';
@@ -18,13 +16,8 @@ import type { LoadRunOutcome } from './run-load.ts';
  * (exactly, mergeRecordedData) for checkpoints and the result. A worker that has not reported
  * within the drain time after a stop is terminated; the run then says how many reported.
  */
-export interface WorkerRunOptions {
-  readonly count: number;
-  readonly profile: unknown;
-  readonly source: string;
-  readonly overrides: PlanOverrides;
-  readonly clients: readonly ClientPlan[];
-  readonly target: string;
+/** What every worker gets (LoadWorkerData, less its own index), plus the main thread's parts. */
+export interface WorkerRunOptions extends Omit<LoadWorkerData, 'index'> {
   readonly clock: RunClock;
   readonly signal: AbortSignal;
   /** Zero figures in the run's dimensions, shown until the workers report. */

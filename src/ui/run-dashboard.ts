@@ -1,6 +1,6 @@
 import { renderRunFrame } from './dashboard/run-frame.ts';
 import { RateWindow } from './dashboard/run-model.ts';
-import { startDashboardLoop, type DashboardLoop } from './terminal/dashboard-loop.ts';
+import { startDashboardLoop, type DashboardLoop, type DashboardOptions } from './terminal/dashboard-loop.ts';
 import type { LiveView, ViewSource } from './view.ts';
 
 /**
@@ -8,14 +8,7 @@ import type { LiveView, ViewSource } from './view.ts';
  * recent outcome rates, and draws renderRunFrame at the terminal's size. Everything else (timer,
  * keys, terminal restore, stderr) is the shared dashboard loop.
  */
-export interface RunDashboardOptions {
-  readonly onQuit: () => void;
-  readonly onForceQuit?: () => void;
-  readonly colour: boolean;
-  readonly intervalMs?: number;
-  readonly input?: NodeJS.ReadStream;
-  readonly output?: NodeJS.WriteStream;
-}
+export type RunDashboardOptions = DashboardOptions;
 
 export function createRunDashboard(source: ViewSource, options: RunDashboardOptions): LiveView {
   let loop: DashboardLoop | null = null;

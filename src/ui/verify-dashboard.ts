@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { applyProgress, emptyBoard, type CheckBoard } from './checks/check-board.ts';
 import { renderVerifyFrame } from './checks/verify-frame.ts';
-import { startDashboardLoop, type DashboardLoop } from './terminal/dashboard-loop.ts';
+import { startDashboardLoop, type DashboardLoop, type DashboardOptions } from './terminal/dashboard-loop.ts';
 import type { CheckProgress, VerifyHeader, VerifyView } from './view.ts';
 
 /**
@@ -9,14 +9,7 @@ import type { CheckProgress, VerifyHeader, VerifyView } from './view.ts';
  * and the shared dashboard loop draws it four times a second (records are rare; a check's result
  * shows within a frame, and the elapsed time and spinners keep moving in between).
  */
-export interface VerifyDashboardOptions {
-  readonly onQuit: () => void;
-  readonly onForceQuit?: () => void;
-  readonly colour: boolean;
-  readonly intervalMs?: number;
-  readonly input?: NodeJS.ReadStream;
-  readonly output?: NodeJS.WriteStream;
-}
+export type VerifyDashboardOptions = DashboardOptions;
 
 export function createVerifyDashboard(header: VerifyHeader, options: VerifyDashboardOptions): VerifyView {
   let board: CheckBoard = emptyBoard(header.checkIds);

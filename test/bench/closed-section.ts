@@ -63,19 +63,7 @@ export async function runRpcloadClosed(target: BenchTarget, config: BenchConfig,
   const { run } = await runTool({ tool: 'rpcload', profilePath, resultPath, args }, workDir, name);
   const result = readRunResult(resultPath);
   const s = result.summary;
-  const requests = s.requests;
-  return {
-    requestsPerS: round(requests / config.closedDurationS, 0),
-    requests,
-    cpuSPer1000: round((run.cpuS / requests) * 1000, 4),
-    cpuCores: round(run.cpuS / run.wallS, 2),
-    peakRssMb: round(run.peakRssMb, 1),
-    p50Ms: s.latencyMs.p50,
-    p99Ms: s.latencyMs.p99,
-    failures: requests - (s.outcomes.success ?? 0),
-    loadAverage: loadAvg,
-    cpuPressurePercent: cpuPressurePercent(),
-  };
+  return closedFigures(run, config, loadAvg, { requests: s.requests, p50Ms: s.latencyMs.p50, p99Ms: s.latencyMs.p99, failures: s.requests - (s.outcomes.success ?? 0) });
 }
 
 async function runAutocannon(target: BenchTarget, config: BenchConfig, workDir: string, name: string): Promise<ClosedFigures> {
@@ -83,16 +71,26 @@ async function runAutocannon(target: BenchTarget, config: BenchConfig, workDir: 
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_TOKEN}` };
   const { run } = await runTool({ tool: 'autocannon', url: `${target.url}${REQUEST_PATH}`, headers, body: REQUEST_BODY, connections: config.connections, durationS: config.closedDurationS }, workDir, name);
   if (run.tool.kind !== 'autocannon') throw new Error('unexpected tool report');
-  const { requests } = run.tool;
+  const { requests, p50Ms, p99Ms, failures } = run.tool;
+  return closedFigures(run, config, loadAvg, { requests, p50Ms, p99Ms, failures });
+}
+
+/** One tool's figures from its process measurements and what it counted itself. */
+function closedFigures(
+  run: { readonly cpuS: number; readonly wallS: number; readonly peakRssMb: number },
+  config: BenchConfig,
+  loadAvg: number,
+  counted: { readonly requests: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number },
+): ClosedFigures {
   return {
-    requestsPerS: round(requests / config.closedDurationS, 0),
-    requests,
-    cpuSPer1000: round((run.cpuS / requests) * 1000, 4),
+    requestsPerS: round(counted.requests / config.closedDurationS, 0),
+    requests: counted.requests,
+    cpuSPer1000: round((run.cpuS / counted.requests) * 1000, 4),
     cpuCores: round(run.cpuS / run.wallS, 2),
     peakRssMb: round(run.peakRssMb, 1),
-    p50Ms: run.tool.p50Ms,
-    p99Ms: run.tool.p99Ms,
-    failures: run.tool.failures,
+    p50Ms: counted.p50Ms,
+    p99Ms: counted.p99Ms,
+    failures: counted.failures,
     loadAverage: loadAvg,
     cpuPressurePercent: cpuPressurePercent(),
   };

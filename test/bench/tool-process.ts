@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import type * as RunCliModule from '../../src/cli/run-cli.ts';
 import type { ToolRun, ToolSpec } from './tool-spec.ts';
 
 /** The parts of autocannon's programmatic API used here (it ships no types). */
@@ -20,9 +21,11 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ToolSpec;
 
-// Loaded before the clock starts: module loading (and tsx's transpiling) is not the tool's work.
+// Loaded before the clock starts: module loading is not the tool's work. rpcload runs from the
+// built dist/ (`npm run bench` builds first), as users run it: from source, every worker thread it
+// starts would compile TypeScript through tsx on the measured clock.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-const { runCli } = await import('../../src/cli/run-cli.ts');
+const { runCli } = (await import(new URL('../../dist/cli/run-cli.js', import.meta.url).href)) as typeof RunCliModule;
 
 async function runTool(): Promise<ToolRun['tool']> {
   if (spec.tool === 'autocannon') {

@@ -31,6 +31,9 @@ export interface DashboardLoopOptions {
   readonly output?: NodeJS.WriteStream;
 }
 
+/** What a dashboard view takes: the loop's options, the frame being the view's own. */
+export type DashboardOptions = Omit<DashboardLoopOptions, 'frame'>;
+
 export interface DashboardLoop {
   /** Draw now (e.g. after new data was pushed). */
   redraw(): void;
