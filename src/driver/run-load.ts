@@ -11,6 +11,7 @@ import { LoadEngine } from './engine.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
+import { createWarmConnector } from './warm-connector.ts';
 
 /**
  * One load run from a plan: fetch every client's token, start the clock, play the phases back to
@@ -64,13 +65,15 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const { plan, recorder, clock, signal } = options;
   const target = new URL(options.baseUrl);
   const trust = { ca: plan.http.ca, insecure: plan.http.insecure, connectTimeoutMs: plan.http.connectTimeoutMs };
-  // The hot path: undici's dispatch API on one keep-alive Pool for the target's origin.
+  // The hot path: undici's dispatch API on one keep-alive Pool for the target's origin, whose
+  // connections may be opened before the clock starts (see warm-connector.ts).
+  const connector = createWarmConnector(target, connectOptions(trust));
   const pool = new Pool(target.origin, {
     connections: plan.http.connections,
     pipelining: plan.http.pipelining,
     headersTimeout: plan.http.headersTimeoutMs,
     bodyTimeout: plan.http.bodyTimeoutMs,
-    connect: connectOptions(trust),
+    connect: connector.connect,
   });
   const tokenDispatcher = createDispatcher({ ...trust, connections: 8, headersTimeoutMs: plan.http.headersTimeoutMs, bodyTimeoutMs: plan.http.bodyTimeoutMs });
   const clients = plan.clients.map((c, i) => new ClientIdentity(i, c.id, c.secret, c.weight));
@@ -81,6 +84,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     if (fetched.ok === 0 && !signal.aborted) {
       throw new RpcloadError('auth_failed', `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`);
     }
+    if (plan.http.preconnect && !signal.aborted) await connector.warm(plan.http.connections);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
@@ -116,6 +120,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     return { status: aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {
     tokens.stop(clients);
+    connector.dispose();
     // Destroying fails whatever is still in flight; the engine counts those as cancelled.
     engine?.cancelInFlight();
     await Promise.all([pool.destroy(), tokenDispatcher.destroy()]);

@@ -39,6 +39,12 @@ function mergeDimensions(records: readonly Readonly<Record<string, DimensionData
   return out;
 }
 
+function mergeEncodedByName(records: readonly Readonly<Record<string, string>>[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, list] of groupByName(records)) out[name] = addEncoded(list, createLatencyHistogram);
+  return out;
+}
+
 /**
  * Rows aligned by t, counts summed. A second with traffic in one part only keeps that part's
  * p50/p99 exactly; where several parts completed requests in the same second, the largest p50
@@ -85,6 +91,7 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
     lastAtMs: Math.max(...parts.map((p) => p.lastAtMs)),
     overall: { ...mergePairs(parts.map((p) => p.overall), createLatencyHistogram), outcomes: addCounts(parts.map((p) => p.overall.outcomes), fold) },
     scheduleLag: addEncoded(parts.map((p) => p.scheduleLag), createLatencyHistogram),
+    scheduleLagByPhase: mergeEncodedByName(parts.map((p) => p.scheduleLagByPhase)),
     byMethod: mergeDimensions(parts.map((p) => p.byMethod), fold, createLatencyHistogram),
     byPhase: mergeDimensions(parts.map((p) => p.byPhase), fold, createLatencyHistogram),
     byClient: mergeDimensions(parts.map((p) => p.byClient), fold, createCompactHistogram),

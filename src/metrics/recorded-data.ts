@@ -27,6 +27,8 @@ export interface RecordedData {
   readonly overall: DimensionData;
   /** Schedule lag (µs) of open-model requests; an empty histogram when there were none. */
   readonly scheduleLag: string;
+  /** The same per phase, for the phases that had open-model requests. */
+  readonly scheduleLagByPhase: Readonly<Record<string, string>>;
   /** Only names that saw traffic. */
   readonly byMethod: Readonly<Record<string, DimensionData>>;
   readonly byPhase: Readonly<Record<string, DimensionData>>;
@@ -52,6 +54,7 @@ export function emptyRecordedData(): RecordedData {
     lastAtMs: 0,
     overall: { latency: empty, serviceTime: empty, outcomes: {} },
     scheduleLag: empty,
+    scheduleLagByPhase: {},
     byMethod: {},
     byPhase: {},
     byClient: {},

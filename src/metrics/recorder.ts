@@ -1,7 +1,7 @@
 import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import type { RateLimitPlan } from '../profile/plan.ts';
 import { DimensionStats } from './dimension-stats.ts';
-import { createCompactHistogram, createLatencyHistogram, encodeHistogram, percentilesMs, recordUs } from './hdr.ts';
+import { createCompactHistogram, createLatencyHistogram, encodeHistogram, percentilesMs, recordUs, type Histogram } from './hdr.ts';
 import type { LiveClientRow, LiveSnapshot } from './live-snapshot.ts';
 import { countsRecord, OUTCOME_SLOTS, OutcomeTable } from './outcome-table.ts';
 import { RateLimitLedger } from './rate-limit-ledger.ts';
@@ -41,6 +41,8 @@ export class Recorder {
   private readonly clients: DimensionStats[];
   private readonly byOutcome: (DimensionStats | undefined)[] = [];
   private readonly lag = createLatencyHistogram();
+  /** Per phase, created at the phase's first open-model request (closed phases have none). */
+  private readonly phaseLag: (Histogram | undefined)[] = [];
   private readonly timeline = new Timeline();
   private readonly recentErrors = new RecentErrors();
   private readonly ledger: RateLimitLedger;
@@ -72,7 +74,10 @@ export class Recorder {
     phase.record(s.latencyUs, s.serviceUs, oi);
     client.record(s.latencyUs, s.serviceUs, oi);
     (this.byOutcome[oi] ??= new DimensionStats(createLatencyHistogram)).record(s.latencyUs, s.serviceUs, oi);
-    if (s.lagUs >= 0) recordUs(this.lag, s.lagUs);
+    if (s.lagUs >= 0) {
+      recordUs(this.lag, s.lagUs);
+      recordUs((this.phaseLag[s.phaseIndex] ??= createLatencyHistogram()), s.lagUs);
+    }
     this.timeline.record(s.doneAtMs, s.latencyUs, cls);
     this.ledger.record(s);
     if (cls === 'error') this.recentErrors.record('api', s.outcome, s.detail, s.doneAtMs);
@@ -146,6 +151,7 @@ export class Recorder {
       lastAtMs: this.lastAtMs,
       overall: this.overall.serialize(keys),
       scheduleLag: encodeHistogram(this.lag),
+      scheduleLagByPhase: Object.fromEntries(this.dims.phases.flatMap((name, i) => (this.phaseLag[i] ? [[name, encodeHistogram(this.phaseLag[i])]] : []))),
       byMethod: named(this.dims.methods, this.methods),
       byPhase: named(this.dims.phases, this.phases),
       byClient: named(this.dims.clients, this.clients),

@@ -115,6 +115,8 @@ export interface HttpPlan {
   /** Extra CA (PEM) to trust, and whether to skip certificate verification. */
   readonly ca: string | null;
   readonly insecure: boolean;
+  /** Open the pool's connections before the clock starts (unused ones close after 2 s). */
+  readonly preconnect: boolean;
 }
 
 /** A parsed threshold: evaluated against the final result, pure. */

@@ -18,6 +18,7 @@ export const PROFILE_DEFAULTS = {
     bodyCapBytes: 1_048_576,
     maxInFlight: 10_000,
     insecure: false,
+    preconnect: true,
   },
   // Mirrors the reference server's own defaults (ServerOptions), made explicit in the plan.
   server: {

@@ -44,6 +44,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     maxInFlight: http.maxInFlight ?? D.http.maxInFlight,
     ca,
     insecure: http.insecure ?? D.http.insecure,
+    preconnect: http.preconnect ?? D.http.preconnect,
   };
 }
 

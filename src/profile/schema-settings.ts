@@ -77,6 +77,10 @@ export const HttpSchema = OptionalFields(
     maxInFlight: Int(1, 'Open model: arrivals beyond this many requests in flight are skipped (and counted).', D.http.maxInFlight),
     ca: Type.String({ minLength: 1, description: 'Extra CA certificate to trust: a PEM file path (relative to the profile) or inline PEM. Default: none.' }),
     insecure: Type.Boolean({ default: D.http.insecure, description: `Skip TLS certificate verification. Default ${D.http.insecure}.` }),
+    preconnect: Type.Boolean({
+      default: D.http.preconnect,
+      description: `Open every connection before the clock starts (as wrk and autocannon do), so connection set-up never counts as schedule lag or latency; false = connect lazily as requests need them. Default ${D.http.preconnect}.`,
+    }),
   },
   'HTTP transport settings.',
 );

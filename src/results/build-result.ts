@@ -4,7 +4,7 @@ import { passiveRateLimitChecks } from '../metrics/rate-limit-verdicts.ts';
 import { emptyTimelineRow } from '../metrics/timeline.ts';
 import { REDACTED, redactSecrets } from '../util/redact.ts';
 import { TOOL } from '../version.ts';
-import { RESULT_SCHEMA_ID, type CheckResult, type RunInfo, type RunResult, type Stats, type ThresholdResult, type TimelineRow } from './result-schema.ts';
+import { RESULT_SCHEMA_ID, type CheckResult, type PhaseStats, type RunInfo, type RunResult, type Stats, type ThresholdResult, type TimelineRow } from './result-schema.ts';
 import { rateLimitSection } from './rate-limit-section.ts';
 import { readEncoded, round3, statsOf } from './stats.ts';
 import { generatedWarnings } from './warnings.ts';
@@ -59,6 +59,16 @@ function statsByOutcome(data: Readonly<Record<string, EncodedPair>>, durationS: 
   return out;
 }
 
+/** Per-phase stats, with the schedule lag of each open-model phase. */
+function phaseStats(declared: readonly string[], data: RecordedData, durationS: number): Record<string, PhaseStats> {
+  const out: Record<string, PhaseStats> = statsByName(declared, data.byPhase, durationS);
+  for (const [name, encoded] of Object.entries(data.scheduleLagByPhase)) {
+    const lag = readEncoded(encoded);
+    if (lag.count > 0 && out[name] !== undefined) out[name] = { ...out[name], scheduleLagMs: lag.percentiles };
+  }
+  return out;
+}
+
 const pairs = (data: Readonly<Record<string, EncodedPair>>): Record<string, EncodedPair> =>
   Object.fromEntries(Object.entries(data).map(([name, d]) => [name, { latency: d.latency, serviceTime: d.serviceTime }]));
 
@@ -98,13 +108,13 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     },
     byMethod: statsByName(dims.methods, data.byMethod, durationS),
     byClient: statsByName(dims.clients, data.byClient, durationS),
-    byPhase: statsByName(dims.phases, data.byPhase, durationS),
+    byPhase: phaseStats(dims.phases, data, durationS),
     byOutcome: statsByOutcome(data.byOutcome, durationS),
     timeline: timelineOf(data.timeline, durationS),
     histograms: {
       latency: data.overall.latency,
       serviceTime: data.overall.serviceTime,
-      ...(lag.count > 0 ? { scheduleLag: data.scheduleLag } : {}),
+      ...(lag.count > 0 ? { scheduleLag: data.scheduleLag, scheduleLagByPhase: { ...data.scheduleLagByPhase } } : {}),
       ...(tokens.count > 0 ? { tokens: data.tokens.latency } : {}),
       byMethod: pairs(data.byMethod),
       byPhase: pairs(data.byPhase),

@@ -40,6 +40,16 @@ export const StatsSchema = Type.Object(
   },
 );
 
+export const PhaseStatsSchema = Type.Composite(
+  [
+    StatsSchema,
+    Type.Object({
+      scheduleLagMs: Type.Optional(PercentilesSchema),
+    }),
+  ],
+  { additionalProperties: false, description: `${StatsSchema.description}; scheduleLagMs (actual send − intended start) only in an open-model phase` },
+);
+
 export const SummarySchema = Type.Composite(
   [
     StatsSchema,
@@ -79,6 +89,7 @@ export const HistogramsSchema = Type.Object(
     latency: EncodedHistogram,
     serviceTime: EncodedHistogram,
     scheduleLag: Type.Optional(EncodedHistogram),
+    scheduleLagByPhase: Type.Optional(Type.Record(Type.String(), EncodedHistogram, { description: 'Schedule lag of each open-model phase' })),
     tokens: Type.Optional(EncodedHistogram),
     byMethod: Type.Record(Type.String(), HistogramPair),
     byPhase: Type.Record(Type.String(), HistogramPair),
@@ -198,7 +209,7 @@ export const RunResultSchema = Type.Object(
     summary: SummarySchema,
     byMethod: Type.Record(Type.String(), StatsSchema),
     byClient: Type.Record(Type.String(), StatsSchema),
-    byPhase: Type.Record(Type.String(), StatsSchema),
+    byPhase: Type.Record(Type.String(), PhaseStatsSchema),
     byOutcome: Type.Record(Type.String(), StatsSchema),
     timeline: Type.Array(TimelineRowSchema),
     histograms: HistogramsSchema,
@@ -213,6 +224,7 @@ export const RunResultSchema = Type.Object(
 export type Percentiles = Static<typeof PercentilesSchema>;
 export type OutcomeCounts = Static<typeof OutcomeCountsSchema>;
 export type Stats = Static<typeof StatsSchema>;
+export type PhaseStats = Static<typeof PhaseStatsSchema>;
 export type Summary = Static<typeof SummarySchema>;
 export type TimelineRow = Static<typeof TimelineRowSchema>;
 export type Histograms = Static<typeof HistogramsSchema>;

@@ -21,6 +21,14 @@ export interface BenchConfig {
    */
   readonly openConnections: number;
   readonly openDurationS: number;
+  /**
+   * A warm-up phase at the same rate before each measured open-model phase, as wrk2 calibrates
+   * for 10 s before it measures: the measured figures are the steady state, and the whole run's
+   * lag (cold start included) is reported next to them.
+   */
+  readonly openWarmupS: number;
+  /** The highest open-model rate is run again with this many `--workers` (1 = not again). */
+  readonly openWorkers: number;
   readonly memoryDurationS: number;
   readonly memoryRatePerS: number;
   readonly memoryClients: number;
@@ -62,6 +70,8 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     openRatesPerS: listFrom(env, 'BENCH_RATES', quick ? [2000, 10_000] : [2000, 10_000, 20_000]),
     openConnections: numberFrom(env, 'BENCH_OPEN_CONNECTIONS', 256),
     openDurationS: numberFrom(env, 'BENCH_OPEN_S', quick ? 3 : 20),
+    openWarmupS: numberFrom(env, 'BENCH_OPEN_WARMUP_S', quick ? 1 : 5),
+    openWorkers: numberFrom(env, 'BENCH_OPEN_WORKERS', 2),
     memoryDurationS: numberFrom(env, 'BENCH_MEMORY_S', quick ? 10 : 120),
     memoryRatePerS: numberFrom(env, 'BENCH_MEMORY_RATE', 10_000),
     memoryClients: numberFrom(env, 'BENCH_MEMORY_CLIENTS', 500),

@@ -2,20 +2,32 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REQUEST_BODY } from './bench-target.ts';
 
-/** Load of the one phase of a bench profile. */
+/** Load of a bench profile's phase. */
 export type BenchLoad = { readonly concurrency: number } | { readonly rate: number };
+
+/** A phase before the measured one (e.g. a warm-up), at the same load. */
+export interface LeadPhase {
+  readonly name: string;
+  readonly durationS: number;
+}
 
 /**
  * Write an rpcload profile for the bench: `clients` clients (nginx hands each the same token),
- * one scenario with the bench request (POST /api/ping with REQUEST_BODY), one phase.
+ * one scenario with the bench request (POST /api/ping with REQUEST_BODY), the lead phases if any,
+ * then the measured phase `load`.
  */
-export function writeBenchProfile(dir: string, name: string, target: string, options: { load: BenchLoad; durationS: number; clients: number; connections: number }): string {
+export function writeBenchProfile(
+  dir: string,
+  name: string,
+  target: string,
+  options: { load: BenchLoad; durationS: number; clients: number; connections: number; lead?: readonly LeadPhase[] },
+): string {
   const profile = {
     name,
     target,
     clients: { pattern: 'bench-{n}', count: options.clients, secret: 'bench-secret' },
     scenarios: [{ name: 'ping', steps: [{ method: 'ping', args: JSON.parse(REQUEST_BODY) as Record<string, unknown> }] }],
-    phases: [{ name: 'load', duration: `${options.durationS}s`, ...options.load }],
+    phases: [...(options.lead ?? []).map((lead) => ({ name: lead.name, duration: `${lead.durationS}s`, ...options.load })), { name: 'load', duration: `${options.durationS}s`, ...options.load }],
     http: { connections: options.connections },
   };
   const path = join(dir, `${name}.profile.json`);

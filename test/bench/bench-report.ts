@@ -47,9 +47,15 @@ export function renderBenchReport(report: BenchReport): string {
     out.push(table([...FIGURE_HEADER, 'speed-up'], report.workers.map((w) => [...figureRow(`${w.workers} worker${w.workers === 1 ? '' : 's'} (median of ${w.rounds.length})`, w.median), w.speedup])));
   }
   if (report.open !== null) {
-    out.push('', `### Open model (arrival rate), 8 clients, ${report.config.openConnections} connections`, '');
-    const header = ['target/s', 'achieved/s', 'achieved %', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'lag > 1 ms', 'latency p99 ms', 'service p99 ms', 'skipped', 'load avg', 'CPU PSI %'];
-    out.push(table(header, report.open.map((o) => [o.targetPerS, o.achievedPerS, (o.achievedRatio * 100).toFixed(2), o.lagP50Ms, o.lagP99Ms, o.lagMaxMs, o.lagOver1Ms, o.latencyP99Ms, o.serviceP99Ms, o.skipped, o.loadAverage, o.cpuPressurePercent ?? '-'])));
+    const { openConnections, openDurationS, openWarmupS } = report.config;
+    out.push('', `### Open model (arrival rate), 8 clients, ${openConnections} connections: ${openDurationS} s measured after a ${openWarmupS} s warm-up at the same rate`, '');
+    const header = ['target/s', 'workers', 'achieved/s', 'achieved %', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'lag > 1 ms', 'whole-run lag p99 / max ms', 'latency p99 ms', 'service p99 ms', 'skipped', 'load avg', 'CPU PSI %'];
+    out.push(
+      table(
+        header,
+        report.open.map((o) => [o.targetPerS, o.workers, o.achievedPerS, (o.achievedRatio * 100).toFixed(2), o.lagP50Ms, o.lagP99Ms, o.lagMaxMs, o.lagOver1Ms, `${o.runLagP99Ms} / ${o.runLagMaxMs}`, o.latencyP99Ms, o.serviceP99Ms, o.skipped, o.loadAverage, o.cpuPressurePercent ?? '-']),
+      ),
+    );
   }
   if (report.memory !== null) {
     const mem = report.memory;

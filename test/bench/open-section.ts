@@ -7,20 +7,28 @@ import { runTool } from './run-tool.ts';
 
 export interface OpenRow {
   readonly targetPerS: number;
+  /** rpcload `--workers`. */
+  readonly workers: number;
+  /** The measured phase, after a warm-up phase of `warmupS` at the same rate. */
   readonly durationS: number;
-  /** Responses completed within the phase (t < duration) ÷ duration. */
+  readonly warmupS: number;
+  /** Responses completed within the measured phase ÷ its duration. */
   readonly achievedPerS: number;
   readonly achievedRatio: number;
   readonly requests: number;
   readonly skipped: number;
+  /** Schedule lag of the measured phase (steady state). */
   readonly lagP50Ms: number;
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
-  /** Requests whose schedule lag (send − intended start) exceeded 1 ms: what the CO-correct latency added. */
+  /** Measured-phase requests whose schedule lag (send − intended start) exceeded 1 ms: what the CO-correct latency added. */
   readonly lagOver1Ms: number;
+  /** Schedule lag over the whole run, cold start (first second of the warm-up) included. */
+  readonly runLagP99Ms: number;
+  readonly runLagMaxMs: number;
   readonly latencyP99Ms: number;
   readonly serviceP99Ms: number;
-  /** latency p99 − service-time p99 (ms). */
+  /** latency p99 − service-time p99 (ms), measured phase. */
   readonly coP99AddedMs: number;
   readonly cpuCores: number;
   readonly loadAverage: number;
@@ -29,41 +37,60 @@ export interface OpenRow {
 }
 
 const OPEN_CLIENTS = 8;
+const MEASURED_PHASE = 'load';
 
 /** rpcload at fixed arrival rates: how close to the schedule it sends, and what lag costs latency. */
 export async function runOpenSection(target: BenchTarget, config: BenchConfig, workDir: string, log: (line: string) => void): Promise<OpenRow[]> {
   const rows: OpenRow[] = [];
-  for (const rate of config.openRatesPerS) {
-    const name = `open-${rate}`;
+  const top = Math.max(...config.openRatesPerS);
+  const runs = [...config.openRatesPerS.map((rate) => ({ rate, workers: 1 })), ...(config.openWorkers > 1 ? [{ rate: top, workers: config.openWorkers }] : [])];
+  for (const { rate, workers } of runs) {
+    const name = `open-${rate}-w${workers}`;
     const loadAvg = await loadAverage();
-    const durationS = config.openDurationS;
-    const profilePath = writeBenchProfile(workDir, name, target.url, { load: { rate }, durationS, clients: OPEN_CLIENTS, connections: config.openConnections });
+    const { openDurationS: durationS, openWarmupS: warmupS } = config;
+    const profilePath = writeBenchProfile(workDir, name, target.url, {
+      load: { rate },
+      durationS,
+      clients: OPEN_CLIENTS,
+      connections: config.openConnections,
+      lead: [{ name: 'warm-up', durationS: warmupS }],
+    });
     const resultPath = join(workDir, `${name}.result.json`);
-    const { run } = await runTool({ tool: 'rpcload', profilePath, resultPath, args: [] }, workDir, name);
+    const { run } = await runTool({ tool: 'rpcload', profilePath, resultPath, args: workers > 1 ? ['--workers', String(workers)] : [] }, workDir, name);
     const result = readRunResult(resultPath);
-    const s = result.summary;
-    const inPhase = result.timeline.filter((row) => row.t < durationS).reduce((sum, row) => sum + row.requests, 0);
-    const lag = s.scheduleLagMs;
+    const phase = result.byPhase[MEASURED_PHASE];
+    const lag = phase?.scheduleLagMs;
+    const lagHistogram = result.histograms.scheduleLagByPhase?.[MEASURED_PHASE];
+    if (phase === undefined || lag === undefined || lagHistogram === undefined) throw new Error(`${resultPath}: no schedule lag for phase ${MEASURED_PHASE}`);
+    const inPhase = result.timeline.filter((row) => row.t >= warmupS && row.t < warmupS + durationS).reduce((sum, row) => sum + row.requests, 0);
+    const runLag = result.summary.scheduleLagMs;
     const row: OpenRow = {
       targetPerS: rate,
+      workers,
       durationS,
+      warmupS,
       achievedPerS: round(inPhase / durationS, 1),
       achievedRatio: round(inPhase / (rate * durationS), 4),
-      requests: s.requests,
-      skipped: Object.values(s.skipped).reduce((a, b) => a + b, 0),
-      lagP50Ms: lag?.p50 ?? 0,
-      lagP99Ms: lag?.p99 ?? 0,
-      lagMaxMs: lag?.max ?? 0,
-      lagOver1Ms: result.histograms.scheduleLag === undefined ? 0 : countAboveUs(result.histograms.scheduleLag, 1000),
-      latencyP99Ms: s.latencyMs.p99,
-      serviceP99Ms: s.serviceTimeMs.p99,
-      coP99AddedMs: round(s.latencyMs.p99 - s.serviceTimeMs.p99),
+      requests: phase.requests,
+      skipped: Object.values(result.summary.skipped).reduce((a, b) => a + b, 0),
+      lagP50Ms: lag.p50,
+      lagP99Ms: lag.p99,
+      lagMaxMs: lag.max,
+      lagOver1Ms: countAboveUs(lagHistogram, 1000),
+      runLagP99Ms: runLag?.p99 ?? 0,
+      runLagMaxMs: runLag?.max ?? 0,
+      latencyP99Ms: phase.latencyMs.p99,
+      serviceP99Ms: phase.serviceTimeMs.p99,
+      coP99AddedMs: round(phase.latencyMs.p99 - phase.serviceTimeMs.p99),
       cpuCores: round(run.cpuS / run.wallS, 2),
       loadAverage: loadAvg,
       cpuPressurePercent: cpuPressurePercent(),
     };
     rows.push(row);
-    log(`open ${rate}/s: achieved ${row.achievedPerS}/s (${round(row.achievedRatio * 100, 2)} %), lag p50/p99/max ${row.lagP50Ms}/${row.lagP99Ms}/${row.lagMaxMs} ms, ${row.lagOver1Ms} requests lagged > 1 ms (load average ${loadAvg}, CPU pressure ${row.cpuPressurePercent} %)`);
+    log(
+      `open ${rate}/s${workers > 1 ? ` with ${workers} workers` : ''}: achieved ${row.achievedPerS}/s (${round(row.achievedRatio * 100, 2)} %), lag p50/p99/max ${row.lagP50Ms}/${row.lagP99Ms}/${row.lagMaxMs} ms ` +
+        `(whole run incl. cold start: p99 ${row.runLagP99Ms}, max ${row.runLagMaxMs} ms), ${row.lagOver1Ms} requests lagged > 1 ms (load average ${loadAvg}, CPU pressure ${row.cpuPressurePercent} %)`,
+    );
   }
   return rows;
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { decodeHistogram } from '../../src/metrics/hdr.ts';
 import { startServer, type ServerHandle, type ServerOptions } from '../../src/server/index.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
 
@@ -44,6 +45,20 @@ describe('runLoad against the reference server', () => {
     expect(result.summary.requests).toBeGreaterThan(100);
     expect(result.summary.latencyMs).toEqual(result.summary.serviceTimeMs);
     expect(result.summary.scheduleLagMs).toBeNull();
+  });
+
+  it('records the schedule lag of each open-model phase, and none for a closed one', async () => {
+    const { url } = await serve();
+    const phases = [
+      { name: 'open', duration: '1s', rate: 50 },
+      { name: 'closed', duration: '500ms', concurrency: 2 },
+    ];
+    const { result } = await runPlan(testPlan({ scenarios: ping, phases }, url), url);
+    expect(result.byPhase.open!.scheduleLagMs).toEqual(result.summary.scheduleLagMs); // all open-model requests were in this phase
+    expect(decodeHistogram(result.histograms.scheduleLagByPhase!.open!).totalCount).toBe(50);
+    expect(result.byPhase.closed!.requests).toBeGreaterThan(0);
+    expect(result.byPhase.closed!.scheduleLagMs).toBeUndefined();
+    expect(Object.keys(result.histograms.scheduleLagByPhase!)).toEqual(['open']);
   });
 
   it('refreshes tokens before they expire, so no request meets an expired token', async () => {

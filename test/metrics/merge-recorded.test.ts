@@ -24,6 +24,7 @@ function figures(d: RecordedData) {
   return {
     overall: { latency: read(d.overall.latency), serviceTime: read(d.overall.serviceTime), outcomes: d.overall.outcomes },
     lag: read(d.scheduleLag),
+    lagByPhase: Object.fromEntries(Object.entries(d.scheduleLagByPhase).map(([phase, encoded]) => [phase, read(encoded)])),
     histograms: [pairs(d.byMethod), pairs(d.byPhase), pairs(d.byClient), pairs(d.byOutcome)],
     outcomes: [outcomes(d.byMethod), outcomes(d.byPhase), outcomes(d.byClient)],
     lastAtMs: d.lastAtMs,

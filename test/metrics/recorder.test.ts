@@ -71,6 +71,7 @@ describe('Recorder', () => {
     DIMS.clients.forEach((name, i) => check(data.byClient[name]!, samples.filter((s) => s.clientIndex === i), 16));
     for (const [outcome, pair] of Object.entries(data.byOutcome)) check(pair, samples.filter((s) => s.outcome === outcome), 1024);
     expectPercentilesOf(data.scheduleLag, samples.map((s) => s.lagUs), 1024);
+    DIMS.phases.forEach((name, i) => expectPercentilesOf(data.scheduleLagByPhase[name]!, samples.filter((s) => s.phaseIndex === i).map((s) => s.lagUs), 1024));
   });
 
   it('has one timeline row per second: counts by class and that second’s p50/p99', () => {
@@ -90,6 +91,7 @@ describe('Recorder', () => {
     const recorder = new Recorder(DIMS, { rateLimit: null });
     for (let i = 0; i < 10; i++) recorder.record(sample({ lagUs: -1 }));
     expect(decodeHistogram(recorder.serialize().scheduleLag).totalCount).toBe(0);
+    expect(recorder.serialize().scheduleLagByPhase).toEqual({});
     expect(recorder.snapshot(1000).scheduleLagMs).toBeNull();
   });
 

@@ -56,6 +56,7 @@ describe('buildPlan: defaults', () => {
         maxInFlight: 10_000,
         ca: null,
         insecure: false,
+        preconnect: true,
       },
       checkpointEveryMs: 10_000,
     });

@@ -195,6 +195,14 @@ describe('merge refuses', () => {
     );
   });
 
+  it('a per-phase schedule-lag histogram that is missing behind its figure', () => {
+    const b = makeResult({ seed: 2, runId: 'b' });
+    const { scheduleLagByPhase: _dropped, ...histograms } = b.histograms;
+    expect(refusal(() => mergeRuns([{ label: 'a.json', result: a }, { label: 'b.json', result: { ...b, histograms } }]))).toMatch(
+      /^b\.json: histograms\.scheduleLagByPhase\["steady"\]: expected the histogram behind byPhase\["steady"\]\.scheduleLagMs, found none: cannot merge exactly$/,
+    );
+  });
+
   it('nothing when forced, but says what differed', () => {
     const merged = mergeRuns([{ label: 'a.json', result: a }, { label: 'b.json', result: makeResult({ seed: 2, runId: 'b', rps: 50 }) }], { force: true });
     expect(merged.warnings[0]).toBe('merged with --force although the load shapes differ: b.json: config.phases[0].load.fromPerS: 100 vs 50');

@@ -12,6 +12,8 @@ export interface SeenRequest {
 export interface TestServer {
   readonly url: string;
   readonly seen: SeenRequest[];
+  /** TCP connections accepted so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -30,11 +32,14 @@ export async function startScriptedServer(respond: (req: SeenRequest, res: Serve
       respond(request, res);
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

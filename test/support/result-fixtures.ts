@@ -195,6 +195,12 @@ export function buildResult(samples: readonly FixtureSample[], o: FixtureOptions
   for (const client of clients) recordUs(tokens, 4000 + seededRandom([...client].reduce((h, c) => h * 31 + c.charCodeAt(0), o.seed))() * 2000);
   const byMethod = groupBy(samples, (s) => s.method);
   const byPhase = groupBy(samples, (s) => s.phase);
+  const lagByPhase = new Map<string, ReturnType<typeof createLatencyHistogram>>();
+  for (const s of samples) {
+    if (!lagByPhase.has(s.phase)) lagByPhase.set(s.phase, createLatencyHistogram());
+    recordUs(lagByPhase.get(s.phase)!, s.lagUs);
+  }
+  const phaseStats = Object.fromEntries([...byPhase].map(([k, b]) => [k, { ...toStats(b, durationS), scheduleLagMs: percentilesMs(lagByPhase.get(k)!) }]));
   const byOutcome = groupBy(samples, (s) => s.outcome);
   const byClient = groupBy(samples, (s) => s.client, true);
   const warmupS = o.warmupS ?? 2;
@@ -234,13 +240,14 @@ export function buildResult(samples: readonly FixtureSample[], o: FixtureOptions
     },
     byMethod: statsRecord(byMethod, durationS),
     byClient: statsRecord(byClient, durationS),
-    byPhase: statsRecord(byPhase, durationS),
+    byPhase: phaseStats,
     byOutcome: statsRecord(byOutcome, durationS),
     timeline: timelineOf(samples, durationS),
     histograms: {
       latency: encodeHistogram(all.latency),
       serviceTime: encodeHistogram(all.serviceTime),
       scheduleLag: encodeHistogram(lag),
+      scheduleLagByPhase: Object.fromEntries([...lagByPhase].map(([k, h]) => [k, encodeHistogram(h)])),
       tokens: encodeHistogram(tokens),
       byMethod: histogramRecord(byMethod),
       byPhase: histogramRecord(byPhase),

@@ -25,6 +25,26 @@ export function sumOptional(shards: readonly Shard[], key: 'scheduleLag' | 'toke
   return addHistograms(present.map((s) => decodeHistogramAt(s.result.histograms[key]!, `${s.label}: histograms.${key}`)));
 }
 
+/**
+ * Per-phase schedule lag summed across shards. A shard whose phase reports a lag but carries no
+ * histogram for it cannot be merged exactly (exit 2); phases without lag (closed model) have none.
+ */
+export function sumLagByPhase(shards: readonly Shard[]): Map<string, Histogram> {
+  const parts = new Map<string, Histogram[]>();
+  for (const { label, result } of shards) {
+    for (const [phase, stats] of Object.entries(result.byPhase)) {
+      const encoded = result.histograms.scheduleLagByPhase?.[phase];
+      const where = `${label}: histograms.scheduleLagByPhase[${JSON.stringify(phase)}]`;
+      if (encoded === undefined) {
+        if (stats.scheduleLagMs === undefined) continue;
+        throw new RpcloadError('bad_result', `${where}: expected the histogram behind byPhase[${JSON.stringify(phase)}].scheduleLagMs, found none: cannot merge exactly`);
+      }
+      parts.set(phase, [...(parts.get(phase) ?? []), decodeHistogramAt(encoded, where)]);
+    }
+  }
+  return new Map([...parts].map(([phase, list]) => [phase, addHistograms(list)]));
+}
+
 export function sumOverall(shards: readonly Shard[], kind: 'latency' | 'serviceTime'): Histogram {
   return addHistograms(shards.map((s) => decodeHistogramAt(s.result.histograms[kind], `${s.label}: histograms.${kind}`)));
 }
@@ -62,6 +82,7 @@ export function encodeMergedHistograms(parts: {
   latency: Histogram;
   serviceTime: Histogram;
   scheduleLag: Histogram | undefined;
+  scheduleLagByPhase: ReadonlyMap<string, Histogram>;
   tokens: Histogram | undefined;
   records: Readonly<Record<PairRecordKey, ReadonlyMap<string, Pair>>>;
 }): Histograms {
@@ -69,6 +90,7 @@ export function encodeMergedHistograms(parts: {
     latency: encodeHistogram(parts.latency),
     serviceTime: encodeHistogram(parts.serviceTime),
     ...(parts.scheduleLag ? { scheduleLag: encodeHistogram(parts.scheduleLag) } : {}),
+    ...(parts.scheduleLagByPhase.size > 0 ? { scheduleLagByPhase: Object.fromEntries([...parts.scheduleLagByPhase].map(([phase, h]) => [phase, encodeHistogram(h)])) } : {}),
     ...(parts.tokens ? { tokens: encodeHistogram(parts.tokens) } : {}),
     byMethod: encodePairs(parts.records.byMethod),
     byPhase: encodePairs(parts.records.byPhase),

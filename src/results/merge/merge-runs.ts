@@ -4,9 +4,9 @@ import { createLatencyHistogram, percentilesMs } from '../../metrics/hdr.ts';
 import { TOOL } from '../../version.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { loadShapeDifferences } from '../compare/load-shape.ts';
-import type { RunInfo, RunResult, RunStatus, Stats } from '../result-schema.ts';
+import type { PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../result-schema.ts';
 import { mergeChecks, mergeThresholds } from './merge-checks.ts';
-import { encodeMergedHistograms, sumOptional, sumOverall, sumRecord } from './merge-histograms.ts';
+import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumRecord } from './merge-histograms.ts';
 import { mergeRateLimit } from './merge-rate-limit.ts';
 import { mergeStats, phaseDurationS, sumCounts } from './merge-stats.ts';
 import { mergeTimelines } from './merge-timeline.ts';
@@ -111,6 +111,9 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
   const serviceTime = sumOverall(shards, 'serviceTime');
   const scheduleLag = sumOptional(shards, 'scheduleLag', (r) => r.summary.scheduleLagMs !== null);
   const tokens = sumOptional(shards, 'tokens', (r) => r.summary.tokens.requests > 0);
+  const scheduleLagByPhase = sumLagByPhase(shards);
+  const byPhase: Record<string, PhaseStats> = statsRecord('byPhase', phaseDurationS);
+  for (const [phase, lag] of scheduleLagByPhase) if (byPhase[phase] !== undefined) byPhase[phase] = { ...byPhase[phase], scheduleLagMs: percentilesMs(lag) };
   const merged: RunResult = {
     schema: 'rpcload/result@1',
     tool: { name: TOOL.name, version: TOOL.version },
@@ -130,10 +133,10 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
     },
     byMethod: statsRecord('byMethod', () => durationS),
     byClient: statsRecord('byClient', () => durationS),
-    byPhase: statsRecord('byPhase', phaseDurationS),
+    byPhase,
     byOutcome: statsRecord('byOutcome', () => durationS),
     timeline: mergeTimelines(shards.map((s) => ({ offsetS: s.offsetS, rows: s.result.timeline }))),
-    histograms: encodeMergedHistograms({ latency, serviceTime, scheduleLag, tokens, records }),
+    histograms: encodeMergedHistograms({ latency, serviceTime, scheduleLag, scheduleLagByPhase, tokens, records }),
     rateLimit: mergeRateLimit(shards),
     checks: mergeChecks(shards),
     thresholds: [],
