@@ -42,14 +42,10 @@ export function createWarmConnector(origin: URL, options: buildConnector.BuildOp
   let expiryTimer: NodeJS.Timeout | null = null;
   let disposed = false;
 
-  const close = (entry: ParkedSocket): void => {
-    entry.socket.destroy();
-  };
-
   const expire = (): void => {
     expiryTimer = null;
     const cutoffMs = performance.now() - maxIdleMs;
-    while (parked.length > 0 && parked[0]!.parkedAtMs <= cutoffMs) close(parked.shift()!);
+    while (parked.length > 0 && parked[0]!.parkedAtMs <= cutoffMs) parked.shift()!.socket.destroy();
     scheduleExpiry();
   };
 
@@ -101,7 +97,7 @@ export function createWarmConnector(origin: URL, options: buildConnector.BuildOp
       disposed = true;
       if (expiryTimer !== null) clearTimeout(expiryTimer);
       expiryTimer = null;
-      for (const entry of parked.splice(0)) close(entry);
+      for (const { socket } of parked.splice(0)) socket.destroy();
     },
   };
 }
