@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../errors.ts';
-import { compareRuns, DEFAULT_FAIL_ON, parseFailOnRules, renderComparisonMarkdown, renderComparisonTable } from '../results/compare/index.ts';
-import { readResultFile } from '../results/index.ts';
+import { compareRuns } from '../results/compare/compare-runs.ts';
+import { DEFAULT_FAIL_ON, parseFailOnRules } from '../results/compare/fail-on.ts';
+import { renderComparisonMarkdown } from '../results/compare/render-markdown.ts';
+import { renderComparisonTable } from '../results/compare/render-table.ts';
+import { readResultFile } from '../results/read-result.ts';
 import { setExitCode } from './exit.ts';
 import { oneOf } from './parsers.ts';
 

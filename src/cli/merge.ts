@@ -2,8 +2,9 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, RpcloadError } from '../errors.ts';
 import { formatMs } from '../results/compare/format.ts';
-import { readResultFile, writeResultFile } from '../results/index.ts';
-import { mergeRuns } from '../results/merge/index.ts';
+import { readResultFile } from '../results/read-result.ts';
+import { writeResultFile } from '../results/write-result.ts';
+import { mergeRuns } from '../results/merge/merge-runs.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { setExitCode } from './exit.ts';
 

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
-import { readResultFile } from '../results/index.ts';
-import { renderReport } from '../results/report/index.ts';
+import { readResultFile } from '../results/read-result.ts';
+import { renderReport } from '../results/report/render-report.ts';
 
 /** The report's default path: the result file's, with .html instead of .json. */
 export function defaultReportPath(resultPath: string): string {

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { runSession } from '../driver/run-session.ts';
-import { buildPlan, defaultProfilePath, loadProfile, type PlanOverrides } from '../profile/index.ts';
-import { renderSummaryTable } from '../results/index.ts';
+import { buildPlan, type PlanOverrides } from '../profile/build-plan.ts';
+import { defaultProfilePath, loadProfile } from '../profile/load-profile.ts';
+import { renderSummaryTable } from '../results/summary-table.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { setExitCode } from './exit.ts';

@@ -1,6 +1,6 @@
 import type { Plan } from '../profile/plan.ts';
 import type { ServerStats } from '../server/options.ts';
-import { startServerInWorker } from '../server/index.ts';
+import { startServerInWorker } from '../server/worker.ts';
 
 /** Where a run sends its load: the plan's target, or the embedded reference server. */
 export interface Target {

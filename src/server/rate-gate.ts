@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerConfig } from './config.ts';
-import { createLimiter, retryAfterSeconds, type LimitDecision, type Limiter } from './limiter/index.ts';
+import { createLimiter, retryAfterSeconds } from './limiter/create-limiter.ts';
+import type { LimitDecision, Limiter } from './limiter/limiter.ts';
 import { errorReply, textReply, type Reply } from './reply.ts';
 import type { StatsRecorder } from './stats.ts';
 

@@ -39,7 +39,7 @@ function cpuSeconds(pid: number): number | undefined {
 
 // A limit no run can reach: the benchmark measures the request path, not 429s.
 const serverScript = `
-  import { startServer } from ${JSON.stringify(new URL('../../src/server/index.ts', import.meta.url).href)};
+  import { startServer } from ${JSON.stringify(new URL('../../src/server/start-server.ts', import.meta.url).href)};
   const server = await startServer({ limit: 1_000_000_000 });
   console.log(server.url);
   process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type FaultName, type ServerHandle } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import type { FaultName, ServerHandle } from '../../src/server/options.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
 
 let server: ServerHandle | undefined;

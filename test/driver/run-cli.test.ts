@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateRunResult } from '../../src/results/index.ts';
+import { validateRunResult } from '../../src/results/validate-result.ts';
 import type { RunResult } from '../../src/results/result-schema.ts';
-import { startServer, type ServerHandle } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import type { ServerHandle } from '../../src/server/options.ts';
 import { runRpcload } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-run-'));

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';
-import { startServer, type ServerHandle, type ServerOptions } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import type { ServerHandle, ServerOptions } from '../../src/server/options.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
 
 let server: ServerHandle | undefined;

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addHistograms, createLatencyHistogram, decodeHistogram, percentilesMs } from '../../src/metrics/hdr.ts';
-import { validateRunResult } from '../../src/results/index.ts';
+import { validateRunResult } from '../../src/results/validate-result.ts';
 import type { RunResult } from '../../src/results/result-schema.ts';
-import { startServer } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
 import { runRpcload } from '../support/cli.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { FaultName } from '../../src/server/index.ts';
+import type { FaultName } from '../../src/server/options.ts';
 import { call, startTestServer, tokenFor } from './helpers.ts';
 
 async function chaotic(fault: FaultName, chaosRate = 1): Promise<{ url: string; token: string }> {

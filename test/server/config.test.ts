@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { resolveServerConfig } from '../../src/server/config.ts';
-import type { ServerOptions } from '../../src/server/index.ts';
+import type { ServerOptions } from '../../src/server/options.ts';
 
 const seed = (): number => 42;
 

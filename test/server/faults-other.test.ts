@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FaultName } from '../../src/server/index.ts';
+import type { FaultName } from '../../src/server/options.ts';
 import { call, send, startTestServer, tokenFor } from './helpers.ts';
 
 /** True when `text` is a valid envelope: success with an object `data`, or error with a string `error`. */

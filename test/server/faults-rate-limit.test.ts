@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FaultName } from '../../src/server/index.ts';
+import type { FaultName } from '../../src/server/options.ts';
 import { burst, call, sleep, startTestServer, tally, tokenFor } from './helpers.ts';
 
 /** limit 10 per window (long unless a reset matters), fixed windows, one fault. */

@@ -2,7 +2,8 @@ import { connect } from 'node:net';
 import type { Readable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { request, type Dispatcher } from 'undici';
-import { startServer, type ServerHandle, type ServerOptions } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import type { ServerHandle, ServerOptions } from '../../src/server/options.ts';
 
 /** Servers started by the current test, closed after it whatever happened. */
 const started: ServerHandle[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LimiterAlgorithm } from '../../src/server/index.ts';
-import { createLimiter, retryAfterSeconds } from '../../src/server/limiter/index.ts';
+import type { LimiterAlgorithm } from '../../src/server/options.ts';
+import { createLimiter, retryAfterSeconds } from '../../src/server/limiter/create-limiter.ts';
 
 /** One request of a scripted run: when it arrives and what the limiter must say. */
 type Step = readonly [atMs: number, admitted: boolean, retryAfterMs?: number];

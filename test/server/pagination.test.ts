@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServerOptions } from '../../src/server/index.ts';
+import type { ServerOptions } from '../../src/server/options.ts';
 import { call, sleep, startTestServer, tokenFor } from './helpers.ts';
 
 interface Page {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LimiterAlgorithm } from '../../src/server/index.ts';
+import type { LimiterAlgorithm } from '../../src/server/options.ts';
 import { burst, call, sleep, startTestServer, tally, tokenFor, untilWallClock, withRoomInAlignedWindow } from './helpers.ts';
 
 // Resets and window shapes need short windows; each test leaves hundreds of ms of margin around

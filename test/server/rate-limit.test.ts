@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LimiterAlgorithm } from '../../src/server/index.ts';
+import type { LimiterAlgorithm } from '../../src/server/options.ts';
 import { burst, call, sleep, startTestServer, tally, tokenFor, withRoomInAlignedWindow } from './helpers.ts';
 
 // Counting tests use long windows, so that a slow machine cannot roll a window over mid-test

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
 import { call, rawExchange, sleep, startTestServer, tokenFor } from './helpers.ts';
 
 const STATUS_LINE = /^HTTP\/1\.1 (\d{3}) /;

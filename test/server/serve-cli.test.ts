@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { FAULTS, startServer } from '../../src/server/index.ts';
+import { FAULTS } from '../../src/server/options.ts';
+import { startServer } from '../../src/server/start-server.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
 import { call, tokenFor } from './helpers.ts';
 

@@ -4,7 +4,9 @@ import { promisify } from 'node:util';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
-import { startServer, startServerInWorker, type RemoteServerHandle } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import { startServerInWorker } from '../../src/server/worker.ts';
+import type { RemoteServerHandle } from '../../src/server/options.ts';
 import { call, tokenFor } from './helpers.ts';
 
 const remotes: RemoteServerHandle[] = [];

@@ -3,9 +3,10 @@ import { Recorder } from '../../src/metrics/recorder.ts';
 import { planMethods } from '../../src/driver/compiled-plan.ts';
 import { RunClock } from '../../src/driver/run-clock.ts';
 import { runLoad, type LoadRunOutcome } from '../../src/driver/run-load.ts';
-import { buildPlan, type Profile } from '../../src/profile/index.ts';
+import { buildPlan } from '../../src/profile/build-plan.ts';
+import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { Plan } from '../../src/profile/plan.ts';
-import { buildRunResult } from '../../src/results/index.ts';
+import { buildRunResult } from '../../src/results/build-result.ts';
 import type { RunResult } from '../../src/results/result-schema.ts';
 
 /** The reference server's demo clients: any `client-*` ID with this secret. */

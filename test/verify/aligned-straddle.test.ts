@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/api/dispatcher.ts';
-import { startServer, type ServerHandle } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import type { ServerHandle } from '../../src/server/options.ts';
 import { ratelimitThreshold } from '../../src/verify/checks/index.ts';
 import { ClientPool } from '../../src/verify/client-pool.ts';
 import { systemClock } from '../../src/verify/clock.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultProfilePath, loadPlan } from '../../src/profile/index.ts';
+import { defaultProfilePath, loadPlan } from '../../src/profile/load-profile.ts';
 import { parseClientFlag, parseOnlyFlag, parsePaginatedFlag, resolveVerifyConfig } from '../../src/verify/config.ts';
 
 describe('verify configuration', () => {

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ServerHandle } from '../../src/server/index.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import type { ServerHandle } from '../../src/server/options.ts';
 import { runRpcload } from '../support/cli.ts';
 
 /** The `tls` check against https reference servers, through the CLI (trust via --ca or --insecure). */

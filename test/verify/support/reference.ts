@@ -1,6 +1,9 @@
-import { startServerInWorker, type RemoteServerHandle, type ServerOptions } from '../../../src/server/index.ts';
+import { startServerInWorker } from '../../../src/server/worker.ts';
+import type { RemoteServerHandle, ServerOptions } from '../../../src/server/options.ts';
 import type { CheckResult } from '../../../src/results/result-schema.ts';
-import { resolveVerifyConfig, runVerify, type VerifyConfig, type VerifyFlags, type VerifyReport } from '../../../src/verify/index.ts';
+import { resolveVerifyConfig, type VerifyFlags } from '../../../src/verify/config.ts';
+import { runVerify, type VerifyReport } from '../../../src/verify/runner.ts';
+import type { VerifyConfig } from '../../../src/verify/types.ts';
 
 /**
  * The short contract the matrix runs at: 10 requests per 2 s window. 2 s rather than 1 s: a

@@ -1,2 +1,0 @@
-export { mergeRuns, type MergeOptions } from './merge-runs.ts';
-export { mergeTimelines, type TimelinePart } from './merge-timeline.ts';

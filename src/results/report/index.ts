@@ -1,1 +1,0 @@
-export { renderReport } from './render-report.ts';
