@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ExitCode, RpcloadError } from '../errors.ts';
 import { formatMs } from '../results/compare/format.ts';
 import { readResultFile } from '../results/read-result.ts';
-import { writeResultFile } from '../results/write-result.ts';
+import { writeResultFile } from '../session/result/result-file.ts';
 import { mergeRuns } from '../results/merge/merge-runs.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { setExitCode } from './exit.ts';

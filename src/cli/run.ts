@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { runSession } from '../driver/run-session.ts';
+import { runSession } from '../session/run-session.ts';
 import { buildPlan, type PlanOverrides } from '../profile/build-plan.ts';
 import { defaultProfilePath, loadProfile } from '../profile/load-profile.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
 import { formatDurationMs } from '../util/duration.ts';
-import { DEMO_CLIENT_PATTERN } from '../server/config.ts';
+import { DEMO_CLIENT_PATTERN } from '../server/resolved-config.ts';
 import { FAULTS, LIMITER_ALGORITHMS, type ClientCredential, type FaultName, type ServerOptions } from '../server/options.ts';
 import { startServer } from '../server/start-server.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt } from './parsers.ts';

@@ -10,7 +10,7 @@ import { sanitizeText } from '../util/sanitize.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
 import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
-import { ExchangeFreeList, type Exchange, type ExchangeListener } from './exchange.ts';
+import { ExchangeFreeList, type Exchange, type ExchangeListener } from './in-flight-request.ts';
 import type { TokenManager } from './token-manager.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type * as hdr from 'hdr-histogram-js';
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import type { Percentiles } from '../results/result-schema.ts';
+import type { Percentiles } from '../contract/result-schema.ts';
 
 /**
  * HDR histogram helpers shared by the recorder, merge and the report: one place decides value

@@ -1,4 +1,4 @@
-import type { RateLimitObservation } from '../results/result-schema.ts';
+import type { RateLimitObservation } from '../contract/result-schema.ts';
 
 /**
  * The passive rate-limit ledger as plain, JSON-able data: what each client sent, what the

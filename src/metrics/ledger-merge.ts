@@ -1,4 +1,4 @@
-import type { RateLimitObservation } from '../results/result-schema.ts';
+import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { firstWindowCap, MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData, type LedgerPeriod } from './ledger-data.ts';
 
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);

@@ -1,4 +1,4 @@
-import type { TimelineRow } from '../results/result-schema.ts';
+import type { TimelineRow } from '../contract/result-schema.ts';
 import { addHistograms, createCompactHistogram, createLatencyHistogram, decodeHistogram, encodeHistogram, type Histogram } from './hdr.ts';
 import { mergeLedgerData } from './ledger-merge.ts';
 import { OutcomeTable } from './outcome-table.ts';

@@ -1,5 +1,5 @@
 import type { RateLimitPlan } from '../profile/plan.ts';
-import type { RateLimitObservation } from '../results/result-schema.ts';
+import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { roundMs } from './hdr.ts';
 import { firstWindowCap, MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData } from './ledger-data.ts';

@@ -1,4 +1,4 @@
-import type { TimelineRow } from '../results/result-schema.ts';
+import type { TimelineRow } from '../contract/result-schema.ts';
 import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
 import type { LedgerData } from './ledger-data.ts';
 import type { RecentError } from './recent-errors.ts';

@@ -2,7 +2,7 @@ import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import type { RateLimitPlan } from '../profile/plan.ts';
 import { DimensionStats } from './dimension-stats.ts';
 import { createCompactHistogram, createLatencyHistogram, encodeHistogram, percentilesMs, recordUs, type Histogram } from './hdr.ts';
-import type { LiveClientRow, LiveSnapshot } from './live-snapshot.ts';
+import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
 import { countsRecord, OUTCOME_SLOTS, OutcomeTable } from './outcome-table.ts';
 import { RateLimitLedger } from './rate-limit-ledger.ts';
 import { RecentErrors } from './recent-errors.ts';
@@ -10,7 +10,7 @@ import type { DimensionData, EncodedPair, RecordedData } from './recorded-data.t
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { Timeline } from './timeline.ts';
 
-export type { LiveClientRow, LiveSnapshot } from './live-snapshot.ts';
+export type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
 
 export interface RecorderOptions {
   /** The contract the passive ledger judges against; null = no rate-limit ledger in the data. */

@@ -1,5 +1,5 @@
 import type { OutcomeClass } from '../api/outcome.ts';
-import type { TimelineRow } from '../results/result-schema.ts';
+import type { TimelineRow } from '../contract/result-schema.ts';
 import { createLatencyHistogram, recordUs, usToMs, valuesAtPercentilesUs } from './hdr.ts';
 
 /**

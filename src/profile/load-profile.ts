@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describeError, RpcloadError } from '../errors.ts';
-import { locateJsonError } from '../results/json-error-position.ts';
+import { locateJsonError } from '../util/json-error-position.ts';
 import { buildPlan, resolvePlan, type PlanOverrides } from './build-plan.ts';
 import { interpolateEnv } from './interpolate.ts';
 import type { Plan } from './plan.ts';

@@ -1,4 +1,4 @@
-import type { RunResult, ThresholdResult } from '../results/result-schema.ts';
+import type { RunResult, ThresholdResult } from '../contract/result-schema.ts';
 import type { ServerOptions } from '../server/options.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import { RpcloadError } from '../errors.ts';
-import type { Percentiles, RunResult, Stats, ThresholdResult } from '../results/result-schema.ts';
+import type { Percentiles, RunResult, Stats, ThresholdResult } from '../contract/result-schema.ts';
 import type { Threshold } from './plan.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { CheckResult } from './result-schema.ts';
+import type { CheckResult } from '../contract/result-schema.ts';
 
 /**
  * JUnit XML for CI test reports: one testsuite, one testcase per check. A failed check is a

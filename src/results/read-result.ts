@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { RpcloadError } from '../errors.ts';
-import { locateJsonError } from './json-error-position.ts';
-import { RESULT_SCHEMA_ID, type RunResult } from './result-schema.ts';
+import { locateJsonError } from '../util/json-error-position.ts';
+import { RESULT_SCHEMA_ID, type RunResult } from '../contract/result-schema.ts';
 import { describeFound, validateRunResult } from './validate-result.ts';
 
 const bad = (message: string): RpcloadError => new RpcloadError('bad_result', message);

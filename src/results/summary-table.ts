@@ -1,7 +1,7 @@
 import { outcomeClass } from '../api/outcome.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
 import { sanitizeText } from '../util/sanitize.ts';
-import type { CheckResult, Percentiles, RunResult, Stats } from './result-schema.ts';
+import type { CheckResult, Percentiles, RunResult, Stats } from '../contract/result-schema.ts';
 import { formatCount, formatMs, formatShare, renderTable } from './text-table.ts';
 
 export interface SummaryTableOptions {

@@ -1,6 +1,6 @@
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import { RunResultSchema } from './result-schema.ts';
+import { RunResultSchema } from '../contract/result-schema.ts';
 
 /** Problems listed at most; a file that is something else entirely should not flood the terminal. */
 export const MAX_PROBLEMS = 50;

@@ -3,7 +3,7 @@ import { ClientRegistry } from './auth/clients.ts';
 import { authenticateBearer, bearerRefusals } from './auth/bearer.ts';
 import { handleTokenRequest, type TokenEndpointSettings } from './auth/token-endpoint.ts';
 import { TokenStore } from './auth/token-store.ts';
-import { METHOD_NAME_PATTERN, type ServerConfig } from './config.ts';
+import { METHOD_NAME_PATTERN, type ServerConfig } from './resolved-config.ts';
 import type { MethodHandler } from './methods/method.ts';
 import { createMethods } from './methods/registry.ts';
 import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE } from './payload.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ServerConfig } from './config.ts';
+import type { ServerConfig } from './resolved-config.ts';
 import { createLimiter, retryAfterSeconds } from './limiter/create-limiter.ts';
 import type { LimitDecision, Limiter } from './limiter/limiter.ts';
 import { errorReply, textReply, type Reply } from './reply.ts';

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { ServerConfig } from './config.ts';
+import type { ServerConfig } from './resolved-config.ts';
 import { breakEnvelope } from './faults/broken-envelope.ts';
 import { Chaos, type ChaosEffect } from './faults/chaos.ts';
 import { createRandom, type Random } from './random.ts';

@@ -4,7 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { RpcloadError } from '../errors.ts';
 import { createApp } from './app.ts';
-import { resolveServerConfig } from './config.ts';
+import { resolveServerConfig } from './resolved-config.ts';
 import type { ServerHandle, ServerOptions } from './options.ts';
 import type { StatsRecorder } from './stats.ts';
 import { TimerSet } from './timers.ts';

@@ -3,7 +3,7 @@ import { createPlainProgress } from './plain-progress.ts';
 import { createRunDashboard } from './run-dashboard.ts';
 import { colourAllowed, type UiMode } from './ui-mode.ts';
 import { createVerifyDashboard } from './verify-dashboard.ts';
-import type { LiveView, VerifyHeader, VerifyView, ViewSource } from './view.ts';
+import type { LiveView, VerifyHeader, VerifyView, ViewSource } from '../contract/live-view.ts';
 
 /**
  * The live view for a resolved UI mode. `tui` is the blessed dashboard on stdout — when stdout is

@@ -1,5 +1,5 @@
 import { formatDurationMs } from '../util/duration.ts';
-import { phaseAt, type LiveView, type ViewSource } from './view.ts';
+import { phaseAt, type LiveView, type ViewSource } from '../contract/live-view.ts';
 
 /**
  * Plain progress lines for CI logs and non-TTY output: one line every few seconds on stderr

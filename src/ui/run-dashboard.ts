@@ -1,7 +1,7 @@
 import { renderRunFrame } from './dashboard/run-frame.ts';
 import { RateWindow } from './dashboard/run-model.ts';
 import { startDashboardLoop, type DashboardLoop, type DashboardOptions } from './terminal/dashboard-loop.ts';
-import type { LiveView, ViewSource } from './view.ts';
+import type { LiveView, ViewSource } from '../contract/live-view.ts';
 
 /**
  * The blessed dashboard for `rpcload run`: on each tick it pulls one snapshot, keeps the marks for

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { applyProgress, emptyBoard, type CheckBoard } from './checks/check-board.ts';
 import { renderVerifyFrame } from './checks/verify-frame.ts';
 import { startDashboardLoop, type DashboardLoop, type DashboardOptions } from './terminal/dashboard-loop.ts';
-import type { CheckProgress, VerifyHeader, VerifyView } from './view.ts';
+import type { CheckProgress, VerifyHeader, VerifyView } from '../contract/live-view.ts';
 
 /**
  * The blessed dashboard for `rpcload verify`: progress records update the board as they arrive,

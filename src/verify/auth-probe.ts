@@ -1,6 +1,6 @@
 import { parseWwwAuthenticate } from '../api/www-authenticate.ts';
 import { excerptBody, sanitizeText } from '../util/sanitize.ts';
-import type { CheckSession } from './session.ts';
+import type { CheckSession } from './check-context.ts';
 import type { AuthObservation } from './verdicts/auth.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { ApiReply } from '../api/http-call.ts';
 import type { Exchange } from './exchange.ts';
-import type { CallSpec, CheckSession, Observed } from './session.ts';
+import type { CallSpec, CheckSession, Observed } from './check-context.ts';
 import { announcedResetMs } from './verdicts/window-bounds.ts';
 
 /**

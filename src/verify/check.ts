@@ -1,5 +1,5 @@
 import type { ClientNeed } from './client-pool.ts';
-import type { CheckSession } from './session.ts';
+import type { CheckSession } from './check-context.ts';
 import type { CheckId, Verdict, VerifyConfig } from './types.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createDispatcher } from '../api/dispatcher.ts';
 import { describeError, RpcloadError } from '../errors.ts';
-import type { CheckResult } from '../results/result-schema.ts';
+import type { CheckResult } from '../contract/result-schema.ts';
 import { redactSecrets } from '../util/redact.ts';
 import type { CheckOutcome } from './check.ts';
 import { ClientPool } from './client-pool.ts';
@@ -9,7 +9,7 @@ import { preflight } from './preflight.ts';
 import { reconcileOutcomes } from './reconcile.ts';
 import { selectChecks } from './registry.ts';
 import { runScheduled, type ScheduledCheck } from './scheduler.ts';
-import { CheckSession, type RunContext } from './session.ts';
+import { CheckSession, type RunContext } from './check-context.ts';
 import { TokenBook } from './tokens.ts';
 import { CHECK_IDS, skip, type CheckId, type ProgressRecord, type VerifyConfig } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { CheckVerdict } from '../results/result-schema.ts';
+import type { CheckVerdict } from '../contract/result-schema.ts';
 
 /**
  * The verifier's vocabulary: the check ids (DESIGN.md's table, in its order), the resolved

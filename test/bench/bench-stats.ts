@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type * as hdr from 'hdr-histogram-js';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 
 /** Median of a non-empty list (mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {

@@ -3,7 +3,7 @@ import type { LedgerClientData, LedgerData } from '../../src/metrics/ledger-data
 import { firstWindowCap, MAX_PERIODS_PER_CLIENT } from '../../src/metrics/ledger-data.ts';
 import { mergeLedgerData } from '../../src/metrics/ledger-merge.ts';
 import { RateLimitLedger } from '../../src/metrics/rate-limit-ledger.ts';
-import { passiveRateLimitChecks } from '../../src/metrics/rate-limit-verdicts.ts';
+import { passiveRateLimitChecks } from '../../src/verify/passive/rate-limit-verdicts.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
 import type { RateLimitPlan } from '../../src/profile/plan.ts';
 import { sample } from './sample-factory.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadShapeDifferences } from '../../src/results/compare/load-shape.ts';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 const base = makeResult({ seed: 1, durationS: 10 });

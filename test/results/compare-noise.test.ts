@@ -13,7 +13,7 @@ import {
   timelineNoise,
   timelineSe,
 } from '../../src/results/compare/noise.ts';
-import type { TimelineRow } from '../../src/results/result-schema.ts';
+import type { TimelineRow } from '../../src/contract/result-schema.ts';
 import { seededRandom } from '../support/result-fixtures.ts';
 
 const row = (t: number, requests: number, p99 = 10): TimelineRow => ({ t, requests, success: requests, rateLimited: 0, errors: 0, p50: p99 / 2, p99 });

@@ -3,7 +3,7 @@ import { RpcloadError } from '../../src/errors.ts';
 import { compareRuns, type Comparison, type MetricRow } from '../../src/results/compare/compare-runs.ts';
 import { DEFAULT_FAIL_ON, parseFailOnRules } from '../../src/results/compare/fail-on.ts';
 import { METRICS } from '../../src/results/compare/metrics.ts';
-import type { CheckResult, RunResult } from '../../src/results/result-schema.ts';
+import type { CheckResult, RunResult } from '../../src/contract/result-schema.ts';
 import { makeResult, type FixtureOptions } from '../support/result-fixtures.ts';
 
 const DEFAULT_RULES = parseFailOnRules(DEFAULT_FAIL_ON);

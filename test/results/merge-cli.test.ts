@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 import { buildResult, generateSamples, schemaProblems } from '../support/result-fixtures.ts';
 import { runRpcload } from '../support/cli.ts';
 

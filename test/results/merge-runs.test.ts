@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { mergeRuns } from '../../src/results/merge/merge-runs.ts';
-import type { CheckResult, RunResult } from '../../src/results/result-schema.ts';
+import type { CheckResult, RunResult } from '../../src/contract/result-schema.ts';
 import { buildResult, generateSamples, makeResult, schemaProblems, type FixtureOptions } from '../support/result-fixtures.ts';
 
 /** One run's samples, split by client into shards as if run on several machines at once. */

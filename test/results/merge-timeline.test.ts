@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeTimelines } from '../../src/results/merge/merge-timeline.ts';
-import type { TimelineRow } from '../../src/results/result-schema.ts';
+import type { TimelineRow } from '../../src/contract/result-schema.ts';
 
 const row = (t: number, requests: number, p50: number, p99: number, rateLimited = 0, errors = 0): TimelineRow => ({
   t,

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { readResultFile } from '../../src/results/read-result.ts';
-import { RESULT_SCHEMA_ID } from '../../src/results/result-schema.ts';
+import { RESULT_SCHEMA_ID } from '../../src/contract/result-schema.ts';
 import { validateRunResult } from '../../src/results/validate-result.ts';
-import { writeResultFile } from '../../src/results/write-result.ts';
+import { writeResultFile } from '../../src/session/result/result-file.ts';
 import { sampleResult } from './result-factory.ts';
 
 let dir: string;

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/results/report/render-report.ts';
-import type { CheckResult } from '../../src/results/result-schema.ts';
+import type { CheckResult } from '../../src/contract/result-schema.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 /**

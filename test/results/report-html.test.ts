@@ -6,7 +6,7 @@ import { renderReport } from '../../src/results/report/render-report.ts';
 import { TOP_CLIENTS } from '../../src/results/report/quota-table.ts';
 import { niceStep, ticksFromZero } from '../../src/results/report/scale.ts';
 import { MAX_NINES, ninesTicks, percentileAtNines, spectrumPoints } from '../../src/results/report/spectrum.ts';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 const HOSTILE = '<script>alert(1)</script>\u001b]0;pwned\u0007\u001b[31m"\'&';

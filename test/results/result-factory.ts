@@ -1,8 +1,8 @@
 import { Recorder } from '../../src/metrics/recorder.ts';
 import type { RecordedData } from '../../src/metrics/recorded-data.ts';
 import type { Sample, TokenSample } from '../../src/metrics/sample.ts';
-import { buildRunResult, type BuildResultInput } from '../../src/results/build-result.ts';
-import type { RunInfo, RunResult } from '../../src/results/result-schema.ts';
+import { buildRunResult, type BuildResultInput } from '../../src/session/result/build-result.ts';
+import type { RunInfo, RunResult } from '../../src/contract/result-schema.ts';
 import { DIMS, generateSamples, tokenSample } from '../metrics/sample-factory.ts';
 
 export const RATE_LIMIT = { limit: 100, windowMs: 10_000, policy: 'honour' } as const;

@@ -2,8 +2,8 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { RESULT_SCHEMA_FILE, resultJsonSchema, resultJsonSchemaText } from '../../src/results/result-json-schema.ts';
-import { RESULT_SCHEMA_ID } from '../../src/results/result-schema.ts';
+import { RESULT_SCHEMA_FILE, resultJsonSchema, resultJsonSchemaText } from '../../src/contract/result-json-schema.ts';
+import { RESULT_SCHEMA_ID } from '../../src/contract/result-schema.ts';
 
 const file = fileURLToPath(new URL(`../../${RESULT_SCHEMA_FILE}`, import.meta.url));
 const REGENERATE = 'UPDATE_SCHEMAS=1 npx vitest run test/results/schema-file.test.ts';

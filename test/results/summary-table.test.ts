@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 import { renderSummaryTable } from '../../src/results/summary-table.ts';
 import { formatCount, formatMs, formatShare } from '../../src/results/text-table.ts';
 import { sampleResult } from './result-factory.ts';

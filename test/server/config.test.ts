@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
-import { resolveServerConfig } from '../../src/server/config.ts';
+import { resolveServerConfig } from '../../src/server/resolved-config.ts';
 import type { ServerOptions } from '../../src/server/options.ts';
 
 const seed = (): number => 42;

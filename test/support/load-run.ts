@@ -6,8 +6,8 @@ import { runLoad, type LoadRunOutcome } from '../../src/driver/run-load.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { Plan } from '../../src/profile/plan.ts';
-import { buildRunResult } from '../../src/results/build-result.ts';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import { buildRunResult } from '../../src/session/result/build-result.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 
 /** The reference server's demo clients: any `client-*` ID with this secret. */
 export const DEMO_SECRET = 'demo-secret';

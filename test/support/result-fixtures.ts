@@ -9,7 +9,7 @@ import {
   type Histogram,
 } from '../../src/metrics/hdr.ts';
 import { outcomeClass } from '../../src/api/outcome.ts';
-import { RunResultSchema, type CheckResult, type RateLimitClient, type RunResult, type Stats, type ThresholdResult } from '../../src/results/result-schema.ts';
+import { RunResultSchema, type CheckResult, type RateLimitClient, type RunResult, type Stats, type ThresholdResult } from '../../src/contract/result-schema.ts';
 import { createRandom } from '../../src/util/random.ts';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 import { RPCLOAD_BIN } from '../support/cli.ts';
 import { COLOUR_SGR, completeFrame, requireTmux, shellQuote, TmuxSession } from './support/tmux.ts';
 

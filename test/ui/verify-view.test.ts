@@ -4,7 +4,7 @@ import { stateMark } from '../../src/ui/checks/check-marks.ts';
 import { createPlainChecks } from '../../src/ui/checks/plain-checks.ts';
 import { renderVerifyFrame, type VerifyFrameModel } from '../../src/ui/checks/verify-frame.ts';
 import { frameToTags, frameToText, lineText } from '../../src/ui/text/styled.ts';
-import type { CheckProgress } from '../../src/ui/view.ts';
+import type { CheckProgress } from '../../src/contract/live-view.ts';
 
 const IDS = ['envelope', 'auth.missing_token', 'ratelimit.threshold', 'ratelimit.retry_after_honoured', 'payload.limit', 'tls'];
 const HEADER = { target: 'http://127.0.0.1:41234', checkIds: IDS, resultPath: 'results/20250101T120000Z-verify.json' };

@@ -6,7 +6,7 @@ import type { ServerHandle } from '../../src/server/options.ts';
 import { ratelimitThreshold } from '../../src/verify/checks/index.ts';
 import { ClientPool } from '../../src/verify/client-pool.ts';
 import { systemClock } from '../../src/verify/clock.ts';
-import { CheckSession } from '../../src/verify/session.ts';
+import { CheckSession } from '../../src/verify/check-context.ts';
 import { TokenBook } from '../../src/verify/tokens.ts';
 import { configFor, SHORT } from './support/reference.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateRunResult } from '../../src/results/validate-result.ts';
-import type { RunResult } from '../../src/results/result-schema.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { CHECK_IDS } from '../../src/verify/types.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderJunit, xmlAttribute, xmlText } from '../../src/results/junit.ts';
-import type { CheckResult } from '../../src/results/result-schema.ts';
+import type { CheckResult } from '../../src/contract/result-schema.ts';
 
 const checks: CheckResult[] = [
   { id: 'envelope', verdict: 'pass', detail: 'all fine', evidence: { responses: 8 }, durationMs: 72.6 },

@@ -1,6 +1,6 @@
 import { RpcloadError } from '../../errors.ts';
 import { sanitizeText } from '../../util/sanitize.ts';
-import type { CheckVerdict, RunResult } from '../result-schema.ts';
+import type { CheckVerdict, RunResult } from '../../contract/result-schema.ts';
 import { rulesForMetric, type FailOnRule } from './fail-on.ts';
 import { loadShapeDifferences } from './load-shape.ts';
 import { METRICS, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';

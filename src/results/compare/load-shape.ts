@@ -1,5 +1,5 @@
 import { sanitizeText } from '../../util/sanitize.ts';
-import type { RunResult } from '../result-schema.ts';
+import type { RunResult } from '../../contract/result-schema.ts';
 
 /**
  * Do two runs put the same load on the server? Compare and merge refuse (unless --force) when

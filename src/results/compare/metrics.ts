@@ -1,5 +1,5 @@
 import { outcomeClass, type OutcomeClass } from '../../api/outcome.ts';
-import type { Percentiles, Stats } from '../result-schema.ts';
+import type { Percentiles, Stats } from '../../contract/result-schema.ts';
 
 /**
  * The metrics `compare` puts side by side for every scope (overall and each method), with the

@@ -1,4 +1,4 @@
-import type { TimelineRow } from '../result-schema.ts';
+import type { TimelineRow } from '../../contract/result-schema.ts';
 import type { MetricUnit, NoiseSeries } from './metrics.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { usToMs, type Histogram } from '../../metrics/hdr.ts';
-import type { RunResult, Stats } from '../result-schema.ts';
+import type { RunResult, Stats } from '../../contract/result-schema.ts';
 import { decodeHistogramAt } from './decode-histogram.ts';
 import type { MetricSpec } from './metrics.ts';
 import {

@@ -1,4 +1,4 @@
-import type { CheckVerdict } from '../result-schema.ts';
+import type { CheckVerdict } from '../../contract/result-schema.ts';
 import { exceedsLimit, type MetricRule } from './fail-on.ts';
 
 /**

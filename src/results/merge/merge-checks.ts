@@ -1,6 +1,6 @@
 import { parseThreshold } from '../../profile/thresholds.ts';
 import { describeError } from '../../errors.ts';
-import type { CheckResult, CheckVerdict, RunResult, ThresholdResult } from '../result-schema.ts';
+import type { CheckResult, CheckVerdict, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
 import type { Shard } from './shard.ts';
 
 /**

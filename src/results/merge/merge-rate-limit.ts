@@ -1,4 +1,4 @@
-import type { RateLimitClient, RateLimitPeriod, RateLimitReport } from '../result-schema.ts';
+import type { RateLimitClient, RateLimitPeriod, RateLimitReport } from '../../contract/result-schema.ts';
 import { sumCounts } from './merge-stats.ts';
 import type { Shard } from './shard.ts';
 

@@ -4,7 +4,7 @@ import { createLatencyHistogram, percentilesMs } from '../../metrics/hdr.ts';
 import { TOOL } from '../../version.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { loadShapeDifferences } from '../compare/load-shape.ts';
-import type { PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../result-schema.ts';
+import type { PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
 import { mergeChecks, mergeThresholds } from './merge-checks.ts';
 import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumRecord } from './merge-histograms.ts';
 import { mergeRateLimit } from './merge-rate-limit.ts';

@@ -1,5 +1,5 @@
 import { percentilesMs, type Histogram } from '../../metrics/hdr.ts';
-import type { Stats } from '../result-schema.ts';
+import type { Stats } from '../../contract/result-schema.ts';
 
 /** Counters of several records added key by key (outcomes, skipped reasons, Retry-After values). */
 export function sumCounts(records: readonly Readonly<Record<string, number>>[]): Record<string, number> {

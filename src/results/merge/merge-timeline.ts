@@ -1,4 +1,4 @@
-import type { TimelineRow } from '../result-schema.ts';
+import type { TimelineRow } from '../../contract/result-schema.ts';
 
 /**
  * Per-second timelines of shards, aligned by wall-clock second: a shard that started `offsetS`

@@ -1,5 +1,5 @@
 import type { LabelledResult } from '../compare/compare-runs.ts';
-import type { RunResult } from '../result-schema.ts';
+import type { RunResult } from '../../contract/result-schema.ts';
 
 /** One input of a merge, placed on the merged run's clock. */
 export interface Shard {

@@ -1,7 +1,7 @@
 import { decodeHistogramAt } from '../compare/decode-histogram.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { mergeTimelines } from '../merge/merge-timeline.ts';
-import type { TimelineRow } from '../result-schema.ts';
+import type { TimelineRow } from '../../contract/result-schema.ts';
 import { renderLineChart, type ChartSeries } from './line-chart.ts';
 import { MAX_NINES, ninesTicks, spectrumPoints } from './spectrum.ts';
 

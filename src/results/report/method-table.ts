@@ -1,5 +1,5 @@
 import { outcomeShare } from '../compare/metrics.ts';
-import type { Stats } from '../result-schema.ts';
+import type { Stats } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { code, count, ms, percent, withBaseline } from './format-cells.ts';
 

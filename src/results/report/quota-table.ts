@@ -1,4 +1,4 @@
-import type { RateLimitClient, RateLimitReport } from '../result-schema.ts';
+import type { RateLimitClient, RateLimitReport } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { code, count } from './format-cells.ts';
 

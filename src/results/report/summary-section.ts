@@ -1,6 +1,6 @@
 import { formatDurationMs } from '../../util/duration.ts';
 import { outcomeShare } from '../compare/metrics.ts';
-import type { RunResult } from '../result-schema.ts';
+import type { RunResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { count, ms, percent, withBaseline } from './format-cells.ts';
 import { text } from './html.ts';

@@ -1,4 +1,4 @@
-import type { CheckResult, ThresholdResult } from '../result-schema.ts';
+import type { CheckResult, ThresholdResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { code } from './format-cells.ts';
 import { preformatted, text } from './html.ts';

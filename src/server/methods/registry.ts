@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config.ts';
+import type { ServerConfig } from '../resolved-config.ts';
 import { createRandom, logNormalSampler } from '../random.ts';
 import { successReply } from '../reply.ts';
 import { CursorCodec } from './cursor.ts';

@@ -1,4 +1,4 @@
-import type { CheckProgress, CheckState } from '../view.ts';
+import type { CheckProgress, CheckState } from '../../contract/live-view.ts';
 
 /**
  * The verify views' state: one row per check (its state, latest detail, when it started running

@@ -1,7 +1,7 @@
 import { cellText, padEnd, padStart } from '../text/cell-text.ts';
 import { formatSeconds } from '../text/format.ts';
 import { seg, type StyledLine } from '../text/styled.ts';
-import type { CheckProgress } from '../view.ts';
+import type { CheckProgress } from '../../contract/live-view.ts';
 import { checkDurationMs, type CheckRow } from './check-board.ts';
 import { STATE_MARK, stateMark } from './check-marks.ts';
 

@@ -1,5 +1,5 @@
 import type { Style } from '../text/styled.ts';
-import type { CheckState } from '../view.ts';
+import type { CheckState } from '../../contract/live-view.ts';
 
 /**
  * How each check state looks: a symbol and a word, so a state reads the same without colour

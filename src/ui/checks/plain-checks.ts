@@ -1,5 +1,5 @@
 import { lineText } from '../text/styled.ts';
-import type { CheckProgress, VerifyHeader, VerifyView } from '../view.ts';
+import type { CheckProgress, VerifyHeader, VerifyView } from '../../contract/live-view.ts';
 import { applyProgress, emptyBoard } from './check-board.ts';
 import { progressLine } from './check-lines.ts';
 

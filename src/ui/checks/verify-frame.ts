@@ -4,7 +4,7 @@ import { cellText } from '../text/cell-text.ts';
 import { formatSeconds, progressBar } from '../text/format.ts';
 import { drawOverlay } from '../text/overlay.ts';
 import { fitLine, seg, spread, wrapLine, type StyledLine } from '../text/styled.ts';
-import type { VerifyHeader } from '../view.ts';
+import type { VerifyHeader } from '../../contract/live-view.ts';
 import { countStates, type CheckBoard } from './check-board.ts';
 import { STATE_MARK } from './check-marks.ts';
 import { checkRowLine, progressLine } from './check-lines.ts';

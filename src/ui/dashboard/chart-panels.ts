@@ -1,4 +1,4 @@
-import type { TimelineRow } from '../../results/result-schema.ts';
+import type { TimelineRow } from '../../contract/result-schema.ts';
 import { padStart } from '../text/cell-text.ts';
 import { brailleChart } from '../text/braille-chart.ts';
 import { formatMs, formatRate, niceCeiling } from '../text/format.ts';

@@ -1,4 +1,4 @@
-import type { Percentiles } from '../../results/result-schema.ts';
+import type { Percentiles } from '../../contract/result-schema.ts';
 import { padEnd, padStart } from '../text/cell-text.ts';
 import { formatMs } from '../text/format.ts';
 import { seg, type StyledLine } from '../text/styled.ts';

@@ -1,5 +1,5 @@
 import type { LiveSnapshot } from '../../metrics/recorder.ts';
-import type { RunHeader } from '../view.ts';
+import type { RunHeader } from '../../contract/live-view.ts';
 
 /**
  * Everything one frame of the run dashboard is drawn from: plain data, so a frame is a pure

@@ -2,7 +2,7 @@ import { appendCursor, locatePageArray, readNextCursor } from '../../api/paginat
 import { sanitizeText } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { CheckSession } from '../session.ts';
+import type { CheckSession } from '../check-context.ts';
 import type { PaginatedMethod } from '../types.ts';
 import { judgePagination, MAX_PAGE_ITEMS, type PageRecord, type WalkObservation } from '../verdicts/pagination.ts';
 

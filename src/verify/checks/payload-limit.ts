@@ -2,7 +2,7 @@ import { excerptBody } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import { contentTypeOf } from '../exchange.ts';
-import type { CheckSession } from '../session.ts';
+import type { CheckSession } from '../check-context.ts';
 import { PAYLOAD_LIMIT_READINGS_BYTES } from '../types.ts';
 import { judgePayloadLimit, payloadBracket, payloadResult, type PayloadProbe } from '../verdicts/payload-limit.ts';
 

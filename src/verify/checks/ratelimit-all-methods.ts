@@ -1,7 +1,7 @@
 import { awaitReadmission, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CheckSession } from '../session.ts';
+import type { CheckSession } from '../check-context.ts';
 import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../verdicts/ratelimit-all-methods.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';
 import { burstCap } from './ratelimit-threshold.ts';

@@ -1,6 +1,6 @@
 import { createDispatcher } from '../../api/dispatcher.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { CheckSession } from '../session.ts';
+import type { CheckSession } from '../check-context.ts';
 import { concurrentAttemptIsAmbiguous, judgeConcurrentBurst, type ConcurrentAttempt } from '../verdicts/ratelimit-concurrent-burst.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';
 

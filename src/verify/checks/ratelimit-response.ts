@@ -3,7 +3,7 @@ import { excerptBody } from '../../util/sanitize.ts';
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import { contentTypeOf, retryAfterOf, round } from '../exchange.ts';
-import type { CheckSession } from '../session.ts';
+import type { CheckSession } from '../check-context.ts';
 import { advertisedLimits, rateLimitHeaderNotes } from '../verdicts/ratelimit-headers.ts';
 import { judgeResponse, type RefusalSample } from '../verdicts/ratelimit-response.ts';
 import { tooSlowToJudge } from '../verdicts/window-bounds.ts';

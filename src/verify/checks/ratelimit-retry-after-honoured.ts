@@ -1,7 +1,7 @@
 import { sendUntilRefused, type Run } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CheckSession } from '../session.ts';
+import type { CheckSession } from '../check-context.ts';
 import { judgeRetryAfterHonoured, type HonourObservation, type HonourSample, type SlackProbe } from '../verdicts/ratelimit-retry-after-honoured.ts';
 import { announcedResetMs, tooSlowToJudge } from '../verdicts/window-bounds.ts';
 import { burstCap } from './ratelimit-threshold.ts';

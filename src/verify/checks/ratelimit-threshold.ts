@@ -1,7 +1,7 @@
 import { awaitReadmission, pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CheckSession } from '../session.ts';
+import type { CheckSession } from '../check-context.ts';
 import { judgeThreshold, nextBurst, summarizeBurst, type BurstRecord } from '../verdicts/ratelimit-threshold.ts';
 import type { LoadRecord } from '../verdicts/threshold-load.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';

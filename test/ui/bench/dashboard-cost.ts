@@ -12,7 +12,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunResult } from '../../../src/results/result-schema.ts';
+import type { RunResult } from '../../../src/contract/result-schema.ts';
 import { RPCLOAD_BIN } from '../../support/cli.ts';
 import { requireTmux, shellQuote, TmuxSession } from '../support/tmux.ts';
 

@@ -8,7 +8,7 @@
  *   hostile — server strings full of escape sequences; waits for q
  */
 import { createRunView } from '../../../src/ui/create-view.ts';
-import type { ViewSource } from '../../../src/ui/view.ts';
+import type { ViewSource } from '../../../src/contract/live-view.ts';
 import { client, HEADER, snapshot } from './fixtures.ts';
 
 const mode = process.argv[2] ?? 'hostile';

@@ -1,7 +1,7 @@
 import type { LiveClientRow, LiveSnapshot } from '../../../src/metrics/recorder.ts';
-import type { Percentiles, TimelineRow } from '../../../src/results/result-schema.ts';
+import type { Percentiles, TimelineRow } from '../../../src/contract/result-schema.ts';
 import type { RunFrameModel } from '../../../src/ui/dashboard/run-model.ts';
-import type { RunHeader } from '../../../src/ui/view.ts';
+import type { RunHeader } from '../../../src/contract/live-view.ts';
 
 /** Deterministic dashboard inputs: a header, snapshots and frame models with readable numbers. */
 export function percentiles(p50: number, scale = 1): Percentiles {

@@ -4,7 +4,7 @@
  * for `q`. Run with `npx tsx test/ui/support/verify-driver.ts`.
  */
 import { createVerifyView } from '../../../src/ui/create-view.ts';
-import type { CheckProgress } from '../../../src/ui/view.ts';
+import type { CheckProgress } from '../../../src/contract/live-view.ts';
 
 const IDS = ['envelope', 'auth.missing_token', 'auth.invalid_token', 'ratelimit.threshold', 'ratelimit.response', 'payload.limit', 'pagination', 'tls'];
 

@@ -1,6 +1,6 @@
 import { startServerInWorker } from '../../../src/server/worker.ts';
 import type { RemoteServerHandle, ServerOptions } from '../../../src/server/options.ts';
-import type { CheckResult } from '../../../src/results/result-schema.ts';
+import type { CheckResult } from '../../../src/contract/result-schema.ts';
 import { resolveVerifyConfig, type VerifyFlags } from '../../../src/verify/config.ts';
 import { runVerify, type VerifyReport } from '../../../src/verify/runner.ts';
 import type { VerifyConfig } from '../../../src/verify/types.ts';

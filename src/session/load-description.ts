@@ -1,5 +1,5 @@
 import type { PhasePlan } from '../profile/plan.ts';
-import type { RunInfo } from '../results/result-schema.ts';
+import type { RunInfo } from '../contract/result-schema.ts';
 
 /** Human description of phases' load: "rate 100/s", "ramp 10→200/s", "concurrency 8", joined by " · ". */
 export function describeLoad(phases: readonly PhasePlan[]): string {

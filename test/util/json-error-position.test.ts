@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { locateJsonError } from '../../src/results/json-error-position.ts';
+import { locateJsonError } from '../../src/util/json-error-position.ts';
 
 /** Line and column of the first occurrence of `marker` in `text` (1-based). */
 function at(text: string, marker: string): { line: number; column: number } {

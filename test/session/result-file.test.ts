@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
-import type { RunResult } from '../../src/results/result-schema.ts';
-import { compactUtcStamp, defaultResultPath, fileSafeName, writeResultFile } from '../../src/results/write-result.ts';
-import { sampleResult } from './result-factory.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
+import { compactUtcStamp, defaultResultPath, fileSafeName, writeResultFile } from '../../src/session/result/result-file.ts';
+import { sampleResult } from '../results/result-factory.ts';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
-import type { LiveClientRow, LiveSnapshot } from '../metrics/live-snapshot.ts';
-import { mergeRecentErrors } from '../metrics/recent-errors.ts';
-import type { Percentiles, TimelineRow } from '../results/result-schema.ts';
+import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
+import { mergeRecentErrors } from './recent-errors.ts';
+import type { Percentiles, TimelineRow } from '../contract/result-schema.ts';
 
 /**
  * The live view of a run split over worker threads: the workers' latest snapshots combined.

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { decodeHistogram, percentilesMs } from '../../src/metrics/hdr.ts';
 import { mergeRecordedData } from '../../src/metrics/merge-recorded.ts';
 import { emptyRecordedData, type RecordedData } from '../../src/metrics/recorded-data.ts';
-import { buildRunResult } from '../../src/results/build-result.ts';
+import { buildRunResult } from '../../src/session/result/build-result.ts';
 import { validateRunResult } from '../../src/results/validate-result.ts';
-import { LAG_WARNING_P99_MS } from '../../src/results/warnings.ts';
+import { LAG_WARNING_P99_MS } from '../../src/session/result/result-warnings.ts';
 import { REDACTED } from '../../src/util/redact.ts';
 import { DIMS, generateSamples, sample } from '../metrics/sample-factory.ts';
-import { buildInput, recordedData, RUN } from './result-factory.ts';
+import { buildInput, recordedData, RUN } from '../results/result-factory.ts';
 
 describe('buildRunResult', () => {
   const samples = generateSamples(4000, 5, 20);

@@ -1,4 +1,4 @@
-import { firstWindowCap, type LedgerClientData } from './ledger-data.ts';
+import { firstWindowCap, type LedgerClientData } from '../../metrics/ledger-data.ts';
 
 /** How an idle client's first burst ended: the passive view of `ratelimit.threshold`. */
 export interface FirstRefusal {

@@ -1,8 +1,8 @@
-import type { RateLimitPlan } from '../profile/plan.ts';
-import type { CheckResult, RateLimitObservation } from '../results/result-schema.ts';
+import type { RateLimitPlan } from '../../profile/plan.ts';
+import type { CheckResult, RateLimitObservation } from '../../contract/result-schema.ts';
 import { firstRefusals, type FirstRefusal } from './first-refusal.ts';
-import { roundMs } from './hdr.ts';
-import type { LedgerData } from './ledger-data.ts';
+import { roundMs } from '../../metrics/hdr.ts';
+import type { LedgerData } from '../../metrics/ledger-data.ts';
 
 /** How one client's first burst reads against the contract's limit. */
 export type ThresholdReading = 'exact' | 'early' | 'over' | 'inconclusive';

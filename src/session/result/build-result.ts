@@ -1,13 +1,13 @@
-import type { DimensionData, EncodedPair, RecordedData } from '../metrics/recorded-data.ts';
-import type { RecorderDimensions } from '../metrics/sample.ts';
-import { passiveRateLimitChecks } from '../metrics/rate-limit-verdicts.ts';
-import { emptyTimelineRow } from '../metrics/timeline.ts';
-import { REDACTED, redactSecrets } from '../util/redact.ts';
-import { TOOL } from '../version.ts';
-import { RESULT_SCHEMA_ID, type CheckResult, type PhaseStats, type RunInfo, type RunResult, type Stats, type ThresholdResult, type TimelineRow } from './result-schema.ts';
+import type { DimensionData, EncodedPair, RecordedData } from '../../metrics/recorded-data.ts';
+import type { RecorderDimensions } from '../../metrics/sample.ts';
+import { passiveRateLimitChecks } from '../../verify/passive/rate-limit-verdicts.ts';
+import { emptyTimelineRow } from '../../metrics/timeline.ts';
+import { REDACTED, redactSecrets } from '../../util/redact.ts';
+import { TOOL } from '../../version.ts';
+import { RESULT_SCHEMA_ID, type CheckResult, type PhaseStats, type RunInfo, type RunResult, type Stats, type ThresholdResult, type TimelineRow } from '../../contract/result-schema.ts';
 import { rateLimitSection } from './rate-limit-section.ts';
-import { readEncoded, round3, statsOf } from './stats.ts';
-import { generatedWarnings } from './warnings.ts';
+import { readEncoded, round3, statsOf } from './result-stats.ts';
+import { generatedWarnings } from './result-warnings.ts';
 
 export interface BuildResultInput {
   readonly run: RunInfo;

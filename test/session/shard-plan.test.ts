@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evenShare, shardClients, shardPhases, shardPlan, usableWorkers } from '../../src/driver/shard-plan.ts';
+import { evenShare, shardClients, shardPhases, shardPlan, usableWorkers } from '../../src/session/workers/shard-plan.ts';
 import { testPlan } from '../support/load-run.ts';
 
 describe('evenShare', () => {

@@ -1,5 +1,5 @@
-import type { Percentiles, TimelineRow } from '../results/result-schema.ts';
-import type { RecentError } from './recent-errors.ts';
+import type { Percentiles, TimelineRow } from './result-schema.ts';
+import type { RecentError } from '../metrics/recent-errors.ts';
 
 /** One client as the live views show it. */
 export interface LiveClientRow {

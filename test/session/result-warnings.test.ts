@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PERIODS_PER_CLIENT } from '../../src/metrics/ledger-data.ts';
-import type { RunResult } from '../../src/results/result-schema.ts';
-import { generatedWarnings, LAG_WARNING_P99_MS } from '../../src/results/warnings.ts';
-import { sampleResult } from './result-factory.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
+import { generatedWarnings, LAG_WARNING_P99_MS } from '../../src/session/result/result-warnings.ts';
+import { sampleResult } from '../results/result-factory.ts';
 
 const base = sampleResult();
 const lagged = (p99: number): RunResult => ({ ...base, summary: { ...base.summary, scheduleLagMs: { ...base.summary.scheduleLagMs!, p99 } } });

@@ -1,5 +1,5 @@
-import type { BuildResultInput } from '../results/build-result.ts';
-import { startModuleWorker } from '../util/module-worker.ts';
+import type { BuildResultInput } from './build-result.ts';
+import { startModuleWorker } from '../../util/module-worker.ts';
 
 /**
  * Writes the result file's checkpoints from a worker thread. The driver's thread only serializes

@@ -7,19 +7,19 @@ import type { RecorderDimensions } from '../metrics/sample.ts';
 import { describePlan } from '../profile/describe-plan.ts';
 import type { PlanOverrides } from '../profile/build-plan.ts';
 import type { Plan } from '../profile/plan.ts';
-import { buildRunResult, type BuildResultInput } from '../results/build-result.ts';
-import { defaultResultPath, writeResultFile } from '../results/write-result.ts';
-import type { RunInfo, RunResult, RunStatus } from '../results/result-schema.ts';
+import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
+import { defaultResultPath, writeResultFile } from './result/result-file.ts';
+import type { RunInfo, RunResult, RunStatus } from '../contract/result-schema.ts';
 import type { ServerStats } from '../server/options.ts';
-import type { LiveView, RunHeader, ViewSource } from '../ui/view.ts';
-import { startCheckpointWriter } from './checkpoint-writer.ts';
-import { planMethods } from './compiled-plan.ts';
-import { startEmbeddedTarget, type Target } from './embedded-target.ts';
+import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
+import { startCheckpointWriter } from './result/checkpoint-writer.ts';
+import { planMethods } from '../driver/compiled-plan.ts';
+import { startEmbeddedTarget, type Target } from './target.ts';
 import { describeLoad, runModel } from './load-description.ts';
-import { LoadWorkers } from './load-workers.ts';
-import { RunClock } from './run-clock.ts';
-import { runLoad, type LoadRunOutcome } from './run-load.ts';
-import { usableWorkers } from './shard-plan.ts';
+import { LoadWorkers } from './workers/load-workers.ts';
+import { RunClock } from '../driver/run-clock.ts';
+import { runLoad, type LoadRunOutcome } from '../driver/run-load.ts';
+import { usableWorkers } from './workers/shard-plan.ts';
 
 /**
  * A whole `rpcload run`: resolve the target (starting the embedded reference server in a worker

@@ -1,8 +1,8 @@
-import { firstRefusals, type FirstRefusal } from '../metrics/first-refusal.ts';
-import type { LedgerData } from '../metrics/ledger-data.ts';
-import { roundMs } from '../metrics/hdr.ts';
-import { readThreshold } from '../metrics/rate-limit-verdicts.ts';
-import type { RateLimitClient, RateLimitObservation, RateLimitReport } from './result-schema.ts';
+import { firstRefusals, type FirstRefusal } from '../../verify/passive/first-refusal.ts';
+import type { LedgerData } from '../../metrics/ledger-data.ts';
+import { roundMs } from '../../metrics/hdr.ts';
+import { readThreshold } from '../../verify/passive/rate-limit-verdicts.ts';
+import type { RateLimitClient, RateLimitObservation, RateLimitReport } from '../../contract/result-schema.ts';
 
 function firstRefusalObservation(r: FirstRefusal, limit: number): RateLimitObservation {
   return {

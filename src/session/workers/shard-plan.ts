@@ -1,4 +1,4 @@
-import type { ClientPlan, PhasePlan, Plan } from '../profile/plan.ts';
+import type { ClientPlan, PhasePlan, Plan } from '../../profile/plan.ts';
 
 /**
  * How `--workers N` splits one plan over N worker threads: each worker gets every N-th client

@@ -1,12 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { describeError, RpcloadError } from '../errors.ts';
-import { Recorder } from '../metrics/recorder.ts';
-import { buildPlan } from '../profile/build-plan.ts';
-import type { Profile } from '../profile/profile-schema.ts';
-import { planMethods } from './compiled-plan.ts';
+import { describeError, RpcloadError } from '../../errors.ts';
+import { Recorder } from '../../metrics/recorder.ts';
+import { buildPlan } from '../../profile/build-plan.ts';
+import type { Profile } from '../../profile/profile-schema.ts';
+import { planMethods } from '../../driver/compiled-plan.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
-import { RunClock } from './run-clock.ts';
-import { runLoad } from './run-load.ts';
+import { RunClock } from '../../driver/run-clock.ts';
+import { runLoad } from '../../driver/run-load.ts';
 import { shardPlan } from './shard-plan.ts';
 
 /**

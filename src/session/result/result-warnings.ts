@@ -1,5 +1,5 @@
-import { MAX_PERIODS_PER_CLIENT } from '../metrics/ledger-data.ts';
-import type { RunResult } from './result-schema.ts';
+import { MAX_PERIODS_PER_CLIENT } from '../../metrics/ledger-data.ts';
+import type { RunResult } from '../../contract/result-schema.ts';
 
 /** Schedule lag p99 above this says the load generator, not the server, set the pace. */
 export const LAG_WARNING_P99_MS = 5;

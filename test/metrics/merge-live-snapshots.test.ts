@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeLiveSnapshots } from '../../src/driver/merge-live-snapshots.ts';
+import { mergeLiveSnapshots } from '../../src/metrics/merge-live-snapshots.ts';
 import { Recorder } from '../../src/metrics/recorder.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
 

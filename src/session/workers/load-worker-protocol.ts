@@ -1,8 +1,8 @@
-import type { LiveSnapshot } from '../metrics/live-snapshot.ts';
-import type { RecordedData } from '../metrics/recorded-data.ts';
-import type { PlanOverrides } from '../profile/build-plan.ts';
-import type { ClientPlan } from '../profile/plan.ts';
-import type { LoadRunOutcome } from './run-load.ts';
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import type { RecordedData } from '../../metrics/recorded-data.ts';
+import type { PlanOverrides } from '../../profile/build-plan.ts';
+import type { ClientPlan } from '../../profile/plan.ts';
+import type { LoadRunOutcome } from '../../driver/run-load.ts';
 
 /**
  * Messages between the main thread and the load worker threads of `rpcload run --workers N`.

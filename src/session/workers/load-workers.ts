@@ -1,13 +1,13 @@
 import type { Worker } from 'node:worker_threads';
-import { RpcloadError } from '../errors.ts';
-import { startModuleWorker } from '../util/module-worker.ts';
-import type { LiveSnapshot } from '../metrics/live-snapshot.ts';
-import { mergeRecordedData } from '../metrics/merge-recorded.ts';
-import type { RecordedData } from '../metrics/recorded-data.ts';
+import { RpcloadError } from '../../errors.ts';
+import { startModuleWorker } from '../../util/module-worker.ts';
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
+import type { RecordedData } from '../../metrics/recorded-data.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
-import { mergeLiveSnapshots } from './merge-live-snapshots.ts';
-import { sharedNowMs, type RunClock } from './run-clock.ts';
-import type { LoadRunOutcome } from './run-load.ts';
+import { mergeLiveSnapshots } from '../../metrics/merge-live-snapshots.ts';
+import { sharedNowMs, type RunClock } from '../../driver/run-clock.ts';
+import type { LoadRunOutcome } from '../../driver/run-load.ts';
 
 /**
  * The main thread's side of `rpcload run --workers N`: starts N load workers (load-worker-entry),

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { RpcloadError } from '../errors.ts';
-import type { RunResult } from './result-schema.ts';
+import { RpcloadError } from '../../errors.ts';
+import type { RunResult } from '../../contract/result-schema.ts';
 
 /** `2026-11-22T12:55:00.123Z` → `20261122T125500Z`: sortable, and safe on every filesystem. */
 export function compactUtcStamp(date: Date): string {

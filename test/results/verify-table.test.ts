@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderVerifyTable, verifyJson } from '../../src/verify/render.ts';
+import { renderVerifyTable, verifyJson } from '../../src/results/verify-table.ts';
 import type { VerifyReport } from '../../src/verify/runner.ts';
 import { resolveVerifyConfig } from '../../src/verify/config.ts';
 

@@ -1,6 +1,6 @@
-import { decodeHistogram, percentilesMs } from '../metrics/hdr.ts';
-import type { DimensionData, EncodedPair } from '../metrics/recorded-data.ts';
-import type { Percentiles, Stats } from './result-schema.ts';
+import { decodeHistogram, percentilesMs } from '../../metrics/hdr.ts';
+import type { DimensionData, EncodedPair } from '../../metrics/recorded-data.ts';
+import type { Percentiles, Stats } from '../../contract/result-schema.ts';
 
 /** Seconds or per-second rates with 3 decimals. */
 export const round3 = (value: number): number => Math.round(value * 1000) / 1000;

@@ -1,8 +1,8 @@
 // The checkpoint writer's worker thread (see checkpoint-writer.ts): build, serialize, write.
 import { parentPort } from 'node:worker_threads';
-import { describeError } from '../errors.ts';
-import { buildRunResult } from '../results/build-result.ts';
-import { writeResultFile } from '../results/write-result.ts';
+import { describeError } from '../../errors.ts';
+import { buildRunResult } from './build-result.ts';
+import { writeResultFile } from './result-file.ts';
 import type { CheckpointMessage, CheckpointReply } from './checkpoint-writer.ts';
 
 const port = parentPort!;
