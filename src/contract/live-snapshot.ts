@@ -1,5 +1,15 @@
 import type { Percentiles, TimelineRow } from './result-schema.ts';
-import type { RecentError } from '../metrics/recent-errors.ts';
+
+/** One distinct failure: which request kind, its outcome and sanitized detail, how often and when. */
+export interface RecentError {
+  readonly source: 'api' | 'token';
+  readonly outcome: string;
+  readonly detail: string;
+  readonly count: number;
+  /** First and latest completion with this error, ms since the run's origin. */
+  readonly firstAtMs: number;
+  readonly lastAtMs: number;
+}
 
 /** One client as the live views show it. */
 export interface LiveClientRow {

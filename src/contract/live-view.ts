@@ -1,4 +1,4 @@
-import type { LiveSnapshot } from '../metrics/recorder.ts';
+import type { LiveSnapshot } from './live-snapshot.ts';
 
 /**
  * A live view is an optional consumer of recorder snapshots with its own frame rate: it pulls,
@@ -36,16 +36,6 @@ export interface LiveView {
   start(): void;
   /** Stop drawing and restore whatever the view changed (e.g. the terminal). */
   stop(): void;
-}
-
-/** The phase running at `elapsedMs` and where in it we are. */
-export function phaseAt(phases: readonly PhaseInfo[], elapsedMs: number): { readonly index: number; readonly phase: PhaseInfo | undefined } {
-  let endMs = 0;
-  for (const [index, phase] of phases.entries()) {
-    endMs += phase.durationMs;
-    if (elapsedMs < endMs) return { index, phase };
-  }
-  return { index: phases.length - 1, phase: phases[phases.length - 1] };
 }
 
 /** What the verify view is told up front: the target, the checks that will report, the result file. */

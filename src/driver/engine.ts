@@ -5,12 +5,12 @@ import { readNextCursor, appendCursor } from '../api/pagination.ts';
 import { retryAfterSeconds } from '../api/retry-after.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Sample } from '../metrics/sample.ts';
-import type { RateLimitPlan } from '../profile/plan.ts';
+import type { RateLimitContract } from '../contract/rate-limit.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
 import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
-import { ExchangeFreeList, type Exchange, type ExchangeListener } from './in-flight-request.ts';
+import { InFlightRequestPool, type InFlightRequest, type InFlightListener } from './in-flight-request.ts';
 import type { TokenManager } from './token-manager.ts';
 
 /**
@@ -25,7 +25,7 @@ export interface EngineOptions {
   readonly recorder: Recorder;
   readonly clients: readonly ClientIdentity[];
   readonly tokens: TokenManager;
-  readonly rateLimit: RateLimitPlan;
+  readonly rateLimit: RateLimitContract;
   readonly bodyCapBytes: number;
   readonly maxInFlight: number;
   /** Run clock: ms since the run's origin. */
@@ -48,7 +48,7 @@ interface Iteration {
   bodyText: string;
 }
 
-/** The engine's part of one request; one mutable record per Exchange, recycled with it. */
+/** The engine's part of one request; one mutable record per InFlightRequest, recycled with it. */
 interface RequestContext {
   iteration: Iteration | null;
   intendedMs: number;
@@ -59,7 +59,7 @@ interface RequestContext {
 
 type MutableSample = { -readonly [K in keyof Sample]: Sample[K] };
 
-export class LoadEngine implements ExchangeListener<RequestContext> {
+export class LoadEngine implements InFlightListener<RequestContext> {
   inFlight = 0;
   private stopped = false;
   /** Set just before the pool is destroyed: requests failing after this are ours, not the server's. */
@@ -68,7 +68,7 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
   private readonly picker: PickerState;
   private availabilityNowMs = 0;
   private idleWaiter: (() => void) | null = null;
-  private readonly exchanges: ExchangeFreeList<RequestContext>;
+  private readonly requests: InFlightRequestPool<RequestContext>;
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
     methodIndex: 0, phaseIndex: 0, clientIndex: 0, outcome: '', status: 0, sentAtMs: 0, doneAtMs: 0,
@@ -78,7 +78,7 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
   constructor(private readonly o: EngineOptions) {
     this.picker = createPickerState(o.clients.map((c) => c.weight));
     const newContext = (): RequestContext => ({ iteration: null, intendedMs: 0, tokenGeneration: 0, backoffWaitedMs: -1, backoffRetryAfterS: -1 });
-    this.exchanges = new ExchangeFreeList(newContext, o.bodyCapBytes, o.now, this);
+    this.requests = new InFlightRequestPool(newContext, o.bodyCapBytes, o.now, this);
   }
 
   private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
@@ -136,77 +136,77 @@ export class LoadEngine implements ExchangeListener<RequestContext> {
       body = Buffer.from(appendCursor(it.bodyText, it.cursor!));
     }
     const mark = client.takeBackoffMark(nowMs);
-    const exchange = this.exchanges.take();
-    const context = exchange.context;
+    const request = this.requests.take();
+    const context = request.context;
     context.iteration = it;
     context.intendedMs = intendedMs;
     context.tokenGeneration = client.tokenGeneration;
     context.backoffWaitedMs = mark?.waitedMs ?? -1;
     context.backoffRetryAfterS = mark?.retryAfterS ?? -1;
-    exchange.start(step.path, client.headers!, body, nowMs);
+    request.start(step.path, client.headers!, body, nowMs);
     this.inFlight++;
-    // The exchange carries its own reusable options and is the handler: nothing else is allocated.
-    this.o.pool.dispatch(exchange.request, exchange);
+    // The request carries its own reusable options and is the handler: nothing else is allocated.
+    this.o.pool.dispatch(request.options, request);
   }
 
-  /** Back on the free list: the dispatcher reports nothing more about a finished exchange. */
-  private recycle(exchange: Exchange<RequestContext>): void {
-    exchange.context.iteration = null;
-    this.exchanges.give(exchange);
+  /** Back on the free list: the dispatcher reports nothing more about a finished request. */
+  private recycle(request: InFlightRequest<RequestContext>): void {
+    request.context.iteration = null;
+    this.requests.give(request);
   }
 
-  onExchangeDone(exchange: Exchange<RequestContext>): void {
+  onRequestDone(request: InFlightRequest<RequestContext>): void {
     this.inFlight--;
     const nowMs = this.o.now();
-    const it = exchange.context.iteration!;
+    const it = request.context.iteration!;
     const step = it.scenario.steps[it.stepIndex]!;
-    if (this.cancelling && exchange.error !== null) {
+    if (this.cancelling && request.error !== null) {
       // Cancelled by our own shutdown: not the server's doing, so not a transport error.
       this.o.recorder.recordSkipped('cancelled at shutdown');
-      this.recycle(exchange);
+      this.recycle(request);
       return this.settle();
     }
     let outcome: string;
     let data: Readonly<Record<string, unknown>> | null = null;
     let detail = '';
     let retryAfterS = -1;
-    if (exchange.error !== null) {
-      outcome = transportOutcome(exchange.error);
-      detail = sanitizeText(exchange.error.message, 120);
+    if (request.error !== null) {
+      outcome = transportOutcome(request.error);
+      detail = sanitizeText(request.error.message, 120);
     } else {
-      const classification = classifyResponse(exchange.status, exchange.contentType, exchange.responseBody(), exchange.truncated);
+      const classification = classifyResponse(request.status, request.contentType, request.responseBody(), request.truncated);
       outcome = classification.outcome;
       data = classification.data;
       if (classification.kind === 'invalid') detail = classification.violations.join('; ');
-      if (exchange.status === 429) retryAfterS = retryAfterSeconds(exchange.retryAfter, Date.now());
+      if (request.status === 429) retryAfterS = retryAfterSeconds(request.retryAfter, Date.now());
     }
     const client = it.client;
     if (outcomeClass(outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour') client.startBackoff(nowMs, retryAfterS, this.o.rateLimit.windowMs);
-    if (exchange.status === 401) this.o.tokens.onInvalidToken(client, exchange.context.tokenGeneration);
-    this.record(exchange, step.methodIndex, outcome, detail, retryAfterS, nowMs);
-    this.recycle(exchange); // before advance(), which may send the iteration's next request
+    if (request.status === 401) this.o.tokens.onInvalidToken(client, request.context.tokenGeneration);
+    this.record(request, step.methodIndex, outcome, detail, retryAfterS, nowMs);
+    this.recycle(request); // before advance(), which may send the iteration's next request
     this.advance(it, outcome === 'success' ? data : null, nowMs);
     this.settle();
   }
 
-  private record(exchange: Exchange<RequestContext>, methodIndex: number, outcome: string, detail: string, retryAfterS: number, nowMs: number): void {
-    const { iteration, intendedMs } = exchange.context;
+  private record(request: InFlightRequest<RequestContext>, methodIndex: number, outcome: string, detail: string, retryAfterS: number, nowMs: number): void {
+    const { iteration, intendedMs } = request.context;
     const it = iteration!;
     const s = this.sample;
     s.methodIndex = methodIndex;
     s.phaseIndex = it.phaseIndex;
     s.clientIndex = it.client.index;
     s.outcome = outcome;
-    s.status = exchange.error === null ? exchange.status : 0;
-    s.sentAtMs = exchange.sentAtMs;
+    s.status = request.error === null ? request.status : 0;
+    s.sentAtMs = request.sentAtMs;
     s.doneAtMs = nowMs;
-    s.serviceUs = (nowMs - exchange.sentAtMs) * 1000;
+    s.serviceUs = (nowMs - request.sentAtMs) * 1000;
     // Open model: from the intended start (coordinated-omission-correct); closed: from the send.
     s.latencyUs = it.openModel ? (nowMs - intendedMs) * 1000 : s.serviceUs;
-    s.lagUs = it.openModel ? Math.max(0, exchange.dispatchedAtMs - intendedMs) * 1000 : -1;
+    s.lagUs = it.openModel ? Math.max(0, request.dispatchedAtMs - intendedMs) * 1000 : -1;
     s.retryAfterS = retryAfterS;
-    s.backoffWaitedMs = exchange.context.backoffWaitedMs;
-    s.backoffRetryAfterS = exchange.context.backoffRetryAfterS;
+    s.backoffWaitedMs = request.context.backoffWaitedMs;
+    s.backoffRetryAfterS = request.context.backoffRetryAfterS;
     s.detail = detail;
     this.o.recorder.record(s);
   }

@@ -8,8 +8,8 @@ import type { Dispatcher } from 'undici';
  * neither wraps the handler nor parses every response header into an object (measured: ~19 % less
  * CPU per request than a new-style handler). Only Content-Type and Retry-After are looked at.
  */
-export interface ExchangeListener<T> {
-  onExchangeDone(exchange: Exchange<T>): void;
+export interface InFlightListener<T> {
+  onRequestDone(request: InFlightRequest<T>): void;
 }
 const EMPTY = Buffer.alloc(0);
 const NO_HEADERS: readonly string[] = Object.freeze([]);
@@ -21,15 +21,15 @@ function headerNameIs(name: Buffer | string, lowerName: string): boolean {
   return (typeof name === 'string' ? name : name.toString('latin1')).toLowerCase() === lowerName;
 }
 
-/** undici's options for one request; each Exchange owns one and refills it (undici may read it later, from its queue). */
+/** undici's options for one request; each InFlightRequest owns one and refills it (undici may read it later, from its queue). */
 interface RequestOptions extends Dispatcher.DispatchOptions {
   path: string;
   headers: string[];
   body: Buffer;
 }
 
-export class Exchange<T> implements Dispatcher.DispatchHandler {
-  readonly request: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY };
+export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
+  readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY };
   dispatchedAtMs = 0;
   /** Time the request was written to a socket (run clock, ms); dispatch time until then. */
   sentAtMs = 0;
@@ -46,18 +46,18 @@ export class Exchange<T> implements Dispatcher.DispatchHandler {
   private finished = false;
 
   constructor(
-    /** The caller's per-request context (iteration, timings): one mutable record per exchange, reused with it. */
+    /** The caller's per-request context (iteration, timings): one mutable record per request, reused with it. */
     readonly context: T,
     private readonly capBytes: number,
     private readonly now: () => number,
-    private readonly listener: ExchangeListener<T>,
+    private readonly listener: InFlightListener<T>,
   ) {}
 
-  /** Prepare this (new or recycled) exchange for one request. */
+  /** Prepare this (new or recycled) request for one request. */
   start(path: string, headers: string[], body: Buffer, dispatchedAtMs: number): this {
-    this.request.path = path;
-    this.request.headers = headers;
-    this.request.body = body;
+    this.options.path = path;
+    this.options.headers = headers;
+    this.options.body = body;
     this.dispatchedAtMs = dispatchedAtMs;
     this.sentAtMs = dispatchedAtMs;
     this.status = 0;
@@ -75,8 +75,8 @@ export class Exchange<T> implements Dispatcher.DispatchHandler {
 
   /** Drop references to the finished request's data before going back on the free list. */
   release(): void {
-    this.request.body = EMPTY;
-    this.request.headers = NO_HEADERS as string[];
+    this.options.body = EMPTY;
+    this.options.headers = NO_HEADERS as string[];
     this.first = null;
     this.more = null;
     this.error = null;
@@ -129,31 +129,31 @@ export class Exchange<T> implements Dispatcher.DispatchHandler {
   private finish(): void {
     if (this.finished) return; // dispatchers report one end per request; be safe against a second
     this.finished = true;
-    this.listener.onExchangeDone(this);
+    this.listener.onRequestDone(this);
   }
 }
 
-/** Recycled exchanges kept at most (more than that are left to the GC). */
+/** Recycled requests kept at most (more than that are left to the GC). */
 const MAX_FREE_EXCHANGES = 4096;
 
-/** Finished exchanges kept for reuse: the hot path allocates one only when all are in flight. */
-export class ExchangeFreeList<T> {
-  private readonly free: Exchange<T>[] = [];
+/** Finished requests kept for reuse: the hot path allocates one only when all are in flight. */
+export class InFlightRequestPool<T> {
+  private readonly free: InFlightRequest<T>[] = [];
 
   constructor(
     private readonly newContext: () => T,
     private readonly capBytes: number,
     private readonly now: () => number,
-    private readonly listener: ExchangeListener<T>,
+    private readonly listener: InFlightListener<T>,
   ) {}
 
-  take(): Exchange<T> {
-    return this.free.pop() ?? new Exchange(this.newContext(), this.capBytes, this.now, this.listener);
+  take(): InFlightRequest<T> {
+    return this.free.pop() ?? new InFlightRequest(this.newContext(), this.capBytes, this.now, this.listener);
   }
 
-  /** A finished exchange (its dispatcher reports nothing more about it) goes back for reuse. */
-  give(exchange: Exchange<T>): void {
-    exchange.release();
-    if (this.free.length < MAX_FREE_EXCHANGES) this.free.push(exchange);
+  /** A finished request (its dispatcher reports nothing more about it) goes back for reuse. */
+  give(request: InFlightRequest<T>): void {
+    request.release();
+    if (this.free.length < MAX_FREE_EXCHANGES) this.free.push(request);
   }
 }

@@ -1,4 +1,4 @@
-import type { RateLimitPlan } from '../profile/plan.ts';
+import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { roundMs } from './hdr.ts';
@@ -52,7 +52,7 @@ export class RateLimitLedger {
 
   constructor(
     private readonly clientIds: readonly string[],
-    private readonly plan: RateLimitPlan | null,
+    private readonly plan: RateLimitContract | null,
   ) {
     this.clients = clientIds.map(() => new ClientLedger());
     this.windowMs = plan?.windowMs ?? 0;

@@ -1,18 +1,8 @@
+import type { RecentError } from '../contract/live-snapshot.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 
 /** Distinct errors kept for the live error pane (least recently seen ones are dropped first). */
 export const MAX_RECENT_ERRORS = 50;
-
-/** One distinct failure: which request kind, its outcome and sanitized detail, how often and when. */
-export interface RecentError {
-  readonly source: 'api' | 'token';
-  readonly outcome: string;
-  readonly detail: string;
-  readonly count: number;
-  /** First and latest completion with this error, ms since the run's origin. */
-  readonly firstAtMs: number;
-  readonly lastAtMs: number;
-}
 
 type MutableRecentError = { -readonly [K in keyof RecentError]: RecentError[K] };
 

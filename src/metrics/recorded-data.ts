@@ -1,7 +1,7 @@
 import type { TimelineRow } from '../contract/result-schema.ts';
 import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
 import type { LedgerData } from './ledger-data.ts';
-import type { RecentError } from './recent-errors.ts';
+import type { RecentError } from '../contract/live-snapshot.ts';
 
 /** Latency and service time (µs) as HdrHistogram V2 compressed base64. */
 export interface EncodedPair {

@@ -1,5 +1,5 @@
 import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
-import type { RateLimitPlan } from '../profile/plan.ts';
+import type { RateLimitContract } from '../contract/rate-limit.ts';
 import { DimensionStats } from './dimension-stats.ts';
 import { createCompactHistogram, createLatencyHistogram, encodeHistogram, percentilesMs, recordUs, type Histogram } from './hdr.ts';
 import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
@@ -10,11 +10,10 @@ import type { DimensionData, EncodedPair, RecordedData } from './recorded-data.t
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { Timeline } from './timeline.ts';
 
-export type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
 
 export interface RecorderOptions {
   /** The contract the passive ledger judges against; null = no rate-limit ledger in the data. */
-  readonly rateLimit: RateLimitPlan | null;
+  readonly rateLimit: RateLimitContract | null;
 }
 
 /** Distinct skip reasons kept apart; more are counted as "other". */

@@ -1,3 +1,4 @@
+import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { RunResult, ThresholdResult } from '../contract/result-schema.ts';
 import type { ServerOptions } from '../server/options.ts';
 
@@ -19,7 +20,7 @@ export interface Plan {
   readonly clients: readonly ClientPlan[];
   readonly scenarios: readonly ScenarioPlan[];
   readonly phases: readonly PhasePlan[];
-  readonly rateLimit: RateLimitPlan;
+  readonly rateLimit: RateLimitContract;
   readonly thresholds: readonly Threshold[];
   readonly http: HttpPlan;
   /** Seed of the run's random choices (scenario picks, template picks). */
@@ -94,12 +95,6 @@ export interface PhasePlan {
   readonly load: PhaseLoad;
 }
 
-export interface RateLimitPlan {
-  readonly limit: number;
-  readonly windowMs: number;
-  /** honour: pause a refused client until its Retry-After has passed; ignore: keep sending. */
-  readonly policy: 'honour' | 'ignore';
-}
 
 export interface HttpPlan {
   /** Connections per origin (undici Pool). */

@@ -1,4 +1,5 @@
-import type { AuthPlan, HttpPlan, Plan, RateLimitPlan } from './plan.ts';
+import type { RateLimitContract } from '../contract/rate-limit.ts';
+import type { AuthPlan, HttpPlan, Plan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { readCa } from './profile-files.ts';
 import { expected, type Problem } from './problems.ts';
@@ -17,7 +18,7 @@ export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
   };
 }
 
-export function resolveRateLimit(rateLimit: RateLimitSettings, problems: Problem[]): RateLimitPlan {
+export function resolveRateLimit(rateLimit: RateLimitSettings, problems: Problem[]): RateLimitContract {
   return {
     limit: rateLimit.limit ?? D.rateLimit.limit,
     windowMs: durationMs(rateLimit.window ?? D.rateLimit.window, '/rateLimit/window', problems, POSITIVE),
@@ -54,7 +55,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
  */
 export function resolveServer(
   server: ServerSettings,
-  context: { readonly rateLimit: RateLimitPlan; readonly tokenMethod: string; readonly seed: number },
+  context: { readonly rateLimit: RateLimitContract; readonly tokenMethod: string; readonly seed: number },
   problems: Problem[],
 ): Plan['embeddedServer'] {
   const S = D.server;

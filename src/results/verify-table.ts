@@ -2,7 +2,8 @@ import type { CheckResult, CheckVerdict } from '../contract/result-schema.ts';
 import { formatDurationMs } from '../util/duration.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import type { VerifyReport } from '../verify/runner.ts';
-import { CHECK_IDS, type VerifyConfig } from '../verify/types.ts';
+import { CHECK_IDS } from '../verify/check-ids.ts';
+import type { VerifyConfig } from '../verify/config.ts';
 
 /**
  * Text for people: the final table (stdout; live progress is the ui module's). A symbol and

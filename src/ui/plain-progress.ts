@@ -1,5 +1,5 @@
 import { formatDurationMs } from '../util/duration.ts';
-import { phaseAt, type LiveView, type ViewSource } from '../contract/live-view.ts';
+import type { LiveView, PhaseInfo, ViewSource } from '../contract/live-view.ts';
 
 /**
  * Plain progress lines for CI logs and non-TTY output: one line every few seconds on stderr
@@ -9,6 +9,16 @@ export interface PlainProgressOptions {
   readonly write: (line: string) => void;
   /** Default: 2 s, longer for long runs so a log stays readable (about 60 lines per run, ≤ 10 s apart). */
   readonly intervalMs?: number;
+}
+
+/** The phase running at `elapsedMs` and where in it we are. */
+export function phaseAt(phases: readonly PhaseInfo[], elapsedMs: number): { readonly index: number; readonly phase: PhaseInfo | undefined } {
+  let endMs = 0;
+  for (const [index, phase] of phases.entries()) {
+    endMs += phase.durationMs;
+    if (elapsedMs < endMs) return { index, phase };
+  }
+  return { index: phases.length - 1, phase: phases[phases.length - 1] };
 }
 
 const fixed = (value: number, digits = 1): string => value.toFixed(digits);

@@ -1,6 +1,6 @@
 import { parseWwwAuthenticate } from '../api/www-authenticate.ts';
 import { excerptBody, sanitizeText } from '../util/sanitize.ts';
-import type { CheckSession } from './check-context.ts';
+import type { CheckContext } from './check-context.ts';
 import type { AuthObservation } from './verdicts/auth.ts';
 
 /**
@@ -8,8 +8,8 @@ import type { AuthObservation } from './verdicts/auth.ts';
  * for authentication spends no quota (the server cannot tell whose it would be), so these need
  * no client.
  */
-export async function observeAuth(session: CheckSession, authorization: string | null): Promise<AuthObservation> {
-  const { exchange, reply } = await session.call({ method: session.config.methods[0]!, token: null, ...(authorization === null ? {} : { authorization }) });
+export async function observeAuth(check: CheckContext, authorization: string | null): Promise<AuthObservation> {
+  const { exchange, reply } = await check.call({ method: check.config.methods[0]!, token: null, ...(authorization === null ? {} : { authorization }) });
   const header = reply.headers['www-authenticate'];
   const raw = header === undefined ? null : Array.isArray(header) ? header.join(', ') : header;
   return {

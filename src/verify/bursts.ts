@@ -1,6 +1,6 @@
 import type { ApiReply } from '../api/http-call.ts';
 import type { Exchange } from './exchange.ts';
-import type { CallSpec, CheckSession, Observed } from './check-context.ts';
+import type { CallSpec, CheckContext, Observed } from './check-context.ts';
 import { announcedResetMs } from './verdicts/window-bounds.ts';
 
 /**
@@ -25,7 +25,7 @@ export interface Run {
  * (default one at a time). `methodAt(i)` picks the method of request i. Requests in flight when
  * the run stops still complete and are part of it.
  */
-export async function sendUntilRefused(session: CheckSession, clientId: string, maxRequests: number, methodAt: (index: number) => string, concurrency = 1): Promise<Run> {
+export async function sendUntilRefused(check: CheckContext, clientId: string, maxRequests: number, methodAt: (index: number) => string, concurrency = 1): Promise<Run> {
   const exchanges: Exchange[] = [];
   let stop: Run['stop'] = 'cap';
   let refusal: Exchange | null = null;
@@ -34,7 +34,7 @@ export async function sendUntilRefused(session: CheckSession, clientId: string, 
   let sent = 0;
   const worker = async (): Promise<void> => {
     while (stop === 'cap' && sent < maxRequests) {
-      const { exchange, reply } = await session.call({ method: methodAt(sent++), clientId });
+      const { exchange, reply } = await check.call({ method: methodAt(sent++), clientId });
       exchanges.push(exchange);
       if (exchange.admission === 'admitted') lastAdmittedReply = reply;
       if (stop !== 'cap') continue;
@@ -54,15 +54,15 @@ export async function sendUntilRefused(session: CheckSession, clientId: string, 
  * more window. Returns every request sent; the last one is the admission, unless `stop` says why
  * there was none.
  */
-export async function awaitReadmission(session: CheckSession, clientId: string, method: string, resetMs: number, intervalMs: number): Promise<{ readonly exchanges: Exchange[]; readonly stop: 'admitted' | 'failed' | 'not-readmitted' }> {
+export async function awaitReadmission(check: CheckContext, clientId: string, method: string, resetMs: number, intervalMs: number): Promise<{ readonly exchanges: Exchange[]; readonly stop: 'admitted' | 'failed' | 'not-readmitted' }> {
   const exchanges: Exchange[] = [];
-  await session.until(resetMs);
+  await check.until(resetMs);
   for (;;) {
-    const { exchange } = await session.call({ method, clientId });
+    const { exchange } = await check.call({ method, clientId });
     exchanges.push(exchange);
     if (exchange.admission !== 'refused') return { exchanges, stop: exchange.admission };
-    if (exchange.sentMs > resetMs + session.config.windowMs) return { exchanges, stop: 'not-readmitted' };
-    await session.until(exchange.sentMs + intervalMs);
+    if (exchange.sentMs > resetMs + check.config.windowMs) return { exchanges, stop: 'not-readmitted' };
+    await check.until(exchange.sentMs + intervalMs);
   }
 }
 
@@ -70,12 +70,12 @@ export async function awaitReadmission(session: CheckSession, clientId: string, 
  * Send at a fixed interval until `untilMs` (since the check started), one request in flight: a
  * late response delays only the next send, which then goes at once.
  */
-export async function pacedLoad(session: CheckSession, clientId: string, method: string, intervalMs: number, untilMs: number): Promise<Exchange[]> {
+export async function pacedLoad(check: CheckContext, clientId: string, method: string, intervalMs: number, untilMs: number): Promise<Exchange[]> {
   const exchanges: Exchange[] = [];
-  const startMs = session.elapsed();
+  const startMs = check.elapsed();
   for (let sendAtMs = startMs; sendAtMs <= untilMs; sendAtMs += intervalMs) {
-    await session.until(sendAtMs);
-    exchanges.push((await session.call({ method, clientId })).exchange);
+    await check.until(sendAtMs);
+    exchanges.push((await check.call({ method, clientId })).exchange);
   }
   return exchanges;
 }
@@ -85,13 +85,13 @@ export async function pacedLoad(session: CheckSession, clientId: string, method:
  * refusal announced (at least the contract's send interval, in case it said 0) and send it
  * again, for up to two windows. Returns the final reply and how many refusals were waited out.
  */
-export async function callPolitely(session: CheckSession, spec: CallSpec): Promise<Observed & { readonly refusals: number }> {
-  const { windowMs, limit } = session.config;
-  const giveUpMs = session.elapsed() + 2 * windowMs;
+export async function callPolitely(check: CheckContext, spec: CallSpec): Promise<Observed & { readonly refusals: number }> {
+  const { windowMs, limit } = check.config;
+  const giveUpMs = check.elapsed() + 2 * windowMs;
   for (let refusals = 0; ; refusals++) {
-    const observed = await session.call(spec);
+    const observed = await check.call(spec);
     const { exchange } = observed;
     if (exchange.admission !== 'refused' || exchange.doneMs > giveUpMs) return { ...observed, refusals };
-    await session.until(Math.max(announcedResetMs(exchange, windowMs), exchange.doneMs + windowMs / limit));
+    await check.until(Math.max(announcedResetMs(exchange, windowMs), exchange.doneMs + windowMs / limit));
   }
 }

@@ -4,10 +4,10 @@ import type { ClientPool } from './client-pool.ts';
 import { sleepUntil, type Clock } from './clock.ts';
 import { toExchange, type Exchange } from './exchange.ts';
 import type { TokenBook } from './tokens.ts';
-import type { VerifyConfig } from './types.ts';
+import type { VerifyConfig } from './config.ts';
 
 /** What every check of one verify run shares. */
-export interface RunContext {
+export interface VerifyContext {
   readonly config: VerifyConfig;
   readonly dispatcher: Dispatcher;
   readonly clock: Clock;
@@ -40,10 +40,10 @@ export interface Observed {
  * One check's window on the run: API calls that feed the quota ledger, and time measured from
  * the check's start (the origin of every timestamp in its evidence).
  */
-export class CheckSession {
+export class CheckContext {
   readonly originMs: number;
 
-  constructor(readonly run: RunContext) {
+  constructor(readonly run: VerifyContext) {
     this.originMs = run.clock.now();
   }
 

@@ -1,6 +1,8 @@
 import type { ClientNeed } from './client-pool.ts';
-import type { CheckSession } from './check-context.ts';
-import type { CheckId, Verdict, VerifyConfig } from './types.ts';
+import type { CheckContext } from './check-context.ts';
+import type { CheckId } from './check-ids.ts';
+import type { Verdict } from './verdict.ts';
+import type { VerifyConfig } from './config.ts';
 
 /**
  * One conformance check: what it needs to run, and its procedure. Procedures gather plain
@@ -11,7 +13,7 @@ export interface CheckDefinition {
   /** What the check needs with this configuration, or why it cannot run (→ skip with that reason). */
   plan(config: VerifyConfig, clientCount: number): CheckPlan | string;
   /** Run with the granted clients (in the order of `needs`). */
-  run(session: CheckSession, clientIds: readonly string[]): Promise<CheckOutcome>;
+  run(check: CheckContext, clientIds: readonly string[]): Promise<CheckOutcome>;
 }
 
 export interface CheckPlan {

@@ -2,7 +2,48 @@ import { RpcloadError } from '../errors.ts';
 import type { Plan } from '../profile/plan.ts';
 import { PROFILE_DEFAULTS } from '../profile/profile-defaults.ts';
 import { parseDurationMs } from '../util/duration.ts';
-import { CHECK_IDS, isCheckId, type CheckId, type PaginatedMethod, type VerifyClient, type VerifyConfig } from './types.ts';
+import { CHECK_IDS, isCheckId, type CheckId } from './check-ids.ts';
+
+/** A client ID with its secret (the secret never leaves the token request). */
+export interface VerifyClient {
+  readonly id: string;
+  readonly secret: string;
+}
+
+/** A paginated method and, optionally, the `data` field holding its page array. */
+export interface PaginatedMethod {
+  readonly method: string;
+  /** null = the only array in `data`. */
+  readonly field: string | null;
+}
+
+/** Everything a verify run needs, resolved from flags and/or a profile; nothing optional. */
+export interface VerifyConfig {
+  /** Base URL without a trailing slash. */
+  readonly target: string;
+  readonly tokenMethod: string;
+  readonly clientAuth: 'post' | 'basic';
+  readonly scope: string | null;
+  readonly extraFields: Readonly<Record<string, string>>;
+  readonly clients: readonly VerifyClient[];
+  /** Methods to call; the first is the cheap probe method that bursts spend quota on. */
+  readonly methods: readonly string[];
+  readonly paginated: readonly PaginatedMethod[];
+  /** The contract under test: `limit` requests per `windowMs`, per client ID. */
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Pinned payload limit in bytes; null = either reading of 100 KB passes. */
+  readonly payloadLimitBytes: number | null;
+  /** Checks to run; null = all. */
+  readonly only: readonly CheckId[] | null;
+  /** Extra CA (PEM text) to trust, and whether to skip certificate verification. */
+  readonly ca: string | null;
+  readonly insecure: boolean;
+  /** Treat Retry-After slack over the 1 s rounding allowance as a failure. */
+  readonly strictRetryAfter: boolean;
+  /** Per-request headers and body timeout (ms). */
+  readonly requestTimeoutMs: number;
+}
 
 /** The `rpcload verify` flags as parsed (everything optional: a profile or the defaults fill in). */
 export interface VerifyFlags {

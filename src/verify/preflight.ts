@@ -1,6 +1,6 @@
 import { RpcloadError } from '../errors.ts';
 import type { TokenBook } from './tokens.ts';
-import type { VerifyConfig } from './types.ts';
+import type { VerifyConfig } from './config.ts';
 
 /** Transport errors that mean "the certificate is not trusted". */
 const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;

@@ -1,5 +1,6 @@
 import type { CheckOutcome } from './check.ts';
-import { skip, type CheckId } from './types.ts';
+import { skip } from './verdict.ts';
+import type { CheckId } from './check-ids.ts';
 
 /**
  * Findings that change how another check's verdict must be read, applied once every check has

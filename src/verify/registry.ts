@@ -1,6 +1,6 @@
 import type { CheckDefinition } from './check.ts';
 import * as checks from './checks/index.ts';
-import { CHECK_IDS, type CheckId } from './types.ts';
+import { CHECK_IDS, type CheckId } from './check-ids.ts';
 
 /** Every check, by id. */
 const BY_ID: Readonly<Record<CheckId, CheckDefinition>> = Object.fromEntries(Object.values(checks).map((check) => [check.id, check])) as Record<CheckId, CheckDefinition>;

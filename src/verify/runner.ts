@@ -9,13 +9,16 @@ import { preflight } from './preflight.ts';
 import { reconcileOutcomes } from './reconcile.ts';
 import { selectChecks } from './registry.ts';
 import { runScheduled, type ScheduledCheck } from './scheduler.ts';
-import { CheckSession, type RunContext } from './check-context.ts';
+import { CheckContext, type VerifyContext } from './check-context.ts';
 import { TokenBook } from './tokens.ts';
-import { CHECK_IDS, skip, type CheckId, type ProgressRecord, type VerifyConfig } from './types.ts';
+import { CHECK_IDS, type CheckId } from './check-ids.ts';
+import { skip } from './verdict.ts';
+import type { CheckProgress } from '../contract/live-view.ts';
+import type { VerifyConfig } from './config.ts';
 
 export interface VerifyOptions {
   /** Called whenever a check changes state (waiting → running → pass/fail/skip). */
-  readonly onProgress?: (record: ProgressRecord) => void;
+  readonly onProgress?: (record: CheckProgress) => void;
   /** Abort to stop: running checks end as `skip` (interrupted), the report is still returned. */
   readonly signal?: AbortSignal;
   readonly clock?: Clock;
@@ -46,12 +49,12 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   abort.signal.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
   const tokens = new TokenBook(config, dispatcher, clock);
   const pool = new ClientPool(config.clients.map((c) => c.id), config.limit, config.windowMs, clock);
-  const context: RunContext = { config, dispatcher, clock, tokens, pool, signal: abort.signal };
+  const context: VerifyContext = { config, dispatcher, clock, tokens, pool, signal: abort.signal };
   const startedAt = new Date();
   try {
     await preflight(config, tokens);
     const originMs = clock.now();
-    const progress = (id: CheckId, state: ProgressRecord['state'], detail: string): void => options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
+    const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void => options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
     const outcomes = new Map<CheckId, CheckOutcome>();
     const durations = new Map<CheckId, number>();
     const clientsOf = new Map<CheckId, readonly string[]>();
@@ -76,7 +79,7 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
       },
       onSettled: (id, outcome) => progress(id, outcome.verdict, outcome.detail),
       execute: async (check, clientIds) => {
-        const session = new CheckSession(context);
+        const session = new CheckContext(context);
         try {
           const outcome = await check.definition.run(session, clientIds);
           // A verdict reached after the abort rests on observations cut short.

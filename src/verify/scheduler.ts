@@ -2,7 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { CheckDefinition, CheckOutcome, CheckPlan } from './check.ts';
 import type { ClientPool, Lease } from './client-pool.ts';
 import type { Clock } from './clock.ts';
-import { skip, type CheckId } from './types.ts';
+import { skip } from './verdict.ts';
+import type { CheckId } from './check-ids.ts';
 
 /** A check that can run with this configuration, and what it needs. */
 export interface ScheduledCheck {

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { requestToken, type TokenResult } from '../api/token.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Clock } from './clock.ts';
-import type { VerifyConfig } from './types.ts';
+import type { VerifyConfig } from './config.ts';
 
 /** Re-fetch a cached token this long before its `expires_in` runs out (ms). */
 const REFRESH_MARGIN_MS = 30_000;

@@ -5,12 +5,12 @@ import { mergeLedgerData } from '../../src/metrics/ledger-merge.ts';
 import { RateLimitLedger } from '../../src/metrics/rate-limit-ledger.ts';
 import { passiveRateLimitChecks } from '../../src/verify/passive/rate-limit-verdicts.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
-import type { RateLimitPlan } from '../../src/profile/plan.ts';
+import type { RateLimitContract } from '../../src/contract/rate-limit.ts';
 import { sample } from './sample-factory.ts';
 
 const LIMIT = 10;
 const WINDOW_MS = 10_000;
-const PLAN: RateLimitPlan = { limit: LIMIT, windowMs: WINDOW_MS, policy: 'honour' };
+const PLAN: RateLimitContract = { limit: LIMIT, windowMs: WINDOW_MS, policy: 'honour' };
 const CLIENTS = ['a', 'b'];
 
 /** A client's burst from idle: `admitted` requests pass, then `refused` get 429 (Retry-After 7), 10 ms apart. */
@@ -20,7 +20,7 @@ function burst(admitted: number, refused = 3, clientIndex = 0, startMs = 0): Sam
   );
 }
 
-function ledgerOf(samples: readonly Sample[], plan: RateLimitPlan = PLAN): LedgerData {
+function ledgerOf(samples: readonly Sample[], plan: RateLimitContract = PLAN): LedgerData {
   const ledger = new RateLimitLedger(CLIENTS, plan);
   for (const s of samples) ledger.record(s);
   return ledger.serialize()!;

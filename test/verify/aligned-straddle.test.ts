@@ -6,7 +6,7 @@ import type { ServerHandle } from '../../src/server/options.ts';
 import { ratelimitThreshold } from '../../src/verify/checks/index.ts';
 import { ClientPool } from '../../src/verify/client-pool.ts';
 import { systemClock } from '../../src/verify/clock.ts';
-import { CheckSession } from '../../src/verify/check-context.ts';
+import { CheckContext } from '../../src/verify/check-context.ts';
 import { TokenBook } from '../../src/verify/tokens.ts';
 import { configFor, SHORT } from './support/reference.ts';
 
@@ -29,7 +29,7 @@ describe('ratelimit.threshold against a clock-aligned window resetting mid-burst
       const tokens = new TokenBook(config, dispatcher, systemClock);
       await tokens.get(clientId);
       const pool = new ClientPool([clientId], SHORT.limit, SHORT.windowMs, systemClock);
-      const session = new CheckSession({ config, dispatcher, clock: systemClock, tokens, pool, signal: new AbortController().signal });
+      const session = new CheckContext({ config, dispatcher, clock: systemClock, tokens, pool, signal: new AbortController().signal });
       const boundary = Math.ceil((Date.now() + 100) / SHORT.windowMs) * SHORT.windowMs;
       await sleep(boundary - Date.now() - 20);
       while (Date.now() < boundary - leadMs) {

@@ -6,7 +6,7 @@ import { validateRunResult } from '../../src/results/validate-result.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
-import { CHECK_IDS } from '../../src/verify/types.ts';
+import { CHECK_IDS } from '../../src/verify/check-ids.ts';
 import { runRpcload } from '../support/cli.ts';
 import { demoClients } from './support/reference.ts';
 import { testcases, xmlProblems } from './support/xml.ts';

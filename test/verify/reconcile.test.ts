@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckOutcome } from '../../src/verify/check.ts';
 import { reconcileOutcomes } from '../../src/verify/reconcile.ts';
-import { fail, pass, type CheckId } from '../../src/verify/types.ts';
+import { fail, pass } from '../../src/verify/verdict.ts';
+import type { CheckId } from '../../src/verify/check-ids.ts';
 
 const gradual: CheckOutcome = { ...fail('token-bucket-like', {}), findings: { quotaRefillsGradually: true } };
 const countFailure: CheckOutcome = { ...fail('11 admitted', {}), findings: { failedOnCount: true } };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAULTS, type ServerOptions } from '../../src/server/options.ts';
-import { CHECK_IDS } from '../../src/verify/types.ts';
+import { CHECK_IDS } from '../../src/verify/check-ids.ts';
 import { expectReasonedSkips, verdicts, verifyReference } from './support/reference.ts';
 
 /**

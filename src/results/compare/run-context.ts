@@ -15,7 +15,7 @@ import {
  * One run as compare sees it: its stats per scope, its timeline noise (computed once) and its
  * histograms (decoded on first use). `method` null is the overall scope.
  */
-export class RunContext {
+export class VerifyContext {
   readonly noise: TimelineNoise;
   private readonly histograms = new Map<string, Histogram | null>();
 

@@ -1,4 +1,4 @@
-import type { LiveClientRow } from '../../metrics/recorder.ts';
+import type { LiveClientRow } from '../../contract/live-snapshot.ts';
 import { cellText, padEnd, padStart } from '../text/cell-text.ts';
 import { formatCount, formatSeconds } from '../text/format.ts';
 import { seg, type Style, type StyledLine } from '../text/styled.ts';

@@ -2,7 +2,7 @@ import { formatDurationMs } from '../../util/duration.ts';
 import { cellText, truncate } from '../text/cell-text.ts';
 import { formatCount, formatRate, progressBar } from '../text/format.ts';
 import { seg, spread, type Segment, type StyledLine } from '../text/styled.ts';
-import { phaseAt } from '../../contract/live-view.ts';
+import { phaseAt } from '../plain-progress.ts';
 import type { RunFrameModel } from './run-model.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { LiveSnapshot } from '../../metrics/recorder.ts';
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import type { RunHeader } from '../../contract/live-view.ts';
 
 /**

@@ -5,5 +5,5 @@ import { observeAuth } from '../auth-probe.ts';
 export const authMissingToken: CheckDefinition = {
   id: 'auth.missing_token',
   plan: () => ({ needs: [], countsQuota: false, estimateMs: 50 }),
-  run: async (session) => judgeMissingToken(await observeAuth(session, null)),
+  run: async (check) => judgeMissingToken(await observeAuth(check, null)),
 };

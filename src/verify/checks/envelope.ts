@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { excerptBody } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { VerifyConfig } from '../types.ts';
+import type { VerifyConfig } from '../config.ts';
 import { judgeEnvelope, type EnvelopeSample } from '../verdicts/envelope.ts';
 
 /** Responses sampled at most: a server that breaks 1 in 5 envelopes shows it with near certainty. */
@@ -20,8 +20,8 @@ function allMethods(config: VerifyConfig): string[] {
 export const envelope: CheckDefinition = {
   id: 'envelope',
   plan: (config) => ({ needs: [{ kind: 'spare', requests: envelopeSampleSize(config) }], countsQuota: false, estimateMs: 500 }),
-  async run(session, [clientId]) {
-    const { config } = session;
+  async run(check, [clientId]) {
+    const { config } = check;
     const unknown = `rpcload.no_such_method_${randomBytes(4).toString('hex')}`;
     const known = allMethods(config);
     const plan = [unknown, ...known];
@@ -29,7 +29,7 @@ export const envelope: CheckDefinition = {
     const samples: EnvelopeSample[] = [];
     let refusalsWaited = 0;
     for (const method of plan) {
-      const { exchange, reply, refusals } = await callPolitely(session, { method, clientId });
+      const { exchange, reply, refusals } = await callPolitely(check, { method, clientId });
       refusalsWaited += refusals;
       if (exchange.admission === 'refused') continue;
       samples.push({

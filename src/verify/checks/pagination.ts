@@ -2,8 +2,8 @@ import { appendCursor, locatePageArray, readNextCursor } from '../../api/paginat
 import { sanitizeText } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { CheckSession } from '../check-context.ts';
-import type { PaginatedMethod } from '../types.ts';
+import type { CheckContext } from '../check-context.ts';
+import type { PaginatedMethod } from '../config.ts';
 import { judgePagination, MAX_PAGE_ITEMS, type PageRecord, type WalkObservation } from '../verdicts/pagination.ts';
 
 /** Pages walked at most per method: a long walk proves nothing more about the rules. */
@@ -12,7 +12,7 @@ const MAX_PAGES = 50;
 const RESERVED_PAGES = 12;
 
 /** Walk one paginated method from its first page, repeating `{}` and adding `next`. */
-async function walk(session: CheckSession, clientId: string, { method, field }: PaginatedMethod): Promise<WalkObservation> {
+async function walk(check: CheckContext, clientId: string, { method, field }: PaginatedMethod): Promise<WalkObservation> {
   const pages: PageRecord[] = [];
   const seenItems = new Set<string>();
   const seenCursors = new Set<string>();
@@ -23,7 +23,7 @@ async function walk(session: CheckSession, clientId: string, { method, field }: 
   const observation = (end: WalkObservation['end']): WalkObservation => ({ method, field: usedField, pages, end, items: seenItems.size + repeatedItems, repeatedItems, firstRepeat });
 
   while (pages.length < MAX_PAGES) {
-    const { exchange, reply } = await callPolitely(session, { method, clientId, body: cursor === null ? '{}' : appendCursor('{}', cursor) });
+    const { exchange, reply } = await callPolitely(check, { method, clientId, body: cursor === null ? '{}' : appendCursor('{}', cursor) });
     const data = reply.classification?.data ?? null;
     if (data === null) {
       pages.push({ atMs: exchange.sentMs, items: null, next: '-', problem: `expected a success envelope, got HTTP ${exchange.status} ${exchange.outcome}` });
@@ -55,9 +55,9 @@ export const pagination: CheckDefinition = {
     config.paginated.length === 0
       ? 'no paginated method given (--paginated NAME[:ARRAYFIELD])'
       : { needs: [{ kind: 'spare', requests: Math.max(1, Math.min(config.limit - 2, RESERVED_PAGES * config.paginated.length)) }], countsQuota: false, estimateMs: 1000 },
-  async run(session, [clientId]) {
+  async run(check, [clientId]) {
     const walks: WalkObservation[] = [];
-    for (const method of session.config.paginated) walks.push(await walk(session, clientId!, method));
+    for (const method of check.config.paginated) walks.push(await walk(check, clientId!, method));
     return judgePagination(walks);
   },
 };

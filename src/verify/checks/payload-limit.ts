@@ -2,9 +2,11 @@ import { excerptBody } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import { contentTypeOf } from '../exchange.ts';
-import type { CheckSession } from '../check-context.ts';
-import { PAYLOAD_LIMIT_READINGS_BYTES } from '../types.ts';
+import type { CheckContext } from '../check-context.ts';
 import { judgePayloadLimit, payloadBracket, payloadResult, type PayloadProbe } from '../verdicts/payload-limit.ts';
+
+/** The readings of "100 KB" the conventions allow when no payload limit is pinned. */
+export const PAYLOAD_LIMIT_READINGS_BYTES = [100_000, 102_400] as const;
 
 /** Body sizes tried at most (beyond the first): enough to bisect 100 KB down to a few bytes. */
 const MAX_PROBES = 16;
@@ -17,8 +19,8 @@ export function paddedBody(bytes: number): string {
   return bytes < PADDED_SHELL.length ? `{${' '.repeat(bytes - 2)}}` : `{"padding":"${'x'.repeat(bytes - PADDED_SHELL.length)}"}`;
 }
 
-async function probe(session: CheckSession, clientId: string, bytes: number): Promise<PayloadProbe> {
-  const { exchange, reply } = await callPolitely(session, { method: session.config.methods[0]!, clientId, body: paddedBody(bytes), bodyCapBytes: 4096 });
+async function probe(check: CheckContext, clientId: string, bytes: number): Promise<PayloadProbe> {
+  const { exchange, reply } = await callPolitely(check, { method: check.config.methods[0]!, clientId, body: paddedBody(bytes), bodyCapBytes: 4096 });
   return {
     bytes,
     atMs: exchange.sentMs,
@@ -34,10 +36,10 @@ async function probe(session: CheckSession, clientId: string, bytes: number): Pr
  * Try the sizes that decide the verdict first (each expected limit and one byte over it), then
  * bisect between the largest accepted and the smallest refused size to say where the limit is.
  */
-async function search(session: CheckSession, clientId: string, expected: readonly number[]): Promise<PayloadProbe[]> {
-  const probes: PayloadProbe[] = [await probe(session, clientId, 2)];
+async function search(check: CheckContext, clientId: string, expected: readonly number[]): Promise<PayloadProbe[]> {
+  const probes: PayloadProbe[] = [await probe(check, clientId, 2)];
   const tried = (bytes: number): PayloadProbe | undefined => probes.find((p) => p.bytes === bytes);
-  const tryBytes = async (bytes: number): Promise<PayloadProbe> => tried(bytes) ?? probes[probes.push(await probe(session, clientId, bytes)) - 1]!;
+  const tryBytes = async (bytes: number): Promise<PayloadProbe> => tried(bytes) ?? probes[probes.push(await probe(check, clientId, bytes)) - 1]!;
   if (probes[0]!.result !== 'accepted') return probes;
   for (const limit of expected) {
     if ((await tryBytes(limit)).result !== 'accepted') break;
@@ -55,8 +57,8 @@ async function search(session: CheckSession, clientId: string, expected: readonl
 export const payloadLimit: CheckDefinition = {
   id: 'payload.limit',
   plan: () => ({ needs: [{ kind: 'spare', requests: 5 }], countsQuota: false, estimateMs: 500 }),
-  async run(session, [clientId]) {
-    const expected = session.config.payloadLimitBytes === null ? PAYLOAD_LIMIT_READINGS_BYTES : [session.config.payloadLimitBytes];
-    return judgePayloadLimit({ expectedBytes: expected, probes: await search(session, clientId!, expected) });
+  async run(check, [clientId]) {
+    const expected = check.config.payloadLimitBytes === null ? PAYLOAD_LIMIT_READINGS_BYTES : [check.config.payloadLimitBytes];
+    return judgePayloadLimit({ expectedBytes: expected, probes: await search(check, clientId!, expected) });
   },
 };

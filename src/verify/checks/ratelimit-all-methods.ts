@@ -1,7 +1,7 @@
 import { awaitReadmission, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CheckSession } from '../check-context.ts';
+import type { CheckContext } from '../check-context.ts';
 import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../verdicts/ratelimit-all-methods.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';
 import { burstCap } from './ratelimit-threshold.ts';
@@ -14,15 +14,15 @@ const MAX_ATTEMPTS = 3;
  * After a reset, the attempt starts with the first request re-admitted (a Retry-After rounded
  * down is ratelimit.retry_after_honoured's business).
  */
-async function attempt(session: CheckSession, clientId: string, first: string, second: string, after: Exchange | null): Promise<MethodsAttempt> {
-  const { limit, windowMs } = session.config;
+async function attempt(check: CheckContext, clientId: string, first: string, second: string, after: Exchange | null): Promise<MethodsAttempt> {
+  const { limit, windowMs } = check.config;
   const half = Math.ceil(limit / 2);
   const methodAt = (i: number): string => (i >= half && i < limit ? second : first);
-  if (after === null) return { kind: 'idle', exchanges: (await sendUntilRefused(session, clientId, burstCap(limit), methodAt)).exchanges };
-  const opening = await awaitReadmission(session, clientId, first, announcedResetMs(after, windowMs), windowMs / (2 * limit));
+  if (after === null) return { kind: 'idle', exchanges: (await sendUntilRefused(check, clientId, burstCap(limit), methodAt)).exchanges };
+  const opening = await awaitReadmission(check, clientId, first, announcedResetMs(after, windowMs), windowMs / (2 * limit));
   const opener = opening.exchanges.at(-1)!;
   if (opening.stop !== 'admitted') return { kind: 'reset', exchanges: [opener] };
-  const rest = await sendUntilRefused(session, clientId, burstCap(limit) - 1, (i) => methodAt(i + 1));
+  const rest = await sendUntilRefused(check, clientId, burstCap(limit) - 1, (i) => methodAt(i + 1));
   return { kind: 'reset', exchanges: [opener, ...rest.exchanges] };
 }
 
@@ -30,12 +30,12 @@ export const ratelimitAllMethods: CheckDefinition = {
   id: 'ratelimit.all_methods',
   plan: (config) =>
     config.methods.length < 2 ? 'needs a second method (--method NAME, repeatable)' : { needs: [{ kind: 'fresh' }], countsQuota: true, estimateMs: 500 },
-  async run(session, [clientId]) {
-    const { limit, windowMs, methods } = session.config;
+  async run(check, [clientId]) {
+    const { limit, windowMs, methods } = check.config;
     const [first, second] = [methods[0]!, methods[1]!];
-    const attempts = [await attempt(session, clientId!, first, second, null)];
+    const attempts = [await attempt(check, clientId!, first, second, null)];
     while (attempts.length < MAX_ATTEMPTS && attemptIsAmbiguous(attempts.at(-1)!, attempts.at(-2), limit, windowMs)) {
-      attempts.push(await attempt(session, clientId!, first, second, attempts.at(-1)!.exchanges.at(-1)!));
+      attempts.push(await attempt(check, clientId!, first, second, attempts.at(-1)!.exchanges.at(-1)!));
     }
     return judgeAllMethods({ limit, windowMs, methods: [first, second], attempts });
   },

@@ -1,6 +1,6 @@
 import { createDispatcher } from '../../api/dispatcher.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { CheckSession } from '../check-context.ts';
+import type { CheckContext } from '../check-context.ts';
 import { concurrentAttemptIsAmbiguous, judgeConcurrentBurst, type ConcurrentAttempt } from '../verdicts/ratelimit-concurrent-burst.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';
 
@@ -12,14 +12,14 @@ const MAX_ATTEMPTS = 3;
  * spends no quota), so the real requests leave together over warm sockets and reach the server
  * within a millisecond or two: that is what exposes a check-then-increment race.
  */
-async function burst(session: CheckSession, clientId: string, size: number, kind: ConcurrentAttempt['kind']): Promise<ConcurrentAttempt> {
-  const { methods, ca, insecure, requestTimeoutMs } = session.config;
+async function burst(check: CheckContext, clientId: string, size: number, kind: ConcurrentAttempt['kind']): Promise<ConcurrentAttempt> {
+  const { methods, ca, insecure, requestTimeoutMs } = check.config;
   const method = methods[0]!;
   const dispatcher = createDispatcher({ connections: size, ca, insecure, connectTimeoutMs: requestTimeoutMs });
   try {
-    const token = await session.run.tokens.get(clientId);
-    await Promise.all(Array.from({ length: size }, () => session.call({ method, token: null, dispatcher })));
-    const observed = await Promise.all(Array.from({ length: size }, () => session.call({ method, clientId, token, dispatcher })));
+    const token = await check.run.tokens.get(clientId);
+    await Promise.all(Array.from({ length: size }, () => check.call({ method, token: null, dispatcher })));
+    const observed = await Promise.all(Array.from({ length: size }, () => check.call({ method, clientId, token, dispatcher })));
     return { kind, exchanges: observed.map((o) => o.exchange).sort((a, b) => a.sentMs - b.sentMs) };
   } finally {
     await dispatcher.close();
@@ -29,14 +29,14 @@ async function burst(session: CheckSession, clientId: string, size: number, kind
 export const ratelimitConcurrentBurst: CheckDefinition = {
   id: 'ratelimit.concurrent_burst',
   plan: () => ({ needs: [{ kind: 'fresh' }], countsQuota: true, estimateMs: 500 }),
-  async run(session, [clientId]) {
-    const { limit, windowMs } = session.config;
+  async run(check, [clientId]) {
+    const { limit, windowMs } = check.config;
     const size = Math.ceil(1.5 * limit);
-    const attempts = [await burst(session, clientId!, size, 'idle')];
+    const attempts = [await burst(check, clientId!, size, 'idle')];
     while (attempts.length < MAX_ATTEMPTS && concurrentAttemptIsAmbiguous(attempts.at(-1)!, attempts.at(-2), limit, windowMs)) {
       const refusals = attempts.at(-1)!.exchanges.filter((e) => e.admission === 'refused');
-      await session.until(Math.max(...refusals.map((e) => announcedResetMs(e, windowMs))));
-      attempts.push(await burst(session, clientId!, size, 'reset'));
+      await check.until(Math.max(...refusals.map((e) => announcedResetMs(e, windowMs))));
+      attempts.push(await burst(check, clientId!, size, 'reset'));
     }
     return judgeConcurrentBurst({ limit, windowMs, attempts });
   },

@@ -1,7 +1,7 @@
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CheckSession } from '../check-context.ts';
+import type { CheckContext } from '../check-context.ts';
 import { attemptIsInconclusive, judgePerClient, type PerClientAttempt } from '../verdicts/ratelimit-per-client.ts';
 import { announcedResetMs, tooSlowToJudge } from '../verdicts/window-bounds.ts';
 import { burstCap } from './ratelimit-threshold.ts';
@@ -10,21 +10,21 @@ import { burstCap } from './ratelimit-threshold.ts';
 const SECOND_TOKEN_REQUESTS = 5;
 const MAX_ATTEMPTS = 2;
 
-async function attempt(session: CheckSession, clientA: string, clientB: string, secondTokenOfA: string): Promise<PerClientAttempt> {
-  const { methods, limit } = session.config;
+async function attempt(check: CheckContext, clientA: string, clientB: string, secondTokenOfA: string): Promise<PerClientAttempt> {
+  const { methods, limit } = check.config;
   const method = methods[0]!;
-  const run = await sendUntilRefused(session, clientA, burstCap(limit), () => method);
+  const run = await sendUntilRefused(check, clientA, burstCap(limit), () => method);
   const exhaustion = {
     admitted: run.exchanges.filter((e) => e.admission === 'admitted').length,
     stop: run.stop,
     last: run.exchanges.at(-1) ?? null,
-    tooSlow: run.stop === 'cap' ? tooSlowToJudge(run.exchanges, limit, session.config.windowMs) : null,
+    tooSlow: run.stop === 'cap' ? tooSlowToJudge(run.exchanges, limit, check.config.windowMs) : null,
   };
   if (run.stop !== 'refused') return { exhaustion, secondToken: [], control: null, otherClient: null };
   const secondToken: Exchange[] = [];
-  for (let i = 0; i < Math.min(limit, SECOND_TOKEN_REQUESTS); i++) secondToken.push((await session.call({ method, clientId: clientA, token: secondTokenOfA })).exchange);
-  const control = (await session.call({ method, clientId: clientA })).exchange;
-  const otherClient = (await session.call({ method, clientId: clientB })).exchange;
+  for (let i = 0; i < Math.min(limit, SECOND_TOKEN_REQUESTS); i++) secondToken.push((await check.call({ method, clientId: clientA, token: secondTokenOfA })).exchange);
+  const control = (await check.call({ method, clientId: clientA })).exchange;
+  const otherClient = (await check.call({ method, clientId: clientB })).exchange;
   return { exhaustion, secondToken, control, otherClient };
 }
 
@@ -37,13 +37,13 @@ export const ratelimitPerClient: CheckDefinition = {
   id: 'ratelimit.per_client',
   plan: (_config, clientCount) =>
     clientCount < 2 ? `needs 2 client IDs, ${clientCount} given (--client ID:SECRET, repeatable)` : { needs: [{ kind: 'fresh' }, { kind: 'fresh' }], countsQuota: true, estimateMs: 300 },
-  async run(session, [clientA, clientB]) {
-    const secondTokenOfA = await session.run.tokens.fresh(clientA!, false);
-    const attempts = [await attempt(session, clientA!, clientB!, secondTokenOfA)];
+  async run(check, [clientA, clientB]) {
+    const secondTokenOfA = await check.run.tokens.fresh(clientA!, false);
+    const attempts = [await attempt(check, clientA!, clientB!, secondTokenOfA)];
     while (attempts.length < MAX_ATTEMPTS && attemptIsInconclusive(attempts.at(-1)!)) {
       // A boundary passed mid-attempt: right after the reset, none can pass again for a while.
-      await session.until(announcedResetMs(attempts.at(-1)!.exhaustion.last!, session.config.windowMs));
-      attempts.push(await attempt(session, clientA!, clientB!, secondTokenOfA));
+      await check.until(announcedResetMs(attempts.at(-1)!.exhaustion.last!, check.config.windowMs));
+      attempts.push(await attempt(check, clientA!, clientB!, secondTokenOfA));
     }
     return judgePerClient({ clientA: clientA!, clientB: clientB!, attempts });
   },

@@ -3,7 +3,7 @@ import { excerptBody } from '../../util/sanitize.ts';
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import { contentTypeOf, retryAfterOf, round } from '../exchange.ts';
-import type { CheckSession } from '../check-context.ts';
+import type { CheckContext } from '../check-context.ts';
 import { advertisedLimits, rateLimitHeaderNotes } from '../verdicts/ratelimit-headers.ts';
 import { judgeResponse, type RefusalSample } from '../verdicts/ratelimit-response.ts';
 import { tooSlowToJudge } from '../verdicts/window-bounds.ts';
@@ -12,13 +12,13 @@ import { burstCap } from './ratelimit-threshold.ts';
 /** Refusals inspected after the first one: the answer must stay the same while throttled. */
 const EXTRA_REFUSALS = 2;
 
-function refusalSample(session: CheckSession, reply: ApiReply): RefusalSample {
+function refusalSample(check: CheckContext, reply: ApiReply): RefusalSample {
   const classification = reply.classification;
   return {
-    atMs: round(reply.sentAtMs - session.originMs),
+    atMs: round(reply.sentAtMs - check.originMs),
     status: reply.status,
     contentType: contentTypeOf(reply) ?? null,
-    retryAfter: retryAfterOf(reply, session.run.clock.epochMs()),
+    retryAfter: retryAfterOf(reply, check.run.clock.epochMs()),
     envelope: classification?.kind ?? 'invalid',
     errorCode: classification?.errorCode ?? null,
     violations: classification?.violations ?? [],
@@ -29,16 +29,16 @@ function refusalSample(session: CheckSession, reply: ApiReply): RefusalSample {
 export const ratelimitResponse: CheckDefinition = {
   id: 'ratelimit.response',
   plan: () => ({ needs: [{ kind: 'fresh' }], countsQuota: true, estimateMs: 500 }),
-  async run(session, [clientId]) {
-    const { limit, windowMs, methods } = session.config;
-    const run = await sendUntilRefused(session, clientId!, burstCap(limit), () => methods[0]!);
-    const refusals = run.stop === 'refused' ? [refusalSample(session, run.lastReply!)] : [];
+  async run(check, [clientId]) {
+    const { limit, windowMs, methods } = check.config;
+    const run = await sendUntilRefused(check, clientId!, burstCap(limit), () => methods[0]!);
+    const refusals = run.stop === 'refused' ? [refusalSample(check, run.lastReply!)] : [];
     for (let i = 0; i < EXTRA_REFUSALS && run.stop === 'refused'; i++) {
       // Another method too, when there is one: a refusal looks the same whatever was called.
-      const { exchange, reply } = await session.call({ method: methods[(i + 1) % methods.length]!, clientId });
-      if (exchange.admission === 'refused') refusals.push(refusalSample(session, reply));
+      const { exchange, reply } = await check.call({ method: methods[(i + 1) % methods.length]!, clientId });
+      if (exchange.admission === 'refused') refusals.push(refusalSample(check, reply));
     }
-    const nowEpochS = session.run.clock.epochMs() / 1000;
+    const nowEpochS = check.run.clock.epochMs() / 1000;
     const headerNotes = rateLimitHeaderNotes(
       run.lastAdmittedReply ? advertisedLimits(run.lastAdmittedReply.headers, nowEpochS) : null,
       run.refusal ? advertisedLimits(run.lastReply!.headers, nowEpochS) : null,

@@ -1,7 +1,7 @@
 import { sendUntilRefused, type Run } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CheckSession } from '../check-context.ts';
+import type { CheckContext } from '../check-context.ts';
 import { judgeRetryAfterHonoured, type HonourObservation, type HonourSample, type SlackProbe } from '../verdicts/ratelimit-retry-after-honoured.ts';
 import { announcedResetMs, tooSlowToJudge } from '../verdicts/window-bounds.ts';
 import { burstCap } from './ratelimit-threshold.ts';
@@ -16,10 +16,10 @@ function runProblem(run: Run, limit: number, windowMs: number): Problem {
 }
 
 /** Wait exactly the refusal's Retry-After from its receipt, sending nothing, then send one request. */
-async function honour(session: CheckSession, clientId: string, method: string, refusal: Exchange, exhaustedAtMs: number): Promise<HonourSample> {
+async function honour(check: CheckContext, clientId: string, method: string, refusal: Exchange, exhaustedAtMs: number): Promise<HonourSample> {
   if (refusal.retryAfterS === null) return { exhaustedAtMs, refusal, probe: null };
-  await session.until(announcedResetMs(refusal, 0));
-  const { exchange } = await session.call({ method, clientId });
+  await check.until(announcedResetMs(refusal, 0));
+  const { exchange } = await check.call({ method, clientId });
   return { exhaustedAtMs, refusal, probe: exchange };
 }
 
@@ -30,22 +30,22 @@ async function honour(session: CheckSession, clientId: string, method: string, r
  * (a refusal of its own, never between a refusal and the request that honours it); otherwise
  * one halfway through. Honour that later refusal.
  */
-async function observe(session: CheckSession, clientId: string): Promise<HonourObservation> {
-  const { limit, windowMs, methods, strictRetryAfter: strict } = session.config;
+async function observe(check: CheckContext, clientId: string): Promise<HonourObservation> {
+  const { limit, windowMs, methods, strictRetryAfter: strict } = check.config;
   const method = methods[0]!;
-  const exhaust = (): Promise<Run> => sendUntilRefused(session, clientId, burstCap(limit), () => method);
+  const exhaust = (): Promise<Run> => sendUntilRefused(check, clientId, burstCap(limit), () => method);
 
   const first = await exhaust();
   if (first.refusal === null) return { samples: [], slack: null, strict, problem: runProblem(first, limit, windowMs) };
-  const early = await honour(session, clientId, method, first.refusal, first.refusal.sentMs);
+  const early = await honour(check, clientId, method, first.refusal, first.refusal.sentMs);
   if (early.probe?.admission !== 'admitted') return { samples: [early], slack: null, strict, problem: null };
 
   const second = await exhaust();
   if (second.refusal === null) return { samples: [early], slack: null, strict, problem: runProblem(second, limit, windowMs) };
   const opener = second.refusal;
   const waitS = opener.retryAfterS ?? 0;
-  await session.until(opener.doneMs + (waitS >= 2 ? (waitS - 1) * 1000 : waitS * 500));
-  const { exchange: later } = await session.call({ method, clientId });
+  await check.until(opener.doneMs + (waitS >= 2 ? (waitS - 1) * 1000 : waitS * 500));
+  const { exchange: later } = await check.call({ method, clientId });
   const slack: SlackProbe | null = waitS >= 2 ? { refusal: opener, probe: later } : null;
   let lateRefusal: Exchange | null = later.admission === 'refused' ? later : null;
   if (lateRefusal === null && later.admission === 'admitted') {
@@ -55,12 +55,12 @@ async function observe(session: CheckSession, clientId: string): Promise<HonourO
     lateRefusal = third.refusal;
   }
   if (lateRefusal === null) return { samples: [early], slack, strict, problem: { kind: 'failed', detail: `a request got no verdict from the limiter (${later.outcome})` } };
-  const late = await honour(session, clientId, method, lateRefusal, opener.sentMs);
+  const late = await honour(check, clientId, method, lateRefusal, opener.sentMs);
   return { samples: [early, late], slack, strict, problem: null };
 }
 
 export const ratelimitRetryAfterHonoured: CheckDefinition = {
   id: 'ratelimit.retry_after_honoured',
   plan: (config) => ({ needs: [{ kind: 'fresh' }], countsQuota: true, estimateMs: 2 * config.windowMs }),
-  run: async (session, [clientId]) => judgeRetryAfterHonoured(await observe(session, clientId!)),
+  run: async (check, [clientId]) => judgeRetryAfterHonoured(await observe(check, clientId!)),
 };

@@ -1,9 +1,9 @@
 import { awaitReadmission, pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CheckSession } from '../check-context.ts';
-import { judgeThreshold, nextBurst, summarizeBurst, type BurstRecord } from '../verdicts/ratelimit-threshold.ts';
-import type { LoadRecord } from '../verdicts/threshold-load.ts';
+import type { CheckContext } from '../check-context.ts';
+import { judgeThreshold, nextBurst, summarizeBurst } from '../verdicts/ratelimit-threshold.ts';
+import type { BurstRecord, LoadRecord } from '../verdicts/threshold-records.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';
 
 /** Bursts after the idle one, at most: more only while each is ambiguous (see nextBurst). */
@@ -31,10 +31,10 @@ export function burstConcurrency(limit: number, roundTripMs: number): number {
 }
 
 /** The burst's first request, alone, at `startMs`: the re-admission after a reset, or the first of a rested client. */
-async function opening(session: CheckSession, clientId: string, method: string, kind: BurstRecord['kind'], startMs: number, intervalMs: number): Promise<{ exchanges: Exchange[]; stop: BurstRecord['stop'] | 'admitted' }> {
-  if (kind === 'reset') return awaitReadmission(session, clientId, method, startMs, intervalMs);
-  await session.until(startMs);
-  const run = await sendUntilRefused(session, clientId, 1, () => method);
+async function opening(check: CheckContext, clientId: string, method: string, kind: BurstRecord['kind'], startMs: number, intervalMs: number): Promise<{ exchanges: Exchange[]; stop: BurstRecord['stop'] | 'admitted' }> {
+  if (kind === 'reset') return awaitReadmission(check, clientId, method, startMs, intervalMs);
+  await check.until(startMs);
+  const run = await sendUntilRefused(check, clientId, 1, () => method);
   return { exchanges: [...run.exchanges], stop: run.stop === 'cap' ? 'admitted' : run.stop };
 }
 
@@ -43,14 +43,14 @@ async function opening(session: CheckSession, clientId: string, method: string, 
  * (which sets the concurrency, unless `sequential`) and, after a reset, it is retried at the load
  * interval while still refused (a Retry-After rounded down), for at most one more window.
  */
-async function burst(session: CheckSession, clientId: string, kind: BurstRecord['kind'], sequential: boolean, startMs: number, intervalMs: number): Promise<BurstRecord> {
-  const { limit, methods } = session.config;
+async function burst(check: CheckContext, clientId: string, kind: BurstRecord['kind'], sequential: boolean, startMs: number, intervalMs: number): Promise<BurstRecord> {
+  const { limit, methods } = check.config;
   const method = methods[0]!;
-  const first = await opening(session, clientId, method, kind, startMs, intervalMs);
+  const first = await opening(check, clientId, method, kind, startMs, intervalMs);
   if (first.stop !== 'admitted') return { kind, exchanges: first.exchanges, concurrency: 1, stop: first.stop };
   const opener = first.exchanges.at(-1)!;
   const concurrency = sequential ? 1 : burstConcurrency(limit, opener.doneMs - opener.sentMs);
-  const rest = await sendUntilRefused(session, clientId, burstCap(limit) - 1, () => method, concurrency);
+  const rest = await sendUntilRefused(check, clientId, burstCap(limit) - 1, () => method, concurrency);
   return { kind, exchanges: [...first.exchanges, ...rest.exchanges], concurrency, stop: rest.stop };
 }
 
@@ -58,30 +58,30 @@ async function burst(session: CheckSession, clientId: string, kind: BurstRecord[
  * Load at twice the contract rate, ignoring 429s, from the end of the decisive burst until a few
  * sends past the reset its refusal streak must end by.
  */
-async function continuedLoad(session: CheckSession, clientId: string, decisive: BurstRecord, intervalMs: number): Promise<LoadRecord> {
-  const { windowMs, methods } = session.config;
+async function continuedLoad(check: CheckContext, clientId: string, decisive: BurstRecord, intervalMs: number): Promise<LoadRecord> {
+  const { windowMs, methods } = check.config;
   const { refusal } = summarizeBurst(decisive);
   const opener = decisive.exchanges.find((e) => e.admission === 'admitted')!;
   const resetByMs = Math.max(announcedResetMs(refusal!, windowMs), opener.doneMs + windowMs);
-  const exchanges = await pacedLoad(session, clientId, methods[0]!, intervalMs, resetByMs + LOAD_TAIL_SENDS * intervalMs);
+  const exchanges = await pacedLoad(check, clientId, methods[0]!, intervalMs, resetByMs + LOAD_TAIL_SENDS * intervalMs);
   return { intervalMs, exchanges };
 }
 
 export const ratelimitThreshold: CheckDefinition = {
   id: 'ratelimit.threshold',
   plan: (config) => ({ needs: [{ kind: 'fresh' }], countsQuota: true, estimateMs: 2 * config.windowMs }),
-  async run(session, [clientId]) {
-    const { limit, windowMs } = session.config;
+  async run(check, [clientId]) {
+    const { limit, windowMs } = check.config;
     const intervalMs = windowMs / (2 * limit);
-    const bursts = [await burst(session, clientId!, 'idle', false, 0, intervalMs)];
+    const bursts = [await burst(check, clientId!, 'idle', false, 0, intervalMs)];
     for (let next = nextBurst(bursts, limit, windowMs); next !== null && bursts.length <= MAX_RESET_BURSTS; next = nextBurst(bursts, limit, windowMs)) {
       const last = bursts.at(-1)!;
       // A reset: when the last refusal said; rested: a whole window after the last request.
       const startMs = next.kind === 'reset' ? announcedResetMs(summarizeBurst(last).refusal!, windowMs) : Math.max(...last.exchanges.map((e) => e.doneMs)) + windowMs + REST_MARGIN_MS;
-      bursts.push(await burst(session, clientId!, next.kind, next.sequential, startMs, intervalMs));
+      bursts.push(await burst(check, clientId!, next.kind, next.sequential, startMs, intervalMs));
     }
     const decisive = bursts.at(-1)!;
-    const load = bursts.length > 1 && decisive.stop === 'refused' ? await continuedLoad(session, clientId!, decisive, intervalMs) : null;
+    const load = bursts.length > 1 && decisive.stop === 'refused' ? await continuedLoad(check, clientId!, decisive, intervalMs) : null;
     return judgeThreshold({ limit, windowMs, bursts, load });
   },
 };

@@ -29,8 +29,8 @@ function handshake(url: URL, options: ConnectionOptions, timeoutMs: number): Pro
 export const tls: CheckDefinition = {
   id: 'tls',
   plan: (config) => (config.target.startsWith('https:') ? { needs: [], countsQuota: false, estimateMs: 200 } : 'plain http target: TLS applies to https targets only'),
-  async run(session) {
-    const { target, ca, insecure, requestTimeoutMs } = session.config;
+  async run(check) {
+    const { target, ca, insecure, requestTimeoutMs } = check.config;
     const url = new URL(target);
     const normal = await handshake(url, { ...(ca ? { ca } : {}), rejectUnauthorized: !insecure }, requestTimeoutMs);
     // OpenSSL 3 refuses TLS 1.1 at its default security level before asking the server: level 0 lets us ask.

@@ -1,4 +1,4 @@
-import type { RateLimitPlan } from '../../profile/plan.ts';
+import type { RateLimitContract } from '../../contract/rate-limit.ts';
 import type { CheckResult, RateLimitObservation } from '../../contract/result-schema.ts';
 import { firstRefusals, type FirstRefusal } from './first-refusal.ts';
 import { roundMs } from '../../metrics/hdr.ts';
@@ -48,7 +48,7 @@ const range = (values: readonly number[]): string => {
   return lo === hi ? `${lo}` : `${lo}–${hi}`;
 };
 
-function thresholdCheck(ledger: LedgerData, plan: RateLimitPlan): CheckResult {
+function thresholdCheck(ledger: LedgerData, plan: RateLimitContract): CheckResult {
   const limit = plan.limit;
   const readings = firstRefusals(ledger.clients, limit, plan.windowMs).map((r) => ({ r, reading: readThreshold(r, limit) }));
   const of = (reading: ThresholdReading) => readings.filter((x) => x.reading === reading);
@@ -136,6 +136,6 @@ const evidenceOfRetry = (o: RateLimitObservation) => ({ client: o.client, atMs: 
  * values, clients, times in ms since run start) and is `skip` with the reason when the run did
  * not exercise it. The contract defaults to the one the ledger was recorded under.
  */
-export function passiveRateLimitChecks(ledger: LedgerData, rateLimit: RateLimitPlan = ledger): CheckResult[] {
+export function passiveRateLimitChecks(ledger: LedgerData, rateLimit: RateLimitContract = ledger): CheckResult[] {
   return [thresholdCheck(ledger, rateLimit), retryCheck(ledger)];
 }

@@ -1,5 +1,5 @@
 import type { Challenge } from '../../api/www-authenticate.ts';
-import { fail, pass, skip, type Verdict } from '../types.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 /**
  * `auth.missing_token` and `auth.invalid_token` (RFC 6750 §3.1): a request without credentials

@@ -1,4 +1,4 @@
-import { fail, pass, skip, type Verdict } from '../types.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 /**
  * `envelope`: every response is a JSON object with `status` success (object `data`) or error

@@ -1,4 +1,4 @@
-import { fail, pass, type Verdict } from '../types.ts';
+import { fail, pass, type Verdict } from '../verdict.ts';
 
 /**
  * `pagination`: walking `next` with identical params — `next` is a string or null (never ""),

@@ -1,4 +1,4 @@
-import { fail, pass, skip, type Verdict } from '../types.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 /**
  * `payload.limit`: a body at the limit is accepted, one byte over it gets HTTP 400 with

@@ -1,6 +1,6 @@
 import type { Exchange } from '../exchange.ts';
 import type { CheckOutcome } from '../check.ts';
-import { fail, pass, skip } from '../types.ts';
+import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Exchange } from '../exchange.ts';
 import type { CheckOutcome } from '../check.ts';
-import { fail, pass, skip } from '../types.ts';
+import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset } from './window-bounds.ts';
 
 /** `ratelimit.concurrent_burst`: 1.5 × limit requests in flight at once from an idle client admit at most `limit`. */

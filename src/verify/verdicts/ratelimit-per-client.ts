@@ -1,6 +1,6 @@
 import type { CheckOutcome } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import { fail, pass, skip } from '../types.ts';
+import { fail, pass, skip } from '../verdict.ts';
 
 /**
  * `ratelimit.per_client`: exhausting client A leaves client B admitted; A's second token shares

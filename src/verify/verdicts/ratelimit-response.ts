@@ -1,5 +1,5 @@
 import type { RetryAfter } from '../../api/retry-after.ts';
-import { fail, pass, skip, type Verdict } from '../types.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 /** `ratelimit.response`: every refusal is HTTP 429 with Retry-After seconds and the rate_limit_exceeded envelope. */
 export interface RefusalSample {

@@ -1,5 +1,5 @@
 import type { Exchange } from '../exchange.ts';
-import { fail, pass, skip, type Verdict } from '../types.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 /**
  * `ratelimit.retry_after_honoured`: a client that waits exactly the Retry-After it was given

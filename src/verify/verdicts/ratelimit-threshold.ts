@@ -1,7 +1,8 @@
 import type { CheckOutcome } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
-import { fail, pass, skip } from '../types.ts';
-import { loadFindings, type LoadRecord } from './threshold-load.ts';
+import { fail, pass, skip } from '../verdict.ts';
+import { loadFindings } from './threshold-load.ts';
+import type { BurstRecord, BurstSummary, ThresholdObservation } from './threshold-records.ts';
 import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
 
 /**
@@ -14,41 +15,6 @@ import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, tooSlow
  * sliding window would (the first burst was slower than Retry-After's rounding) is repeated after
  * a whole window of rest.
  */
-export interface BurstRecord {
-  /**
-   * `idle`: from a client rested before the check; `reset`: right after waiting for the previous
-   * refusal's reset; `rested`: after a whole window without an admission (see nextBurst).
-   */
-  readonly kind: 'idle' | 'reset' | 'rested';
-  /** In send order: refusals polled one at a time before the first admission (reset bursts), then the burst. */
-  readonly exchanges: readonly Exchange[];
-  /** Requests in flight at once during the burst (1 = one at a time). */
-  readonly concurrency: number;
-  /** `not-readmitted`: a reset burst that kept being refused for a window after the announced reset. */
-  readonly stop: 'refused' | 'failed' | 'cap' | 'not-readmitted';
-}
-
-export interface ThresholdObservation {
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly bursts: readonly BurstRecord[];
-  /** Continued load after the last burst; null when the procedure stopped earlier. */
-  readonly load: LoadRecord | null;
-}
-
-export interface BurstSummary {
-  readonly kind: BurstRecord['kind'];
-  readonly startMs: number;
-  readonly endMs: number;
-  readonly admitted: number;
-  /** Refusals before the first admission (a Retry-After that was too short). */
-  readonly refusedBeforeAdmission: number;
-  /** The refusal that ended the burst (the first one received after an admission). */
-  readonly refusal: Exchange | null;
-  readonly concurrency: number;
-  readonly stop: BurstRecord['stop'];
-}
-
 export function summarizeBurst(burst: BurstRecord): BurstSummary {
   const firstAdmitted = burst.exchanges.findIndex((e) => e.admission === 'admitted');
   const refusedBeforeAdmission = firstAdmitted === -1 ? burst.exchanges.length : firstAdmitted;

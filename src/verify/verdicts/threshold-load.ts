@@ -1,5 +1,5 @@
 import type { Exchange } from '../exchange.ts';
-import type { BurstSummary, ThresholdObservation } from './ratelimit-threshold.ts';
+import type { BurstSummary, LoadRecord, ThresholdObservation } from './threshold-records.ts';
 import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
 
 /**
@@ -9,10 +9,6 @@ import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
  * request sent just before a boundary may be counted just after it. Where requests are counted
  * within a window, only those surely inside it by their send and receipt times count.
  */
-export interface LoadRecord {
-  readonly intervalMs: number;
-  readonly exchanges: readonly Exchange[];
-}
 
 /** Clock granularity between our monotonic clock and the server's (ms). */
 const EPSILON_MS = 5;

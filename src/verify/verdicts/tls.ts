@@ -1,4 +1,4 @@
-import { fail, pass, skip, type Verdict } from '../types.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 /** `tls` (https targets): TLS ≥ 1.2 negotiated by default, a TLS 1.1-only handshake refused. */
 export type Handshake =

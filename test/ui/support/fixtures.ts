@@ -1,4 +1,4 @@
-import type { LiveClientRow, LiveSnapshot } from '../../../src/metrics/recorder.ts';
+import type { LiveClientRow, LiveSnapshot } from '../../../src/contract/live-snapshot.ts';
 import type { Percentiles, TimelineRow } from '../../../src/contract/result-schema.ts';
 import type { RunFrameModel } from '../../../src/ui/dashboard/run-model.ts';
 import type { RunHeader } from '../../../src/contract/live-view.ts';

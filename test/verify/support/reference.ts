@@ -3,7 +3,7 @@ import type { RemoteServerHandle, ServerOptions } from '../../../src/server/opti
 import type { CheckResult } from '../../../src/contract/result-schema.ts';
 import { resolveVerifyConfig, type VerifyFlags } from '../../../src/verify/config.ts';
 import { runVerify, type VerifyReport } from '../../../src/verify/runner.ts';
-import type { VerifyConfig } from '../../../src/verify/types.ts';
+import type { VerifyConfig } from '../../../src/verify/config.ts';
 
 /**
  * The short contract the matrix runs at: 10 requests per 2 s window. 2 s rather than 1 s: a

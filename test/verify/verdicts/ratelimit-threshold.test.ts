@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../../src/verify/exchange.ts';
-import { burstIsAmbiguous, judgeThreshold, nextBurst, type BurstRecord, type ThresholdObservation } from '../../../src/verify/verdicts/ratelimit-threshold.ts';
+import { burstIsAmbiguous, judgeThreshold, nextBurst } from '../../../src/verify/verdicts/ratelimit-threshold.ts';
+import type { BurstRecord, ThresholdObservation } from '../../../src/verify/verdicts/threshold-records.ts';
 import { admitted, ex, refused } from '../support/exchanges.ts';
 
 /** A burst of `n` admissions 1 ms apart from `fromMs`, ended by a refusal announcing `retryAfterS`. */
