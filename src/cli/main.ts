@@ -2,7 +2,7 @@
 // has drained, so a lingering socket or timer can never keep a finished command alive.
 import { describeError, ExitCode } from '../errors.ts';
 import { exitAfterFlush } from './exit.ts';
-import { runCli } from './run-cli.ts';
+import { runCli } from './program.ts';
 
 runCli(process.argv.slice(2)).then(exitAfterFlush, (err: unknown) => {
   process.stderr.write(`rpcload: internal error: ${describeError(err)}\n`);

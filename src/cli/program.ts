@@ -1,4 +1,7 @@
-import { Command } from 'commander';
+/** The commander program (one file per command) and the CLI's one error policy: exit codes and one-line messages. */
+import { Command, CommanderError } from 'commander';
+import { describeError, ExitCode, RpcloadError } from '../errors.ts';
+import { getExitCode } from './exit.ts';
 import { TOOL } from '../version.ts';
 import { registerCompareCommand } from './compare.ts';
 import { registerMergeCommand } from './merge.ts';
@@ -27,4 +30,29 @@ export function buildProgram(): Command {
   registerProfileCommand(program);
   program.commands.forEach((cmd) => cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   return program;
+}
+
+/** Commander codes that mean "help or version was printed", i.e. success. */
+const INFORMATIONAL = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+/** Run the CLI with the given arguments (without `node` and the script) and return the exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return getExitCode();
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has already printed its one-line message and a hint; usage errors are exit 2.
+      return INFORMATIONAL.has(err.code) ? ExitCode.ok : ExitCode.badInput;
+    }
+    if (err instanceof RpcloadError) {
+      // A multi-line message lists problems that each name their file already (profile validation).
+      process.stderr.write(err.message.includes('\n') ? `${err.message}\n` : `rpcload: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`rpcload: internal error: ${describeError(err)}\n`);
+    if (process.env.RPCLOAD_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    return ExitCode.failed;
+  }
 }

@@ -1,13 +1,15 @@
+/** `rpcload run [profile]` — a load test; writes one result file. */
 import { Option, type Command } from 'commander';
-import { runSession } from '../session/run-session.ts';
-import { buildPlan, type PlanOverrides } from '../profile/build-plan.ts';
-import { defaultProfilePath, loadProfile } from '../profile/load-profile.ts';
+import type { PlanOverrides } from '../profile/build-plan.ts';
+import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
+import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
-import { onInterrupt } from './signals.ts';
+import { withInterrupt } from './signals.ts';
 
 interface RunFlags {
   target?: string;
@@ -21,15 +23,24 @@ interface RunFlags {
   json?: boolean;
 }
 
-/** `rpcload run [profile]` — a load test; writes one result file. */
+function overridesOf(flags: RunFlags): PlanOverrides {
+  return {
+    ...(flags.target === undefined ? {} : { target: flags.target }),
+    ...(flags.rate === undefined ? {} : { rate: flags.rate }),
+    ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+    ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
+    ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+  };
+}
+
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('run a load test; a profile without a target runs against the embedded reference server')
     .argument('[profile]', 'profile file (default: the demo profile, profiles/demo.json)')
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
-    .addOption(new Option('--rate <n>', 'arrivals per second: one constant-rate phase instead of the profile\'s phases').argParser(positiveNumber).conflicts('concurrency'))
-    .option('--concurrency <n>', 'virtual users: one closed-model phase instead of the profile\'s phases', positiveInt)
+    .addOption(new Option('--rate <n>', "arrivals per second: one constant-rate phase instead of the profile's phases").argParser(positiveNumber).conflicts('concurrency'))
+    .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", positiveInt)
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
     .option('--workers <n>', 'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)', positiveInt)
@@ -37,37 +48,24 @@ export function registerRunCommand(program: Command): void {
     .addOption(new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped').choices(['auto', 'tui', 'plain', 'none']).default('auto'))
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
-      const source = profilePath ?? defaultProfilePath();
-      const overrides: PlanOverrides = {
-        ...(flags.target === undefined ? {} : { target: flags.target }),
-        ...(flags.rate === undefined ? {} : { rate: flags.rate }),
-        ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
-        ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
-        ...(flags.clients === undefined ? {} : { clients: flags.clients }),
-      };
-      const profile = await loadProfile(source);
-      const plan = buildPlan(profile, { source, overrides });
-      const workers = flags.workers === undefined || flags.workers === 1 ? {} : { workers: { count: flags.workers, profile, overrides } };
+      const plan = await loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-      const abort = new AbortController();
-      const stop = (): void => {
-        if (abort.signal.aborted) return;
-        process.stderr.write('rpcload: stopping — in-flight requests get a moment to finish; press Ctrl-C again to quit at once\n');
-        abort.abort();
-      };
-      const releaseSignals = onInterrupt(stop);
-      try {
-        const session = await runSession({ plan, ...workers, ...(flags.out === undefined ? {} : { outPath: flags.out }), createView: (source) => createRunView(mode, source, { onQuit: stop }), signal: abort.signal });
-        const { result, path } = session;
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ resultFile: path, run: result.run, summary: result.summary, byMethod: result.byMethod, thresholds: result.thresholds, checks: result.checks, warnings: result.warnings }, null, 2)}\n`);
-        } else {
-          const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
-          process.stdout.write(`${renderSummaryTable(result, { color })}\nresult file: ${path}\n`);
-        }
-        setExitCode(session.exitCode);
-      } finally {
-        releaseSignals();
+      const session = await withInterrupt((signal, stop) =>
+        runSession({
+          plan,
+          workers: flags.workers ?? 1,
+          ...(flags.out === undefined ? {} : { outPath: flags.out }),
+          createView: (source) => createRunView(mode, source, { onQuit: stop }),
+          signal,
+        }),
+      );
+      const { result, path } = session;
+      if (flags.json) {
+        const { run, summary, byMethod, thresholds, checks, warnings } = result;
+        process.stdout.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
+      } else {
+        process.stdout.write(`${renderSummaryTable(result, { color: colourEnabled(process.stdout) })}\nresult file: ${path}\n`);
       }
+      setExitCode(session.exitCode);
     });
 }

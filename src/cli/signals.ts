@@ -1,21 +1,32 @@
+/**
+ * Ctrl-C / SIGTERM for long-running commands: the first signal asks the command to stop
+ * gracefully (it still writes its result file); a second one quits at once with exit 130.
+ */
 import { ExitCode } from '../errors.ts';
 
 /**
- * Ctrl-C / SIGTERM handling for long-running commands: the first signal asks the command to stop
- * gracefully (it still writes its result file); a second one quits at once with exit 130.
- * Returns a function that removes the handlers.
+ * Run `command` with an abort signal that the first SIGINT/SIGTERM (or the command's own `stop`,
+ * e.g. `q` in the dashboard) aborts; the handlers are removed when it settles.
  */
-export function onInterrupt(stopGracefully: () => void): () => void {
+export async function withInterrupt<T>(command: (signal: AbortSignal, stop: () => void) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  const stop = (): void => {
+    if (abort.signal.aborted) return;
+    process.stderr.write('rpcload: stopping — in-flight requests get a moment to finish; press Ctrl-C again to quit at once\n');
+    abort.abort();
+  };
   let interrupted = false;
   const handler = (): void => {
     if (interrupted) process.exit(ExitCode.interrupted);
     interrupted = true;
-    stopGracefully();
+    stop();
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
-  return () => {
+  try {
+    return await command(abort.signal, stop);
+  } finally {
     process.off('SIGINT', handler);
     process.off('SIGTERM', handler);
-  };
+  }
 }

@@ -1,27 +1,19 @@
-import { randomUUID } from 'node:crypto';
+/** `rpcload verify [profile]`: the conformance checks, with evidence; writes one result file. */
 import { readFile, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { Option, type Command } from 'commander';
-import { ExitCode, RpcloadError } from '../errors.ts';
-import { emptyRecordedData } from '../metrics/recorded-data.ts';
+import { RpcloadError } from '../errors.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { Plan } from '../profile/plan.ts';
-import { buildRunResult } from '../session/result/build-result.ts';
-import { defaultResultPath, writeResultFile } from '../session/result/result-file.ts';
-import type { RunResult } from '../contract/result-schema.ts';
 import { renderJunit } from '../results/junit.ts';
-import { startServerInWorker } from '../server/worker.ts';
-import type { RemoteServerHandle } from '../server/options.ts';
+import { renderVerifyTable, verifyJson } from '../results/verify-table.ts';
+import { verifySession } from '../session/verify-session.ts';
 import { createVerifyView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
-import { CHECK_IDS } from '../verify/check-ids.ts';
-import type { VerifyConfig } from '../verify/config.ts';
-import { renderVerifyTable, verifyJson } from '../results/verify-table.ts';
-import { resolveVerifyConfig, type VerifyFlags } from '../verify/config.ts';
-import { runVerify, type VerifyReport } from '../verify/runner.ts';
+import { colourEnabled } from '../util/terminal-style.ts';
+import type { VerifyFlags } from '../verify/config.ts';
 import { setExitCode } from './exit.ts';
 import { collect, durationMs, httpUrl, oneOf, positiveInt } from './parsers.ts';
-import { onInterrupt } from './signals.ts';
+import { withInterrupt } from './signals.ts';
 
 interface VerifyOptions extends VerifyFlags {
   readonly ui: UiMode;
@@ -29,11 +21,6 @@ interface VerifyOptions extends VerifyFlags {
   readonly junit?: string;
   readonly json?: boolean;
   readonly ca?: string;
-}
-
-/** Colour only for a terminal, and never when NO_COLOR or CI asks for plain text. */
-function useColor(stream: NodeJS.WriteStream): boolean {
-  return stream.isTTY === true && !process.env.NO_COLOR && process.env.CI !== 'true';
 }
 
 async function readCa(path: string | undefined): Promise<string | null> {
@@ -51,87 +38,12 @@ async function planFor(profile: string | undefined, flags: VerifyOptions): Promi
   return flags.target === undefined ? loadPlan(defaultProfilePath()) : null;
 }
 
-/** The resolved configuration as recorded in the result file (no secrets, the CA only as a fact). */
-function configRecord(config: VerifyConfig, profile: string): Record<string, unknown> {
-  const { clients, ca, ...rest } = config;
-  return { command: 'verify', profile, ...rest, clients: clients.map((c) => c.id), ca: ca === null ? null : 'given' };
-}
-
-function resultOf(report: VerifyReport, config: VerifyConfig, profile: string, embedded: boolean): RunResult {
-  return buildRunResult({
-    run: {
-      id: randomUUID(),
-      kind: 'verify',
-      profile,
-      startedAt: report.startedAt.toISOString(),
-      endedAt: report.endedAt.toISOString(),
-      status: report.aborted ? 'aborted' : 'completed',
-      target: config.target,
-      embeddedTarget: embedded,
-      model: 'none',
-      workers: 1,
-      shards: 1,
-      node: process.version,
-      host: hostname(),
-    },
-    config: configRecord(config, profile),
-    data: emptyRecordedData(),
-    dims: { methods: [], phases: [], clients: [] },
-    checks: report.checks,
-    thresholds: [],
-    warnings: [],
+async function writeJunit(path: string, xml: string): Promise<void> {
+  await writeFile(path, xml, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new RpcloadError('write_failed', `${path}: cannot write the JUnit file: ${err.code ?? err.message}`);
   });
 }
 
-async function verifyCommand(profile: string | undefined, flags: VerifyOptions): Promise<void> {
-  const plan = await planFor(profile, flags);
-  const profileName = plan?.name ?? 'verify';
-  if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
-  let server: RemoteServerHandle | null = null;
-  const stopping = new AbortController();
-  const removeHandlers = onInterrupt(() => stopping.abort());
-  try {
-    // Flags are checked before anything starts; the embedded server's URL is filled in after.
-    let config = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', await readCa(flags.ca));
-    if (config.target === '' && plan !== null) {
-      // A profile without a target (the demo): verify the reference server, in a worker thread,
-      // configured with the contract under test (so `--limit 10 --window 1s` is a quick demo).
-      server = await startServerInWorker({
-        ...plan.embeddedServer,
-        limit: config.limit,
-        windowMs: config.windowMs,
-        clients: plan.clients.map(({ id, secret }) => ({ id, secret })),
-      });
-      config = { ...config, target: server.url, ca: config.ca ?? server.certPem ?? null };
-    }
-    const outPath = flags.out ?? defaultResultPath(profileName, new Date());
-    const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-    const view = createVerifyView(mode, { target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: outPath }, { onQuit: () => stopping.abort() });
-    view.start();
-    let report: VerifyReport;
-    try {
-      report = await runVerify(config, { signal: stopping.signal, onProgress: (record) => view.onProgress(record) });
-    } finally {
-      view.stop();
-    }
-    process.stdout.write(flags.json ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n` : `\n${renderVerifyTable(report, config, useColor(process.stdout))}`);
-    await writeResultFile(outPath, resultOf(report, config, profileName, server !== null));
-    process.stderr.write(`result file: ${outPath}\n`);
-    if (flags.junit !== undefined) {
-      const junit = renderJunit(report.checks, { name: `rpcload verify ${config.target}`, timestamp: report.startedAt, durationMs: report.durationMs, properties: { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) } });
-      await writeFile(flags.junit, junit, 'utf8').catch((err: NodeJS.ErrnoException) => {
-        throw new RpcloadError('write_failed', `${flags.junit}: cannot write the JUnit file: ${err.code ?? err.message}`);
-      });
-    }
-    if (report.aborted) setExitCode(ExitCode.interrupted);
-    else if (report.checks.some((c) => c.verdict === 'fail')) setExitCode(ExitCode.failed);
-  } finally {
-    removeHandlers();
-    await server?.close();
-  }
-}
-
-/** `rpcload verify [profile]`: the conformance checks (DESIGN.md's check ids). */
 export function registerVerifyCommand(program: Command): void {
   program
     .command('verify')
@@ -154,5 +66,28 @@ export function registerVerifyCommand(program: Command): void {
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target')
     .option('--insecure', 'do not verify the https certificate')
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
-    .action((profile: string | undefined, flags: VerifyOptions) => verifyCommand(profile, flags));
+    .action(async (profile: string | undefined, flags: VerifyOptions) => {
+      if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
+      const plan = await planFor(profile, flags);
+      const caPem = await readCa(flags.ca);
+      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+      const session = await withInterrupt((signal, stop) =>
+        verifySession({
+          plan,
+          flags,
+          caPem,
+          ...(flags.out === undefined ? {} : { outPath: flags.out }),
+          createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
+          signal,
+        }),
+      );
+      const { report, config } = session;
+      process.stdout.write(flags.json ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n` : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`);
+      process.stderr.write(`result file: ${session.path}\n`);
+      if (flags.junit !== undefined) {
+        const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
+        await writeJunit(flags.junit, renderJunit(report.checks, { name: `rpcload verify ${config.target}`, timestamp: report.startedAt, durationMs: report.durationMs, properties }));
+      }
+      setExitCode(session.exitCode);
+    });
 }

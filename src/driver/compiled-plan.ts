@@ -1,8 +1,9 @@
 import type { Plan, ScenarioPlan, StepPlan, TemplateContext } from '../profile/plan.ts';
+import { compileBodyTemplate } from '../profile/template.ts';
 
 /**
- * The plan's scenarios prepared for the hot path: method indices resolved, request paths built,
- * and bodies rendered once where they cannot change (static bodies once per run, client-only
+ * The plan's scenarios prepared for the hot path: body templates compiled, method indices resolved,
+ * request paths built, and bodies rendered once where they cannot change (static bodies once per run, client-only
  * templates once per client), so no request re-serializes the same JSON.
  */
 export interface CompiledStep {
@@ -35,8 +36,9 @@ export function planMethods(plan: Plan): string[] {
 
 function compileStep(step: StepPlan, methodIndex: number, basePath: string, clientCount: number): CompiledStep {
   const path = `${basePath}/api/${step.method}`;
+  const template = compileBodyTemplate(step.body.source);
   const render = (ctx: () => TemplateContext): { text: string; bytes: Buffer } => {
-    const text = step.body.render(ctx());
+    const text = template.render(ctx());
     return { text, bytes: Buffer.from(text) };
   };
   if (step.body.variability === 'static') {

@@ -1,11 +1,11 @@
 import type { RateLimitContract } from '../contract/rate-limit.ts';
-import type { RunResult, ThresholdResult } from '../contract/result-schema.ts';
+import type { ParsedThreshold } from './thresholds.ts';
 import type { ServerOptions } from '../server/options.ts';
 
 /**
  * The resolved, frozen form of a profile: nothing optional, every default applied, durations in
- * ms, templates compiled, thresholds parsed. The driver consumes only this; user-facing
- * optionality lives in the profile schema.
+ * ms, templates checked, thresholds parsed. Plain, structured-cloneable data: the driver and its
+ * worker threads consume it as it is; user-facing optionality lives in the profile schema.
  */
 export interface Plan {
   /** Profile name (its `name`, else the file's base name without .json). */
@@ -21,7 +21,8 @@ export interface Plan {
   readonly scenarios: readonly ScenarioPlan[];
   readonly phases: readonly PhasePlan[];
   readonly rateLimit: RateLimitContract;
-  readonly thresholds: readonly Threshold[];
+  /** Parsed when the plan is built, so a typo fails before any load; evaluated on the result. */
+  readonly thresholds: readonly ParsedThreshold[];
   readonly http: HttpPlan;
   /** Seed of the run's random choices (scenario picks, template picks). */
   readonly seed: number;
@@ -65,14 +66,16 @@ export interface StepPlan {
   readonly thinkMs: number;
 }
 
-/** A compiled JSON body template. */
+/**
+ * A step's JSON body template as data: the `args` as written (already checked for template
+ * syntax) and what its text depends on. The driver compiles it (see template.ts) where it runs,
+ * so a plan can cross a worker or shard boundary as it is.
+ */
 export interface BodyTemplate {
-  /** The template as written in the profile (for the result's config). */
+  /** The template as written in the profile. */
   readonly source: Readonly<Record<string, unknown>>;
   /** 'static': same text always; 'client': depends only on the client; 'dynamic': random parts. */
   readonly variability: 'static' | 'client' | 'dynamic';
-  /** Render the body as JSON object text. Pure apart from ctx.random. */
-  render(ctx: TemplateContext): string;
 }
 
 export interface TemplateContext {
@@ -114,9 +117,3 @@ export interface HttpPlan {
   readonly preconnect: boolean;
 }
 
-/** A parsed threshold: evaluated against the final result, pure. */
-export interface Threshold {
-  /** The expression as written, e.g. "items.list:p99 < 300ms". */
-  readonly expr: string;
-  evaluate(result: RunResult): ThresholdResult;
-}

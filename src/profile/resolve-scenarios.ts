@@ -39,7 +39,7 @@ function resolveStep(step: Partial<StepSettings>, pointer: string, tokenMethod: 
   return {
     // Without a valid method there is a schema problem, and a plan is never built from those.
     method: step.method ?? '',
-    body: compiled.template ?? { source: args, variability: 'static', render: () => '{}' },
+    body: { source: structuredClone(args), variability: compiled.template?.variability ?? 'static' },
     paginate,
     thinkMs: durationMs(step.think ?? D.step.think, `${pointer}/think`, problems, ALLOW_ZERO),
   };

@@ -60,8 +60,15 @@ function exprPiece(expr: TemplateExpr, raw: boolean): Generator | string {
   }
 }
 
+/** A body template ready to render: what its text depends on, and the renderer. */
+export interface RenderableTemplate {
+  readonly variability: BodyTemplate['variability'];
+  /** Render the body as JSON object text. Pure apart from ctx.random. */
+  render(ctx: TemplateContext): string;
+}
+
 export interface CompiledTemplate {
-  readonly template?: BodyTemplate;
+  readonly template?: RenderableTemplate;
   /** Template syntax problems, with JSON pointers under `basePointer`. */
   readonly problems: readonly Problem[];
 }
@@ -119,19 +126,13 @@ export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>
   walk(source, basePointer);
   if (problems.length > 0) return { problems };
   const variability = usesRandom ? 'dynamic' : usesClient ? 'client' : 'static';
-  return { template: makeTemplate(structuredClone(source), variability, literals, generators), problems };
+  return { template: makeTemplate(variability, literals, generators), problems };
 }
 
-function makeTemplate(
-  source: Readonly<Record<string, unknown>>,
-  variability: BodyTemplate['variability'],
-  literals: readonly string[],
-  generators: readonly Generator[],
-): BodyTemplate {
+function makeTemplate(variability: BodyTemplate['variability'], literals: readonly string[], generators: readonly Generator[]): RenderableTemplate {
   const [first = ''] = literals;
-  if (generators.length === 0) return { source, variability, render: () => first };
+  if (generators.length === 0) return { variability, render: () => first };
   return {
-    source,
     variability,
     render(ctx: TemplateContext): string {
       let out = first;
@@ -142,7 +143,7 @@ function makeTemplate(
 }
 
 /** Compile a body template; syntax problems throw one RpcloadError listing each with its path. */
-export function compileBodyTemplate(source: Readonly<Record<string, unknown>>): BodyTemplate {
+export function compileBodyTemplate(source: Readonly<Record<string, unknown>>): RenderableTemplate {
   const { template, problems } = tryCompileBodyTemplate(source);
   if (!template) throw new RpcloadError('bad_template', problems.map((p) => formatProblem('args', p)).join('\n'));
   return template;

@@ -1,7 +1,6 @@
 import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Percentiles, RunResult, Stats, ThresholdResult } from '../contract/result-schema.ts';
-import type { Threshold } from './plan.ts';
 
 /**
  * Thresholds: `[<method>:]<metric> <op> <value>[unit]`, evaluated against a finished RunResult.
@@ -25,8 +24,10 @@ export type ThresholdMetric =
   | { readonly kind: 'rps' }
   | { readonly kind: 'requests' };
 
-/** A parsed threshold: the Threshold contract plus its parts, for renderers that want them. */
-export interface ParsedThreshold extends Threshold {
+/** A parsed threshold: plain data, evaluated against a finished result by evaluateThreshold. */
+export interface ParsedThreshold {
+  /** The expression as written, e.g. "items.list:p99 < 300ms". */
+  readonly expr: string;
   /** The method it is scoped to; null = overall. */
   readonly method: string | null;
   readonly metric: ThresholdMetric;
@@ -82,19 +83,15 @@ export function parseThreshold(expr: string): ParsedThreshold {
   }
   const limit = Number(valueText);
   if (metric.kind === 'share' && unit === '' && limit > 1) fail(`a fraction from 0 to 1 or a percentage like ${limit}%`, valueText);
-  return Object.freeze({
-    expr,
-    method,
-    metric,
-    op,
-    limit,
-    unit,
-    evaluate: (result: RunResult): ThresholdResult => {
-      const native = measure(metric, result, method);
-      const actual = native === null ? null : Math.round(native * scale * 1e6) / 1e6;
-      return { expr, actual, ok: actual !== null && compare(actual, op, limit) };
-    },
-  });
+  return { expr, method, metric, op, limit, unit };
+}
+
+/** The threshold's verdict on a result; `actual` in the unit the expression was written in. */
+export function evaluateThreshold(threshold: ParsedThreshold, result: RunResult): ThresholdResult {
+  const { expr, metric, method, op, limit } = threshold;
+  const native = measure(metric, result, method);
+  const actual = native === null ? null : Math.round(native * unitScale(metric, threshold.unit)! * 1e6) / 1e6;
+  return { expr, actual, ok: actual !== null && compare(actual, op, limit) };
 }
 
 function compare(actual: number, op: Operator, limit: number): boolean {

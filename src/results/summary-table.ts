@@ -1,20 +1,16 @@
 import { outcomeClass } from '../api/outcome.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
 import { sanitizeText } from '../util/sanitize.ts';
+import { paint, type Style } from '../util/terminal-style.ts';
 import type { CheckResult, Percentiles, RunResult, Stats } from '../contract/result-schema.ts';
 import { formatCount, formatMs, formatShare, renderTable } from './text-table.ts';
 
 export interface SummaryTableOptions {
-  /** ANSI colors; the caller decides (TTY, NO_COLOR). */
+  /** ANSI colours; the caller decides (colourEnabled). */
   readonly color: boolean;
 }
 
 type Paint = (text: string) => string;
-
-const ansi =
-  (on: boolean, code: string): Paint =>
-  (text) =>
-    on ? `\u001b[${code}m${text}\u001b[0m` : text;
 
 /** Server- or file-provided text, made safe for the terminal (once more: files can be edited). */
 const safe = (text: string, max = 160): string => sanitizeText(text, max);
@@ -67,10 +63,10 @@ function requestLines(result: RunResult): string[] {
   ];
 }
 
-function checkLines(checks: readonly CheckResult[], paint: { pass: Paint; fail: Paint; skip: Paint }): string[] {
+function checkLines(checks: readonly CheckResult[], painters: { pass: Paint; fail: Paint; skip: Paint }): string[] {
   const width = Math.max(...checks.map((c) => safe(c.id, 40).length));
   return checks.map((c) => {
-    const mark = c.verdict === 'pass' ? paint.pass('✓') : c.verdict === 'fail' ? paint.fail('✗') : paint.skip('–');
+    const mark = c.verdict === 'pass' ? painters.pass('✓') : c.verdict === 'fail' ? painters.fail('✗') : painters.skip('–');
     return `${mark} ${safe(c.id, 40).padEnd(width)}  ${safe(c.detail, 200)}`;
   });
 }
@@ -96,11 +92,15 @@ function thresholdActual(expr: string, actual: number | null): string {
  */
 export function renderSummaryTable(result: RunResult, options: SummaryTableOptions): string {
   const { run, summary } = result;
-  const paint = { pass: ansi(options.color, '32'), fail: ansi(options.color, '31'), skip: ansi(options.color, '2'), warn: ansi(options.color, '33'), bold: ansi(options.color, '1') };
-  const status = run.status === 'completed' ? run.status : run.status === 'failed' ? paint.fail(run.status) : paint.warn(run.status);
+  const styled =
+    (style: Style): Paint =>
+    (text) =>
+      paint(text, style, options.color);
+  const painters = { pass: styled('ok'), fail: styled('bad'), skip: styled('dim'), warn: styled('warn'), bold: styled('strong') };
+  const status = run.status === 'completed' ? run.status : run.status === 'failed' ? painters.fail(run.status) : painters.warn(run.status);
   const target = `${safe(run.target, 100)}${run.embeddedTarget ? ' (embedded)' : ''}`;
-  const header = [paint.bold(`rpcload ${run.kind}  ${safe(run.profile, 60)}  `) + `${status}  ${summary.durationS.toFixed(1)} s  ${target}`];
-  if (run.failure !== undefined) header.push(paint.fail(`failed: ${safe(run.failure, 200)}`));
+  const header = [painters.bold(`rpcload ${run.kind}  ${safe(run.profile, 60)}  `) + `${status}  ${summary.durationS.toFixed(1)} s  ${target}`];
+  if (run.failure !== undefined) header.push(painters.fail(`failed: ${safe(run.failure, 200)}`));
   const sentLoad = summary.requests > 0 || run.kind === 'run';
   const { tokens } = summary;
   const extras = [
@@ -112,9 +112,9 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
     sentLoad ? requestLines(result) : [],
     sentLoad ? methodTable(result.byMethod) : [],
     sentLoad ? extras : [],
-    block('thresholds', result.thresholds.map((t) => `${t.ok ? paint.pass('✓') : paint.fail('✗')} ${safe(t.expr, 120)}  (actual ${thresholdActual(t.expr, t.actual)})`)),
-    block('checks', checkLines(result.checks, paint)),
-    block('warnings', result.warnings.map((w) => paint.warn(`! ${safe(w, 240)}`))),
+    block('thresholds', result.thresholds.map((t) => `${t.ok ? painters.pass('✓') : painters.fail('✗')} ${safe(t.expr, 120)}  (actual ${thresholdActual(t.expr, t.actual)})`)),
+    block('checks', checkLines(result.checks, painters)),
+    block('warnings', result.warnings.map((w) => painters.warn(`! ${safe(w, 240)}`))),
   ];
   return sections
     .filter((lines) => lines.length > 0)

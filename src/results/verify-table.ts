@@ -1,6 +1,7 @@
 import type { CheckResult, CheckVerdict } from '../contract/result-schema.ts';
 import { formatDurationMs } from '../util/duration.ts';
 import { sanitizeText } from '../util/sanitize.ts';
+import { paint, type Style } from '../util/terminal-style.ts';
 import type { VerifyReport } from '../verify/runner.ts';
 import { CHECK_IDS } from '../verify/check-ids.ts';
 import type { VerifyConfig } from '../verify/config.ts';
@@ -9,17 +10,16 @@ import type { VerifyConfig } from '../verify/config.ts';
  * Text for people: the final table (stdout; live progress is the ui module's). A symbol and
  * a plain word for every verdict, so logs without colour (NO_COLOR, CI) read the same.
  */
-const MARK: Readonly<Record<CheckVerdict, { readonly symbol: string; readonly word: string; readonly color: string }>> = {
-  pass: { symbol: '✓', word: 'PASS', color: '\u001b[32m' },
-  fail: { symbol: '✗', word: 'FAIL', color: '\u001b[31m' },
-  skip: { symbol: '–', word: 'SKIP', color: '\u001b[33m' },
+const MARK: Readonly<Record<CheckVerdict, { readonly symbol: string; readonly word: string; readonly style: Style }>> = {
+  pass: { symbol: '✓', word: 'PASS', style: 'ok' },
+  fail: { symbol: '✗', word: 'FAIL', style: 'bad' },
+  skip: { symbol: '–', word: 'SKIP', style: 'warn' },
 };
-const RESET = '\u001b[0m';
 const ID_WIDTH = Math.max(...CHECK_IDS.map((id) => id.length));
 
 function mark(verdict: CheckVerdict, color: boolean): string {
-  const { symbol, word, color: code } = MARK[verdict];
-  return color ? `${code}${symbol} ${word}${RESET}` : `${symbol} ${word}`;
+  const { symbol, word, style } = MARK[verdict];
+  return paint(`${symbol} ${word}`, style, color);
 }
 
 export interface VerdictCounts {

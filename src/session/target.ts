@@ -1,25 +1,32 @@
+/**
+ * Where a session sends its requests: the plan's target, or the embedded reference server. The
+ * embedded server runs in a worker thread — never on the driver's event loop, so the server's
+ * work cannot show up as the generator's schedule lag.
+ */
 import type { Plan } from '../profile/plan.ts';
-import type { ServerStats } from '../server/options.ts';
+import type { ServerOptions, ServerStats } from '../server/options.ts';
 import { startServerInWorker } from '../server/worker.ts';
 
-/** Where a run sends its load: the plan's target, or the embedded reference server. */
 export interface Target {
   readonly url: string;
   readonly embedded: boolean;
+  /** The embedded server's CA certificate (PEM) when it serves TLS; null otherwise. */
+  readonly certPem: string | null;
   /** Server-side counts (embedded target only). */
   readonly stats: (() => Promise<ServerStats>) | null;
   close(): Promise<void>;
 }
 
 /**
- * Start the reference server in a worker thread — never on the driver's event loop, so the
- * server's work cannot show up as the generator's schedule lag — configured with exactly the
- * plan's clients and secrets.
+ * The plan's target, or — when it has none — the reference server configured with exactly the
+ * plan's clients and secrets (and `serverOverrides`, e.g. the contract `verify` tests).
  */
-export async function startEmbeddedTarget(plan: Plan): Promise<Target> {
+export async function openTarget(plan: Plan, serverOverrides: Partial<ServerOptions> = {}): Promise<Target> {
+  if (plan.target !== null) return { url: plan.target, embedded: false, certPem: null, stats: null, close: () => Promise.resolve() };
   const server = await startServerInWorker({
     ...plan.embeddedServer,
+    ...serverOverrides,
     clients: plan.clients.map(({ id, secret }) => ({ id, secret })),
   });
-  return { url: server.url, embedded: true, stats: () => server.stats(), close: () => server.close() };
+  return { url: server.url, embedded: true, certPem: server.certPem ?? null, stats: () => server.stats(), close: () => server.close() };
 }

@@ -1,7 +1,8 @@
 import { createPlainChecks } from './checks/plain-checks.ts';
 import { createPlainProgress } from './plain-progress.ts';
 import { createRunDashboard } from './run-dashboard.ts';
-import { colourAllowed, type UiMode } from './ui-mode.ts';
+import { colourAllowed } from '../util/terminal-style.ts';
+import type { UiMode } from './ui-mode.ts';
 import { createVerifyDashboard } from './verify-dashboard.ts';
 import type { LiveView, VerifyHeader, VerifyView, ViewSource } from '../contract/live-view.ts';
 

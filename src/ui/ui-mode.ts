@@ -9,8 +9,3 @@ export function resolveUiMode(requested: UiMode, environment: { readonly isTTY: 
   const inCi = environment.ci !== undefined && environment.ci !== '' && environment.ci !== 'false' && environment.ci !== '0';
   return environment.isTTY && !inCi ? 'tui' : 'plain';
 }
-
-/** Colour unless NO_COLOR is set to anything but the empty string (https://no-color.org). */
-export function colourAllowed(env: { readonly NO_COLOR?: string | undefined }): boolean {
-  return env.NO_COLOR === undefined || env.NO_COLOR === '';
-}

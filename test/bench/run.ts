@@ -33,7 +33,7 @@ const config = benchConfig();
 const startedAt = new Date();
 const loadAverageStart = await loadAverage();
 const cpuPressureStartPercent = cpuPressurePercent();
-const resultsDir = fileURLToPath(new URL('../../results', import.meta.url));
+const resultsDir = fileURLToPath(new URL('../../results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
 const workDir = mkdtempSync(join(tmpdir(), 'rpcload-bench-'));
 const target = await startTarget(config.target);

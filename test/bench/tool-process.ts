@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type * as RunCliModule from '../../src/cli/run-cli.ts';
+import type * as RunCliModule from '../../src/cli/program.ts';
 import type { ToolRun, ToolSpec } from './tool-spec.ts';
 
 /** The parts of autocannon's programmatic API used here (it ships no types). */

@@ -90,11 +90,17 @@ describe('buildPlan: defaults', () => {
     expect(p.http.ca).toContain('-----BEGIN CERTIFICATE-----');
   });
 
-  it('parses thresholds into evaluators', () => {
-    expect(plan({ thresholds: ['p99 < 250ms', 'error_rate < 1%'] }).thresholds.map((t) => [t.expr, typeof t.evaluate])).toEqual([
-      ['p99 < 250ms', 'function'],
-      ['error_rate < 1%', 'function'],
+  it('parses thresholds into plain records', () => {
+    const thresholds = plan({ thresholds: ['p99 < 250ms', 'error_rate < 1%'] }).thresholds;
+    expect(thresholds).toEqual([
+      { expr: 'p99 < 250ms', method: null, metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 250, unit: 'ms' },
+      { expr: 'error_rate < 1%', method: null, metric: { kind: 'share', of: 'error' }, op: '<', limit: 1, unit: '%' },
     ]);
+  });
+
+  it('is plain data: a structured clone (what a worker thread receives) equals the plan', () => {
+    const original = plan({ thresholds: ['p99 < 250ms'], scenarios: [{ steps: [{ method: 'echo', args: { who: '{{client.id}}' } }] }] });
+    expect(structuredClone(original)).toEqual(original);
   });
 
   it('freezes the whole plan', () => {

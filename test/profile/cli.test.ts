@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runRpcload } from '../support/cli.ts';
 
 // Spawns the built CLI: run `npm run build` first.
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-cli-'));
 const STACK_LINE = /\n\s+at /;
 

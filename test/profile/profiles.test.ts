@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPlan } from '../../src/profile/load-profile.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 
-const PROFILES_DIR = fileURLToPath(new URL('../../profiles', import.meta.url));
+const PROFILES_DIR = fileURLToPath(new URL('../../profiles/', import.meta.url));
 const profileFiles = readdirSync(PROFILES_DIR).filter((name) => name.endsWith('.json') && name !== 'profile.schema.json');
 // Without any environment: example profiles must work out of the box (defaults for ${VAR}).
 const load = (name: string): Promise<Plan> => loadPlan(`${PROFILES_DIR}${name}`, undefined, {});

@@ -38,7 +38,7 @@ describe('shardPlan', () => {
   });
 
   it('splits arrival rates evenly and virtual users, connections and the in-flight cap by whole shares', () => {
-    const parts = [0, 1].map((i) => shardPlan(plan, plan.clients, 'http://127.0.0.1:2', i, 2));
+    const parts = [0, 1].map((i) => shardPlan({ ...plan, target: 'http://127.0.0.1:2' }, i, 2));
     expect(parts.map((p) => p.phases[0]!.load)).toEqual([
       { kind: 'rate', fromPerS: 5, toPerS: 50 },
       { kind: 'rate', fromPerS: 5, toPerS: 50 },

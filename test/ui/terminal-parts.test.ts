@@ -4,7 +4,8 @@ import { cellAttribute } from '../../src/ui/terminal/frame-screen.ts';
 import { captureStderr } from '../../src/ui/terminal/stderr-capture.ts';
 import { guardTerminal } from '../../src/ui/terminal/terminal-guard.ts';
 import { dashboardPossible } from '../../src/ui/create-view.ts';
-import { colourAllowed, resolveUiMode } from '../../src/ui/ui-mode.ts';
+import { resolveUiMode } from '../../src/ui/ui-mode.ts';
+import { colourAllowed } from '../../src/util/terminal-style.ts';
 
 describe('ui mode', () => {
   it.each([

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/api/dispatcher.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
-import { ratelimitThreshold } from '../../src/verify/checks/index.ts';
+import { ratelimitThreshold } from '../../src/verify/checks/ratelimit-threshold.ts';
 import { ClientPool } from '../../src/verify/client-pool.ts';
 import { systemClock } from '../../src/verify/clock.ts';
 import { CheckContext } from '../../src/verify/check-context.ts';

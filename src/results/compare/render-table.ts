@@ -1,11 +1,12 @@
 import { sanitizeText } from '../../util/sanitize.ts';
+import { paint, type Style } from '../../util/terminal-style.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
 import { countsLine, regressionLines, rowCells, type RowCells } from './format.ts';
 import type { RowVerdict } from './verdict.ts';
 
 /** The terminal rendering of a comparison: aligned columns, verdicts coloured when asked to. */
 export interface TableOptions {
-  /** ANSI colours; the CLI enables them only on a TTY without NO_COLOR. */
+  /** ANSI colours; the caller decides (colourEnabled). */
   readonly color: boolean;
 }
 
@@ -20,20 +21,20 @@ const COLUMNS: readonly { key: keyof RowCells; title: string; right?: boolean }[
   { key: 'verdict', title: 'verdict' },
 ];
 
-const VERDICT_COLOR: Readonly<Record<RowVerdict, string>> = {
-  regression: '\u001b[1;31m',
-  worse: '\u001b[33m',
-  improvement: '\u001b[32m',
-  'within noise': '\u001b[2m',
-  ok: '',
-  'n/a': '\u001b[2m',
+const VERDICT_STYLE: Readonly<Record<RowVerdict, Style | readonly Style[] | null>> = {
+  regression: ['strong', 'bad'],
+  worse: 'warn',
+  improvement: 'ok',
+  'within noise': 'dim',
+  ok: null,
+  'n/a': 'dim',
 };
 
 const runLine = (role: string, run: ComparedRun): string =>
   `${role}  ${sanitizeText(run.label)}  (${sanitizeText(run.profile, 60)} · run ${sanitizeText(run.id, 60)} · ${run.startedAt} · ${run.status} · ${run.requests} requests)`;
 
 export function renderComparisonTable(comparison: Comparison, options: TableOptions): string {
-  const paint = (text: string, code: string): string => (options.color && code ? `${code}${text}\u001b[0m` : text);
+  const styled = (text: string, style: Style | readonly Style[] | null): string => paint(text, style, options.color);
   const cells = comparison.rows.map(rowCells);
   const widths = COLUMNS.map((col) => Math.max(col.title.length, ...cells.map((c) => c[col.key].length)));
   const line = (values: readonly string[]): string =>
@@ -43,21 +44,21 @@ export function renderComparisonTable(comparison: Comparison, options: TableOpti
       .trimEnd();
   const out = [runLine('base', comparison.base), runLine('head', comparison.head)];
   out.push(`rules ${comparison.rules.length > 0 ? comparison.rules.join(', ') : 'none (report only)'}`);
-  if (comparison.shapeDifferences.length > 0) out.push(paint(`forced: load shapes differ: ${comparison.shapeDifferences.join('; ')}`, '\u001b[33m'));
-  out.push('', paint(line(COLUMNS.map((col) => col.title)), '\u001b[1m'));
+  if (comparison.shapeDifferences.length > 0) out.push(styled(`forced: load shapes differ: ${comparison.shapeDifferences.join('; ')}`, 'warn'));
+  out.push('', styled(line(COLUMNS.map((col) => col.title)), 'strong'));
   comparison.rows.forEach((row, i) => {
     const values = COLUMNS.map((col) => cells[i]![col.key]);
     const text = line(values);
     // Colour only the verdict column, so the numbers stay readable.
     const verdictAt = text.length - values[values.length - 1]!.length;
-    out.push(text.slice(0, verdictAt) + paint(text.slice(verdictAt), VERDICT_COLOR[row.verdict]));
+    out.push(text.slice(0, verdictAt) + styled(text.slice(verdictAt), VERDICT_STYLE[row.verdict]));
   });
   out.push('');
   if (comparison.regression) {
-    out.push(paint('REGRESSION', '\u001b[1;31m'));
+    out.push(styled('REGRESSION', ['strong', 'bad']));
     for (const text of regressionLines(comparison)) out.push(`  ${text}`);
   } else {
-    out.push(paint('OK: no regression', '\u001b[1;32m'));
+    out.push(styled('OK: no regression', ['strong', 'ok']));
   }
   out.push(countsLine(comparison));
   return `${out.join('\n')}\n`;

@@ -1,4 +1,4 @@
-import { parseThreshold } from '../../profile/thresholds.ts';
+import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
 import { describeError } from '../../errors.ts';
 import type { CheckResult, CheckVerdict, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
 import type { Shard } from './shard.ts';
@@ -43,7 +43,7 @@ export function mergeThresholds(shards: readonly Shard[], merged: RunResult): { 
   const warnings: string[] = [];
   const thresholds = exprs.map((expr) => {
     try {
-      return parseThreshold(expr).evaluate(merged);
+      return evaluateThreshold(parseThreshold(expr), merged);
     } catch (err) {
       warnings.push(`threshold ${JSON.stringify(expr)} could not be evaluated on the merged totals (${describeError(err)}): carried over from the shards`);
       const ok = shards.every((s) => s.result.thresholds.every((t) => t.expr !== expr || t.ok));

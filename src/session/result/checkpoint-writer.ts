@@ -1,3 +1,4 @@
+import { describeError } from '../../errors.ts';
 import type { BuildResultInput } from './build-result.ts';
 import { startModuleWorker } from '../../util/module-worker.ts';
 
@@ -51,5 +52,38 @@ export function startCheckpointWriter(): CheckpointWriter {
     close: async () => {
       await worker.terminate();
     },
+  };
+}
+
+/** Periodic checkpoints of a run's result file; `stop()` waits for the one being written. */
+export interface Checkpoints {
+  stop(): Promise<void>;
+  /** Why a checkpoint failed (the run goes on; the final file says so); null when none did. */
+  problem(): string | null;
+}
+
+/**
+ * Write the result file every `everyMs` while `due()` says the run is under way, each from a
+ * fresh `input()`. A failed checkpoint never stops the run: the first failure is kept for the
+ * final file's warnings.
+ */
+export function startCheckpoints(o: { readonly path: string; readonly everyMs: number; readonly due: () => boolean; readonly input: () => Promise<BuildResultInput> }): Checkpoints {
+  const writer = startCheckpointWriter();
+  let writing: Promise<void> = Promise.resolve();
+  let problem: string | null = null;
+  const timer = setInterval(() => {
+    if (!o.due()) return;
+    writing = writing
+      .then(async () => writer.write(o.path, await o.input()))
+      .catch((err: unknown) => void (problem ??= `a checkpoint of the result file could not be written: ${describeError(err)}`));
+  }, o.everyMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await writing;
+      await writer.close();
+    },
+    problem: () => problem,
   };
 }

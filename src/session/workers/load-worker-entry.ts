@@ -1,28 +1,23 @@
+/**
+ * A load worker thread of `rpcload run --workers N`: runs its share of the plan with its own
+ * pool, engine and recorder on the run's shared clock origin, pushes live snapshots, and reports
+ * its recorded data when done — also when stopped early.
+ */
 import { parentPort, workerData } from 'node:worker_threads';
-import { describeError, RpcloadError } from '../../errors.ts';
-import { Recorder } from '../../metrics/recorder.ts';
-import { buildPlan } from '../../profile/build-plan.ts';
-import type { Profile } from '../../profile/profile-schema.ts';
 import { planMethods } from '../../driver/compiled-plan.ts';
-import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 import { RunClock } from '../../driver/run-clock.ts';
 import { runLoad } from '../../driver/run-load.ts';
-import { shardPlan } from './shard-plan.ts';
+import { describeError, RpcloadError } from '../../errors.ts';
+import { Recorder } from '../../metrics/recorder.ts';
+import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
-/**
- * A load worker thread of `rpcload run --workers N`: rebuilds the plan, takes its share
- * (shardPlan), runs it with its own pool, engine and recorder on the run's shared clock origin,
- * pushes live snapshots, and reports its recorded data when done — also when stopped early.
- */
 const SNAPSHOT_EVERY_MS = 500;
 
 const port = parentPort!;
-const data = workerData as LoadWorkerData;
+const { plan } = workerData as LoadWorkerData;
 const post = (message: FromWorker): void => port.postMessage(message);
 
 async function main(): Promise<void> {
-  const full = buildPlan(data.profile as Profile, { source: data.source, overrides: data.overrides });
-  const plan = shardPlan(full, data.clients, data.target, data.index, data.count);
   const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
   const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
   const clock = new RunClock();
@@ -42,7 +37,7 @@ async function main(): Promise<void> {
   try {
     const outcome = await runLoad({
       plan,
-      baseUrl: data.target,
+      baseUrl: plan.target!,
       recorder,
       clock,
       signal: abort.signal,

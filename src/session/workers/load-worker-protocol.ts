@@ -1,25 +1,16 @@
-import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
-import type { RecordedData } from '../../metrics/recorded-data.ts';
-import type { PlanOverrides } from '../../profile/build-plan.ts';
-import type { ClientPlan } from '../../profile/plan.ts';
-import type { LoadRunOutcome } from '../../driver/run-load.ts';
-
 /**
  * Messages between the main thread and the load worker threads of `rpcload run --workers N`.
- * A Plan holds functions (templates, thresholds), so a worker rebuilds it from the profile and
- * takes its share with shardPlan; everything here is plain, structured-cloneable data.
+ * A worker receives its share of the plan as it is (a Plan is plain data); everything here is
+ * structured-cloneable.
  */
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import type { RecordedData } from '../../metrics/recorded-data.ts';
+import type { Plan } from '../../profile/plan.ts';
+import type { LoadRunOutcome } from '../../driver/run-load.ts';
+
 export interface LoadWorkerData {
-  readonly index: number;
-  readonly count: number;
-  /** The interpolated, validated profile and how the main thread built its plan from it. */
-  readonly profile: unknown;
-  readonly source: string;
-  readonly overrides: PlanOverrides;
-  /** The run's resolved clients (all of them; the worker takes its share). */
-  readonly clients: readonly ClientPlan[];
-  /** The URL the run targets (the profile's, or the embedded server's). */
-  readonly target: string;
+  /** The worker's share (shardPlan), with the target the run actually uses. */
+  readonly plan: Plan;
 }
 
 export type ToWorker =

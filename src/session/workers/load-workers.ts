@@ -4,7 +4,9 @@ import { startModuleWorker } from '../../util/module-worker.ts';
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
+import type { Plan } from '../../profile/plan.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
+import { shardPlan } from './shard-plan.ts';
 import { mergeLiveSnapshots } from '../../metrics/merge-live-snapshots.ts';
 import { sharedNowMs, type RunClock } from '../../driver/run-clock.ts';
 import type { LoadRunOutcome } from '../../driver/run-load.ts';
@@ -16,8 +18,10 @@ import type { LoadRunOutcome } from '../../driver/run-load.ts';
  * (exactly, mergeRecordedData) for checkpoints and the result. A worker that has not reported
  * within the drain time after a stop is terminated; the run then says how many reported.
  */
-/** What every worker gets (LoadWorkerData, less its own index), plus the main thread's parts. */
-export interface WorkerRunOptions extends Omit<LoadWorkerData, 'index'> {
+export interface WorkerRunOptions {
+  /** The run's plan, target resolved; each worker gets its share (shardPlan). */
+  readonly plan: Plan;
+  readonly count: number;
   readonly clock: RunClock;
   readonly signal: AbortSignal;
   /** Zero figures in the run's dimensions, shown until the workers report. */
@@ -47,7 +51,7 @@ export class LoadWorkers {
 
   constructor(private readonly o: WorkerRunOptions) {
     this.states = Array.from({ length: o.count }, (_, index) => ({
-      worker: startModuleWorker(import.meta.url, 'load-worker-entry', { index, count: o.count, profile: o.profile, source: o.source, overrides: o.overrides, clients: o.clients, target: o.target }),
+      worker: startModuleWorker(import.meta.url, 'load-worker-entry', { plan: shardPlan(o.plan, index, o.count) } satisfies LoadWorkerData),
       ready: false,
       snapshot: null,
       done: null,

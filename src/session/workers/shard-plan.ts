@@ -1,11 +1,10 @@
-import type { ClientPlan, PhasePlan, Plan } from '../../profile/plan.ts';
-
 /**
  * How `--workers N` splits one plan over N worker threads: each worker gets every N-th client
  * (its own tokens, its own quota ledger), 1/N of every phase's arrival rate, an even share of the
  * virtual users, connections and in-flight cap, and its own random seed. Pure; the parts add up
  * to the whole (integer shares differ by at most one).
  */
+import type { ClientPlan, PhasePlan, Plan } from '../../profile/plan.ts';
 
 /** Share `total` of worker `index` of `count`: floor(total / count), the first total % count get one more. */
 export function evenShare(total: number, index: number, count: number): number {
@@ -30,15 +29,11 @@ export function shardPhases(phases: readonly PhasePlan[], index: number, count: 
   });
 }
 
-/**
- * Worker `index`'s plan. `clients` are the run's resolved clients (the main thread's, so random
- * secrets of an embedded target match the server's) and `target` the URL the run actually uses.
- */
-export function shardPlan(plan: Plan, clients: readonly ClientPlan[], target: string, index: number, count: number): Plan {
+/** Worker `index`'s plan: what the main thread resolved (target, clients and their secrets included), in its share. */
+export function shardPlan(plan: Plan, index: number, count: number): Plan {
   return {
     ...plan,
-    target,
-    clients: shardClients(clients, index, count),
+    clients: shardClients(plan.clients, index, count),
     phases: shardPhases(plan.phases, index, count),
     http: {
       ...plan.http,

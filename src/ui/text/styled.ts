@@ -4,7 +4,9 @@
  * same frame renders as coloured blessed markup, as NO_COLOR markup, or as plain text for tests
  * and the README.
  */
-export type Style = 'ok' | 'warn' | 'bad' | 'dim' | 'accent' | 'strong' | 'inverse';
+import type { Style } from '../../util/terminal-style.ts';
+
+export type { Style };
 
 export interface Segment {
   readonly text: string;

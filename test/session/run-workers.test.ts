@@ -18,14 +18,14 @@ afterEach(async () => {
 
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-workers-'));
 
-/** `rpcload run --workers N` as the CLI does it: the plan, plus the profile the workers rebuild it from. */
+/** `rpcload run --workers N` as the CLI does it: each worker receives its share of the plan. */
 async function runWithWorkers(profile: Record<string, unknown>, workers: number, signal = new AbortController().signal, seen: LiveSnapshot[] = []) {
   const plan = buildPlan(profile as Profile, { source: '' });
   return runSession({
     plan,
     outPath: join(dir, `${Math.random().toString(36).slice(2)}.json`),
     signal,
-    workers: { count: workers, profile, overrides: {} },
+    workers,
     createView: (source) => {
       let timer: NodeJS.Timeout | undefined;
       return { start: () => void (timer = setInterval(() => seen.push(source.snapshot()), 100)), stop: () => clearInterval(timer) };

@@ -1,0 +1,79 @@
+/**
+ * A load run in progress, in this thread or spread over worker threads (`--workers N`): the same
+ * three questions either way — what do the live views show, what has been recorded so far (for a
+ * checkpoint), and how did it end. The session never asks which kind it has.
+ */
+import type { LiveSnapshot } from '../contract/live-snapshot.ts';
+import { planMethods } from '../driver/compiled-plan.ts';
+import { RunClock } from '../driver/run-clock.ts';
+import { runLoad } from '../driver/run-load.ts';
+import type { RecordedData } from '../metrics/recorded-data.ts';
+import { Recorder } from '../metrics/recorder.ts';
+import type { RecorderDimensions } from '../metrics/sample.ts';
+import type { Plan } from '../profile/plan.ts';
+import { LoadWorkers } from './workers/load-workers.ts';
+import { usableWorkers } from './workers/shard-plan.ts';
+
+export interface RunningLoad {
+  readonly clock: RunClock;
+  /** Worker threads carrying the load (1 = this thread). */
+  readonly workers: number;
+  /** The latest live figures (cheap; views call it a few times a second). */
+  snapshot(): LiveSnapshot;
+  /** Everything recorded so far, for a checkpoint. */
+  recorded(): Promise<RecordedData>;
+  /** Resolves when the load has ended (completed, or stopped through the signal). */
+  finished(): Promise<FinishedLoad>;
+}
+
+export interface FinishedLoad {
+  readonly status: 'completed' | 'aborted';
+  readonly data: RecordedData;
+  /** What the result should say about how the load ran (e.g. workers that never reported). */
+  readonly notes: readonly string[];
+}
+
+/** Stopped workers get the driver's grace and drain time plus a margin before they are terminated. */
+const WORKER_STOP_TIMEOUT_MS = 15_000;
+
+/** The recorder's dimensions for a plan: its methods, phases and clients, by name. */
+export function dimensionsOf(plan: Plan): RecorderDimensions {
+  return { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
+}
+
+/**
+ * Start the plan's load against `plan.target` (resolved by the caller). Aborting `signal` stops
+ * it gracefully. A configuration error found while starting (no client gets a token) rejects
+ * `finished()` with an RpcloadError.
+ */
+export function startLoad(plan: Plan & { readonly target: string }, options: { readonly workers: number; readonly signal: AbortSignal }): RunningLoad {
+  const clock = new RunClock();
+  // With workers, this recorder stays empty: it only supplies zero figures until they report.
+  const recorder = new Recorder(dimensionsOf(plan), { rateLimit: plan.rateLimit });
+  const count = usableWorkers(options.workers, plan);
+  if (count === 1) {
+    return {
+      clock,
+      workers: 1,
+      snapshot: () => recorder.snapshot(clock.now()),
+      recorded: () => Promise.resolve(recorder.serialize()),
+      finished: async () => {
+        const outcome = await runLoad({ plan, baseUrl: plan.target, recorder, clock, signal: options.signal });
+        return { status: outcome.status, data: recorder.serialize(), notes: [] };
+      },
+    };
+  }
+  const workers = new LoadWorkers({ plan, count, clock, signal: options.signal, empty: (nowMs) => recorder.snapshot(nowMs), stopTimeoutMs: WORKER_STOP_TIMEOUT_MS });
+  return {
+    clock,
+    workers: count,
+    snapshot: () => workers.snapshot(clock.now()),
+    recorded: () => workers.recorded(),
+    finished: async () => {
+      const run = await workers.run();
+      const missing = count - run.reported;
+      const notes = missing > 0 ? [`${missing} of ${count} load workers did not report in time after the stop: their requests are missing from this result`] : [];
+      return { status: run.status, data: run.data, notes };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * A whole `rpcload verify`, in the same steps as a run: resolve the configuration, open the
+ * target (the embedded reference server, configured with the contract under test, when the plan
+ * has none), run the checks through a live view, and write the result file.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { VerifyHeader, VerifyView } from '../contract/live-view.ts';
+import type { RunResult } from '../contract/result-schema.ts';
+import { ExitCode } from '../errors.ts';
+import { emptyRecordedData } from '../metrics/recorded-data.ts';
+import type { Plan } from '../profile/plan.ts';
+import { CHECK_IDS } from '../verify/check-ids.ts';
+import { resolveVerifyConfig, type VerifyConfig, type VerifyFlags } from '../verify/config.ts';
+import { runVerify, type VerifyReport } from '../verify/runner.ts';
+import { buildRunResult } from './result/build-result.ts';
+import { defaultResultPath, writeResultFile } from './result/result-file.ts';
+import { openTarget } from './target.ts';
+
+export interface VerifySessionOptions {
+  /** The profile's plan (target, auth, clients, methods, contract), or null when flags say it all. */
+  readonly plan: Plan | null;
+  readonly flags: VerifyFlags;
+  /** The text of `--ca`, when given. */
+  readonly caPem: string | null;
+  /** Result file path; default results/<UTC timestamp>-<profile>.json. */
+  readonly outPath?: string;
+  readonly createView: (header: VerifyHeader) => VerifyView;
+  /** Abort = stop: running checks end as skipped (interrupted), the result file is still written. */
+  readonly signal: AbortSignal;
+}
+
+export interface VerifySessionResult {
+  readonly result: RunResult;
+  readonly report: VerifyReport;
+  readonly config: VerifyConfig;
+  readonly path: string;
+  readonly exitCode: ExitCode;
+}
+
+export async function verifySession(options: VerifySessionOptions): Promise<VerifySessionResult> {
+  const { plan, flags } = options;
+  const profile = plan?.name ?? 'verify';
+  // Flags are checked before anything starts; an embedded server's URL is filled in after.
+  const resolved = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', options.caPem);
+  const embedded = resolved.target === '' && plan !== null;
+  // The reference server verifies the contract under test, so `--limit 10 --window 1s` is a quick demo.
+  const target = embedded ? await openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
+  try {
+    const config: VerifyConfig = target === null ? resolved : { ...resolved, target: target.url, ca: resolved.ca ?? target.certPem };
+    const path = options.outPath ?? defaultResultPath(profile, new Date());
+    const view = options.createView({ target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: path });
+    view.start();
+    let report: VerifyReport;
+    try {
+      report = await runVerify(config, { signal: options.signal, onProgress: (record) => view.onProgress(record) });
+    } finally {
+      view.stop();
+    }
+    const result = verifyResult(report, config, profile, embedded);
+    await writeResultFile(path, result);
+    return { result, report, config, path, exitCode: exitCodeOf(report) };
+  } finally {
+    await target?.close();
+  }
+}
+
+/** The resolved configuration as recorded in the result file (no secrets, the CA only as a fact). */
+function configRecord(config: VerifyConfig, profile: string): Record<string, unknown> {
+  const { clients, ca, ...rest } = config;
+  return { command: 'verify', profile, ...rest, clients: clients.map((c) => c.id), ca: ca === null ? null : 'given' };
+}
+
+function verifyResult(report: VerifyReport, config: VerifyConfig, profile: string, embedded: boolean): RunResult {
+  return buildRunResult({
+    run: {
+      id: randomUUID(),
+      kind: 'verify',
+      profile,
+      startedAt: report.startedAt.toISOString(),
+      endedAt: report.endedAt.toISOString(),
+      status: report.aborted ? 'aborted' : 'completed',
+      target: config.target,
+      embeddedTarget: embedded,
+      model: 'none',
+      workers: 1,
+      shards: 1,
+      node: process.version,
+      host: hostname(),
+    },
+    config: configRecord(config, profile),
+    data: emptyRecordedData(),
+    dims: { methods: [], phases: [], clients: [] },
+    checks: report.checks,
+    thresholds: [],
+    warnings: [],
+  });
+}
+
+function exitCodeOf(report: VerifyReport): ExitCode {
+  if (report.aborted) return ExitCode.interrupted;
+  return report.checks.some((c) => c.verdict === 'fail') ? ExitCode.failed : ExitCode.ok;
+}
