@@ -60,10 +60,17 @@ function parseObject(body: Buffer): Record<string, unknown> | string {
  * (that is reported as a violation); a structurally broken body is `envelope_violation` on 2xx
  * and `http:<status>` otherwise (e.g. a proxy's HTML error page).
  */
-export function classifyResponse(statusCode: number, contentType: string | undefined, body: Buffer | null, truncated: boolean): Classification {
+export function classifyResponse(
+  statusCode: number,
+  contentType: string | undefined,
+  body: Buffer | null,
+  truncated: boolean,
+): Classification {
   const violations: string[] = [];
   if (!isJsonContentType(contentType)) {
-    violations.push(`content-type is ${contentType === undefined ? 'missing' : JSON.stringify(sanitizeText(contentType, 60))}, expected application/json`);
+    violations.push(
+      `content-type is ${contentType === undefined ? 'missing' : JSON.stringify(sanitizeText(contentType, 60))}, expected application/json`,
+    );
   }
   if (truncated) return invalid(statusCode, [...violations, 'body exceeds the read cap']);
   if (body === null || body.length === 0) return invalid(statusCode, [...violations, 'body is empty']);
@@ -73,16 +80,30 @@ export function classifyResponse(statusCode: number, contentType: string | undef
   const status = envelope.status;
   if (status === 'success') {
     const data = envelope.data;
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) return invalid(statusCode, [...violations, 'success envelope without an object "data"']);
+    if (data === null || typeof data !== 'object' || Array.isArray(data))
+      return invalid(statusCode, [...violations, 'success envelope without an object "data"']);
     if (statusCode < 200 || statusCode >= 300) violations.push(`success envelope with HTTP ${statusCode}`);
-    return { outcome: OUTCOME_SUCCESS, kind: 'success', data: data as Record<string, unknown>, errorCode: null, violations: violations.length === 0 ? NO_VIOLATIONS : violations };
+    return {
+      outcome: OUTCOME_SUCCESS,
+      kind: 'success',
+      data: data as Record<string, unknown>,
+      errorCode: null,
+      violations: violations.length === 0 ? NO_VIOLATIONS : violations,
+    };
   }
   if (status === 'error') {
     const code = envelope.error;
-    if (typeof code !== 'string' || code.length === 0) return invalid(statusCode, [...violations, 'error envelope without a string "error"']);
+    if (typeof code !== 'string' || code.length === 0)
+      return invalid(statusCode, [...violations, 'error envelope without a string "error"']);
     if (statusCode >= 200 && statusCode < 300) violations.push(`error envelope with HTTP ${statusCode}`);
     const errorCode = normalizeErrorCode(code);
-    return { outcome: `error:${errorCode}`, kind: 'error', data: null, errorCode, violations: violations.length === 0 ? NO_VIOLATIONS : violations };
+    return {
+      outcome: `error:${errorCode}`,
+      kind: 'error',
+      data: null,
+      errorCode,
+      violations: violations.length === 0 ? NO_VIOLATIONS : violations,
+    };
   }
   const found = status === undefined ? 'missing' : JSON.stringify(typeof status === 'string' ? sanitizeText(status, 40) : status);
   return invalid(statusCode, [...violations, `"status" is ${found}, expected "success" or "error"`]);

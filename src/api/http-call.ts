@@ -104,6 +104,17 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
     };
   } catch (err) {
     const doneAtMs = performance.now();
-    return { status: 0, headers: {}, body: Buffer.alloc(0), bodyBytes: 0, truncated: false, classification: null, transportError: transportOutcome(err), sentAtMs, headersAtMs: doneAtMs, doneAtMs };
+    return {
+      status: 0,
+      headers: {},
+      body: Buffer.alloc(0),
+      bodyBytes: 0,
+      truncated: false,
+      classification: null,
+      transportError: transportOutcome(err),
+      sentAtMs,
+      headersAtMs: doneAtMs,
+      doneAtMs,
+    };
   }
 }

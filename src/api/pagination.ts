@@ -26,7 +26,10 @@ export function locatePageArray(
   }
   const arrays = Object.entries(data).filter(([, value]) => Array.isArray(value));
   if (arrays.length === 1) return { field: arrays[0]![0], items: arrays[0]![1] as unknown[] };
-  return { problem: arrays.length === 0 ? 'data holds no array' : `data holds ${arrays.length} arrays (${arrays.map(([k]) => k).join(', ')}); name one` };
+  return {
+    problem:
+      arrays.length === 0 ? 'data holds no array' : `data holds ${arrays.length} arrays (${arrays.map(([k]) => k).join(', ')}); name one`,
+  };
 }
 
 /** The cursor for the following page: a non-empty string, or null (also when absent) at the end. */

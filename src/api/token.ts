@@ -21,7 +21,13 @@ export interface TokenRequest {
 }
 
 export type TokenResult =
-  | { readonly ok: true; readonly accessToken: string; readonly expiresInS: number | null; readonly shape: 'envelope' | 'bare'; readonly latencyUs: number }
+  | {
+      readonly ok: true;
+      readonly accessToken: string;
+      readonly expiresInS: number | null;
+      readonly shape: 'envelope' | 'bare';
+      readonly latencyUs: number;
+    }
   | { readonly ok: false; readonly outcome: string; readonly status: number; readonly detail: string; readonly latencyUs: number };
 
 /** application/x-www-form-urlencoded encoding of one value (RFC 6749 §2.3.1 for Basic credentials). */
@@ -49,9 +55,12 @@ type TokenBody = { shape: 'envelope' | 'bare'; fields: Record<string, unknown> }
 
 /** Find the token fields (or the OAuth error) in an enveloped or bare body. */
 function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
-  const describe = (obj: Record<string, unknown>): string => (typeof obj.error_description === 'string' ? sanitizeText(obj.error_description, 120) : '');
-  if (parsed.status === 'success' && parsed.data !== null && typeof parsed.data === 'object') return { shape: 'envelope', fields: parsed.data as Record<string, unknown> };
-  if (parsed.status === 'error' && typeof parsed.error === 'string') return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
+  const describe = (obj: Record<string, unknown>): string =>
+    typeof obj.error_description === 'string' ? sanitizeText(obj.error_description, 120) : '';
+  if (parsed.status === 'success' && parsed.data !== null && typeof parsed.data === 'object')
+    return { shape: 'envelope', fields: parsed.data as Record<string, unknown> };
+  if (parsed.status === 'error' && typeof parsed.error === 'string')
+    return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
   if (typeof parsed.access_token === 'string') return { shape: 'bare', fields: parsed };
   if (typeof parsed.error === 'string') return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
   return null;
@@ -64,7 +73,9 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     body: tokenForm(req),
     contentType: 'application/x-www-form-urlencoded',
     headers: { accept: 'application/json' },
-    ...(req.clientAuth === 'basic' ? { authorization: `Basic ${Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64')}` } : {}),
+    ...(req.clientAuth === 'basic'
+      ? { authorization: `Basic ${Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64')}` }
+      : {}),
     timeoutMs: req.timeoutMs ?? 10_000,
     bodyCapBytes: 64 * 1024,
   });
@@ -78,13 +89,20 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   } catch {
     // fall through: not JSON
   }
-  const body = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? readTokenBody(parsed as Record<string, unknown>) : null;
+  const body =
+    parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? readTokenBody(parsed as Record<string, unknown>) : null;
   const ok2xx = reply.status >= 200 && reply.status < 300;
   if (body === null) {
-    return fail(ok2xx ? 'envelope_violation' : `http:${reply.status}`, `token response (HTTP ${reply.status}) is neither a token nor an OAuth error`);
+    return fail(
+      ok2xx ? 'envelope_violation' : `http:${reply.status}`,
+      `token response (HTTP ${reply.status}) is neither a token nor an OAuth error`,
+    );
   }
   if ('errorCode' in body) {
-    return fail(`error:${body.errorCode}`, `token request refused (HTTP ${reply.status}): ${body.errorCode}${body.description ? ` — ${body.description}` : ''}`);
+    return fail(
+      `error:${body.errorCode}`,
+      `token request refused (HTTP ${reply.status}): ${body.errorCode}${body.description ? ` — ${body.description}` : ''}`,
+    );
   }
   const accessToken = body.fields.access_token;
   if (!ok2xx || typeof accessToken !== 'string' || accessToken.length === 0) {

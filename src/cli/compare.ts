@@ -21,14 +21,27 @@ export function registerCompareCommand(program: Command): void {
     .description('compare two result files metric by metric, overall and per method; exit 1 on a regression')
     .argument('<base>', 'the baseline result file')
     .argument('<head>', 'the result file to judge against it')
-    .option('--format <format>', 'table, markdown (CI summaries, PR comments) or json', oneOf(['table', 'markdown', 'json'] as const), 'table')
-    .option('--fail-on <rules>', 'comma-separated regression rules, e.g. "p99:+10%,items.list:p50:+20ms,rps:-5%,errors:+0.5pp"; "none" never fails', DEFAULT_FAIL_ON)
+    .option(
+      '--format <format>',
+      'table, markdown (CI summaries, PR comments) or json',
+      oneOf(['table', 'markdown', 'json'] as const),
+      'table',
+    )
+    .option(
+      '--fail-on <rules>',
+      'comma-separated regression rules, e.g. "p99:+10%,items.list:p50:+20ms,rps:-5%,errors:+0.5pp"; "none" never fails',
+      DEFAULT_FAIL_ON,
+    )
     .option('--force', 'compare even when the two runs had different load shapes')
     .action(async (basePath: string, headPath: string, flags: CompareFlags) => {
       // Rules first: a typo fails before any file is read.
       const rules = parseFailOnRules(flags.failOn);
       const [base, head] = await Promise.all([readResultFile(basePath), readResultFile(headPath)]);
-      const comparison = compareRuns({ label: basePath, result: base }, { label: headPath, result: head }, { rules, force: flags.force ?? false });
+      const comparison = compareRuns(
+        { label: basePath, result: base },
+        { label: headPath, result: head },
+        { rules, force: flags.force ?? false },
+      );
       if (flags.format === 'json') process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
       else if (flags.format === 'markdown') process.stdout.write(renderComparisonMarkdown(comparison));
       else process.stdout.write(renderComparisonTable(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR }));

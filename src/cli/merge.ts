@@ -22,7 +22,10 @@ export function registerMergeCommand(program: Command): void {
       // Evidence is keyed by shard: the file name, or the path when two files share a name.
       const names = files.map((file) => basename(file));
       const labels = names.map((name, i) => (names.indexOf(name) === names.lastIndexOf(name) ? name : files[i]!));
-      const merged = mergeRuns(results.map((result, i) => ({ label: labels[i]!, result })), { force: flags.force ?? false });
+      const merged = mergeRuns(
+        results.map((result, i) => ({ label: labels[i]!, result })),
+        { force: flags.force ?? false },
+      );
       await writeResultFile(flags.out, merged);
       const { requests, rps, latencyMs } = merged.summary;
       process.stdout.write(
@@ -31,7 +34,10 @@ export function registerMergeCommand(program: Command): void {
       );
       for (const warning of merged.warnings) process.stderr.write(`warning: ${sanitizeText(warning, 300)}\n`);
       // Thresholds were evaluated again on the totals, which no single shard could do.
-      const failed = [...merged.thresholds.filter((t) => !t.ok).map((t) => `threshold ${t.expr}`), ...merged.checks.filter((c) => c.verdict === 'fail').map((c) => `check ${c.id}`)];
+      const failed = [
+        ...merged.thresholds.filter((t) => !t.ok).map((t) => `threshold ${t.expr}`),
+        ...merged.checks.filter((c) => c.verdict === 'fail').map((c) => `check ${c.id}`),
+      ];
       for (const what of failed) process.stdout.write(`failed: ${sanitizeText(what)}\n`);
       setExitCode(failed.length > 0 ? ExitCode.failed : ExitCode.ok);
     });

@@ -23,7 +23,8 @@ export function positiveNumber(value: string): number {
 
 export function fraction(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a number between 0 and 1, found ${JSON.stringify(value)}`);
+  if (!Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError(`expected a number between 0 and 1, found ${JSON.stringify(value)}`);
   return n;
 }
 

@@ -18,8 +18,14 @@ export function registerReportCommand(program: Command): void {
     .option('--out <file>', 'where to write the report (default: the result file with .html)')
     .option('--baseline <file>', 'another result file to overlay (dashed) and show side by side')
     .action(async (resultPath: string, flags: { out?: string; baseline?: string }) => {
-      const [result, baseline] = await Promise.all([readResultFile(resultPath), flags.baseline === undefined ? undefined : readResultFile(flags.baseline)]);
-      const html = renderReport({ label: resultPath, result }, baseline && flags.baseline ? { label: flags.baseline, result: baseline } : undefined);
+      const [result, baseline] = await Promise.all([
+        readResultFile(resultPath),
+        flags.baseline === undefined ? undefined : readResultFile(flags.baseline),
+      ]);
+      const html = renderReport(
+        { label: resultPath, result },
+        baseline && flags.baseline ? { label: flags.baseline, result: baseline } : undefined,
+      );
       const out = flags.out ?? defaultReportPath(resultPath);
       try {
         await writeFile(out, html);

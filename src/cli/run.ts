@@ -39,13 +39,25 @@ export function registerRunCommand(program: Command): void {
     .description('run a load test; a profile without a target runs against the embedded reference server')
     .argument('[profile]', 'profile file (default: the demo profile, profiles/demo.json)')
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
-    .addOption(new Option('--rate <n>', "arrivals per second: one constant-rate phase instead of the profile's phases").argParser(positiveNumber).conflicts('concurrency'))
+    .addOption(
+      new Option('--rate <n>', "arrivals per second: one constant-rate phase instead of the profile's phases")
+        .argParser(positiveNumber)
+        .conflicts('concurrency'),
+    )
     .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", positiveInt)
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
-    .option('--workers <n>', 'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)', positiveInt)
+    .option(
+      '--workers <n>',
+      'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)',
+      positiveInt,
+    )
     .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
-    .addOption(new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped').choices(['auto', 'tui', 'plain', 'none']).default('auto'))
+    .addOption(
+      new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped')
+        .choices(['auto', 'tui', 'plain', 'none'])
+        .default('auto'),
+    )
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
       const plan = await loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));

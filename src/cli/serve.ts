@@ -54,10 +54,12 @@ function patternOf(value: string): { prefix: string; secret: string } {
 }
 
 function parseClients(values: readonly string[]): ClientCredential[] {
-  return values.flatMap((value) => value.split(',')).map((entry) => {
-    const { head, secret } = splitCredential(entry, '--clients', 'ID:SECRET[,ID:SECRET…] with non-empty IDs and secrets');
-    return { id: head, secret };
-  });
+  return values
+    .flatMap((value) => value.split(','))
+    .map((entry) => {
+      const { head, secret } = splitCredential(entry, '--clients', 'ID:SECRET[,ID:SECRET…] with non-empty IDs and secrets');
+      return { id: head, secret };
+    });
 }
 
 const faultName = oneOf(FAULTS.map((f) => f.name));
@@ -77,7 +79,8 @@ function port(value: string): number {
 /** `--token-ttl`: whole seconds, because expires_in is. */
 function wholeSeconds(value: string): number {
   const ms = durationMs(value);
-  if (ms < 1000 || ms % 1000 !== 0) throw new InvalidArgumentError(`expected whole seconds (≥ 1s) like 30s or 1h, found ${JSON.stringify(value)}`);
+  if (ms < 1000 || ms % 1000 !== 0)
+    throw new InvalidArgumentError(`expected whole seconds (≥ 1s) like 30s or 1h, found ${JSON.stringify(value)}`);
   return ms / 1000;
 }
 
@@ -174,7 +177,11 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--limit <n>', 'requests admitted per window per client').argParser(positiveInt).default(100))
     .addOption(new Option('--window <duration>', 'rate-limit window').argParser(durationMs).default(10_000, '10s'))
     .addOption(new Option('--algorithm <name>', 'rate limiter').choices(LIMITER_ALGORITHMS).default('fixed'))
-    .addOption(new Option('--fault <name>', 'inject a fault (repeatable; list below)').argParser((v: string, prev: FaultName[] | undefined) => collect(faultName(v), prev) as FaultName[]))
+    .addOption(
+      new Option('--fault <name>', 'inject a fault (repeatable; list below)').argParser(
+        (v: string, prev: FaultName[] | undefined) => collect(faultName(v), prev) as FaultName[],
+      ),
+    )
     .addOption(new Option('--tls', 'serve HTTPS (TLS ≥ 1.2) with a self-signed certificate made at start'))
     .addOption(new Option('--cert <file>', 'PEM certificate to serve instead (implies --tls; with --key)'))
     .addOption(new Option('--key <file>', 'PEM private key of --cert'))
@@ -182,7 +189,11 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--client-pattern <prefix:secret>', 'accept any client ID with this prefix and this one secret'))
     .addOption(new Option('--token-method <name>', 'method name of the token request').default('auth.token'))
     .addOption(new Option('--token-ttl <duration>', 'access token lifetime (expires_in)').argParser(wholeSeconds).default(3600, '1h'))
-    .addOption(new Option('--token-response <shape>', 'token response: inside the API envelope, or bare RFC 6749 JSON').choices(['envelope', 'bare']).default('envelope'))
+    .addOption(
+      new Option('--token-response <shape>', 'token response: inside the API envelope, or bare RFC 6749 JSON')
+        .choices(['envelope', 'bare'])
+        .default('envelope'),
+    )
     .addOption(new Option('--payload-limit <bytes>', 'largest request body accepted').argParser(nonNegativeInt).default(100_000))
     .addOption(new Option('--items <n>', 'size of the items.list data set').argParser(nonNegativeInt).default(1000))
     .addOption(new Option('--page-size <n>', 'default items.list page size (1–100)').argParser(pageSize).default(100))
@@ -191,9 +202,15 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--work-p99 <duration>', '99th percentile latency of work').argParser(durationMs).default(200, '200ms'))
     .addOption(new Option('--flaky-rate <0..1>', 'share of flaky calls failing with unexpected_error').argParser(fraction).default(0.1))
     .addOption(new Option('--chaos-rate <0..1>', 'share of method responses hit by each chaos fault').argParser(fraction).default(0.1))
-    .addOption(new Option('--broken-envelope-rate <0..1>', 'share of successes broken by the broken-envelope fault').argParser(fraction).default(0.2))
+    .addOption(
+      new Option('--broken-envelope-rate <0..1>', 'share of successes broken by the broken-envelope fault')
+        .argParser(fraction)
+        .default(0.2),
+    )
     .addOption(new Option('--added-latency <duration>', 'extra latency before every API response').argParser(durationMs).default(0, '0ms'))
-    .addOption(new Option('--seed <n>', 'seed of the random parts (latency, flaky, faults) for reproducible runs').argParser(nonNegativeInt))
+    .addOption(
+      new Option('--seed <n>', 'seed of the random parts (latency, flaky, faults) for reproducible runs').argParser(nonNegativeInt),
+    )
     .addHelpText('after', faultHelp())
     .action(async (flags: ServeFlags) => {
       const options = serverOptionsFromFlags(flags);

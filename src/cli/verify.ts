@@ -48,7 +48,10 @@ export function registerVerifyCommand(program: Command): void {
   program
     .command('verify')
     .description('conformance checks of the API conventions, with evidence (exit 1 when a check fails)')
-    .argument('[profile]', 'profile to take target, auth, clients, methods and rate limit from (default: profiles/demo.json when no --target)')
+    .argument(
+      '[profile]',
+      'profile to take target, auth, clients, methods and rate limit from (default: profiles/demo.json when no --target)',
+    )
     .option('--target <url>', 'base URL of the API', httpUrl)
     .option('--client <id:secret>', 'client credentials (repeatable; 6 or more let the suite finish in about two windows)', collect)
     .option('--token-method <name>', 'token request method name (default auth.token)')
@@ -62,7 +65,11 @@ export function registerVerifyCommand(program: Command): void {
     .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
     .option('--junit <file>', 'also write JUnit XML')
     .option('--json', 'print the checks as JSON on stdout instead of the table')
-    .addOption(new Option('--ui <mode>', 'live view: the check board on a terminal, plain lines in CI or when piped').choices(['auto', 'tui', 'plain', 'none']).default('auto'))
+    .addOption(
+      new Option('--ui <mode>', 'live view: the check board on a terminal, plain lines in CI or when piped')
+        .choices(['auto', 'tui', 'plain', 'none'])
+        .default('auto'),
+    )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target')
     .option('--insecure', 'do not verify the https certificate')
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
@@ -82,11 +89,23 @@ export function registerVerifyCommand(program: Command): void {
         }),
       );
       const { report, config } = session;
-      process.stdout.write(flags.json ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n` : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`);
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n`
+          : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
+      );
       process.stderr.write(`result file: ${session.path}\n`);
       if (flags.junit !== undefined) {
         const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
-        await writeJunit(flags.junit, renderJunit(report.checks, { name: `rpcload verify ${config.target}`, timestamp: report.startedAt, durationMs: report.durationMs, properties }));
+        await writeJunit(
+          flags.junit,
+          renderJunit(report.checks, {
+            name: `rpcload verify ${config.target}`,
+            timestamp: report.startedAt,
+            durationMs: report.durationMs,
+            properties,
+          }),
+        );
       }
       setExitCode(session.exitCode);
     });

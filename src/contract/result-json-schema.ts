@@ -8,7 +8,10 @@ export const RESULT_SCHEMA_FILE = 'schemas/result.schema.json';
  * JSON.stringify drops TypeBox's symbol-keyed bookkeeping, leaving plain JSON Schema.
  */
 export function resultJsonSchema(): Record<string, unknown> {
-  return { $schema: 'http://json-schema.org/draft-07/schema#', ...(JSON.parse(JSON.stringify(RunResultSchema)) as Record<string, unknown>) };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    ...(JSON.parse(JSON.stringify(RunResultSchema)) as Record<string, unknown>),
+  };
 }
 
 /** The committed file's exact text: pretty JSON with a trailing newline. */

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /**
- * The result file contract, `rpcload/result@1` (see DESIGN.md). This TypeBox schema is the single
+ * The result file contract, `rpcload/result@1` (docs/result-file.md). This TypeBox schema is the single
  * source: the TypeScript types below are derived from it, `schemas/result.schema.json` is
  * generated from it (a test keeps the committed copy identical), and every file the tool writes is
  * validated against it in tests.
@@ -47,7 +47,10 @@ export const PhaseStatsSchema = Type.Composite(
       scheduleLagMs: Type.Optional(PercentilesSchema),
     }),
   ],
-  { additionalProperties: false, description: `${StatsSchema.description}; scheduleLagMs (actual send − intended start) only in an open-model phase` },
+  {
+    additionalProperties: false,
+    description: `${StatsSchema.description}; scheduleLagMs (actual send − intended start) only in an open-model phase`,
+  },
 );
 
 export const SummarySchema = Type.Composite(
@@ -89,7 +92,9 @@ export const HistogramsSchema = Type.Object(
     latency: EncodedHistogram,
     serviceTime: EncodedHistogram,
     scheduleLag: Type.Optional(EncodedHistogram),
-    scheduleLagByPhase: Type.Optional(Type.Record(Type.String(), EncodedHistogram, { description: 'Schedule lag of each open-model phase' })),
+    scheduleLagByPhase: Type.Optional(
+      Type.Record(Type.String(), EncodedHistogram, { description: 'Schedule lag of each open-model phase' }),
+    ),
     tokens: Type.Optional(EncodedHistogram),
     byMethod: Type.Record(Type.String(), HistogramPair),
     byPhase: Type.Record(Type.String(), HistogramPair),
@@ -127,11 +132,7 @@ export const RateLimitClientSchema = Type.Object(
 export const RateLimitObservationSchema = Type.Object(
   {
     client: Type.String(),
-    kind: Type.Union([
-      Type.Literal('first_refusal'),
-      Type.Literal('honoured_retry'),
-      Type.Literal('missing_retry_after'),
-    ]),
+    kind: Type.Union([Type.Literal('first_refusal'), Type.Literal('honoured_retry'), Type.Literal('missing_retry_after')]),
     atMs: Ms,
     detail: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
   },

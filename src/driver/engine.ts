@@ -71,13 +71,31 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly requests: InFlightRequestPool<RequestContext>;
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
-    methodIndex: 0, phaseIndex: 0, clientIndex: 0, outcome: '', status: 0, sentAtMs: 0, doneAtMs: 0,
-    latencyUs: 0, serviceUs: 0, lagUs: -1, retryAfterS: -1, backoffWaitedMs: -1, backoffRetryAfterS: -1, detail: '',
+    methodIndex: 0,
+    phaseIndex: 0,
+    clientIndex: 0,
+    outcome: '',
+    status: 0,
+    sentAtMs: 0,
+    doneAtMs: 0,
+    latencyUs: 0,
+    serviceUs: 0,
+    lagUs: -1,
+    retryAfterS: -1,
+    backoffWaitedMs: -1,
+    backoffRetryAfterS: -1,
+    detail: '',
   };
 
   constructor(private readonly o: EngineOptions) {
     this.picker = createPickerState(o.clients.map((c) => c.weight));
-    const newContext = (): RequestContext => ({ iteration: null, intendedMs: 0, tokenGeneration: 0, backoffWaitedMs: -1, backoffRetryAfterS: -1 });
+    const newContext = (): RequestContext => ({
+      iteration: null,
+      intendedMs: 0,
+      tokenGeneration: 0,
+      backoffWaitedMs: -1,
+      backoffRetryAfterS: -1,
+    });
     this.requests = new InFlightRequestPool(newContext, o.bodyCapBytes, o.now, this);
   }
 
@@ -97,11 +115,23 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.availabilityNowMs = nowMs;
     const clientIndex = pickClient(this.picker, this.isClientAvailable);
     if (clientIndex < 0) {
-      if (openModel) this.o.recorder.recordSkipped(this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token');
+      if (openModel)
+        this.o.recorder.recordSkipped(this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token');
       return false;
     }
     const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
-    const iteration: Iteration = { scenario, client: this.o.clients[clientIndex]!, phaseIndex, openModel, number: this.iterations++, onDone, stepIndex: 0, page: 0, cursor: null, bodyText: '' };
+    const iteration: Iteration = {
+      scenario,
+      client: this.o.clients[clientIndex]!,
+      phaseIndex,
+      openModel,
+      number: this.iterations++,
+      onDone,
+      stepIndex: 0,
+      page: 0,
+      cursor: null,
+      bodyText: '',
+    };
     this.send(iteration, intendedMs, nowMs);
     return true;
   }
@@ -129,7 +159,12 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const client = it.client;
     let body: Buffer;
     if (it.page === 0) {
-      const rendered = step.body(client.index, () => ({ clientId: client.id, clientIndex: client.index, iteration: it.number, random: this.o.random }));
+      const rendered = step.body(client.index, () => ({
+        clientId: client.id,
+        clientIndex: client.index,
+        iteration: it.number,
+        random: this.o.random,
+      }));
       it.bodyText = rendered.text;
       body = rendered.bytes;
     } else {
@@ -181,7 +216,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       if (request.status === 429) retryAfterS = retryAfterSeconds(request.retryAfter, Date.now());
     }
     const client = it.client;
-    if (outcomeClass(outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour') client.startBackoff(nowMs, retryAfterS, this.o.rateLimit.windowMs);
+    if (outcomeClass(outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour')
+      client.startBackoff(nowMs, retryAfterS, this.o.rateLimit.windowMs);
     if (request.status === 401) this.o.tokens.onInvalidToken(client, request.context.tokenGeneration);
     this.record(request, step.methodIndex, outcome, detail, retryAfterS, nowMs);
     this.recycle(request); // before advance(), which may send the iteration's next request
@@ -189,7 +225,14 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.settle();
   }
 
-  private record(request: InFlightRequest<RequestContext>, methodIndex: number, outcome: string, detail: string, retryAfterS: number, nowMs: number): void {
+  private record(
+    request: InFlightRequest<RequestContext>,
+    methodIndex: number,
+    outcome: string,
+    detail: string,
+    retryAfterS: number,
+    nowMs: number,
+  ): void {
     const { iteration, intendedMs } = request.context;
     const it = iteration!;
     const s = this.sample;

@@ -18,7 +18,14 @@ const MAX_ARRIVALS_PER_TICK = 512;
 /** Below this wait a timer is too coarse (≥ 1 ms granularity): spin on setImmediate instead. */
 const SPIN_BELOW_MS = 1.5;
 
-export function runOpenPhase(engine: LoadEngine, phaseIndex: number, load: RateLoad, durationMs: number, phaseStartMs: number, now: () => number): PhaseRun {
+export function runOpenPhase(
+  engine: LoadEngine,
+  phaseIndex: number,
+  load: RateLoad,
+  durationMs: number,
+  phaseStartMs: number,
+  now: () => number,
+): PhaseRun {
   const total = arrivalCount(load, durationMs);
   let k = 0;
   let previousDueMs = phaseStartMs;

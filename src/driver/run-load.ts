@@ -75,14 +75,29 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     bodyTimeout: plan.http.bodyTimeoutMs,
     connect: connector.connect,
   });
-  const tokenDispatcher = createDispatcher({ ...trust, connections: 8, headersTimeoutMs: plan.http.headersTimeoutMs, bodyTimeoutMs: plan.http.bodyTimeoutMs });
+  const tokenDispatcher = createDispatcher({
+    ...trust,
+    connections: 8,
+    headersTimeoutMs: plan.http.headersTimeoutMs,
+    bodyTimeoutMs: plan.http.bodyTimeoutMs,
+  });
   const clients = plan.clients.map((c, i) => new ClientIdentity(i, c.id, c.secret, c.weight));
   let engine: LoadEngine | undefined;
-  const tokens = new TokenManager({ dispatcher: tokenDispatcher, baseUrl: options.baseUrl, auth: plan.auth, recorder, now: clock.now, timeoutMs: plan.http.headersTimeoutMs });
+  const tokens = new TokenManager({
+    dispatcher: tokenDispatcher,
+    baseUrl: options.baseUrl,
+    auth: plan.auth,
+    recorder,
+    now: clock.now,
+    timeoutMs: plan.http.headersTimeoutMs,
+  });
   try {
     const fetched = await tokens.fetchAll(clients);
     if (fetched.ok === 0 && !signal.aborted) {
-      throw new RpcloadError('auth_failed', `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`);
+      throw new RpcloadError(
+        'auth_failed',
+        `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`,
+      );
     }
     if (plan.http.preconnect && !signal.aborted) await connector.warm(plan.http.connections);
     if (options.startClock === undefined) clock.start();
@@ -116,7 +131,10 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     // An open phase has released its last arrival before its end: the run lasts its full length.
     await sleepUntil(clock, phaseStartMs, signal);
     const aborted = signal.aborted;
-    await within(engine.stop(), aborted ? (options.graceMs ?? DEFAULT_GRACE_MS) : Math.min(MAX_DRAIN_MS, plan.http.headersTimeoutMs + plan.http.bodyTimeoutMs));
+    await within(
+      engine.stop(),
+      aborted ? (options.graceMs ?? DEFAULT_GRACE_MS) : Math.min(MAX_DRAIN_MS, plan.http.headersTimeoutMs + plan.http.bodyTimeoutMs),
+    );
     return { status: aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {
     tokens.stop(clients);

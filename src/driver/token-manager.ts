@@ -71,7 +71,13 @@ export class TokenManager {
       timeoutMs,
     });
     client.refreshing = false;
-    recorder.recordToken({ clientIndex: client.index, outcome: result.ok ? 'success' : result.outcome, latencyUs: result.latencyUs, doneAtMs: now(), detail: result.ok ? '' : result.detail });
+    recorder.recordToken({
+      clientIndex: client.index,
+      outcome: result.ok ? 'success' : result.outcome,
+      latencyUs: result.latencyUs,
+      doneAtMs: now(),
+      detail: result.ok ? '' : result.detail,
+    });
     if (this.stopped) return result;
     if (result.ok) {
       client.setToken(result.accessToken);

@@ -75,15 +75,18 @@ export function createWarmConnector(origin: URL, options: buildConnector.BuildOp
 
   const openOne = (): Promise<boolean> =>
     new Promise((resolve) => {
-      base({ hostname: origin.hostname.replace(/^\[|\]$/g, ''), host: origin.host, protocol: origin.protocol, port: origin.port }, (error, socket) => {
-        if (error !== null || disposed) {
-          socket?.destroy();
-          return resolve(false);
-        }
-        socket.on('error', ignoreError);
-        parked.push({ socket, parkedAtMs: performance.now() });
-        resolve(true);
-      });
+      base(
+        { hostname: origin.hostname.replace(/^\[|\]$/g, ''), host: origin.host, protocol: origin.protocol, port: origin.port },
+        (error, socket) => {
+          if (error !== null || disposed) {
+            socket?.destroy();
+            return resolve(false);
+          }
+          socket.on('error', ignoreError);
+          parked.push({ socket, parkedAtMs: performance.now() });
+          resolve(true);
+        },
+      );
     });
 
   return {

@@ -28,7 +28,11 @@ export class DimensionStats {
 
   serialize(outcomeKeys: readonly string[]): DimensionData {
     if (this.encoded?.requests !== this.requests) {
-      const data = { latency: encodeHistogram(this.latency), serviceTime: encodeHistogram(this.serviceTime), outcomes: countsRecord(outcomeKeys, this.outcomeCounts) };
+      const data = {
+        latency: encodeHistogram(this.latency),
+        serviceTime: encodeHistogram(this.serviceTime),
+        outcomes: countsRecord(outcomeKeys, this.outcomeCounts),
+      };
       this.encoded = { requests: this.requests, data };
     }
     return { ...this.encoded.data, outcomes: { ...this.encoded.data.outcomes } };

@@ -10,7 +10,13 @@ export type Histogram = hdr.Histogram;
 
 /** 1 µs .. 1 h at 3 significant digits (0.1 % error); grows if a value is larger. */
 export function createLatencyHistogram(): Histogram {
-  return build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, bitBucketSize: 32, autoResize: true });
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+    bitBucketSize: 32,
+    autoResize: true,
+  });
 }
 
 /**
@@ -19,7 +25,13 @@ export function createLatencyHistogram(): Histogram {
  * as small but ~10× slower to record, read and encode.
  */
 export function createCompactHistogram(): Histogram {
-  return build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 1, bitBucketSize: 32, autoResize: true });
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 1,
+    bitBucketSize: 32,
+    autoResize: true,
+  });
 }
 
 /**
@@ -148,5 +160,13 @@ const PERCENTILE_BLOCK = [0, 50, 90, 99, 99.9, 100] as const;
 export function percentilesMs(histogram: Histogram): Percentiles {
   const { valuesUs, meanUs } = valuesAtPercentilesUs(histogram, PERCENTILE_BLOCK);
   const [min = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0] = valuesUs;
-  return { min: usToMs(min), mean: usToMs(meanUs), p50: usToMs(p50), p90: usToMs(p90), p99: usToMs(p99), p999: usToMs(p999), max: usToMs(max) };
+  return {
+    min: usToMs(min),
+    mean: usToMs(meanUs),
+    p50: usToMs(p50),
+    p90: usToMs(p90),
+    p99: usToMs(p99),
+    p999: usToMs(p999),
+    max: usToMs(max),
+  };
 }

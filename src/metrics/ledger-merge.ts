@@ -1,5 +1,13 @@
 import type { RateLimitObservation } from '../contract/result-schema.ts';
-import { firstWindowCap, MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData, type LedgerPeriod } from './ledger-data.ts';
+import {
+  firstWindowCap,
+  MAX_PERIODS_PER_CLIENT,
+  MAX_RETRY_AFTER_VALUES,
+  observationFits,
+  type LedgerClientData,
+  type LedgerData,
+  type LedgerPeriod,
+} from './ledger-data.ts';
 
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
@@ -63,9 +71,22 @@ function mergeClient(parts: readonly LedgerClientData[], limit: number, windowMs
     retryAfterS: mergeRetryAfter(parts),
     firstSentAtMs,
     firstRefusedSentAtMs,
-    firstWindowAdmittedSentAtMs: mergeSmallest(parts.map((p) => p.firstWindowAdmittedSentAtMs), below, cap),
-    firstWindowUnknownSentAtMs: mergeSmallest(parts.map((p) => p.firstWindowUnknownSentAtMs), below, cap),
-    honoured: { admitted: honoured('admitted'), refused: honoured('refused'), refusedEarly: honoured('refusedEarly'), unknown: honoured('unknown') },
+    firstWindowAdmittedSentAtMs: mergeSmallest(
+      parts.map((p) => p.firstWindowAdmittedSentAtMs),
+      below,
+      cap,
+    ),
+    firstWindowUnknownSentAtMs: mergeSmallest(
+      parts.map((p) => p.firstWindowUnknownSentAtMs),
+      below,
+      cap,
+    ),
+    honoured: {
+      admitted: honoured('admitted'),
+      refused: honoured('refused'),
+      refusedEarly: honoured('refusedEarly'),
+      unknown: honoured('unknown'),
+    },
     missingRetryAfter: sum(parts.map((p) => p.missingRetryAfter)),
     observations: mergeObservations(parts),
   };

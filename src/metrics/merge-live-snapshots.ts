@@ -11,7 +11,15 @@ import type { Percentiles, TimelineRow } from '../contract/result-schema.ts';
  */
 function maxPercentiles(list: readonly Percentiles[]): Percentiles {
   const pick = (key: keyof Percentiles): number => Math.max(0, ...list.map((p) => p[key]));
-  return { min: list.length === 0 ? 0 : Math.min(...list.map((p) => p.min)), mean: pick('mean'), p50: pick('p50'), p90: pick('p90'), p99: pick('p99'), p999: pick('p999'), max: pick('max') };
+  return {
+    min: list.length === 0 ? 0 : Math.min(...list.map((p) => p.min)),
+    mean: pick('mean'),
+    p50: pick('p50'),
+    p90: pick('p90'),
+    p99: pick('p99'),
+    p999: pick('p999'),
+    max: pick('max'),
+  };
 }
 
 function addCounts(records: readonly Readonly<Record<string, number>>[]): Record<string, number> {
@@ -24,7 +32,20 @@ function mergeTimelines(timelines: readonly (readonly TimelineRow[])[]): Timelin
   const byT = new Map<number, TimelineRow>();
   for (const row of timelines.flat()) {
     const seen = byT.get(row.t);
-    byT.set(row.t, seen === undefined ? { ...row } : { t: row.t, requests: seen.requests + row.requests, success: seen.success + row.success, rateLimited: seen.rateLimited + row.rateLimited, errors: seen.errors + row.errors, p50: Math.max(seen.p50, row.p50), p99: Math.max(seen.p99, row.p99) });
+    byT.set(
+      row.t,
+      seen === undefined
+        ? { ...row }
+        : {
+            t: row.t,
+            requests: seen.requests + row.requests,
+            success: seen.success + row.success,
+            rateLimited: seen.rateLimited + row.rateLimited,
+            errors: seen.errors + row.errors,
+            p50: Math.max(seen.p50, row.p50),
+            p99: Math.max(seen.p99, row.p99),
+          },
+    );
   }
   return [...byT.values()].sort((a, b) => a.t - b.t);
 }

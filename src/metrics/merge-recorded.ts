@@ -30,12 +30,32 @@ function groupByName<T>(records: readonly Readonly<Record<string, T>>[], rename:
 }
 
 function mergePairs(pairs: readonly EncodedPair[], create: () => Histogram): EncodedPair {
-  return { latency: addEncoded(pairs.map((p) => p.latency), create), serviceTime: addEncoded(pairs.map((p) => p.serviceTime), create) };
+  return {
+    latency: addEncoded(
+      pairs.map((p) => p.latency),
+      create,
+    ),
+    serviceTime: addEncoded(
+      pairs.map((p) => p.serviceTime),
+      create,
+    ),
+  };
 }
 
-function mergeDimensions(records: readonly Readonly<Record<string, DimensionData>>[], fold: Fold, create: () => Histogram): Record<string, DimensionData> {
+function mergeDimensions(
+  records: readonly Readonly<Record<string, DimensionData>>[],
+  fold: Fold,
+  create: () => Histogram,
+): Record<string, DimensionData> {
   const out: Record<string, DimensionData> = {};
-  for (const [name, list] of groupByName(records)) out[name] = { ...mergePairs(list, create), outcomes: addCounts(list.map((d) => d.outcomes), fold) };
+  for (const [name, list] of groupByName(records))
+    out[name] = {
+      ...mergePairs(list, create),
+      outcomes: addCounts(
+        list.map((d) => d.outcomes),
+        fold,
+      ),
+    };
   return out;
 }
 
@@ -84,19 +104,59 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
   const tokenTable = new OutcomeTable();
   const tokenFold: Fold = (key) => tokenTable.keyOf(key);
   const byOutcome: Record<string, EncodedPair> = {};
-  for (const [key, list] of groupByName(parts.map((p) => p.byOutcome), fold)) byOutcome[key] = mergePairs(list, createLatencyHistogram);
-  const skipped: Record<string, number> = addCounts(parts.map((p) => p.skipped), (k) => k);
+  for (const [key, list] of groupByName(
+    parts.map((p) => p.byOutcome),
+    fold,
+  ))
+    byOutcome[key] = mergePairs(list, createLatencyHistogram);
+  const skipped: Record<string, number> = addCounts(
+    parts.map((p) => p.skipped),
+    (k) => k,
+  );
   return {
     format: 'rpcload/recorded@1',
     lastAtMs: Math.max(...parts.map((p) => p.lastAtMs)),
-    overall: { ...mergePairs(parts.map((p) => p.overall), createLatencyHistogram), outcomes: addCounts(parts.map((p) => p.overall.outcomes), fold) },
-    scheduleLag: addEncoded(parts.map((p) => p.scheduleLag), createLatencyHistogram),
+    overall: {
+      ...mergePairs(
+        parts.map((p) => p.overall),
+        createLatencyHistogram,
+      ),
+      outcomes: addCounts(
+        parts.map((p) => p.overall.outcomes),
+        fold,
+      ),
+    },
+    scheduleLag: addEncoded(
+      parts.map((p) => p.scheduleLag),
+      createLatencyHistogram,
+    ),
     scheduleLagByPhase: mergeEncodedByName(parts.map((p) => p.scheduleLagByPhase)),
-    byMethod: mergeDimensions(parts.map((p) => p.byMethod), fold, createLatencyHistogram),
-    byPhase: mergeDimensions(parts.map((p) => p.byPhase), fold, createLatencyHistogram),
-    byClient: mergeDimensions(parts.map((p) => p.byClient), fold, createCompactHistogram),
+    byMethod: mergeDimensions(
+      parts.map((p) => p.byMethod),
+      fold,
+      createLatencyHistogram,
+    ),
+    byPhase: mergeDimensions(
+      parts.map((p) => p.byPhase),
+      fold,
+      createLatencyHistogram,
+    ),
+    byClient: mergeDimensions(
+      parts.map((p) => p.byClient),
+      fold,
+      createCompactHistogram,
+    ),
     byOutcome,
-    tokens: { latency: addEncoded(parts.map((p) => p.tokens.latency), createLatencyHistogram), outcomes: addCounts(parts.map((p) => p.tokens.outcomes), tokenFold) },
+    tokens: {
+      latency: addEncoded(
+        parts.map((p) => p.tokens.latency),
+        createLatencyHistogram,
+      ),
+      outcomes: addCounts(
+        parts.map((p) => p.tokens.outcomes),
+        tokenFold,
+      ),
+    },
     skipped,
     timeline: mergeTimelines(parts.map((p) => p.timeline)),
     recentErrors: mergeRecentErrors(parts.map((p) => p.recentErrors)),

@@ -2,7 +2,14 @@ import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { roundMs } from './hdr.ts';
-import { firstWindowCap, MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData } from './ledger-data.ts';
+import {
+  firstWindowCap,
+  MAX_PERIODS_PER_CLIENT,
+  MAX_RETRY_AFTER_VALUES,
+  observationFits,
+  type LedgerClientData,
+  type LedgerData,
+} from './ledger-data.ts';
 import type { Sample } from './sample.ts';
 
 /** Insert into an ascending list, keeping only its `cap` smallest values. */
@@ -78,7 +85,9 @@ export class RateLimitLedger {
   }
 
   /** Per-client counters for the live views (index = client index). */
-  client(index: number): { sent: number; admitted: number; refused: number; lastRetryAfterS: number; lastRetryAfterAtMs: number } | undefined {
+  client(
+    index: number,
+  ): { sent: number; admitted: number; refused: number; lastRetryAfterS: number; lastRetryAfterAtMs: number } | undefined {
     return this.clients[index];
   }
 

@@ -27,7 +27,14 @@ export class RecentErrors {
       return;
     }
     if (this.entries.size >= MAX_RECENT_ERRORS) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { source, outcome: sanitizeText(outcome, 100), detail: sanitizeText(detail), count: 1, firstAtMs: atMs, lastAtMs: atMs });
+    this.entries.set(key, {
+      source,
+      outcome: sanitizeText(outcome, 100),
+      detail: sanitizeText(detail),
+      count: 1,
+      firstAtMs: atMs,
+      lastAtMs: atMs,
+    });
   }
 
   get size(): number {

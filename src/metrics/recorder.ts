@@ -10,7 +10,6 @@ import type { DimensionData, EncodedPair, RecordedData } from './recorded-data.t
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { Timeline } from './timeline.ts';
 
-
 export interface RecorderOptions {
   /** The contract the passive ledger judges against; null = no rate-limit ledger in the data. */
   readonly rateLimit: RateLimitContract | null;
@@ -21,7 +20,8 @@ export const MAX_SKIP_REASONS = 32;
 /** Timeline seconds in a live snapshot. */
 export const SNAPSHOT_SECONDS = 120;
 
-const dimensionError = (what: string, index: number): RangeError => new RangeError(`sample ${what} index ${index} is outside the recorder's dimensions`);
+const dimensionError = (what: string, index: number): RangeError =>
+  new RangeError(`sample ${what} index ${index} is outside the recorder's dimensions`);
 
 /**
  * The recorder: the driver pushes samples in, views pull snapshots, the result writer pulls
@@ -150,7 +150,9 @@ export class Recorder {
       lastAtMs: this.lastAtMs,
       overall: this.overall.serialize(keys),
       scheduleLag: encodeHistogram(this.lag),
-      scheduleLagByPhase: Object.fromEntries(this.dims.phases.flatMap((name, i) => (this.phaseLag[i] ? [[name, encodeHistogram(this.phaseLag[i])]] : []))),
+      scheduleLagByPhase: Object.fromEntries(
+        this.dims.phases.flatMap((name, i) => (this.phaseLag[i] ? [[name, encodeHistogram(this.phaseLag[i])]] : [])),
+      ),
       byMethod: named(this.dims.methods, this.methods),
       byPhase: named(this.dims.phases, this.phases),
       byClient: named(this.dims.clients, this.clients),

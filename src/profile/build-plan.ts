@@ -65,7 +65,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   const rateLimit = resolveRateLimit(validFields(RateLimitSchema, raw.rateLimit), problems);
   const seed = doc.seed ?? randomInt(0, 2 ** 32);
   const clientCount = overrides.clients;
-  if (clientCount !== undefined && !(Number.isInteger(clientCount) && clientCount > 0)) problems.push(expected('--clients', 'a positive integer', clientCount));
+  if (clientCount !== undefined && !(Number.isInteger(clientCount) && clientCount > 0))
+    problems.push(expected('--clients', 'a positive integer', clientCount));
   // Clients are all or nothing: a broken union has no meaningful parts, and its defaults could
   // report a false "no secret" problem.
   const clientsValid = raw.clients === undefined || doc.clients !== undefined;

@@ -25,7 +25,10 @@ export async function loadProfile(path: string, env: NodeJS.ProcessEnv = process
   const interpolated = interpolateEnv(parseProfileText(path, text), env);
   // A value left uninterpolated is reported once, as the missing variable, not again as invalid.
   const unresolved = new Set(interpolated.problems.map((problem) => problem.path));
-  const problems = [...interpolated.problems, ...resolvePlan(interpolated.value, { source: path }).problems.filter((p) => !unresolved.has(p.path))];
+  const problems = [
+    ...interpolated.problems,
+    ...resolvePlan(interpolated.value, { source: path }).problems.filter((p) => !unresolved.has(p.path)),
+  ];
   if (problems.length > 0) throw new ProfileError(path, inDocumentOrder(interpolated.value, problems));
   return interpolated.value as Profile;
 }
@@ -37,7 +40,10 @@ function parseProfileText(path: string, text: string): unknown {
   } catch (err) {
     // V8's messages carry no line/column (and on Node 20 often no position at all).
     const at = locateJsonError(body);
-    throw new RpcloadError('bad_profile', at ? `${path}: line ${at.line}, column ${at.column}: ${at.reason}` : `${path}: ${describeError(err)}`);
+    throw new RpcloadError(
+      'bad_profile',
+      at ? `${path}: line ${at.line}, column ${at.column}: ${at.reason}` : `${path}: ${describeError(err)}`,
+    );
   }
 }
 

@@ -89,15 +89,13 @@ export interface TemplateContext {
 
 /** Open model (arrivals per second, constant when from === to, else a linear ramp) or closed model. */
 export type PhaseLoad =
-  | { readonly kind: 'rate'; readonly fromPerS: number; readonly toPerS: number }
-  | { readonly kind: 'concurrency'; readonly vus: number };
+  { readonly kind: 'rate'; readonly fromPerS: number; readonly toPerS: number } | { readonly kind: 'concurrency'; readonly vus: number };
 
 export interface PhasePlan {
   readonly name: string;
   readonly durationMs: number;
   readonly load: PhaseLoad;
 }
-
 
 export interface HttpPlan {
   /** Connections per origin (undici Pool). */
@@ -116,4 +114,3 @@ export interface HttpPlan {
   /** Open the pool's connections before the clock starts (unused ones close after 2 s). */
   readonly preconnect: boolean;
 }
-

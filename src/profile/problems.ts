@@ -58,12 +58,18 @@ export function expected(pointer: string, what: string, found: unknown): Problem
  * A checker that the names of a list's items are unique. A repeat is reported at the later item's
  * `name`, or at the item itself when its name is a default ("phase-2").
  */
-export function uniqueNames(kind: string, problems: Problem[]): (name: string, index: number, itemPointer: string, explicit: boolean) => void {
+export function uniqueNames(
+  kind: string,
+  problems: Problem[],
+): (name: string, index: number, itemPointer: string, explicit: boolean) => void {
   const firstIndex = new Map<string, number>();
   return (name, index, itemPointer, explicit) => {
     const earlier = firstIndex.get(name);
     if (earlier === undefined) firstIndex.set(name, index);
-    else problems.push(expected(explicit ? `${itemPointer}/name` : itemPointer, `a unique ${kind} name (${kind} ${earlier + 1} is also "${name}")`, name));
+    else
+      problems.push(
+        expected(explicit ? `${itemPointer}/name` : itemPointer, `a unique ${kind} name (${kind} ${earlier + 1} is also "${name}")`, name),
+      );
   };
 }
 

@@ -44,7 +44,8 @@ export function readSecretsFile(baseDir: string, relativePath: string): FileRead
   }
   const secrets = new Map<string, string>();
   for (const [id, secret] of Object.entries(parsed)) {
-    if (typeof secret !== 'string') return { ok: false, reason: `${JSON.stringify(relativePath)}: the value of ${JSON.stringify(id)} is not a string` };
+    if (typeof secret !== 'string')
+      return { ok: false, reason: `${JSON.stringify(relativePath)}: the value of ${JSON.stringify(id)} is not a string` };
     if (secret !== '') secrets.set(id, secret);
   }
   return { ok: true, value: secrets };

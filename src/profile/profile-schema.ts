@@ -14,16 +14,24 @@ const SECRET_HINT =
   'Write it as "${ENV_VAR}" so it comes from the environment (an empty value counts as none). Default: none; without a target, clients without a secret get a random per-run secret.';
 
 const Weight = (description: string) =>
-  Type.Number({ exclusiveMinimum: 0, default: D.clients.weight, description: `${description} Greater than 0. Default ${D.clients.weight}.` });
+  Type.Number({
+    exclusiveMinimum: 0,
+    default: D.clients.weight,
+    description: `${description} Greater than 0. Default ${D.clients.weight}.`,
+  });
 
 const SecretsFile = Type.String({
   minLength: 1,
-  description: 'JSON file (path relative to the profile) holding an object of client id → secret. A client\'s own "secret" takes precedence. Default: none.',
+  description:
+    'JSON file (path relative to the profile) holding an object of client id → secret. A client\'s own "secret" takes precedence. Default: none.',
 });
 
 export const ClientPatternSchema = OptionalFields(
   {
-    pattern: Type.String({ default: D.clients.pattern, description: `Client id pattern; {n} is replaced by start, start+1, …. Default "${D.clients.pattern}".` }),
+    pattern: Type.String({
+      default: D.clients.pattern,
+      description: `Client id pattern; {n} is replaced by start, start+1, …. Default "${D.clients.pattern}".`,
+    }),
     count: Type.Integer({ minimum: 1, default: D.clients.count, description: `Number of clients. Default ${D.clients.count}.` }),
     start: Type.Integer({ minimum: 0, default: D.clients.start, description: `First value of {n}. Default ${D.clients.start}.` }),
     secret: Type.String({ description: `Secret shared by all clients of the pattern. ${SECRET_HINT}` }),
@@ -70,11 +78,19 @@ export const StepSchema = Type.Object(
         [
           Type.Boolean(),
           OptionalFields(
-            { maxPages: Type.Integer({ minimum: 1, default: D.step.maxPages, description: `Page cap of the walk. Default ${D.step.maxPages}.` }) },
+            {
+              maxPages: Type.Integer({
+                minimum: 1,
+                default: D.step.maxPages,
+                description: `Page cap of the walk. Default ${D.step.maxPages}.`,
+              }),
+            },
             'Walk the pages.',
           ),
         ],
-        { description: `Walk "next" cursors with identical args: true (up to ${D.step.maxPages} pages) or { "maxPages": N }. Default: one request.` },
+        {
+          description: `Walk "next" cursors with identical args: true (up to ${D.step.maxPages} pages) or { "maxPages": N }. Default: one request.`,
+        },
       ),
     ),
     think: Type.Optional(DurationSchema('Pause after this step, before the next one.', D.step.think)),
@@ -120,12 +136,17 @@ export const PhaseSchema = Type.Object(
 
 export const ProfileSchema = Type.Object(
   {
-    $schema: Type.Optional(Type.String({ description: 'JSON Schema for editors, e.g. "./profile.schema.json" (ignored by rpcload). Default: none.' })),
-    name: Type.Optional(Type.String({ minLength: 1, description: 'Profile name, used in result file names. Default: the file name without .json.' })),
+    $schema: Type.Optional(
+      Type.String({ description: 'JSON Schema for editors, e.g. "./profile.schema.json" (ignored by rpcload). Default: none.' }),
+    ),
+    name: Type.Optional(
+      Type.String({ minLength: 1, description: 'Profile name, used in result file names. Default: the file name without .json.' }),
+    ),
     description: Type.Optional(Type.String({ description: 'Free text. Default: none.' })),
     target: Type.Optional(
       Type.String({
-        description: 'Base URL (http:// or https://) of the API under test. Default (absent or empty): start the embedded reference server.',
+        description:
+          'Base URL (http:// or https://) of the API under test. Default (absent or empty): start the embedded reference server.',
       }),
     ),
     server: Type.Optional(ServerSchema),
@@ -136,11 +157,18 @@ export const ProfileSchema = Type.Object(
     rateLimit: Type.Optional(RateLimitSchema),
     thresholds: Type.Optional(
       Type.Array(Type.String({ description: 'e.g. "p99 < 250ms", "items.list:p99 < 300ms", "error_rate < 1%", "rps >= 50"' }), {
-        description: 'Pass/fail expressions "[method:]metric op value[unit]" over the result; a failing one makes the run exit 1. Default: none.',
+        description:
+          'Pass/fail expressions "[method:]metric op value[unit]" over the result; a failing one makes the run exit 1. Default: none.',
       }),
     ),
     http: Type.Optional(HttpSchema),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffff_ffff, description: 'Seed of the random choices (scenario mix, template picks). Default: random, recorded in the result.' })),
+    seed: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 0xffff_ffff,
+        description: 'Seed of the random choices (scenario mix, template picks). Default: random, recorded in the result.',
+      }),
+    ),
     checkpointEvery: Type.Optional(DurationSchema('Write the result file this often during the run.', D.checkpointEvery)),
   },
   {

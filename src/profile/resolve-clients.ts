@@ -29,7 +29,11 @@ export function resolveClients(settings: ClientsSettings, context: ClientsContex
   if (settings.secretsFile !== undefined) {
     const read = readSecretsFile(context.baseDir, settings.secretsFile);
     if (read.ok) fileSecrets = read.value;
-    else problems.push({ path: '/clients/secretsFile', message: `expected a readable JSON object of client id → secret, found ${read.reason}` });
+    else
+      problems.push({
+        path: '/clients/secretsFile',
+        message: `expected a readable JSON object of client id → secret, found ${read.reason}`,
+      });
   }
   const secretOf = (id: string, own: string | undefined): string | undefined => own || fileSecrets.get(id);
   return 'list' in settings ? fromList(settings, context, secretOf, problems) : fromPattern(settings, context, secretOf, problems);
@@ -37,24 +41,42 @@ export function resolveClients(settings: ClientsSettings, context: ClientsContex
 
 type SecretLookup = (id: string, own: string | undefined) => string | undefined;
 
-function fromList(settings: Extract<ClientsSettings, { list: unknown }>, context: ClientsContext, secretOf: SecretLookup, problems: Problem[]): ClientPlan[] {
+function fromList(
+  settings: Extract<ClientsSettings, { list: unknown }>,
+  context: ClientsContext,
+  secretOf: SecretLookup,
+  problems: Problem[],
+): ClientPlan[] {
   const firstIndex = new Map<string, number>();
   settings.list.forEach((entry, index) => {
     const earlier = firstIndex.get(entry.id);
     if (earlier === undefined) firstIndex.set(entry.id, index);
-    else problems.push(expected(`/clients/list/${index}/id`, `a unique client id (this one is also /clients/list/${earlier}/id)`, entry.id));
+    else
+      problems.push(expected(`/clients/list/${index}/id`, `a unique client id (this one is also /clients/list/${earlier}/id)`, entry.id));
   });
   if (context.count !== undefined && context.count > settings.list.length) {
-    problems.push({ path: '--clients', message: `expected at most ${settings.list.length} (the profile lists ${settings.list.length} clients), found ${context.count}` });
+    problems.push({
+      path: '--clients',
+      message: `expected at most ${settings.list.length} (the profile lists ${settings.list.length} clients), found ${context.count}`,
+    });
   }
   return settings.list.slice(0, context.count).map((entry, index) => {
     const secret = secretOf(entry.id, entry.secret);
-    if (!secret && context.external) problems.push({ path: `/clients/list/${index}/secret`, message: `expected ${NO_SECRET_HINT}, found none for ${JSON.stringify(entry.id)}` });
+    if (!secret && context.external)
+      problems.push({
+        path: `/clients/list/${index}/secret`,
+        message: `expected ${NO_SECRET_HINT}, found none for ${JSON.stringify(entry.id)}`,
+      });
     return { id: entry.id, secret: secret ?? randomSecret(), weight: entry.weight ?? D.clients.weight };
   });
 }
 
-function fromPattern(settings: Exclude<ClientsSettings, { list: unknown }>, context: ClientsContext, secretOf: SecretLookup, problems: Problem[]): ClientPlan[] {
+function fromPattern(
+  settings: Exclude<ClientsSettings, { list: unknown }>,
+  context: ClientsContext,
+  secretOf: SecretLookup,
+  problems: Problem[],
+): ClientPlan[] {
   const pattern = settings.pattern ?? D.clients.pattern;
   if (!pattern.includes('{n}')) problems.push(expected('/clients/pattern', 'a client id pattern containing {n}', pattern));
   const start = settings.start ?? D.clients.start;
@@ -75,7 +97,11 @@ function fromPattern(settings: Exclude<ClientsSettings, { list: unknown }>, cont
   });
   const missing = clients.filter((client) => client.secret === '');
   if (missing.length > 0 && context.external) {
-    const names = missing.slice(0, 3).map((client) => client.id).join(', ') + (missing.length > 3 ? ` … (${missing.length} clients)` : '');
+    const names =
+      missing
+        .slice(0, 3)
+        .map((client) => client.id)
+        .join(', ') + (missing.length > 3 ? ` … (${missing.length} clients)` : '');
     problems.push({ path: '/clients/secret', message: `expected ${NO_SECRET_HINT}, found none for ${names}` });
   }
   return clients.map((client) => (client.secret === '' ? { ...client, secret: randomSecret() } : client));

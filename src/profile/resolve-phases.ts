@@ -34,7 +34,10 @@ export function resolvePhases(phases: unknown, overrides: PhaseOverrides, proble
     const given = isRecord(phase) ? (['rate', 'concurrency'] as const).filter((key) => phase[key] !== undefined) : [];
     if (given.length !== 1) {
       const found = given.length === 0 ? 'neither' : 'both';
-      problems.push({ path: pointer, message: `expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found ${found}` });
+      problems.push({
+        path: pointer,
+        message: `expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found ${found}`,
+      });
     }
     const phaseMs = fields.duration === undefined ? 0 : durationMs(fields.duration, `${pointer}/duration`, problems, POSITIVE);
     resolved.push({ name, durationMs: phaseMs, load: phaseLoad(fields) });
@@ -52,15 +55,19 @@ function phaseLoad({ rate, concurrency }: { rate?: number | { from: number; to: 
 function applyOverrides(phases: PhasePlan[], overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] {
   const { rate, concurrency, durationMs: overrideMs } = overrides;
   if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) problems.push(expected('--rate', 'a positive number', rate));
-  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0)) problems.push(expected('--concurrency', 'a positive integer', concurrency));
-  if (overrideMs !== undefined && !(Number.isFinite(overrideMs) && overrideMs > 0)) problems.push(expected('--duration', 'a duration greater than 0', overrideMs));
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0))
+    problems.push(expected('--concurrency', 'a positive integer', concurrency));
+  if (overrideMs !== undefined && !(Number.isFinite(overrideMs) && overrideMs > 0))
+    problems.push(expected('--duration', 'a duration greater than 0', overrideMs));
   if (rate !== undefined && concurrency !== undefined) {
     problems.push({ path: '--concurrency', message: 'expected either --rate (open model) or --concurrency (closed model), found both' });
     return phases;
   }
   const totalMs = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
-  if (rate !== undefined) return [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load: { kind: 'rate', fromPerS: rate, toPerS: rate } }];
-  if (concurrency !== undefined) return [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load: { kind: 'concurrency', vus: concurrency } }];
+  if (rate !== undefined)
+    return [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load: { kind: 'rate', fromPerS: rate, toPerS: rate } }];
+  if (concurrency !== undefined)
+    return [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load: { kind: 'concurrency', vus: concurrency } }];
   if (overrideMs === undefined) return phases;
   const [only] = phases;
   if (phases.length === 1 && only) return [{ ...only, durationMs: overrideMs }];

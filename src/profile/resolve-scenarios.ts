@@ -20,7 +20,9 @@ export function resolveScenarios(scenarios: unknown, tokenMethod: string, proble
     const name = fields.name ?? `scenario-${index + 1}`;
     checkName(name, index, pointer, fields.name !== undefined);
     const rawSteps = isRecord(scenario) && Array.isArray(scenario.steps) ? (scenario.steps as unknown[]) : [];
-    const steps = rawSteps.map((step, stepIndex) => resolveStep(validFields(StepSchema, step), `${pointer}/steps/${stepIndex}`, tokenMethod, problems));
+    const steps = rawSteps.map((step, stepIndex) =>
+      resolveStep(validFields(StepSchema, step), `${pointer}/steps/${stepIndex}`, tokenMethod, problems),
+    );
     resolved.push({ name, weight: fields.weight ?? D.scenario.weight, steps });
   });
   return resolved;
@@ -31,9 +33,11 @@ function resolveStep(step: Partial<StepSettings>, pointer: string, tokenMethod: 
     problems.push(expected(`${pointer}/method`, `an API method (the driver makes the token request "${tokenMethod}" itself)`, step.method));
   }
   const args = step.args ?? {};
-  const paginate = step.paginate === true ? { maxPages: D.step.maxPages } : step.paginate ? { maxPages: step.paginate.maxPages ?? D.step.maxPages } : null;
+  const paginate =
+    step.paginate === true ? { maxPages: D.step.maxPages } : step.paginate ? { maxPages: step.paginate.maxPages ?? D.step.maxPages } : null;
   // The walk sends the first page without `next` and adds the cursor itself.
-  if (paginate && 'next' in args) problems.push(expected(`${pointer}/args/next`, 'no "next" in the args of a paginated step (the walk sets it)', args.next));
+  if (paginate && 'next' in args)
+    problems.push(expected(`${pointer}/args/next`, 'no "next" in the args of a paginated step (the walk sets it)', args.next));
   const compiled = tryCompileBodyTemplate(args, `${pointer}/args`);
   problems.push(...compiled.problems);
   return {

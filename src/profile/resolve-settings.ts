@@ -33,7 +33,11 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
   if (http.ca !== undefined) {
     const read = readCa(baseDir, http.ca);
     if (read.ok) ca = read.value;
-    else problems.push({ path: '/http/ca', message: `expected a PEM certificate (inline, or a file relative to the profile), found ${read.reason}` });
+    else
+      problems.push({
+        path: '/http/ca',
+        message: `expected a PEM certificate (inline, or a file relative to the profile), found ${read.reason}`,
+      });
   }
   return {
     connections: http.connections ?? D.http.connections,

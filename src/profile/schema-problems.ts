@@ -28,7 +28,10 @@ function describeError(error: ValueError, pointer: string): Problem[] {
     case ValueErrorType.ObjectAdditionalProperties: {
       // TypeBox puts the object schema itself on an additional-property error.
       const allowed = Object.keys((error.schema.properties as object | undefined) ?? {});
-      const name = error.path.slice(error.path.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+      const name = error.path
+        .slice(error.path.lastIndexOf('/') + 1)
+        .replace(/~1/g, '/')
+        .replace(/~0/g, '~');
       const hint = allowed.length > 0 ? `one of the properties ${allowed.join(', ')}` : 'no other properties';
       return [{ path: pointer, message: `expected ${hint}, found unknown property ${JSON.stringify(name)}` }];
     }

@@ -45,7 +45,11 @@ export const AuthSchema = OptionalFields(
       default: D.auth.tokenMethod,
       description: `Token request method, sent form-encoded as POST {target}/api/{tokenMethod}. Default "${D.auth.tokenMethod}".`,
     }),
-    clientAuth: Literals(['post', 'basic'], 'How the client authenticates the token request: client_secret_post (id and secret as form fields) or client_secret_basic (HTTP Basic).', D.auth.clientAuth),
+    clientAuth: Literals(
+      ['post', 'basic'],
+      'How the client authenticates the token request: client_secret_post (id and secret as form fields) or client_secret_basic (HTTP Basic).',
+      D.auth.clientAuth,
+    ),
     scope: Type.String({ description: 'OAuth scope sent with the token request. Default: none.' }),
     extraFields: Type.Record(Type.String(), Type.String(), { description: 'Extra form fields of the token request. Default: none.' }),
     refreshMargin: DurationSchema('Refresh a token this long before its expires_in runs out.', D.auth.refreshMargin),
@@ -75,7 +79,10 @@ export const HttpSchema = OptionalFields(
     bodyTimeout: DurationSchema('Time allowed between body chunks.', D.http.bodyTimeout),
     bodyCapBytes: Int(1, 'Response bytes kept for parsing; the rest is read and discarded.', D.http.bodyCapBytes),
     maxInFlight: Int(1, 'Open model: arrivals beyond this many requests in flight are skipped (and counted).', D.http.maxInFlight),
-    ca: Type.String({ minLength: 1, description: 'Extra CA certificate to trust: a PEM file path (relative to the profile) or inline PEM. Default: none.' }),
+    ca: Type.String({
+      minLength: 1,
+      description: 'Extra CA certificate to trust: a PEM file path (relative to the profile) or inline PEM. Default: none.',
+    }),
     insecure: Type.Boolean({ default: D.http.insecure, description: `Skip TLS certificate verification. Default ${D.http.insecure}.` }),
     preconnect: Type.Boolean({
       default: D.http.preconnect,

@@ -17,7 +17,8 @@ export type TemplateExpr =
 /** Literal text and expressions in order; literals may be empty. */
 export type TemplatePart = string | TemplateExpr;
 
-export type ParsedTemplate = { readonly ok: true; readonly parts: readonly TemplatePart[] } | { readonly ok: false; readonly message: string };
+export type ParsedTemplate =
+  { readonly ok: true; readonly parts: readonly TemplatePart[] } | { readonly ok: false; readonly message: string };
 
 /** Cap of `{{pad N}}`: well past the API's 100 KB payload limit, well short of hurting memory. */
 export const MAX_PAD_LENGTH = 16 * 1024 * 1024;
@@ -53,7 +54,9 @@ function parseExpression(body: string): TemplateExpr | string {
       return args.length === 0 ? { kind: word } : `{{${word}}} without arguments`;
     case 'pick': {
       const options = argText.split('|').map((option) => option.trim());
-      return argText !== '' && options.every((option) => option !== '') ? { kind: 'pick', options } : '{{pick a|b|c}} with non-empty options';
+      return argText !== '' && options.every((option) => option !== '')
+        ? { kind: 'pick', options }
+        : '{{pick a|b|c}} with non-empty options';
     }
     case 'int': {
       const [min, max] = args.map(Number);

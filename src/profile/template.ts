@@ -129,7 +129,11 @@ export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>
   return { template: makeTemplate(variability, literals, generators), problems };
 }
 
-function makeTemplate(variability: BodyTemplate['variability'], literals: readonly string[], generators: readonly Generator[]): RenderableTemplate {
+function makeTemplate(
+  variability: BodyTemplate['variability'],
+  literals: readonly string[],
+  generators: readonly Generator[],
+): RenderableTemplate {
   const [first = ''] = literals;
   if (generators.length === 0) return { variability, render: () => first };
   return {

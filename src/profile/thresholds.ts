@@ -51,7 +51,8 @@ function parseMetric(name: string, method: string | null, expr: string): Thresho
   const latency = LATENCY.exec(name);
   if (latency) {
     const source = LATENCY_SOURCES[(latency[1] ?? '') as keyof typeof LATENCY_SOURCES];
-    if (source === 'scheduleLagMs' && method !== null) fail('lag.<stat> without a method (schedule lag is recorded overall only)', JSON.stringify(expr));
+    if (source === 'scheduleLagMs' && method !== null)
+      fail('lag.<stat> without a method (schedule lag is recorded overall only)', JSON.stringify(expr));
     return { kind: 'latency', source, stat: latency[2] as LatencyStat };
   }
   if (name === 'error_rate') return { kind: 'share', of: 'error' };
@@ -72,7 +73,14 @@ function unitScale(metric: ThresholdMetric, unit: string): number | undefined {
 export function parseThreshold(expr: string): ParsedThreshold {
   const match = SYNTAX.exec(expr);
   if (!match) fail('a threshold like "p99 < 250ms", "items.list:error_rate < 1%" or "rps >= 50"', JSON.stringify(expr));
-  const [, methodText, metricName, op, valueText, unitText] = match as unknown as [string, string | undefined, string, Operator, string, string];
+  const [, methodText, metricName, op, valueText, unitText] = match as unknown as [
+    string,
+    string | undefined,
+    string,
+    Operator,
+    string,
+    string,
+  ];
   const method = methodText ?? null;
   const metric = parseMetric(metricName, method, expr);
   const unit = unitText.toLowerCase();

@@ -8,7 +8,16 @@ import type { MethodHandler } from './methods/method.ts';
 import { createMethods } from './methods/registry.ts';
 import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE } from './payload.ts';
 import { RateGate } from './rate-gate.ts';
-import { INVALID_ARGUMENTS, METHOD_NOT_ALLOWED, NOT_FOUND, PAYLOAD_LIMIT_EXCEEDED, textReply, UNEXPECTED_ERROR, UNSUPPORTED_MEDIA_TYPE, type Reply } from './reply.ts';
+import {
+  INVALID_ARGUMENTS,
+  METHOD_NOT_ALLOWED,
+  NOT_FOUND,
+  PAYLOAD_LIMIT_EXCEEDED,
+  textReply,
+  UNEXPECTED_ERROR,
+  UNSUPPORTED_MEDIA_TYPE,
+  type Reply,
+} from './reply.ts';
 import { Responder } from './responder.ts';
 import { StatsRecorder } from './stats.ts';
 import type { TimerSet } from './timers.ts';

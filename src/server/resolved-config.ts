@@ -1,5 +1,12 @@
 import { RpcloadError } from '../errors.ts';
-import { FAULT_NAMES, LIMITER_ALGORITHMS, type ClientCredential, type FaultName, type LimiterAlgorithm, type ServerOptions } from './options.ts';
+import {
+  FAULT_NAMES,
+  LIMITER_ALGORITHMS,
+  type ClientCredential,
+  type FaultName,
+  type LimiterAlgorithm,
+  type ServerOptions,
+} from './options.ts';
 
 /** Method names as they appear in `/api/{method}`. */
 export const METHOD_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -83,29 +90,48 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
   check(isInt(config.port, 0, 65_535), `port must be an integer 0–65535, found ${config.port}`);
   check(isInt(config.limit, 1), `limit must be a positive integer, found ${config.limit}`);
   check(Number.isFinite(config.windowMs) && config.windowMs >= 1, `windowMs must be at least 1, found ${config.windowMs}`);
-  check((LIMITER_ALGORITHMS as readonly string[]).includes(config.algorithm), `algorithm must be one of ${LIMITER_ALGORITHMS.join(', ')}, found ${JSON.stringify(config.algorithm)}`);
-  for (const fault of faults) check(FAULT_NAMES.includes(fault), `unknown fault ${JSON.stringify(fault)} (known: ${FAULT_NAMES.join(', ')})`);
+  check(
+    (LIMITER_ALGORITHMS as readonly string[]).includes(config.algorithm),
+    `algorithm must be one of ${LIMITER_ALGORITHMS.join(', ')}, found ${JSON.stringify(config.algorithm)}`,
+  );
+  for (const fault of faults)
+    check(FAULT_NAMES.includes(fault), `unknown fault ${JSON.stringify(fault)} (known: ${FAULT_NAMES.join(', ')})`);
   for (const client of config.clients) {
     check(client.id.length > 0 && client.secret.length > 0, 'every client needs a non-empty id and secret');
   }
   check(config.clientPattern === null || config.clientPattern.secret.length > 0, 'clientPattern needs a non-empty secret');
-  check(METHOD_NAME_PATTERN.test(config.tokenMethod), `tokenMethod must match ${METHOD_NAME_PATTERN.source}, found ${JSON.stringify(config.tokenMethod)}`);
+  check(
+    METHOD_NAME_PATTERN.test(config.tokenMethod),
+    `tokenMethod must match ${METHOD_NAME_PATTERN.source}, found ${JSON.stringify(config.tokenMethod)}`,
+  );
   check(isInt(config.tokenTtlS, 1), `tokenTtlS must be a whole number of seconds ≥ 1, found ${config.tokenTtlS}`);
   check(isInt(config.payloadLimitBytes, 0), `payloadLimitBytes must be a non-negative integer, found ${config.payloadLimitBytes}`);
   check(isInt(config.itemCount, 0, 10_000_000), `itemCount must be an integer 0–10,000,000, found ${config.itemCount}`);
   check(isInt(config.pageSize, 1, 100), `pageSize must be an integer 1–100, found ${config.pageSize}`);
   check(Number.isFinite(config.cursorTtlMs) && config.cursorTtlMs > 0, `cursorTtlMs must be positive, found ${config.cursorTtlMs}`);
   const { p50Ms, p99Ms } = config.workLatency;
-  check(Number.isFinite(p50Ms) && p50Ms > 0 && Number.isFinite(p99Ms) && p99Ms >= p50Ms, `workLatency needs 0 < p50Ms ≤ p99Ms, found ${p50Ms} / ${p99Ms}`);
+  check(
+    Number.isFinite(p50Ms) && p50Ms > 0 && Number.isFinite(p99Ms) && p99Ms >= p50Ms,
+    `workLatency needs 0 < p50Ms ≤ p99Ms, found ${p50Ms} / ${p99Ms}`,
+  );
   check(isRate(config.flakyRate), `flakyRate must be between 0 and 1, found ${config.flakyRate}`);
   check(isRate(config.brokenEnvelopeRate), `brokenEnvelopeRate must be between 0 and 1, found ${config.brokenEnvelopeRate}`);
   check(isRate(config.chaosRate), `chaosRate must be between 0 and 1, found ${config.chaosRate}`);
-  check(config.tokenResponse === 'envelope' || config.tokenResponse === 'bare', `tokenResponse must be envelope or bare, found ${JSON.stringify(config.tokenResponse)}`);
+  check(
+    config.tokenResponse === 'envelope' || config.tokenResponse === 'bare',
+    `tokenResponse must be envelope or bare, found ${JSON.stringify(config.tokenResponse)}`,
+  );
   check(isMs(config.addedLatencyMs), `addedLatencyMs must be a non-negative number, found ${config.addedLatencyMs}`);
   // The realm is quoted into WWW-Authenticate headers: no quotes, backslashes or control characters.
   check(/^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(config.realm), 'realm must be printable ASCII without quotes or backslashes');
-  check(isMs(config.headersTimeoutMs) && config.headersTimeoutMs > 0, `headersTimeoutMs must be positive, found ${config.headersTimeoutMs}`);
-  check(isMs(config.requestTimeoutMs) && config.requestTimeoutMs >= config.headersTimeoutMs, 'requestTimeoutMs must be at least headersTimeoutMs');
+  check(
+    isMs(config.headersTimeoutMs) && config.headersTimeoutMs > 0,
+    `headersTimeoutMs must be positive, found ${config.headersTimeoutMs}`,
+  );
+  check(
+    isMs(config.requestTimeoutMs) && config.requestTimeoutMs >= config.headersTimeoutMs,
+    'requestTimeoutMs must be at least headersTimeoutMs',
+  );
   check(isInt(config.seed, 0, 0xffff_ffff), `seed must be an integer 0–4294967295, found ${config.seed}`);
 
   if (problems.length > 0) throw new RpcloadError('bad_server_option', `invalid server options: ${problems.join('; ')}`);

@@ -55,7 +55,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
 function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
+      const why =
+        err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
       reject(new RpcloadError('listen_failed', `cannot listen on ${host}:${port}: ${why}`));
     });
     server.listen(port, host, () => {
@@ -80,7 +81,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, stats: St
   const body = `{"status":"error","error":"${status === 408 ? 'request_timeout' : 'invalid_request'}"}`;
   stats.request();
   stats.status(status);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Stop accepting, let in-flight requests finish for up to `graceMs`, then destroy what is left. */

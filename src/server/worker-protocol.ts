@@ -3,7 +3,10 @@ import type { ServerStats } from './options.ts';
 /** Messages between startServerInWorker (main thread) and worker-entry (the server's thread). */
 
 /** Main → worker: one request, answered by a WorkerReply with the same id. */
-export type WorkerRequest = { readonly id: number; readonly op: 'stats' } | { readonly id: number; readonly op: 'revoke'; readonly clientId?: string } | { readonly id: number; readonly op: 'close' };
+export type WorkerRequest =
+  | { readonly id: number; readonly op: 'stats' }
+  | { readonly id: number; readonly op: 'revoke'; readonly clientId?: string }
+  | { readonly id: number; readonly op: 'close' };
 
 /** Worker → main. */
 export type WorkerMessage =

@@ -46,7 +46,10 @@ export function dimensionsOf(plan: Plan): RecorderDimensions {
  * it gracefully. A configuration error found while starting (no client gets a token) rejects
  * `finished()` with an RpcloadError.
  */
-export function startLoad(plan: Plan & { readonly target: string }, options: { readonly workers: number; readonly signal: AbortSignal }): RunningLoad {
+export function startLoad(
+  plan: Plan & { readonly target: string },
+  options: { readonly workers: number; readonly signal: AbortSignal },
+): RunningLoad {
   const clock = new RunClock();
   // With workers, this recorder stays empty: it only supplies zero figures until they report.
   const recorder = new Recorder(dimensionsOf(plan), { rateLimit: plan.rateLimit });
@@ -63,7 +66,14 @@ export function startLoad(plan: Plan & { readonly target: string }, options: { r
       },
     };
   }
-  const workers = new LoadWorkers({ plan, count, clock, signal: options.signal, empty: (nowMs) => recorder.snapshot(nowMs), stopTimeoutMs: WORKER_STOP_TIMEOUT_MS });
+  const workers = new LoadWorkers({
+    plan,
+    count,
+    clock,
+    signal: options.signal,
+    empty: (nowMs) => recorder.snapshot(nowMs),
+    stopTimeoutMs: WORKER_STOP_TIMEOUT_MS,
+  });
   return {
     clock,
     workers: count,
@@ -72,7 +82,10 @@ export function startLoad(plan: Plan & { readonly target: string }, options: { r
     finished: async () => {
       const run = await workers.run();
       const missing = count - run.reported;
-      const notes = missing > 0 ? [`${missing} of ${count} load workers did not report in time after the stop: their requests are missing from this result`] : [];
+      const notes =
+        missing > 0
+          ? [`${missing} of ${count} load workers did not report in time after the stop: their requests are missing from this result`]
+          : [];
       return { status: run.status, data: run.data, notes };
     },
   };

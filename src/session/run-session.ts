@@ -72,7 +72,10 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       await checkpoints.stop();
     }
     const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
-    const result = judged(plan, buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)));
+    const result = judged(
+      plan,
+      buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
+    );
     await writeResultFile(path, result);
     return { result, path, exitCode: exitCodeOf(result), serverStats };
   } finally {
@@ -116,7 +119,13 @@ class RunRecord {
     private readonly startedAt: Date,
   ) {}
 
-  input(data: RecordedData, status: RunStatus, notes: readonly string[], checkpointProblem: string | null, failure?: string): BuildResultInput {
+  input(
+    data: RecordedData,
+    status: RunStatus,
+    notes: readonly string[],
+    checkpointProblem: string | null,
+    failure?: string,
+  ): BuildResultInput {
     return {
       run: this.info(status, failure),
       config: describePlan(this.plan),

@@ -27,13 +27,15 @@ export function dashboardPossible(stdout: { readonly isTTY?: boolean }, env: { r
 /** The live view of `rpcload run`. */
 export function createRunView(mode: Exclude<UiMode, 'auto'>, source: ViewSource, options: RunViewOptions): LiveView {
   if (mode === 'none') return { start: () => undefined, stop: () => undefined };
-  if (mode === 'tui' && dashboardPossible(process.stdout, process.env)) return createRunDashboard(source, { onQuit: options.onQuit, colour: colourAllowed(process.env) });
+  if (mode === 'tui' && dashboardPossible(process.stdout, process.env))
+    return createRunDashboard(source, { onQuit: options.onQuit, colour: colourAllowed(process.env) });
   return createPlainProgress(source, { write: writeLine });
 }
 
 /** The verify view: the checks dashboard, one line per state change, or nothing. */
 export function createVerifyView(mode: Exclude<UiMode, 'auto'>, header: VerifyHeader, options: RunViewOptions): VerifyView {
   if (mode === 'none') return { start: () => undefined, stop: () => undefined, onProgress: () => undefined };
-  if (mode === 'tui' && dashboardPossible(process.stdout, process.env)) return createVerifyDashboard(header, { onQuit: options.onQuit, colour: colourAllowed(process.env) });
+  if (mode === 'tui' && dashboardPossible(process.stdout, process.env))
+    return createVerifyDashboard(header, { onQuit: options.onQuit, colour: colourAllowed(process.env) });
   return createPlainChecks(header, { write: writeLine });
 }

@@ -12,7 +12,10 @@ export interface PlainProgressOptions {
 }
 
 /** The phase running at `elapsedMs` and where in it we are. */
-export function phaseAt(phases: readonly PhaseInfo[], elapsedMs: number): { readonly index: number; readonly phase: PhaseInfo | undefined } {
+export function phaseAt(
+  phases: readonly PhaseInfo[],
+  elapsedMs: number,
+): { readonly index: number; readonly phase: PhaseInfo | undefined } {
   let endMs = 0;
   for (const [index, phase] of phases.entries()) {
     endMs += phase.durationMs;

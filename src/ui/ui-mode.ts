@@ -4,7 +4,10 @@
  */
 export type UiMode = 'auto' | 'tui' | 'plain' | 'none';
 
-export function resolveUiMode(requested: UiMode, environment: { readonly isTTY: boolean; readonly ci: string | undefined }): Exclude<UiMode, 'auto'> {
+export function resolveUiMode(
+  requested: UiMode,
+  environment: { readonly isTTY: boolean; readonly ci: string | undefined },
+): Exclude<UiMode, 'auto'> {
   if (requested !== 'auto') return requested;
   const inCi = environment.ci !== undefined && environment.ci !== '' && environment.ci !== 'false' && environment.ci !== '0';
   return environment.isTTY && !inCi ? 'tui' : 'plain';

@@ -96,7 +96,7 @@ class Scanner {
     this.i++;
     for (;;) {
       const c = this.text[this.i];
-      if (c === undefined) this.fail('expected the closing \'"\' of the string');
+      if (c === undefined) this.fail("expected the closing '\"' of the string");
       if (c === '"') {
         this.i++;
         return;

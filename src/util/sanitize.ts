@@ -16,6 +16,7 @@ export function sanitizeText(text: string, maxLength = 200): string {
 
 /** Sanitize the first bytes of a response body for use as evidence or a log line. */
 export function excerptBody(body: Uint8Array | string, maxLength = 200): string {
-  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, maxLength * 4)).toString('utf8');
+  const text =
+    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, maxLength * 4)).toString('utf8');
   return sanitizeText(text, maxLength);
 }

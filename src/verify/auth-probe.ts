@@ -9,7 +9,11 @@ import type { AuthObservation } from './verdicts/auth.ts';
  * no client.
  */
 export async function observeAuth(check: CheckContext, authorization: string | null): Promise<AuthObservation> {
-  const { exchange, reply } = await check.call({ method: check.config.methods[0]!, token: null, ...(authorization === null ? {} : { authorization }) });
+  const { exchange, reply } = await check.call({
+    method: check.config.methods[0]!,
+    token: null,
+    ...(authorization === null ? {} : { authorization }),
+  });
   const header = reply.headers['www-authenticate'];
   const raw = header === undefined ? null : Array.isArray(header) ? header.join(', ') : header;
   return {

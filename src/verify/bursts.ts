@@ -25,7 +25,13 @@ export interface Run {
  * (default one at a time). `methodAt(i)` picks the method of request i. Requests in flight when
  * the run stops still complete and are part of it.
  */
-export async function sendUntilRefused(check: CheckContext, clientId: string, maxRequests: number, methodAt: (index: number) => string, concurrency = 1): Promise<Run> {
+export async function sendUntilRefused(
+  check: CheckContext,
+  clientId: string,
+  maxRequests: number,
+  methodAt: (index: number) => string,
+  concurrency = 1,
+): Promise<Run> {
   const exchanges: Exchange[] = [];
   let stop: Run['stop'] = 'cap';
   let refusal: Exchange | null = null;
@@ -54,7 +60,13 @@ export async function sendUntilRefused(check: CheckContext, clientId: string, ma
  * more window. Returns every request sent; the last one is the admission, unless `stop` says why
  * there was none.
  */
-export async function awaitReadmission(check: CheckContext, clientId: string, method: string, resetMs: number, intervalMs: number): Promise<{ readonly exchanges: Exchange[]; readonly stop: 'admitted' | 'failed' | 'not-readmitted' }> {
+export async function awaitReadmission(
+  check: CheckContext,
+  clientId: string,
+  method: string,
+  resetMs: number,
+  intervalMs: number,
+): Promise<{ readonly exchanges: Exchange[]; readonly stop: 'admitted' | 'failed' | 'not-readmitted' }> {
   const exchanges: Exchange[] = [];
   await check.until(resetMs);
   for (;;) {
@@ -70,7 +82,13 @@ export async function awaitReadmission(check: CheckContext, clientId: string, me
  * Send at a fixed interval until `untilMs` (since the check started), one request in flight: a
  * late response delays only the next send, which then goes at once.
  */
-export async function pacedLoad(check: CheckContext, clientId: string, method: string, intervalMs: number, untilMs: number): Promise<Exchange[]> {
+export async function pacedLoad(
+  check: CheckContext,
+  clientId: string,
+  method: string,
+  intervalMs: number,
+  untilMs: number,
+): Promise<Exchange[]> {
   const exchanges: Exchange[] = [];
   const startMs = check.elapsed();
   for (let sendAtMs = startMs; sendAtMs <= untilMs; sendAtMs += intervalMs) {

@@ -57,9 +57,14 @@ export class ClientPool {
     const taken = new Set<string>();
     const granted: string[] = [];
     // Fresh needs first: they are the scarce kind, and spare needs can then avoid those clients.
-    const order = needs.map((need, index) => ({ need, index })).sort((a, b) => (a.need.kind === b.need.kind ? 0 : a.need.kind === 'fresh' ? -1 : 1));
+    const order = needs
+      .map((need, index) => ({ need, index }))
+      .sort((a, b) => (a.need.kind === b.need.kind ? 0 : a.need.kind === 'fresh' ? -1 : 1));
     for (const { need, index } of order) {
-      const id = need.kind === 'fresh' ? this.#pickFresh(taken) : this.#pickSpare(this.#reservable(need.requests), taken, this.#restedCount(taken) > keepRested);
+      const id =
+        need.kind === 'fresh'
+          ? this.#pickFresh(taken)
+          : this.#pickSpare(this.#reservable(need.requests), taken, this.#restedCount(taken) > keepRested);
       if (id === undefined) return null;
       taken.add(id);
       granted[index] = id;
@@ -138,5 +143,4 @@ export class ClientPool {
     candidates.sort((a, b) => Number(a.rested) - Number(b.rested) || b.room - a.room);
     return candidates[0]?.id;
   }
-
 }

@@ -70,7 +70,8 @@ const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.headersTimeout)
 export function parseClientFlag(value: string): VerifyClient {
   const colon = value.indexOf(':');
   // Never echo the value: it may be a secret typed without its ID.
-  if (colon <= 0 || colon === value.length - 1) throw new RpcloadError('bad_flag', `--client: expected ID:SECRET, found ${colon === -1 ? 'no colon' : 'an empty ID or secret'}`);
+  if (colon <= 0 || colon === value.length - 1)
+    throw new RpcloadError('bad_flag', `--client: expected ID:SECRET, found ${colon === -1 ? 'no colon' : 'an empty ID or secret'}`);
   return { id: value.slice(0, colon), secret: value.slice(colon + 1) };
 }
 
@@ -79,16 +80,23 @@ export function parsePaginatedFlag(value: string): PaginatedMethod {
   const colon = value.indexOf(':');
   const method = colon === -1 ? value : value.slice(0, colon);
   const field = colon === -1 ? null : value.slice(colon + 1);
-  if (method.length === 0 || field === '') throw new RpcloadError('bad_flag', `--paginated: expected NAME or NAME:ARRAYFIELD, found ${JSON.stringify(value)}`);
+  if (method.length === 0 || field === '')
+    throw new RpcloadError('bad_flag', `--paginated: expected NAME or NAME:ARRAYFIELD, found ${JSON.stringify(value)}`);
   return { method, field };
 }
 
 /** `--only a,b`: known check ids, all problems in one line. */
 export function parseOnlyFlag(value: string): CheckId[] {
-  const ids = value.split(',').map((id) => id.trim()).filter((id) => id.length > 0);
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id.length > 0);
   const unknown = ids.filter((id) => !isCheckId(id));
   if (unknown.length > 0 || ids.length === 0) {
-    throw new RpcloadError('bad_flag', `--only: unknown check id(s) ${unknown.map((id) => JSON.stringify(id)).join(', ') || '(none given)'}; known: ${CHECK_IDS.join(', ')}`);
+    throw new RpcloadError(
+      'bad_flag',
+      `--only: unknown check id(s) ${unknown.map((id) => JSON.stringify(id)).join(', ') || '(none given)'}; known: ${CHECK_IDS.join(', ')}`,
+    );
   }
   return ids.filter(isCheckId);
 }
@@ -116,7 +124,8 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
   if (duplicate) throw new RpcloadError('bad_flag', `--client: client ${JSON.stringify(duplicate.id)} given twice`);
   if (clients.length === 0) throw new RpcloadError('no_clients', 'no client to verify with: pass --client ID:SECRET (repeatable)');
   const methods = flags.method ? [...new Set(flags.method)] : fromPlan.methods;
-  if (methods.length === 0) throw new RpcloadError('no_method', 'no method to probe: pass --method NAME (repeatable; the first is the cheap probe method)');
+  if (methods.length === 0)
+    throw new RpcloadError('no_method', 'no method to probe: pass --method NAME (repeatable; the first is the cheap probe method)');
   return {
     target: target.replace(/\/+$/, ''),
     tokenMethod: flags.tokenMethod ?? plan?.auth.tokenMethod ?? PROFILE_DEFAULTS.auth.tokenMethod,

@@ -21,7 +21,10 @@ export async function preflight(config: VerifyConfig, tokens: TokenBook): Promis
       const hint = UNTRUSTED_CERTIFICATE.test(code) ? ' (the server certificate is not trusted: pass --ca FILE or --insecure)' : '';
       throw new RpcloadError('unreachable', `cannot reach ${config.target}: ${code}${hint}`);
     }
-    const hint = result.status === 404 ? ` — is the token method ${JSON.stringify(config.tokenMethod)} right (--token-method)?` : ' — check the client ID and secret, and --client-auth';
+    const hint =
+      result.status === 404
+        ? ` — is the token method ${JSON.stringify(config.tokenMethod)} right (--token-method)?`
+        : ' — check the client ID and secret, and --client-auth';
     throw new RpcloadError('token_failed', `client ${client.id}: ${result.detail}${hint}`);
   }
 }

@@ -14,7 +14,22 @@ import { tls } from './checks/tls.ts';
 import { CHECK_IDS, type CheckId } from './check-ids.ts';
 
 /** Every check, by id. */
-const BY_ID: Readonly<Record<CheckId, CheckDefinition>> = Object.fromEntries([envelope, authMissingToken, authInvalidToken, ratelimitThreshold, ratelimitResponse, ratelimitRetryAfterHonoured, ratelimitPerClient, ratelimitAllMethods, ratelimitConcurrentBurst, payloadLimit, pagination, tls].map((check) => [check.id, check])) as Record<CheckId, CheckDefinition>;
+const BY_ID: Readonly<Record<CheckId, CheckDefinition>> = Object.fromEntries(
+  [
+    envelope,
+    authMissingToken,
+    authInvalidToken,
+    ratelimitThreshold,
+    ratelimitResponse,
+    ratelimitRetryAfterHonoured,
+    ratelimitPerClient,
+    ratelimitAllMethods,
+    ratelimitConcurrentBurst,
+    payloadLimit,
+    pagination,
+    tls,
+  ].map((check) => [check.id, check]),
+) as Record<CheckId, CheckDefinition>;
 
 /** The checks to run, in the order verify reports them (`only` = a subset; null = all). */
 export function selectChecks(only: readonly CheckId[] | null): CheckDefinition[] {

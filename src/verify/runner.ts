@@ -25,7 +25,7 @@ export interface VerifyOptions {
 }
 
 export interface VerifyReport {
-  /** One result per selected check, in the order of DESIGN.md's table; secrets redacted. */
+  /** One result per selected check, in the order of CHECK_IDS; secrets redacted. */
   readonly checks: readonly CheckResult[];
   readonly startedAt: Date;
   readonly endedAt: Date;
@@ -44,17 +44,28 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   const abort = new AbortController();
   const stop = (): void => abort.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', stop, { once: true });
-  const dispatcher = createDispatcher({ connections: null, ca: config.ca, insecure: config.insecure, connectTimeoutMs: config.requestTimeoutMs });
+  const dispatcher = createDispatcher({
+    connections: null,
+    ca: config.ca,
+    insecure: config.insecure,
+    connectTimeoutMs: config.requestTimeoutMs,
+  });
   // Aborting also cuts requests in flight, so a check waiting on a response ends at once.
   abort.signal.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
   const tokens = new TokenBook(config, dispatcher, clock);
-  const pool = new ClientPool(config.clients.map((c) => c.id), config.limit, config.windowMs, clock);
+  const pool = new ClientPool(
+    config.clients.map((c) => c.id),
+    config.limit,
+    config.windowMs,
+    clock,
+  );
   const context: VerifyContext = { config, dispatcher, clock, tokens, pool, signal: abort.signal };
   const startedAt = new Date();
   try {
     await preflight(config, tokens);
     const originMs = clock.now();
-    const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void => options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
+    const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>
+      options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
     const outcomes = new Map<CheckId, CheckOutcome>();
     const durations = new Map<CheckId, number>();
     const clientsOf = new Map<CheckId, readonly string[]>();
@@ -97,7 +108,9 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
       outcomes.set(id, outcome);
       progress(id, outcome.verdict, outcome.detail);
     }
-    const checks = CHECK_IDS.filter((id) => outcomes.has(id)).map((id) => toResult(id, outcomes.get(id)!, durations.get(id), clientsOf.get(id)));
+    const checks = CHECK_IDS.filter((id) => outcomes.has(id)).map((id) =>
+      toResult(id, outcomes.get(id)!, durations.get(id), clientsOf.get(id)),
+    );
     return {
       checks: redactSecrets(checks, tokens.secrets()),
       startedAt,
@@ -111,7 +124,12 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   }
 }
 
-function toResult(id: CheckId, outcome: CheckOutcome, durationMs: number | undefined, clientIds: readonly string[] | undefined): CheckResult {
+function toResult(
+  id: CheckId,
+  outcome: CheckOutcome,
+  durationMs: number | undefined,
+  clientIds: readonly string[] | undefined,
+): CheckResult {
   return {
     id,
     verdict: outcome.verdict,

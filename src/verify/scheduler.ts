@@ -70,11 +70,18 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
       if (waitsForGate && !gateOpen) continue;
       if (waitsForGate && quotaShared) {
         pending.splice(pending.indexOf(check), 1);
-        settle(check.definition.id, skip('not judged: one quota is shared across client IDs (see ratelimit.per_client), so checks on other clients would disturb its counts; run it alone with --only'));
+        settle(
+          check.definition.id,
+          skip(
+            'not judged: one quota is shared across client IDs (see ratelimit.per_client), so checks on other clients would disturb its counts; run it alone with --only',
+          ),
+        );
         continue;
       }
       // Rested clients are kept for the fresh needs still waiting (other than this check's own).
-      const restedWanted = pending.filter((c) => c !== check).reduce((sum, c) => sum + c.plan.needs.filter((n) => n.kind === 'fresh').length, 0);
+      const restedWanted = pending
+        .filter((c) => c !== check)
+        .reduce((sum, c) => sum + c.plan.needs.filter((n) => n.kind === 'fresh').length, 0);
       const lease = pool.tryLease(check.plan.needs, restedWanted);
       if (lease === null) continue;
       pending.splice(pending.indexOf(check), 1);
@@ -99,7 +106,8 @@ async function nextEvent(running: ReadonlySet<Promise<void>>, wakeAtMs: number |
   const onAbort = (): void => timer.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   const waits: Promise<unknown>[] = [...running, new Promise((resolve) => timer.signal.addEventListener('abort', resolve, { once: true }))];
-  if (wakeAtMs !== null) waits.push(delay(Math.max(0, Math.ceil(wakeAtMs - clock.now())), undefined, { signal: timer.signal }).catch(() => undefined));
+  if (wakeAtMs !== null)
+    waits.push(delay(Math.max(0, Math.ceil(wakeAtMs - clock.now())), undefined, { signal: timer.signal }).catch(() => undefined));
   try {
     await Promise.race(waits);
   } finally {

@@ -63,7 +63,8 @@ export class TokenBook {
   adopt(clientId: string, result: Extract<TokenResult, { ok: true }>, makeCurrent = true): void {
     this.#issued.add(result.accessToken);
     if (!makeCurrent) return;
-    const refreshAtMs = result.expiresInS === null ? Infinity : this.clock.now() + Math.max(0, result.expiresInS * 1000 - REFRESH_MARGIN_MS);
+    const refreshAtMs =
+      result.expiresInS === null ? Infinity : this.clock.now() + Math.max(0, result.expiresInS * 1000 - REFRESH_MARGIN_MS);
     this.#cache.set(clientId, { token: result.accessToken, refreshAtMs });
   }
 

@@ -9,9 +9,23 @@ describe('classifyResponse', () => {
     // the two valid shapes
     [200, JSON_CT, '{"status":"success","data":{"a":1}}', 'success', 'success', []],
     [429, JSON_CT, '{"status":"error","error":"rate_limit_exceeded"}', 'error:rate_limit_exceeded', 'error', []],
-    [400, 'application/json; charset=utf-8', '{"status":"error","error":"payload_limit_exceeded"}', 'error:payload_limit_exceeded', 'error', []],
+    [
+      400,
+      'application/json; charset=utf-8',
+      '{"status":"error","error":"payload_limit_exceeded"}',
+      'error:payload_limit_exceeded',
+      'error',
+      [],
+    ],
     // a valid envelope keeps its outcome when only the content-type is wrong
-    [200, 'text/plain', '{"status":"success","data":{}}', 'success', 'success', ['content-type is "text/plain", expected application/json']],
+    [
+      200,
+      'text/plain',
+      '{"status":"success","data":{}}',
+      'success',
+      'success',
+      ['content-type is "text/plain", expected application/json'],
+    ],
     // structurally broken 2xx bodies are envelope violations
     [200, JSON_CT, 'garbage', 'envelope_violation', 'invalid', ['body is not JSON']],
     [200, JSON_CT, '[1,2]', 'envelope_violation', 'invalid', ['body is not a JSON object']],
@@ -21,7 +35,14 @@ describe('classifyResponse', () => {
     [200, JSON_CT, '{"data":{}}', 'envelope_violation', 'invalid', ['"status" is missing, expected "success" or "error"']],
     [500, JSON_CT, '{"status":"error","error":5}', 'http:500', 'invalid', ['error envelope without a string "error"']],
     // non-2xx without an envelope keep their status: a proxy's page
-    [502, 'text/html', '<html>bad gateway</html>', 'http:502', 'invalid', ['content-type is "text/html", expected application/json', 'body is not JSON']],
+    [
+      502,
+      'text/html',
+      '<html>bad gateway</html>',
+      'http:502',
+      'invalid',
+      ['content-type is "text/html", expected application/json', 'body is not JSON'],
+    ],
     [204, undefined, '', 'envelope_violation', 'invalid', ['content-type is missing, expected application/json', 'body is empty']],
     // the status code disagreeing with the envelope is a violation but keeps the outcome
     [500, JSON_CT, '{"status":"success","data":{}}', 'success', 'success', ['success envelope with HTTP 500']],
@@ -34,7 +55,10 @@ describe('classifyResponse', () => {
   });
 
   it('exposes data of a success and the code of an error', () => {
-    expect(classifyResponse(200, JSON_CT, body('{"status":"success","data":{"next":null,"items":[]}}'), false).data).toEqual({ next: null, items: [] });
+    expect(classifyResponse(200, JSON_CT, body('{"status":"success","data":{"next":null,"items":[]}}'), false).data).toEqual({
+      next: null,
+      items: [],
+    });
     expect(classifyResponse(404, JSON_CT, body('{"status":"error","error":"not_found"}'), false).errorCode).toBe('not_found');
   });
 
@@ -45,7 +69,12 @@ describe('classifyResponse', () => {
   });
 
   it('scrubs hostile error codes before they become outcome keys', () => {
-    const result = classifyResponse(400, JSON_CT, body(JSON.stringify({ status: 'error', error: '\u001b[31mred\u001b]0;title\u0007 code' })), false);
+    const result = classifyResponse(
+      400,
+      JSON_CT,
+      body(JSON.stringify({ status: 'error', error: '\u001b[31mred\u001b]0;title\u0007 code' })),
+      false,
+    );
     expect(result.outcome).toBe('error:red_code');
   });
 });

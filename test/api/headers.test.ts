@@ -31,10 +31,19 @@ describe('parseWwwAuthenticate', () => {
     ['Bearer realm="example"', [{ scheme: 'bearer', params: { realm: 'example' }, token68: null }]],
     [
       'Bearer realm="example", error="invalid_token", error_description="The access token expired"',
-      [{ scheme: 'bearer', params: { realm: 'example', error: 'invalid_token', error_description: 'The access token expired' }, token68: null }],
+      [
+        {
+          scheme: 'bearer',
+          params: { realm: 'example', error: 'invalid_token', error_description: 'The access token expired' },
+          token68: null,
+        },
+      ],
     ],
     // escapes inside quoted strings, unquoted token values, odd spacing
-    ['Bearer realm="a \\"b\\"" ,error=invalid_request', [{ scheme: 'bearer', params: { realm: 'a "b"', error: 'invalid_request' }, token68: null }]],
+    [
+      'Bearer realm="a \\"b\\"" ,error=invalid_request',
+      [{ scheme: 'bearer', params: { realm: 'a "b"', error: 'invalid_request' }, token68: null }],
+    ],
     // two challenges in one header
     [
       'Basic realm="x", Bearer realm="y", error="invalid_token"',

@@ -22,7 +22,9 @@ const request = (baseUrl: string, overrides: Partial<TokenRequest> = {}): TokenR
 
 describe('requestToken', () => {
   it('sends a form-encoded client_secret_post request and reads an enveloped token', async () => {
-    server = await startScriptedServer((_req, res) => sendJson(res, 200, { status: 'success', data: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 60 } }));
+    server = await startScriptedServer((_req, res) =>
+      sendJson(res, 200, { status: 'success', data: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 60 } }),
+    );
     const result = await requestToken(dispatcher, request(server.url, { scope: 'read', extraFields: { audience: 'api' } }));
     expect(result).toMatchObject({ ok: true, accessToken: 'tok-1', expiresInS: 60, shape: 'envelope' });
     const seen = server.seen[0]!;
@@ -40,7 +42,9 @@ describe('requestToken', () => {
   });
 
   it('sends client_secret_basic with form-encoded credentials (RFC 6749 §2.3.1) and reads a bare token', async () => {
-    server = await startScriptedServer((_req, res) => sendJson(res, 200, { access_token: 'tok-2', token_type: 'bearer', expires_in: '30' }));
+    server = await startScriptedServer((_req, res) =>
+      sendJson(res, 200, { access_token: 'tok-2', token_type: 'bearer', expires_in: '30' }),
+    );
     const result = await requestToken(dispatcher, request(server.url, { clientAuth: 'basic' }));
     expect(result).toMatchObject({ ok: true, accessToken: 'tok-2', expiresInS: 30, shape: 'bare' });
     const seen = server.seen[0]!;
@@ -81,7 +85,9 @@ describe('requestToken', () => {
 
 describe('callApi', () => {
   it('posts JSON with the bearer token and classifies the reply', async () => {
-    server = await startScriptedServer((req, res) => sendJson(res, 200, { status: 'success', data: { echo: JSON.parse(req.body) as unknown } }));
+    server = await startScriptedServer((req, res) =>
+      sendJson(res, 200, { status: 'success', data: { echo: JSON.parse(req.body) as unknown } }),
+    );
     const reply = await callApi(dispatcher, { baseUrl: server.url, method: 'echo', body: '{"a":1}', token: 'tok' });
     expect(reply.status).toBe(200);
     expect(reply.classification?.outcome).toBe('success');

@@ -11,7 +11,21 @@ import { describe, expect, it } from 'vitest';
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Bottom to top. `.` is the files directly in src/ (errors.ts, version.ts). */
-const LAYERS = ['.', 'util', 'contract', 'api', 'metrics', 'server', 'profile', 'driver', 'verify', 'session', 'results', 'ui', 'cli'] as const;
+const LAYERS = [
+  '.',
+  'util',
+  'contract',
+  'api',
+  'metrics',
+  'server',
+  'profile',
+  'driver',
+  'verify',
+  'session',
+  'results',
+  'ui',
+  'cli',
+] as const;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -63,7 +77,14 @@ describe('src/ layering', () => {
       state.set(file, 'open');
       stack.push(file);
       for (const target of graph.get(file) ?? []) {
-        if (state.get(target) === 'open') cycles.push(stack.slice(stack.indexOf(target)).concat(target).map((f) => relative(SRC, f)).join(' → '));
+        if (state.get(target) === 'open')
+          cycles.push(
+            stack
+              .slice(stack.indexOf(target))
+              .concat(target)
+              .map((f) => relative(SRC, f))
+              .join(' → '),
+          );
         else if (!state.has(target) && graph.has(target)) visit(target);
       }
       stack.pop();

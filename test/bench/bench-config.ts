@@ -56,9 +56,12 @@ function listFrom(env: NodeJS.ProcessEnv, name: string, fallback: readonly numbe
 export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
   const sections = (env.BENCH_SECTIONS ?? ALL_SECTIONS.join(',')).split(',').map((s) => s.trim());
-  for (const section of sections) if (!ALL_SECTIONS.includes(section as BenchSection)) throw new Error(`BENCH_SECTIONS: unknown section ${JSON.stringify(section)} (known: ${ALL_SECTIONS.join(', ')})`);
+  for (const section of sections)
+    if (!ALL_SECTIONS.includes(section as BenchSection))
+      throw new Error(`BENCH_SECTIONS: unknown section ${JSON.stringify(section)} (known: ${ALL_SECTIONS.join(', ')})`);
   const target = env.BENCH_TARGET ?? 'auto';
-  if (target !== 'auto' && target !== 'nginx' && target !== 'raw') throw new Error(`BENCH_TARGET must be auto, nginx or raw, found ${JSON.stringify(target)}`);
+  if (target !== 'auto' && target !== 'nginx' && target !== 'raw')
+    throw new Error(`BENCH_TARGET must be auto, nginx or raw, found ${JSON.stringify(target)}`);
   return {
     quick,
     sections: sections as BenchSection[],

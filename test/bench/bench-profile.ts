@@ -27,7 +27,10 @@ export function writeBenchProfile(
     target,
     clients: { pattern: 'bench-{n}', count: options.clients, secret: 'bench-secret' },
     scenarios: [{ name: 'ping', steps: [{ method: 'ping', args: JSON.parse(REQUEST_BODY) as Record<string, unknown> }] }],
-    phases: [...(options.lead ?? []).map((lead) => ({ name: lead.name, duration: `${lead.durationS}s`, ...options.load })), { name: 'load', duration: `${options.durationS}s`, ...options.load }],
+    phases: [
+      ...(options.lead ?? []).map((lead) => ({ name: lead.name, duration: `${lead.durationS}s`, ...options.load })),
+      { name: 'load', duration: `${options.durationS}s`, ...options.load },
+    ],
     http: { connections: options.connections },
   };
   const path = join(dir, `${name}.profile.json`);

@@ -55,21 +55,48 @@ export function medianFigures(list: readonly ClosedFigures[]): ClosedFigures {
 }
 
 /** rpcload in the closed model: `connections` virtual users on as many connections. */
-export async function runRpcloadClosed(target: BenchTarget, config: BenchConfig, workDir: string, name: string, workers = 1): Promise<ClosedFigures> {
+export async function runRpcloadClosed(
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  name: string,
+  workers = 1,
+): Promise<ClosedFigures> {
   const loadAvg = await loadAverage();
-  const profilePath = writeBenchProfile(workDir, name, target.url, { load: { concurrency: config.connections }, durationS: config.closedDurationS, clients: workers, connections: config.connections });
+  const profilePath = writeBenchProfile(workDir, name, target.url, {
+    load: { concurrency: config.connections },
+    durationS: config.closedDurationS,
+    clients: workers,
+    connections: config.connections,
+  });
   const resultPath = join(workDir, `${name}.result.json`);
   const args = workers > 1 ? ['--workers', String(workers)] : [];
   const { run } = await runTool({ tool: 'rpcload', profilePath, resultPath, args }, workDir, name);
   const result = readRunResult(resultPath);
   const s = result.summary;
-  return closedFigures(run, config, loadAvg, { requests: s.requests, p50Ms: s.latencyMs.p50, p99Ms: s.latencyMs.p99, failures: s.requests - (s.outcomes.success ?? 0) });
+  return closedFigures(run, config, loadAvg, {
+    requests: s.requests,
+    p50Ms: s.latencyMs.p50,
+    p99Ms: s.latencyMs.p99,
+    failures: s.requests - (s.outcomes.success ?? 0),
+  });
 }
 
 async function runAutocannon(target: BenchTarget, config: BenchConfig, workDir: string, name: string): Promise<ClosedFigures> {
   const loadAvg = await loadAverage();
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_TOKEN}` };
-  const { run } = await runTool({ tool: 'autocannon', url: `${target.url}${REQUEST_PATH}`, headers, body: REQUEST_BODY, connections: config.connections, durationS: config.closedDurationS }, workDir, name);
+  const { run } = await runTool(
+    {
+      tool: 'autocannon',
+      url: `${target.url}${REQUEST_PATH}`,
+      headers,
+      body: REQUEST_BODY,
+      connections: config.connections,
+      durationS: config.closedDurationS,
+    },
+    workDir,
+    name,
+  );
   if (run.tool.kind !== 'autocannon') throw new Error('unexpected tool report');
   const { requests, p50Ms, p99Ms, failures } = run.tool;
   return closedFigures(run, config, loadAvg, { requests, p50Ms, p99Ms, failures });
@@ -101,7 +128,12 @@ function closedFigures(
  * the fresher machine), the same request, connections and duration; each in its own process.
  * Requests/s is requests completed ÷ the configured duration for both tools.
  */
-export async function runClosedSection(target: BenchTarget, config: BenchConfig, workDir: string, log: (line: string) => void): Promise<ClosedSection> {
+export async function runClosedSection(
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  log: (line: string) => void,
+): Promise<ClosedSection> {
   const rounds: ClosedRound[] = [];
   for (let r = 1; r <= config.rounds; r++) {
     const first = r % 2 === 1 ? 'rpcload' : 'autocannon';
@@ -113,12 +145,18 @@ export async function runClosedSection(target: BenchTarget, config: BenchConfig,
     }
     const ratio = round(rpc!.requestsPerS / ac!.requestsPerS);
     rounds.push({ round: r, first, rpcload: rpc!, autocannon: ac!, ratio });
-    log(`closed round ${r}/${config.rounds}: rpcload ${rpc!.requestsPerS}/s (${rpc!.cpuSPer1000} CPU-s/1000), autocannon ${ac!.requestsPerS}/s (${ac!.cpuSPer1000} CPU-s/1000), ratio ${ratio} (load average ${rpc!.loadAverage}, CPU pressure ${rpc!.cpuPressurePercent} %)`);
+    log(
+      `closed round ${r}/${config.rounds}: rpcload ${rpc!.requestsPerS}/s (${rpc!.cpuSPer1000} CPU-s/1000), autocannon ${ac!.requestsPerS}/s (${ac!.cpuSPer1000} CPU-s/1000), ratio ${ratio} (load average ${rpc!.loadAverage}, CPU pressure ${rpc!.cpuPressurePercent} %)`,
+    );
   }
   return {
     connections: config.connections,
     durationS: config.closedDurationS,
     rounds,
-    median: { rpcload: medianFigures(rounds.map((r) => r.rpcload)), autocannon: medianFigures(rounds.map((r) => r.autocannon)), ratio: round(median(rounds.map((r) => r.ratio))) },
+    median: {
+      rpcload: medianFigures(rounds.map((r) => r.rpcload)),
+      autocannon: medianFigures(rounds.map((r) => r.autocannon)),
+      ratio: round(median(rounds.map((r) => r.ratio))),
+    },
   };
 }

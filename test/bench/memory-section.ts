@@ -23,10 +23,20 @@ export interface MemoryResult {
  * A long open-model run with many clients, RSS read once a second: the recorder keeps
  * histograms and counters, never per-request data, so the second half must not grow.
  */
-export async function runMemorySection(target: BenchTarget, config: BenchConfig, workDir: string, log: (line: string) => void): Promise<MemoryResult> {
+export async function runMemorySection(
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  log: (line: string) => void,
+): Promise<MemoryResult> {
   const durationS = config.memoryDurationS;
   const loadAvg = await loadAverage();
-  const profilePath = writeBenchProfile(workDir, 'memory', target.url, { load: { rate: config.memoryRatePerS }, durationS, clients: config.memoryClients, connections: config.openConnections });
+  const profilePath = writeBenchProfile(workDir, 'memory', target.url, {
+    load: { rate: config.memoryRatePerS },
+    durationS,
+    clients: config.memoryClients,
+    connections: config.openConnections,
+  });
   const resultPath = join(workDir, 'memory.result.json');
   const { run, rss } = await runTool({ tool: 'rpcload', profilePath, resultPath, args: [] }, workDir, 'memory', true);
   const result = readRunResult(resultPath);
@@ -49,6 +59,8 @@ export async function runMemorySection(target: BenchTarget, config: BenchConfig,
     loadAverage: loadAvg,
     samples: rss.map((s) => ({ atS: round(s.atS, 1), rssMb: round(s.rssMb, 1) })),
   };
-  log(`memory: ${memory.clients} clients at ${memory.ratePerS}/s for ${durationS} s: RSS ${memory.firstHalfRssMb} → ${memory.secondHalfRssMb} MB (${memory.growthPercent} %), peak ${memory.peakRssMb} MB`);
+  log(
+    `memory: ${memory.clients} clients at ${memory.ratePerS}/s for ${durationS} s: RSS ${memory.firstHalfRssMb} → ${memory.secondHalfRssMb} MB (${memory.growthPercent} %), peak ${memory.peakRssMb} MB`,
+  );
   return memory;
 }

@@ -24,7 +24,8 @@ function installNginx(log: (line: string) => void): boolean {
   if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) return false;
   log('nginx not found: installing nginx-light with apt-get (running as root)');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = (): boolean => spawnSync('apt-get', ['install', '-y', '-qq', 'nginx-light'], { stdio: 'ignore', env, timeout: 300_000 }).status === 0;
+  const install = (): boolean =>
+    spawnSync('apt-get', ['install', '-y', '-qq', 'nginx-light'], { stdio: 'ignore', env, timeout: 300_000 }).status === 0;
   if (install()) return true;
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
   return install();

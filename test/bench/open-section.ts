@@ -40,10 +40,18 @@ const OPEN_CLIENTS = 8;
 const MEASURED_PHASE = 'load';
 
 /** rpcload at fixed arrival rates: how close to the schedule it sends, and what lag costs latency. */
-export async function runOpenSection(target: BenchTarget, config: BenchConfig, workDir: string, log: (line: string) => void): Promise<OpenRow[]> {
+export async function runOpenSection(
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  log: (line: string) => void,
+): Promise<OpenRow[]> {
   const rows: OpenRow[] = [];
   const top = Math.max(...config.openRatesPerS);
-  const runs = [...config.openRatesPerS.map((rate) => ({ rate, workers: 1 })), ...(config.openWorkers > 1 ? [{ rate: top, workers: config.openWorkers }] : [])];
+  const runs = [
+    ...config.openRatesPerS.map((rate) => ({ rate, workers: 1 })),
+    ...(config.openWorkers > 1 ? [{ rate: top, workers: config.openWorkers }] : []),
+  ];
   for (const { rate, workers } of runs) {
     const name = `open-${rate}-w${workers}`;
     const loadAvg = await loadAverage();
@@ -56,13 +64,20 @@ export async function runOpenSection(target: BenchTarget, config: BenchConfig, w
       lead: [{ name: 'warm-up', durationS: warmupS }],
     });
     const resultPath = join(workDir, `${name}.result.json`);
-    const { run } = await runTool({ tool: 'rpcload', profilePath, resultPath, args: workers > 1 ? ['--workers', String(workers)] : [] }, workDir, name);
+    const { run } = await runTool(
+      { tool: 'rpcload', profilePath, resultPath, args: workers > 1 ? ['--workers', String(workers)] : [] },
+      workDir,
+      name,
+    );
     const result = readRunResult(resultPath);
     const phase = result.byPhase[MEASURED_PHASE];
     const lag = phase?.scheduleLagMs;
     const lagHistogram = result.histograms.scheduleLagByPhase?.[MEASURED_PHASE];
-    if (phase === undefined || lag === undefined || lagHistogram === undefined) throw new Error(`${resultPath}: no schedule lag for phase ${MEASURED_PHASE}`);
-    const inPhase = result.timeline.filter((row) => row.t >= warmupS && row.t < warmupS + durationS).reduce((sum, row) => sum + row.requests, 0);
+    if (phase === undefined || lag === undefined || lagHistogram === undefined)
+      throw new Error(`${resultPath}: no schedule lag for phase ${MEASURED_PHASE}`);
+    const inPhase = result.timeline
+      .filter((row) => row.t >= warmupS && row.t < warmupS + durationS)
+      .reduce((sum, row) => sum + row.requests, 0);
     const runLag = result.summary.scheduleLagMs;
     const row: OpenRow = {
       targetPerS: rate,

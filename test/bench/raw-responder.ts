@@ -8,7 +8,10 @@ import { createServer, type Socket } from 'node:net';
 import { SUCCESS_BODY, TOKEN_BODY } from './bench-target.ts';
 
 const response = (body: string): Buffer =>
-  Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`, 'latin1');
+  Buffer.from(
+    `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`,
+    'latin1',
+  );
 const SUCCESS = response(SUCCESS_BODY);
 const TOKEN = response(TOKEN_BODY);
 const TOKEN_PATH = Buffer.from(' /api/auth.token ');

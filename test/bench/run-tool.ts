@@ -26,7 +26,12 @@ function rssMb(pid: number): number | null {
  * Run one tool in its own process (tool-process.ts) and return its report; with `sampleRss`,
  * also the process's RSS read from /proc once a second while it runs.
  */
-export async function runTool(spec: ToolRequest, workDir: string, name: string, sampleRss = false): Promise<{ run: ToolRun; rss: RssSample[] }> {
+export async function runTool(
+  spec: ToolRequest,
+  workDir: string,
+  name: string,
+  sampleRss = false,
+): Promise<{ run: ToolRun; rss: RssSample[] }> {
   const reportPath = join(workDir, `${name}.report.json`);
   const specPath = join(workDir, `${name}.spec.json`);
   writeFileSync(specPath, JSON.stringify({ ...spec, reportPath }));

@@ -38,7 +38,9 @@ mkdirSync(resultsDir, { recursive: true });
 const workDir = mkdtempSync(join(tmpdir(), 'rpcload-bench-'));
 const target = await startTarget(config.target);
 log(`target: ${target.kind} — ${target.description} at ${target.url}`);
-log(`sections: ${config.sections.join(', ')}${config.quick ? ' (BENCH_QUICK: short smoke durations)' : ''}; load average ${loadAverageStart}`);
+log(
+  `sections: ${config.sections.join(', ')}${config.quick ? ' (BENCH_QUICK: short smoke durations)' : ''}; load average ${loadAverageStart}`,
+);
 try {
   const has = (section: string): boolean => config.sections.includes(section as never);
   const closed = has('closed') ? await runClosedSection(target, config, workDir, log) : null;
@@ -49,7 +51,16 @@ try {
     schema: 'rpcload/bench@1',
     startedAt: startedAt.toISOString(),
     endedAt: new Date().toISOString(),
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, os: `${type()} ${release()}`, loadAverageStart, loadAverageEnd: await loadAverage(), cpuPressureStartPercent, cpuPressureEndPercent: cpuPressurePercent() },
+    machine: {
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      os: `${type()} ${release()}`,
+      loadAverageStart,
+      loadAverageEnd: await loadAverage(),
+      cpuPressureStartPercent,
+      cpuPressureEndPercent: cpuPressurePercent(),
+    },
     target: { kind: target.kind, description: target.description },
     config,
     closed,

@@ -19,7 +19,14 @@ interface AutocannonResult {
   readonly errors: number;
   readonly timeouts: number;
 }
-type Autocannon = (options: { url: string; method: 'POST'; headers: Record<string, string>; body: string; connections: number; duration: number }) => Promise<AutocannonResult>;
+type Autocannon = (options: {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  duration: number;
+}) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const durationS = Number(process.argv[2] ?? 10);
@@ -30,7 +37,9 @@ const CLIENT_ID = 'client-bench';
 function cpuSeconds(pid: number): number | undefined {
   try {
     // Fields after the parenthesised command name; utime and stime are the 12th and 13th of them.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks, USER_HZ = 100 on Linux
   } catch {
     return undefined;
@@ -44,7 +53,9 @@ const serverScript = `
   console.log(server.url);
   process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
 `;
-const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', serverScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', serverScript], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const url = await new Promise<string>((resolve, reject) => {
   createInterface({ input: child.stdout }).once('line', resolve);
   child.once('exit', () => reject(new Error('the server process exited before printing its URL')));
@@ -69,11 +80,17 @@ try {
   const cpuAfter = cpuSeconds(child.pid!);
 
   console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}`);
-  console.log(`ping, ${CONNECTIONS} connections, ${durationS} s: ${Math.round(result.requests.average)} requests/s (total ${result.requests.total})`);
-  console.log(`latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`);
+  console.log(
+    `ping, ${CONNECTIONS} connections, ${durationS} s: ${Math.round(result.requests.average)} requests/s (total ${result.requests.total})`,
+  );
+  console.log(
+    `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`,
+  );
   if (cpuBefore !== undefined && cpuAfter !== undefined && cpuAfter > cpuBefore) {
     const serverCpuS = cpuAfter - cpuBefore;
-    console.log(`server CPU: ${serverCpuS.toFixed(2)} s (${Math.round((serverCpuS / durationS) * 100)}% of one core), ${Math.round((serverCpuS / result.requests.total) * 1e6)} µs per request → ~${Math.round(result.requests.total / serverCpuS)} requests/s per fully busy core`);
+    console.log(
+      `server CPU: ${serverCpuS.toFixed(2)} s (${Math.round((serverCpuS / durationS) * 100)}% of one core), ${Math.round((serverCpuS / result.requests.total) * 1e6)} µs per request → ~${Math.round(result.requests.total / serverCpuS)} requests/s per fully busy core`,
+    );
   }
 } finally {
   child.kill('SIGTERM');

@@ -29,8 +29,22 @@ const { runCli } = (await import(new URL('../../dist/cli/run-cli.js', import.met
 
 async function runTool(): Promise<ToolRun['tool']> {
   if (spec.tool === 'autocannon') {
-    const result = await autocannon({ url: spec.url, method: 'POST', headers: spec.headers, body: spec.body, connections: spec.connections, duration: spec.durationS });
-    return { kind: 'autocannon', requests: result.requests.total, durationS: result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99, failures: result.non2xx + result.errors + result.timeouts };
+    const result = await autocannon({
+      url: spec.url,
+      method: 'POST',
+      headers: spec.headers,
+      body: spec.body,
+      connections: spec.connections,
+      duration: spec.durationS,
+    });
+    return {
+      kind: 'autocannon',
+      requests: result.requests.total,
+      durationS: result.duration,
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      failures: result.non2xx + result.errors + result.timeouts,
+    };
   }
   const exitCode = await runCli(['run', spec.profilePath, '--ui', 'none', '--out', spec.resultPath, ...spec.args]);
   return { kind: 'rpcload', exitCode, resultPath: spec.resultPath };

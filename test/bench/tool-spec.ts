@@ -24,7 +24,14 @@ export type ToolRequest = ToolSpec extends infer S ? (S extends ToolSpec ? Omit<
 /** What a tool process reports back. */
 export interface ToolRun {
   readonly tool:
-    | { readonly kind: 'autocannon'; readonly requests: number; readonly durationS: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number }
+    | {
+        readonly kind: 'autocannon';
+        readonly requests: number;
+        readonly durationS: number;
+        readonly p50Ms: number;
+        readonly p99Ms: number;
+        readonly failures: number;
+      }
     | { readonly kind: 'rpcload'; readonly exitCode: number; readonly resultPath: string };
   /** Wall time of the tool call (s). */
   readonly wallS: number;

@@ -15,13 +15,20 @@ export interface WorkersRow {
  * `rpcload run --workers N` in the closed model (same connections and virtual users in total,
  * split across the workers), each worker count in turn per round.
  */
-export async function runWorkersSection(target: BenchTarget, config: BenchConfig, workDir: string, log: (line: string) => void): Promise<WorkersRow[]> {
+export async function runWorkersSection(
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  log: (line: string) => void,
+): Promise<WorkersRow[]> {
   const byCount = new Map<number, ClosedFigures[]>(config.workerCounts.map((w) => [w, []]));
   for (let r = 1; r <= config.workerRounds; r++) {
     for (const workers of config.workerCounts) {
       const figures = await runRpcloadClosed(target, config, workDir, `workers-${workers}-r${r}`, workers);
       byCount.get(workers)!.push(figures);
-      log(`workers ${workers}, round ${r}/${config.workerRounds}: ${figures.requestsPerS}/s, ${figures.cpuCores} cores busy (load average ${figures.loadAverage})`);
+      log(
+        `workers ${workers}, round ${r}/${config.workerRounds}: ${figures.requestsPerS}/s, ${figures.cpuCores} cores busy (load average ${figures.loadAverage})`,
+      );
     }
   }
   const base = median(byCount.get(config.workerCounts[0]!)!.map((f) => f.requestsPerS));

@@ -11,9 +11,16 @@ afterEach(async () => {
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/; // eslint-disable-line no-control-regex
 
-async function outcomesWith(faults: FaultName[], profile: Record<string, unknown> = {}, serverLimit = 10_000): Promise<Record<string, number>> {
+async function outcomesWith(
+  faults: FaultName[],
+  profile: Record<string, unknown> = {},
+  serverLimit = 10_000,
+): Promise<Record<string, number>> {
   server = await startServer({ limit: serverLimit, faults, chaosRate: 0.25, seed: 7 });
-  const plan = testPlan({ scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '2s', rate: 50 }], ...profile }, server.url);
+  const plan = testPlan(
+    { scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '2s', rate: 50 }], ...profile },
+    server.url,
+  );
   const { outcome, result } = await runPlan(plan, server.url);
   expect(outcome.status).toBe('completed'); // a hostile server never crashes a run
   for (const key of Object.keys(result.summary.outcomes)) expect(key).not.toMatch(CONTROL);
@@ -54,14 +61,21 @@ describe('every outcome class comes from its server behaviour', () => {
 
   it('a reply dripped out slowly completes as a slow success', async () => {
     server = await startServer({ limit: 10_000, faults: ['chaos-slow'], chaosRate: 0.25, seed: 7 });
-    const plan = testPlan({ scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 20 }] }, server.url);
+    const plan = testPlan(
+      { scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 20 }] },
+      server.url,
+    );
     const { result } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ success: 20 });
     expect(result.summary.serviceTimeMs.max).toBeGreaterThan(2000); // the drip takes ~3 s
   });
 
   it('a reply that does not start within the headers timeout is a transport timeout', async () => {
-    const slow = { scenarios: [{ name: 'slow', steps: [{ method: 'work', args: { delayMs: 3000 } }] }], http: { headersTimeout: '300ms' }, phases: [{ duration: '1s', rate: 5 }] };
+    const slow = {
+      scenarios: [{ name: 'slow', steps: [{ method: 'work', args: { delayMs: 3000 } }] }],
+      http: { headersTimeout: '300ms' },
+      phases: [{ duration: '1s', rate: 5 }],
+    };
     expect(await outcomesWith([], slow)).toEqual({ 'transport:UND_ERR_HEADERS_TIMEOUT': 5 });
   });
 });

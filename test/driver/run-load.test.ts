@@ -20,7 +20,10 @@ const ping = [{ name: 'ping', steps: [{ method: 'ping' }] }];
 describe('runLoad against the reference server', () => {
   it('sends rate × duration requests and its per-client counts equal the server’s', async () => {
     const { url } = await serve();
-    const plan = testPlan({ clients: { pattern: 'client-{n}', count: 5, secret: '${SECRET}' }, scenarios: ping, phases: [{ duration: '3s', rate: 200 }] }, url);
+    const plan = testPlan(
+      { clients: { pattern: 'client-{n}', count: 5, secret: '${SECRET}' }, scenarios: ping, phases: [{ duration: '3s', rate: 200 }] },
+      url,
+    );
     const { outcome, result } = await runPlan(plan, url);
     expect(outcome.status).toBe('completed');
     expect(result.summary.requests).toBe(600); // arrivals are computed, not timed: exactly 3 s × 200/s
@@ -91,7 +94,11 @@ describe('runLoad against the reference server', () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 700);
     const startedAt = Date.now();
-    const { outcome, result } = await runPlan(testPlan({ scenarios: ping, phases: [{ duration: '10s', rate: 50 }] }, url), url, abort.signal);
+    const { outcome, result } = await runPlan(
+      testPlan({ scenarios: ping, phases: [{ duration: '10s', rate: 50 }] }, url),
+      url,
+      abort.signal,
+    );
     expect(outcome.status).toBe('aborted');
     expect(Date.now() - startedAt).toBeLessThan(3000);
     expect(result.summary.requests).toBeGreaterThan(20);

@@ -44,7 +44,10 @@ async function until(condition: () => boolean, what: string, timeoutMs = 3000): 
   }
 }
 
-const post = (pool: Pool): Promise<number> => pool.request({ path: '/api/ping', method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).then(async (r) => (await r.body.text(), r.statusCode));
+const post = (pool: Pool): Promise<number> =>
+  pool
+    .request({ path: '/api/ping', method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+    .then(async (r) => (await r.body.text(), r.statusCode));
 
 let server: CountingServer | undefined;
 let scripted: TestServer | undefined;
@@ -119,14 +122,20 @@ describe('runLoad preconnect', () => {
   // 10 requests spaced 50 ms apart never need more than a socket or two: any more were preconnected.
   it('opens every connection of the pool before the load starts', async () => {
     const url = await startApi();
-    const { result } = await runPlan(testPlan({ scenarios: ping, phases: [{ duration: '500ms', rate: 20 }], http: { connections: 12 } }, url), url);
+    const { result } = await runPlan(
+      testPlan({ scenarios: ping, phases: [{ duration: '500ms', rate: 20 }], http: { connections: 12 } }, url),
+      url,
+    );
     expect(result.summary.outcomes).toEqual({ success: 10 });
     expect(scripted!.connections()).toBeGreaterThanOrEqual(12); // plus the token requests' own
   });
 
   it('connects lazily with preconnect: false', async () => {
     const url = await startApi();
-    const { result } = await runPlan(testPlan({ scenarios: ping, phases: [{ duration: '500ms', rate: 20 }], http: { connections: 12, preconnect: false } }, url), url);
+    const { result } = await runPlan(
+      testPlan({ scenarios: ping, phases: [{ duration: '500ms', rate: 20 }], http: { connections: 12, preconnect: false } }, url),
+      url,
+    );
     expect(result.summary.outcomes).toEqual({ success: 10 });
     expect(scripted!.connections()).toBeLessThan(6);
   });

@@ -12,7 +12,7 @@ import {
   valuesAtPercentilesUs,
   type Histogram,
 } from '../../src/metrics/hdr.ts';
-import { seededRandom } from './sample-factory.ts';
+import { createRandom } from '../../src/util/random.ts';
 
 /** The library's own reading, the reference the one-pass reader must match bit for bit. */
 function libraryPercentilesMs(h: Histogram) {
@@ -77,7 +77,7 @@ describe('hdr helpers', () => {
 
   it.each(DISTRIBUTIONS)('recordUs fills exactly the buckets recordValue fills: %s', (_, draw) => {
     for (const create of [createLatencyHistogram, createCompactHistogram]) {
-      const random = seededRandom(7);
+      const random = createRandom(7);
       const fast = create();
       const reference = create();
       for (let i = 0; i < 5000; i++) {
@@ -86,13 +86,17 @@ describe('hdr helpers', () => {
         reference.recordValue(us < 1 ? 1 : Math.round(us));
       }
       expect(encodeHistogram(fast)).toBe(encodeHistogram(reference));
-      expect([fast.totalCount, fast.maxValue, fast.minNonZeroValue]).toEqual([reference.totalCount, reference.maxValue, reference.minNonZeroValue]);
+      expect([fast.totalCount, fast.maxValue, fast.minNonZeroValue]).toEqual([
+        reference.totalCount,
+        reference.maxValue,
+        reference.minNonZeroValue,
+      ]);
     }
   });
 
   it.each(DISTRIBUTIONS)('one-pass percentiles equal the library’s getValueAtPercentile and mean: %s', (_, draw) => {
     for (const create of [createLatencyHistogram, createCompactHistogram]) {
-      const random = seededRandom(11);
+      const random = createRandom(11);
       const h = create();
       for (let i = 0; i < 3000; i++) recordUs(h, draw(random));
       expect(percentilesMs(h)).toEqual(libraryPercentilesMs(h));

@@ -6,7 +6,22 @@ import type { Sample } from '../../src/metrics/sample.ts';
 const dims = (clients: string[]) => ({ methods: ['ping'], phases: ['load'], clients });
 
 function sample(clientIndex: number, latencyUs: number, doneAtMs: number, outcome = 'success'): Sample {
-  return { methodIndex: 0, phaseIndex: 0, clientIndex, outcome, status: outcome === 'success' ? 200 : 500, sentAtMs: doneAtMs - latencyUs / 1000, doneAtMs, latencyUs, serviceUs: latencyUs, lagUs: -1, retryAfterS: -1, backoffWaitedMs: -1, backoffRetryAfterS: -1, detail: outcome === 'success' ? '' : 'boom' };
+  return {
+    methodIndex: 0,
+    phaseIndex: 0,
+    clientIndex,
+    outcome,
+    status: outcome === 'success' ? 200 : 500,
+    sentAtMs: doneAtMs - latencyUs / 1000,
+    doneAtMs,
+    latencyUs,
+    serviceUs: latencyUs,
+    lagUs: -1,
+    retryAfterS: -1,
+    backoffWaitedMs: -1,
+    backoffRetryAfterS: -1,
+    detail: outcome === 'success' ? '' : 'boom',
+  };
 }
 
 describe('mergeLiveSnapshots', () => {

@@ -5,7 +5,7 @@ import { MAX_OUTCOME_KEYS, OUTCOME_OTHER } from '../../src/metrics/outcome-table
 import { emptyRecordedData, type RecordedData } from '../../src/metrics/recorded-data.ts';
 import { Recorder } from '../../src/metrics/recorder.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
-import { DIMS, generateSamples, sample } from './sample-factory.ts';
+import { DIMS, recorderSamples, sample } from '../support/recorder-fixtures.ts';
 
 const RATE_LIMIT = { limit: 100, windowMs: 10_000, policy: 'honour' } as const;
 
@@ -20,7 +20,8 @@ function figures(d: RecordedData) {
   const read = (encoded: string) => ({ count: decodeHistogram(encoded).totalCount, ...percentilesMs(decodeHistogram(encoded)) });
   const pairs = (r: Readonly<Record<string, { latency: string; serviceTime: string }>>) =>
     Object.fromEntries(Object.entries(r).map(([k, p]) => [k, { latency: read(p.latency), serviceTime: read(p.serviceTime) }]));
-  const outcomes = (r: Readonly<Record<string, { outcomes: Readonly<Record<string, number>> }>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.outcomes]));
+  const outcomes = (r: Readonly<Record<string, { outcomes: Readonly<Record<string, number>> }>>) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.outcomes]));
   return {
     overall: { latency: read(d.overall.latency), serviceTime: read(d.overall.serviceTime), outcomes: d.overall.outcomes },
     lag: read(d.scheduleLag),
@@ -28,16 +29,21 @@ function figures(d: RecordedData) {
     histograms: [pairs(d.byMethod), pairs(d.byPhase), pairs(d.byClient), pairs(d.byOutcome)],
     outcomes: [outcomes(d.byMethod), outcomes(d.byPhase), outcomes(d.byClient)],
     lastAtMs: d.lastAtMs,
-    ledgerClients: Object.fromEntries(Object.entries(d.ledger?.clients ?? {}).map(([id, c]) => [id, { ...c, observations: c.observations.length }])),
+    ledgerClients: Object.fromEntries(
+      Object.entries(d.ledger?.clients ?? {}).map(([id, c]) => [id, { ...c, observations: c.observations.length }]),
+    ),
   };
 }
 
 describe('mergeRecordedData', () => {
-  const samples = generateSamples(8000, 3, 20);
+  const samples = recorderSamples(8000, 3, 20);
 
   it('of two halves split at a second boundary equals recording everything in one recorder', () => {
     const all = record(samples);
-    const merged = mergeRecordedData([record(samples.filter((s) => s.doneAtMs < 10_000)), record(samples.filter((s) => s.doneAtMs >= 10_000))]);
+    const merged = mergeRecordedData([
+      record(samples.filter((s) => s.doneAtMs < 10_000)),
+      record(samples.filter((s) => s.doneAtMs >= 10_000)),
+    ]);
     expect(figures(merged)).toEqual(figures(all));
     expect(merged.timeline).toEqual(all.timeline);
   });
@@ -48,7 +54,9 @@ describe('mergeRecordedData', () => {
     const odd = record(samples.filter((s) => s.clientIndex % 2 === 1));
     const merged = mergeRecordedData([even, odd]);
     expect(figures(merged)).toEqual(figures(all));
-    expect(merged.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts)).toEqual(all.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts));
+    expect(merged.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts)).toEqual(
+      all.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts),
+    );
     merged.timeline.forEach((row, t) => {
       // The largest of the parts' percentiles: never below the true one, never above any part's.
       const parts = [even.timeline[t]!, odd.timeline[t]!];

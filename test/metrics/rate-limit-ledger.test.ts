@@ -6,7 +6,7 @@ import { RateLimitLedger } from '../../src/metrics/rate-limit-ledger.ts';
 import { passiveRateLimitChecks } from '../../src/verify/passive/rate-limit-verdicts.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
 import type { RateLimitContract } from '../../src/contract/rate-limit.ts';
-import { sample } from './sample-factory.ts';
+import { sample } from '../support/recorder-fixtures.ts';
 
 const LIMIT = 10;
 const WINDOW_MS = 10_000;
@@ -16,7 +16,14 @@ const CLIENTS = ['a', 'b'];
 /** A client's burst from idle: `admitted` requests pass, then `refused` get 429 (Retry-After 7), 10 ms apart. */
 function burst(admitted: number, refused = 3, clientIndex = 0, startMs = 0): Sample[] {
   return Array.from({ length: admitted + refused }, (_, i) =>
-    sample({ clientIndex, sentAtMs: startMs + i * 10, doneAtMs: startMs + i * 10 + 5, status: i < admitted ? 200 : 429, outcome: i < admitted ? 'success' : 'error:rate_limit_exceeded', retryAfterS: i < admitted ? -1 : 7 }),
+    sample({
+      clientIndex,
+      sentAtMs: startMs + i * 10,
+      doneAtMs: startMs + i * 10 + 5,
+      status: i < admitted ? 200 : 429,
+      outcome: i < admitted ? 'success' : 'error:rate_limit_exceeded',
+      retryAfterS: i < admitted ? -1 : 7,
+    }),
   );
 }
 
@@ -40,7 +47,9 @@ describe('passive ratelimit.threshold', () => {
     ['exact, refusals complete first → pass', [...burst(LIMIT).slice(LIMIT), ...burst(LIMIT).slice(0, LIMIT)], 'pass', 'exact'],
     [
       'exact, then an admission between later refusals, all recorded in reverse: the first refusal is the earliest sent → pass',
-      burst(LIMIT).map((s, i) => (i === LIMIT + 1 ? { ...s, status: 200, outcome: 'success', retryAfterS: -1 } : s)).reverse(),
+      burst(LIMIT)
+        .map((s, i) => (i === LIMIT + 1 ? { ...s, status: 200, outcome: 'success', retryAfterS: -1 } : s))
+        .reverse(),
       'pass',
       'exact',
     ],
@@ -50,12 +59,7 @@ describe('passive ratelimit.threshold', () => {
       'skip',
       'inconclusive',
     ],
-    [
-      'two clients, one exact and one early → fail',
-      [...burst(LIMIT, 3, 0), ...burst(LIMIT - 2, 3, 1)],
-      'fail',
-      'early',
-    ],
+    ['two clients, one exact and one early → fail', [...burst(LIMIT, 3, 0), ...burst(LIMIT - 2, 3, 1)], 'fail', 'early'],
     [
       'a 401 is not a quota hit (token expiry) → still exact',
       [sample({ sentAtMs: 0, status: 401, outcome: 'http:401' }), ...burst(LIMIT, 3, 0, 1)],
@@ -84,7 +88,9 @@ describe('passive ratelimit.threshold', () => {
     // Sent 0..9 admitted, 10 refused; but the refusal completes before half of the admitted ones.
     const samples = burst(LIMIT, 1).map((s, i) => ({ ...s, doneAtMs: i === LIMIT ? 50 : s.sentAtMs + 500 }));
     const data = ledgerOf([...samples].sort((x, y) => x.doneAtMs - y.doneAtMs));
-    const evidence = verdicts(data)['ratelimit.threshold']!.evidence as { examples: { admittedBeforeRefusal: number; firstRefusalAtMs: number }[] };
+    const evidence = verdicts(data)['ratelimit.threshold']!.evidence as {
+      examples: { admittedBeforeRefusal: number; firstRefusalAtMs: number }[];
+    };
     expect(evidence.examples[0]).toMatchObject({ admittedBeforeRefusal: LIMIT, firstRefusalAtMs: LIMIT * 10 });
   });
 
@@ -97,7 +103,15 @@ describe('passive ratelimit.threshold', () => {
 describe('passive ratelimit.retry_after_honoured', () => {
   const refusal = sample({ sentAtMs: 1000, doneAtMs: 1010, status: 429, outcome: 'error:rate_limit_exceeded', retryAfterS: 2 });
   const retry = (waitedMs: number, status: number, retryAfterS = 2) =>
-    sample({ sentAtMs: 1010 + waitedMs, doneAtMs: 1020 + waitedMs, status, outcome: status === 200 ? 'success' : status === 429 ? 'error:rate_limit_exceeded' : 'transport:UND_ERR_SOCKET', backoffWaitedMs: waitedMs, backoffRetryAfterS: retryAfterS, retryAfterS: status === 429 ? 1 : -1 });
+    sample({
+      sentAtMs: 1010 + waitedMs,
+      doneAtMs: 1020 + waitedMs,
+      status,
+      outcome: status === 200 ? 'success' : status === 429 ? 'error:rate_limit_exceeded' : 'transport:UND_ERR_SOCKET',
+      backoffWaitedMs: waitedMs,
+      backoffRetryAfterS: retryAfterS,
+      retryAfterS: status === 429 ? 1 : -1,
+    });
 
   it.each([
     ['every honoured retry admitted → pass', [retry(2000, 200), retry(2003, 200)], 'pass'],
@@ -113,7 +127,9 @@ describe('passive ratelimit.retry_after_honoured', () => {
     if (verdict === 'fail') {
       const refused = retries.filter((r) => r.status === 429);
       expect(evidence.refused).toBe(refused.length);
-      expect(evidence.refusals.map((r) => [r.retryAfterS, r.waitedMs])).toEqual(refused.map((r) => [r.backoffRetryAfterS, r.backoffWaitedMs]));
+      expect(evidence.refusals.map((r) => [r.retryAfterS, r.waitedMs])).toEqual(
+        refused.map((r) => [r.backoffRetryAfterS, r.backoffWaitedMs]),
+      );
       expect(check.detail).toContain(`Retry-After ${refused[0]!.backoffRetryAfterS} s`);
     }
   });
@@ -127,7 +143,13 @@ describe('passive ratelimit.retry_after_honoured', () => {
   it('records where in the window the honoured refusal had come', () => {
     const data = ledgerOf([refusal, retry(2000, 200)]);
     const observation = data.clients.a!.observations.find((o) => o.kind === 'honoured_retry')!;
-    expect(observation.detail).toMatchObject({ retryAfterS: 2, waitedMs: 2000, admitted: true, refusalAtMs: 1010, refusalPeriodOffsetMs: 1010 % WINDOW_MS });
+    expect(observation.detail).toMatchObject({
+      retryAfterS: 2,
+      waitedMs: 2000,
+      admitted: true,
+      refusalAtMs: 1010,
+      refusalPeriodOffsetMs: 1010 % WINDOW_MS,
+    });
   });
 });
 
@@ -139,12 +161,16 @@ describe('RateLimitLedger', () => {
     const data = ledgerOf([sample({ status: 429, outcome: 'http:429', retryAfterS, doneAtMs: 12 })]);
     const client = data.clients.a!;
     expect([client.retryAfterS, client.missingRetryAfter]).toEqual([{ [key]: 1 }, 1]);
-    expect(client.observations).toEqual([{ client: 'a', kind: 'missing_retry_after', atMs: 12, detail: { retryAfter: key, outcome: 'http:429' } }]);
+    expect(client.observations).toEqual([
+      { client: 'a', kind: 'missing_retry_after', atMs: 12, detail: { retryAfter: key, outcome: 'http:429' } },
+    ]);
   });
 
   it('counts admitted and refused per window aligned to run start, only windows with traffic', () => {
     const sends = [100, 9_999, 10_000, 35_000, 35_001];
-    const data = ledgerOf(sends.map((t, i) => sample({ sentAtMs: t, doneAtMs: t + 1, status: i % 2 ? 429 : 200, retryAfterS: i % 2 ? 1 : -1 })));
+    const data = ledgerOf(
+      sends.map((t, i) => sample({ sentAtMs: t, doneAtMs: t + 1, status: i % 2 ? 429 : 200, retryAfterS: i % 2 ? 1 : -1 })),
+    );
     const expected = new Map<number, { admitted: number; refused: number }>();
     sends.forEach((t, i) => {
       const p = expected.get(Math.floor(t / WINDOW_MS)) ?? { admitted: 0, refused: 0 };

@@ -6,7 +6,9 @@ describe('RecentErrors', () => {
     const errors = new RecentErrors();
     const times = [5, 9, 14];
     for (const t of times) errors.record('api', 'http:502', 'Bad Gateway', t);
-    expect(errors.list()).toEqual([{ source: 'api', outcome: 'http:502', detail: 'Bad Gateway', count: times.length, firstAtMs: times[0], lastAtMs: times.at(-1) }]);
+    expect(errors.list()).toEqual([
+      { source: 'api', outcome: 'http:502', detail: 'Bad Gateway', count: times.length, firstAtMs: times[0], lastAtMs: times.at(-1) },
+    ]);
   });
 
   it('keeps api and token failures with the same text apart', () => {

@@ -4,7 +4,8 @@ import { MAX_OUTCOME_KEYS } from '../../src/metrics/outcome-table.ts';
 import { MAX_RECENT_ERRORS } from '../../src/metrics/recent-errors.ts';
 import { Recorder } from '../../src/metrics/recorder.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
-import { DIMS, seededRandom } from './sample-factory.ts';
+import { DIMS } from '../support/recorder-fixtures.ts';
+import { createRandom } from '../../src/util/random.ts';
 
 const RATE_LIMIT = { limit: 100, windowMs: 1_000, policy: 'honour' } as const;
 
@@ -14,8 +15,23 @@ const RATE_LIMIT = { limit: 100, windowMs: 1_000, policy: 'honour' } as const;
  * Retry-After, honoured retries.
  */
 function drive(recorder: Recorder, count: number, durationS: number): void {
-  const random = seededRandom(1);
-  const s = { methodIndex: 0, phaseIndex: 0, clientIndex: 0, outcome: '', status: 200, sentAtMs: 0, doneAtMs: 0, latencyUs: 0, serviceUs: 0, lagUs: 0, retryAfterS: -1, backoffWaitedMs: -1, backoffRetryAfterS: -1, detail: '' } satisfies Sample;
+  const random = createRandom(1);
+  const s = {
+    methodIndex: 0,
+    phaseIndex: 0,
+    clientIndex: 0,
+    outcome: '',
+    status: 200,
+    sentAtMs: 0,
+    doneAtMs: 0,
+    latencyUs: 0,
+    serviceUs: 0,
+    lagUs: 0,
+    retryAfterS: -1,
+    backoffWaitedMs: -1,
+    backoffRetryAfterS: -1,
+    detail: '',
+  } satisfies Sample;
   for (let i = 0; i < count; i++) {
     const u = random();
     s.methodIndex = i % DIMS.methods.length;

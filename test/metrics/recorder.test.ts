@@ -4,7 +4,7 @@ import { createLatencyHistogram, decodeHistogram, percentilesMs, recordUs } from
 import { MAX_OUTCOME_KEYS, OUTCOME_OTHER } from '../../src/metrics/outcome-table.ts';
 import { MAX_SKIP_REASONS, Recorder, SNAPSHOT_SECONDS } from '../../src/metrics/recorder.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
-import { DIMS, generateSamples, nearestRank, sample, tokenSample } from './sample-factory.ts';
+import { DIMS, recorderSamples, nearestRank, sample, tokenSample } from '../support/recorder-fixtures.ts';
 
 const RATE_LIMIT = { limit: 100, windowMs: 10_000, policy: 'honour' } as const;
 
@@ -38,7 +38,14 @@ function expectPercentilesOf(encoded: string, values: readonly number[], half: n
   const p = percentilesMs(h);
   expect(h.totalCount).toBe(values.length);
   expectHdrClose(p.min, sorted[0]!, half, true);
-  for (const [key, q] of [['p50', 50], ['p90', 90], ['p99', 99], ['p999', 99.9], ['max', 100]] as const) expectHdrClose(p[key], nearestRank(sorted, q), half);
+  for (const [key, q] of [
+    ['p50', 50],
+    ['p90', 90],
+    ['p99', 99],
+    ['p999', 99.9],
+    ['max', 100],
+  ] as const)
+    expectHdrClose(p[key], nearestRank(sorted, q), half);
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
   expect(Math.abs(p.mean * 1000 - mean)).toBeLessThanOrEqual(mean / half + 1);
 }
@@ -50,28 +57,90 @@ const countBy = <T>(items: readonly T[], key: (item: T) => string): Record<strin
 };
 
 describe('Recorder', () => {
-  const samples = generateSamples(10_000, 42);
+  const samples = recorderSamples(10_000, 42);
   const data = recorderWith(samples).serialize();
 
   it('counts every sample by outcome, overall and per method, phase and client', () => {
     expect(data.overall.outcomes).toEqual(countBy(samples, (s) => s.outcome));
-    DIMS.methods.forEach((name, i) => expect(data.byMethod[name]!.outcomes).toEqual(countBy(samples.filter((s) => s.methodIndex === i), (s) => s.outcome)));
-    DIMS.phases.forEach((name, i) => expect(data.byPhase[name]!.outcomes).toEqual(countBy(samples.filter((s) => s.phaseIndex === i), (s) => s.outcome)));
-    DIMS.clients.forEach((name, i) => expect(data.byClient[name]!.outcomes).toEqual(countBy(samples.filter((s) => s.clientIndex === i), (s) => s.outcome)));
+    DIMS.methods.forEach((name, i) =>
+      expect(data.byMethod[name]!.outcomes).toEqual(
+        countBy(
+          samples.filter((s) => s.methodIndex === i),
+          (s) => s.outcome,
+        ),
+      ),
+    );
+    DIMS.phases.forEach((name, i) =>
+      expect(data.byPhase[name]!.outcomes).toEqual(
+        countBy(
+          samples.filter((s) => s.phaseIndex === i),
+          (s) => s.outcome,
+        ),
+      ),
+    );
+    DIMS.clients.forEach((name, i) =>
+      expect(data.byClient[name]!.outcomes).toEqual(
+        countBy(
+          samples.filter((s) => s.clientIndex === i),
+          (s) => s.outcome,
+        ),
+      ),
+    );
   });
 
   it('keeps latency and service-time distributions within HDR precision, per dimension', () => {
     const check = (encoded: { latency: string; serviceTime: string }, subset: readonly Sample[], half: number) => {
-      expectPercentilesOf(encoded.latency, subset.map((s) => s.latencyUs), half);
-      expectPercentilesOf(encoded.serviceTime, subset.map((s) => s.serviceUs), half);
+      expectPercentilesOf(
+        encoded.latency,
+        subset.map((s) => s.latencyUs),
+        half,
+      );
+      expectPercentilesOf(
+        encoded.serviceTime,
+        subset.map((s) => s.serviceUs),
+        half,
+      );
     };
     check(data.overall, samples, 1024);
-    DIMS.methods.forEach((name, i) => check(data.byMethod[name]!, samples.filter((s) => s.methodIndex === i), 1024));
-    DIMS.phases.forEach((name, i) => check(data.byPhase[name]!, samples.filter((s) => s.phaseIndex === i), 1024));
-    DIMS.clients.forEach((name, i) => check(data.byClient[name]!, samples.filter((s) => s.clientIndex === i), 16));
-    for (const [outcome, pair] of Object.entries(data.byOutcome)) check(pair, samples.filter((s) => s.outcome === outcome), 1024);
-    expectPercentilesOf(data.scheduleLag, samples.map((s) => s.lagUs), 1024);
-    DIMS.phases.forEach((name, i) => expectPercentilesOf(data.scheduleLagByPhase[name]!, samples.filter((s) => s.phaseIndex === i).map((s) => s.lagUs), 1024));
+    DIMS.methods.forEach((name, i) =>
+      check(
+        data.byMethod[name]!,
+        samples.filter((s) => s.methodIndex === i),
+        1024,
+      ),
+    );
+    DIMS.phases.forEach((name, i) =>
+      check(
+        data.byPhase[name]!,
+        samples.filter((s) => s.phaseIndex === i),
+        1024,
+      ),
+    );
+    DIMS.clients.forEach((name, i) =>
+      check(
+        data.byClient[name]!,
+        samples.filter((s) => s.clientIndex === i),
+        16,
+      ),
+    );
+    for (const [outcome, pair] of Object.entries(data.byOutcome))
+      check(
+        pair,
+        samples.filter((s) => s.outcome === outcome),
+        1024,
+      );
+    expectPercentilesOf(
+      data.scheduleLag,
+      samples.map((s) => s.lagUs),
+      1024,
+    );
+    DIMS.phases.forEach((name, i) =>
+      expectPercentilesOf(
+        data.scheduleLagByPhase[name]!,
+        samples.filter((s) => s.phaseIndex === i).map((s) => s.lagUs),
+        1024,
+      ),
+    );
   });
 
   it('has one timeline row per second: counts by class and that second’s p50/p99', () => {
@@ -83,7 +152,15 @@ describe('Recorder', () => {
       for (const s of inSecond) recordUs(h, s.latencyUs);
       const byClass = countBy(inSecond, (s) => outcomeClass(s.outcome));
       const { p50, p99 } = percentilesMs(h);
-      expect(row).toEqual({ t: row.t, requests: inSecond.length, success: byClass.success ?? 0, rateLimited: byClass.rate_limited ?? 0, errors: byClass.error ?? 0, p50, p99 });
+      expect(row).toEqual({
+        t: row.t,
+        requests: inSecond.length,
+        success: byClass.success ?? 0,
+        rateLimited: byClass.rate_limited ?? 0,
+        errors: byClass.error ?? 0,
+        p50,
+        p99,
+      });
     }
   });
 
@@ -110,11 +187,11 @@ describe('Recorder', () => {
     expect(recorder.serialize()).toEqual(first);
     recorder.record(sample({ latencyUs: 99_000 }));
     const second = recorder.serialize();
-    expect([decodeHistogram(second.byMethod[method]!.latency).totalCount, second.byMethod[method]!.outcomes.success, second.byOutcome.success!.latency]).toEqual([
-      2,
-      2,
-      second.byMethod[method]!.latency,
-    ]);
+    expect([
+      decodeHistogram(second.byMethod[method]!.latency).totalCount,
+      second.byMethod[method]!.outcomes.success,
+      second.byOutcome.success!.latency,
+    ]).toEqual([2, 2, second.byMethod[method]!.latency]);
     expect(first.byMethod[method]!.outcomes.success).toBe(1);
     expect(decodeHistogram(first.byMethod[method]!.latency).totalCount).toBe(1);
   });
@@ -153,20 +230,26 @@ describe('Recorder', () => {
 
   it('keeps token requests apart from the API figures', () => {
     const recorder = new Recorder(DIMS, { rateLimit: null });
-    const tokens = [tokenSample({ latencyUs: 4000 }), tokenSample({ latencyUs: 6000 }), tokenSample({ outcome: 'error:invalid_client', detail: 'bad secret', doneAtMs: 7 })];
+    const tokens = [
+      tokenSample({ latencyUs: 4000 }),
+      tokenSample({ latencyUs: 6000 }),
+      tokenSample({ outcome: 'error:invalid_client', detail: 'bad secret', doneAtMs: 7 }),
+    ];
     for (const t of tokens) recorder.recordToken(t);
     const d = recorder.serialize();
     expect(d.tokens.outcomes).toEqual(countBy(tokens, (t) => t.outcome));
     expect(decodeHistogram(d.tokens.latency).totalCount).toBe(tokens.length);
     expect(decodeHistogram(d.overall.latency).totalCount).toBe(0);
-    expect(d.recentErrors).toEqual([{ source: 'token', outcome: 'error:invalid_client', detail: 'bad secret', count: 1, firstAtMs: 7, lastAtMs: 7 }]);
+    expect(d.recentErrors).toEqual([
+      { source: 'token', outcome: 'error:invalid_client', detail: 'bad secret', count: 1, firstAtMs: 7, lastAtMs: 7 },
+    ]);
     const snap = recorder.snapshot(10);
     expect([snap.tokens.requests, snap.tokens.failures, snap.requests]).toEqual([tokens.length, 1, 0]);
   });
 });
 
 describe('Recorder.snapshot', () => {
-  const samples = generateSamples(5000, 7, 30);
+  const samples = recorderSamples(5000, 7, 30);
   const recorder = recorderWith(samples);
   const nowMs = 25_500; // mid-run: second 25 is the current, partial one
   const snap = recorder.snapshot(nowMs);
@@ -175,7 +258,12 @@ describe('Recorder.snapshot', () => {
   it('has cumulative counts and percentiles equal to the serialized data', () => {
     const d = recorder.serialize();
     const byClass = countBy(samples, (s) => outcomeClass(s.outcome));
-    expect([snap.requests, snap.success, snap.rateLimited, snap.errors]).toEqual([samples.length, byClass.success, byClass.rate_limited, byClass.error]);
+    expect([snap.requests, snap.success, snap.rateLimited, snap.errors]).toEqual([
+      samples.length,
+      byClass.success,
+      byClass.rate_limited,
+      byClass.error,
+    ]);
     expect(snap.outcomes).toEqual(d.overall.outcomes);
     expect(snap.latencyMs).toEqual(percentilesMs(decodeHistogram(d.overall.latency)));
     expect(snap.serviceTimeMs).toEqual(percentilesMs(decodeHistogram(d.overall.serviceTime)));
@@ -212,7 +300,8 @@ describe('Recorder.snapshot', () => {
         sent: own.length,
         admitted: admitted.length,
         refused: refused.length,
-        admittedInWindow: admitted.filter((s) => Math.floor(s.sentAtMs / RATE_LIMIT.windowMs) === Math.floor(nowMs / RATE_LIMIT.windowMs)).length,
+        admittedInWindow: admitted.filter((s) => Math.floor(s.sentAtMs / RATE_LIMIT.windowMs) === Math.floor(nowMs / RATE_LIMIT.windowMs))
+          .length,
         lastRetryAfterS: lastRefusal?.retryAfterS ?? null,
         lastRetryAfterAtMs: lastRefusal?.doneAtMs ?? null,
       });

@@ -16,13 +16,25 @@ function expectedRow(completions: readonly Completion[], t: number) {
   for (const c of inSecond) recordUs(h, c.latencyUs);
   const count = (cls: string) => inSecond.filter((c) => outcomeClass(c.outcome) === cls).length;
   const p = percentilesMs(h);
-  return { t, requests: inSecond.length, success: count('success'), rateLimited: count('rate_limited'), errors: count('error'), p50: p.p50, p99: p.p99 };
+  return {
+    t,
+    requests: inSecond.length,
+    success: count('success'),
+    rateLimited: count('rate_limited'),
+    errors: count('error'),
+    p50: p.p50,
+    p99: p.p99,
+  };
 }
 
 function completions(seconds: readonly number[]): Completion[] {
   const outcomes = ['success', 'success', 'error:rate_limit_exceeded', 'http:502'];
   return seconds.flatMap((s, k) =>
-    Array.from({ length: 50 + k * 10 }, (_, i) => ({ doneAtMs: s * 1000 + i * (999 / (50 + k * 10)), latencyUs: 1000 + ((i * 7919) % 40_000) + s * 100, outcome: outcomes[i % 4]! })),
+    Array.from({ length: 50 + k * 10 }, (_, i) => ({
+      doneAtMs: s * 1000 + i * (999 / (50 + k * 10)),
+      latencyUs: 1000 + ((i * 7919) % 40_000) + s * 100,
+      outcome: outcomes[i % 4]!,
+    })),
   );
 }
 

@@ -42,7 +42,15 @@ describe('buildPlan: defaults', () => {
         seed,
       },
       auth: { tokenMethod: 'auth.token', clientAuth: 'post', scope: null, extraFields: {}, refreshMarginS: 30 },
-      scenarios: [{ name: 'scenario-1', weight: 1, steps: [{ method: 'ping', body: expect.objectContaining({ source: {}, variability: 'static' }) as unknown, paginate: null, thinkMs: 0 }] }],
+      scenarios: [
+        {
+          name: 'scenario-1',
+          weight: 1,
+          steps: [
+            { method: 'ping', body: expect.objectContaining({ source: {}, variability: 'static' }) as unknown, paginate: null, thinkMs: 0 },
+          ],
+        },
+      ],
       phases: [{ name: 'phase-1', durationMs: 30_000, load: { kind: 'rate', fromPerS: 10, toPerS: 10 } }],
       rateLimit: { limit: 100, windowMs: 10_000, policy: 'honour' },
       thresholds: [],
@@ -81,7 +89,10 @@ describe('buildPlan: defaults', () => {
 
   it('takes the embedded server’s limit and window from rateLimit unless the server sets its own', () => {
     expect(plan({ rateLimit: { limit: 20, window: '2s' } }).embeddedServer).toMatchObject({ limit: 20, windowMs: 2000 });
-    expect(plan({ rateLimit: { limit: 20 }, server: { limit: 30, window: '1m' } }).embeddedServer).toMatchObject({ limit: 30, windowMs: 60_000 });
+    expect(plan({ rateLimit: { limit: 20 }, server: { limit: 30, window: '1m' } }).embeddedServer).toMatchObject({
+      limit: 30,
+      windowMs: 60_000,
+    });
   });
 
   it('uses the profile’s name and seed when given, and reads a CA file relative to the profile', () => {
@@ -105,14 +116,26 @@ describe('buildPlan: defaults', () => {
 
   it('freezes the whole plan', () => {
     const p = plan({ thresholds: ['p99 < 1s'] });
-    for (const part of [p, p.phases, p.phases[0], p.phases[0]!.load, p.clients[0], p.scenarios[0]!.steps[0]!.body.source, p.embeddedServer.faults, p.thresholds[0]]) {
+    for (const part of [
+      p,
+      p.phases,
+      p.phases[0],
+      p.phases[0]!.load,
+      p.clients[0],
+      p.scenarios[0]!.steps[0]!.body.source,
+      p.embeddedServer.faults,
+      p.thresholds[0],
+    ]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
     expect(() => ((p.phases[0] as unknown as { durationMs: number }).durationMs = 1)).toThrow(TypeError);
   });
 
   it('interpolates ${VAR} when given an environment (a profile made in code)', () => {
-    const p = buildPlan({ ...minimal, target: '${API}', clients: { count: 1, secret: '${S}' } }, { source, env: { API: 'https://api.example.com/', S: 'shh-env' } });
+    const p = buildPlan(
+      { ...minimal, target: '${API}', clients: { count: 1, secret: '${S}' } },
+      { source, env: { API: 'https://api.example.com/', S: 'shh-env' } },
+    );
     expect([p.target, p.clients[0]!.secret]).toEqual(['https://api.example.com', 'shh-env']);
     expect(() => buildPlan({ ...minimal, target: '${API}' }, { source, env: {} })).toThrow(/\/target: expected environment variable API/);
   });
@@ -123,12 +146,28 @@ describe('buildPlan: clients and secrets', () => {
 
   it('expands a pattern from start, with weights for particular ids', () => {
     const p = plan({ clients: { pattern: 'user-{n}-x', count: 3, start: 0, weights: { 'user-1-x': 10 } } });
-    expect(p.clients.map((c) => [c.id, c.weight])).toEqual([['user-0-x', 1], ['user-1-x', 10], ['user-2-x', 1]]);
+    expect(p.clients.map((c) => [c.id, c.weight])).toEqual([
+      ['user-0-x', 1],
+      ['user-1-x', 10],
+      ['user-2-x', 1],
+    ]);
   });
 
   it('prefers a client’s own secret, then the secrets file, then the pattern’s shared secret', () => {
-    const listed = plan({ target: external, clients: { list: [{ id: 'a', secret: 'own-a' }, { id: 'b', secret: '' }], secretsFile: 'secrets.json' } });
-    expect(listed.clients.map((c) => [c.id, c.secret, c.weight])).toEqual([['a', 'own-a', 1], ['b', 'from-file-b', 1]]);
+    const listed = plan({
+      target: external,
+      clients: {
+        list: [
+          { id: 'a', secret: 'own-a' },
+          { id: 'b', secret: '' },
+        ],
+        secretsFile: 'secrets.json',
+      },
+    });
+    expect(listed.clients.map((c) => [c.id, c.secret, c.weight])).toEqual([
+      ['a', 'own-a', 1],
+      ['b', 'from-file-b', 1],
+    ]);
     const pattern = plan({ target: external, clients: { count: 3, secret: 'shared', secretsFile: 'secrets.json' } });
     expect(pattern.clients.map((c) => c.secret)).toEqual(['shared', 'from-file-2', 'shared']);
   });
@@ -171,14 +210,26 @@ describe('buildPlan: overrides', () => {
 
   it.each([
     // --duration alone with several phases is ambiguous
-    [twoPhases, { durationMs: 5000 }, '--duration: expected --rate or --concurrency with it (the profile has 2 phases; which load should run for 5s?), found --duration alone'],
+    [
+      twoPhases,
+      { durationMs: 5000 },
+      '--duration: expected --rate or --concurrency with it (the profile has 2 phases; which load should run for 5s?), found --duration alone',
+    ],
     // both load kinds
-    [twoPhases, { rate: 5, concurrency: 5 }, '--concurrency: expected either --rate (open model) or --concurrency (closed model), found both'],
+    [
+      twoPhases,
+      { rate: 5, concurrency: 5 },
+      '--concurrency: expected either --rate (open model) or --concurrency (closed model), found both',
+    ],
     // nonsense values (the CLI parsers catch these first; the API checks too)
     [twoPhases, { rate: 0 }, '--rate: expected a positive number, found 0'],
     [twoPhases, { clients: 1.5 }, '--clients: expected a positive integer, found 1.5'],
     // more clients than listed
-    [{ clients: { list: [{ id: 'a' }, { id: 'b' }] } }, { clients: 3 }, '--clients: expected at most 2 (the profile lists 2 clients), found 3'],
+    [
+      { clients: { list: [{ id: 'a' }, { id: 'b' }] } },
+      { clients: 3 },
+      '--clients: expected at most 2 (the profile lists 2 clients), found 3',
+    ],
     // a bad --target
     [{}, { target: 'localhost:8080' }, '--target: expected an http:// or https:// URL, found "localhost:8080"'],
   ])('%#: %j is a flag problem', (profile, overrides, message) => {
@@ -189,7 +240,10 @@ describe('buildPlan: overrides', () => {
   it('--clients N makes a pattern of N clients, or keeps the first N listed', () => {
     expect(plan({ clients: { count: 20 } }, { clients: 3 }).clients.map((c) => c.id)).toEqual(['client-1', 'client-2', 'client-3']);
     expect(plan({ clients: { count: 2 } }, { clients: 4 }).clients).toHaveLength(4);
-    expect(plan({ clients: { list: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] } }, { clients: 2 }).clients.map((c) => c.id)).toEqual(['a', 'b']);
+    expect(plan({ clients: { list: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] } }, { clients: 2 }).clients.map((c) => c.id)).toEqual([
+      'a',
+      'b',
+    ]);
     // weights of ids dropped by --clients are not an error
     expect(plan({ clients: { count: 20, weights: { 'client-20': 5 } } }, { clients: 2 }).clients.map((c) => c.weight)).toEqual([1, 1]);
   });

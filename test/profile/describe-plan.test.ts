@@ -28,14 +28,24 @@ writeFileSync(
 );
 writeFileSync(
   join(dir, 'embedded.json'),
-  JSON.stringify({ clients: { count: 2, secret: '${SHARED}' }, scenarios: [{ steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', concurrency: 2 }] }),
+  JSON.stringify({
+    clients: { count: 2, secret: '${SHARED}' },
+    scenarios: [{ steps: [{ method: 'ping' }] }],
+    phases: [{ duration: '1s', concurrency: 2 }],
+  }),
 );
 
 describe('describePlan', () => {
   it('contains no secret anywhere (client secrets, file secrets, URL password, secret form fields and args)', async () => {
     const plan = await loadPlan(join(dir, 'external.json'), undefined, env);
     const text = JSON.stringify(describePlan(plan));
-    for (const secret of [...Object.values(env), 'file-secret-for-b', 'form-password-xyz', 'arg-token-value', ...plan.clients.map((c) => c.secret)]) {
+    for (const secret of [
+      ...Object.values(env),
+      'file-secret-for-b',
+      'form-password-xyz',
+      'arg-token-value',
+      ...plan.clients.map((c) => c.secret),
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('[redacted]');
@@ -51,7 +61,14 @@ describe('describePlan', () => {
         { id: 'a', secret: '[redacted]', weight: 1 },
         { id: 'b', secret: '[redacted]', weight: 1 },
       ],
-      scenarios: [{ name: 'scenario-1', steps: [{ method: 'echo', args: { who: '{{client.id}}', note: 'copy of [redacted]', token: '[redacted]' }, variability: 'client' }] }],
+      scenarios: [
+        {
+          name: 'scenario-1',
+          steps: [
+            { method: 'echo', args: { who: '{{client.id}}', note: 'copy of [redacted]', token: '[redacted]' }, variability: 'client' },
+          ],
+        },
+      ],
       thresholds: ['p99 < 250ms'],
     });
   });
@@ -59,7 +76,11 @@ describe('describePlan', () => {
   it('includes the embedded server settings when there is no target, and stays mutable JSON', async () => {
     const plan = await loadPlan(join(dir, 'embedded.json'), undefined, env);
     const description = describePlan(plan);
-    expect(description).toMatchObject({ target: null, embeddedServer: { limit: 100, tokenResponse: 'envelope' }, phases: [{ load: { kind: 'concurrency', vus: 2 } }] });
+    expect(description).toMatchObject({
+      target: null,
+      embeddedServer: { limit: 100, tokenResponse: 'envelope' },
+      phases: [{ load: { kind: 'concurrency', vus: 2 } }],
+    });
     expect(JSON.stringify(description)).not.toContain(env.SHARED);
     expect(JSON.parse(JSON.stringify(description))).toEqual(description);
     expect(Object.isFrozen(description.phases)).toBe(false);

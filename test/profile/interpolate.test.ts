@@ -26,7 +26,10 @@ describe('interpolateEnv', () => {
     // $${ is a literal ${
     [{ s: 'cost: $${HOST}' }, { s: 'cost: ${HOST}' }],
     // non-strings pass through untouched
-    [{ n: 5, b: false }, { n: 5, b: false }],
+    [
+      { n: 5, b: false },
+      { n: 5, b: false },
+    ],
     // a lone $ or { is plain text
     [{ s: 'a $ b { c }' }, { s: 'a $ b { c }' }],
   ])('%j', (input, output) => {
@@ -37,7 +40,11 @@ describe('interpolateEnv', () => {
 
   it.each([
     // an unset variable without default names the JSON pointer and the variable
-    [{ clients: { secret: '${CLIENT_SECRET}' } }, '/clients/secret', 'expected environment variable CLIENT_SECRET to be set (or a default: ${CLIENT_SECRET:-…}), found it unset'],
+    [
+      { clients: { secret: '${CLIENT_SECRET}' } },
+      '/clients/secret',
+      'expected environment variable CLIENT_SECRET to be set (or a default: ${CLIENT_SECRET:-…}), found it unset',
+    ],
     // the pointer reaches into arrays
     [{ list: [{ id: 'a' }, { secret: 'x-${B_SECRET}' }] }, '/list/1/secret', 'expected environment variable B_SECRET to be set'],
     // a malformed reference

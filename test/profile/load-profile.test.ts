@@ -65,9 +65,14 @@ describe('loadProfile: problems, one line each, prefixed with the file', () => {
   });
 
   it('interpolates from the given environment, defaults included', async () => {
-    const path = write('env.json', `{ "target": "\${API_URL:-http://localhost:1}", "clients": { "count": 1, "secret": "\${S}" }, ${minimal} }`);
+    const path = write(
+      'env.json',
+      `{ "target": "\${API_URL:-http://localhost:1}", "clients": { "count": 1, "secret": "\${S}" }, ${minimal} }`,
+    );
     await expect(loadProfile(path, { S: 'x' })).resolves.toMatchObject({ target: 'http://localhost:1', clients: { secret: 'x' } });
-    await expect(loadProfile(path, { S: 'x', API_URL: 'https://api.example.com' })).resolves.toMatchObject({ target: 'https://api.example.com' });
+    await expect(loadProfile(path, { S: 'x', API_URL: 'https://api.example.com' })).resolves.toMatchObject({
+      target: 'https://api.example.com',
+    });
   });
 });
 
@@ -76,9 +81,17 @@ describe('loadPlan', () => {
     const sub = join(dir, 'nested');
     mkdirSync(sub);
     writeFileSync(join(sub, 'secrets.json'), '{ "c-1": "from-file" }');
-    writeFileSync(join(sub, 'nightly.json'), `{ "target": "https://api.example.com", "clients": { "pattern": "c-{n}", "count": 1, "secretsFile": "secrets.json" }, ${minimal} }`);
+    writeFileSync(
+      join(sub, 'nightly.json'),
+      `{ "target": "https://api.example.com", "clients": { "pattern": "c-{n}", "count": 1, "secretsFile": "secrets.json" }, ${minimal} }`,
+    );
     const plan = await loadPlan(join(sub, 'nightly.json'), { rate: 3 }, {});
-    expect(plan).toMatchObject({ name: 'nightly', target: 'https://api.example.com', clients: [{ id: 'c-1', secret: 'from-file' }], phases: [{ load: { fromPerS: 3 } }] });
+    expect(plan).toMatchObject({
+      name: 'nightly',
+      target: 'https://api.example.com',
+      clients: [{ id: 'c-1', secret: 'from-file' }],
+      phases: [{ load: { fromPerS: 3 } }],
+    });
   });
 });
 

@@ -13,7 +13,10 @@ const totalS = (plan: Plan): number => plan.phases.reduce((sum, phase) => sum + 
 /** Requests one iteration sends on average (a pagination walk counted at its page cap). */
 function requestsPerIteration(plan: Plan): number {
   const totalWeight = plan.scenarios.reduce((sum, s) => sum + s.weight, 0);
-  const requests = plan.scenarios.reduce((sum, s) => sum + s.weight * s.steps.reduce((n, step) => n + (step.paginate?.maxPages ?? 1), 0), 0);
+  const requests = plan.scenarios.reduce(
+    (sum, s) => sum + s.weight * s.steps.reduce((n, step) => n + (step.paginate?.maxPages ?? 1), 0),
+    0,
+  );
   return requests / totalWeight;
 }
 /** Requests per rate-limit window the whole run sends at the peak arrival rate. */

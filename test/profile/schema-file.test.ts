@@ -41,7 +41,9 @@ describe('profiles/profile.schema.json', () => {
     const fields = [...properties(schema, '')];
     expect(fields.length).toBeGreaterThan(50);
     const undocumented = fields.filter((f) => !f.schema.description).map((f) => f.path);
-    const noDefault = fields.filter((f) => !f.required && f.schema.type !== 'object' && !/default/i.test(f.schema.description ?? '')).map((f) => f.path);
+    const noDefault = fields
+      .filter((f) => !f.required && f.schema.type !== 'object' && !/default/i.test(f.schema.description ?? ''))
+      .map((f) => f.path);
     expect({ undocumented, noDefault }).toEqual({ undocumented: [], noDefault: [] });
   });
 });

@@ -46,7 +46,12 @@ describe('compileBodyTemplate: render', () => {
     // templates inside arrays and nested objects
     [{ list: ['{{client.id}}', 1, { deep: '{{client.index}}' }] }, context(), '{"list":["client-7",1,{"deep":6}]}', 'client'],
     // a client id that needs JSON escaping, raw and interpolated
-    [{ a: '{{client.id}}', b: '<{{client.id}}>' }, context([0.5], { clientId: 'q"\\\n' }), '{"a":"q\\"\\\\\\n","b":"<q\\"\\\\\\n>"}', 'client'],
+    [
+      { a: '{{client.id}}', b: '<{{client.id}}>' },
+      context([0.5], { clientId: 'q"\\\n' }),
+      '{"a":"q\\"\\\\\\n","b":"<q\\"\\\\\\n>"}',
+      'client',
+    ],
     // keys and literal text are escaped once, at compile time
     [{ 'we"ird': 'tab\there' }, context(), '{"we\\"ird":"tab\\there"}', 'static'],
     // lone braces are plain text
@@ -75,13 +80,16 @@ describe('compileBodyTemplate: render', () => {
     expect(template.render(context([0.25, 0.75]))).toBe(template.render(context([0.25, 0.75])));
     expect(template.render(context([0.25, 0.75]))).not.toBe(template.render(context([0.8, 0.1])));
   });
-
 });
 
 describe('compileBodyTemplate: syntax problems', () => {
   it.each([
     // unknown expression
-    [{ x: '{{nope}}' }, '/x', 'expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}} or {{pad N}}, found "{{nope}}"'],
+    [
+      { x: '{{nope}}' },
+      '/x',
+      'expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}} or {{pad N}}, found "{{nope}}"',
+    ],
     // unclosed braces
     [{ x: 'a {{client.id' }, '/x', 'expected "}}" to close the template, found "{{client.id"'],
     // int bounds reversed

@@ -57,7 +57,12 @@ function result(scheduleLagMs: Percentiles | null = percentiles({ p50: 0.2, p99:
       skipped: {},
     },
     byMethod: {
-      'items.list': stats({ requests: 200, rps: 10, latencyMs: percentiles({ p99: 280 }), outcomes: { success: 190, 'error:not_found': 10 } }),
+      'items.list': stats({
+        requests: 200,
+        rps: 10,
+        latencyMs: percentiles({ p99: 280 }),
+        outcomes: { success: 190, 'error:not_found': 10 },
+      }),
       idle: stats({ requests: 0, outcomes: {} }),
     },
     byClient: {},
@@ -77,9 +82,15 @@ describe('parseThreshold', () => {
     // overall latency, default unit ms
     ['p99 < 250', { method: null, metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 250, unit: '' }],
     // method-scoped with a unit
-    ['items.list:p99 < 300ms', { method: 'items.list', metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 300, unit: 'ms' }],
+    [
+      'items.list:p99 < 300ms',
+      { method: 'items.list', metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 300, unit: 'ms' },
+    ],
     // service time, seconds, no spaces
-    ['service.p999<=1.5s', { method: null, metric: { kind: 'latency', source: 'serviceTimeMs', stat: 'p999' }, op: '<=', limit: 1.5, unit: 's' }],
+    [
+      'service.p999<=1.5s',
+      { method: null, metric: { kind: 'latency', source: 'serviceTimeMs', stat: 'p999' }, op: '<=', limit: 1.5, unit: 's' },
+    ],
     // schedule lag
     ['lag.max < 5ms', { method: null, metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'max' }, op: '<', limit: 5, unit: 'ms' }],
     // mean latency
@@ -108,7 +119,10 @@ describe('parseThreshold', () => {
     // negative value
     ['p99 < -3', 'found "p99 < -3"'],
     // unknown metric
-    ['p95 < 3ms', 'expected a metric (p50, p90, p99, p999, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests), found "p95"'],
+    [
+      'p95 < 3ms',
+      'expected a metric (p50, p90, p99, p999, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests), found "p95"',
+    ],
     // unknown latency prefix
     ['total.p99 < 3ms', 'found "total.p99"'],
     // lag is overall only

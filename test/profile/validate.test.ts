@@ -21,7 +21,11 @@ describe('profile validation: one problem each, with its path and message', () =
   it.each([
     // --- schema (TypeBox), reworded
     // an unknown top-level property lists the known ones
-    [{ phasez: [] }, '/phasez', 'expected one of the properties $schema, name, description, target, server, auth, clients, scenarios, phases, rateLimit, thresholds, http, seed, checkpointEvery, found unknown property "phasez"'],
+    [
+      { phasez: [] },
+      '/phasez',
+      'expected one of the properties $schema, name, description, target, server, auth, clients, scenarios, phases, rateLimit, thresholds, http, seed, checkpointEvery, found unknown property "phasez"',
+    ],
     // a required section missing
     [{ scenarios: undefined }, '/scenarios', 'expected a list of at least 1 item (required), found nothing'],
     // an empty list where one item is needed
@@ -41,16 +45,32 @@ describe('profile validation: one problem each, with its path and message', () =
     // a union matching no variant by type
     [{ phases: [{ duration: '1s', rate: 'fast' }] }, '/phases/0/rate', 'expected a number ≥ 0 or an object with from, to, found "fast"'],
     // the clients union: "list" present, so the list form is meant
-    [{ clients: { list: [{ id: 'a' }], count: 2 } }, '/clients/count', 'expected one of the properties list, secretsFile, found unknown property "count"'],
+    [
+      { clients: { list: [{ id: 'a' }], count: 2 } },
+      '/clients/count',
+      'expected one of the properties list, secretsFile, found unknown property "count"',
+    ],
     // paginate: true or an object
-    [{ scenarios: [{ steps: [{ method: 'items.list', paginate: { maxPages: 0 } }] }] }, '/scenarios/0/steps/0/paginate/maxPages', 'expected an integer ≥ 1, found 0'],
+    [
+      { scenarios: [{ steps: [{ method: 'items.list', paginate: { maxPages: 0 } }] }] },
+      '/scenarios/0/steps/0/paginate/maxPages',
+      'expected an integer ≥ 1, found 0',
+    ],
     // an unknown fault name
     [{ server: { faults: ['nope'] } }, '/server/faults/0', 'expected one of "limit-plus-one"'],
     // --- semantic checks
     // a target that is not http(s)
-    [{ target: 'ftp://example.com', clients: { secret: 'shh-shared' } }, '/target', 'expected an http:// or https:// URL, found "ftp://example.com"'],
+    [
+      { target: 'ftp://example.com', clients: { secret: 'shh-shared' } },
+      '/target',
+      'expected an http:// or https:// URL, found "ftp://example.com"',
+    ],
     // a duration that does not parse
-    [{ phases: [{ duration: '10 parsecs', rate: 1 }] }, '/phases/0/duration', 'expected a duration like "500ms", "10s" or "1m30s", found "10 parsecs"'],
+    [
+      { phases: [{ duration: '10 parsecs', rate: 1 }] },
+      '/phases/0/duration',
+      'expected a duration like "500ms", "10s" or "1m30s", found "10 parsecs"',
+    ],
     // a phase of zero length
     [{ phases: [{ duration: '0s', rate: 1 }] }, '/phases/0/duration', 'expected a duration greater than 0, found "0s"'],
     // a zero window
@@ -58,37 +78,99 @@ describe('profile validation: one problem each, with its path and message', () =
     // a bad think time
     [{ scenarios: [{ steps: [{ method: 'ping', think: 'a while' }] }] }, '/scenarios/0/steps/0/think', 'found "a while"'],
     // both load kinds
-    [{ phases: [{ duration: '1s', rate: 1, concurrency: 2 }] }, '/phases/0', 'expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found both'],
+    [
+      { phases: [{ duration: '1s', rate: 1, concurrency: 2 }] },
+      '/phases/0',
+      'expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found both',
+    ],
     // neither load kind
-    [{ phases: [{ duration: '1s' }] }, '/phases/0', 'expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found neither'],
+    [
+      { phases: [{ duration: '1s' }] },
+      '/phases/0',
+      'expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found neither',
+    ],
     // duplicate scenario names
-    [{ scenarios: [{ name: 'a', steps: [{ method: 'ping' }] }, { name: 'a', steps: [{ method: 'echo' }] }] }, '/scenarios/1/name', 'expected a unique scenario name (scenario 1 is also "a"), found "a"'],
+    [
+      {
+        scenarios: [
+          { name: 'a', steps: [{ method: 'ping' }] },
+          { name: 'a', steps: [{ method: 'echo' }] },
+        ],
+      },
+      '/scenarios/1/name',
+      'expected a unique scenario name (scenario 1 is also "a"), found "a"',
+    ],
     // a name that collides with a default name
-    [{ phases: [{ duration: '1s', rate: 1 }, { name: 'phase-1', duration: '1s', rate: 2 }] }, '/phases/1/name', 'expected a unique phase name (phase 1 is also "phase-1"), found "phase-1"'],
+    [
+      {
+        phases: [
+          { duration: '1s', rate: 1 },
+          { name: 'phase-1', duration: '1s', rate: 2 },
+        ],
+      },
+      '/phases/1/name',
+      'expected a unique phase name (phase 1 is also "phase-1"), found "phase-1"',
+    ],
     // threshold syntax, checked when the plan is built
-    [{ thresholds: ['p99 < 250ms', 'p95 < 3ms'] }, '/thresholds/1', 'expected a metric (p50, p90, p99, p999, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests), found "p95"'],
+    [
+      { thresholds: ['p99 < 250ms', 'p95 < 3ms'] },
+      '/thresholds/1',
+      'expected a metric (p50, p90, p99, p999, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests), found "p95"',
+    ],
     // template syntax, with the path inside args
     [{ scenarios: [{ steps: [{ method: 'echo', args: { a: { b: '{{nope}}' } } }] }] }, '/scenarios/0/steps/0/args/a/b', 'found "{{nope}}"'],
     // a pattern without {n} would give every client the same id
     [{ clients: { pattern: 'client', count: 2 } }, '/clients/pattern', 'expected a client id pattern containing {n}, found "client"'],
     // a weight for an id the pattern does not make
-    [{ clients: { count: 3, weights: { 'client-9': 5 } } }, '/clients/weights/client-9', 'expected a client id the pattern makes (client-1 … client-3), found "client-9"'],
+    [
+      { clients: { count: 3, weights: { 'client-9': 5 } } },
+      '/clients/weights/client-9',
+      'expected a client id the pattern makes (client-1 … client-3), found "client-9"',
+    ],
     // duplicate listed ids
-    [{ clients: { list: [{ id: 'a' }, { id: 'b' }, { id: 'a' }] } }, '/clients/list/2/id', 'expected a unique client id (this one is also /clients/list/0/id), found "a"'],
+    [
+      { clients: { list: [{ id: 'a' }, { id: 'b' }, { id: 'a' }] } },
+      '/clients/list/2/id',
+      'expected a unique client id (this one is also /clients/list/0/id), found "a"',
+    ],
     // a paginated step must not set "next" itself
-    [{ scenarios: [{ steps: [{ method: 'items.list', paginate: true, args: { next: 'c1' } }] }] }, '/scenarios/0/steps/0/args/next', 'expected no "next" in the args of a paginated step (the walk sets it), found "c1"'],
+    [
+      { scenarios: [{ steps: [{ method: 'items.list', paginate: true, args: { next: 'c1' } }] }] },
+      '/scenarios/0/steps/0/args/next',
+      'expected no "next" in the args of a paginated step (the walk sets it), found "c1"',
+    ],
     // the token request is the driver's job
-    [{ scenarios: [{ steps: [{ method: 'auth.token' }] }] }, '/scenarios/0/steps/0/method', 'expected an API method (the driver makes the token request "auth.token" itself), found "auth.token"'],
+    [
+      { scenarios: [{ steps: [{ method: 'auth.token' }] }] },
+      '/scenarios/0/steps/0/method',
+      'expected an API method (the driver makes the token request "auth.token" itself), found "auth.token"',
+    ],
     // … also under a renamed token method
-    [{ auth: { tokenMethod: 'oauth.token' }, scenarios: [{ steps: [{ method: 'oauth.token' }] }] }, '/scenarios/0/steps/0/method', 'the token request "oauth.token"'],
+    [
+      { auth: { tokenMethod: 'oauth.token' }, scenarios: [{ steps: [{ method: 'oauth.token' }] }] },
+      '/scenarios/0/steps/0/method',
+      'the token request "oauth.token"',
+    ],
     // a secrets file that does not exist
-    [{ clients: { secretsFile: 'missing.json' } }, '/clients/secretsFile', 'expected a readable JSON object of client id → secret, found "missing.json": no such file'],
+    [
+      { clients: { secretsFile: 'missing.json' } },
+      '/clients/secretsFile',
+      'expected a readable JSON object of client id → secret, found "missing.json": no such file',
+    ],
     // a secrets file that is not an object
     [{ clients: { secretsFile: 'bad-secrets.json' } }, '/clients/secretsFile', 'found "bad-secrets.json": not a JSON object'],
     // an external target needs secrets (pattern form: one line for all)
-    [{ target: 'https://api.example.com', clients: { count: 5 } }, '/clients/secret', 'found none for client-1, client-2, client-3 … (5 clients)'],
+    [
+      { target: 'https://api.example.com', clients: { count: 5 } },
+      '/clients/secret',
+      'found none for client-1, client-2, client-3 … (5 clients)',
+    ],
     // … (list form: per client)
-    [{ target: 'https://api.example.com', clients: { list: [{ id: 'a', secret: 'sa' }, { id: 'b' }] } }, '/clients/list/1/secret', 'expected a secret for a client of an external target ("secret": "${ENV_VAR}" or clients.secretsFile), found none for "b"'],
+    [
+      { target: 'https://api.example.com', clients: { list: [{ id: 'a', secret: 'sa' }, { id: 'b' }] } },
+      '/clients/list/1/secret',
+      'expected a secret for a client of an external target ("secret": "${ENV_VAR}" or clients.secretsFile), found none for "b"',
+    ],
     // an empty secret counts as none
     [{ target: 'https://api.example.com', clients: { count: 1, secret: '' } }, '/clients/secret', 'found none for client-1'],
     // expires_in is whole seconds

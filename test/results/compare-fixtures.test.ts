@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildResult, generateSamples, makeResult, schemaProblems } from '../support/result-fixtures.ts';
+import { buildResult, fixtureSamples, makeResult, schemaProblems } from '../support/result-fixtures.ts';
 
 /** The fixtures every compare/merge/report test builds on must be realistic and valid. */
 describe('result fixtures', () => {
@@ -15,7 +15,7 @@ describe('result fixtures', () => {
 
   it('report the percentiles of their samples within HDR precision', () => {
     const options = { seed: 3, latencyMs: { median: 40, spread: 0.6 } };
-    const samples = generateSamples(options);
+    const samples = fixtureSamples(options);
     const result = buildResult(samples, options);
     const sorted = samples.map((s) => s.latencyUs).sort((a, b) => a - b);
     const exactMs = (q: number) => Math.round(sorted[Math.ceil(q * sorted.length) - 1]!) / 1000;

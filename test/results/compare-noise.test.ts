@@ -14,7 +14,7 @@ import {
   timelineSe,
 } from '../../src/results/compare/noise.ts';
 import type { TimelineRow } from '../../src/contract/result-schema.ts';
-import { seededRandom } from '../support/result-fixtures.ts';
+import { createRandom } from '../../src/util/random.ts';
 
 const row = (t: number, requests: number, p99 = 10): TimelineRow => ({ t, requests, success: requests, rateLimited: 0, errors: 0, p50: p99 / 2, p99 });
 const sdOf = (values: readonly number[]) => {
@@ -66,7 +66,7 @@ describe('series noise (batch means)', () => {
   });
 
   it('estimates the standard error of the mean of independent seconds', () => {
-    const random = seededRandom(11);
+    const random = createRandom(11);
     const estimates: number[] = [];
     const means: number[] = [];
     for (let run = 0; run < 400; run++) {
@@ -111,7 +111,7 @@ describe('percentile drift (per-second percentiles net of sampling)', () => {
   });
 
   it('is smaller than the raw batch-means SE when seconds are noisy only by sampling', () => {
-    const random = seededRandom(3);
+    const random = createRandom(3);
     const rows = Array.from({ length: 30 }, (_, t) => row(t, 50, 94 + random() * 6)); // ±3 ms of sampling wobble
     const raw = seriesNoise(rows.map((r) => r.p99))!;
     expect(percentileDrift(rows, (r) => r.p99, 0.99, uniform)!.se).toBeLessThan(raw.se);

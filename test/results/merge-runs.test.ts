@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { mergeRuns } from '../../src/results/merge/merge-runs.ts';
 import type { CheckResult, RunResult } from '../../src/contract/result-schema.ts';
-import { buildResult, generateSamples, makeResult, schemaProblems, type FixtureOptions } from '../support/result-fixtures.ts';
+import { buildResult, fixtureSamples, makeResult, schemaProblems, type FixtureOptions } from '../support/result-fixtures.ts';
 
 /** One run's samples, split by client into shards as if run on several machines at once. */
 function shardedRun(options: FixtureOptions, shardCount: number) {
-  const samples = generateSamples(options);
+  const samples = fixtureSamples(options);
   const clients = Array.from({ length: options.clients ?? 10 }, (_, i) => `client-${i + 1}`);
   const whole = buildResult(samples, options);
   const shards = Array.from({ length: shardCount }, (_, k) => {

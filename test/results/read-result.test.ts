@@ -7,7 +7,7 @@ import { readResultFile } from '../../src/results/read-result.ts';
 import { RESULT_SCHEMA_ID } from '../../src/contract/result-schema.ts';
 import { validateRunResult } from '../../src/results/validate-result.ts';
 import { writeResultFile } from '../../src/session/result/result-file.ts';
-import { sampleResult } from './result-factory.ts';
+import { sampleResult } from '../support/recorder-fixtures.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -16,7 +16,7 @@ describe(RESULT_SCHEMA_FILE, () => {
       writeFileSync(file, generated);
     }
     const committed = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    expect(committed === generated, `${RESULT_SCHEMA_FILE} is out of date with src/results/result-schema.ts; regenerate it with: ${REGENERATE}`).toBe(true);
+    expect(committed === generated, `${RESULT_SCHEMA_FILE} is out of date with src/contract/result-schema.ts; regenerate it with: ${REGENERATE}`).toBe(true);
   });
 
   it('describes rpcload/result@1 as a draft-07 schema with every top-level key required', () => {

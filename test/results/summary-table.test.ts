@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { renderSummaryTable } from '../../src/results/summary-table.ts';
 import { formatCount, formatMs, formatShare } from '../../src/results/text-table.ts';
-import { sampleResult } from './result-factory.ts';
+import { sampleResult } from '../support/recorder-fixtures.ts';
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;

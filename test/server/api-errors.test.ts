@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, send, startTestServer, tokenFor } from './helpers.ts';
+import { call, send, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 const ERROR = (code: string): unknown => ({ status: 'error', error: code });
 
@@ -28,7 +28,13 @@ describe('routing and the error envelope over HTTP', () => {
     ['a JSON array', { 'content-type': 'application/json' }, '[1,2]', 400, 'invalid_arguments'],
     ['a JSON string', { 'content-type': 'application/json' }, '"hi"', 400, 'invalid_arguments'],
     ['null', { 'content-type': 'application/json' }, 'null', 400, 'invalid_arguments'],
-    ['invalid UTF-8', { 'content-type': 'application/json' }, Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d]), 400, 'invalid_arguments'],
+    [
+      'invalid UTF-8',
+      { 'content-type': 'application/json' },
+      Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d]),
+      400,
+      'invalid_arguments',
+    ],
   ])('ping with %s → %d %s', async (_name, headers, body, status, code) => {
     const server = await startTestServer();
     const token = await tokenFor(server.url, 'client-a');
@@ -62,7 +68,11 @@ describe('routing and the error envelope over HTTP', () => {
     const server = await startTestServer();
     const token = await tokenFor(server.url, 'client-a');
     const ping = await call(server.url, 'ping', token);
-    expect([ping.status, ping.headers['content-type'], ping.json]).toEqual([200, 'application/json', { status: 'success', data: { pong: true } }]);
+    expect([ping.status, ping.headers['content-type'], ping.json]).toEqual([
+      200,
+      'application/json',
+      { status: 'success', data: { pong: true } },
+    ]);
     // A "__proto__" key is plain data to JSON.parse, and must come back as such.
     const args = '{"text":"héllo","list":[1,{"nested":null}],"__proto__":{"polluted":true}}';
     const echo = await call(server.url, 'echo', token, undefined, { body: args });

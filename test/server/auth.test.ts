@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { call, requestToken, send, sleep, startTestServer, tokenFor } from './helpers.ts';
+import { call, requestToken, send, sleep, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
-const basic = (id: string, secret: string): string => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string): string =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 const CREDENTIALS = { grant_type: 'client_credentials', client_id: 'client-a', client_secret: 'demo-secret' };
 
 describe('token request (client credentials)', () => {
@@ -9,13 +10,24 @@ describe('token request (client credentials)', () => {
     const server = await startTestServer({ tokenTtlS: 120 });
     const reply = await requestToken(server.url, CREDENTIALS);
     expect(reply.status).toBe(200);
-    expect(reply.json).toEqual({ status: 'success', data: { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/) as unknown, token_type: 'Bearer', expires_in: 120 } });
-    expect([reply.headers['content-type'], reply.headers['cache-control'], reply.headers.pragma]).toEqual(['application/json', 'no-store', 'no-cache']);
+    expect(reply.json).toEqual({
+      status: 'success',
+      data: { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/) as unknown, token_type: 'Bearer', expires_in: 120 },
+    });
+    expect([reply.headers['content-type'], reply.headers['cache-control'], reply.headers.pragma]).toEqual([
+      'application/json',
+      'no-store',
+      'no-cache',
+    ]);
   });
 
   it('client_secret_basic, with a registered client whose secret needs form-encoding', async () => {
     const server = await startTestServer({ clients: [{ id: 'svc one', secret: 'p@ss:w+rd' }] });
-    const reply = await requestToken(server.url, { grant_type: 'client_credentials' }, { headers: { authorization: basic('svc one', 'p@ss:w+rd') } });
+    const reply = await requestToken(
+      server.url,
+      { grant_type: 'client_credentials' },
+      { headers: { authorization: basic('svc one', 'p@ss:w+rd') } },
+    );
     expect(reply.status).toBe(200);
     const token = (reply.json as { data: { access_token: string } }).data.access_token;
     expect((await call(server.url, 'ping', token)).status).toBe(200);
@@ -31,13 +43,27 @@ describe('token request (client credentials)', () => {
 
   it.each([
     ['a wrong secret (post)', { ...CREDENTIALS, client_secret: 'nope' }, undefined, 401, 'invalid_client', undefined],
-    ['a wrong secret (basic) → Basic challenge', { grant_type: 'client_credentials' }, basic('client-a', 'nope'), 401, 'invalid_client', 'Basic realm="rpcload"'],
+    [
+      'a wrong secret (basic) → Basic challenge',
+      { grant_type: 'client_credentials' },
+      basic('client-a', 'nope'),
+      401,
+      'invalid_client',
+      'Basic realm="rpcload"',
+    ],
     ['an unknown client', { ...CREDENTIALS, client_id: 'mallory' }, undefined, 401, 'invalid_client', undefined],
     ['no client authentication', { grant_type: 'client_credentials' }, undefined, 401, 'invalid_client', undefined],
     ['both post and basic', CREDENTIALS, basic('client-a', 'demo-secret'), 400, 'invalid_request', undefined],
     ['no grant_type', { client_id: 'client-a', client_secret: 'demo-secret' }, undefined, 400, 'invalid_request', undefined],
     ['an unsupported grant_type', { ...CREDENTIALS, grant_type: 'password' }, undefined, 400, 'unsupported_grant_type', undefined],
-    ['a refresh token (none is ever issued)', { ...CREDENTIALS, grant_type: 'refresh_token', refresh_token: 'abc' }, undefined, 400, 'invalid_grant', undefined],
+    [
+      'a refresh token (none is ever issued)',
+      { ...CREDENTIALS, grant_type: 'refresh_token', refresh_token: 'abc' },
+      undefined,
+      400,
+      'invalid_grant',
+      undefined,
+    ],
   ])('%s → %d %s', async (_name, form, authorization, status, code, challenge) => {
     const server = await startTestServer();
     const reply = await requestToken(server.url, form, authorization === undefined ? {} : { headers: { authorization } });
@@ -47,7 +73,10 @@ describe('token request (client credentials)', () => {
 
   it('a JSON token request is invalid_request (the token request is form-encoded)', async () => {
     const server = await startTestServer();
-    const reply = await send(`${server.url}/api/auth.token`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(CREDENTIALS) });
+    const reply = await send(`${server.url}/api/auth.token`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(CREDENTIALS),
+    });
     expect([reply.status, reply.json]).toEqual([400, { status: 'error', error: 'invalid_request' }]);
   });
 
@@ -71,21 +100,33 @@ describe('token request (client credentials)', () => {
 describe('bearer authentication (RFC 6750 §3.1)', () => {
   it.each([
     ['no Authorization header', undefined, 401, 'unauthorized', 'Bearer realm="rpcload"'],
-    ['an unknown token', 'Bearer bm90LWEtdG9rZW4', 401, 'invalid_token', 'Bearer realm="rpcload", error="invalid_token", error_description="The access token is unknown or was revoked"'],
+    [
+      'an unknown token',
+      'Bearer bm90LWEtdG9rZW4',
+      401,
+      'invalid_token',
+      'Bearer realm="rpcload", error="invalid_token", error_description="The access token is unknown or was revoked"',
+    ],
     ['another scheme', 'Basic YTpi', 400, 'invalid_request', 'Bearer realm="rpcload", error="invalid_request"'],
     ['Bearer without a token', 'Bearer', 400, 'invalid_request', 'Bearer realm="rpcload", error="invalid_request"'],
     ['a token with spaces', 'Bearer a b', 400, 'invalid_request', 'Bearer realm="rpcload", error="invalid_request"'],
     ['an empty header', '', 400, 'invalid_request', 'Bearer realm="rpcload", error="invalid_request"'],
   ])('%s → %d %s with the exact challenge', async (_name, authorization, status, code, challenge) => {
     const server = await startTestServer();
-    const reply = await send(`${server.url}/api/ping`, { headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) }, body: '{}' });
+    const reply = await send(`${server.url}/api/ping`, {
+      headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) },
+      body: '{}',
+    });
     expect([reply.status, reply.json, reply.headers['www-authenticate']]).toEqual([status, { status: 'error', error: code }, challenge]);
   });
 
   it('the scheme name is case-insensitive', async () => {
     const server = await startTestServer();
     const token = await tokenFor(server.url, 'client-a');
-    const reply = await send(`${server.url}/api/ping`, { headers: { 'content-type': 'application/json', authorization: `bearer ${token}` }, body: '{}' });
+    const reply = await send(`${server.url}/api/ping`, {
+      headers: { 'content-type': 'application/json', authorization: `bearer ${token}` },
+      body: '{}',
+    });
     expect(reply.status).toBe(200);
   });
 
@@ -95,14 +136,25 @@ describe('bearer authentication (RFC 6750 §3.1)', () => {
     expect((await call(server.url, 'ping', token)).status).toBe(200);
     await sleep(1100);
     const expired = await call(server.url, 'ping', token);
-    expect([expired.status, expired.headers['www-authenticate']]).toEqual([401, 'Bearer realm="rpcload", error="invalid_token", error_description="The access token expired"']);
+    expect([expired.status, expired.headers['www-authenticate']]).toEqual([
+      401,
+      'Bearer realm="rpcload", error="invalid_token", error_description="The access token expired"',
+    ]);
   });
 
   it('revokeTokens(clientId) invalidates that client only; revokeTokens() all of them', async () => {
     const server = await startTestServer();
-    const [a1, a2, b] = await Promise.all([tokenFor(server.url, 'client-a'), tokenFor(server.url, 'client-a'), tokenFor(server.url, 'client-b')]);
+    const [a1, a2, b] = await Promise.all([
+      tokenFor(server.url, 'client-a'),
+      tokenFor(server.url, 'client-a'),
+      tokenFor(server.url, 'client-b'),
+    ]);
     server.revokeTokens('client-a');
-    expect([(await call(server.url, 'ping', a1)).status, (await call(server.url, 'ping', a2)).status, (await call(server.url, 'ping', b)).status]).toEqual([401, 401, 200]);
+    expect([
+      (await call(server.url, 'ping', a1)).status,
+      (await call(server.url, 'ping', a2)).status,
+      (await call(server.url, 'ping', b)).status,
+    ]).toEqual([401, 401, 200]);
     const fresh = await tokenFor(server.url, 'client-a'); // recovery: a new token works
     expect((await call(server.url, 'ping', fresh)).status).toBe(200);
     server.revokeTokens();
@@ -114,7 +166,11 @@ describe('bearer authentication (RFC 6750 §3.1)', () => {
     const token = await tokenFor(server.url, 'client-a');
     for (let i = 0; i < 5; i++) expect((await call(server.url, 'ping', 'bm9wZQ')).status).toBe(401);
     for (let i = 0; i < 5; i++) expect((await requestToken(server.url, CREDENTIALS)).status).toBe(200);
-    expect([(await call(server.url, 'ping', token)).status, (await call(server.url, 'ping', token)).status, (await call(server.url, 'ping', token)).status]).toEqual([200, 200, 429]);
+    expect([
+      (await call(server.url, 'ping', token)).status,
+      (await call(server.url, 'ping', token)).status,
+      (await call(server.url, 'ping', token)).status,
+    ]).toEqual([200, 200, 429]);
     // a throttled client can still get tokens
     expect((await requestToken(server.url, CREDENTIALS)).status).toBe(200);
     expect(server.stats()).toMatchObject({ tokensIssued: 7, byClient: { 'client-a': { admitted: 2, refused: 1 } } });

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { FaultName } from '../../src/server/options.ts';
-import { call, startTestServer, tokenFor } from './helpers.ts';
+import { call, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 async function chaotic(fault: FaultName, chaosRate = 1): Promise<{ url: string; token: string }> {
   const server = await startTestServer({ limit: 1000, faults: [fault], chaosRate, seed: 9 });
@@ -19,7 +19,9 @@ describe('chaos faults (at chaosRate 1 unless said otherwise)', () => {
 
   it('chaos-reset: the connection is destroyed without a reply', async () => {
     const { url, token } = await chaotic('chaos-reset');
-    await expect(call(url, 'ping', token)).rejects.toMatchObject({ code: expect.stringMatching(/^(UND_ERR_SOCKET|ECONNRESET)$/) as unknown });
+    await expect(call(url, 'ping', token)).rejects.toMatchObject({
+      code: expect.stringMatching(/^(UND_ERR_SOCKET|ECONNRESET)$/) as unknown,
+    });
   });
 
   it('chaos-huge: a valid 5 MiB success envelope', async () => {
@@ -32,7 +34,11 @@ describe('chaos faults (at chaosRate 1 unless said otherwise)', () => {
   it('chaos-slow: the reply drips out over ~3 s, complete and valid', async () => {
     const { url, token } = await chaotic('chaos-slow');
     const startedMs = performance.now();
-    const response = await request(`${url}/api/ping`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' });
+    const response = await request(`${url}/api/ping`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: '{}',
+    });
     const headersAtMs = performance.now() - startedMs;
     const text = await response.body.text();
     expect(performance.now() - startedMs - headersAtMs).toBeGreaterThan(2500); // the body took its time

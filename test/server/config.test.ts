@@ -8,7 +8,17 @@ const seed = (): number => 42;
 describe('resolveServerConfig', () => {
   it('applies the conventions as defaults', () => {
     const config = resolveServerConfig({}, seed);
-    expect(config).toMatchObject({ host: '127.0.0.1', port: 0, limit: 100, windowMs: 10_000, algorithm: 'fixed', payloadLimitBytes: 100_000, pageSize: 100, tokenMethod: 'auth.token', seed: 42 });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 0,
+      limit: 100,
+      windowMs: 10_000,
+      algorithm: 'fixed',
+      payloadLimitBytes: 100_000,
+      pageSize: 100,
+      tokenMethod: 'auth.token',
+      seed: 42,
+    });
     expect(config.clientPattern).toEqual({ prefix: 'client-', secret: 'demo-secret' });
   });
 
@@ -16,7 +26,11 @@ describe('resolveServerConfig', () => {
     // registered clients switch the demo pattern off…
     ['clients', { clients: [{ id: 'a', secret: 'b' }] }, null],
     // …unless a pattern is given explicitly
-    ['clients + pattern', { clients: [{ id: 'a', secret: 'b' }], clientPattern: { prefix: 'p-', secret: 's' } }, { prefix: 'p-', secret: 's' }],
+    [
+      'clients + pattern',
+      { clients: [{ id: 'a', secret: 'b' }], clientPattern: { prefix: 'p-', secret: 's' } },
+      { prefix: 'p-', secret: 's' },
+    ],
   ])('%s → clientPattern %j', (_name, options, pattern) => expect(resolveServerConfig(options, seed).clientPattern).toEqual(pattern));
 
   it('payload-limit-wrong overrides the payload limit', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FaultName } from '../../src/server/options.ts';
-import { call, send, startTestServer, tokenFor } from './helpers.ts';
+import { call, send, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 /** True when `text` is a valid envelope: success with an object `data`, or error with a string `error`. */
 function isEnvelope(text: string): boolean {
@@ -14,7 +14,10 @@ function isEnvelope(text: string): boolean {
   }
 }
 
-async function serverWith(faults: FaultName[], options: Parameters<typeof startTestServer>[0] = {}): Promise<{ url: string; token: string }> {
+async function serverWith(
+  faults: FaultName[],
+  options: Parameters<typeof startTestServer>[0] = {},
+): Promise<{ url: string; token: string }> {
   const server = await startTestServer({ limit: 1000, ...options, faults });
   return { url: server.url, token: await tokenFor(server.url, 'client-a') };
 }
@@ -25,7 +28,10 @@ describe('payload, auth, envelope and pagination faults: each breaks its rule, t
   it('payload-limit-wrong enforces 65,536 bytes', async () => {
     const { url, token } = await serverWith(['payload-limit-wrong']);
     expect((await call(url, 'ping', token, undefined, { body: padded(65_536) })).status).toBe(200);
-    expect((await call(url, 'ping', token, undefined, { body: padded(65_537) })).json).toEqual({ status: 'error', error: 'payload_limit_exceeded' });
+    expect((await call(url, 'ping', token, undefined, { body: padded(65_537) })).json).toEqual({
+      status: 'error',
+      error: 'payload_limit_exceeded',
+    });
     expect((await call(url, 'ping', token, undefined, { body: padded(100_000) })).status).toBe(400); // the real limit is refused
   });
 
@@ -47,7 +53,11 @@ describe('payload, auth, envelope and pagination faults: each breaks its rule, t
   it('auth-no-challenge: missing credentials get 401 without WWW-Authenticate; unknown tokens are still proper', async () => {
     const { url } = await serverWith(['auth-no-challenge']);
     const missing = await call(url, 'ping', undefined);
-    expect([missing.status, missing.headers['www-authenticate'], missing.json]).toEqual([401, undefined, { status: 'error', error: 'unauthorized' }]);
+    expect([missing.status, missing.headers['www-authenticate'], missing.json]).toEqual([
+      401,
+      undefined,
+      { status: 'error', error: 'unauthorized' },
+    ]);
     const unknown = await call(url, 'ping', 'bm90LWEtdG9rZW4');
     expect([unknown.status, unknown.headers['www-authenticate']]).toEqual([401, expect.stringContaining('error="invalid_token"')]);
   });
@@ -94,7 +104,10 @@ describe('payload, auth, envelope and pagination faults: each breaks its rule, t
     const { url, token } = await serverWith([], { itemCount: 150 });
     const replies = await Promise.all(Array.from({ length: 30 }, () => call(url, 'echo', token, { a: 1 })));
     expect(replies.every((r) => isEnvelope(r.text))).toBe(true);
-    const unknown = await send(`${url}/api/ping`, { headers: { authorization: 'Bearer bm9wZQ', 'content-type': 'application/json' }, body: '{}' });
+    const unknown = await send(`${url}/api/ping`, {
+      headers: { authorization: 'Bearer bm9wZQ', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(unknown.status).toBe(401);
     const first = (await call(url, 'items.list', token)).json as { data: { next: string } };
     expect(((await call(url, 'items.list', token, { next: first.data.next })).json as { data: { next: unknown } }).data.next).toBeNull();

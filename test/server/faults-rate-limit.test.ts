@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FaultName } from '../../src/server/options.ts';
-import { burst, call, sleep, startTestServer, tally, tokenFor } from './helpers.ts';
+import { burst, call, sleep, startTestServer, tally, tokenFor } from '../support/server-helpers.ts';
 
 /** limit 10 per window (long unless a reset matters), fixed windows, one fault. */
 const withFault = (fault: FaultName, windowMs = 60_000) => startTestServer({ limit: 10, windowMs, faults: [fault] });
@@ -11,7 +11,11 @@ describe('rate-limit faults: each breaks its rule, the rest still works', () => 
     const token = await tokenFor(server.url, 'client-a');
     expect(tally(await burst(server.url, 'ping', token, 12))).toEqual({ 200: 11, 429: 1 });
     const control = await call(server.url, 'ping', token);
-    expect([control.status, control.headers['retry-after'], control.json]).toEqual([429, expect.stringMatching(/^[1-9]\d*$/), { status: 'error', error: 'rate_limit_exceeded' }]);
+    expect([control.status, control.headers['retry-after'], control.json]).toEqual([
+      429,
+      expect.stringMatching(/^[1-9]\d*$/),
+      { status: 'error', error: 'rate_limit_exceeded' },
+    ]);
   });
 
   it('limit-minus-one admits 9', async () => {
@@ -37,7 +41,11 @@ describe('rate-limit faults: each breaks its rule, the rest still works', () => 
     const token = await tokenFor(server.url, 'client-a');
     await burst(server.url, 'ping', token, 10);
     const refused = await call(server.url, 'ping', token);
-    expect([refused.status, refused.headers['retry-after'], refused.json]).toEqual([429, undefined, { status: 'error', error: 'rate_limit_exceeded' }]);
+    expect([refused.status, refused.headers['retry-after'], refused.json]).toEqual([
+      429,
+      undefined,
+      { status: 'error', error: 'rate_limit_exceeded' },
+    ]);
   });
 
   it('429-no-envelope: a text/plain 429, Retry-After intact', async () => {
@@ -45,13 +53,21 @@ describe('rate-limit faults: each breaks its rule, the rest still works', () => 
     const token = await tokenFor(server.url, 'client-a');
     await burst(server.url, 'ping', token, 10);
     const refused = await call(server.url, 'ping', token);
-    expect([refused.status, refused.headers['content-type'], refused.text, refused.headers['retry-after']]).toEqual([429, 'text/plain; charset=utf-8', 'Too Many Requests', expect.stringMatching(/^[1-9]\d*$/)]);
+    expect([refused.status, refused.headers['content-type'], refused.text, refused.headers['retry-after']]).toEqual([
+      429,
+      'text/plain; charset=utf-8',
+      'Too Many Requests',
+      expect.stringMatching(/^[1-9]\d*$/),
+    ]);
   });
 
   it('quota-per-token: two tokens of one client get a quota each', async () => {
     const server = await withFault('quota-per-token');
     const [t1, t2] = await Promise.all([tokenFor(server.url, 'client-a'), tokenFor(server.url, 'client-a')]);
-    expect(tally([...(await burst(server.url, 'ping', t1, 11)), ...(await burst(server.url, 'ping', t2, 11))])).toEqual({ 200: 20, 429: 2 });
+    expect(tally([...(await burst(server.url, 'ping', t1, 11)), ...(await burst(server.url, 'ping', t2, 11))])).toEqual({
+      200: 20,
+      429: 2,
+    });
   });
 
   it('quota-global: one client exhausts everyone', async () => {

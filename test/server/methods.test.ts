@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { call, startTestServer, tally, tokenFor } from './helpers.ts';
+import { call, startTestServer, tally, tokenFor } from '../support/server-helpers.ts';
 
 describe('work, flaky and added latency', () => {
   it('work with delayMs answers after at least that long and reports it', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerOptions } from '../../src/server/options.ts';
-import { call, sleep, startTestServer, tokenFor } from './helpers.ts';
+import { call, sleep, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 interface Page {
   readonly items: readonly { readonly id: string; readonly name: string; readonly category: string }[];

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { call, rawExchange, requestToken, startTestServer, tokenFor } from './helpers.ts';
+import { call, rawExchange, requestToken, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 /** A JSON object body of exactly `bytes` bytes: {"pad":"xxx…"}. */
 const bodyOf = (bytes: number, fill = 'x'): string => `{"pad":"${fill.repeat(bytes - 10)}"}`;
@@ -81,7 +81,12 @@ describe('payload limit (default 100,000 bytes)', () => {
 
   it('the token request has the same limit (refused as invalid_request)', async () => {
     const server = await startTestServer({ payloadLimitBytes: 1000 });
-    const reply = await requestToken(server.url, { grant_type: 'client_credentials', client_id: 'client-a', client_secret: 'demo-secret', pad: 'x'.repeat(1000) });
+    const reply = await requestToken(server.url, {
+      grant_type: 'client_credentials',
+      client_id: 'client-a',
+      client_secret: 'demo-secret',
+      pad: 'x'.repeat(1000),
+    });
     expect([reply.status, reply.json]).toEqual([400, { status: 'error', error: 'invalid_request' }]);
   });
 });

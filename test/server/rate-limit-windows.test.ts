@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { LimiterAlgorithm } from '../../src/server/options.ts';
-import { burst, call, sleep, startTestServer, tally, tokenFor, untilWallClock, withRoomInAlignedWindow } from './helpers.ts';
+import {
+  burst,
+  call,
+  sleep,
+  startTestServer,
+  tally,
+  tokenFor,
+  untilWallClock,
+  withRoomInAlignedWindow,
+} from '../support/server-helpers.ts';
 
 // Resets and window shapes need short windows; each test leaves hundreds of ms of margin around
 // the instants it relies on, so a loaded machine does not flip a verdict.
@@ -58,5 +67,4 @@ describe('rate-limit windows and resets, over HTTP', () => {
     expect(tally(await burst(fixed.url, 'ping', fixedToken, 10))).toEqual({ 200: 10 });
     expect(tally(await burst(sliding.url, 'ping', slidingToken, 10))).toEqual({ 200: 5, 429: 5 });
   });
-
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, rawExchange, requestToken, send, startTestServer, tokenFor } from './helpers.ts';
+import { call, rawExchange, requestToken, send, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 describe('stats()', () => {
   it('matches what was sent: requests, tokens, per-client verdicts, statuses', async () => {

@@ -2,7 +2,7 @@ import { connect, type ConnectionOptions } from 'node:tls';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { selfSignedMaterial } from '../../src/server/tls.ts';
-import { call, startTestServer, tokenFor } from './helpers.ts';
+import { call, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 const agents: Agent[] = [];
 afterEach(async () => {

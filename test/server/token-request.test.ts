@@ -3,7 +3,8 @@ import { ClientRegistry } from '../../src/server/auth/clients.ts';
 import { decideTokenRequest, parseBasicCredentials } from '../../src/server/auth/token-request.ts';
 
 const clients = new ClientRegistry([{ id: 'alice', secret: 's3cret:with colon' }], { prefix: 'client-', secret: 'demo-secret' });
-const basic = (id: string, secret: string): string => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string): string =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 describe('decideTokenRequest', () => {
   it.each([
@@ -14,10 +15,22 @@ describe('decideTokenRequest', () => {
     // the demo pattern
     ['grant_type=client_credentials&client_id=client-7&client_secret=demo-secret', undefined, { ok: true, clientId: 'client-7' }],
     // the pattern's prefix alone is not a client ID
-    ['grant_type=client_credentials&client_id=client-&client_secret=demo-secret', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
+    [
+      'grant_type=client_credentials&client_id=client-&client_secret=demo-secret',
+      undefined,
+      { ok: false, error: 'invalid_client', basicUsed: false },
+    ],
     // a registered client does not also accept the pattern's secret
-    ['grant_type=client_credentials&client_id=alice&client_secret=demo-secret', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
-    ['grant_type=client_credentials&client_id=client-7&client_secret=wrong', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
+    [
+      'grant_type=client_credentials&client_id=alice&client_secret=demo-secret',
+      undefined,
+      { ok: false, error: 'invalid_client', basicUsed: false },
+    ],
+    [
+      'grant_type=client_credentials&client_id=client-7&client_secret=wrong',
+      undefined,
+      { ok: false, error: 'invalid_client', basicUsed: false },
+    ],
     ['grant_type=client_credentials', basic('client-7', 'wrong'), { ok: false, error: 'invalid_client', basicUsed: true }],
     // no client authentication at all
     ['grant_type=client_credentials', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
@@ -25,15 +38,35 @@ describe('decideTokenRequest', () => {
     // a scheme other than Basic is not a client authentication method we support
     ['grant_type=client_credentials', 'Bearer abc', { ok: false, error: 'invalid_client', basicUsed: true }],
     // both methods at once (RFC 6749 §2.3: MUST NOT use more than one)
-    ['grant_type=client_credentials&client_id=client-7&client_secret=demo-secret', basic('client-7', 'demo-secret'), { ok: false, error: 'invalid_request', basicUsed: true }],
+    [
+      'grant_type=client_credentials&client_id=client-7&client_secret=demo-secret',
+      basic('client-7', 'demo-secret'),
+      { ok: false, error: 'invalid_request', basicUsed: true },
+    ],
     // missing or repeated grant_type
     ['client_id=client-7&client_secret=demo-secret', undefined, { ok: false, error: 'invalid_request', basicUsed: false }],
-    ['grant_type=client_credentials&grant_type=client_credentials&client_id=client-7&client_secret=demo-secret', undefined, { ok: false, error: 'invalid_request', basicUsed: false }],
+    [
+      'grant_type=client_credentials&grant_type=client_credentials&client_id=client-7&client_secret=demo-secret',
+      undefined,
+      { ok: false, error: 'invalid_request', basicUsed: false },
+    ],
     // grants we do not support
-    ['grant_type=password&client_id=client-7&client_secret=demo-secret', undefined, { ok: false, error: 'unsupported_grant_type', basicUsed: false }],
+    [
+      'grant_type=password&client_id=client-7&client_secret=demo-secret',
+      undefined,
+      { ok: false, error: 'unsupported_grant_type', basicUsed: false },
+    ],
     // refresh_token is known, but no refresh token is ever issued
-    ['grant_type=refresh_token&refresh_token=abc&client_id=client-7&client_secret=demo-secret', undefined, { ok: false, error: 'invalid_grant', basicUsed: false }],
-    ['grant_type=refresh_token&client_id=client-7&client_secret=demo-secret', undefined, { ok: false, error: 'invalid_request', basicUsed: false }],
+    [
+      'grant_type=refresh_token&refresh_token=abc&client_id=client-7&client_secret=demo-secret',
+      undefined,
+      { ok: false, error: 'invalid_grant', basicUsed: false },
+    ],
+    [
+      'grant_type=refresh_token&client_id=client-7&client_secret=demo-secret',
+      undefined,
+      { ok: false, error: 'invalid_request', basicUsed: false },
+    ],
     // the client is authenticated before the grant type is looked at (§5.2 order)
     ['grant_type=password&client_id=client-7&client_secret=wrong', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
   ])('%s (Authorization %s) → %j', (form, authorization, expected) => {

@@ -7,7 +7,7 @@ import { RpcloadError } from '../../src/errors.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { startServerInWorker } from '../../src/server/worker.ts';
 import type { RemoteServerHandle } from '../../src/server/options.ts';
-import { call, tokenFor } from './helpers.ts';
+import { call, tokenFor } from '../support/server-helpers.ts';
 
 const remotes: RemoteServerHandle[] = [];
 afterEach(async () => {

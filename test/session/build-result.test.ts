@@ -6,11 +6,10 @@ import { buildRunResult } from '../../src/session/result/build-result.ts';
 import { validateRunResult } from '../../src/results/validate-result.ts';
 import { LAG_WARNING_P99_MS } from '../../src/session/result/result-warnings.ts';
 import { REDACTED } from '../../src/util/redact.ts';
-import { DIMS, generateSamples, sample } from '../metrics/sample-factory.ts';
-import { buildInput, recordedData, RUN } from '../results/result-factory.ts';
+import { buildInput, DIMS, recordedData, recorderSamples, RUN, sample } from '../support/recorder-fixtures.ts';
 
 describe('buildRunResult', () => {
-  const samples = generateSamples(4000, 5, 20);
+  const samples = recorderSamples(4000, 5, 20);
   const data = recordedData(samples);
   const result = buildRunResult(buildInput(data));
   const durationS = (Date.parse(RUN.endedAt!) - Date.parse(RUN.startedAt)) / 1000;
@@ -76,7 +75,10 @@ describe('buildRunResult', () => {
   it('appends the passive checks unless the caller gave a check with the same id', () => {
     expect(result.checks.map((c) => c.id)).toEqual(['ratelimit.threshold', 'ratelimit.retry_after_honoured']);
     const own = { id: 'ratelimit.threshold', verdict: 'pass' as const, detail: 'from verify', evidence: {} };
-    expect(buildRunResult(buildInput(data, { checks: [own] })).checks.map((c) => c.detail)).toEqual(['from verify', result.checks[1]!.detail]);
+    expect(buildRunResult(buildInput(data, { checks: [own] })).checks.map((c) => c.detail)).toEqual([
+      'from verify',
+      result.checks[1]!.detail,
+    ]);
     expect(buildRunResult(buildInput(emptyRecordedData())).checks).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { compactUtcStamp, defaultResultPath, fileSafeName, writeResultFile } from '../../src/session/result/result-file.ts';
-import { sampleResult } from '../results/result-factory.ts';
+import { sampleResult } from '../support/recorder-fixtures.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -57,7 +57,9 @@ describe('writeResultFile', () => {
     await mkdir(path); // a directory where the file should go: the rename fails
     const error = await writeResultFile(path, result).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RpcloadError);
-    expect((error as RpcloadError).message).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot write the result file: E[A-Z]+$`));
+    expect((error as RpcloadError).message).toMatch(
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot write the result file: E[A-Z]+$`),
+    );
     expect((error as RpcloadError).exitCode).toBe(2);
     expect(await readdir(dir)).toEqual(['taken']);
   });
@@ -80,7 +82,9 @@ describe('writeResultFile', () => {
   it('fails cleanly when the directory cannot be created', async () => {
     const blocker = join(dir, 'file');
     await writeFile(blocker, 'x');
-    await expect(writeResultFile(join(blocker, 'sub', 'run.json'), result)).rejects.toThrow(/cannot write the result file: E(NOTDIR|EXIST)/);
+    await expect(writeResultFile(join(blocker, 'sub', 'run.json'), result)).rejects.toThrow(
+      /cannot write the result file: E(NOTDIR|EXIST)/,
+    );
   });
 });
 
@@ -100,7 +104,9 @@ describe('defaultResultPath', () => {
 
   it('formats the stamp as compact UTC', () => {
     const iso = startedAt.toISOString();
-    expect(compactUtcStamp(startedAt)).toBe(`${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`);
+    expect(compactUtcStamp(startedAt)).toBe(
+      `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`,
+    );
   });
 
   it('appends -2, -3 … when the name is taken', async () => {

@@ -19,7 +19,12 @@ afterEach(async () => {
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-workers-'));
 
 /** `rpcload run --workers N` as the CLI does it: each worker receives its share of the plan. */
-async function runWithWorkers(profile: Record<string, unknown>, workers: number, signal = new AbortController().signal, seen: LiveSnapshot[] = []) {
+async function runWithWorkers(
+  profile: Record<string, unknown>,
+  workers: number,
+  signal = new AbortController().signal,
+  seen: LiveSnapshot[] = [],
+) {
   const plan = buildPlan(profile as Profile, { source: '' });
   return runSession({
     plan,
@@ -38,7 +43,12 @@ const ping = [{ name: 'ping', steps: [{ method: 'ping' }] }];
 describe('rpcload run --workers', () => {
   it('splits clients and rate over workers, and the merged result equals the server’s counts', async () => {
     server = await startServer({ limit: 10_000 });
-    const profile = { target: server.url, clients: { pattern: 'client-{n}', count: 4, secret: 'demo-secret' }, scenarios: ping, phases: [{ duration: '2s', rate: 200 }] };
+    const profile = {
+      target: server.url,
+      clients: { pattern: 'client-{n}', count: 4, secret: 'demo-secret' },
+      scenarios: ping,
+      phases: [{ duration: '2s', rate: 200 }],
+    };
     const snapshots: LiveSnapshot[] = [];
     const { result } = await runWithWorkers(profile, 2, undefined, snapshots);
     expect(validateRunResult(result)).toEqual([]);
@@ -46,7 +56,8 @@ describe('rpcload run --workers', () => {
     expect(result.summary.outcomes).toEqual({ success: 400 }); // 2 × 100/s × 2 s, nothing lost
     expect(result.summary.scheduleLagMs).not.toBeNull();
     const serverSide = server.stats().byClient;
-    for (const [id, client] of Object.entries(result.rateLimit!.clients)) expect({ admitted: client.admitted, refused: client.refused }).toEqual(serverSide[id]);
+    for (const [id, client] of Object.entries(result.rateLimit!.clients))
+      expect({ admitted: client.admitted, refused: client.refused }).toEqual(serverSide[id]);
     expect(Object.keys(result.byClient).sort()).toEqual(['client-1', 'client-2', 'client-3', 'client-4']);
     // the live view saw both workers' traffic, client rows in the run's order
     const last = snapshots.at(-1)!;
@@ -56,13 +67,19 @@ describe('rpcload run --workers', () => {
 
   it('stops every worker gracefully on abort and keeps their data', async () => {
     server = await startServer({ limit: 10_000 });
-    const profile = { target: server.url, clients: { pattern: 'client-{n}', count: 2, secret: 'demo-secret' }, scenarios: ping, phases: [{ duration: '30s', concurrency: 4 }] };
+    const profile = {
+      target: server.url,
+      clients: { pattern: 'client-{n}', count: 2, secret: 'demo-secret' },
+      scenarios: ping,
+      phases: [{ duration: '30s', concurrency: 4 }],
+    };
     const abort = new AbortController();
     const snapshots: LiveSnapshot[] = [];
     const running = runWithWorkers(profile, 2, abort.signal, snapshots);
     const started = Date.now();
     // Abort once both workers are sending (their start-up under tsx takes a moment).
-    while (!(snapshots.at(-1)?.clients.every((c) => c.sent > 0) ?? false) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
+    while (!(snapshots.at(-1)?.clients.every((c) => c.sent > 0) ?? false) && Date.now() - started < 20_000)
+      await new Promise((r) => setTimeout(r, 50));
     abort.abort();
     const { result } = await running;
     expect(result.run).toMatchObject({ status: 'aborted', workers: 2 });

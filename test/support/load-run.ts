@@ -17,7 +17,10 @@ export const DEMO_SECRET = 'demo-secret';
  * (schema, defaults, templates); client secrets come from ${SECRET} like a real profile.
  */
 export function testPlan(profile: Record<string, unknown>, target: string): Plan {
-  return buildPlan({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target } as Profile, { source: '', env: { SECRET: DEMO_SECRET } });
+  return buildPlan({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target } as Profile, {
+    source: '',
+    env: { SECRET: DEMO_SECRET },
+  });
 }
 
 export interface LoadRun {
@@ -34,7 +37,21 @@ export async function runPlan(plan: Plan, baseUrl: string, signal: AbortSignal =
   const startedAt = new Date().toISOString();
   const outcome = await runLoad({ plan, baseUrl, recorder, clock, signal, graceMs: 500 });
   const result = buildRunResult({
-    run: { id: 'test', kind: 'run', profile: plan.name, startedAt, endedAt: new Date().toISOString(), status: outcome.status, target: baseUrl, embeddedTarget: false, model: 'open', workers: 1, shards: 1, node: process.version, host: hostname() },
+    run: {
+      id: 'test',
+      kind: 'run',
+      profile: plan.name,
+      startedAt,
+      endedAt: new Date().toISOString(),
+      status: outcome.status,
+      target: baseUrl,
+      embeddedTarget: false,
+      model: 'open',
+      workers: 1,
+      shards: 1,
+      node: process.version,
+      host: hostname(),
+    },
     config: {},
     data: recorder.serialize(),
     dims,

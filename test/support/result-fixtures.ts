@@ -9,12 +9,19 @@ import {
   type Histogram,
 } from '../../src/metrics/hdr.ts';
 import { outcomeClass } from '../../src/api/outcome.ts';
-import { RunResultSchema, type CheckResult, type RateLimitClient, type RunResult, type Stats, type ThresholdResult } from '../../src/contract/result-schema.ts';
+import {
+  RunResultSchema,
+  type CheckResult,
+  type RateLimitClient,
+  type RunResult,
+  type Stats,
+  type ThresholdResult,
+} from '../../src/contract/result-schema.ts';
 import { createRandom } from '../../src/util/random.ts';
 
 /**
  * Realistic result files for the compare/merge/report tests, built the way the recorder builds
- * them: seeded, generated per-request samples recorded into real HDR histograms. `generateSamples`
+ * them: seeded, generated per-request samples recorded into real HDR histograms. `fixtureSamples`
  * and `buildResult` are separate so a test can split one set of samples into shards.
  */
 export interface FixtureOptions {
@@ -61,15 +68,12 @@ export interface FixtureSample {
 const DEFAULT_METHODS = { ping: 3, 'items.list': 2, work: 1 };
 const WINDOW_S = 10;
 
-/** Reproducible uniform [0, 1): the same seeded generator the driver uses. */
-export const seededRandom = createRandom;
-
 function clientIdsOf(o: FixtureOptions): readonly string[] {
   return o.clientIds ?? Array.from({ length: o.clients ?? 10 }, (_, i) => `client-${i + 1}`);
 }
 
-export function generateSamples(o: FixtureOptions): FixtureSample[] {
-  const random = seededRandom(o.seed);
+export function fixtureSamples(o: FixtureOptions): FixtureSample[] {
+  const random = createRandom(o.seed);
   const gaussian = (): number => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   const rps = o.rps ?? 100;
   const { median, spread } = o.latencyMs ?? { median: 20, spread: 0.5 };
@@ -83,7 +87,10 @@ export function generateSamples(o: FixtureOptions): FixtureSample[] {
   for (let second = 0; second < (o.durationS ?? 30); second++) {
     for (let i = 0; i < rps; i++) {
       let pick = random() * totalWeight;
-      const methodIndex = Math.max(0, methods.findIndex(([, w]) => (pick -= w) < 0));
+      const methodIndex = Math.max(
+        0,
+        methods.findIndex(([, w]) => (pick -= w) < 0),
+      );
       const u = random();
       const outcome = u < errorRate ? 'error:unexpected_error' : u < errorRate + limitedRate ? 'error:rate_limit_exceeded' : 'success';
       const cold = second < warmupS ? 2 : 1;
@@ -148,7 +155,9 @@ const statsRecord = (groups: Map<string, StatsBuilder>, durationS: number): Reco
   Object.fromEntries([...groups].map(([k, b]) => [k, toStats(b, durationS)]));
 
 const histogramRecord = (groups: Map<string, StatsBuilder>): Record<string, { latency: string; serviceTime: string }> =>
-  Object.fromEntries([...groups].map(([k, b]) => [k, { latency: encodeHistogram(b.latency), serviceTime: encodeHistogram(b.serviceTime) }]));
+  Object.fromEntries(
+    [...groups].map(([k, b]) => [k, { latency: encodeHistogram(b.latency), serviceTime: encodeHistogram(b.serviceTime) }]),
+  );
 
 function timelineOf(samples: readonly FixtureSample[], durationS: number): RunResult['timeline'] {
   return Array.from({ length: durationS }, (_, t) => {
@@ -157,7 +166,15 @@ function timelineOf(samples: readonly FixtureSample[], durationS: number): RunRe
     for (const s of inSecond) recordUs(histogram, s.latencyUs);
     const p = percentilesMs(histogram);
     const count = (cls: string): number => inSecond.filter((s) => outcomeClass(s.outcome) === cls).length;
-    return { t, requests: inSecond.length, success: count('success'), rateLimited: count('rate_limited'), errors: count('error'), p50: p.p50, p99: p.p99 };
+    return {
+      t,
+      requests: inSecond.length,
+      success: count('success'),
+      rateLimited: count('rate_limited'),
+      errors: count('error'),
+      p50: p.p50,
+      p99: p.p99,
+    };
   });
 }
 
@@ -172,7 +189,14 @@ function rateLimitClients(samples: readonly FixtureSample[], clients: readonly s
         return { t, admitted: inWindow.length - refusedIn(inWindow), refused: refusedIn(inWindow) };
       });
       const refused = refusedIn(own);
-      const entry: RateLimitClient = { sent: own.length, admitted: own.length - refused, refused, periods, periodsTruncated: false, retryAfterS: refused > 0 ? { '3': refused } : {} };
+      const entry: RateLimitClient = {
+        sent: own.length,
+        admitted: own.length - refused,
+        refused,
+        periods,
+        periodsTruncated: false,
+        retryAfterS: refused > 0 ? { '3': refused } : {},
+      };
       return [client, entry];
     }),
   );
@@ -192,7 +216,8 @@ export function buildResult(samples: readonly FixtureSample[], o: FixtureOptions
   }
   // One token per client, its latency a function of the client, so shards and the whole agree.
   const tokens = createLatencyHistogram();
-  for (const client of clients) recordUs(tokens, 4000 + seededRandom([...client].reduce((h, c) => h * 31 + c.charCodeAt(0), o.seed))() * 2000);
+  for (const client of clients)
+    recordUs(tokens, 4000 + createRandom([...client].reduce((h, c) => h * 31 + c.charCodeAt(0), o.seed))() * 2000);
   const byMethod = groupBy(samples, (s) => s.method);
   const byPhase = groupBy(samples, (s) => s.phase);
   const lagByPhase = new Map<string, ReturnType<typeof createLatencyHistogram>>();
@@ -200,11 +225,17 @@ export function buildResult(samples: readonly FixtureSample[], o: FixtureOptions
     if (!lagByPhase.has(s.phase)) lagByPhase.set(s.phase, createLatencyHistogram());
     recordUs(lagByPhase.get(s.phase)!, s.lagUs);
   }
-  const phaseStats = Object.fromEntries([...byPhase].map(([k, b]) => [k, { ...toStats(b, durationS), scheduleLagMs: percentilesMs(lagByPhase.get(k)!) }]));
+  const phaseStats = Object.fromEntries(
+    [...byPhase].map(([k, b]) => [k, { ...toStats(b, durationS), scheduleLagMs: percentilesMs(lagByPhase.get(k)!) }]),
+  );
   const byOutcome = groupBy(samples, (s) => s.outcome);
   const byClient = groupBy(samples, (s) => s.client, true);
   const warmupS = o.warmupS ?? 2;
-  const phase = (name: string, seconds: number) => ({ name, durationMs: seconds * 1000, load: { kind: 'rate', fromPerS: rps, toPerS: rps } });
+  const phase = (name: string, seconds: number) => ({
+    name,
+    durationMs: seconds * 1000,
+    load: { kind: 'rate', fromPerS: rps, toPerS: rps },
+  });
   return {
     schema: 'rpcload/result@1',
     tool: { name: 'rpcload', version: '0.1.0' },
@@ -269,11 +300,12 @@ export function buildResult(samples: readonly FixtureSample[], o: FixtureOptions
 
 /** Generate and build in one go: the usual way to get a realistic result file. */
 export function makeResult(o: FixtureOptions): RunResult {
-  return buildResult(generateSamples(o), o);
+  return buildResult(fixtureSamples(o), o);
 }
 
 // TypeBox checks no string format it does not know; the schema's run timestamps are date-times.
-if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)));
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)));
 
 /** Schema violations of a result (`/json/path: message`); empty when it is a valid result@1 file. */
 export function schemaProblems(result: unknown): string[] {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bucketAverages, completeSeconds, secondsPerColumn, seriesRows } from '../../src/ui/dashboard/chart-panels.ts';
 import { brailleChart } from '../../src/ui/text/braille-chart.ts';
 import { columnChart, sparkline } from '../../src/ui/text/sparkline.ts';
-import { model, snapshot, timeline } from './support/fixtures.ts';
+import { model, snapshot, timeline } from '../support/live-fixtures.ts';
 
 describe('column charts and sparklines', () => {
   it.each([
@@ -51,11 +51,20 @@ describe('braille line chart', () => {
   it('joins a jump by filling the column between the levels', () => {
     const { rows } = brailleChart([[0, 7]], { width: 1, height: 2, max: 7 });
     // right dot column filled from level 1 to 7, left column only at level 0
-    expect(rows).toEqual([String.fromCharCode(0x2800 + 0x08 + 0x10 + 0x20 + 0x80), String.fromCharCode(0x2800 + 0x40 + 0x08 + 0x10 + 0x20)]);
+    expect(rows).toEqual([
+      String.fromCharCode(0x2800 + 0x08 + 0x10 + 0x20 + 0x80),
+      String.fromCharCode(0x2800 + 0x40 + 0x08 + 0x10 + 0x20),
+    ]);
   });
 
   it('records which series owns a cell (the later one wins) for colouring', () => {
-    const chart = brailleChart([[0, 0], [4, 4]], { width: 1, height: 2, max: 4 });
+    const chart = brailleChart(
+      [
+        [0, 0],
+        [4, 4],
+      ],
+      { width: 1, height: 2, max: 4 },
+    );
     expect(chart.owners).toEqual([[1], [0]]);
     expect(brailleChart([[null, null]], { width: 2, height: 1, max: 1 }).owners).toEqual([[-1, -1]]);
   });
@@ -79,7 +88,9 @@ describe('chart data', () => {
     [59, 2],
     [28, 3],
     [0, 1],
-  ])('secondsPerColumn(%d) = %d: a chart covers at least a minute', (columns, perColumn) => expect(secondsPerColumn(columns)).toBe(perColumn));
+  ])('secondsPerColumn(%d) = %d: a chart covers at least a minute', (columns, perColumn) =>
+    expect(secondsPerColumn(columns)).toBe(perColumn),
+  );
 
   it.each([
     [[1, 2, 3, 4], 2, [1.5, 3.5]],

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { completeFrame, requireTmux, shellQuote, TmuxSession } from './support/tmux.ts';
+import { completeFrame, requireTmux, shellQuote, TmuxSession } from '../support/tmux.ts';
 
 /**
  * The terminal guard and the verify view, on a real pseudo-terminal, through small driver
@@ -20,7 +20,13 @@ afterEach(() => {
 });
 
 function start(script: string, args: string, width = 80, height = 24): TmuxSession {
-  session = TmuxSession.start({ width, height, command: `npx tsx ${shellQuote(script)} ${args}`, cwd: ROOT, env: { NO_COLOR: undefined, CI: undefined } });
+  session = TmuxSession.start({
+    width,
+    height,
+    command: `npx tsx ${shellQuote(script)} ${args}`,
+    cwd: ROOT,
+    env: { NO_COLOR: undefined, CI: undefined },
+  });
   return session;
 }
 
@@ -53,7 +59,10 @@ describe('hostile server text', { timeout: 60_000 }, () => {
   it('is drawn as inert text: no title change, no cleared screen, no injected markup', async () => {
     const s = start(DRIVER, 'hostile');
     const title = s.display('#{pane_title}');
-    const screen = await s.waitFor('the dashboard with the hostile strings', (text) => dashboardUp(text) && completeFrame(text, 80) && text.includes('rpcload run · evil{red-fg}injected{/red-fg} profile'));
+    const screen = await s.waitFor(
+      'the dashboard with the hostile strings',
+      (text) => dashboardUp(text) && completeFrame(text, 80) && text.includes('rpcload run · evil{red-fg}injected{/red-fg} profile'),
+    );
     expect(s.display('#{pane_title}')).toBe(title);
     expect(screen).not.toContain('pwned');
     expect(screen).toContain('{red-fg}injected{/red-fg}'); // braces shown, not obeyed
@@ -68,7 +77,10 @@ describe('hostile server text', { timeout: 60_000 }, () => {
 describe('verify view', { timeout: 60_000 }, () => {
   it('shows each check as its state lands, and restores the terminal on q', async () => {
     const s = start(VERIFY_DRIVER, '');
-    const waiting = await s.waitFor('the checks, all waiting', (text) => text.includes('rpcload verify · http://127.0.0.1:9999') && /· 8 waiting/.test(text));
+    const waiting = await s.waitFor(
+      'the checks, all waiting',
+      (text) => text.includes('rpcload verify · http://127.0.0.1:9999') && /· 8 waiting/.test(text),
+    );
     expect(waiting).toMatch(/· wait envelope/);
     expect(waiting).toContain('result results/verify-driver.json');
     const running = await s.waitFor('a running check', (text) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN +envelope +\d+\.\ds {2}on client-1/.test(text));

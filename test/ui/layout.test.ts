@@ -44,7 +44,7 @@ describe('run dashboard layout', () => {
     expect(owner.every((row) => row.every((cell) => cell !== null))).toBe(true);
   });
 
-  it('gives extra height to the charts and the clients, up to the charts\' maximum', () => {
+  it("gives extra height to the charts and the clients, up to the charts' maximum", () => {
     expect(planRunLayout({ width: 80, height: 24 })).toMatchObject({ throughput: { height: 6 }, clients: { height: 6 } });
     expect(planRunLayout({ width: 120, height: 40 })).toMatchObject({ throughput: { height: 14 }, clients: { height: 14 } });
     expect(planRunLayout({ width: 120, height: 60 })).toMatchObject({ throughput: { height: 14 }, clients: { height: 34 } });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { RPCLOAD_BIN } from '../support/cli.ts';
-import { COLOUR_SGR, completeFrame, requireTmux, shellQuote, TmuxSession } from './support/tmux.ts';
+import { COLOUR_SGR, completeFrame, requireTmux, shellQuote, TmuxSession } from '../support/tmux.ts';
 
 /**
  * The run dashboard on a real pseudo-terminal: `rpcload run --ui tui` (the built CLI, against the
@@ -26,7 +26,13 @@ afterEach(() => {
 function startRun(out: string, width: number, height: number, env: Record<string, string | undefined>): TmuxSession {
   // 60 s is only an upper bound: every test stops the run itself.
   const command = `node ${shellQuote(RPCLOAD_BIN)} run --rate 40 --duration 60s --ui tui --out ${shellQuote(out)}`;
-  session = TmuxSession.start({ width, height, command, cwd: ROOT, env: { CI: undefined, NO_COLOR: undefined, FORCE_COLOR: undefined, ...env } });
+  session = TmuxSession.start({
+    width,
+    height,
+    command,
+    cwd: ROOT,
+    env: { CI: undefined, NO_COLOR: undefined, FORCE_COLOR: undefined, ...env },
+  });
   return session;
 }
 
@@ -53,7 +59,14 @@ describe('rpcload run --ui tui', { timeout: 60_000 }, () => {
   it('shows a live dashboard at 80×24, adapts to a resize to 120×40, and stops gracefully on q', async () => {
     const out = join(dir, 'q.json');
     const s = startRun(out, 80, 24, {});
-    const first = await s.waitFor('the header, percentiles and outcomes', (screen) => completeFrame(screen, 80) && /rpcload run · demo · http:\/\/127\.0\.0\.1:\d+/.test(screen) && successCount(screen) > 0 && /│ p99 +[\d.]+ +[\d.]+/.test(screen));
+    const first = await s.waitFor(
+      'the header, percentiles and outcomes',
+      (screen) =>
+        completeFrame(screen, 80) &&
+        /rpcload run · demo · http:\/\/127\.0\.0\.1:\d+/.test(screen) &&
+        successCount(screen) > 0 &&
+        /│ p99 +[\d.]+ +[\d.]+/.test(screen),
+    );
     expect(first).toMatch(/phase 1\/1 \S+ \(rate 40\/s\) +[█░▏▎▍▌▋▊▉]+ [\d.]+m?s \/ 1m00s \d+%/);
     expect(first).toContain(`result ${out}`);
     for (const label of ['p50', 'p90', 'p99.9', 'max', 'lag p99', 'latency', 'service']) expect(first).toContain(label);
@@ -64,13 +77,21 @@ describe('rpcload run --ui tui', { timeout: 60_000 }, () => {
     expect(s.capture(true)).toMatch(COLOUR_SGR);
 
     // the figures move between captures
-    const later = await s.waitFor('the counts to grow', (screen) => completeFrame(screen, 80) && successCount(screen) > successCount(first) && requestCount(screen) > requestCount(first));
+    const later = await s.waitFor(
+      'the counts to grow',
+      (screen) => completeFrame(screen, 80) && successCount(screen) > successCount(first) && requestCount(screen) > requestCount(first),
+    );
     expect(later).not.toBe(first);
 
     // a resize re-lays the screen at the new size: wider panels, whole client list
     s.resize(120, 40);
-    const large = await s.waitFor('the 120×40 layout', (screen) => completeFrame(screen, 120) && /clients · \d+ of 24/.test(screen) && screen.split('\n').length >= 40);
-    expect(large.split('\n').filter((line) => /^│ client-\d+ /.test(line)).length).toBeGreaterThan(first.split('\n').filter((line) => /^│ client-\d+ /.test(line)).length);
+    const large = await s.waitFor(
+      'the 120×40 layout',
+      (screen) => completeFrame(screen, 120) && /clients · \d+ of 24/.test(screen) && screen.split('\n').length >= 40,
+    );
+    expect(large.split('\n').filter((line) => /^│ client-\d+ /.test(line)).length).toBeGreaterThan(
+      first.split('\n').filter((line) => /^│ client-\d+ /.test(line)).length,
+    );
     expect(large).toMatch(/latency ms p50 \/ p99 · last \d+s/);
 
     // the help overlay opens and closes

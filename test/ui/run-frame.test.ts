@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderRunFrame } from '../../src/ui/dashboard/run-frame.ts';
 import { frameToTags, frameToText, lineText } from '../../src/ui/text/styled.ts';
-import { client, HEADER, model, snapshot } from './support/fixtures.ts';
+import { client, HEADER, model, snapshot } from '../support/live-fixtures.ts';
 
 describe('run dashboard frame', () => {
   it('renders the whole screen at 80×24', () => {
@@ -76,7 +76,10 @@ describe('run dashboard frame', () => {
       }),
       notices: [hostile],
     });
-    for (const size of [{ width: 80, height: 24 }, { width: 160, height: 48 }]) {
+    for (const size of [
+      { width: 80, height: 24 },
+      { width: 160, height: 48 },
+    ]) {
       const lines = renderRunFrame(m, size);
       const tags = frameToTags(lines, true);
       // eslint-disable-next-line no-control-regex

@@ -6,7 +6,7 @@ import { outcomesLines, outcomesTitle } from '../../src/ui/dashboard/outcomes-pa
 import { lagIsBehind, percentilesLines, percentilesTitle } from '../../src/ui/dashboard/percentiles-panel.ts';
 import { outcomeRate, RateWindow } from '../../src/ui/dashboard/run-model.ts';
 import { lineText, type StyledLine } from '../../src/ui/text/styled.ts';
-import { client, HEADER, model, percentiles, snapshot } from './support/fixtures.ts';
+import { client, HEADER, model, percentiles, snapshot } from '../support/live-fixtures.ts';
 
 const texts = (lines: readonly StyledLine[]): string[] => lines.map(lineText);
 const styleOf = (line: StyledLine, text: string): string | null | undefined => line.find((s) => s.text.includes(text))?.style;
@@ -67,7 +67,9 @@ describe('percentiles', () => {
   });
 
   it('says closed model when there is no schedule', () => {
-    expect(lineText(percentilesLines(model({ snapshot: snapshot({ scheduleLagMs: null }) }), 24, 7)[6]!)).toMatch(/lag p99 +– +closed model/);
+    expect(lineText(percentilesLines(model({ snapshot: snapshot({ scheduleLagMs: null }) }), 24, 7)[6]!)).toMatch(
+      /lag p99 +– +closed model/,
+    );
   });
 
   it('keeps p50, p99 and lag when short of rows', () => {
@@ -89,7 +91,11 @@ describe('outcomes', () => {
       'error:unexpected_error         12   1.0%   1.0/s',
       'transport:UND_ERR_SOCKET        2   0.2%   0.2/s',
     ]);
-    expect([styleOf(lines[0]!, 'success'), styleOf(lines[1]!, 'error:rate'), styleOf(lines[2]!, 'error:unex')]).toEqual(['ok', 'warn', 'bad']);
+    expect([styleOf(lines[0]!, 'success'), styleOf(lines[1]!, 'error:rate'), styleOf(lines[2]!, 'error:unex')]).toEqual([
+      'ok',
+      'warn',
+      'bad',
+    ]);
     expect(lineText(lines[4]!)).toMatch(/^tokens 24 · 0 failed · p50 99\.0 ms/);
   });
 
@@ -115,7 +121,10 @@ describe('outcomes', () => {
 describe('recent rates', () => {
   it('keeps the oldest mark inside the window and forgets older ones', () => {
     const window = new RateWindow(10_000);
-    const mark = (s: number): { elapsedMs: number; outcomes: Record<string, number> } => ({ elapsedMs: s * 1000, outcomes: { success: s * 10 } });
+    const mark = (s: number): { elapsedMs: number; outcomes: Record<string, number> } => ({
+      elapsedMs: s * 1000,
+      outcomes: { success: s * 10 },
+    });
     expect(window.push(mark(0))).toBeNull();
     expect(window.push(mark(5))?.elapsedMs).toBe(0);
     expect(window.push(mark(10))?.elapsedMs).toBe(0);
@@ -174,7 +183,10 @@ describe('clients', () => {
 
   it('shows the window count alone without a contract, and sanitizes client ids', () => {
     const m = model({ header: { ...HEADER, rateLimit: null }, snapshot: snapshot({ clients: [client('evil\u001b]0;title\u0007id')] }) });
-    expect(texts(clientsLines(m, 44, 3))).toEqual(['client         sent   adm  429  window  wait', 'evilid           40    40    0      12      ']);
+    expect(texts(clientsLines(m, 44, 3))).toEqual([
+      'client         sent   adm  429  window  wait',
+      'evilid           40    40    0      12      ',
+    ]);
   });
 });
 
@@ -194,12 +206,19 @@ describe('log', () => {
   });
 
   it('puts stderr notices first, newest first', () => {
-    expect(texts(logLines(model({ notices: ['first', 'rpcload: stopping'] }), 80, 3))).toEqual(['rpcload: stopping', 'first', expect.stringMatching(/12× error:unexpected_error/)]);
+    expect(texts(logLines(model({ notices: ['first', 'rpcload: stopping'] }), 80, 3))).toEqual([
+      'rpcload: stopping',
+      'first',
+      expect.stringMatching(/12× error:unexpected_error/),
+    ]);
   });
 
   it('marks token failures and says when there are no errors', () => {
     const token = { source: 'token' as const, outcome: 'http:401', detail: 'invalid_client', count: 1, firstAtMs: 0, lastAtMs: 0 };
-    expect(texts(logLines(model({ snapshot: snapshot({ recentErrors: [token], elapsedMs: 1000 }) }), 80, 2))).toEqual(['   1× token http:401', '      1.0s ago  invalid_client']);
+    expect(texts(logLines(model({ snapshot: snapshot({ recentErrors: [token], elapsedMs: 1000 }) }), 80, 2))).toEqual([
+      '   1× token http:401',
+      '      1.0s ago  invalid_client',
+    ]);
     expect(texts(logLines(model({ snapshot: snapshot({ recentErrors: [] }) }), 80, 2))).toEqual(['no errors so far']);
   });
 });

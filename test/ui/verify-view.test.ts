@@ -24,7 +24,15 @@ const MIDWAY: readonly CheckProgress[] = [
   rec('payload.limit', 'fail', 'boundary at 50,000 bytes, expected 100,000 or 102,400', 3000),
 ];
 
-const frameModel = (over: Partial<VerifyFrameModel> = {}): VerifyFrameModel => ({ header: HEADER, board: boardAfter(MIDWAY), elapsedMs: 4200, stopping: false, notices: [], help: false, ...over });
+const frameModel = (over: Partial<VerifyFrameModel> = {}): VerifyFrameModel => ({
+  header: HEADER,
+  board: boardAfter(MIDWAY),
+  elapsedMs: 4200,
+  stopping: false,
+  notices: [],
+  help: false,
+  ...over,
+});
 
 describe('check board', () => {
   it.each([
@@ -60,7 +68,12 @@ describe('check board', () => {
     ['tls', 5000, null], // skipped without running
     ['auth.missing_token', 5000, null], // waiting
   ])('duration of %s at %d ms: %s', (id, nowMs, duration) => {
-    expect(checkDurationMs(boardAfter(MIDWAY).rows.find((r) => r.id === id)!, nowMs)).toBe(duration);
+    expect(
+      checkDurationMs(
+        boardAfter(MIDWAY).rows.find((r) => r.id === id)!,
+        nowMs,
+      ),
+    ).toBe(duration);
   });
 
   it('keeps a bounded log', () => {
@@ -111,7 +124,8 @@ describe('verify dashboard frame', () => {
   });
 
   it('updates as records land: waiting → running → pass', () => {
-    const at = (records: readonly CheckProgress[]): string => frameToText(renderVerifyFrame(frameModel({ board: boardAfter(records) }), { width: 80, height: 24 }));
+    const at = (records: readonly CheckProgress[]): string =>
+      frameToText(renderVerifyFrame(frameModel({ board: boardAfter(records) }), { width: 80, height: 24 }));
     expect(at([])).toMatch(/· wait envelope/);
     expect(at([])).toMatch(/waiting for the first check to start…/);
     expect(at(MIDWAY.slice(0, 1))).toMatch(/RUN {2}envelope +4\.1s {2}on client-1/);
@@ -152,7 +166,13 @@ describe('plain verify lines', () => {
     const lines: string[] = [];
     const view = createPlainChecks(HEADER, { write: (line) => lines.push(line) });
     view.start();
-    for (const record of [rec('envelope', 'waiting', '', 0), ...MIDWAY.slice(0, 2), rec('envelope', 'pass', 'again', 450), rec('tls', 'skip', 'plain http\u001b[2J', 600)]) view.onProgress(record);
+    for (const record of [
+      rec('envelope', 'waiting', '', 0),
+      ...MIDWAY.slice(0, 2),
+      rec('envelope', 'pass', 'again', 450),
+      rec('tls', 'skip', 'plain http\u001b[2J', 600),
+    ])
+      view.onProgress(record);
     view.stop();
     expect(lines).toEqual([
       '[  0.1s] envelope ▸ RUN  on client-1',

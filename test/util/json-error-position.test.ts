@@ -13,8 +13,8 @@ describe('locateJsonError', () => {
     ['a missing value', '{\n  "a": 1,\n  "b": }', '}', /expected a JSON value, found "}"/],
     ['a trailing comma', '{\n  "a": [1, 2,]\n}', ']', /trailing commas are not JSON/],
     ['a missing comma', '{"a": 1\n "b": 2}', '"b"', /expected ',' or '}'/],
-    ['an unquoted key', "{ a: 1 }", 'a:', /property name in double quotes/],
-    ['a single-quoted string', "{\"a\": 'x'}", "'x'", /expected a JSON value/],
+    ['an unquoted key', '{ a: 1 }', 'a:', /property name in double quotes/],
+    ['a single-quoted string', '{"a": \'x\'}', "'x'", /expected a JSON value/],
     ['a raw newline inside a string', '{"a": "line\nbreak"}', '\nbreak', /control characters must be escaped/],
     ['a bad escape', '{"a": "\\q"}', 'q"', /valid escape sequence/],
     ['text after the value', '{"a": 1} trailing', 'trailing', /end of the file/],
@@ -28,11 +28,18 @@ describe('locateJsonError', () => {
 
   it('points past the end of a truncated file', () => {
     const text = '{\n  "a": [1, 2';
-    expect(locateJsonError(text)).toEqual({ line: 2, column: text.length - text.lastIndexOf('\n'), reason: "expected ',' or ']', found the end of the file" });
+    expect(locateJsonError(text)).toEqual({
+      line: 2,
+      column: text.length - text.lastIndexOf('\n'),
+      reason: "expected ',' or ']', found the end of the file",
+    });
   });
 
-  it.each([['{}'], ['[1, -2.5e3, "x\\u00e9", true, false, null, {"a": {}}]'], [' \n 42 \n']])('finds nothing wrong in valid JSON %s', (text) => {
-    expect(locateJsonError(text)).toBeNull();
-    expect(() => void JSON.parse(text)).not.toThrow();
-  });
+  it.each([['{}'], ['[1, -2.5e3, "x\\u00e9", true, false, null, {"a": {}}]'], [' \n 42 \n']])(
+    'finds nothing wrong in valid JSON %s',
+    (text) => {
+      expect(locateJsonError(text)).toBeNull();
+      expect(() => void JSON.parse(text)).not.toThrow();
+    },
+  );
 });

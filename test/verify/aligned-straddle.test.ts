@@ -8,7 +8,7 @@ import { ClientPool } from '../../src/verify/client-pool.ts';
 import { systemClock } from '../../src/verify/clock.ts';
 import { CheckContext } from '../../src/verify/check-context.ts';
 import { TokenBook } from '../../src/verify/tokens.ts';
-import { configFor, SHORT } from './support/reference.ts';
+import { configFor, SHORT } from '../support/verify-reference.ts';
 
 /**
  * A clock-aligned window that resets in the middle of the idle burst admits more than the limit
@@ -22,7 +22,10 @@ describe('ratelimit.threshold against a clock-aligned window resetting mid-burst
   });
   afterAll(() => server.close());
 
-  async function thresholdJustBeforeBoundary(clientId: string, leadMs: number): Promise<{ verdict: string; detail: string; idleAdmitted: number }> {
+  async function thresholdJustBeforeBoundary(
+    clientId: string,
+    leadMs: number,
+  ): Promise<{ verdict: string; detail: string; idleAdmitted: number }> {
     const config = configFor(server);
     const dispatcher = createDispatcher({ connections: null });
     try {
@@ -47,12 +50,20 @@ describe('ratelimit.threshold against a clock-aligned window resetting mid-burst
     const attempts = [];
     // How far into the burst the boundary falls depends on the machine's speed: start a little
     // earlier each time, with a fresh client, until one burst straddles it.
-    for (const [clientId, leadMs] of [['client-1', 3], ['client-2', 6], ['client-3', 10], ['client-4', 15]] as const) {
+    for (const [clientId, leadMs] of [
+      ['client-1', 3],
+      ['client-2', 6],
+      ['client-3', 10],
+      ['client-4', 15],
+    ] as const) {
       const attempt = await thresholdJustBeforeBoundary(clientId, leadMs);
       attempts.push(attempt);
       expect(attempt.verdict, attempt.detail).toBe('pass');
       if (attempt.idleAdmitted > SHORT.limit) break;
     }
-    expect(attempts.some((a) => a.idleAdmitted > SHORT.limit), JSON.stringify(attempts)).toBe(true);
+    expect(
+      attempts.some((a) => a.idleAdmitted > SHORT.limit),
+      JSON.stringify(attempts),
+    ).toBe(true);
   });
 });

@@ -3,7 +3,13 @@ import { ClientPool } from '../../src/verify/client-pool.ts';
 import type { Clock } from '../../src/verify/clock.ts';
 
 function setup(ids = ['a', 'b', 'c']): { pool: ClientPool; clock: Clock & { t: number } } {
-  const clock = { t: 0, now(): number { return this.t; }, epochMs: () => 0 };
+  const clock = {
+    t: 0,
+    now(): number {
+      return this.t;
+    },
+    epochMs: () => 0,
+  };
   return { pool: new ClientPool(ids, 10, 1000, clock), clock };
 }
 

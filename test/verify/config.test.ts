@@ -4,7 +4,12 @@ import { parseClientFlag, parseOnlyFlag, parsePaginatedFlag, resolveVerifyConfig
 
 describe('verify configuration', () => {
   it('reads flags alone with the conventions as defaults', () => {
-    const config = resolveVerifyConfig({ client: ['client-1:s3cret:with:colons'], method: ['ping', 'echo', 'ping'], paginated: ['items.list', 'orders.find:orders'] }, null, 'http://h/', null);
+    const config = resolveVerifyConfig(
+      { client: ['client-1:s3cret:with:colons'], method: ['ping', 'echo', 'ping'], paginated: ['items.list', 'orders.find:orders'] },
+      null,
+      'http://h/',
+      null,
+    );
     expect(config).toMatchObject({
       target: 'http://h',
       tokenMethod: 'auth.token',
@@ -52,7 +57,18 @@ describe('verify configuration from a profile', () => {
       tokenMethod: plan.auth.tokenMethod,
     });
     expect(fromProfile.clients.map((c) => c.id)).toEqual(plan.clients.map((c) => c.id));
-    const overridden = resolveVerifyConfig({ method: ['echo'], limit: 10, window: 1000, client: ['x:y'], clientAuth: 'basic' }, plan, 'http://embedded', null);
-    expect(overridden).toMatchObject({ methods: ['echo'], limit: 10, windowMs: 1000, clients: [{ id: 'x', secret: 'y' }], clientAuth: 'basic' });
+    const overridden = resolveVerifyConfig(
+      { method: ['echo'], limit: 10, window: 1000, client: ['x:y'], clientAuth: 'basic' },
+      plan,
+      'http://embedded',
+      null,
+    );
+    expect(overridden).toMatchObject({
+      methods: ['echo'],
+      limit: 10,
+      windowMs: 1000,
+      clients: [{ id: 'x', secret: 'y' }],
+      clientAuth: 'basic',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectReasonedSkips, demoClients, verdicts, verifyReference } from './support/reference.ts';
+import { expectReasonedSkips, demoClients, verdicts, verifyReference } from '../support/verify-reference.ts';
 
 /**
  * With fewer client IDs the suite runs sequentially where it must (one client: every quota check
@@ -16,7 +16,12 @@ describe.concurrent('verify with fewer clients (10 per 2 s)', { timeout: 120_000
 
   it('2 clients: everything runs', async () => {
     const report = await verifyReference({}, { client: demoClients(2) });
-    expect(verdicts(report.checks)).toMatchObject({ 'ratelimit.per_client': 'pass', 'ratelimit.threshold': 'pass', 'ratelimit.retry_after_honoured': 'pass', tls: 'skip' });
+    expect(verdicts(report.checks)).toMatchObject({
+      'ratelimit.per_client': 'pass',
+      'ratelimit.threshold': 'pass',
+      'ratelimit.retry_after_honoured': 'pass',
+      tls: 'skip',
+    });
     expect(report.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.id}: ${c.detail}`)).toEqual([]);
     expect(expectReasonedSkips(report.checks)).toEqual([]);
   });

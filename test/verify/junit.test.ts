@@ -4,15 +4,31 @@ import type { CheckResult } from '../../src/contract/result-schema.ts';
 
 const checks: CheckResult[] = [
   { id: 'envelope', verdict: 'pass', detail: 'all fine', evidence: { responses: 8 }, durationMs: 72.6 },
-  { id: 'ratelimit.threshold', verdict: 'fail', detail: 'admitted 11 > 10 <"&\'>', evidence: { body: '<html>\u0007</html>' }, durationMs: 2100, notes: ['sequential bursts'] },
+  {
+    id: 'ratelimit.threshold',
+    verdict: 'fail',
+    detail: 'admitted 11 > 10 <"&\'>',
+    evidence: { body: '<html>\u0007</html>' },
+    durationMs: 2100,
+    notes: ['sequential bursts'],
+  },
   { id: 'tls', verdict: 'skip', detail: 'plain http\ntarget', evidence: {} },
 ];
 
 describe('renderJunit', () => {
-  const xml = renderJunit(checks, { name: 'rpcload verify http://api', timestamp: new Date('2026-11-22T12:00:00Z'), durationMs: 21_000, properties: { target: 'http://api' } });
+  const xml = renderJunit(checks, {
+    name: 'rpcload verify http://api',
+    timestamp: new Date('2026-11-22T12:00:00Z'),
+    durationMs: 21_000,
+    properties: { target: 'http://api' },
+  });
 
   it('writes one testsuite with one testcase per check and the counts', () => {
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="rpcload verify http://api" tests="3" failures="1" errors="0" skipped="1" time="21.000">')).toBe(true);
+    expect(
+      xml.startsWith(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="rpcload verify http://api" tests="3" failures="1" errors="0" skipped="1" time="21.000">',
+      ),
+    ).toBe(true);
     expect(xml.match(/<testsuite /g)).toHaveLength(1);
     expect(xml.match(/<testcase /g)).toHaveLength(3);
     expect(xml).toContain('<testcase classname="rpcload.verify" name="envelope" time="0.073">');

@@ -22,6 +22,9 @@ describe('reconcileOutcomes', () => {
     ]);
     const changed = reconcileOutcomes(outcomes);
     expect(changed.get('ratelimit.all_methods')?.verdict ?? allMethods.verdict).toBe(expected);
-    if (expected === 'skip') expect(changed.get('ratelimit.all_methods')?.detail).toBe('not judged: the quota refills gradually (see ratelimit.threshold), which bends every per-window count (11 admitted)');
+    if (expected === 'skip')
+      expect(changed.get('ratelimit.all_methods')?.detail).toBe(
+        'not judged: the quota refills gradually (see ratelimit.threshold), which bends every per-window count (11 admitted)',
+      );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAULTS, type ServerOptions } from '../../src/server/options.ts';
 import { CHECK_IDS } from '../../src/verify/check-ids.ts';
-import { expectReasonedSkips, verdicts, verifyReference } from './support/reference.ts';
+import { expectReasonedSkips, verdicts, verifyReference } from '../support/verify-reference.ts';
 
 /**
  * Every limiter algorithm and every convention fault of the reference server, at 10 requests per
@@ -13,7 +13,11 @@ describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)
     const report = await verifyReference({ algorithm });
     expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
     expect(report.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.id}: ${c.detail} ${JSON.stringify(c.evidence)}`)).toEqual([]);
-    expect(verdicts(report.checks), JSON.stringify(report.checks.filter((c) => c.verdict === 'skip'))).toMatchObject({ tls: 'skip', 'ratelimit.threshold': 'pass', 'ratelimit.per_client': 'pass' });
+    expect(verdicts(report.checks), JSON.stringify(report.checks.filter((c) => c.verdict === 'skip'))).toMatchObject({
+      tls: 'skip',
+      'ratelimit.threshold': 'pass',
+      'ratelimit.per_client': 'pass',
+    });
     expect(expectReasonedSkips(report.checks)).toEqual([]);
   });
 
@@ -35,7 +39,9 @@ describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)
     if (name === 'tls-legacy') options.tls = true;
     const report = await verifyReference(options);
     const failed = report.checks.filter((c) => c.verdict === 'fail');
-    expect(failed.map((c) => c.id).sort(), failed.map((c) => `${c.id}: ${c.detail} ${JSON.stringify(c.evidence)}`).join("\n")).toEqual([...breaks].sort());
+    expect(failed.map((c) => c.id).sort(), failed.map((c) => `${c.id}: ${c.detail} ${JSON.stringify(c.evidence)}`).join('\n')).toEqual(
+      [...breaks].sort(),
+    );
     expect(expectReasonedSkips(report.checks)).toEqual([]);
   });
 });

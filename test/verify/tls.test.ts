@@ -24,7 +24,21 @@ describe.concurrent('verify tls (https targets)', () => {
   });
 
   const verifyTls = (server: ServerHandle, trust: string[]) =>
-    runRpcload(['verify', '--target', server.url, '--client', 'client-1:demo-secret', '--method', 'ping', '--only', 'tls', '--json', '--out', join(dir, `${Math.random()}.json`), ...trust]);
+    runRpcload([
+      'verify',
+      '--target',
+      server.url,
+      '--client',
+      'client-1:demo-secret',
+      '--method',
+      'ping',
+      '--only',
+      'tls',
+      '--json',
+      '--out',
+      join(dir, `${Math.random()}.json`),
+      ...trust,
+    ]);
 
   it.each([
     ['--ca FILE', () => ['--ca', caFile]],
@@ -48,6 +62,8 @@ describe.concurrent('verify tls (https targets)', () => {
   it('an untrusted certificate is a clear exit 2', async () => {
     const result = await verifyTls(modern, []);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(/^rpcload: cannot reach https:\/\/127\.0\.0\.1:\d+: \w+ \(the server certificate is not trusted: pass --ca FILE or --insecure\)$/);
+    expect(result.stderr.trim()).toMatch(
+      /^rpcload: cannot reach https:\/\/127\.0\.0\.1:\d+: \w+ \(the server certificate is not trusted: pass --ca FILE or --insecure\)$/,
+    );
   });
 });

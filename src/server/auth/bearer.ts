@@ -4,7 +4,8 @@ import type { TokenStore } from './token-store.ts';
 /** `Bearer <b64token>` (RFC 6750 §2.1); the scheme name is case-insensitive (RFC 9110 §11.1). */
 const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export type BearerResult = { readonly ok: true; readonly clientId: string; readonly token: string } | { readonly ok: false; readonly reply: Reply };
+export type BearerResult =
+  { readonly ok: true; readonly clientId: string; readonly token: string } | { readonly ok: false; readonly reply: Reply };
 
 /** The three RFC 6750 §3.1 refusals, built once per realm. */
 export interface BearerRefusals {

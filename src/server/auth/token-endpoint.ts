@@ -21,7 +21,9 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 /** Answer a token request (`POST /api/{tokenMethod}`, form-encoded). Not rate-limited. */
 export async function handleTokenRequest(req: IncomingMessage, settings: TokenEndpointSettings, nowMs: () => number): Promise<Reply> {
   const wrap = (payload: object, ok: boolean): string =>
-    settings.shape === 'bare' ? JSON.stringify(payload) : JSON.stringify(ok ? { status: 'success', data: payload } : { status: 'error', ...payload });
+    settings.shape === 'bare'
+      ? JSON.stringify(payload)
+      : JSON.stringify(ok ? { status: 'success', data: payload } : { status: 'error', ...payload });
   const refuse = (error: TokenError, basicUsed = false, close = false): Reply => ({
     status: error === 'invalid_client' ? 401 : 400,
     contentType: JSON_TYPE,

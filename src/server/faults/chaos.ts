@@ -14,8 +14,10 @@ export type ChaosEffect =
   | { readonly kind: 'drip'; readonly reply: Reply; readonly overMs: number };
 
 /** An error code full of terminal escapes: clear screen, retitle the window, a hyperlink, red text. */
-const ESCAPE_CODE = '\u001b[2J\u001b[H\u001b]0;rpcload was here\u0007\u001b]8;;https://example.invalid\u001b\\unexpected_error\u001b]8;;\u001b\\\u001b[31m';
-const HTML_502 = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n';
+const ESCAPE_CODE =
+  '\u001b[2J\u001b[H\u001b]0;rpcload was here\u0007\u001b]8;;https://example.invalid\u001b\\unexpected_error\u001b]8;;\u001b\\\u001b[31m';
+const HTML_502 =
+  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n';
 
 let hugeBody: Buffer | undefined;
 /** A valid success envelope of exactly HUGE_REPLY_BYTES bytes (built once, on first use). */

@@ -20,7 +20,12 @@ export interface Item {
 /** Item number `index` of the generated data set: computed, never stored, so any size is cheap. */
 export function itemAt(index: number): Item {
   const n = index + 1;
-  return { id: `item-${String(n).padStart(6, '0')}`, name: `Item ${n}`, category: CATEGORIES[index % CATEGORIES.length]!, priceCents: (n * 7919) % 100_000 };
+  return {
+    id: `item-${String(n).padStart(6, '0')}`,
+    name: `Item ${n}`,
+    category: CATEGORIES[index % CATEGORIES.length]!,
+    priceCents: (n * 7919) % 100_000,
+  };
 }
 
 export interface ItemsListSettings {
@@ -60,7 +65,8 @@ export function createItemsList(settings: ItemsListSettings): MethodHandler {
   return (args, call): Reply => {
     const { filter, pageSize, next } = args;
     if (filter !== undefined && (typeof filter !== 'string' || filter.length > MAX_FILTER_LENGTH)) return INVALID_ARGUMENTS;
-    if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) >= 1 && (pageSize as number) <= MAX_PAGE_SIZE)) return INVALID_ARGUMENTS;
+    if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) >= 1 && (pageSize as number) <= MAX_PAGE_SIZE))
+      return INVALID_ARGUMENTS;
     if (next !== undefined && next !== null && typeof next !== 'string') return INVALID_ARGUMENTS;
 
     const paramsHash = paramsFingerprint(args);
@@ -78,7 +84,12 @@ export function createItemsList(settings: ItemsListSettings): MethodHandler {
     const end = Math.min(offset + size, total);
     const items: Item[] = [];
     for (let k = offset; k < end; k++) items.push(itemAt(matches === undefined ? k : matches[k]!));
-    const nextCursor = end < total ? settings.codec.encode({ offset: end, paramsHash, expiresAtMs: call.nowMs + settings.cursorTtlMs }) : settings.emptyLastCursor ? '' : null;
+    const nextCursor =
+      end < total
+        ? settings.codec.encode({ offset: end, paramsHash, expiresAtMs: call.nowMs + settings.cursorTtlMs })
+        : settings.emptyLastCursor
+          ? ''
+          : null;
     // Pages are exempt from broken-envelope: that fault is about the envelope, not pagination.
     return { ...successReply({ items, next: nextCursor }), breakable: false };
   };

@@ -4,7 +4,16 @@ import { passiveRateLimitChecks } from '../../verify/passive/rate-limit-verdicts
 import { emptyTimelineRow } from '../../metrics/timeline.ts';
 import { REDACTED, redactSecrets } from '../../util/redact.ts';
 import { TOOL } from '../../version.ts';
-import { RESULT_SCHEMA_ID, type CheckResult, type PhaseStats, type RunInfo, type RunResult, type Stats, type ThresholdResult, type TimelineRow } from '../../contract/result-schema.ts';
+import {
+  RESULT_SCHEMA_ID,
+  type CheckResult,
+  type PhaseStats,
+  type RunInfo,
+  type RunResult,
+  type Stats,
+  type ThresholdResult,
+  type TimelineRow,
+} from '../../contract/result-schema.ts';
 import { rateLimitSection } from './rate-limit-section.ts';
 import { readEncoded, round3, statsOf } from './result-stats.ts';
 import { generatedWarnings } from './result-warnings.ts';
@@ -103,7 +112,12 @@ export function buildRunResult(input: BuildResultInput): RunResult {
       ...statsOf(data.overall, durationS),
       durationS,
       scheduleLagMs: lag.count > 0 ? lag.percentiles : null,
-      tokens: { requests: tokens.count, failures: tokens.count - (data.tokens.outcomes.success ?? 0), latencyMs: tokens.percentiles, outcomes: { ...data.tokens.outcomes } },
+      tokens: {
+        requests: tokens.count,
+        failures: tokens.count - (data.tokens.outcomes.success ?? 0),
+        latencyMs: tokens.percentiles,
+        outcomes: { ...data.tokens.outcomes },
+      },
       skipped: { ...data.skipped },
     },
     byMethod: statsByName(dims.methods, data.byMethod, durationS),

@@ -67,7 +67,12 @@ export interface Checkpoints {
  * fresh `input()`. A failed checkpoint never stops the run: the first failure is kept for the
  * final file's warnings.
  */
-export function startCheckpoints(o: { readonly path: string; readonly everyMs: number; readonly due: () => boolean; readonly input: () => Promise<BuildResultInput> }): Checkpoints {
+export function startCheckpoints(o: {
+  readonly path: string;
+  readonly everyMs: number;
+  readonly due: () => boolean;
+  readonly input: () => Promise<BuildResultInput>;
+}): Checkpoints {
   const writer = startCheckpointWriter();
   let writing: Promise<void> = Promise.resolve();
   let problem: string | null = null;

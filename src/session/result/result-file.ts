@@ -7,7 +7,10 @@ import type { RunResult } from '../../contract/result-schema.ts';
 
 /** `2026-11-22T12:55:00.123Z` → `20261122T125500Z`: sortable, and safe on every filesystem. */
 export function compactUtcStamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /** A profile name as a file name part: letters, digits, `.`, `_`, `-` only; never empty or hidden. */
@@ -53,7 +56,10 @@ export async function writeResultFile(path: string, result: RunResult): Promise<
       await writeFile(path, text, 'utf8');
       return;
     } catch (err) {
-      throw new RpcloadError('write_failed', `${path}: cannot write the result file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new RpcloadError(
+        'write_failed',
+        `${path}: cannot write the result file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   }
   const dir = dirname(path);

@@ -22,7 +22,8 @@ const ZERO_PERCENTILES: Percentiles = Object.freeze({ min: 0, mean: 0, p50: 0, p
  * traffic) → zeros. Without outcome counts (per-outcome slices) `outcomes` is left empty.
  */
 export function statsOf(data: (EncodedPair & { readonly outcomes?: DimensionData['outcomes'] }) | undefined, durationS: number): Stats {
-  if (data === undefined) return { requests: 0, rps: 0, latencyMs: { ...ZERO_PERCENTILES }, serviceTimeMs: { ...ZERO_PERCENTILES }, outcomes: {} };
+  if (data === undefined)
+    return { requests: 0, rps: 0, latencyMs: { ...ZERO_PERCENTILES }, serviceTimeMs: { ...ZERO_PERCENTILES }, outcomes: {} };
   const latency = readEncoded(data.latency);
   return {
     requests: latency.count,

@@ -31,7 +31,9 @@ export function generatedWarnings(result: RunResult): string[] {
   }
   const truncated = Object.entries(result.rateLimit?.clients ?? {}).filter(([, c]) => c.periodsTruncated);
   if (truncated.length > 0) {
-    warnings.push(`rate-limit periods kept for the first ${MAX_PERIODS_PER_CLIENT} windows only (${plural(truncated.length, 'client')}); totals are complete`);
+    warnings.push(
+      `rate-limit periods kept for the first ${MAX_PERIODS_PER_CLIENT} windows only (${plural(truncated.length, 'client')}); totals are complete`,
+    );
   }
   return warnings;
 }

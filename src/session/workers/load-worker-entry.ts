@@ -44,7 +44,8 @@ async function main(): Promise<void> {
       startClock: async () => {
         post({ type: 'ready' });
         const originMs = await origin;
-        if (originMs === null) clock.start(); // stopped before the start: end at once, data empty
+        if (originMs === null)
+          clock.start(); // stopped before the start: end at once, data empty
         else clock.startAt(originMs);
       },
     });

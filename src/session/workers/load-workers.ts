@@ -63,7 +63,14 @@ export class LoadWorkers {
   snapshot(nowMs: number): LiveSnapshot {
     const parts = this.states.flatMap((s) => (s.snapshot === null ? [] : [s.snapshot]));
     const empty = this.o.empty(nowMs);
-    return { ...mergeLiveSnapshots(parts, empty, empty.clients.map((c) => c.id)), elapsedMs: nowMs };
+    return {
+      ...mergeLiveSnapshots(
+        parts,
+        empty,
+        empty.clients.map((c) => c.id),
+      ),
+      elapsedMs: nowMs,
+    };
   }
 
   /** Everything recorded so far (for a checkpoint): finished workers' final data, the others' current. */
@@ -136,7 +143,9 @@ export class LoadWorkers {
           state.done = { outcome: message.outcome, data: message.data };
           resolve();
         } else {
-          reject(message.code === null ? new Error(`a load worker failed: ${message.message}`) : new RpcloadError(message.code, message.message));
+          reject(
+            message.code === null ? new Error(`a load worker failed: ${message.message}`) : new RpcloadError(message.code, message.message),
+          );
         }
         this.wake();
       });

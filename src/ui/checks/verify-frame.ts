@@ -31,7 +31,11 @@ function headerLines(model: VerifyFrameModel, width: number): StyledLine[] {
   const counts = countStates(model.board);
   const total = model.board.rows.length;
   const done = counts.pass + counts.fail + counts.skip;
-  const line1 = spread([seg('rpcload verify', 'strong'), seg(' · '), seg(cellText(model.header.target, 120), 'accent')], [seg(`elapsed ${formatSeconds(model.elapsedMs)}`)], width);
+  const line1 = spread(
+    [seg('rpcload verify', 'strong'), seg(' · '), seg(cellText(model.header.target, 120), 'accent')],
+    [seg(`elapsed ${formatSeconds(model.elapsedMs)}`)],
+    width,
+  );
   const tally: StyledLine = (['pass', 'fail', 'skip', 'running', 'waiting'] as const).flatMap((state) => [
     seg(`${STATE_MARK[state].symbol} ${counts[state]} ${state}`, counts[state] > 0 ? STATE_MARK[state].style : 'dim'),
     seg('  '),
@@ -66,7 +70,8 @@ export function renderVerifyFrame(model: VerifyFrameModel, size: Size): StyledLi
     const content = contentRect(rect);
     const idWidth = Math.min(30, Math.max(8, ...rows.map((r) => r.id.length)), Math.floor(content.width / 2));
     let lines = rows.map((row) => checkRowLine(row, model.elapsedMs, idWidth));
-    if (lines.length > content.height) lines = [...lines.slice(0, content.height - 1), [seg(`+${lines.length - content.height + 1} more`, 'dim')]];
+    if (lines.length > content.height)
+      lines = [...lines.slice(0, content.height - 1), [seg(`+${lines.length - content.height + 1} more`, 'dim')]];
     canvas.box(rect, [seg('checks')]);
     canvas.writeLines(content, lines);
   }
@@ -76,7 +81,9 @@ export function renderVerifyFrame(model: VerifyFrameModel, size: Size): StyledLi
     const content = contentRect(rect);
     const notices: StyledLine[] = model.notices.map((n) => [seg(cellText(n, 300), 'warn')]);
     // Wrapped, so a failing check's whole reason can be read here even when the table cuts it.
-    const lines = [...model.board.log.map(progressLine), ...notices].flatMap((line) => wrapLine(line, content.width, 9)).slice(-content.height);
+    const lines = [...model.board.log.map(progressLine), ...notices]
+      .flatMap((line) => wrapLine(line, content.width, 9))
+      .slice(-content.height);
     canvas.box(rect, [seg('log'), seg(' · state changes, latest last', 'dim')]);
     canvas.writeLines(content, lines.length > 0 ? lines : [[seg('waiting for the first check to start…', 'dim')]]);
   }

@@ -70,7 +70,8 @@ export function throughputLines(model: RunFrameModel, width: number, height: num
     const peak = Math.max(0, ...values);
     columnChart(values, { width: chartWidth, rows: seriesHeight }).forEach((chart, row) => {
       // First row: name and the latest second's rate; second row (when there is one): the scale.
-      const label = row === 0 ? `${series.label.padEnd(3)}${padStart(formatRate(now), 6)}` : row === 1 ? padStart(`↑${formatRate(peak)}`, 9) : '';
+      const label =
+        row === 0 ? `${series.label.padEnd(3)}${padStart(formatRate(now), 6)}` : row === 1 ? padStart(`↑${formatRate(peak)}`, 9) : '';
       lines.push([seg(label.padEnd(SERIES_LABEL), row === 0 ? series.style : 'dim'), seg(chart, series.style)]);
     });
   });

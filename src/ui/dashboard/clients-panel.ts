@@ -19,7 +19,13 @@ export function backoffLeftMs(client: LiveClientRow, nowMs: number): number {
 /** The `count` clients to show, most throttled first. */
 export function pickClients(clients: readonly LiveClientRow[], nowMs: number, count: number): LiveClientRow[] {
   return [...clients]
-    .sort((a, b) => Number(backoffLeftMs(b, nowMs) > 0) - Number(backoffLeftMs(a, nowMs) > 0) || b.refused - a.refused || b.sent - a.sent || a.id.localeCompare(b.id))
+    .sort(
+      (a, b) =>
+        Number(backoffLeftMs(b, nowMs) > 0) - Number(backoffLeftMs(a, nowMs) > 0) ||
+        b.refused - a.refused ||
+        b.sent - a.sent ||
+        a.id.localeCompare(b.id),
+    )
     .slice(0, Math.max(0, count));
 }
 
@@ -41,7 +47,12 @@ export function clientsLines(model: RunFrameModel, width: number, height: number
   const id = Math.max(6, width - SENT - ADMITTED - REFUSED - WINDOW - WAIT);
   const head: StyledLine = [
     seg(
-      padEnd('client', id) + padStart('sent', SENT) + padStart('adm', ADMITTED) + padStart('429', REFUSED) + padStart(limit === null ? 'window' : `win/${limit}`, WINDOW) + padStart('wait', WAIT),
+      padEnd('client', id) +
+        padStart('sent', SENT) +
+        padStart('adm', ADMITTED) +
+        padStart('429', REFUSED) +
+        padStart(limit === null ? 'window' : `win/${limit}`, WINDOW) +
+        padStart('wait', WAIT),
       'dim',
     ),
   ];

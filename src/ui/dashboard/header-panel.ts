@@ -14,15 +14,25 @@ export function headerLines(model: RunFrameModel, width: number): StyledLine[] {
   const { header, snapshot } = model;
   const elapsedMs = Math.min(snapshot.elapsedMs, header.totalDurationMs);
   const { index, phase } = phaseAt(header.phases, snapshot.elapsedMs);
-  const title: Segment[] = [seg('rpcload run', 'strong'), seg(` · ${cellText(header.profile, 60)} · `), seg(cellText(header.target, 120), 'accent')];
+  const title: Segment[] = [
+    seg('rpcload run', 'strong'),
+    seg(` · ${cellText(header.profile, 60)} · `),
+    seg(cellText(header.target, 120), 'accent'),
+  ];
   const line1 = spread(title, [seg(cellText(header.model, 60), 'dim')], width);
 
-  const phaseText = phase === undefined ? '' : `phase ${index + 1}/${header.phases.length} ${cellText(phase.name, 40)} (${cellText(phase.load, 40)})  `;
+  const phaseText =
+    phase === undefined ? '' : `phase ${index + 1}/${header.phases.length} ${cellText(phase.name, 40)} (${cellText(phase.load, 40)})  `;
   const clock = ` ${formatDurationMs(elapsedMs)} / ${formatDurationMs(header.totalDurationMs)}`;
   const fraction = header.totalDurationMs > 0 ? elapsedMs / header.totalDurationMs : 1;
   const percent = ` ${Math.floor(fraction * 100)}%`;
   const barWidth = Math.max(0, Math.min(40, width - phaseText.length - clock.length - percent.length));
-  const line2: StyledLine = [seg(truncate(phaseText, width)), seg(progressBar(fraction, barWidth), 'accent'), seg(clock), seg(percent, 'dim')];
+  const line2: StyledLine = [
+    seg(truncate(phaseText, width)),
+    seg(progressBar(fraction, barWidth), 'accent'),
+    seg(clock),
+    seg(percent, 'dim'),
+  ];
 
   const right: Segment[] = model.stopping
     ? [seg(' STOPPING… ', 'inverse')]

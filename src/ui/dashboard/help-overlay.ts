@@ -14,7 +14,7 @@ export const RUN_HELP: readonly StyledLine[] = [
   row('Ctrl-C ×2', 'quit at once'),
   row('?, Esc', 'close this help'),
   [],
-  row('latency', 'percentiles since the start, from each request\'s'),
+  row('latency', "percentiles since the start, from each request's"),
   more('intended start (open model); service: from the send'),
   row('lag p99', `how late requests left their schedule; over ${LAG_WARN_MS} ms`),
   more('the generator, not the server, is the bottleneck'),

@@ -43,7 +43,15 @@ const WIDE_BANDS: readonly Band[] = [
   { panels: [{ id: 'header' }], min: 3, max: 3, priority: 0 },
   { panels: [{ id: 'percentiles', fixed: PERCENTILES_WIDTH }, { id: 'outcomes' }], min: 9, max: 9, priority: 1 },
   { panels: [{ id: 'throughput' }, { id: 'latencyChart' }], min: 5, max: 14, priority: 2 },
-  { panels: [{ id: 'clients', weight: 60, max: 64 }, { id: 'log', weight: 40 }], min: 4, max: Number.POSITIVE_INFINITY, priority: 3 },
+  {
+    panels: [
+      { id: 'clients', weight: 60, max: 64 },
+      { id: 'log', weight: 40 },
+    ],
+    min: 4,
+    max: Number.POSITIVE_INFINITY,
+    priority: 3,
+  },
 ];
 
 const NARROW_BANDS: readonly Band[] = [

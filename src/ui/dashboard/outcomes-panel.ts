@@ -18,14 +18,19 @@ const STYLE: Readonly<Record<ReturnType<typeof outcomeClass>, Style>> = { succes
 /** Says what the rate column measures: the last (up to) 10 s once there is a mark a second old. */
 export function outcomesTitle(model: RunFrameModel): StyledLine {
   const spanMs = model.earlier === null ? 0 : model.snapshot.elapsedMs - model.earlier.elapsedMs;
-  return [seg('outcomes'), seg(spanMs < 1000 ? ' · rate since start' : ` · rate over ${Math.round(Math.min(spanMs, RATE_WINDOW_MS) / 1000)}s`, 'dim')];
+  return [
+    seg('outcomes'),
+    seg(spanMs < 1000 ? ' · rate since start' : ` · rate over ${Math.round(Math.min(spanMs, RATE_WINDOW_MS) / 1000)}s`, 'dim'),
+  ];
 }
 
 export function outcomesLines(model: RunFrameModel, width: number, height: number): StyledLine[] {
   const { snapshot, earlier } = model;
   const current = { elapsedMs: snapshot.elapsedMs, outcomes: snapshot.outcomes };
   const name = Math.max(8, width - COUNT - SHARE - RATE);
-  const keys = Object.keys(snapshot.outcomes).sort((a, b) => (a === 'success' ? -1 : b === 'success' ? 1 : (snapshot.outcomes[b] ?? 0) - (snapshot.outcomes[a] ?? 0) || a.localeCompare(b)));
+  const keys = Object.keys(snapshot.outcomes).sort((a, b) =>
+    a === 'success' ? -1 : b === 'success' ? 1 : (snapshot.outcomes[b] ?? 0) - (snapshot.outcomes[a] ?? 0) || a.localeCompare(b),
+  );
   const lines: StyledLine[] = keys.map((key) => {
     const count = snapshot.outcomes[key] ?? 0;
     return [
@@ -41,7 +46,11 @@ export function outcomesLines(model: RunFrameModel, width: number, height: numbe
   }
   const { tokens } = snapshot;
   if (tokens.requests > 0) {
-    lines.push([seg(`tokens ${formatCount(tokens.requests)}`, 'dim'), seg(` · ${formatCount(tokens.failures)} failed`, tokens.failures > 0 ? 'bad' : 'dim'), seg(` · p50 ${formatMs(tokens.latencyMs.p50)} ms`, 'dim')]);
+    lines.push([
+      seg(`tokens ${formatCount(tokens.requests)}`, 'dim'),
+      seg(` · ${formatCount(tokens.failures)} failed`, tokens.failures > 0 ? 'bad' : 'dim'),
+      seg(` · p50 ${formatMs(tokens.latencyMs.p50)} ms`, 'dim'),
+    ]);
   }
   if (lines.length <= height) return lines;
   const shown = lines.slice(0, Math.max(0, height - 1));

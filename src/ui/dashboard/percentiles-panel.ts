@@ -39,14 +39,22 @@ export function percentilesLines(model: RunFrameModel, width: number, height: nu
   const rows = new Map<string, StyledLine>();
   rows.set('head', [seg(padEnd('', LABEL)), seg(padStart('latency', column), 'dim'), seg(padStart('service', column), 'dim')]);
   for (const { label, key } of ROWS) {
-    rows.set(label, [seg(padEnd(label, LABEL)), seg(value(latencyMs[key]), key === 'p99' ? 'strong' : null), seg(value(serviceTimeMs[key]))]);
+    rows.set(label, [
+      seg(padEnd(label, LABEL)),
+      seg(value(latencyMs[key]), key === 'p99' ? 'strong' : null),
+      seg(value(serviceTimeMs[key])),
+    ]);
   }
   const lag = scheduleLagMs?.p99 ?? null;
   rows.set(
     'lag',
     lag === null
       ? [seg('lag p99'), seg(padStart('–', LABEL + column - 7)), seg('  closed model', 'dim')]
-      : [seg('lag p99'), seg(padStart(formatMs(lag), LABEL + column - 7), lagIsBehind(lag) ? 'bad' : null), lagIsBehind(lag) ? seg('  BEHIND', 'bad') : seg('  ok', 'ok')],
+      : [
+          seg('lag p99'),
+          seg(padStart(formatMs(lag), LABEL + column - 7), lagIsBehind(lag) ? 'bad' : null),
+          lagIsBehind(lag) ? seg('  BEHIND', 'bad') : seg('  ok', 'ok'),
+        ],
   );
   const order = ['head', ...ROWS.map((r) => r.label), 'lag'];
   const kept = new Set(KEEP_ORDER.slice(0, Math.max(0, height)));

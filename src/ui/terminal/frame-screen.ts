@@ -34,7 +34,15 @@ export interface FrameScreen {
 const DEFAULT_COLOUR = 0x1ff;
 const BOLD = 1;
 const INVERSE = 8;
-const COLOUR_INDEX: Readonly<Record<Style, number>> = { ok: 2, warn: 3, bad: 1, dim: 8, accent: 6, strong: DEFAULT_COLOUR, inverse: DEFAULT_COLOUR };
+const COLOUR_INDEX: Readonly<Record<Style, number>> = {
+  ok: 2,
+  warn: 3,
+  bad: 1,
+  dim: 8,
+  accent: 6,
+  strong: DEFAULT_COLOUR,
+  inverse: DEFAULT_COLOUR,
+};
 const FLAGS: Readonly<Record<Style, number>> = { ok: 0, warn: 0, bad: 0, dim: 0, accent: 0, strong: BOLD, inverse: INVERSE };
 
 /**

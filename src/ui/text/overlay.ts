@@ -11,7 +11,12 @@ export function drawOverlay(canvas: Canvas, title: string, text: readonly Styled
   // Narrow terminals: wrap rather than cut, continuation lines under the text column.
   const lines = text.flatMap((line) => wrapLine(line, Math.max(1, width - 4), wrapIndent));
   const height = Math.min(canvas.height - 2, lines.length + 2);
-  const rect: Rect = { x: Math.max(0, Math.floor((canvas.width - width) / 2)), y: Math.max(0, Math.floor((canvas.height - height) / 2)), width, height };
+  const rect: Rect = {
+    x: Math.max(0, Math.floor((canvas.width - width) / 2)),
+    y: Math.max(0, Math.floor((canvas.height - height) / 2)),
+    width,
+    height,
+  };
   canvas.clear(rect);
   canvas.box(rect, [seg(title, 'strong')], 'accent');
   const inner = innerRect(rect);

@@ -92,13 +92,17 @@ export function wrapLine(line: StyledLine, width: number, indent = 0): StyledLin
     const room = width - pad;
     let end = Math.min(cells.length, start + room);
     if (end < cells.length) {
-      const space = cells.slice(start, end).map((c) => c.ch).lastIndexOf(' ');
+      const space = cells
+        .slice(start, end)
+        .map((c) => c.ch)
+        .lastIndexOf(' ');
       if (space >= room / 2) end = start + space + 1;
     }
     const row: Segment[] = pad > 0 ? [seg(' '.repeat(pad))] : [];
     for (const cell of cells.slice(start, end)) {
       const last = row[row.length - 1];
-      if (last !== undefined && last.style === cell.style && (pad === 0 || row.length > 1)) row[row.length - 1] = seg(last.text + cell.ch, cell.style);
+      if (last !== undefined && last.style === cell.style && (pad === 0 || row.length > 1))
+        row[row.length - 1] = seg(last.text + cell.ch, cell.style);
       else row.push(seg(cell.ch, cell.style));
     }
     rows.push(row);

@@ -20,20 +20,45 @@ async function walk(check: CheckContext, clientId: string, { method, field }: Pa
   let repeatedItems = 0;
   let firstRepeat: string | null = null;
   let cursor: string | null = null;
-  const observation = (end: WalkObservation['end']): WalkObservation => ({ method, field: usedField, pages, end, items: seenItems.size + repeatedItems, repeatedItems, firstRepeat });
+  const observation = (end: WalkObservation['end']): WalkObservation => ({
+    method,
+    field: usedField,
+    pages,
+    end,
+    items: seenItems.size + repeatedItems,
+    repeatedItems,
+    firstRepeat,
+  });
 
   while (pages.length < MAX_PAGES) {
     const { exchange, reply } = await callPolitely(check, { method, clientId, body: cursor === null ? '{}' : appendCursor('{}', cursor) });
     const data = reply.classification?.data ?? null;
     if (data === null) {
-      pages.push({ atMs: exchange.sentMs, items: null, next: '-', problem: `expected a success envelope, got HTTP ${exchange.status} ${exchange.outcome}` });
+      pages.push({
+        atMs: exchange.sentMs,
+        items: null,
+        next: '-',
+        problem: `expected a success envelope, got HTTP ${exchange.status} ${exchange.outcome}`,
+      });
       return observation('problem');
     }
     const located = locatePageArray(data, usedField);
     const next = readNextCursor(data);
     const items = 'items' in located ? located.items : null;
-    const problem = 'problem' in located ? located.problem : 'problem' in next ? next.problem : items!.length > MAX_PAGE_ITEMS ? `${items!.length} items on one page, at most ${MAX_PAGE_ITEMS} allowed` : null;
-    pages.push({ atMs: exchange.sentMs, items: items?.length ?? null, next: 'cursor' in next ? (next.cursor === null ? 'null' : 'string') : next.problem, problem });
+    const problem =
+      'problem' in located
+        ? located.problem
+        : 'problem' in next
+          ? next.problem
+          : items!.length > MAX_PAGE_ITEMS
+            ? `${items!.length} items on one page, at most ${MAX_PAGE_ITEMS} allowed`
+            : null;
+    pages.push({
+      atMs: exchange.sentMs,
+      items: items?.length ?? null,
+      next: 'cursor' in next ? (next.cursor === null ? 'null' : 'string') : next.problem,
+      problem,
+    });
     if ('field' in located) usedField = located.field;
     for (const item of items ?? []) {
       const key = JSON.stringify(item);
@@ -54,7 +79,11 @@ export const pagination: CheckDefinition = {
   plan: (config) =>
     config.paginated.length === 0
       ? 'no paginated method given (--paginated NAME[:ARRAYFIELD])'
-      : { needs: [{ kind: 'spare', requests: Math.max(1, Math.min(config.limit - 2, RESERVED_PAGES * config.paginated.length)) }], countsQuota: false, estimateMs: 1000 },
+      : {
+          needs: [{ kind: 'spare', requests: Math.max(1, Math.min(config.limit - 2, RESERVED_PAGES * config.paginated.length)) }],
+          countsQuota: false,
+          estimateMs: 1000,
+        },
   async run(check, [clientId]) {
     const walks: WalkObservation[] = [];
     for (const method of check.config.paginated) walks.push(await walk(check, clientId!, method));

@@ -20,7 +20,12 @@ export function paddedBody(bytes: number): string {
 }
 
 async function probe(check: CheckContext, clientId: string, bytes: number): Promise<PayloadProbe> {
-  const { exchange, reply } = await callPolitely(check, { method: check.config.methods[0]!, clientId, body: paddedBody(bytes), bodyCapBytes: 4096 });
+  const { exchange, reply } = await callPolitely(check, {
+    method: check.config.methods[0]!,
+    clientId,
+    body: paddedBody(bytes),
+    bodyCapBytes: 4096,
+  });
   return {
     bytes,
     atMs: exchange.sentMs,
@@ -39,7 +44,8 @@ async function probe(check: CheckContext, clientId: string, bytes: number): Prom
 async function search(check: CheckContext, clientId: string, expected: readonly number[]): Promise<PayloadProbe[]> {
   const probes: PayloadProbe[] = [await probe(check, clientId, 2)];
   const tried = (bytes: number): PayloadProbe | undefined => probes.find((p) => p.bytes === bytes);
-  const tryBytes = async (bytes: number): Promise<PayloadProbe> => tried(bytes) ?? probes[probes.push(await probe(check, clientId, bytes)) - 1]!;
+  const tryBytes = async (bytes: number): Promise<PayloadProbe> =>
+    tried(bytes) ?? probes[probes.push(await probe(check, clientId, bytes)) - 1]!;
   if (probes[0]!.result !== 'accepted') return probes;
   for (const limit of expected) {
     if ((await tryBytes(limit)).result !== 'accepted') break;

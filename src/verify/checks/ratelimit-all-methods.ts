@@ -14,7 +14,13 @@ const MAX_ATTEMPTS = 3;
  * After a reset, the attempt starts with the first request re-admitted (a Retry-After rounded
  * down is ratelimit.retry_after_honoured's business).
  */
-async function attempt(check: CheckContext, clientId: string, first: string, second: string, after: Exchange | null): Promise<MethodsAttempt> {
+async function attempt(
+  check: CheckContext,
+  clientId: string,
+  first: string,
+  second: string,
+  after: Exchange | null,
+): Promise<MethodsAttempt> {
   const { limit, windowMs } = check.config;
   const half = Math.ceil(limit / 2);
   const methodAt = (i: number): string => (i >= half && i < limit ? second : first);
@@ -29,7 +35,9 @@ async function attempt(check: CheckContext, clientId: string, first: string, sec
 export const ratelimitAllMethods: CheckDefinition = {
   id: 'ratelimit.all_methods',
   plan: (config) =>
-    config.methods.length < 2 ? 'needs a second method (--method NAME, repeatable)' : { needs: [{ kind: 'fresh' }], countsQuota: true, estimateMs: 500 },
+    config.methods.length < 2
+      ? 'needs a second method (--method NAME, repeatable)'
+      : { needs: [{ kind: 'fresh' }], countsQuota: true, estimateMs: 500 },
   async run(check, [clientId]) {
     const { limit, windowMs, methods } = check.config;
     const [first, second] = [methods[0]!, methods[1]!];

@@ -22,7 +22,8 @@ async function attempt(check: CheckContext, clientA: string, clientB: string, se
   };
   if (run.stop !== 'refused') return { exhaustion, secondToken: [], control: null, otherClient: null };
   const secondToken: Exchange[] = [];
-  for (let i = 0; i < Math.min(limit, SECOND_TOKEN_REQUESTS); i++) secondToken.push((await check.call({ method, clientId: clientA, token: secondTokenOfA })).exchange);
+  for (let i = 0; i < Math.min(limit, SECOND_TOKEN_REQUESTS); i++)
+    secondToken.push((await check.call({ method, clientId: clientA, token: secondTokenOfA })).exchange);
   const control = (await check.call({ method, clientId: clientA })).exchange;
   const otherClient = (await check.call({ method, clientId: clientB })).exchange;
   return { exhaustion, secondToken, control, otherClient };
@@ -36,7 +37,9 @@ async function attempt(check: CheckContext, clientA: string, clientB: string, se
 export const ratelimitPerClient: CheckDefinition = {
   id: 'ratelimit.per_client',
   plan: (_config, clientCount) =>
-    clientCount < 2 ? `needs 2 client IDs, ${clientCount} given (--client ID:SECRET, repeatable)` : { needs: [{ kind: 'fresh' }, { kind: 'fresh' }], countsQuota: true, estimateMs: 300 },
+    clientCount < 2
+      ? `needs 2 client IDs, ${clientCount} given (--client ID:SECRET, repeatable)`
+      : { needs: [{ kind: 'fresh' }, { kind: 'fresh' }], countsQuota: true, estimateMs: 300 },
   async run(check, [clientA, clientB]) {
     const secondTokenOfA = await check.run.tokens.fresh(clientA!, false);
     const attempts = [await attempt(check, clientA!, clientB!, secondTokenOfA)];

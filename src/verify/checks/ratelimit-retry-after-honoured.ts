@@ -2,21 +2,35 @@ import { sendUntilRefused, type Run } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
 import type { CheckContext } from '../check-context.ts';
-import { judgeRetryAfterHonoured, type HonourObservation, type HonourSample, type SlackProbe } from '../verdicts/ratelimit-retry-after-honoured.ts';
+import {
+  judgeRetryAfterHonoured,
+  type HonourObservation,
+  type HonourSample,
+  type SlackProbe,
+} from '../verdicts/ratelimit-retry-after-honoured.ts';
 import { announcedResetMs, tooSlowToJudge } from '../verdicts/window-bounds.ts';
 import { burstCap } from './ratelimit-threshold.ts';
 
 type Problem = HonourObservation['problem'];
 
 function runProblem(run: Run, limit: number, windowMs: number): Problem {
-  if (run.stop === 'failed') return { kind: 'failed', detail: `a request got no verdict from the limiter (${run.exchanges.at(-1)?.outcome ?? 'unknown'})` };
+  if (run.stop === 'failed')
+    return { kind: 'failed', detail: `a request got no verdict from the limiter (${run.exchanges.at(-1)?.outcome ?? 'unknown'})` };
   if (run.stop !== 'cap') return null;
   const slow = tooSlowToJudge(run.exchanges, limit, windowMs);
-  return slow === null ? { kind: 'no-refusal', detail: `no refusal after ${run.exchanges.length} requests sent back to back` } : { kind: 'failed', detail: slow };
+  return slow === null
+    ? { kind: 'no-refusal', detail: `no refusal after ${run.exchanges.length} requests sent back to back` }
+    : { kind: 'failed', detail: slow };
 }
 
 /** Wait exactly the refusal's Retry-After from its receipt, sending nothing, then send one request. */
-async function honour(check: CheckContext, clientId: string, method: string, refusal: Exchange, exhaustedAtMs: number): Promise<HonourSample> {
+async function honour(
+  check: CheckContext,
+  clientId: string,
+  method: string,
+  refusal: Exchange,
+  exhaustedAtMs: number,
+): Promise<HonourSample> {
   if (refusal.retryAfterS === null) return { exhaustedAtMs, refusal, probe: null };
   await check.until(announcedResetMs(refusal, 0));
   const { exchange } = await check.call({ method, clientId });
@@ -54,7 +68,13 @@ async function observe(check: CheckContext, clientId: string): Promise<HonourObs
     if (third.refusal === null) return { samples: [early], slack, strict, problem: runProblem(third, limit, windowMs) };
     lateRefusal = third.refusal;
   }
-  if (lateRefusal === null) return { samples: [early], slack, strict, problem: { kind: 'failed', detail: `a request got no verdict from the limiter (${later.outcome})` } };
+  if (lateRefusal === null)
+    return {
+      samples: [early],
+      slack,
+      strict,
+      problem: { kind: 'failed', detail: `a request got no verdict from the limiter (${later.outcome})` },
+    };
   const late = await honour(check, clientId, method, lateRefusal, opener.sentMs);
   return { samples: [early, late], slack, strict, problem: null };
 }

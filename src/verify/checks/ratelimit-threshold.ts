@@ -31,7 +31,14 @@ export function burstConcurrency(limit: number, roundTripMs: number): number {
 }
 
 /** The burst's first request, alone, at `startMs`: the re-admission after a reset, or the first of a rested client. */
-async function opening(check: CheckContext, clientId: string, method: string, kind: BurstRecord['kind'], startMs: number, intervalMs: number): Promise<{ exchanges: Exchange[]; stop: BurstRecord['stop'] | 'admitted' }> {
+async function opening(
+  check: CheckContext,
+  clientId: string,
+  method: string,
+  kind: BurstRecord['kind'],
+  startMs: number,
+  intervalMs: number,
+): Promise<{ exchanges: Exchange[]; stop: BurstRecord['stop'] | 'admitted' }> {
   if (kind === 'reset') return awaitReadmission(check, clientId, method, startMs, intervalMs);
   await check.until(startMs);
   const run = await sendUntilRefused(check, clientId, 1, () => method);
@@ -43,7 +50,14 @@ async function opening(check: CheckContext, clientId: string, method: string, ki
  * (which sets the concurrency, unless `sequential`) and, after a reset, it is retried at the load
  * interval while still refused (a Retry-After rounded down), for at most one more window.
  */
-async function burst(check: CheckContext, clientId: string, kind: BurstRecord['kind'], sequential: boolean, startMs: number, intervalMs: number): Promise<BurstRecord> {
+async function burst(
+  check: CheckContext,
+  clientId: string,
+  kind: BurstRecord['kind'],
+  sequential: boolean,
+  startMs: number,
+  intervalMs: number,
+): Promise<BurstRecord> {
   const { limit, methods } = check.config;
   const method = methods[0]!;
   const first = await opening(check, clientId, method, kind, startMs, intervalMs);
@@ -74,10 +88,17 @@ export const ratelimitThreshold: CheckDefinition = {
     const { limit, windowMs } = check.config;
     const intervalMs = windowMs / (2 * limit);
     const bursts = [await burst(check, clientId!, 'idle', false, 0, intervalMs)];
-    for (let next = nextBurst(bursts, limit, windowMs); next !== null && bursts.length <= MAX_RESET_BURSTS; next = nextBurst(bursts, limit, windowMs)) {
+    for (
+      let next = nextBurst(bursts, limit, windowMs);
+      next !== null && bursts.length <= MAX_RESET_BURSTS;
+      next = nextBurst(bursts, limit, windowMs)
+    ) {
       const last = bursts.at(-1)!;
       // A reset: when the last refusal said; rested: a whole window after the last request.
-      const startMs = next.kind === 'reset' ? announcedResetMs(summarizeBurst(last).refusal!, windowMs) : Math.max(...last.exchanges.map((e) => e.doneMs)) + windowMs + REST_MARGIN_MS;
+      const startMs =
+        next.kind === 'reset'
+          ? announcedResetMs(summarizeBurst(last).refusal!, windowMs)
+          : Math.max(...last.exchanges.map((e) => e.doneMs)) + windowMs + REST_MARGIN_MS;
       bursts.push(await burst(check, clientId!, next.kind, next.sequential, startMs, intervalMs));
     }
     const decisive = bursts.at(-1)!;

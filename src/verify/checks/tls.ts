@@ -4,7 +4,12 @@ import type { CheckDefinition } from '../check.ts';
 import { judgeTls, type Handshake } from '../verdicts/tls.ts';
 
 /** Errors raised by our own TLS library before anything reaches the server. */
-const CANNOT_OFFER = new Set(['ERR_SSL_NO_PROTOCOLS_AVAILABLE', 'ERR_SSL_NO_CIPHERS_AVAILABLE', 'ERR_SSL_NO_CIPHER_MATCH', 'ERR_TLS_INVALID_PROTOCOL_VERSION']);
+const CANNOT_OFFER = new Set([
+  'ERR_SSL_NO_PROTOCOLS_AVAILABLE',
+  'ERR_SSL_NO_CIPHERS_AVAILABLE',
+  'ERR_SSL_NO_CIPHER_MATCH',
+  'ERR_TLS_INVALID_PROTOCOL_VERSION',
+]);
 /** Errors that mean the handshake never got an answer either way. */
 const INCONCLUSIVE = new Set(['ETIMEDOUT', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENOTFOUND']);
 
@@ -18,7 +23,9 @@ function handshake(url: URL, options: ConnectionOptions, timeoutMs: number): Pro
       resolve(result);
     };
     socket.setTimeout(timeoutMs, () => finish({ result: 'error', code: 'ETIMEDOUT' }));
-    socket.once('secureConnect', () => finish({ result: 'accepted', protocol: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher().name }));
+    socket.once('secureConnect', () =>
+      finish({ result: 'accepted', protocol: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher().name }),
+    );
     socket.once('error', (err: NodeJS.ErrnoException) => {
       const code = err.code ?? err.message.split('\n')[0] ?? 'unknown';
       finish({ result: CANNOT_OFFER.has(code) ? 'cannot-offer' : INCONCLUSIVE.has(code) ? 'error' : 'refused', code });
@@ -28,13 +35,20 @@ function handshake(url: URL, options: ConnectionOptions, timeoutMs: number): Pro
 
 export const tls: CheckDefinition = {
   id: 'tls',
-  plan: (config) => (config.target.startsWith('https:') ? { needs: [], countsQuota: false, estimateMs: 200 } : 'plain http target: TLS applies to https targets only'),
+  plan: (config) =>
+    config.target.startsWith('https:')
+      ? { needs: [], countsQuota: false, estimateMs: 200 }
+      : 'plain http target: TLS applies to https targets only',
   async run(check) {
     const { target, ca, insecure, requestTimeoutMs } = check.config;
     const url = new URL(target);
     const normal = await handshake(url, { ...(ca ? { ca } : {}), rejectUnauthorized: !insecure }, requestTimeoutMs);
     // OpenSSL 3 refuses TLS 1.1 at its default security level before asking the server: level 0 lets us ask.
-    const tls11Only = await handshake(url, { minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0', rejectUnauthorized: false }, requestTimeoutMs);
+    const tls11Only = await handshake(
+      url,
+      { minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0', rejectUnauthorized: false },
+      requestTimeoutMs,
+    );
     return judgeTls({ normal, tls11Only });
   },
 };

@@ -24,7 +24,13 @@ export function readThreshold(r: FirstRefusal, limit: number): ThresholdReading 
 const EXAMPLES = 10;
 
 /** A check with its keys in reading order. */
-const checkResult = (id: string, verdict: CheckResult['verdict'], detail: string, evidence: Record<string, unknown>, notes?: string[]): CheckResult => ({
+const checkResult = (
+  id: string,
+  verdict: CheckResult['verdict'],
+  detail: string,
+  evidence: Record<string, unknown>,
+  notes?: string[],
+): CheckResult => ({
   id,
   verdict,
   detail,
@@ -69,15 +75,26 @@ function thresholdCheck(ledger: LedgerData, plan: RateLimitContract): CheckResul
   const id = 'ratelimit.threshold';
   const n = readings.length;
   if (n === 0) {
-    return checkResult(id, 'skip', 'no client was refused within one window of its first request, so the run never measured a quota from idle (a greedy client or `rpcload verify` does)', evidence);
+    return checkResult(
+      id,
+      'skip',
+      'no client was refused within one window of its first request, so the run never measured a quota from idle (a greedy client or `rpcload verify` does)',
+      evidence,
+    );
   }
   if (over.length > 0 || early.length > 0) {
     const parts = [
-      over.length > 0 ? `${over.length} of ${n} clients admitted ${range(over.map((x) => x.r.admitted))} requests before their first 429 (more than 2 × the limit of ${limit})` : '',
-      early.length > 0 ? `${early.length} of ${n} clients were refused after only ${range(early.map((x) => x.r.admitted))} admitted (limit ${limit})` : '',
+      over.length > 0
+        ? `${over.length} of ${n} clients admitted ${range(over.map((x) => x.r.admitted))} requests before their first 429 (more than 2 × the limit of ${limit})`
+        : '',
+      early.length > 0
+        ? `${early.length} of ${n} clients were refused after only ${range(early.map((x) => x.r.admitted))} admitted (limit ${limit})`
+        : '',
     ];
     const notes =
-      early.length > 0 ? ['an early refusal is expected if these client IDs sent requests within one window before the run started'] : undefined;
+      early.length > 0
+        ? ['an early refusal is expected if these client IDs sent requests within one window before the run started']
+        : undefined;
     return checkResult(id, 'fail', parts.filter(Boolean).join('; '), evidence, notes);
   }
   if (inconclusive.length > 0) {
@@ -114,10 +131,22 @@ function retryCheck(ledger: LedgerData): CheckResult {
     const values = refusals.map((o) => Number(o.detail.retryAfterS));
     const waited = refusals.map((o) => Number(o.detail.waitedMs));
     const said = values.length > 0 ? ` (Retry-After ${range(values)} s, waited ${range(waited)} ms)` : '';
-    return checkResult(id, 'fail', `${refused} of ${admitted + refused} retries that waited out their Retry-After were refused again${said}`, evidence);
+    return checkResult(
+      id,
+      'fail',
+      `${refused} of ${admitted + refused} retries that waited out their Retry-After were refused again${said}`,
+      evidence,
+    );
   }
   if (admitted > 0) {
-    return checkResult(id, 'pass', admitted === 1 ? 'the retry that waited out its Retry-After was admitted' : `all ${admitted} retries that waited out their Retry-After were admitted`, evidence);
+    return checkResult(
+      id,
+      'pass',
+      admitted === 1
+        ? 'the retry that waited out its Retry-After was admitted'
+        : `all ${admitted} retries that waited out their Retry-After were admitted`,
+      evidence,
+    );
   }
   const why =
     ledger.policy === 'ignore'

@@ -43,8 +43,17 @@ function bearer401(obs: AuthObservation, what: string): Verdict | Challenge {
   if (obs.status === 0) return skip(`no response to ${what} (${obs.outcome})`, evidence);
   const challenge = bearerOf(obs);
   const others = obs.challenges.map(describeChallenge).join('; ') || 'unparseable';
-  const header = obs.wwwAuthenticate === null ? 'no WWW-Authenticate header' : challenge === undefined ? `WWW-Authenticate without a challenge of scheme Bearer (${others})` : null;
-  if (obs.status !== 401) return fail(`${what} got HTTP ${obs.status} (${obs.outcome})${header ? ` and ${header}` : ''}; expected 401 with WWW-Authenticate: Bearer`, evidence);
+  const header =
+    obs.wwwAuthenticate === null
+      ? 'no WWW-Authenticate header'
+      : challenge === undefined
+        ? `WWW-Authenticate without a challenge of scheme Bearer (${others})`
+        : null;
+  if (obs.status !== 401)
+    return fail(
+      `${what} got HTTP ${obs.status} (${obs.outcome})${header ? ` and ${header}` : ''}; expected 401 with WWW-Authenticate: Bearer`,
+      evidence,
+    );
   if (challenge === undefined) return fail(`${what} got 401 but ${header}; expected WWW-Authenticate: Bearer (RFC 6750 §3.1)`, evidence);
   return challenge;
 }
@@ -52,7 +61,9 @@ function bearer401(obs: AuthObservation, what: string): Verdict | Challenge {
 export function judgeMissingToken(obs: AuthObservation): Verdict {
   const challenge = bearer401(obs, 'a request without Authorization');
   if (!('scheme' in challenge)) return challenge;
-  const notes = challenge.params.error ? [`the challenge carries error="${challenge.params.error}"; RFC 6750 §3.1 says a request without credentials should get none`] : [];
+  const notes = challenge.params.error
+    ? [`the challenge carries error="${challenge.params.error}"; RFC 6750 §3.1 says a request without credentials should get none`]
+    : [];
   return pass(`401 with WWW-Authenticate: ${describeChallenge(challenge)}`, evidenceOf(obs), notes);
 }
 
@@ -61,7 +72,10 @@ export function judgeInvalidToken(obs: AuthObservation): Verdict {
   if (!('scheme' in challenge)) return challenge;
   const error = challenge.params.error;
   if (error !== 'invalid_token') {
-    return fail(`401 with WWW-Authenticate: ${describeChallenge(challenge)}, but ${error === undefined ? 'no error attribute' : `error="${error}"`}; expected error="invalid_token" (RFC 6750 §3.1)`, evidenceOf(obs));
+    return fail(
+      `401 with WWW-Authenticate: ${describeChallenge(challenge)}, but ${error === undefined ? 'no error attribute' : `error="${error}"`}; expected error="invalid_token" (RFC 6750 §3.1)`,
+      evidenceOf(obs),
+    );
   }
   return pass(`401 with WWW-Authenticate: ${describeChallenge(challenge)}`, evidenceOf(obs));
 }

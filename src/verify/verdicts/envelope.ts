@@ -31,7 +31,9 @@ function problemOf(sample: EnvelopeSample): string | null {
 
 export function judgeEnvelope(obs: EnvelopeObservation): Verdict {
   const answered = obs.samples.filter((s) => s.kind !== null);
-  const broken = answered.map((s) => ({ sample: s, problem: problemOf(s) })).filter((b): b is { sample: EnvelopeSample; problem: string } => b.problem !== null);
+  const broken = answered
+    .map((s) => ({ sample: s, problem: problemOf(s) }))
+    .filter((b): b is { sample: EnvelopeSample; problem: string } => b.problem !== null);
   const unanswered = obs.samples.length - answered.length;
   const byOutcome: Record<string, number> = {};
   for (const s of obs.samples) byOutcome[s.outcome] = (byOutcome[s.outcome] ?? 0) + 1;
@@ -41,15 +43,31 @@ export function judgeEnvelope(obs: EnvelopeObservation): Verdict {
     methods: [...new Set(obs.samples.filter((s) => !s.unknownMethod).map((s) => s.method))],
     outcomes: byOutcome,
     unknownMethod: unknown ? { method: unknown.method, status: unknown.status, outcome: unknown.outcome } : null,
-    broken: broken.slice(0, 5).map(({ sample, problem }) => ({ method: sample.method, atMs: sample.atMs, status: sample.status, problem, body: sample.bodyExcerpt })),
+    broken: broken
+      .slice(0, 5)
+      .map(({ sample, problem }) => ({
+        method: sample.method,
+        atMs: sample.atMs,
+        status: sample.status,
+        problem,
+        body: sample.bodyExcerpt,
+      })),
     ...(obs.refusalsWaited > 0 ? { rateLimitRefusalsWaitedOut: obs.refusalsWaited } : {}),
   };
   const notes = unanswered > 0 ? [`${unanswered} request(s) got no response (transport errors), not judged here`] : [];
   if (answered.length === 0) return skip('no request got a response', evidence, notes);
   if (broken.length > 0) {
     const { sample, problem } = broken[0]!;
-    return fail(`${broken.length} of ${answered.length} responses broke the envelope; first: ${sample.method} → HTTP ${sample.status}: ${problem}`, evidence, notes);
+    return fail(
+      `${broken.length} of ${answered.length} responses broke the envelope; first: ${sample.method} → HTTP ${sample.status}: ${problem}`,
+      evidence,
+      notes,
+    );
   }
   const unknownText = unknown?.kind ? `; unknown method → ${unknown.outcome} (HTTP ${unknown.status})` : '';
-  return pass(`${answered.length} responses from ${evidence.methods.length} method(s) were valid JSON envelopes${unknownText}`, evidence, notes);
+  return pass(
+    `${answered.length} responses from ${evidence.methods.length} method(s) were valid JSON envelopes${unknownText}`,
+    evidence,
+    notes,
+  );
 }

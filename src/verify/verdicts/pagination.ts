@@ -48,13 +48,27 @@ export function judgePagination(walks: readonly WalkObservation[]): Verdict {
       end: w.end,
       pageSizes: w.pages.map((p) => p.items),
       ...(w.repeatedItems > 0 ? { repeatedItems: w.repeatedItems, firstRepeat: w.firstRepeat } : {}),
-      ...(w.pages.some((p) => p.problem) ? { problems: w.pages.filter((p) => p.problem).map((p) => ({ atMs: p.atMs, problem: p.problem })).slice(0, 5) } : {}),
+      ...(w.pages.some((p) => p.problem)
+        ? {
+            problems: w.pages
+              .filter((p) => p.problem)
+              .map((p) => ({ atMs: p.atMs, problem: p.problem }))
+              .slice(0, 5),
+          }
+        : {}),
     })),
   };
   const problems = walks.flatMap((w) => walkProblems(w).map((p) => `${w.method}: ${p}`));
   if (problems.length > 0) return fail(problems.join('; '), evidence);
   const capped = walks.filter((w) => w.end === 'page-cap');
-  const notes = capped.map((w) => `${w.method}: stopped after ${w.pages.length} pages without reaching the end; the rules held on every page`);
-  const summary = walks.map((w) => `${w.method}: ${w.pages.length} page(s), ${w.items} items${w.end === 'page-cap' ? ' (stopped at the page cap)' : ', ended with next: null'}`).join('; ');
+  const notes = capped.map(
+    (w) => `${w.method}: stopped after ${w.pages.length} pages without reaching the end; the rules held on every page`,
+  );
+  const summary = walks
+    .map(
+      (w) =>
+        `${w.method}: ${w.pages.length} page(s), ${w.items} items${w.end === 'page-cap' ? ' (stopped at the page cap)' : ', ended with next: null'}`,
+    )
+    .join('; ');
   return pass(`${summary}; no page over ${MAX_PAGE_ITEMS} items, no item repeated`, evidence, notes);
 }

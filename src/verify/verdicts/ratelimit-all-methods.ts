@@ -25,7 +25,12 @@ export interface AllMethodsObservation {
  * Could the attempt's over-admission come from a window boundary inside it? Then it is not
  * judged and is repeated right after the reset.
  */
-export function attemptIsAmbiguous(attempt: MethodsAttempt, previous: MethodsAttempt | undefined, limit: number, windowMs: number): boolean {
+export function attemptIsAmbiguous(
+  attempt: MethodsAttempt,
+  previous: MethodsAttempt | undefined,
+  limit: number,
+  windowMs: number,
+): boolean {
   const refusal = attempt.exchanges.find((e) => e.admission === 'refused');
   const admitted = attempt.exchanges.filter((e) => e.admission === 'admitted').length;
   if (refusal === undefined || admitted <= limit || tooSlowToJudge(attempt.exchanges, limit, windowMs) !== null) return false;
@@ -53,12 +58,19 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
   if (decisive === undefined) return skip('no attempt was made', evidence);
   const failed = decisive.exchanges.find((e) => e.admission === 'failed');
   if (failed !== undefined) return skip(`a request got no verdict from the limiter (${failed.outcome})`, evidence);
-  const notes = attempts.length > 1 ? [`the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`] : [];
+  const notes =
+    attempts.length > 1
+      ? [`the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
+      : [];
   const refusedAt = decisive.exchanges.findIndex((e) => e.admission === 'refused');
   if (refusedAt !== -1 && refusedAt < limit) {
     const onFirst = Math.min(refusedAt, half);
     return {
-      ...fail(`request ${refusedAt + 1} (${decisive.exchanges[refusedAt]!.method}, after ${onFirst} × ${first} and ${refusedAt - onFirst} × ${second}) was refused; the limit is ${limit} across methods`, evidence, notes),
+      ...fail(
+        `request ${refusedAt + 1} (${decisive.exchanges[refusedAt]!.method}, after ${onFirst} × ${first} and ${refusedAt - onFirst} × ${second}) was refused; the limit is ${limit} across methods`,
+        evidence,
+        notes,
+      ),
       findings: { failedOnCount: true },
     };
   }
@@ -69,9 +81,17 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
     const admitted = decisive.exchanges.filter((e) => e.admission === 'admitted').length;
     const total = refusedAt === -1 ? `no refusal after ${admitted}` : `${admitted} admitted before the first refusal`;
     return {
-      ...fail(`after ${half} × ${first} and ${limit - half} × ${second}, the next request was admitted (${total}); one quota across methods allows ${limit}`, evidence, notes),
+      ...fail(
+        `after ${half} × ${first} and ${limit - half} × ${second}, the next request was admitted (${total}); one quota across methods allows ${limit}`,
+        evidence,
+        notes,
+      ),
       findings: { failedOnCount: true },
     };
   }
-  return pass(`${half} × ${first} and ${limit - half} × ${second} admitted, the next ${first} refused: one quota across methods`, evidence, notes);
+  return pass(
+    `${half} × ${first} and ${limit - half} × ${second} admitted, the next ${first} refused: one quota across methods`,
+    evidence,
+    notes,
+  );
 }

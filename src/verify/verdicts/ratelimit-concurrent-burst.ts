@@ -26,7 +26,12 @@ function firstRefusal(attempt: ConcurrentAttempt): Exchange | undefined {
 }
 
 /** Over the limit, but a window boundary may have fallen inside the burst: repeat right after the reset. */
-export function concurrentAttemptIsAmbiguous(attempt: ConcurrentAttempt, previous: ConcurrentAttempt | undefined, limit: number, windowMs: number): boolean {
+export function concurrentAttemptIsAmbiguous(
+  attempt: ConcurrentAttempt,
+  previous: ConcurrentAttempt | undefined,
+  limit: number,
+  windowMs: number,
+): boolean {
   const refusal = firstRefusal(attempt);
   if (refusal === undefined || count(attempt, 'admitted') <= limit) return false;
   if (attempt.kind === 'idle') return boundaryMayFallInside(attempt.exchanges[0]!.sentMs, refusal, windowMs);
@@ -53,14 +58,26 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   if (decisive === undefined || decisive.exchanges.length === 0) return skip('no burst was sent', evidence);
   const admitted = count(decisive, 'admitted');
   const failed = decisive.exchanges.filter((e) => e.admission === 'failed');
-  const notes = attempts.length > 1 ? [`an earlier burst admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`] : [];
+  const notes =
+    attempts.length > 1
+      ? [`an earlier burst admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
+      : [];
   if (admitted > limit) {
     return {
-      ...fail(`${admitted} of ${decisive.exchanges.length} requests in flight at once were admitted; the limit is ${limit}`, evidence, notes),
+      ...fail(
+        `${admitted} of ${decisive.exchanges.length} requests in flight at once were admitted; the limit is ${limit}`,
+        evidence,
+        notes,
+      ),
       findings: { failedOnCount: true },
     };
   }
-  if (failed.length > 0) return skip(`${failed.length} of ${decisive.exchanges.length} requests got no verdict from the limiter (${failed[0]!.outcome}); cannot count admissions`, evidence, notes);
+  if (failed.length > 0)
+    return skip(
+      `${failed.length} of ${decisive.exchanges.length} requests got no verdict from the limiter (${failed[0]!.outcome}); cannot count admissions`,
+      evidence,
+      notes,
+    );
   if (admitted < limit) notes.push(`only ${admitted} admitted from an idle client (see ratelimit.threshold)`);
   return pass(`${admitted} of ${decisive.exchanges.length} requests in flight at once were admitted (at most ${limit})`, evidence, notes);
 }

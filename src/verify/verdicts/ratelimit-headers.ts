@@ -42,17 +42,38 @@ function leadingNumber(value: string | undefined): number | null {
 export function advertisedLimits(headers: HeaderMap, nowEpochS: number): AdvertisedLimits | null {
   const policy = text(headers, 'ratelimit-policy');
   const combined = text(headers, 'ratelimit');
-  const sources = ['ratelimit-policy', 'ratelimit', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].filter(
-    (name) => headers[name] !== undefined,
-  );
+  const sources = [
+    'ratelimit-policy',
+    'ratelimit',
+    'ratelimit-limit',
+    'ratelimit-remaining',
+    'ratelimit-reset',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+  ].filter((name) => headers[name] !== undefined);
   if (sources.length === 0) return null;
   const first = (...values: (number | null)[]): number | null => values.find((v) => v !== null) ?? null;
   const xReset = leadingNumber(text(headers, 'x-ratelimit-reset'));
   return {
-    limit: first(param(policy, ['q']), leadingNumber(policy), param(combined, ['limit']), leadingNumber(text(headers, 'ratelimit-limit')), leadingNumber(text(headers, 'x-ratelimit-limit'))),
+    limit: first(
+      param(policy, ['q']),
+      leadingNumber(policy),
+      param(combined, ['limit']),
+      leadingNumber(text(headers, 'ratelimit-limit')),
+      leadingNumber(text(headers, 'x-ratelimit-limit')),
+    ),
     windowS: param(policy, ['w']),
-    remaining: first(param(combined, ['r', 'remaining']), leadingNumber(text(headers, 'ratelimit-remaining')), leadingNumber(text(headers, 'x-ratelimit-remaining'))),
-    resetS: first(param(combined, ['t', 'reset']), leadingNumber(text(headers, 'ratelimit-reset')), xReset !== null && xReset > 1e9 ? Math.max(0, xReset - nowEpochS) : xReset),
+    remaining: first(
+      param(combined, ['r', 'remaining']),
+      leadingNumber(text(headers, 'ratelimit-remaining')),
+      leadingNumber(text(headers, 'x-ratelimit-remaining')),
+    ),
+    resetS: first(
+      param(combined, ['t', 'reset']),
+      leadingNumber(text(headers, 'ratelimit-reset')),
+      xReset !== null && xReset > 1e9 ? Math.max(0, xReset - nowEpochS) : xReset,
+    ),
     sources,
   };
 }
@@ -75,11 +96,19 @@ export function rateLimitHeaderNotes(
   const limit = refusal?.limit ?? lastAdmitted?.limit ?? null;
   if (limit !== null) notes.push(`advertised limit ${limit} ${agree(limit === contract.limit)} with the observed limit ${contract.limit}`);
   const windowS = refusal?.windowS ?? lastAdmitted?.windowS ?? null;
-  if (windowS !== null) notes.push(`advertised window ${windowS} s ${agree(windowS * 1000 === contract.windowMs)} with the contract's ${contract.windowMs / 1000} s`);
-  if (lastAdmitted?.remaining != null) notes.push(`remaining ${lastAdmitted.remaining} on the last admitted request ${agree(lastAdmitted.remaining === 0)} with the refusal that followed`);
+  if (windowS !== null)
+    notes.push(
+      `advertised window ${windowS} s ${agree(windowS * 1000 === contract.windowMs)} with the contract's ${contract.windowMs / 1000} s`,
+    );
+  if (lastAdmitted?.remaining != null)
+    notes.push(
+      `remaining ${lastAdmitted.remaining} on the last admitted request ${agree(lastAdmitted.remaining === 0)} with the refusal that followed`,
+    );
   if (refusal?.remaining != null) notes.push(`remaining ${refusal.remaining} on the refusal ${agree(refusal.remaining === 0)} with it`);
   if (refusal?.resetS != null && retryAfterS !== null) {
-    notes.push(`advertised reset in ${refusal.resetS} s ${agree(Math.abs(refusal.resetS - retryAfterS) <= 1)} with Retry-After ${retryAfterS}`);
+    notes.push(
+      `advertised reset in ${refusal.resetS} s ${agree(Math.abs(refusal.resetS - retryAfterS) <= 1)} with Retry-After ${retryAfterS}`,
+    );
   }
   return notes;
 }

@@ -10,7 +10,12 @@ import { fail, pass, skip } from '../verdict.ts';
  */
 export interface PerClientAttempt {
   /** A's exhaustion with its first token. */
-  readonly exhaustion: { readonly admitted: number; readonly stop: 'refused' | 'failed' | 'cap'; readonly last: Exchange | null; readonly tooSlow: string | null };
+  readonly exhaustion: {
+    readonly admitted: number;
+    readonly stop: 'refused' | 'failed' | 'cap';
+    readonly last: Exchange | null;
+    readonly tooSlow: string | null;
+  };
   /** Requests with a second token of A, right after the exhaustion. */
   readonly secondToken: readonly Exchange[];
   /** One more request with A's first token. */
@@ -32,7 +37,11 @@ export function attemptIsInconclusive(attempt: PerClientAttempt): boolean {
 
 function attemptEvidence(a: PerClientAttempt): Record<string, unknown> {
   return {
-    exhaustionOfA: { admitted: a.exhaustion.admitted, refusedAtMs: a.exhaustion.stop === 'refused' ? a.exhaustion.last?.sentMs : null, retryAfterS: a.exhaustion.last?.retryAfterS ?? null },
+    exhaustionOfA: {
+      admitted: a.exhaustion.admitted,
+      refusedAtMs: a.exhaustion.stop === 'refused' ? a.exhaustion.last?.sentMs : null,
+      retryAfterS: a.exhaustion.last?.retryAfterS ?? null,
+    },
     secondTokenOfA: a.secondToken.map((e) => ({ atMs: e.sentMs, outcome: e.outcome })),
     firstTokenAgain: a.control ? { atMs: a.control.sentMs, outcome: a.control.outcome } : null,
     requestOfB: a.otherClient ? { atMs: a.otherClient.sentMs, outcome: a.otherClient.outcome } : null,
@@ -45,11 +54,18 @@ export function judgePerClient(obs: PerClientObservation): CheckOutcome {
   const attempt = obs.attempts.at(-1);
   if (attempt === undefined) return skip('no attempt was made', evidence);
   const { exhaustion, secondToken, control, otherClient } = attempt;
-  if (exhaustion.stop === 'failed') return skip(`a request of ${clientA} got no verdict from the limiter (${exhaustion.last?.outcome ?? 'unknown'})`, evidence);
-  if (exhaustion.stop === 'cap') return skip(exhaustion.tooSlow ?? `${clientA} was never refused (${exhaustion.admitted} admitted back to back): nothing to compare with`, evidence);
+  if (exhaustion.stop === 'failed')
+    return skip(`a request of ${clientA} got no verdict from the limiter (${exhaustion.last?.outcome ?? 'unknown'})`, evidence);
+  if (exhaustion.stop === 'cap')
+    return skip(
+      exhaustion.tooSlow ?? `${clientA} was never refused (${exhaustion.admitted} admitted back to back): nothing to compare with`,
+      evidence,
+    );
   const unanswered = [...secondToken, control, otherClient].find((e) => e === null || e.admission === 'failed');
-  if (unanswered !== undefined) return skip(`a comparison request got no verdict from the limiter (${unanswered?.outcome ?? 'not sent'})`, evidence);
-  if (attemptIsInconclusive(attempt)) return skip(`${clientA}'s quota came back during every attempt (a window boundary passed): cannot compare tokens`, evidence);
+  if (unanswered !== undefined)
+    return skip(`a comparison request got no verdict from the limiter (${unanswered?.outcome ?? 'not sent'})`, evidence);
+  if (attemptIsInconclusive(attempt))
+    return skip(`${clientA}'s quota came back during every attempt (a window boundary passed): cannot compare tokens`, evidence);
 
   const problems: string[] = [];
   const notes: string[] = [];
@@ -57,8 +73,17 @@ export function judgePerClient(obs: PerClientObservation): CheckOutcome {
   if (quotaShared) problems.push(`exhausting ${clientA} also got ${clientB} refused: one quota is shared across client IDs`);
   const admittedT2 = secondToken.filter((e) => e.admission === 'admitted').length;
   if (admittedT2 === secondToken.length) {
-    problems.push(`all ${admittedT2} requests with a second token of ${clientA} were admitted right after ${clientA}'s quota was exhausted (its first token still refused): the quota is counted per token, not per client ID`);
-  } else if (admittedT2 > 0) notes.push(`${admittedT2} of ${secondToken.length} requests with the second token were admitted: a quota refilling gradually, shared by both tokens`);
+    problems.push(
+      `all ${admittedT2} requests with a second token of ${clientA} were admitted right after ${clientA}'s quota was exhausted (its first token still refused): the quota is counted per token, not per client ID`,
+    );
+  } else if (admittedT2 > 0)
+    notes.push(
+      `${admittedT2} of ${secondToken.length} requests with the second token were admitted: a quota refilling gradually, shared by both tokens`,
+    );
   if (problems.length > 0) return { ...fail(problems.join('; '), evidence, notes), findings: { quotaShared } };
-  return pass(`after ${clientA} was exhausted (${exhaustion.admitted} admitted), requests with a second token of ${clientA} were refused and ${clientB} was admitted`, evidence, notes);
+  return pass(
+    `after ${clientA} was exhausted (${exhaustion.admitted} admitted), requests with a second token of ${clientA} were refused and ${clientB} was admitted`,
+    evidence,
+    notes,
+  );
 }

@@ -48,10 +48,14 @@ function refusalProblems(sample: RefusalSample): string[] {
   const problems: string[] = [];
   if (sample.status !== 429) problems.push(`refused with HTTP ${sample.status}, expected 429`);
   if (sample.retryAfter.form === 'missing') problems.push('no Retry-After header');
-  else if (sample.retryAfter.form === 'invalid') problems.push(`Retry-After ${retryAfterText(sample.retryAfter)} is not a number of seconds`);
+  else if (sample.retryAfter.form === 'invalid')
+    problems.push(`Retry-After ${retryAfterText(sample.retryAfter)} is not a number of seconds`);
   else if (sample.retryAfter.form === 'date') problems.push('Retry-After is an HTTP-date; the conventions promise a number of seconds');
   if (sample.envelope !== 'error' || sample.errorCode !== 'rate_limit_exceeded') {
-    const found = sample.envelope === 'invalid' ? `${sample.violations.join(', ')}: ${JSON.stringify(sample.bodyExcerpt)}` : `${sample.envelope} envelope${sample.errorCode ? ` with error ${JSON.stringify(sample.errorCode)}` : ''}`;
+    const found =
+      sample.envelope === 'invalid'
+        ? `${sample.violations.join(', ')}: ${JSON.stringify(sample.bodyExcerpt)}`
+        : `${sample.envelope} envelope${sample.errorCode ? ` with error ${JSON.stringify(sample.errorCode)}` : ''}`;
     problems.push(`body is not {"status":"error","error":"rate_limit_exceeded"} (${found})`);
   } else if (sample.violations.length > 0) problems.push(sample.violations.join(', '));
   return problems;
@@ -60,13 +64,25 @@ function refusalProblems(sample: RefusalSample): string[] {
 export function judgeResponse(obs: ResponseObservation): Verdict {
   const evidence = {
     admittedBeforeFirstRefusal: obs.admittedBefore,
-    refusals: obs.refusals.map((r) => ({ atMs: r.atMs, status: r.status, contentType: r.contentType, retryAfter: retryAfterText(r.retryAfter), body: r.bodyExcerpt })),
+    refusals: obs.refusals.map((r) => ({
+      atMs: r.atMs,
+      status: r.status,
+      contentType: r.contentType,
+      retryAfter: retryAfterText(r.retryAfter),
+      body: r.bodyExcerpt,
+    })),
   };
-  if (obs.stop === 'failed') return skip(`a request got no verdict from the limiter (${obs.failedOutcome ?? 'unknown'}) before any refusal`, evidence);
+  if (obs.stop === 'failed')
+    return skip(`a request got no verdict from the limiter (${obs.failedOutcome ?? 'unknown'}) before any refusal`, evidence);
   if (obs.refusals.length === 0 && obs.tooSlow !== null) return skip(obs.tooSlow, evidence);
-  if (obs.refusals.length === 0) return fail(`no refusal after ${obs.admittedBefore} requests sent back to back`, evidence, obs.headerNotes);
+  if (obs.refusals.length === 0)
+    return fail(`no refusal after ${obs.admittedBefore} requests sent back to back`, evidence, obs.headerNotes);
   const problems = [...new Set(obs.refusals.flatMap(refusalProblems))];
   if (problems.length > 0) return fail(problems.join('; '), { ...evidence, problems }, obs.headerNotes);
   const retryAfters = [...new Set(obs.refusals.map((r) => retryAfterText(r.retryAfter)))].join(', ');
-  return pass(`${obs.refusals.length} refusal(s): HTTP 429, Retry-After ${retryAfters} s, body {"status":"error","error":"rate_limit_exceeded"}`, evidence, obs.headerNotes);
+  return pass(
+    `${obs.refusals.length} refusal(s): HTTP 429, Retry-After ${retryAfters} s, body {"status":"error","error":"rate_limit_exceeded"}`,
+    evidence,
+    obs.headerNotes,
+  );
 }

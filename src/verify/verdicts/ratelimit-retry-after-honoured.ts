@@ -44,11 +44,21 @@ function sampleEvidence(s: HonourSample): Record<string, unknown> {
 export function judgeRetryAfterHonoured(obs: HonourObservation): Verdict {
   const evidence: Record<string, unknown> = {
     samples: obs.samples.map(sampleEvidence),
-    ...(obs.slack ? { slackProbe: { retryAfterS: obs.slack.refusal.retryAfterS, receivedAtMs: obs.slack.refusal.doneMs, probeSentAtMs: obs.slack.probe.sentMs, probe: obs.slack.probe.outcome } } : {}),
+    ...(obs.slack
+      ? {
+          slackProbe: {
+            retryAfterS: obs.slack.refusal.retryAfterS,
+            receivedAtMs: obs.slack.refusal.doneMs,
+            probeSentAtMs: obs.slack.probe.sentMs,
+            probe: obs.slack.probe.outcome,
+          },
+        }
+      : {}),
   };
   if (obs.problem?.kind === 'failed') return skip(obs.problem.detail, evidence);
   if (obs.problem?.kind === 'no-refusal') return fail(obs.problem.detail, evidence);
-  if (obs.samples.some((s) => s.refusal.retryAfterS === null)) return skip('the refusal carried no usable Retry-After (see ratelimit.response): nothing to honour', evidence);
+  if (obs.samples.some((s) => s.refusal.retryAfterS === null))
+    return skip('the refusal carried no usable Retry-After (see ratelimit.response): nothing to honour', evidence);
 
   const notes: string[] = [];
   let slackFailure: string | null = null;
@@ -60,7 +70,8 @@ export function judgeRetryAfterHonoured(obs: HonourObservation): Verdict {
         ? `Retry-After accuracy: a probe 1 s before Retry-After ${refusal.retryAfterS} ran out was admitted: it overstates the wait by more than whole-second rounding`
         : `Retry-After accuracy: a probe 1 s before Retry-After ${refusal.retryAfterS} ran out was refused: no slack beyond rounding`,
     );
-    if (early && obs.strict) slackFailure = `--strict-retry-after: admitted 1 s before Retry-After ${refusal.retryAfterS} ran out (slack over the 1 s rounding allowance)`;
+    if (early && obs.strict)
+      slackFailure = `--strict-retry-after: admitted 1 s before Retry-After ${refusal.retryAfterS} ran out (slack over the 1 s rounding allowance)`;
   } else notes.push('Retry-After accuracy: not probed (needs a Retry-After of 2 s or more)');
 
   const refused = obs.samples.find((s) => s.probe?.admission !== 'admitted');
@@ -73,8 +84,15 @@ export function judgeRetryAfterHonoured(obs: HonourObservation): Verdict {
     );
   }
   const moments = new Set(obs.samples.map((s) => Math.round((s.refusal.sentMs - s.exhaustedAtMs) / 100)));
-  if (obs.samples.length < 2 || moments.size < 2) return skip(`admitted after waiting Retry-After, but sampled at only ${moments.size} moment of a window`, evidence, notes);
+  if (obs.samples.length < 2 || moments.size < 2)
+    return skip(`admitted after waiting Retry-After, but sampled at only ${moments.size} moment of a window`, evidence, notes);
   if (slackFailure !== null) return fail(slackFailure, evidence, notes);
-  const described = obs.samples.map((s) => `Retry-After ${s.refusal.retryAfterS} s ${Math.round(s.refusal.sentMs - s.exhaustedAtMs)} ms into the throttle`).join(', ');
-  return pass(`admitted after waiting exactly the Retry-After from receipt at ${obs.samples.length} moments (${described})`, evidence, notes);
+  const described = obs.samples
+    .map((s) => `Retry-After ${s.refusal.retryAfterS} s ${Math.round(s.refusal.sentMs - s.exhaustedAtMs)} ms into the throttle`)
+    .join(', ');
+  return pass(
+    `admitted after waiting exactly the Retry-After from receipt at ${obs.samples.length} moments (${described})`,
+    evidence,
+    notes,
+  );
 }

@@ -50,7 +50,12 @@ export function burstIsAmbiguous(burst: BurstRecord, previousRefusal: Exchange |
  * the first burst took longer than Retry-After's rounding, some of its admissions are still
  * within the window at the reset it announced, and a sliding log admits only the rest.
  */
-export function slidingWindowExplains(burst: BurstRecord, earlierAdmissions: readonly Exchange[], limit: number, windowMs: number): boolean {
+export function slidingWindowExplains(
+  burst: BurstRecord,
+  earlierAdmissions: readonly Exchange[],
+  limit: number,
+  windowMs: number,
+): boolean {
   const { refusal, admitted } = summarizeBurst(burst);
   if (refusal === null || admitted >= limit) return false;
   const surelyInside = earlierAdmissions.filter((e) => e.sentMs > refusal.doneMs - windowMs).length;
@@ -63,7 +68,11 @@ export function slidingWindowExplains(burst: BurstRecord, earlierAdmissions: rea
  * request at a time if the idle burst was ambiguous); after an ambiguous burst, the next reset,
  * one at a time; after a burst a sliding window explains, a whole window of rest; else stop.
  */
-export function nextBurst(bursts: readonly BurstRecord[], limit: number, windowMs: number): { readonly kind: 'reset' | 'rested'; readonly sequential: boolean } | null {
+export function nextBurst(
+  bursts: readonly BurstRecord[],
+  limit: number,
+  windowMs: number,
+): { readonly kind: 'reset' | 'rested'; readonly sequential: boolean } | null {
   const last = bursts.at(-1);
   if (last === undefined || last.stop !== 'refused' || summarizeBurst(last).refusal === null) return null;
   const previous = bursts.at(-2);
@@ -82,30 +91,42 @@ export function judgeThreshold(obs: ThresholdObservation): CheckOutcome {
   const evidence = { limit, windowMs, bursts: summaries.map(burstEvidence), ...(load ? { load: load.evidence } : {}) };
   if (idle === undefined || decisive === undefined) return skip('no burst was sent', evidence);
   const failed = obs.bursts.flatMap((b) => b.exchanges).find((e) => e.admission === 'failed');
-  if (failed !== undefined) return skip(`a request got no verdict from the limiter (${failed.outcome} at ${failed.sentMs} ms); cannot count admissions`, evidence);
+  if (failed !== undefined)
+    return skip(`a request got no verdict from the limiter (${failed.outcome} at ${failed.sentMs} ms); cannot count admissions`, evidence);
 
   const problems: string[] = [];
   const longestMs = Math.round(Math.max(...summaries.map((s) => s.endMs - s.startMs)));
   const inFlight = Math.max(...summaries.map((s) => s.concurrency));
   const notes = [
     `bursts had ${inFlight === 1 ? 'one request' : `up to ${inFlight} requests`} in flight and took ${longestMs} ms at most` +
-      (longestMs < 1000 ? ': under 1 s, so a sliding-log limiter refills whole by the Retry-After' : ': over 1 s, so a sliding-log limiter may not refill whole by the Retry-After (a slow link)'),
+      (longestMs < 1000
+        ? ': under 1 s, so a sliding-log limiter refills whole by the Retry-After'
+        : ': over 1 s, so a sliding-log limiter may not refill whole by the Retry-After (a slow link)'),
   ];
 
   // Counts prove nothing when this machine could not send faster than the limit.
-  const slow = obs.bursts.map((b, i) => tooSlowToJudge(b.exchanges.slice(summaries[i]!.refusedBeforeAdmission), limit, windowMs)).find((why) => why !== null);
+  const slow = obs.bursts
+    .map((b, i) => tooSlowToJudge(b.exchanges.slice(summaries[i]!.refusedBeforeAdmission), limit, windowMs))
+    .find((why) => why !== null);
   if (slow !== undefined) return skip(slow, evidence, notes);
 
   // (1) From an idle client.
-  if (idle.stop === 'cap') return fail(`no refusal after ${idle.admitted} requests sent back to back from an idle client (limit ${limit})`, evidence, notes);
+  if (idle.stop === 'cap')
+    return fail(`no refusal after ${idle.admitted} requests sent back to back from an idle client (limit ${limit})`, evidence, notes);
   if (idle.admitted < limit) problems.push(`an idle client was refused after ${idle.admitted} requests; the limit is ${limit}`);
   else if (idle.admitted > limit && burstIsAmbiguous(obs.bursts[0]!, null, limit, windowMs)) {
-    const why = idle.concurrency > 1 ? `${idle.concurrency} were in flight: a counter racing under concurrency is ratelimit.concurrent_burst's business` : 'a window boundary may have fallen inside it';
+    const why =
+      idle.concurrency > 1
+        ? `${idle.concurrency} were in flight: a counter racing under concurrency is ratelimit.concurrent_burst's business`
+        : 'a window boundary may have fallen inside it';
     notes.push(`the idle burst admitted ${idle.admitted}, not judged (${why}): repeated one request at a time right after the reset`);
   } else if (idle.admitted > limit) {
-    problems.push(`an idle client had ${idle.admitted} requests admitted before the first refusal; the limit is ${limit} (no window boundary can have fallen inside the ${Math.round(idle.endMs - idle.startMs)} ms burst)`);
+    problems.push(
+      `an idle client had ${idle.admitted} requests admitted before the first refusal; the limit is ${limit} (no window boundary can have fallen inside the ${Math.round(idle.endMs - idle.startMs)} ms burst)`,
+    );
   }
-  if (decisive === idle) return problems.length > 0 ? fail(problems[0]!, evidence, notes) : skip('the procedure stopped before the reset', evidence, notes);
+  if (decisive === idle)
+    return problems.length > 0 ? fail(problems[0]!, evidence, notes) : skip('the procedure stopped before the reset', evidence, notes);
 
   // (2) The fresh quota after the announced reset: the last burst decides, those between were ambiguous.
   const waitedS = summaries.at(-2)!.refusal?.retryAfterS ?? null;
@@ -118,17 +139,26 @@ export function judgeThreshold(obs: ThresholdObservation): CheckOutcome {
     notes.push(`a burst after a reset admitted ${s.admitted}, ${why}`);
   }
   if (decisive.stop !== 'not-readmitted' && decisive.refusedBeforeAdmission > 0) {
-    notes.push(`${decisive.refusedBeforeAdmission} request(s) right after waiting the announced Retry-After were still refused (see ratelimit.retry_after_honoured)`);
+    notes.push(
+      `${decisive.refusedBeforeAdmission} request(s) right after waiting the announced Retry-After were still refused (see ratelimit.retry_after_honoured)`,
+    );
   }
-  if (decisive.stop === 'not-readmitted') problems.push(`not admitted again within a window after the reset announced by Retry-After ${waitedS ?? '(missing)'}`);
+  if (decisive.stop === 'not-readmitted')
+    problems.push(`not admitted again within a window after the reset announced by Retry-After ${waitedS ?? '(missing)'}`);
   else if (decisive.stop === 'cap') problems.push(`no refusal after ${decisive.admitted} requests after the reset (limit ${limit})`);
   else if (decisive.admitted > limit) {
     const bursts = summaries.length - 1;
-    problems.push(`${decisive.admitted} admitted right after a reset; the limit is ${limit}${bursts > 1 ? ` (over the limit in all ${bursts} bursts after a reset)` : ''}`);
+    problems.push(
+      `${decisive.admitted} admitted right after a reset; the limit is ${limit}${bursts > 1 ? ` (over the limit in all ${bursts} bursts after a reset)` : ''}`,
+    );
   } else if (decisive.admitted < limit) {
     const finding = freshQuotaTooSmall(idle, decisive, decisive.kind === 'reset' ? waitedS : null, limit, windowMs);
     // A quota that refills gradually explains everything else: say it first.
-    if (finding.gradual) return { ...fail(withMore([finding.text, ...problems]), { ...evidence, problems: [finding.text, ...problems] }, notes), findings: { quotaRefillsGradually: true } };
+    if (finding.gradual)
+      return {
+        ...fail(withMore([finding.text, ...problems]), { ...evidence, problems: [finding.text, ...problems] }, notes),
+        findings: { quotaRefillsGradually: true },
+      };
     problems.push(finding.text);
   }
   if (problems.length > 0) return fail(withMore(problems), { ...evidence, problems }, notes);
@@ -152,12 +182,21 @@ function withMore(problems: readonly string[]): string {
 }
 
 /** The fresh quota came back short: say whether it looks like a refilling bucket. */
-function freshQuotaTooSmall(idle: BurstSummary, decisive: BurstSummary, waitedS: number | null, limit: number, windowMs: number): { gradual: boolean; text: string } {
+function freshQuotaTooSmall(
+  idle: BurstSummary,
+  decisive: BurstSummary,
+  waitedS: number | null,
+  limit: number,
+  windowMs: number,
+): { gradual: boolean; text: string } {
   // The reset was announced sooner than a window ahead, and the quota was not whole by then.
   const gradual = waitedS !== null && waitedS * 1000 < windowMs;
   if (!gradual) return { gradual, text: `${decisive.admitted} admitted after waiting out the reset; the limit is ${limit}` };
   const spanMs = decisive.endMs - idle.startMs;
-  const overAdmission = spanMs < windowMs ? `, so ${idle.admitted + decisive.admitted} were admitted within ${Math.round(spanMs)} ms, less than one window` : '';
+  const overAdmission =
+    spanMs < windowMs
+      ? `, so ${idle.admitted + decisive.admitted} were admitted within ${Math.round(spanMs)} ms, less than one window`
+      : '';
   return {
     gradual,
     text: `after the announced reset (Retry-After ${waitedS} s) only ${decisive.admitted} of ${limit} were admitted: the quota refills gradually instead of resetting per window (token-bucket-like)${overAdmission}`,

@@ -1,5 +1,5 @@
 import type { Exchange } from '../exchange.ts';
-import type { BurstSummary, LoadRecord, ThresholdObservation } from './threshold-records.ts';
+import type { BurstSummary, ThresholdObservation } from './threshold-records.ts';
 import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
 
 /**
@@ -81,10 +81,13 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
       if (index === 0) continue; // the decisive burst: judged by step 2
       // Answered before a window had passed since the first was sent: all within one window.
       const inOneWindow = period.exchanges.filter((e) => e.doneMs < first.sentMs + windowMs).length;
-      if (inOneWindow > limit) problem('over', `${inOneWindow} admitted within a window from ${first.sentMs} ms without a refusal; the limit is ${limit}`);
+      if (inOneWindow > limit)
+        problem('over', `${inOneWindow} admitted within a window from ${first.sentMs} ms without a refusal; the limit is ${limit}`);
       // A re-admission must fit a fixed window (a reset at least a window after the last one) or a
       // sliding one (fewer than `limit` admissions surely within the window before it).
-      const surelyWithinWindow = admissions.filter((e) => e !== first && e.sentMs > first.doneMs - windowMs && e.doneMs < first.sentMs).length;
+      const surelyWithinWindow = admissions.filter(
+        (e) => e !== first && e.sentMs > first.doneMs - windowMs && e.doneMs < first.sentMs,
+      ).length;
       if (first.doneMs < openedNoEarlierThanMs + windowMs - EPSILON_MS && surelyWithinWindow >= limit) {
         problem(
           'gradual',
@@ -97,7 +100,14 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
     const opener = periods[index - 1]!.exchanges[0]!;
     // The later of what the server announced and one window after the quota before it opened.
     const resetBoundMs = Math.max(announcedResetMs(first, windowMs), opener.doneMs + windowMs);
-    periodEvidence.push({ refused: count, fromMs: first.sentMs, toMs: last.doneMs, firstRetryAfterS: first.retryAfterS, lastRetryAfterS: last.retryAfterS, resetByMs: Math.round(resetBoundMs) });
+    periodEvidence.push({
+      refused: count,
+      fromMs: first.sentMs,
+      toMs: last.doneMs,
+      firstRetryAfterS: first.retryAfterS,
+      lastRetryAfterS: last.retryAfterS,
+      resetByMs: Math.round(resetBoundMs),
+    });
     if (last.sentMs > resetBoundMs + EPSILON_MS) {
       problem(
         'extended',

@@ -20,7 +20,8 @@ export function judgeTls(obs: TlsObservation): Verdict {
   const { normal, tls11Only } = obs;
   const evidence = { defaultHandshake: normal, tls11OnlyHandshake: tls11Only };
   if (normal.result !== 'accepted') return skip(`no TLS handshake with the default settings (${normal.code})`, evidence);
-  if (!MODERN.has(normal.protocol)) return fail(`negotiated ${normal.protocol} (${normal.cipher}); the conventions require TLS 1.2 or later`, evidence);
+  if (!MODERN.has(normal.protocol))
+    return fail(`negotiated ${normal.protocol} (${normal.cipher}); the conventions require TLS 1.2 or later`, evidence);
   const negotiated = `negotiated ${normal.protocol} (${normal.cipher})`;
   switch (tls11Only.result) {
     case 'accepted':
@@ -28,7 +29,10 @@ export function judgeTls(obs: TlsObservation): Verdict {
     case 'refused':
       return pass(`${negotiated}; a TLS 1.1-only handshake was refused by the server (${tls11Only.code})`, evidence);
     case 'cannot-offer':
-      return skip(`${negotiated}; TLS 1.1 refusal not tested: this Node.js/OpenSSL cannot offer TLS 1.1 even at SECLEVEL=0 (${tls11Only.code})`, evidence);
+      return skip(
+        `${negotiated}; TLS 1.1 refusal not tested: this Node.js/OpenSSL cannot offer TLS 1.1 even at SECLEVEL=0 (${tls11Only.code})`,
+        evidence,
+      );
     case 'error':
       return skip(`${negotiated}; the TLS 1.1-only handshake ended inconclusively (${tls11Only.code})`, evidence);
   }

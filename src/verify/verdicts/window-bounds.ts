@@ -34,7 +34,9 @@ export function boundaryMayFallInside(firstSentMs: number, refusal: Exchange, wi
  * before it was decided and, by that refusal's Retry-After, later than its send + RA − 1 s.
  */
 export function resetLowerBoundMs(lastRefusal: Exchange): number {
-  return lastRefusal.retryAfterS === null ? lastRefusal.sentMs : Math.max(lastRefusal.sentMs, lastRefusal.sentMs + lastRefusal.retryAfterS * 1000 - ROUNDING_MS);
+  return lastRefusal.retryAfterS === null
+    ? lastRefusal.sentMs
+    : Math.max(lastRefusal.sentMs, lastRefusal.sentMs + lastRefusal.retryAfterS * 1000 - ROUNDING_MS);
 }
 
 /**

@@ -14,7 +14,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../../src/contract/result-schema.ts';
 import { RPCLOAD_BIN } from '../../support/cli.ts';
-import { requireTmux, shellQuote, TmuxSession } from '../support/tmux.ts';
+import { requireTmux, shellQuote, TmuxSession } from '../../support/tmux.ts';
 
 const [runsArg = '5', rate = '2000', duration = '20s', profile = '', sizeArg = '80x24'] = process.argv.slice(2);
 const [width, height] = sizeArg.split('x').map(Number) as [number, number];
@@ -46,8 +46,24 @@ async function once(ui: 'tui' | 'none', index: number): Promise<Row> {
   }
   const { summary } = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   const lag = summary.scheduleLagMs;
-  const cpuS = timed === '' ? Number.NaN : readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).map(Number).reduce((a, b) => a + b, 0);
-  return { ui, rps: summary.rps, requests: summary.requests, lagP50: lag?.p50 ?? Number.NaN, lagP99: lag?.p99 ?? Number.NaN, lagMax: lag?.max ?? Number.NaN, cpuS };
+  const cpuS =
+    timed === ''
+      ? Number.NaN
+      : readFileSync(cpuFile, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .slice(-2)
+          .map(Number)
+          .reduce((a, b) => a + b, 0);
+  return {
+    ui,
+    rps: summary.rps,
+    requests: summary.requests,
+    lagP50: lag?.p50 ?? Number.NaN,
+    lagP99: lag?.p99 ?? Number.NaN,
+    lagMax: lag?.max ?? Number.NaN,
+    cpuS,
+  };
 }
 
 const median = (values: readonly number[]): number => {
@@ -57,16 +73,22 @@ const median = (values: readonly number[]): number => {
 };
 
 requireTmux();
-console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}; ${profile || 'demo profile'} --rate ${rate} --duration ${duration}, ${width}×${height}`);
+console.log(
+  `${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}; ${profile || 'demo profile'} --rate ${rate} --duration ${duration}, ${width}×${height}`,
+);
 const rows: Row[] = [];
 for (let i = 0; i < Number(runsArg); i++) {
   for (const ui of i % 2 === 0 ? (['none', 'tui'] as const) : (['tui', 'none'] as const)) {
     const row = await once(ui, i);
     rows.push(row);
-    console.log(`${ui.padEnd(4)}  rps ${row.rps.toFixed(1).padStart(7)}  requests ${String(row.requests).padStart(7)}  lag p50 ${row.lagP50.toFixed(3)} ms  p99 ${row.lagP99.toFixed(3)} ms  max ${row.lagMax.toFixed(1)} ms  cpu ${row.cpuS.toFixed(2)} s`);
+    console.log(
+      `${ui.padEnd(4)}  rps ${row.rps.toFixed(1).padStart(7)}  requests ${String(row.requests).padStart(7)}  lag p50 ${row.lagP50.toFixed(3)} ms  p99 ${row.lagP99.toFixed(3)} ms  max ${row.lagMax.toFixed(1)} ms  cpu ${row.cpuS.toFixed(2)} s`,
+    );
   }
 }
 for (const ui of ['none', 'tui'] as const) {
   const mine = rows.filter((r) => r.ui === ui);
-  console.log(`median ${ui.padEnd(4)}  rps ${median(mine.map((r) => r.rps)).toFixed(1)}  lag p50 ${median(mine.map((r) => r.lagP50)).toFixed(3)} ms  p99 ${median(mine.map((r) => r.lagP99)).toFixed(3)} ms  cpu ${median(mine.map((r) => r.cpuS)).toFixed(2)} s`);
+  console.log(
+    `median ${ui.padEnd(4)}  rps ${median(mine.map((r) => r.rps)).toFixed(1)}  lag p50 ${median(mine.map((r) => r.lagP50)).toFixed(3)} ms  p99 ${median(mine.map((r) => r.lagP99)).toFixed(3)} ms  cpu ${median(mine.map((r) => r.cpuS)).toFixed(2)} s`,
+  );
 }

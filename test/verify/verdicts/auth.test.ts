@@ -34,7 +34,12 @@ describe('auth verdicts', () => {
 
   it.each([
     // RFC 6750 §3.1 invalid_token
-    ['invalid_token', observe(401, 'Bearer realm="api", error="invalid_token", error_description="unknown"'), 'pass', /error="invalid_token"/],
+    [
+      'invalid_token',
+      observe(401, 'Bearer realm="api", error="invalid_token", error_description="unknown"'),
+      'pass',
+      /error="invalid_token"/,
+    ],
     // a challenge without the error
     ['no error attribute', observe(401, 'Bearer realm="api"'), 'fail', /but no error attribute; expected error="invalid_token"/],
     // the wrong error

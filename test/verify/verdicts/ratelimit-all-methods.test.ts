@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../../../src/verify/verdicts/ratelimit-all-methods.ts';
-import { admitted, ex } from '../support/exchanges.ts';
+import { admitted, ex } from '../../support/verify-exchanges.ts';
 
 /** 5 × ping, 5 × echo, then `after` (admitted count before the refusal beyond the 10). */
 function attemptOf(kind: MethodsAttempt['kind'], fromMs: number, admittedCount: number, retryAfterS = 1): MethodsAttempt {
-  const exchanges = Array.from({ length: admittedCount }, (_, i) => ex(fromMs + i, 'admitted', { method: i >= 5 && i < 10 ? 'echo' : 'ping' }));
-  return { kind, exchanges: [...exchanges, ex(fromMs + admittedCount, 'refused', { retryAfterS, method: admittedCount >= 5 && admittedCount < 10 ? 'echo' : 'ping' })] };
+  const exchanges = Array.from({ length: admittedCount }, (_, i) =>
+    ex(fromMs + i, 'admitted', { method: i >= 5 && i < 10 ? 'echo' : 'ping' }),
+  );
+  return {
+    kind,
+    exchanges: [
+      ...exchanges,
+      ex(fromMs + admittedCount, 'refused', { retryAfterS, method: admittedCount >= 5 && admittedCount < 10 ? 'echo' : 'ping' }),
+    ],
+  };
 }
 const observe = (...attempts: MethodsAttempt[]) => ({ limit: 10, windowMs: 1000, methods: ['ping', 'echo'] as const, attempts });
 
@@ -14,11 +22,21 @@ describe('judgeAllMethods', () => {
     // one quota: 5 + 5 admitted, the 11th refused
     ['one quota', observe(attemptOf('idle', 0, 10)), 'pass', /5 × ping and 5 × echo admitted, the next ping refused/],
     // a quota per method: 15 admitted before the first refusal, in both attempts
-    ['quota per method', observe(attemptOf('idle', 0, 15), attemptOf('reset', 1016, 15)), 'fail', /the next request was admitted \(15 admitted before the first refusal\)/],
+    [
+      'quota per method',
+      observe(attemptOf('idle', 0, 15), attemptOf('reset', 1016, 15)),
+      'fail',
+      /the next request was admitted \(15 admitted before the first refusal\)/,
+    ],
     // limit − 1: the 10th (an echo) refused
     ['limit − 1', observe(attemptOf('idle', 0, 9)), 'fail', /request 10 \(echo, after 5 × ping and 4 × echo\) was refused/],
     // a straddled first attempt, then exact
-    ['boundary in the first attempt', observe(attemptOf('idle', 995, 14), attemptOf('reset', 2011, 10)), 'pass', /one quota across methods/],
+    [
+      'boundary in the first attempt',
+      observe(attemptOf('idle', 995, 14), attemptOf('reset', 2011, 10)),
+      'pass',
+      /one quota across methods/,
+    ],
   ] as const)('%s', (_name, observation, verdict, detail) => {
     const result = judgeAllMethods(observation);
     expect(result.verdict).toBe(verdict);

@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { concurrentAttemptIsAmbiguous, judgeConcurrentBurst, type ConcurrentAttempt } from '../../../src/verify/verdicts/ratelimit-concurrent-burst.ts';
-import { ex } from '../support/exchanges.ts';
+import {
+  concurrentAttemptIsAmbiguous,
+  judgeConcurrentBurst,
+  type ConcurrentAttempt,
+} from '../../../src/verify/verdicts/ratelimit-concurrent-burst.ts';
+import { ex } from '../../support/verify-exchanges.ts';
 
 /** 15 requests sent within 2 ms: `admittedCount` admitted, the rest refused (answered ~20 ms later). */
 function attemptOf(kind: ConcurrentAttempt['kind'], fromMs: number, admittedCount: number, failed = 0): ConcurrentAttempt {
   return {
     kind,
     exchanges: Array.from({ length: 15 }, (_, i) =>
-      ex(fromMs + i / 8, i < failed ? 'failed' : i < failed + admittedCount ? 'admitted' : 'refused', { doneMs: fromMs + 20 + i, retryAfterS: 1 }),
+      ex(fromMs + i / 8, i < failed ? 'failed' : i < failed + admittedCount ? 'admitted' : 'refused', {
+        doneMs: fromMs + 20 + i,
+        retryAfterS: 1,
+      }),
     ),
   };
 }
@@ -18,7 +25,12 @@ describe('judgeConcurrentBurst', () => {
     // an atomic counter: exactly the limit of 15 in flight
     ['atomic', observe(attemptOf('idle', 0, 10)), 'pass', /10 of 15 requests in flight at once were admitted \(at most 10\)/],
     // a racy counter: all 15, twice
-    ['racy', observe(attemptOf('idle', 0, 15), attemptOf('reset', 1040, 15)), 'fail', /15 of 15 requests in flight at once were admitted; the limit is 10/],
+    [
+      'racy',
+      observe(attemptOf('idle', 0, 15), attemptOf('reset', 1040, 15)),
+      'fail',
+      /15 of 15 requests in flight at once were admitted; the limit is 10/,
+    ],
     // fewer than the limit is not this check's failure (threshold's), but noted
     ['limit − 1', observe(attemptOf('idle', 0, 9)), 'pass', /9 of 15/],
     // connections reset: cannot count

@@ -12,7 +12,14 @@ const good: RefusalSample = {
   violations: [],
   bodyExcerpt: '{"status":"error","error":"rate_limit_exceeded"}',
 };
-const observe = (...refusals: RefusalSample[]): ResponseObservation => ({ admittedBefore: 100, tooSlow: null, stop: 'refused', failedOutcome: null, refusals, headerNotes: [] });
+const observe = (...refusals: RefusalSample[]): ResponseObservation => ({
+  admittedBefore: 100,
+  tooSlow: null,
+  stop: 'refused',
+  failedOutcome: null,
+  refusals,
+  headerNotes: [],
+});
 
 describe('judgeResponse', () => {
   it.each([
@@ -21,13 +28,30 @@ describe('judgeResponse', () => {
     // no Retry-After header
     ['Retry-After missing', observe({ ...good, retryAfter: { form: 'missing' } }), 'fail', /no Retry-After header/],
     // an HTTP-date is legal HTTP but not what the conventions promise
-    ['Retry-After as a date', observe({ ...good, retryAfter: { form: 'date', seconds: 9 } }), 'fail', /HTTP-date; the conventions promise a number of seconds/],
+    [
+      'Retry-After as a date',
+      observe({ ...good, retryAfter: { form: 'date', seconds: 9 } }),
+      'fail',
+      /HTTP-date; the conventions promise a number of seconds/,
+    ],
     // garbage
-    ['Retry-After invalid', observe({ ...good, retryAfter: { form: 'invalid', raw: 'soon' } }), 'fail', /Retry-After "soon" is not a number of seconds/],
+    [
+      'Retry-After invalid',
+      observe({ ...good, retryAfter: { form: 'invalid', raw: 'soon' } }),
+      'fail',
+      /Retry-After "soon" is not a number of seconds/,
+    ],
     // a text/plain 429
     [
       'no envelope',
-      observe({ ...good, contentType: 'text/plain', envelope: 'invalid', errorCode: null, violations: ['content-type is "text/plain", expected application/json', 'body is not JSON'], bodyExcerpt: 'Too Many Requests' }),
+      observe({
+        ...good,
+        contentType: 'text/plain',
+        envelope: 'invalid',
+        errorCode: null,
+        violations: ['content-type is "text/plain", expected application/json', 'body is not JSON'],
+        bodyExcerpt: 'Too Many Requests',
+      }),
       'fail',
       /body is not \{"status":"error","error":"rate_limit_exceeded"\} \(content-type is "text\/plain".*"Too Many Requests"\)/,
     ],
@@ -36,11 +60,33 @@ describe('judgeResponse', () => {
     // the right envelope as HTTP 503
     ['wrong status', observe({ ...good, status: 503 }), 'fail', /refused with HTTP 503, expected 429/],
     // never refused
-    ['no refusal', { admittedBefore: 205, tooSlow: null, stop: 'cap', failedOutcome: null, refusals: [], headerNotes: [] }, 'fail', /no refusal after 205 requests/],
+    [
+      'no refusal',
+      { admittedBefore: 205, tooSlow: null, stop: 'cap', failedOutcome: null, refusals: [], headerNotes: [] },
+      'fail',
+      /no refusal after 205 requests/,
+    ],
     // no refusal, but sending was slower than the limit: nothing proved
-    ['too slow to tell', { admittedBefore: 25, tooSlow: 'the generator, not the server, is the bottleneck', stop: 'cap', failedOutcome: null, refusals: [], headerNotes: [] }, 'skip', /generator, not the server/],
+    [
+      'too slow to tell',
+      {
+        admittedBefore: 25,
+        tooSlow: 'the generator, not the server, is the bottleneck',
+        stop: 'cap',
+        failedOutcome: null,
+        refusals: [],
+        headerNotes: [],
+      },
+      'skip',
+      /generator, not the server/,
+    ],
     // the connection dropped before any refusal
-    ['transport failure', { admittedBefore: 3, tooSlow: null, stop: 'failed', failedOutcome: 'transport:ECONNRESET', refusals: [], headerNotes: [] }, 'skip', /transport:ECONNRESET/],
+    [
+      'transport failure',
+      { admittedBefore: 3, tooSlow: null, stop: 'failed', failedOutcome: 'transport:ECONNRESET', refusals: [], headerNotes: [] },
+      'skip',
+      /transport:ECONNRESET/,
+    ],
   ] as const satisfies readonly (readonly [string, ResponseObservation, string, RegExp])[])('%s', (_name, observation, verdict, detail) => {
     const result = judgeResponse(observation);
     expect(result.verdict).toBe(verdict);
@@ -51,11 +97,23 @@ describe('judgeResponse', () => {
 describe('rate-limit headers (informational)', () => {
   it.each([
     // recent IETF draft: structured fields
-    ['IETF structured', { 'ratelimit-policy': '"default";q=100;w=10', ratelimit: '"default";r=0;t=10' }, { limit: 100, windowS: 10, remaining: 0, resetS: 10 }],
+    [
+      'IETF structured',
+      { 'ratelimit-policy': '"default";q=100;w=10', ratelimit: '"default";r=0;t=10' },
+      { limit: 100, windowS: 10, remaining: 0, resetS: 10 },
+    ],
     // earlier IETF drafts
-    ['IETF draft 06', { 'ratelimit-limit': '100', 'ratelimit-remaining': '0', 'ratelimit-reset': '7', 'ratelimit-policy': '100;w=10' }, { limit: 100, windowS: 10, remaining: 0, resetS: 7 }],
+    [
+      'IETF draft 06',
+      { 'ratelimit-limit': '100', 'ratelimit-remaining': '0', 'ratelimit-reset': '7', 'ratelimit-policy': '100;w=10' },
+      { limit: 100, windowS: 10, remaining: 0, resetS: 7 },
+    ],
     // the de-facto X- headers, reset as epoch seconds
-    ['X-RateLimit with epoch reset', { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1700000008' }, { limit: 100, windowS: null, remaining: 0, resetS: 8 }],
+    [
+      'X-RateLimit with epoch reset',
+      { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1700000008' },
+      { limit: 100, windowS: null, remaining: 0, resetS: 8 },
+    ],
     // none
     ['none', { 'content-type': 'application/json' }, null],
   ] as const)('advertisedLimits: %s', (_name, headers, expected) => {

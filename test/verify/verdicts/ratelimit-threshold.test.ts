@@ -2,10 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../../src/verify/exchange.ts';
 import { burstIsAmbiguous, judgeThreshold, nextBurst } from '../../../src/verify/verdicts/ratelimit-threshold.ts';
 import type { BurstRecord, ThresholdObservation } from '../../../src/verify/verdicts/threshold-records.ts';
-import { admitted, ex, refused } from '../support/exchanges.ts';
+import { admitted, ex, refused } from '../../support/verify-exchanges.ts';
 
 /** A burst of `n` admissions 1 ms apart from `fromMs`, ended by a refusal announcing `retryAfterS`. */
-function burst(kind: BurstRecord['kind'], fromMs: number, n: number, retryAfterS: number | null, options: { polls?: Exchange[]; concurrency?: number; stepMs?: number } = {}): BurstRecord {
+function burst(
+  kind: BurstRecord['kind'],
+  fromMs: number,
+  n: number,
+  retryAfterS: number | null,
+  options: { polls?: Exchange[]; concurrency?: number; stepMs?: number } = {},
+): BurstRecord {
   const step = options.stepMs ?? 1;
   return {
     kind,
@@ -16,9 +22,16 @@ function burst(kind: BurstRecord['kind'], fromMs: number, n: number, retryAfterS
 }
 
 /** Load every `intervalMs` from `fromMs` to `untilMs`: admitted when `open(t)`, else refused with `retryAfterS(t)`. */
-function load(fromMs: number, untilMs: number, intervalMs: number, open: (t: number) => boolean, retryAfterS: (t: number) => number | null = () => 1): ThresholdObservation['load'] {
+function load(
+  fromMs: number,
+  untilMs: number,
+  intervalMs: number,
+  open: (t: number) => boolean,
+  retryAfterS: (t: number) => number | null = () => 1,
+): ThresholdObservation['load'] {
   const exchanges: Exchange[] = [];
-  for (let t = fromMs; t <= untilMs; t += intervalMs) exchanges.push(open(t) ? ex(t, 'admitted') : ex(t, 'refused', { retryAfterS: retryAfterS(t) }));
+  for (let t = fromMs; t <= untilMs; t += intervalMs)
+    exchanges.push(open(t) ? ex(t, 'admitted') : ex(t, 'refused', { retryAfterS: retryAfterS(t) }));
   return { intervalMs, exchanges };
 }
 
@@ -32,14 +45,24 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // per-client fixed window: 10 from idle, 10 after the reset, load refused until the window of the second burst ends
     'per-client fixed window',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)], load: load(1022, 2300, 50, fixedWindowFrom(2011, W)) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)],
+      load: load(1022, 2300, 50, fixedWindowFrom(2011, W)),
+    },
     'pass',
     /exactly 10 admitted from idle and again after the announced reset/,
   ],
   [
     // clock-aligned window resetting mid-burst at 1000: 5 + 10 admitted, not judged; clean after the reset
     'aligned window straddled by the idle burst',
-    { limit: L, windowMs: W, bursts: [burst('idle', 995, 15, 1), burst('reset', 2011, 10, 1)], load: load(2022, 3300, 50, fixedWindowFrom(3000, W)) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 995, 15, 1), burst('reset', 2011, 10, 1)],
+      load: load(2022, 3300, 50, fixedWindowFrom(3000, W)),
+    },
     'pass',
     /exactly 10/,
   ],
@@ -60,14 +83,24 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // token bucket at 10 per 1 s: the bursts look right, but under load the quota comes back one request at a time
     'token bucket at 10 per 1 s',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)], load: load(1022, 2300, 50, (t) => Math.round((t - 1022) / 50) % 2 === 1) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)],
+      load: load(1022, 2300, 50, (t) => Math.round((t - 1022) / 50) % 2 === 1),
+    },
     'fail',
     /admitted again at \d+ ms, less than a window after the previous quota opened .* with 1\d admitted in the window before: the quota comes back gradually \(token-bucket-like\)/,
   ],
   [
     // limit + 1 at 1 s windows: every burst after a reset may have straddled, but all three admitted 11
     'limit + 1 (1 s windows)',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 11, 1), burst('reset', 1012, 11, 1), burst('reset', 2024, 11, 1), burst('reset', 3036, 11, 1)], load: null },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 11, 1), burst('reset', 1012, 11, 1), burst('reset', 2024, 11, 1), burst('reset', 3036, 11, 1)],
+      load: null,
+    },
     'fail',
     /11 admitted right after a reset; the limit is 10 \(over the limit in all 3 bursts after a reset\)/,
   ],
@@ -114,14 +147,24 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // no Retry-After at all: the contract window is waited instead
     'Retry-After missing',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 10, null), burst('reset', 1011, 10, null)], load: load(1022, 2300, 50, fixedWindowFrom(2011, W), () => null) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 10, null), burst('reset', 1011, 10, null)],
+      load: load(1022, 2300, 50, fixedWindowFrom(2011, W), () => null),
+    },
     'pass',
     /exactly 10/,
   ],
   [
     // a counter racing under concurrency: 4 in flight admitted 13, one at a time exactly 10
     'concurrent idle burst over the limit, sequential one exact',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 13, 1, { concurrency: 4 }), burst('reset', 1014, 10, 1)], load: load(1025, 2300, 50, fixedWindowFrom(2014, W)) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 13, 1, { concurrency: 4 }), burst('reset', 1014, 10, 1)],
+      load: load(1025, 2300, 50, fixedWindowFrom(2014, W)),
+    },
     'pass',
     /exactly 10/,
   ],
@@ -153,7 +196,12 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // windows shorter than the contract's: re-admitted 5 s into a 10 s window
     'windows too short',
-    { limit: 100, windowMs: 10_000, bursts: [burst('idle', 0, 100, 10), burst('reset', 10_101, 100, 10)], load: load(10_202, 20_500, 50, (t) => t >= 15_101 && t < 17_600) },
+    {
+      limit: 100,
+      windowMs: 10_000,
+      bursts: [burst('idle', 0, 100, 10), burst('reset', 10_101, 100, 10)],
+      load: load(10_202, 20_500, 50, (t) => t >= 15_101 && t < 17_600),
+    },
     'fail',
     /less than a window after the previous quota opened/,
   ],
@@ -174,14 +222,24 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // a transport error: nothing can be counted
     'transport failure',
-    { limit: L, windowMs: W, bursts: [{ kind: 'idle', exchanges: [...admitted(3, 0), ex(3, 'failed')], concurrency: 1, stop: 'failed' }], load: null },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [{ kind: 'idle', exchanges: [...admitted(3, 0), ex(3, 'failed')], concurrency: 1, stop: 'failed' }],
+      load: null,
+    },
     'skip',
     /got no verdict from the limiter \(transport:ECONNRESET/,
   ],
   [
     // still refused a whole window after the announced reset
     'never re-admitted after the reset',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 10, 1), { kind: 'reset', exchanges: refused(22, 1011, 50, 1), concurrency: 1, stop: 'not-readmitted' }], load: null },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 10, 1), { kind: 'reset', exchanges: refused(22, 1011, 50, 1), concurrency: 1, stop: 'not-readmitted' }],
+      load: null,
+    },
     'fail',
     /not admitted again within a window after the reset announced by Retry-After 1/,
   ],
@@ -212,7 +270,14 @@ describe('judgeThreshold', () => {
     expect(straddled.notes?.join('\n')).toMatch(/idle burst admitted 15, not judged \(a window boundary may have fallen inside it\)/);
     const floored = judgeThreshold(cases[10]![1]);
     expect(floored.notes?.join('\n')).toMatch(/19 request\(s\) right after waiting the announced Retry-After were still refused/);
-    expect(judgeThreshold(cases[0]![1]).evidence).toMatchObject({ limit: 10, windowMs: 1000, bursts: [{ kind: 'idle', admitted: 10, retryAfterS: 1 }, { kind: 'reset', admitted: 10 }] });
+    expect(judgeThreshold(cases[0]![1]).evidence).toMatchObject({
+      limit: 10,
+      windowMs: 1000,
+      bursts: [
+        { kind: 'idle', admitted: 10, retryAfterS: 1 },
+        { kind: 'reset', admitted: 10 },
+      ],
+    });
   });
 });
 
@@ -241,7 +306,13 @@ describe('nextBurst', () => {
     // a clean burst after the reset decides
     ['after a clean reset burst', [idle, burst('reset', 1011, 10, 1)], 10, 1000, null],
     // short after the reset, as a sliding window explains (slow idle burst): rest a whole window
-    ['sliding shortfall', [burst('idle', 0, 10, 1, { stepMs: 110 }), burst('reset', 2101, 1, 1)], 10, 2000, { kind: 'rested', sequential: false }],
+    [
+      'sliding shortfall',
+      [burst('idle', 0, 10, 1, { stepMs: 110 }), burst('reset', 2101, 1, 1)],
+      10,
+      2000,
+      { kind: 'rested', sequential: false },
+    ],
     // short after the reset although every earlier admission had aged out: a bucket, decided
     ['bucket shortfall', [burst('idle', 0, 100, 1), burst('reset', 1101, 11, 1)], 100, 10_000, null],
   ] as const)('%s', (_name, bursts, limit, windowMs, expected) => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, resetLowerBoundMs, tooSlowToJudge } from '../../../src/verify/verdicts/window-bounds.ts';
-import { admitted, ex } from '../support/exchanges.ts';
+import {
+  announcedResetMs,
+  boundaryMayFallInside,
+  mayStraddleAfterReset,
+  resetLowerBoundMs,
+  tooSlowToJudge,
+} from '../../../src/verify/verdicts/window-bounds.ts';
+import { admitted, ex } from '../../support/verify-exchanges.ts';
 
 describe('window bounds from Retry-After', () => {
   it.each([

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FAULTS } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
-import { call, tokenFor } from './helpers.ts';
+import { call, tokenFor } from '../support/server-helpers.ts';
 
 const LISTENING = /^rpcload serve: listening on (\S+)$/m;
 
@@ -31,7 +31,21 @@ async function serveWhile(args: readonly string[], use: (url: string) => Promise
 
 describe('rpcload serve', () => {
   it('prints exactly one URL line on stdout, serves what the flags say, and exits 0 on SIGTERM', async () => {
-    const args = ['--port', '0', '--tls', '--clients', 'ci-bot:s3cr3t-value,other:x:y', '--limit', '2', '--window', '1m', '--fault', 'limit-plus-one', '--fault', 'auth-403'];
+    const args = [
+      '--port',
+      '0',
+      '--tls',
+      '--clients',
+      'ci-bot:s3cr3t-value,other:x:y',
+      '--limit',
+      '2',
+      '--window',
+      '1m',
+      '--fault',
+      'limit-plus-one',
+      '--fault',
+      'auth-403',
+    ];
     const result = await serveWhile(args, async (url) => {
       expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       const dispatcher = new Agent({ connect: { rejectUnauthorized: false } }); // self-signed, made at start
@@ -56,15 +70,46 @@ describe('rpcload serve', () => {
   it.concurrent('--help documents every flag and every fault from the catalogue', async () => {
     const result = await runRpcload(['serve', '--help']);
     expect(result.code).toBe(0);
-    const flags = ['--port', '--host', '--limit', '--window', '--algorithm', '--fault', '--tls', '--cert', '--key', '--clients', '--client-pattern', '--token-method', '--token-ttl', '--token-response', '--payload-limit', '--items', '--page-size', '--cursor-ttl', '--work-p50', '--work-p99', '--flaky-rate', '--chaos-rate', '--added-latency', '--seed'];
+    const flags = [
+      '--port',
+      '--host',
+      '--limit',
+      '--window',
+      '--algorithm',
+      '--fault',
+      '--tls',
+      '--cert',
+      '--key',
+      '--clients',
+      '--client-pattern',
+      '--token-method',
+      '--token-ttl',
+      '--token-response',
+      '--payload-limit',
+      '--items',
+      '--page-size',
+      '--cursor-ttl',
+      '--work-p50',
+      '--work-p99',
+      '--flaky-rate',
+      '--chaos-rate',
+      '--added-latency',
+      '--seed',
+    ];
     for (const flag of flags) expect(result.stdout).toContain(flag);
-    for (const fault of FAULTS) expect(result.stdout).toMatch(new RegExp(`^\\s+${fault.name}\\s+${fault.description.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+    for (const fault of FAULTS)
+      expect(result.stdout).toMatch(
+        new RegExp(`^\\s+${fault.name}\\s+${fault.description.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'),
+      );
   });
 
   // Concurrent: each case is a process start, mostly spent loading modules.
   it.concurrent.each([
     [['--fault', 'nope'], /--fault <name>' argument 'nope' is invalid/], // not in the catalogue
-    [['--clients', 'ok:s3cret-value,broken'], /--clients: expected ID:SECRET\[,ID:SECRET…\] with non-empty IDs and secrets \(the value is not shown/],
+    [
+      ['--clients', 'ok:s3cret-value,broken'],
+      /--clients: expected ID:SECRET\[,ID:SECRET…\] with non-empty IDs and secrets \(the value is not shown/,
+    ],
     [['--cert', '/nonexistent.pem', '--key', '/nonexistent.key'], /--cert: cannot read \/nonexistent\.pem/],
     [['--work-p50', '300ms', '--work-p99', '100ms'], /workLatency needs 0 < p50Ms ≤ p99Ms/], // caught by the server's own validation
   ])('bad flags %j → one line, exit 2', async (args, message) => {

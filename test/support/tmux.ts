@@ -18,7 +18,9 @@ export function tmuxVersion(): string | null {
 /** Fail clearly (not skip) when tmux is missing: CI installs it, and these tests are the dashboard's proof. */
 export function requireTmux(): void {
   if (tmuxVersion() === null) {
-    throw new Error('the dashboard tests need tmux on PATH (they drive the CLI on a real pseudo-terminal): install it, e.g. `apt-get install tmux`');
+    throw new Error(
+      'the dashboard tests need tmux on PATH (they drive the CLI on a real pseudo-terminal): install it, e.g. `apt-get install tmux`',
+    );
   }
 }
 
@@ -50,14 +52,32 @@ export class TmuxSession {
     }
     const wrapper = `before=$(stty -g); ${options.command}; code=$?; if [ "$(stty -g)" = "$before" ]; then echo TTY=restored; else echo TTY=changed; fi; echo EXIT=$code; exec sleep 600`;
     const session = new TmuxSession(socket);
-    session.tmux(['-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.width), '-y', String(options.height), '-c', options.cwd, wrapper], env);
+    session.tmux(
+      [
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-s',
+        'main',
+        '-x',
+        String(options.width),
+        '-y',
+        String(options.height),
+        '-c',
+        options.cwd,
+        wrapper,
+      ],
+      env,
+    );
     session.socketPath = session.display('#{socket_path}');
     return session;
   }
 
   private tmux(args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
     const result = spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', env });
-    if (result.status !== 0) throw new Error(`tmux ${args[0] ?? ''} failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
+    if (result.status !== 0)
+      throw new Error(`tmux ${args[0] ?? ''} failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
     return result.stdout;
   }
 

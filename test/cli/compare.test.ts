@@ -46,7 +46,12 @@ describe('rpcload compare', () => {
   it('writes every row and the verdict as JSON', async () => {
     const result = await compare('base.json', 'slow.json', '--format', 'json');
     expect(result.code).toBe(1);
-    const json = JSON.parse(result.stdout) as { schema: string; regression: boolean; rows: { verdict: string }[]; counts: Record<string, number> };
+    const json = JSON.parse(result.stdout) as {
+      schema: string;
+      regression: boolean;
+      rows: { verdict: string }[];
+      counts: Record<string, number>;
+    };
     expect(json.schema).toBe('rpcload/compare@1');
     expect(json.regression).toBe(true);
     expect(json.rows.filter((r) => r.verdict === 'regression')).toHaveLength(json.counts.regression!);
@@ -73,7 +78,10 @@ describe('rpcload compare', () => {
     // another schema
     [['base.json', 'v2.json'], /^rpcload: v2\.json: \/schema: expected "rpcload\/result@1", found "rpcload\/result@2"/],
     // another load shape
-    [['base.json', 'faster-rate.json'], /^rpcload: cannot compare base\.json and faster-rate\.json: their load shapes differ \(config\.phases\[0\]\.load\.fromPerS: 100 vs 200.*use --force to compare anyway\n$/],
+    [
+      ['base.json', 'faster-rate.json'],
+      /^rpcload: cannot compare base\.json and faster-rate\.json: their load shapes differ \(config\.phases\[0\]\.load\.fromPerS: 100 vs 200.*use --force to compare anyway\n$/,
+    ],
     // a format that does not exist
     [['base.json', 'same.json', '--format', 'xml'], /expected one of table, markdown, json, found "xml"/],
   ])('exits 2 for %j, with one clear line and no stack trace', async (args, message) => {

@@ -1,7 +1,13 @@
+/**
+ * Recorder-level test fixtures: samples with sensible defaults, seeded sample streams, exact
+ * nearest-rank percentiles, and results built from them the way a run builds its file.
+ */
 import type { RecorderDimensions, Sample, TokenSample } from '../../src/metrics/sample.ts';
 import { createRandom } from '../../src/util/random.ts';
-
-/** Test helpers: samples with sensible defaults, a seeded PRNG, and exact nearest-rank percentiles. */
+import { Recorder } from '../../src/metrics/recorder.ts';
+import type { RecordedData } from '../../src/metrics/recorded-data.ts';
+import { buildRunResult, type BuildResultInput } from '../../src/session/result/build-result.ts';
+import type { RunInfo, RunResult } from '../../src/contract/result-schema.ts';
 
 export function sample(overrides: Partial<Sample> = {}): Sample {
   return {
@@ -27,9 +33,6 @@ export function tokenSample(overrides: Partial<TokenSample> = {}): TokenSample {
   return { clientIndex: 0, outcome: 'success', latencyUs: 5000, doneAtMs: 1, detail: '', ...overrides };
 }
 
-/** Reproducible uniform [0, 1): the same seeded generator the driver uses. */
-export const seededRandom = createRandom;
-
 /**
  * The value HDR's getValueAtPercentile targets: rank max(ceil(p/100 · n), 1) of the sorted values,
  * in integer arithmetic (0.999 · 10000 is 9990.000000000002 in floating point).
@@ -46,14 +49,19 @@ export const DIMS: RecorderDimensions = {
 };
 
 export const OUTCOMES = ['success', 'error:rate_limit_exceeded', 'error:unexpected_error', 'transport:UND_ERR_SOCKET'] as const;
-const STATUS: Readonly<Record<string, number>> = { success: 200, 'error:rate_limit_exceeded': 429, 'error:unexpected_error': 500, 'transport:UND_ERR_SOCKET': 0 };
+const STATUS: Readonly<Record<string, number>> = {
+  success: 200,
+  'error:rate_limit_exceeded': 429,
+  'error:unexpected_error': 500,
+  'transport:UND_ERR_SOCKET': 0,
+};
 
 /**
  * `count` samples over `durationS` seconds: method m takes (m+1)× a log-uniform 1–50 ms service
  * time, phases split the time, clients rotate, outcomes are drawn with 85/8/5/2 % weights.
  */
-export function generateSamples(count: number, seed: number, durationS = 20): Sample[] {
-  const random = seededRandom(seed);
+export function recorderSamples(count: number, seed: number, durationS = 20): Sample[] {
+  const random = createRandom(seed);
   return Array.from({ length: count }, (_, i) => {
     const methodIndex = Math.floor(random() * DIMS.methods.length);
     const u = random();
@@ -76,4 +84,51 @@ export function generateSamples(count: number, seed: number, durationS = 20): Sa
       detail: outcome === 'success' ? '' : `detail of ${outcome}`,
     });
   });
+}
+
+export const RATE_LIMIT = { limit: 100, windowMs: 10_000, policy: 'honour' } as const;
+
+export const RUN: RunInfo = {
+  id: 'run-1',
+  kind: 'run',
+  profile: 'demo',
+  startedAt: '2026-11-22T12:55:00.000Z',
+  endedAt: '2026-11-22T12:55:20.000Z',
+  status: 'completed',
+  target: 'http://127.0.0.1:8080',
+  embeddedTarget: true,
+  model: 'open',
+  workers: 1,
+  shards: 1,
+  node: 'v20.19.0',
+  host: 'test-host',
+};
+
+/** Recorded data of samples (recorded in completion order) plus a token request per client. */
+export function recordedData(
+  samples: readonly Sample[],
+  tokens: readonly TokenSample[] = DIMS.clients.map((_, i) => tokenSample({ clientIndex: i, latencyUs: 4000 + i * 500 })),
+): RecordedData {
+  const recorder = new Recorder(DIMS, { rateLimit: RATE_LIMIT });
+  for (const s of [...samples].sort((a, b) => a.doneAtMs - b.doneAtMs)) recorder.record(s);
+  for (const t of tokens) recorder.recordToken(t);
+  return recorder.serialize();
+}
+
+export function buildInput(data: RecordedData, overrides: Partial<BuildResultInput> = {}): BuildResultInput {
+  return {
+    run: RUN,
+    config: { name: 'demo', rateLimit: RATE_LIMIT },
+    data,
+    dims: DIMS,
+    checks: [],
+    thresholds: [],
+    warnings: [],
+    ...overrides,
+  };
+}
+
+/** A realistic, schema-valid result: 4000 generated samples over 20 s. */
+export function sampleResult(overrides: Partial<BuildResultInput> = {}): RunResult {
+  return buildRunResult(buildInput(recordedData(recorderSamples(4000, 5, 20)), overrides));
 }

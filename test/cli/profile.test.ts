@@ -46,9 +46,17 @@ describe('rpcload profile validate', () => {
     // a missing file
     ['missing.json', null, /^.*missing\.json: cannot read the profile \(no such file\)\n$/],
     // a JSON syntax error, with line and column
-    ['syntax.json', '{\n  "phases": [\n    { "duration": "1s" "rate": 1 }\n  ]\n}', /^.*syntax\.json: line 3, column 24: expected ',' or '}'.*\n$/],
+    [
+      'syntax.json',
+      '{\n  "phases": [\n    { "duration": "1s" "rate": 1 }\n  ]\n}',
+      /^.*syntax\.json: line 3, column 24: expected ',' or '}'.*\n$/,
+    ],
     // a missing environment variable, named with its path
-    ['env.json', '{ "target": "${CLI_TEST_UNSET_VAR}", "scenarios": [{ "steps": [{ "method": "ping" }] }], "phases": [{ "duration": "1s", "rate": 1 }] }', /\/target: expected environment variable CLI_TEST_UNSET_VAR to be set/],
+    [
+      'env.json',
+      '{ "target": "${CLI_TEST_UNSET_VAR}", "scenarios": [{ "steps": [{ "method": "ping" }] }], "phases": [{ "duration": "1s", "rate": 1 }] }',
+      /\/target: expected environment variable CLI_TEST_UNSET_VAR to be set/,
+    ],
   ])('%s: one line on stderr, exit 2, no stack trace', async (name, content, message) => {
     const file = join(dir, name);
     if (content !== null) writeFileSync(file, content);

@@ -7,9 +7,9 @@
  *   exit    — process.exit(3) without stopping the view
  *   hostile — server strings full of escape sequences; waits for q
  */
-import { createRunView } from '../../../src/ui/create-view.ts';
-import type { ViewSource } from '../../../src/contract/live-view.ts';
-import { client, HEADER, snapshot } from './fixtures.ts';
+import { createRunView } from '../../src/ui/create-view.ts';
+import type { ViewSource } from '../../src/contract/live-view.ts';
+import { client, HEADER, snapshot } from './live-fixtures.ts';
 
 const mode = process.argv[2] ?? 'hostile';
 const HOSTILE = '\u001b]0;pwned\u0007\u001b[2J\u001b[H{red-fg}injected{/red-fg}\u0007';
@@ -28,7 +28,9 @@ const source: ViewSource = {
       outcomes: hostile ? { success: requests, [`error:${HOSTILE}code`]: 3 } : { success: requests },
       errors: 0,
       clients: hostile ? [client(`client${HOSTILE}x`, { refused: 2 })] : [client('client-1')],
-      recentErrors: hostile ? [{ source: 'api', outcome: `error:${HOSTILE}code`, detail: `detail${HOSTILE}end`, count: 3, firstAtMs: 0, lastAtMs: 0 }] : [],
+      recentErrors: hostile
+        ? [{ source: 'api', outcome: `error:${HOSTILE}code`, detail: `detail${HOSTILE}end`, count: 3, firstAtMs: 0, lastAtMs: 0 }]
+        : [],
     });
   },
 };

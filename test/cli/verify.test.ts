@@ -8,8 +8,8 @@ import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { CHECK_IDS } from '../../src/verify/check-ids.ts';
 import { runRpcload } from '../support/cli.ts';
-import { demoClients } from './support/reference.ts';
-import { testcases, xmlProblems } from './support/xml.ts';
+import { demoClients } from '../support/verify-reference.ts';
+import { testcases, xmlProblems } from '../support/xml.ts';
 
 interface VerifyJson {
   readonly durationMs: number;
@@ -26,7 +26,11 @@ describe.concurrent('rpcload verify (CLI)', () => {
   let dir: string;
   beforeAll(async () => {
     // The real contract (100 per 10 s); a short one; one breaking RFC 6750 for missing tokens.
-    [contract, short, noChallenge] = await Promise.all([startServer({}), startServer({ limit: 10, windowMs: 1000 }), startServer({ limit: 10, windowMs: 1000, faults: ['auth-no-challenge'] })]);
+    [contract, short, noChallenge] = await Promise.all([
+      startServer({}),
+      startServer({ limit: 10, windowMs: 1000 }),
+      startServer({ limit: 10, windowMs: 1000, faults: ['auth-no-challenge'] }),
+    ]);
     dir = await mkdtemp(join(tmpdir(), 'rpcload-verify-cli-'));
   });
   afterAll(async () => {
@@ -38,7 +42,26 @@ describe.concurrent('rpcload verify (CLI)', () => {
     const out = join(dir, 'contract.json');
     const junit = join(dir, 'contract.xml');
     const startedMs = performance.now();
-    const result = await runRpcload(['verify', '--target', contract.url, ...clientFlags(6, 'e2e-'), '--method', 'ping', '--method', 'echo', '--paginated', 'items.list', '--json', '--out', out, '--junit', junit], { timeoutMs: 55_000 });
+    const result = await runRpcload(
+      [
+        'verify',
+        '--target',
+        contract.url,
+        ...clientFlags(6, 'e2e-'),
+        '--method',
+        'ping',
+        '--method',
+        'echo',
+        '--paginated',
+        'items.list',
+        '--json',
+        '--out',
+        out,
+        '--junit',
+        junit,
+      ],
+      { timeoutMs: 55_000 },
+    );
     const wallMs = performance.now() - startedMs;
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as VerifyJson;
@@ -54,7 +77,14 @@ describe.concurrent('rpcload verify (CLI)', () => {
 
     const file = JSON.parse(await readFile(out, 'utf8')) as RunResult;
     expect(validateRunResult(file)).toEqual([]);
-    expect(file.run).toMatchObject({ kind: 'verify', model: 'none', status: 'completed', profile: 'verify', target: contract.url, embeddedTarget: false });
+    expect(file.run).toMatchObject({
+      kind: 'verify',
+      model: 'none',
+      status: 'completed',
+      profile: 'verify',
+      target: contract.url,
+      embeddedTarget: false,
+    });
     expect(file.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
     // No secret anywhere in what was written.
     expect(JSON.stringify(file)).not.toContain('demo-secret');
@@ -69,16 +99,37 @@ describe.concurrent('rpcload verify (CLI)', () => {
   it('prints the table, exits 1 when a check fails, writes the failure to JUnit', async () => {
     const junit = join(dir, 'fail.xml');
     const out = join(dir, 'fail.json');
-    const result = await runRpcload(['verify', '--target', noChallenge.url, ...clientFlags(2, 'fail-'), '--method', 'ping', '--limit', '10', '--window', '1s', '--only', 'auth.missing_token,auth.invalid_token', '--out', out, '--junit', junit]);
+    const result = await runRpcload([
+      'verify',
+      '--target',
+      noChallenge.url,
+      ...clientFlags(2, 'fail-'),
+      '--method',
+      'ping',
+      '--limit',
+      '10',
+      '--window',
+      '1s',
+      '--only',
+      'auth.missing_token,auth.invalid_token',
+      '--out',
+      out,
+      '--junit',
+      junit,
+    ]);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stdout).toMatch(/^ {2}✗ FAIL {2}auth\.missing_token {14}a request without Authorization got 401 but no WWW-Authenticate header/m);
+    expect(result.stdout).toMatch(
+      /^ {2}✗ FAIL {2}auth\.missing_token {14}a request without Authorization got 401 but no WWW-Authenticate header/m,
+    );
     expect(result.stdout).toMatch(/^ {2}✓ PASS {2}auth\.invalid_token /m);
     expect(result.stdout).toContain('1 passed · 1 failed · 0 skipped');
     // --only: nothing else ran.
     expect(result.stdout).not.toMatch(/ratelimit|envelope|pagination/);
     const xml = await readFile(junit, 'utf8');
     expect(xmlProblems(xml)).toEqual([]);
-    expect(testcases(xml).get('auth.missing_token')).toMatch(/<failure message="a request without Authorization got 401 but no WWW-Authenticate header[^"]*" type="fail">[\s\S]*evidence:[\s\S]*&quot;status&quot;: 401/);
+    expect(testcases(xml).get('auth.missing_token')).toMatch(
+      /<failure message="a request without Authorization got 401 but no WWW-Authenticate header[^"]*" type="fail">[\s\S]*evidence:[\s\S]*&quot;status&quot;: 401/,
+    );
     expect((JSON.parse(await readFile(out, 'utf8')) as RunResult).checks.map((c) => c.verdict)).toEqual(['fail', 'pass']);
   });
 
@@ -106,7 +157,9 @@ describe.concurrent('rpcload verify (CLI)', () => {
   it('a wrong secret → exit 2 naming the client, never the secret', async () => {
     const result = await runRpcload(['verify', '--target', short.url, '--client', 'client-1:wrong-secret-value', '--method', 'ping']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(/^rpcload: client client-1: token request refused \(HTTP 401\): invalid_client.* — check the client ID and secret, and --client-auth$/);
+    expect(result.stderr.trim()).toMatch(
+      /^rpcload: client client-1: token request refused \(HTTP 401\): invalid_client.* — check the client ID and secret, and --client-auth$/,
+    );
     expect(result.stderr).not.toContain('wrong-secret-value');
   });
 

@@ -3,10 +3,19 @@
  * it a scripted series of progress records (as the verifier would), one every 200 ms, then waits
  * for `q`. Run with `npx tsx test/ui/support/verify-driver.ts`.
  */
-import { createVerifyView } from '../../../src/ui/create-view.ts';
-import type { CheckProgress } from '../../../src/contract/live-view.ts';
+import { createVerifyView } from '../../src/ui/create-view.ts';
+import type { CheckProgress } from '../../src/contract/live-view.ts';
 
-const IDS = ['envelope', 'auth.missing_token', 'auth.invalid_token', 'ratelimit.threshold', 'ratelimit.response', 'payload.limit', 'pagination', 'tls'];
+const IDS = [
+  'envelope',
+  'auth.missing_token',
+  'auth.invalid_token',
+  'ratelimit.threshold',
+  'ratelimit.response',
+  'payload.limit',
+  'pagination',
+  'tls',
+];
 
 export const SCRIPT: readonly Omit<CheckProgress, 'atMs'>[] = [
   { id: 'envelope', state: 'running', detail: 'on client-1' },
@@ -20,13 +29,17 @@ export const SCRIPT: readonly Omit<CheckProgress, 'atMs'>[] = [
   { id: 'ratelimit.threshold', state: 'pass', detail: 'exactly 100 admitted, request 101 refused; fresh quota after Retry-After' },
 ];
 
-const view = createVerifyView('tui', { target: 'http://127.0.0.1:9999', checkIds: IDS, resultPath: 'results/verify-driver.json' }, {
-  onQuit: () => {
-    view.stop();
-    process.stdout.write('driver: verify view stopped\n');
-    process.exit(130);
+const view = createVerifyView(
+  'tui',
+  { target: 'http://127.0.0.1:9999', checkIds: IDS, resultPath: 'results/verify-driver.json' },
+  {
+    onQuit: () => {
+      view.stop();
+      process.stdout.write('driver: verify view stopped\n');
+      process.exit(130);
+    },
   },
-});
+);
 view.start();
 const startedAt = Date.now();
 SCRIPT.forEach((record, i) => setTimeout(() => view.onProgress({ ...record, atMs: Date.now() - startedAt }), 800 + i * 200));

@@ -1,9 +1,9 @@
-import { startServerInWorker } from '../../../src/server/worker.ts';
-import type { RemoteServerHandle, ServerOptions } from '../../../src/server/options.ts';
-import type { CheckResult } from '../../../src/contract/result-schema.ts';
-import { resolveVerifyConfig, type VerifyFlags } from '../../../src/verify/config.ts';
-import { runVerify, type VerifyReport } from '../../../src/verify/runner.ts';
-import type { VerifyConfig } from '../../../src/verify/config.ts';
+import { startServerInWorker } from '../../src/server/worker.ts';
+import type { RemoteServerHandle, ServerOptions } from '../../src/server/options.ts';
+import type { CheckResult } from '../../src/contract/result-schema.ts';
+import { resolveVerifyConfig, type VerifyFlags } from '../../src/verify/config.ts';
+import { runVerify, type VerifyReport } from '../../src/verify/runner.ts';
+import type { VerifyConfig } from '../../src/verify/config.ts';
 
 /**
  * The short contract the matrix runs at: 10 requests per 2 s window. 2 s rather than 1 s: a
@@ -81,5 +81,7 @@ export function verdicts(checks: readonly CheckResult[]): Record<string, string>
 
 /** A skip must say why, and never hide a crash. */
 export function expectReasonedSkips(checks: readonly CheckResult[]): string[] {
-  return checks.filter((c) => c.verdict === 'skip' && (c.detail.trim().length < 10 || /internal error|interrupted/.test(c.detail))).map((c) => `${c.id}: ${c.detail}`);
+  return checks
+    .filter((c) => c.verdict === 'skip' && (c.detail.trim().length < 10 || /internal error|interrupted/.test(c.detail)))
+    .map((c) => `${c.id}: ${c.detail}`);
 }

@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
-import { buildResult, generateSamples, schemaProblems } from '../support/result-fixtures.ts';
+import { buildResult, fixtureSamples, schemaProblems } from '../support/result-fixtures.ts';
 import { runRpcload } from '../support/cli.ts';
 
 /** `rpcload merge` over files: two shards of one run, split by client. */
 describe('rpcload merge', () => {
   let dir: string;
   const options = { seed: 8, durationS: 20, clients: 6 };
-  const samples = generateSamples(options);
+  const samples = fixtureSamples(options);
   const shard = (clients: string[], runId: string, thresholds: RunResult['thresholds'] = []) =>
-    buildResult(samples.filter((s) => clients.includes(s.client)), { ...options, clientIds: clients, runId, thresholds });
+    buildResult(
+      samples.filter((s) => clients.includes(s.client)),
+      { ...options, clientIds: clients, runId, thresholds },
+    );
   const whole = buildResult(samples, options);
   const merge = (...args: string[]) => runRpcload(['merge', ...args], { cwd: dir });
 
@@ -33,7 +36,9 @@ describe('rpcload merge', () => {
     const result = await merge('a.json', 'b.json', '--out', 'merged.json');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^merged 2 files \\(2 shards, status completed\\): ${whole.summary.requests} requests, .* → merged\\.json\\n$`));
+    expect(result.stdout).toMatch(
+      new RegExp(`^merged 2 files \\(2 shards, status completed\\): ${whole.summary.requests} requests, .* → merged\\.json\\n$`),
+    );
     const merged = JSON.parse(await readFile(join(dir, 'merged.json'), 'utf8')) as RunResult;
     expect(schemaProblems(merged)).toEqual([]);
     expect(merged.summary.latencyMs).toEqual(whole.summary.latencyMs);

@@ -59,16 +59,30 @@ export async function send(url: string, options: PostOptions = {}): Promise<Answ
 }
 
 /** Call an API method with a bearer token and a JSON body. */
-export function call(baseUrl: string, method: string, token: string | undefined, args: unknown = {}, options: PostOptions = {}): Promise<Answer> {
+export function call(
+  baseUrl: string,
+  method: string,
+  token: string | undefined,
+  args: unknown = {},
+  options: PostOptions = {},
+): Promise<Answer> {
   return send(`${baseUrl}/api/${method}`, {
     ...options,
-    headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...options.headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...options.headers,
+    },
     body: options.body ?? JSON.stringify(args),
   });
 }
 
 /** Request a token by client_secret_post (the demo pattern accepts any `client-…` ID). */
-export function requestToken(baseUrl: string, form: Readonly<Record<string, string>>, options: PostOptions & { tokenMethod?: string } = {}): Promise<Answer> {
+export function requestToken(
+  baseUrl: string,
+  form: Readonly<Record<string, string>>,
+  options: PostOptions & { tokenMethod?: string } = {},
+): Promise<Answer> {
   return send(`${baseUrl}/api/${options.tokenMethod ?? 'auth.token'}`, {
     ...options,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
@@ -77,7 +91,12 @@ export function requestToken(baseUrl: string, form: Readonly<Record<string, stri
 }
 
 /** A fresh access token for `clientId` (demo secret unless given). */
-export async function tokenFor(baseUrl: string, clientId: string, secret = 'demo-secret', options: PostOptions & { tokenMethod?: string } = {}): Promise<string> {
+export async function tokenFor(
+  baseUrl: string,
+  clientId: string,
+  secret = 'demo-secret',
+  options: PostOptions & { tokenMethod?: string } = {},
+): Promise<string> {
   const reply = await requestToken(baseUrl, { grant_type: 'client_credentials', client_id: clientId, client_secret: secret }, options);
   const token = (reply.json as { data?: { access_token?: unknown } } | undefined)?.data?.access_token;
   if (reply.status !== 200 || typeof token !== 'string') throw new Error(`token request failed: ${reply.status} ${reply.text}`);
@@ -123,7 +142,11 @@ export function tally(values: readonly (string | number)[]): Record<string, numb
  * the connection (or `timeoutMs` passes, then the socket is destroyed). `keepOpen`: do not end
  * our side after writing (a client still "sending").
  */
-export function rawExchange(port: number, payload: string | Buffer, options: { keepOpen?: boolean; timeoutMs?: number } = {}): Promise<{ text: string; closedByServer: boolean }> {
+export function rawExchange(
+  port: number,
+  payload: string | Buffer,
+  options: { keepOpen?: boolean; timeoutMs?: number } = {},
+): Promise<{ text: string; closedByServer: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];

@@ -1,11 +1,19 @@
-import type { LiveClientRow, LiveSnapshot } from '../../../src/contract/live-snapshot.ts';
-import type { Percentiles, TimelineRow } from '../../../src/contract/result-schema.ts';
-import type { RunFrameModel } from '../../../src/ui/dashboard/run-model.ts';
-import type { RunHeader } from '../../../src/contract/live-view.ts';
+import type { LiveClientRow, LiveSnapshot } from '../../src/contract/live-snapshot.ts';
+import type { Percentiles, TimelineRow } from '../../src/contract/result-schema.ts';
+import type { RunFrameModel } from '../../src/ui/dashboard/run-model.ts';
+import type { RunHeader } from '../../src/contract/live-view.ts';
 
 /** Deterministic dashboard inputs: a header, snapshots and frame models with readable numbers. */
 export function percentiles(p50: number, scale = 1): Percentiles {
-  return { min: p50 / 4, mean: p50 * 1.5 * scale, p50, p90: p50 * 4 * scale, p99: p50 * 10 * scale, p999: p50 * 12 * scale, max: p50 * 15 * scale };
+  return {
+    min: p50 / 4,
+    mean: p50 * 1.5 * scale,
+    p50,
+    p90: p50 * 4 * scale,
+    p99: p50 * 10 * scale,
+    p999: p50 * 12 * scale,
+    max: p50 * 15 * scale,
+  };
 }
 
 export const HEADER: RunHeader = {
@@ -51,7 +59,14 @@ export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
     rpsLast10s: 57.5,
     timeline: timeline(Math.floor(elapsedMs / 1000) + 1),
     clients: [
-      client('client-1', { sent: 240, admitted: 200, refused: 40, admittedInWindow: 100, lastRetryAfterS: 6, lastRetryAfterAtMs: elapsedMs - 1800 }),
+      client('client-1', {
+        sent: 240,
+        admitted: 200,
+        refused: 40,
+        admittedInWindow: 100,
+        lastRetryAfterS: 6,
+        lastRetryAfterAtMs: elapsedMs - 1800,
+      }),
       client('client-2', { sent: 52, admitted: 52, admittedInWindow: 85 }),
       client('client-3', { sent: 47, admitted: 47 }),
       client('client-4', { sent: 41, admitted: 41 }),
@@ -60,7 +75,14 @@ export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
     tokens: { requests: 24, failures: 0, latencyMs: percentiles(99) },
     skipped: {},
     recentErrors: [
-      { source: 'api', outcome: 'error:unexpected_error', detail: 'flaky method failed on purpose', count: 12, firstAtMs: 900, lastAtMs: elapsedMs - 400 },
+      {
+        source: 'api',
+        outcome: 'error:unexpected_error',
+        detail: 'flaky method failed on purpose',
+        count: 12,
+        firstAtMs: 900,
+        lastAtMs: elapsedMs - 400,
+      },
       { source: 'api', outcome: 'transport:UND_ERR_SOCKET', detail: 'other side closed', count: 2, firstAtMs: 3000, lastAtMs: 5200 },
     ],
     ...overrides,

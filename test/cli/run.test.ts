@@ -14,7 +14,13 @@ mkdirSync(profileDir);
 const SECRET = 'correct-horse-battery-staple';
 let server: ServerHandle;
 beforeAll(async () => {
-  server = await startServer({ clients: [{ id: 'alpha', secret: SECRET }, { id: 'beta', secret: SECRET }], limit: 10_000 });
+  server = await startServer({
+    clients: [
+      { id: 'alpha', secret: SECRET },
+      { id: 'beta', secret: SECRET },
+    ],
+    limit: 10_000,
+  });
 });
 afterAll(() => server.close());
 
@@ -44,7 +50,10 @@ describe('rpcload run', () => {
 
   it.each(['SIGINT', 'SIGTERM'] as const)('%s mid-run: exit 130 and an aborted result file that validates', async (signal) => {
     const out = join(dir, `aborted-${signal}.json`);
-    const path = profile(`long-${signal}`, { clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] }, phases: [{ duration: '60s', rate: 20 }] });
+    const path = profile(`long-${signal}`, {
+      clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] },
+      phases: [{ duration: '60s', rate: 20 }],
+    });
     const started = Date.now();
     const run = await runRpcload(['run', path, '--target', server.url, '--out', out, '--ui', 'plain'], {
       env: { SECRET },
@@ -68,12 +77,17 @@ describe('rpcload run', () => {
 
   it('checkpoints a running result file that already validates', async () => {
     const out = join(dir, 'checkpointed.json');
-    const path = profile('checkpointed', { clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] }, checkpointEvery: '500ms', phases: [{ duration: '6s', rate: 20 }] });
+    const path = profile('checkpointed', {
+      clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] },
+      checkpointEvery: '500ms',
+      phases: [{ duration: '6s', rate: 20 }],
+    });
     let midRun: unknown;
     // Read when the first progress line shows the run under way (start-up time varies).
     const run = await runRpcload(['run', path, '--target', server.url, '--out', out, '--ui', 'plain'], {
       env: { SECRET },
-      onSpawn: (child) => child.stderr?.once('data', () => setTimeout(() => (midRun = JSON.parse(readFileSync(out, 'utf8')) as unknown), 600)),
+      onSpawn: (child) =>
+        child.stderr?.once('data', () => setTimeout(() => (midRun = JSON.parse(readFileSync(out, 'utf8')) as unknown), 600)),
     });
     expect(run.code).toBe(0);
     expect(validateRunResult(midRun)).toEqual([]);
@@ -83,7 +97,15 @@ describe('rpcload run', () => {
 
   it('never writes a secret or a token into the result file or the output', async () => {
     const out = join(dir, 'secrets.json');
-    const path = profile('secrets', { clients: { list: [{ id: 'alpha', secret: '${SECRET}' }, { id: 'beta', secret: '${SECRET}' }] }, phases: [{ duration: '1s', rate: 20 }] });
+    const path = profile('secrets', {
+      clients: {
+        list: [
+          { id: 'alpha', secret: '${SECRET}' },
+          { id: 'beta', secret: '${SECRET}' },
+        ],
+      },
+      phases: [{ duration: '1s', rate: 20 }],
+    });
     const run = await runRpcload(['run', path, '--target', server.url, '--out', out], { env: { SECRET } });
     expect(run.code).toBe(0);
     const text = readFileSync(out, 'utf8');
@@ -99,7 +121,11 @@ describe('rpcload run', () => {
     ['p50 < 0.001ms', 1],
   ])('threshold %j sets exit code %i', async (threshold, code) => {
     const out = join(dir, `threshold-${code}.json`);
-    const path = profile(`threshold-${code}`, { clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] }, phases: [{ duration: '1s', rate: 10 }], thresholds: [threshold] });
+    const path = profile(`threshold-${code}`, {
+      clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] },
+      phases: [{ duration: '1s', rate: 10 }],
+      thresholds: [threshold],
+    });
     const run = await runRpcload(['run', path, '--target', server.url, '--out', out], { env: { SECRET } });
     expect(run.code).toBe(code);
     expect(readResult(out).thresholds).toEqual([expect.objectContaining({ expr: threshold, ok: code === 0 })]);
@@ -107,7 +133,10 @@ describe('rpcload run', () => {
 
   it.each([
     // every profile problem at once, one line each, naming the file and the JSON path
-    [{ phases: [{ duration: 'soon', rate: -1 }], thresholds: ['p99 <'] }, /bad\.json: \/phases\/0\/duration: .*\n.*bad\.json: \/phases\/0\/rate: .*\n.*bad\.json: \/thresholds\/0: /],
+    [
+      { phases: [{ duration: 'soon', rate: -1 }], thresholds: ['p99 <'] },
+      /bad\.json: \/phases\/0\/duration: .*\n.*bad\.json: \/phases\/0\/rate: .*\n.*bad\.json: \/thresholds\/0: /,
+    ],
   ])('rejects an invalid profile with exit 2 and no stack trace', async (body, message) => {
     const run = await runRpcload(['run', profile('bad', body)]);
     expect(run.code).toBe(2);

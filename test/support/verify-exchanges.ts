@@ -1,7 +1,11 @@
-import type { Admission, Exchange } from '../../../src/verify/exchange.ts';
+import type { Admission, Exchange } from '../../src/verify/exchange.ts';
 
 /** One exchange for a verdict table: sent at `sentMs`, answered 1 ms later unless told. */
-export function ex(sentMs: number, admission: Admission, options: { doneMs?: number; retryAfterS?: number | null; method?: string; status?: number } = {}): Exchange {
+export function ex(
+  sentMs: number,
+  admission: Admission,
+  options: { doneMs?: number; retryAfterS?: number | null; method?: string; status?: number } = {},
+): Exchange {
   const status = options.status ?? (admission === 'refused' ? 429 : admission === 'failed' ? 0 : 200);
   return {
     method: options.method ?? 'ping',
