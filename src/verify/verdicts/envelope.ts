@@ -43,15 +43,13 @@ export function judgeEnvelope(obs: EnvelopeObservation): Verdict {
     methods: [...new Set(obs.samples.filter((s) => !s.unknownMethod).map((s) => s.method))],
     outcomes: byOutcome,
     unknownMethod: unknown ? { method: unknown.method, status: unknown.status, outcome: unknown.outcome } : null,
-    broken: broken
-      .slice(0, 5)
-      .map(({ sample, problem }) => ({
-        method: sample.method,
-        atMs: sample.atMs,
-        status: sample.status,
-        problem,
-        body: sample.bodyExcerpt,
-      })),
+    broken: broken.slice(0, 5).map(({ sample, problem }) => ({
+      method: sample.method,
+      atMs: sample.atMs,
+      status: sample.status,
+      problem,
+      body: sample.bodyExcerpt,
+    })),
     ...(obs.refusalsWaited > 0 ? { rateLimitRefusalsWaitedOut: obs.refusalsWaited } : {}),
   };
   const notes = unanswered > 0 ? [`${unanswered} request(s) got no response (transport errors), not judged here`] : [];
