@@ -119,7 +119,10 @@ export function valuesAtPercentilesUs(histogram: Histogram, percentiles: readonl
   const half = h.subBucketHalfCount;
   const magnitude = h.subBucketHalfCountMagnitude;
   const exact = h.unitMagnitude === 0;
-  // Typed-array histograms expose their counts; reading them directly beats a call per index.
+  // Typed-array histograms expose their counts as the private `_counts`; reading them directly
+  // beats a call per index. hdr-histogram-js is pinned to an exact version in package.json because
+  // of this and the JsHistogram fields above (subBucketHalfCount…, countsArrayLength); the
+  // equivalence tests in test/metrics/hdr.test.ts catch a change of either.
   const counts = (h as { _counts?: ArrayLike<number> })._counts;
   const length = h.countsArrayLength;
   let next = 0;

@@ -1,7 +1,7 @@
 /**
  * A tiny program for the terminal tests: shows the run dashboard over a fake, moving source
  * (no load, no server), then does what argv[2] says, so the tests can check that the terminal is
- * restored however the process ends. Run with `npx tsx test/ui/support/dashboard-driver.ts MODE`.
+ * restored however the process ends. Run with `npx tsx test/support/dashboard-driver.ts MODE`.
  *   throw   — an uncaught exception after the first frames (Node prints it and exits 1)
  *   reject  — an unhandled promise rejection (same, by Node's default)
  *   exit    — process.exit(3) without stopping the view

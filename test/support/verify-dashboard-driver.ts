@@ -1,7 +1,7 @@
 /**
  * A tiny program for the verify view's terminal test: opens `createVerifyView('tui', …)` and feeds
  * it a scripted series of progress records (as the verifier would), one every 200 ms, then waits
- * for `q`. Run with `npx tsx test/ui/support/verify-driver.ts`.
+ * for `q`. Run with `npx tsx test/support/verify-dashboard-driver.ts`.
  */
 import { createVerifyView } from '../../src/ui/create-view.ts';
 import type { CheckProgress } from '../../src/contract/live-view.ts';

@@ -9,8 +9,8 @@ import { completeFrame, requireTmux, shellQuote, TmuxSession } from '../support/
  * mode restored; server text full of escape sequences changes neither the screen nor the title.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
-const DRIVER = 'test/ui/support/dashboard-driver.ts';
-const VERIFY_DRIVER = 'test/ui/support/verify-driver.ts';
+const DRIVER = 'test/support/dashboard-driver.ts';
+const VERIFY_DRIVER = 'test/support/verify-dashboard-driver.ts';
 let session: TmuxSession | null = null;
 
 beforeAll(() => requireTmux());

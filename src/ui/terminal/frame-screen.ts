@@ -60,6 +60,13 @@ export function cellAttribute(style: Style | null, colour: boolean, terminalColo
 
 type Cell = [number, string];
 type Row = Cell[] & { dirty?: boolean };
+/**
+ * The blessed internals this module uses (blessed is pinned to an exact version in package.json for
+ * that reason): the screen's cell rows `lines` and `draw(start, end)`, written directly so a frame
+ * costs one pass over the cells instead of a widget tree's layout; `program.clear()` for a full
+ * repaint; `program.tput.brokenACS` and `.colors` (see below); and the `widget.Screen` statics
+ * holding blessed's process-wide signal handlers. A blessed upgrade must re-check all of them.
+ */
 interface BlessedScreenInternals {
   lines: Row[];
   draw(start: number, end: number): void;
