@@ -1,3 +1,7 @@
+/**
+ * Client-side HTTP connections: the undici Agent and TLS connect options, built from one set of
+ * limits, timeouts and trust settings.
+ */
 import { Agent } from 'undici';
 
 /** Connection settings shared by every client-side HTTP user (verify, tokens, the driver's pools). */

@@ -1,10 +1,10 @@
-import { sanitizeText } from '../util/sanitize.ts';
-import { OUTCOME_ENVELOPE_VIOLATION, OUTCOME_SUCCESS } from './outcome.ts';
-
 /**
  * Envelope classification: turns one HTTP reply into an outcome key and the envelope's parts.
  * Runs once per response on the load hot path, so the common cases take no regex and no copies.
  */
+import { sanitizeText } from '../util/sanitize.ts';
+import { OUTCOME_ENVELOPE_VIOLATION, OUTCOME_SUCCESS } from './outcome.ts';
+
 export interface Classification {
   /** success | error:<code> | http:<status> | envelope_violation (see outcome.ts). */
   readonly outcome: string;

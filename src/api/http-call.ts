@@ -1,12 +1,12 @@
+/**
+ * One API exchange, promise-based: for the verifier and token requests, where clarity beats the
+ * last microsecond. (The load driver's hot path uses undici's dispatch handlers instead.)
+ */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { classifyResponse, type Classification } from './envelope.ts';
 import { transportOutcome } from './outcome.ts';
 
-/**
- * One API exchange, promise-based: for the verifier and token requests, where clarity beats the
- * last microsecond. (The load driver's hot path uses undici's dispatch handlers instead.)
- */
 export interface ApiCall {
   /** Base URL without trailing slash; the request goes to {baseUrl}/api/{method}. */
   readonly baseUrl: string;

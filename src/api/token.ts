@@ -1,13 +1,13 @@
-import type { Dispatcher } from 'undici';
-import { sanitizeText } from '../util/sanitize.ts';
-import { normalizeErrorCode } from './envelope.ts';
-import { callApi } from './http-call.ts';
-
 /**
  * The token request (OAuth 2.0 client credentials, RFC 6749 §4.4): a form-encoded POST to
  * {base}/api/{tokenMethod} — the one request not sent as JSON. Accepts the token response either
  * inside the API envelope or as bare RFC 6749 JSON. Never puts a secret or token in `detail`.
  */
+import type { Dispatcher } from 'undici';
+import { sanitizeText } from '../util/sanitize.ts';
+import { normalizeErrorCode } from './envelope.ts';
+import { callApi } from './http-call.ts';
+
 export interface TokenRequest {
   readonly baseUrl: string;
   readonly tokenMethod: string;

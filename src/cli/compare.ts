@@ -1,3 +1,4 @@
+/** `rpcload compare BASE HEAD`: exit 1 on a regression, 2 when the files cannot be compared. */
 import type { Command } from 'commander';
 import { ExitCode } from '../errors.ts';
 import { compareRuns } from '../results/compare/compare-runs.ts';
@@ -14,7 +15,6 @@ interface CompareFlags {
   readonly force?: boolean;
 }
 
-/** `rpcload compare BASE HEAD`: exit 1 on a regression, 2 when the files cannot be compared. */
 export function registerCompareCommand(program: Command): void {
   program
     .command('compare')

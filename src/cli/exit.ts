@@ -1,9 +1,9 @@
-import type { ExitCode } from '../errors.ts';
-
 /**
  * Commands report their outcome through this instead of calling process.exit, so that pending
  * output is flushed first (process.exit can truncate stdout on a pipe).
  */
+import type { ExitCode } from '../errors.ts';
+
 let requestedExitCode: ExitCode = 0;
 
 export function setExitCode(code: ExitCode): void {

@@ -1,3 +1,4 @@
+/** `rpcload merge A B … --out F`: one result file from the shards of one run. */
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, RpcloadError } from '../errors.ts';
@@ -8,7 +9,6 @@ import { mergeRuns } from '../results/merge/merge-runs.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { setExitCode } from './exit.ts';
 
-/** `rpcload merge A B … --out F`: one result file from the shards of one run. */
 export function registerMergeCommand(program: Command): void {
   program
     .command('merge')

@@ -1,7 +1,6 @@
+/** Flag value parsers shared by every command; each throws commander's InvalidArgumentError (exit 2). */
 import { InvalidArgumentError } from 'commander';
 import { parseDurationMs } from '../util/duration.ts';
-
-/** Flag value parsers shared by every command; each throws commander's InvalidArgumentError (exit 2). */
 
 export function positiveInt(value: string): number {
   const n = Number(value);

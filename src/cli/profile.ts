@@ -1,3 +1,4 @@
+/** `rpcload profile validate FILE…` and `rpcload profile schema`. */
 import type { Command } from 'commander';
 import { ExitCode, RpcloadError } from '../errors.ts';
 import { profileJsonSchemaText } from '../profile/json-schema.ts';
@@ -6,7 +7,6 @@ import type { Plan } from '../profile/plan.ts';
 import { formatDurationMs } from '../util/duration.ts';
 import { setExitCode } from './exit.ts';
 
-/** `rpcload profile validate FILE…` and `rpcload profile schema`. */
 export function registerProfileCommand(program: Command): void {
   const profile = program.command('profile').description('check profiles or print the profile JSON Schema');
   profile

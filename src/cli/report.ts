@@ -1,3 +1,4 @@
+/** `rpcload report`: a result file (and optionally a baseline) as one self-contained HTML page. */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';

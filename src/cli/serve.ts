@@ -1,3 +1,4 @@
+/** `rpcload serve`: the reference server, its rate limit, clients, TLS and faults set by flags. */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';

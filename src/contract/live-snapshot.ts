@@ -1,3 +1,4 @@
+/** The live snapshot: the plain records live views pull from the recorder during a run. */
 import type { Percentiles, TimelineRow } from './result-schema.ts';
 
 /** One distinct failure: which request kind, its outcome and sanitized detail, how often and when. */

@@ -1,10 +1,10 @@
-import type { LiveSnapshot } from './live-snapshot.ts';
-
 /**
  * A live view is an optional consumer of recorder snapshots with its own frame rate: it pulls,
  * it never blocks the driver, and it can always be stopped. Plain progress lines and the blessed
  * dashboard both implement it.
  */
+import type { LiveSnapshot } from './live-snapshot.ts';
+
 export interface RunHeader {
   readonly profile: string;
   readonly target: string;

@@ -1,8 +1,6 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-
 /**
- * The result file contract, `rpcload/result@1` (docs/result-file.md). This TypeBox schema is the single
- * source: the TypeScript types below are derived from it, `schemas/result.schema.json` is
+ * The result file contract, `rpcload/result@1` (docs/result-file.md). This TypeBox schema is the
+ * single source: the TypeScript types below are derived from it, `schemas/result.schema.json` is
  * generated from it (a test keeps the committed copy identical), and every file the tool writes is
  * validated against it in tests.
  *
@@ -10,6 +8,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
  * seconds since `run.startedAt`. Outcome keys: `success`, `error:<code>`, `http:<status>`,
  * `transport:<code>`, `envelope_violation`.
  */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
 export const RESULT_SCHEMA_ID = 'rpcload/result@1';
 
 const Ms = Type.Number({ minimum: 0, description: 'milliseconds, 3 decimals' });

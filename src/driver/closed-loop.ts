@@ -1,11 +1,11 @@
-import type { LoadEngine } from './engine.ts';
-import type { PhaseRun } from './open-loop.ts';
-
 /**
  * Closed model: `vus` virtual users, each starting its next iteration as soon as the previous one
  * ends, until the phase's end. When every client is backing off, a user waits for the first one
  * to become available rather than spinning.
  */
+import type { LoadEngine } from './engine.ts';
+import type { PhaseRun } from './open-loop.ts';
+
 const IDLE_RECHECK_MS = 250;
 
 export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: number, phaseEndMs: number, now: () => number): PhaseRun {

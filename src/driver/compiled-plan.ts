@@ -1,11 +1,11 @@
+/**
+ * The plan's scenarios prepared for the hot path: body templates compiled, method indices resolved,
+ * request paths built, and bodies rendered once where they cannot change (static bodies once per
+ * run, client-only templates once per client), so no request re-serializes the same JSON.
+ */
 import type { Plan, ScenarioPlan, StepPlan, TemplateContext } from '../profile/plan.ts';
 import { compileBodyTemplate } from '../profile/template.ts';
 
-/**
- * The plan's scenarios prepared for the hot path: body templates compiled, method indices resolved,
- * request paths built, and bodies rendered once where they cannot change (static bodies once per run, client-only
- * templates once per client), so no request re-serializes the same JSON.
- */
 export interface CompiledStep {
   readonly plan: StepPlan;
   readonly methodIndex: number;

@@ -1,3 +1,9 @@
+/**
+ * The load engine: starts scenario iterations on a client, sends each step through undici's
+ * dispatch API, classifies every response into one Sample for the recorder, and walks the
+ * iteration on (next page, next step after think time). Schedulers (open or closed model) only
+ * decide *when* an iteration starts; everything per request happens here.
+ */
 import type { Dispatcher } from 'undici';
 import { classifyResponse } from '../api/envelope.ts';
 import { outcomeClass, transportOutcome } from '../api/outcome.ts';
@@ -13,12 +19,6 @@ import { pickScenario, type CompiledPlan, type CompiledScenario } from './compil
 import { InFlightRequestPool, type InFlightRequest, type InFlightListener } from './in-flight-request.ts';
 import type { TokenManager } from './token-manager.ts';
 
-/**
- * The load engine: starts scenario iterations on a client, sends each step through undici's
- * dispatch API, classifies every response into one Sample for the recorder, and walks the
- * iteration on (next page, next step after think time). Schedulers (open or closed model) only
- * decide *when* an iteration starts; everything per request happens here.
- */
 export interface EngineOptions {
   readonly compiled: CompiledPlan;
   readonly pool: Dispatcher;

@@ -1,5 +1,3 @@
-import type { Dispatcher } from 'undici';
-
 /**
  * One API request in flight: its undici request options, the dispatch handler undici calls back,
  * and what the response said. Exchanges are recycled through a free list, so the hot path
@@ -8,6 +6,8 @@ import type { Dispatcher } from 'undici';
  * neither wraps the handler nor parses every response header into an object (measured: ~19 % less
  * CPU per request than a new-style handler). Only Content-Type and Retry-After are looked at.
  */
+import type { Dispatcher } from 'undici';
+
 export interface InFlightListener<T> {
   onRequestDone(request: InFlightRequest<T>): void;
 }

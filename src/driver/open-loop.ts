@@ -1,11 +1,11 @@
-import type { LoadEngine } from './engine.ts';
-import { arrivalCount, arrivalOffsetMs, releaseAtMs, type RateLoad } from './pacer.ts';
-
 /**
  * Open model: start iterations at the phase's arrival rate, each due at the pacer's time. One
  * timer loop releases whatever is due; a stalled event loop is caught up at a bounded rate
  * (releaseAtMs) and the stall is recorded as schedule lag, never hidden.
  */
+import type { LoadEngine } from './engine.ts';
+import { arrivalCount, arrivalOffsetMs, releaseAtMs, type RateLoad } from './pacer.ts';
+
 export interface PhaseRun {
   readonly done: Promise<void>;
   stop(): void;

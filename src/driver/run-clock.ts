@@ -1,10 +1,10 @@
-import { performance } from 'node:perf_hooks';
-
 /**
  * The run's clock: monotonic milliseconds since the run's origin (when load starts), plus the
  * wall-clock instant of that origin for the result file. Before `start()` it reads 0, so token
  * requests made while preparing are stamped at the origin.
  */
+import { performance } from 'node:perf_hooks';
+
 export class RunClock {
   private originMs = Number.NaN;
   /** Wall-clock time of the origin (epoch ms); NaN until started. */

@@ -1,3 +1,8 @@
+/**
+ * One load run from a plan: fetch every client's token, start the clock, play the phases back to
+ * back on that clock, then let in-flight requests finish (a short grace when aborted). All data
+ * goes to the recorder; this returns only how the run ended.
+ */
 import { Pool } from 'undici';
 import { connectOptions, createDispatcher } from '../api/dispatcher.ts';
 import { RpcloadError } from '../errors.ts';
@@ -13,11 +18,6 @@ import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
 import { createWarmConnector } from './warm-connector.ts';
 
-/**
- * One load run from a plan: fetch every client's token, start the clock, play the phases back to
- * back on that clock, then let in-flight requests finish (a short grace when aborted). All data
- * goes to the recorder; this returns only how the run ended.
- */
 export interface LoadRunOptions {
   readonly plan: Plan;
   /** The target's base URL (the plan's, or the embedded server's). */

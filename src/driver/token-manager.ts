@@ -1,15 +1,15 @@
-import type { Dispatcher } from 'undici';
-import { requestToken, type TokenResult } from '../api/token.ts';
-import type { Recorder } from '../metrics/recorder.ts';
-import type { AuthPlan } from '../profile/plan.ts';
-import type { ClientIdentity } from './client-identity.ts';
-
 /**
  * Token lifecycle for every client: fetch before the first request, refresh `refreshMarginS`
  * before `expires_in` runs out, and once more on a 401 invalid_token. Token requests go through
  * their own dispatcher and are recorded apart from the API's figures. Failures are counted
  * outcomes; a client without a token is simply not picked until a retry succeeds.
  */
+import type { Dispatcher } from 'undici';
+import { requestToken, type TokenResult } from '../api/token.ts';
+import type { Recorder } from '../metrics/recorder.ts';
+import type { AuthPlan } from '../profile/plan.ts';
+import type { ClientIdentity } from './client-identity.ts';
+
 export interface TokenManagerOptions {
   readonly dispatcher: Dispatcher;
   readonly baseUrl: string;

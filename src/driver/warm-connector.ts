@@ -1,6 +1,3 @@
-import type { Socket } from 'node:net';
-import { buildConnector } from 'undici';
-
 /**
  * Opens a pool's connections before the run's clock starts, the way wrk and autocannon do, and
  * hands them to undici's Pool through its `connect` option as it asks for connections.
@@ -16,6 +13,9 @@ import { buildConnector } from 'undici';
  * A parked socket nobody asked for within `maxIdleMs` is closed: by then the start-up burst is
  * over, and a server's keep-alive timeout (Node's default is 5 s) could close it under us.
  */
+import type { Socket } from 'node:net';
+import { buildConnector } from 'undici';
+
 export interface WarmConnector {
   /** Pass as the Pool's `connect` option. */
   readonly connect: buildConnector.connector;

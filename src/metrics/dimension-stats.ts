@@ -1,11 +1,11 @@
-import { encodeHistogram, recordUs, type Histogram } from './hdr.ts';
-import { countsRecord, OUTCOME_SLOTS } from './outcome-table.ts';
-import type { DimensionData } from './recorded-data.ts';
-
 /**
  * Latency and service-time histograms plus outcome counters of one slice of the traffic:
  * overall, one method, phase, outcome or client. Counters are indexed by OutcomeTable index.
  */
+import { encodeHistogram, recordUs, type Histogram } from './hdr.ts';
+import { countsRecord, OUTCOME_SLOTS } from './outcome-table.ts';
+import type { DimensionData } from './recorded-data.ts';
+
 export class DimensionStats {
   readonly latency: Histogram;
   readonly serviceTime: Histogram;

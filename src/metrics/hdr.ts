@@ -1,11 +1,11 @@
-import type * as hdr from 'hdr-histogram-js';
-import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import type { Percentiles } from '../contract/result-schema.ts';
-
 /**
  * HDR histogram helpers shared by the recorder, merge and the report: one place decides value
  * units (integer microseconds), precision, encoding and how percentiles are read off.
  */
+import type * as hdr from 'hdr-histogram-js';
+import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import type { Percentiles } from '../contract/result-schema.ts';
+
 export type Histogram = hdr.Histogram;
 
 /** 1 µs .. 1 h at 3 significant digits (0.1 % error); grows if a value is larger. */

@@ -1,11 +1,11 @@
-import type { RateLimitObservation } from '../contract/result-schema.ts';
-
 /**
  * The passive rate-limit ledger as plain, JSON-able data: what each client sent, what the
  * server's limiter admitted (any response but 429 and 401) and refused (429), per contract window
  * aligned to the run's start, plus what is needed to judge the threshold and the Retry-After
  * passively. Everything is bounded per client and merges exactly (see mergeLedgerData).
  */
+import type { RateLimitObservation } from '../contract/result-schema.ts';
+
 export interface LedgerData {
   readonly limit: number;
   readonly windowMs: number;

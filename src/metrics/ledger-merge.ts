@@ -1,3 +1,7 @@
+/**
+ * Merging the rate-limit ledgers of several parts (shards or worker threads) into one,
+ * client by client and exactly.
+ */
 import type { RateLimitObservation } from '../contract/result-schema.ts';
 import {
   firstWindowCap,

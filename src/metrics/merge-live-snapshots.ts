@@ -1,7 +1,3 @@
-import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
-import { mergeRecentErrors } from './recent-errors.ts';
-import type { Percentiles, TimelineRow } from '../contract/result-schema.ts';
-
 /**
  * The live view of a run split over worker threads: the workers' latest snapshots combined.
  * Counts add up exactly; percentiles cannot be added without histograms, so each is the highest
@@ -9,6 +5,10 @@ import type { Percentiles, TimelineRow } from '../contract/result-schema.ts';
  * come from merged histograms and are exact. Client rows follow `clientOrder` (the run's client
  * dimension); `empty` supplies the zero rows and figures of a run with no data yet.
  */
+import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
+import { mergeRecentErrors } from './recent-errors.ts';
+import type { Percentiles, TimelineRow } from '../contract/result-schema.ts';
+
 function maxPercentiles(list: readonly Percentiles[]): Percentiles {
   const pick = (key: keyof Percentiles): number => Math.max(0, ...list.map((p) => p[key]));
   return {

@@ -1,3 +1,7 @@
+/**
+ * Merging the recorded data of several recorders that share one run's time origin (worker threads,
+ * or shards started together) into one.
+ */
 import type { TimelineRow } from '../contract/result-schema.ts';
 import { addHistograms, createCompactHistogram, createLatencyHistogram, decodeHistogram, encodeHistogram, type Histogram } from './hdr.ts';
 import { mergeLedgerData } from './ledger-merge.ts';

@@ -1,3 +1,7 @@
+/**
+ * Outcome keys mapped to dense counter indices, with the number of distinct keys capped so that a
+ * server inventing error codes cannot grow the counters without bound.
+ */
 import { outcomeClass } from '../api/outcome.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 

@@ -1,3 +1,7 @@
+/**
+ * The recorder's passive rate-limit ledger: per-client quota use gathered on the hot path,
+ * serialized as LedgerData.
+ */
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { sanitizeText } from '../util/sanitize.ts';

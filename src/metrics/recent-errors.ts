@@ -1,3 +1,7 @@
+/**
+ * The distinct recent errors shown in the live error pane: a bounded list per recorder, and lists
+ * of several recorders combined.
+ */
 import type { RecentError } from '../contract/live-snapshot.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 

@@ -1,3 +1,7 @@
+/**
+ * RecordedData: everything a recorder holds as a plain JSON-able record, and the record of
+ * a run that sent no load.
+ */
 import type { TimelineRow } from '../contract/result-schema.ts';
 import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
 import type { LedgerData } from './ledger-data.ts';

@@ -1,3 +1,7 @@
+/**
+ * The run's metrics recorder: samples in from the driver, live snapshots and serialized data out,
+ * in memory bounded by the run's dimensions and duration.
+ */
 import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import { DimensionStats } from './dimension-stats.ts';

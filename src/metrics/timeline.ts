@@ -1,3 +1,7 @@
+/**
+ * The per-second timeline of a run: requests by outcome class and p50/p99 for every second, in
+ * memory that grows with the duration only.
+ */
 import type { OutcomeClass } from '../api/outcome.ts';
 import type { TimelineRow } from '../contract/result-schema.ts';
 import { createLatencyHistogram, recordUs, usToMs, valuesAtPercentilesUs } from './hdr.ts';

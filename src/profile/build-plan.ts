@@ -1,3 +1,7 @@
+/**
+ * From profile to Plan: validation and resolution in one pass, with the `rpcload run` flag
+ * overrides applied; a plan is built only from a profile without problems.
+ */
 import { randomInt } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { deepFreeze } from './deep-freeze.ts';

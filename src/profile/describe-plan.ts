@@ -1,12 +1,12 @@
-import { redactSecrets, REDACTED } from '../util/redact.ts';
-import type { Plan } from './plan.ts';
-
 /**
  * The resolved plan as plain JSON, for the result file's `config`: every default visible, client
  * secrets replaced by "[redacted]", templates shown as written. Secrets can only hide in the
  * parts a user wrote freely (target URL credentials, token form fields, step args); those are
  * scrubbed by key and by value, the rest is built from known, secret-free fields.
  */
+import { redactSecrets, REDACTED } from '../util/redact.ts';
+import type { Plan } from './plan.ts';
+
 export function describePlan(plan: Plan): Record<string, unknown> {
   const secrets = plan.clients.map((client) => client.secret);
   const scrub = <T>(value: T): T => redactSecrets(value, secrets);

@@ -1,5 +1,3 @@
-import { childPointer, type Problem } from './problems.ts';
-
 /**
  * `${VAR}` interpolation inside every string value of a JSON document (keys are left alone):
  * - `${NAME}`            the variable's value (set but empty gives ""); unset is a problem
@@ -7,6 +5,8 @@ import { childPointer, type Problem } from './problems.ts';
  * - `$${`                a literal `${`
  * Values always stay strings. Problems name the JSON pointer and the variable, never a value.
  */
+import { childPointer, type Problem } from './problems.ts';
+
 export interface Interpolated {
   readonly value: unknown;
   readonly problems: readonly Problem[];

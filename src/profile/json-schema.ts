@@ -1,3 +1,4 @@
+/** The profile JSON Schema as published, serialized from the TypeBox profile schema. */
 import { ProfileSchema } from './profile-schema.ts';
 
 /** JSON Schema dialect of the published schema (TypeBox emits draft-07 compatible keywords). */

@@ -1,3 +1,7 @@
+/**
+ * Profiles from disk: a profile file read, interpolated and validated, or loaded straight into a
+ * Plan; and the bundled demo profile's path.
+ */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describeError, RpcloadError } from '../errors.ts';

@@ -1,12 +1,12 @@
-import type { RateLimitContract } from '../contract/rate-limit.ts';
-import type { ParsedThreshold } from './thresholds.ts';
-import type { ServerOptions } from '../server/options.ts';
-
 /**
  * The resolved, frozen form of a profile: nothing optional, every default applied, durations in
  * ms, templates checked, thresholds parsed. Plain, structured-cloneable data: the driver and its
  * worker threads consume it as it is; user-facing optionality lives in the profile schema.
  */
+import type { RateLimitContract } from '../contract/rate-limit.ts';
+import type { ParsedThreshold } from './thresholds.ts';
+import type { ServerOptions } from '../server/options.ts';
+
 export interface Plan {
   /** Profile name (its `name`, else the file's base name without .json). */
   readonly name: string;

@@ -1,3 +1,7 @@
+/**
+ * Profile problems: what one is, how it is worded, and how all of a file's problems are ordered and
+ * reported at once (exit 2).
+ */
 import { RpcloadError } from '../errors.ts';
 import { redactSecrets, REDACTED } from '../util/redact.ts';
 

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-
 /**
  * Files a profile refers to (secrets file, CA certificate), read relative to the profile's
  * directory. Failures come back as a short reason for a problem line, never as a throw, and never
  * quote file contents (they may be secrets).
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
 export type FileRead<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
 const REASONS: Readonly<Record<string, string>> = {

@@ -1,7 +1,3 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
-import { AuthSchema, DurationSchema, HttpSchema, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
-
 /**
  * The profile format: user input, everything optional except what must be given (scenarios and
  * phases), each field documented with its default. The TypeBox schema is the single source: the
@@ -9,6 +5,9 @@ import { AuthSchema, DurationSchema, HttpSchema, OptionalFields, RateLimitSchema
  * `Value.Errors` validates against it. Semantic rules (durations parse, exactly one of rate or
  * concurrency, unique names, template and threshold syntax …) live in the plan builder.
  */
+import { Type, type Static } from '@sinclair/typebox';
+import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
+import { AuthSchema, DurationSchema, HttpSchema, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 
 const SECRET_HINT =
   'Write it as "${ENV_VAR}" so it comes from the environment (an empty value counts as none). Default: none; without a target, clients without a secret get a random per-run secret.';

@@ -1,3 +1,7 @@
+/**
+ * Resolves a profile's `clients` (a list or an ID pattern) into client identities with
+ * their secrets and weights.
+ */
 import { randomBytes } from 'node:crypto';
 import type { ClientPlan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';

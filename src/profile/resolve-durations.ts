@@ -1,3 +1,4 @@
+/** Profile durations in milliseconds, with a bad one recorded as a problem instead of thrown. */
 import { parseDurationMs } from '../util/duration.ts';
 import { expected, type Problem } from './problems.ts';
 

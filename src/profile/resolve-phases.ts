@@ -1,3 +1,7 @@
+/**
+ * Resolves a profile's `phases`, then applies the `rpcload run` load flags that
+ * replace or re-time them.
+ */
 import { formatDurationMs } from '../util/duration.ts';
 import type { PhaseLoad, PhasePlan } from './plan.ts';
 import { PhaseSchema } from './profile-schema.ts';

@@ -1,3 +1,8 @@
+/**
+ * Resolve the `scenarios` value: default names and weights, steps with compiled body templates,
+ * pagination and think time. Works on the raw value so that every step that passed the schema is
+ * checked, whatever is wrong elsewhere (that is reported by the schema).
+ */
 import type { ScenarioPlan, StepPlan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ScenarioSchema, StepSchema, type StepSettings } from './profile-schema.ts';
@@ -6,11 +11,6 @@ import { ALLOW_ZERO, durationMs } from './resolve-durations.ts';
 import { tryCompileBodyTemplate } from './template.ts';
 import { isRecord, validFields } from './valid-fields.ts';
 
-/**
- * Resolve the `scenarios` value: default names and weights, steps with compiled body templates,
- * pagination and think time. Works on the raw value so that every step that passed the schema is
- * checked, whatever is wrong elsewhere (that is reported by the schema).
- */
 export function resolveScenarios(scenarios: unknown, tokenMethod: string, problems: Problem[]): ScenarioPlan[] {
   const resolved: ScenarioPlan[] = [];
   const checkName = uniqueNames('scenario', problems);

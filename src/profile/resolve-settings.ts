@@ -1,3 +1,4 @@
+/** Resolve the settings sections (auth, rateLimit, http, server): defaults applied, durations in ms. */
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { AuthPlan, HttpPlan, Plan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
@@ -5,8 +6,6 @@ import { readCa } from './profile-files.ts';
 import { expected, type Problem } from './problems.ts';
 import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
 import type { AuthSettings, HttpSettings, RateLimitSettings, ServerSettings } from './schema-settings.ts';
-
-/** Resolve the settings sections (auth, rateLimit, http, server): defaults applied, durations in ms. */
 
 export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
   return {

@@ -1,13 +1,13 @@
-import type { TSchema } from '@sinclair/typebox';
-import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import { expected, type Problem } from './problems.ts';
-
 /**
  * Structural problems of a value against a TypeBox schema, worded "expected …, found …" for
  * people rather than TypeBox's "Expected union value". A failed union is resolved to the variant
  * the value was most likely meant as, so `rate: { "from": "x" }` reports `/rate/from`, not "no
  * union variant matched".
  */
+import type { TSchema } from '@sinclair/typebox';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { expected, type Problem } from './problems.ts';
+
 export function schemaProblems(schema: TSchema, value: unknown, basePointer = ''): Problem[] {
   const problems: Problem[] = [];
   const reported = new Set<string>();

@@ -1,12 +1,11 @@
-import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
-import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
-
 /**
  * Profile sections that configure how load is sent rather than what is sent: auth, rate-limit
  * contract, HTTP transport and the embedded server. Every field is optional; each description
  * states its default (editors show these).
  */
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
+import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
 const DURATION_HINT = 'A duration like "500ms", "10s" or "1m30s" (a bare number is seconds).';
 

@@ -1,8 +1,3 @@
-import { RpcloadError } from '../errors.ts';
-import type { BodyTemplate, TemplateContext } from './plan.ts';
-import { childPointer, formatProblem, type Problem } from './problems.ts';
-import { parseTemplateString, type TemplateExpr } from './template-syntax.ts';
-
 /**
  * Compile a step's `args` into a BodyTemplate. Rendering is on the hot path, so the body is
  * compiled once into literal JSON text segments and value generators: render() only
@@ -10,6 +5,10 @@ import { parseTemplateString, type TemplateExpr } from './template-syntax.ts';
  * template yields the raw value (a number for int, client.index and iteration); otherwise the
  * template is interpolated into the string.
  */
+import { RpcloadError } from '../errors.ts';
+import type { BodyTemplate, TemplateContext } from './plan.ts';
+import { childPointer, formatProblem, type Problem } from './problems.ts';
+import { parseTemplateString, type TemplateExpr } from './template-syntax.ts';
 
 /** Produces one piece of JSON text for a request. */
 type Generator = (ctx: TemplateContext) => string;

@@ -1,7 +1,3 @@
-import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
-import { RpcloadError } from '../errors.ts';
-import type { Percentiles, RunResult, Stats, ThresholdResult } from '../contract/result-schema.ts';
-
 /**
  * Thresholds: `[<method>:]<metric> <op> <value>[unit]`, evaluated against a finished RunResult.
  * - latency `p50 p90 p99 p999 max mean` (ms; unit ms or s, default ms), `service.<stat>` (service
@@ -12,6 +8,9 @@ import type { Percentiles, RunResult, Stats, ThresholdResult } from '../contract
  * - ops `<  <=  >  >=  ==`
  * `actual` is reported in the unit the expression was written in, so it reads against the limit.
  */
+import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
+import { RpcloadError } from '../errors.ts';
+import type { Percentiles, RunResult, Stats, ThresholdResult } from '../contract/result-schema.ts';
 
 const LATENCY_STATS = ['p50', 'p90', 'p99', 'p999', 'max', 'mean'] as const;
 type LatencyStat = (typeof LATENCY_STATS)[number];

@@ -1,3 +1,7 @@
+/**
+ * The fields of a profile node that pass their own schema, which the semantic checks run on so that
+ * one bad field hides no other problem.
+ */
 import type { Static, TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 

@@ -1,10 +1,10 @@
-import type { CheckResult } from '../contract/result-schema.ts';
-
 /**
  * JUnit XML for CI test reports: one testsuite, one testcase per check. A failed check is a
  * `<failure>` whose message is the one-line reason and whose text holds the evidence; a skipped
  * check is `<skipped message=…/>`. Everything is XML-escaped (server text included).
  */
+import type { CheckResult } from '../contract/result-schema.ts';
+
 export interface JunitSuiteInfo {
   /** Suite name, e.g. `rpcload verify http://api.example`. */
   readonly name: string;

@@ -1,3 +1,7 @@
+/**
+ * Reading a result file for compare, merge and report: every way it can be unusable becomes one
+ * user error (exit 2) naming the file.
+ */
 import { readFile } from 'node:fs/promises';
 import { RpcloadError } from '../errors.ts';
 import { locateJsonError } from '../util/json-error-position.ts';

@@ -1,3 +1,7 @@
+/**
+ * The end-of-run summary that `rpcload run` and `verify` print on the terminal,
+ * built from the result record.
+ */
 import { outcomeClass } from '../api/outcome.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
 import { sanitizeText } from '../util/sanitize.ts';

@@ -1,3 +1,7 @@
+/**
+ * Validation against the `rpcload/result@1` schema, with every problem worded for people
+ * (`/json/path: expected …, found …`).
+ */
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { RunResultSchema } from '../contract/result-schema.ts';

@@ -1,3 +1,7 @@
+/**
+ * Text for people: the final table (stdout; live progress is the ui module's). A symbol and
+ * a plain word for every verdict, so logs without colour (NO_COLOR, CI) read the same.
+ */
 import type { CheckResult, CheckVerdict } from '../contract/result-schema.ts';
 import { formatDurationMs } from '../util/duration.ts';
 import { sanitizeText } from '../util/sanitize.ts';
@@ -6,10 +10,6 @@ import type { VerifyReport } from '../verify/runner.ts';
 import { CHECK_IDS } from '../verify/check-ids.ts';
 import type { VerifyConfig } from '../verify/config.ts';
 
-/**
- * Text for people: the final table (stdout; live progress is the ui module's). A symbol and
- * a plain word for every verdict, so logs without colour (NO_COLOR, CI) read the same.
- */
 const MARK: Readonly<Record<CheckVerdict, { readonly symbol: string; readonly word: string; readonly style: Style }>> = {
   pass: { symbol: '✓', word: 'PASS', style: 'ok' },
   fail: { symbol: '✗', word: 'FAIL', style: 'bad' },

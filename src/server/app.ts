@@ -1,3 +1,7 @@
+/**
+ * The reference server's request handler: routes token requests and API method calls, passing each
+ * call through auth, the rate limit and the payload checks.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientRegistry } from './auth/clients.ts';
 import { authenticateBearer, bearerRefusals } from './auth/bearer.ts';

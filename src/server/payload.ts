@@ -1,3 +1,7 @@
+/**
+ * Request bodies on the reference server: read within the payload limit, and
+ * checked as UTF-8 JSON objects.
+ */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 

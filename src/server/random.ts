@@ -1,3 +1,4 @@
+/** Seeded randomness for the reference server, and the log-normal sampler of `work`'s latency. */
 import type { Random } from '../util/random.ts';
 
 export { createRandom, type Random } from '../util/random.ts';

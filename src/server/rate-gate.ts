@@ -1,3 +1,4 @@
+/** Where the reference server enforces its rate limit, and where each rate-limit fault applies. */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerConfig } from './resolved-config.ts';
 import { createLimiter, retryAfterSeconds } from './limiter/create-limiter.ts';

@@ -1,3 +1,7 @@
+/**
+ * The reference server's options resolved: every default applied and every value validated
+ * before the server starts.
+ */
 import { RpcloadError } from '../errors.ts';
 import {
   FAULT_NAMES,

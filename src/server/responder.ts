@@ -1,3 +1,7 @@
+/**
+ * The last step of every request on the reference server: its reply written to the socket, delayed
+ * or broken as the config says.
+ */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ServerConfig } from './resolved-config.ts';
 import { breakEnvelope } from './faults/broken-envelope.ts';

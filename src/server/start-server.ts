@@ -1,3 +1,4 @@
+/** Starts the reference server (HTTP or HTTPS) in the calling thread, and closes it gracefully. */
 import { randomInt } from 'node:crypto';
 import { createServer as createHttpServer, STATUS_CODES, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';

@@ -1,6 +1,6 @@
+/** Server-side counters behind `stats()`: plain counts, memory grows with clients, not requests. */
 import type { ServerStats } from './options.ts';
 
-/** Server-side counters behind `stats()`: plain counts, memory grows with clients, not requests. */
 export class StatsRecorder {
   #requests = 0;
   #tokensIssued = 0;

@@ -1,3 +1,7 @@
+/**
+ * TLS for the reference server: the certificate to serve (given or self-signed) and the
+ * protocol versions accepted.
+ */
 import type { SecureContextOptions, TlsOptions } from 'node:tls';
 import { generate } from 'selfsigned';
 import { RpcloadError } from '../errors.ts';

@@ -1,6 +1,5 @@
-import type { ServerStats } from './options.ts';
-
 /** Messages between startServerInWorker (main thread) and worker-entry (the server's thread). */
+import type { ServerStats } from './options.ts';
 
 /** Main → worker: one request, answered by a WorkerReply with the same id. */
 export type WorkerRequest =

@@ -1,3 +1,7 @@
+/**
+ * The reference server in a worker thread, driven from the calling thread by messages
+ * (see worker-protocol.ts).
+ */
 import { RpcloadError } from '../errors.ts';
 import { startModuleWorker } from '../util/module-worker.ts';
 import type { RemoteServerHandle, ServerOptions } from './options.ts';

@@ -1,3 +1,4 @@
+/** How a run's phases describe its load: in words for people, and as the run's timing model. */
 import type { PhasePlan } from '../profile/plan.ts';
 import type { RunInfo } from '../contract/result-schema.ts';
 

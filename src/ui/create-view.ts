@@ -1,3 +1,9 @@
+/**
+ * The live view for a resolved UI mode. `tui` is the blessed dashboard on stdout — when stdout is
+ * a terminal that can draw; otherwise (forced `--ui tui` into a pipe, TERM=dumb) it falls back to
+ * plain lines, since escape sequences there help nobody. Plain progress goes to stderr so stdout
+ * stays clean for the summary or --json.
+ */
 import { createPlainChecks } from './checks/plain-checks.ts';
 import { createPlainProgress } from './plain-progress.ts';
 import { createRunDashboard } from './run-dashboard.ts';
@@ -6,12 +12,6 @@ import type { UiMode } from './ui-mode.ts';
 import { createVerifyDashboard } from './verify-dashboard.ts';
 import type { LiveView, VerifyHeader, VerifyView, ViewSource } from '../contract/live-view.ts';
 
-/**
- * The live view for a resolved UI mode. `tui` is the blessed dashboard on stdout — when stdout is
- * a terminal that can draw; otherwise (forced `--ui tui` into a pipe, TERM=dumb) it falls back to
- * plain lines, since escape sequences there help nobody. Plain progress goes to stderr so stdout
- * stays clean for the summary or --json.
- */
 export interface RunViewOptions {
   /** The user asked to stop (`q` or Ctrl-C inside a raw-mode dashboard, where no SIGINT arrives). */
   readonly onQuit: () => void;

@@ -1,10 +1,10 @@
-import { formatDurationMs } from '../util/duration.ts';
-import type { LiveView, PhaseInfo, ViewSource } from '../contract/live-view.ts';
-
 /**
  * Plain progress lines for CI logs and non-TTY output: one line every few seconds on stderr
  * (stdout stays clean for the summary or --json). Only figures, no control characters.
  */
+import { formatDurationMs } from '../util/duration.ts';
+import type { LiveView, PhaseInfo, ViewSource } from '../contract/live-view.ts';
+
 export interface PlainProgressOptions {
   readonly write: (line: string) => void;
   /** Default: 2 s, longer for long runs so a log stays readable (about 60 lines per run, ≤ 10 s apart). */

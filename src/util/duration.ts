@@ -1,3 +1,7 @@
+/**
+ * Human durations ("500ms", "1m30s") for profiles and flags: parsed into
+ * milliseconds, and formatted back.
+ */
 import { RpcloadError } from '../errors.ts';
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

@@ -1,11 +1,12 @@
-import { Worker } from 'node:worker_threads';
-
 /**
  * Start a worker thread on a module that sits beside the caller: the built `.js` (from dist/), or
  * — when the caller itself runs from source under vitest or tsx — the `.ts` loaded through tsx.
  * A worker does not inherit the parent's module hooks and Node 20 ignores `--import` in a
  * worker's execArgv, so a tiny bootstrap registers tsx inside the worker before the import.
- *
+ */
+import { Worker } from 'node:worker_threads';
+
+/**
  * @param callerUrl the caller's `import.meta.url`
  * @param entryName the entry's file name without extension, e.g. `worker-entry`
  */

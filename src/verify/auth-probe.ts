@@ -1,13 +1,13 @@
-import { parseWwwAuthenticate } from '../api/www-authenticate.ts';
-import { excerptBody, sanitizeText } from '../util/sanitize.ts';
-import type { CheckContext } from './check-context.ts';
-import type { AuthObservation } from './verdicts/auth.ts';
-
 /**
  * One unauthenticated call of the probe method, as the auth checks see it. A request refused
  * for authentication spends no quota (the server cannot tell whose it would be), so these need
  * no client.
  */
+import { parseWwwAuthenticate } from '../api/www-authenticate.ts';
+import { excerptBody, sanitizeText } from '../util/sanitize.ts';
+import type { CheckContext } from './check-context.ts';
+import type { AuthObservation } from './verdicts/auth.ts';
+
 export async function observeAuth(check: CheckContext, authorization: string | null): Promise<AuthObservation> {
   const { exchange, reply } = await check.call({
     method: check.config.methods[0]!,

@@ -1,13 +1,13 @@
-import type { ApiReply } from '../api/http-call.ts';
-import type { Exchange } from './exchange.ts';
-import type { CallSpec, CheckContext, Observed } from './check-context.ts';
-import { announcedResetMs } from './verdicts/window-bounds.ts';
-
 /**
  * The request patterns the rate-limit checks are made of. Most keep one request in flight at a
  * time: the server then sees them in send order, so counts map to its counter exactly, and a
  * counter that races under concurrency (ratelimit.concurrent_burst's business) cannot blur them.
  */
+import type { ApiReply } from '../api/http-call.ts';
+import type { Exchange } from './exchange.ts';
+import type { CallSpec, CheckContext, Observed } from './check-context.ts';
+import { announcedResetMs } from './verdicts/window-bounds.ts';
+
 export interface Run {
   /** In send order. */
   readonly exchanges: readonly Exchange[];

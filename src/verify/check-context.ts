@@ -1,3 +1,7 @@
+/**
+ * What checks run with: the context one verify run shares, and each check's view of it (its
+ * calls and its own clock).
+ */
 import type { Dispatcher } from 'undici';
 import { callApi, type ApiReply } from '../api/http-call.ts';
 import type { ClientPool } from './client-pool.ts';

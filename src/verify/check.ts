@@ -1,13 +1,13 @@
+/**
+ * One conformance check: what it needs to run, and its procedure. Procedures gather plain
+ * observation records and hand them to a pure verdict function (src/verify/verdicts/).
+ */
 import type { ClientNeed } from './client-pool.ts';
 import type { CheckContext } from './check-context.ts';
 import type { CheckId } from './check-ids.ts';
 import type { Verdict } from './verdict.ts';
 import type { VerifyConfig } from './config.ts';
 
-/**
- * One conformance check: what it needs to run, and its procedure. Procedures gather plain
- * observation records and hand them to a pure verdict function (src/verify/verdicts/).
- */
 export interface CheckDefinition {
   readonly id: CheckId;
   /** What the check needs with this configuration, or why it cannot run (→ skip with that reason). */

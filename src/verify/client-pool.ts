@@ -1,3 +1,7 @@
+/**
+ * The client IDs the verify checks share: which are rested, how much quota each has left, and which
+ * check holds which, so that checks never disturb each other's counts.
+ */
 import type { Clock } from './clock.ts';
 
 /**

@@ -1,10 +1,10 @@
-import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
-
 /**
  * Time as the verifier sees it: a monotonic clock (the same base as callApi's timestamps) for
  * every interval, the wall clock only to read HTTP-date Retry-After values.
  */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+
 export interface Clock {
   /** Monotonic ms (performance.now() base). */
   now(): number;

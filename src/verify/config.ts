@@ -1,3 +1,7 @@
+/**
+ * The verify run's configuration: `rpcload verify` flags parsed, then resolved over a
+ * profile's plan and the defaults.
+ */
 import { RpcloadError } from '../errors.ts';
 import type { Plan } from '../profile/plan.ts';
 import { PROFILE_DEFAULTS } from '../profile/profile-defaults.ts';

@@ -1,11 +1,11 @@
-import { headerValue, type ApiReply } from '../api/http-call.ts';
-import { OUTCOME_RATE_LIMITED } from '../api/outcome.ts';
-import { parseRetryAfter, type RetryAfter } from '../api/retry-after.ts';
-
 /**
  * One request as a rate-limit verdict sees it: a plain record with times relative to the check's
  * start. Verdicts are pure functions over arrays of these.
  */
+import { headerValue, type ApiReply } from '../api/http-call.ts';
+import { OUTCOME_RATE_LIMITED } from '../api/outcome.ts';
+import { parseRetryAfter, type RetryAfter } from '../api/retry-after.ts';
+
 export interface Exchange {
   readonly method: string;
   /** ms since the check started: request sent, response fully received. */

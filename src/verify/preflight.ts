@@ -1,3 +1,7 @@
+/**
+ * The verify run's preflight: the target reached and a token obtained for every client
+ * before any check starts.
+ */
 import { RpcloadError } from '../errors.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';

@@ -1,3 +1,4 @@
+/** Every conformance check definition by id, and the selection verify runs, in report order. */
 import type { CheckDefinition } from './check.ts';
 import { envelope } from './checks/envelope.ts';
 import { authMissingToken } from './checks/auth-missing-token.ts';

@@ -1,3 +1,7 @@
+/**
+ * The verify run: preflight, the checks scheduled over the client IDs, and their
+ * results gathered in one report.
+ */
 import { createDispatcher } from '../api/dispatcher.ts';
 import { describeError, RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';

@@ -1,3 +1,4 @@
+/** Runs the verify checks concurrently, each as soon as the client pool can grant what it needs. */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CheckDefinition, CheckOutcome, CheckPlan } from './check.ts';
 import type { ClientPool, Lease } from './client-pool.ts';

@@ -1,3 +1,7 @@
+/**
+ * The verifier's access tokens per client: cached, refreshed before expiry, and
+ * remembered for redaction.
+ */
 import type { Dispatcher } from 'undici';
 import { requestToken, type TokenResult } from '../api/token.ts';
 import { RpcloadError } from '../errors.ts';

@@ -1,3 +1,4 @@
+/** The verdict every check ends with, and its pass, fail and skip constructors. */
 import type { CheckVerdict } from '../contract/result-schema.ts';
 
 /** How a check ended: the verdict, a one-line reason, the evidence behind it. */

@@ -1,3 +1,7 @@
+/**
+ * The comparison of two result files: every metric overall and per method, plus checks and
+ * thresholds, each row judged against its noise bound and the --fail-on rules.
+ */
 import { RpcloadError } from '../../errors.ts';
 import { sanitizeText } from '../../util/sanitize.ts';
 import type { CheckVerdict, RunResult } from '../../contract/result-schema.ts';

@@ -1,6 +1,3 @@
-import { RpcloadError } from '../../errors.ts';
-import { METRIC_NAMES, metricSpec, type MetricName } from './metrics.ts';
-
 /**
  * `--fail-on` rules: which worsening fails the comparison (exit 1). Parsed up front, so a typo
  * fails before anything is read. Grammar, comma-separated:
@@ -9,6 +6,9 @@ import { METRIC_NAMES, metricSpec, type MetricName } from './metrics.ts';
  *   none                                   (no rules: report only, never exit 1)
  * Without a prefix a metric rule gates the overall figure; `METHOD:` one method; `*:` every method.
  */
+import { RpcloadError } from '../../errors.ts';
+import { METRIC_NAMES, metricSpec, type MetricName } from './metrics.ts';
+
 export const DEFAULT_FAIL_ON = 'p50:+10%,p99:+10%,rps:-5%,errors:+0.5pp,checks:any-new-fail,thresholds:any-new-fail';
 
 /** How far a metric may move in its bad direction: relative (%), percentage points, or ms. */

@@ -1,9 +1,8 @@
+/** Number formatting shared by the terminal table, markdown and the HTML report. */
 import { sanitizeText } from '../../util/sanitize.ts';
 import type { Comparison, ComparisonRow } from './compare-runs.ts';
 import type { MetricUnit } from './metrics.ts';
 import { VERDICT_ORDER } from './verdict.ts';
-
-/** Number formatting shared by the terminal table, markdown and the HTML report. */
 
 /** ms with precision that suits the size: 0.412, 12.35, 1234.5. */
 export function formatMs(ms: number): string {

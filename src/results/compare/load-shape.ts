@@ -1,6 +1,3 @@
-import { sanitizeText } from '../../util/sanitize.ts';
-import type { RunResult } from '../../contract/result-schema.ts';
-
 /**
  * Do two runs put the same load on the server? Compare and merge refuse (unless --force) when
  * they do not, because their numbers would differ for reasons other than the server. Load shape
@@ -9,6 +6,9 @@ import type { RunResult } from '../../contract/result-schema.ts';
  * number and weights of clients. Target, server settings, thresholds and http tuning are not
  * load shape: comparing a slower server against a faster one is the point.
  */
+import { sanitizeText } from '../../util/sanitize.ts';
+import type { RunResult } from '../../contract/result-schema.ts';
+
 export interface LoadShapeOptions {
   /** Shards of one run differ in their clients by design: merge sets this. */
   readonly ignoreClients?: boolean;

@@ -1,10 +1,10 @@
-import { outcomeClass, type OutcomeClass } from '../../api/outcome.ts';
-import type { Percentiles, Stats } from '../../contract/result-schema.ts';
-
 /**
  * The metrics `compare` puts side by side for every scope (overall and each method), with the
  * direction that counts as worse and where their noise estimate comes from (see noise.ts).
  */
+import { outcomeClass, type OutcomeClass } from '../../api/outcome.ts';
+import type { Percentiles, Stats } from '../../contract/result-schema.ts';
+
 export type MetricName = 'rps' | 'p50' | 'p90' | 'p99' | 'p999' | 'max' | 'service.p50' | 'service.p99' | 'errors' | 'rate_limited';
 
 /** ms: latency; per_s: throughput; ratio: a fraction of requests (shown in %, deltas in pp). */

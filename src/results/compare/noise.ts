@@ -1,12 +1,12 @@
-import type { TimelineRow } from '../../contract/result-schema.ts';
-import type { MetricUnit, NoiseSeries } from './metrics.ts';
-
 /**
  * Run-to-run noise, pure. Each compared number gets a standard error (SE) per run; a delta is
  * "within noise" when |head − base| ≤ max(K × √(SE_base² + SE_head²), resolution). A run's SE is
  * the larger of a timeline SE (what the run's own per-second series show: drift, GC, bursts) and
  * a sampling SE (finite sample size: what the counts and the histogram show). See README.
  */
+import type { TimelineRow } from '../../contract/result-schema.ts';
+import type { MetricUnit, NoiseSeries } from './metrics.ts';
+
 export const NOISE_K = 3;
 /** Batch means: about this many batches, each at least MIN_BATCH_S seconds long. */
 export const TARGET_BATCHES = 10;

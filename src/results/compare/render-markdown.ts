@@ -1,12 +1,12 @@
+/**
+ * GitHub-flavoured markdown for a CI job summary or a pull-request comment: a headline, the run
+ * descriptions, then one table with the regressions first.
+ */
 import { sanitizeText } from '../../util/sanitize.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
 import { countsLine, rowCells, rowsBySeverity } from './format.ts';
 import type { RowVerdict } from './verdict.ts';
 
-/**
- * GitHub-flavoured markdown for a CI job summary or a pull-request comment: a headline, the run
- * descriptions, then one table with the regressions first.
- */
 const MARK: Readonly<Record<RowVerdict, string>> = {
   regression: '🔴',
   worse: '🟡',

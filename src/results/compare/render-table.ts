@@ -1,10 +1,10 @@
+/** The terminal rendering of a comparison: aligned columns, verdicts coloured when asked to. */
 import { sanitizeText } from '../../util/sanitize.ts';
 import { paint, type Style } from '../../util/terminal-style.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
 import { countsLine, regressionLines, rowCells, type RowCells } from './format.ts';
 import type { RowVerdict } from './verdict.ts';
 
-/** The terminal rendering of a comparison: aligned columns, verdicts coloured when asked to. */
 export interface TableOptions {
   /** ANSI colours; the caller decides (colourEnabled). */
   readonly color: boolean;

@@ -1,3 +1,7 @@
+/**
+ * One run as compare sees it: its stats per scope, its timeline noise (computed once) and its
+ * histograms (decoded on first use). `method` null is the overall scope.
+ */
 import { usToMs, type Histogram } from '../../metrics/hdr.ts';
 import type { RunResult, Stats } from '../../contract/result-schema.ts';
 import { decodeHistogramAt } from './decode-histogram.ts';
@@ -11,10 +15,6 @@ import {
   type TimelineNoise,
 } from './noise.ts';
 
-/**
- * One run as compare sees it: its stats per scope, its timeline noise (computed once) and its
- * histograms (decoded on first use). `method` null is the overall scope.
- */
 export class VerifyContext {
   readonly noise: TimelineNoise;
   private readonly histograms = new Map<string, Histogram | null>();

@@ -1,6 +1,3 @@
-import type { CheckVerdict } from '../../contract/result-schema.ts';
-import { exceedsLimit, type MetricRule } from './fail-on.ts';
-
 /**
  * Row verdicts, pure:
  * - `regression`   worse beyond the noise bound AND past a --fail-on limit: fails the comparison
@@ -10,6 +7,9 @@ import { exceedsLimit, type MetricRule } from './fail-on.ts';
  * - `ok`           unchanged
  * - `n/a`          missing from one of the runs
  */
+import type { CheckVerdict } from '../../contract/result-schema.ts';
+import { exceedsLimit, type MetricRule } from './fail-on.ts';
+
 export type RowVerdict = 'regression' | 'worse' | 'improvement' | 'within noise' | 'ok' | 'n/a';
 
 /** Most severe first: the order of markdown output and of the summary counts. */

@@ -1,14 +1,14 @@
-import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
-import { describeError } from '../../errors.ts';
-import type { CheckResult, CheckVerdict, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
-import type { Shard } from './shard.ts';
-
 /**
  * Checks and thresholds of shards. A check fails when it failed in any shard, passes when it
  * passed in some and failed in none, and is skipped when every shard skipped it; its evidence
  * keeps each shard's own, labelled. Thresholds are expressions over the totals, so they are
  * evaluated again on the merged file rather than combined.
  */
+import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
+import { describeError } from '../../errors.ts';
+import type { CheckResult, CheckVerdict, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
+import type { Shard } from './shard.ts';
+
 const mergedVerdict = (verdicts: readonly CheckVerdict[]): CheckVerdict =>
   verdicts.includes('fail') ? 'fail' : verdicts.includes('pass') ? 'pass' : 'skip';
 

@@ -1,15 +1,15 @@
-import { RpcloadError } from '../../errors.ts';
-import { addHistograms, createCompactHistogram, createLatencyHistogram, encodeHistogram, type Histogram } from '../../metrics/hdr.ts';
-import { decodeHistogramAt } from '../compare/decode-histogram.ts';
-import type { Histograms, RunResult } from '../../contract/result-schema.ts';
-import type { Shard } from './shard.ts';
-
 /**
  * Exact histogram merging: HDR addition of the shards' histograms, bucket by bucket. Every
  * percentile of the merged file is read off these sums, so it equals the percentile of the union
  * of the shards' samples. Sums are built with the parts' own precision (per-client histograms
  * stay compact).
  */
+import { RpcloadError } from '../../errors.ts';
+import { addHistograms, createCompactHistogram, createLatencyHistogram, encodeHistogram, type Histogram } from '../../metrics/hdr.ts';
+import { decodeHistogramAt } from '../compare/decode-histogram.ts';
+import type { Histograms, RunResult } from '../../contract/result-schema.ts';
+import type { Shard } from './shard.ts';
+
 type Pair = { latency: Histogram; serviceTime: Histogram };
 type PairRecordKey = 'byMethod' | 'byPhase' | 'byOutcome' | 'byClient';
 

@@ -1,7 +1,3 @@
-import type { RateLimitClient, RateLimitPeriod, RateLimitReport } from '../../contract/result-schema.ts';
-import { sumCounts } from './merge-stats.ts';
-import type { Shard } from './shard.ts';
-
 /**
  * The per-client rate-limit ledgers of shards. A client seen by several shards has its counts
  * summed; its periods move onto the merged clock (t + the shard's offset in whole seconds) and
@@ -9,6 +5,10 @@ import type { Shard } from './shard.ts';
  * that started at different moments are not the same windows, and adding neighbouring ones would
  * fake an over-limit period. Observations move by the exact offset (ms).
  */
+import type { RateLimitClient, RateLimitPeriod, RateLimitReport } from '../../contract/result-schema.ts';
+import { sumCounts } from './merge-stats.ts';
+import type { Shard } from './shard.ts';
+
 function mergePeriods(lists: readonly (readonly RateLimitPeriod[])[]): RateLimitPeriod[] {
   const byT = new Map<number, RateLimitPeriod>();
   for (const period of lists.flat()) {

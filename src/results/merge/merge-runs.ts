@@ -1,3 +1,9 @@
+/**
+ * Merge result files of shards of one run — same profile, different clients, run at the same
+ * time on several machines — into one result file. The merged run keeps the shards' kind (`run`
+ * or `verify`: what compare checks the load shape by) and records how many files it came from in
+ * `run.shards`; its status is the worst of theirs.
+ */
 import { createHash } from 'node:crypto';
 import { RpcloadError } from '../../errors.ts';
 import { createLatencyHistogram, percentilesMs } from '../../metrics/hdr.ts';
@@ -12,12 +18,6 @@ import { mergeStats, phaseDurationS, sumCounts } from './merge-stats.ts';
 import { mergeTimelines } from './merge-timeline.ts';
 import { toShards, type Shard } from './shard.ts';
 
-/**
- * Merge result files of shards of one run — same profile, different clients, run at the same
- * time on several machines — into one result file. The merged run keeps the shards' kind (`run`
- * or `verify`: what compare checks the load shape by) and records how many files it came from in
- * `run.shards`; its status is the worst of theirs.
- */
 export interface MergeOptions {
   /** Merge even when the shards' load shapes differ (the differences become warnings). */
   readonly force?: boolean;

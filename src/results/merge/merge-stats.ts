@@ -1,3 +1,7 @@
+/**
+ * Stats blocks of shards merged: counters added, percentiles read off merged histograms,
+ * phase durations recovered.
+ */
 import { percentilesMs, type Histogram } from '../../metrics/hdr.ts';
 import type { Stats } from '../../contract/result-schema.ts';
 

@@ -1,5 +1,3 @@
-import type { TimelineRow } from '../../contract/result-schema.ts';
-
 /**
  * Per-second timelines of shards, aligned by wall-clock second: a shard that started `offsetS`
  * seconds after the earliest one has its row t land on merged second t + offsetS (the offset is
@@ -10,6 +8,8 @@ import type { TimelineRow } from '../../contract/result-schema.ts';
  * - p99 is the largest of the shards' p99s (an upper bound: at most 1 % of each shard's
  *   requests, hence of their union, are slower than it).
  */
+import type { TimelineRow } from '../../contract/result-schema.ts';
+
 export interface TimelinePart {
   readonly offsetS: number;
   readonly rows: readonly TimelineRow[];

@@ -1,3 +1,7 @@
+/**
+ * The inputs of a merge as shards, each placed on the merged run's clock by how long after the
+ * earliest one it started.
+ */
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
 

@@ -1,3 +1,7 @@
+/**
+ * The report's three charts. With a baseline, both runs are drawn on the same axes (time since
+ * each run's start): the run solid, the baseline dashed in the same colours.
+ */
 import { decodeHistogramAt } from '../compare/decode-histogram.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { mergeTimelines } from '../merge/merge-timeline.ts';
@@ -5,10 +9,6 @@ import type { TimelineRow } from '../../contract/result-schema.ts';
 import { renderLineChart, type ChartSeries } from './line-chart.ts';
 import { MAX_NINES, ninesTicks, spectrumPoints } from './spectrum.ts';
 
-/**
- * The report's three charts. With a baseline, both runs are drawn on the same axes (time since
- * each run's start): the run solid, the baseline dashed in the same colours.
- */
 export const COLORS = {
   success: '#2e7d32',
   rateLimited: '#e69500',

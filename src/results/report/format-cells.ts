@@ -1,7 +1,6 @@
+/** Small formatters shared by the report's tables: trusted output, safe to put in HTML. */
 import { formatMs } from '../compare/format.ts';
 import { text } from './html.ts';
-
-/** Small formatters shared by the report's tables: trusted output, safe to put in HTML. */
 
 export const ms = (value: number): string => `${formatMs(value)} ms`;
 export const percent = (fraction: number): string => `${(fraction * 100).toFixed(2)}%`;

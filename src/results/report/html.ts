@@ -1,10 +1,10 @@
-import { sanitizeText } from '../../util/sanitize.ts';
-
 /**
  * HTML escaping for the report. Everything that comes from a result file — method names, check
  * ids, error codes, evidence — may have been chosen by a hostile server: it passes through `text`
  * (control characters removed, length capped, then escaped) and never reaches the page raw.
  */
+import { sanitizeText } from '../../util/sanitize.ts';
+
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Escape for element content and quoted attribute values. */

@@ -1,11 +1,11 @@
-import { escapeHtml } from './html.ts';
-import { linearScale, ticksFromZero, type Tick } from './scale.ts';
-
 /**
  * A line chart as inline SVG, generated here rather than by a chart library: the report must
  * open with no network and no script. Axes with tick labels and titles, a legend, and one path
  * per series; a null point breaks the line (a second without traffic has no latency).
  */
+import { escapeHtml } from './html.ts';
+import { linearScale, ticksFromZero, type Tick } from './scale.ts';
+
 export interface ChartSeries {
   /** Trusted text (built by the report, not taken from the result file). */
   readonly name: string;

@@ -1,9 +1,9 @@
+/** Per-method figures (all methods first), each cell with the baseline's value under it. */
 import { outcomeShare } from '../compare/metrics.ts';
 import type { Stats } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { code, count, ms, percent, withBaseline } from './format-cells.ts';
 
-/** Per-method figures (all methods first), each cell with the baseline's value under it. */
 const COLUMNS: readonly (readonly [title: string, value: (s: Stats) => string])[] = [
   ['requests', (s) => count(s.requests)],
   ['rps', (s) => s.rps.toFixed(1)],

@@ -1,13 +1,13 @@
-import type { RateLimitClient, RateLimitReport } from '../../contract/result-schema.ts';
-import type { LabelledResult } from '../compare/compare-runs.ts';
-import { code, count } from './format-cells.ts';
-
 /**
  * Per-client quota usage from the rate-limit ledger: admitted and refused per client, the most
  * refused first, bounded to TOP_CLIENTS rows (a run may have thousands of clients) with a note
  * that sums up the rest. "Peak window" is the most requests admitted in one contract window,
  * against the limit: above it, the server let a client exceed its quota.
  */
+import type { RateLimitClient, RateLimitReport } from '../../contract/result-schema.ts';
+import type { LabelledResult } from '../compare/compare-runs.ts';
+import { code, count } from './format-cells.ts';
+
 export const TOP_CLIENTS = 25;
 
 const peakAdmitted = (client: RateLimitClient): number => client.periods.reduce((peak, p) => Math.max(peak, p.admitted), 0);

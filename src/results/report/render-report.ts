@@ -1,3 +1,8 @@
+/**
+ * The HTML report: one self-contained page — inline CSS, inline SVG charts, no script, no font or
+ * image to fetch. Its Content-Security-Policy forbids every network request and every script, so
+ * even a missed escape could not make the page call out or run code.
+ */
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { latencyChart, spectrumChart, throughputChart } from './charts.ts';
 import { text } from './html.ts';
@@ -7,11 +12,6 @@ import { REPORT_CSS } from './styles.ts';
 import { summarySection } from './summary-section.ts';
 import { checksSection, thresholdsSection, warningsSection } from './verdicts-section.ts';
 
-/**
- * The HTML report: one self-contained page — inline CSS, inline SVG charts, no script, no font or
- * image to fetch. Its Content-Security-Policy forbids every network request and every script, so
- * even a missed escape could not make the page call out or run code.
- */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 const NAV = [

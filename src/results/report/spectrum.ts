@@ -1,11 +1,11 @@
-import { usToMs, type Histogram } from '../../metrics/hdr.ts';
-import type { Tick } from './scale.ts';
-
 /**
  * The HDR percentile spectrum: latency at each percentile on a "nines" axis, where x = n means
  * the percentile 100 × (1 − 10⁻ⁿ): 0 → 0 %, 1 → 90 %, 2 → 99 %, 3 → 99.9 %, … Equal distances
  * are equal factors of "how rare", so the tail gets as much room as the body.
  */
+import { usToMs, type Histogram } from '../../metrics/hdr.ts';
+import type { Tick } from './scale.ts';
+
 export const MAX_NINES = 5;
 const STEP_NINES = 0.05;
 

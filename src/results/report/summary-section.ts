@@ -1,3 +1,4 @@
+/** The run summary: identity of the run and its headline figures, side by side with a baseline. */
 import { formatDurationMs } from '../../util/duration.ts';
 import { outcomeShare } from '../compare/metrics.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
@@ -5,7 +6,6 @@ import type { LabelledResult } from '../compare/compare-runs.ts';
 import { count, ms, percent, withBaseline } from './format-cells.ts';
 import { text } from './html.ts';
 
-/** The run summary: identity of the run and its headline figures, side by side with a baseline. */
 const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string])[] = [
   ['Profile', (r) => text(r.run.profile)],
   ['Run', (r) => `${text(r.run.id)} · ${text(r.run.kind)}${r.run.shards > 1 ? ` · ${r.run.shards} shards` : ''}`],

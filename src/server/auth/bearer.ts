@@ -1,3 +1,4 @@
+/** Bearer token authentication of API calls (RFC 6750) and the refusals it answers with. */
 import { errorReply, type Reply } from '../reply.ts';
 import type { TokenStore } from './token-store.ts';
 

@@ -1,3 +1,4 @@
+/** The clients allowed to request tokens, with their secrets compared in constant time. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ClientCredential } from '../options.ts';
 

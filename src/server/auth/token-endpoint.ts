@@ -1,3 +1,7 @@
+/**
+ * The reference server's token endpoint: client-credentials requests answered with a bearer
+ * token or an RFC 6749 error.
+ */
 import type { IncomingMessage } from 'node:http';
 import { mediaType, readBody, TOO_LARGE, utf8Text } from '../payload.ts';
 import { JSON_TYPE, type Reply } from '../reply.ts';

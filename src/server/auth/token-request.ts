@@ -1,3 +1,7 @@
+/**
+ * The decision on a token request (RFC 6749 client credentials), apart from HTTP: which client it
+ * authenticates, or which error it earns.
+ */
 import type { ClientRegistry } from './clients.ts';
 
 /** RFC 6749 §5.2 error codes the token request can produce. */

@@ -1,3 +1,4 @@
+/** The reference server's access tokens, their expiry, and a cap on how many are kept. */
 import { randomBytes } from 'node:crypto';
 
 /** Most tokens kept alive at once; beyond it the oldest are dropped (memory stays bounded). */

@@ -1,3 +1,7 @@
+/**
+ * The `broken-envelope` fault: success replies with a broken envelope, still HTTP 200 and JSON, for
+ * verify's `envelope` check to catch.
+ */
 import type { Random } from '../random.ts';
 import type { Reply } from '../reply.ts';
 

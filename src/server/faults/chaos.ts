@@ -1,3 +1,7 @@
+/**
+ * The `chaos-*` faults: responses a sound API never sends (garbage, resets, huge or slow replies,
+ * terminal escapes, a proxy's HTML error page).
+ */
 import type { FaultName } from '../options.ts';
 import type { Random } from '../random.ts';
 import { errorReply, JSON_TYPE, type Reply } from '../reply.ts';

@@ -1,3 +1,8 @@
+/**
+ * Fixed windows aligned to the clock: they reset at multiples of `windowMs` for every key at
+ * once. With `countRefused`, requests beyond the limit carry over into the following windows
+ * (each window pays off `limit` of the debt), so retrying while throttled keeps a key blocked.
+ */
 import { ADMITTED, Limiter, refused, type LimitDecision } from './limiter.ts';
 
 interface Window {
@@ -6,11 +11,6 @@ interface Window {
   count: number;
 }
 
-/**
- * Fixed windows aligned to the clock: they reset at multiples of `windowMs` for every key at
- * once. With `countRefused`, requests beyond the limit carry over into the following windows
- * (each window pays off `limit` of the debt), so retrying while throttled keeps a key blocked.
- */
 export class AlignedWindowLimiter extends Limiter {
   readonly #windows = new Map<string, Window>();
 

@@ -1,3 +1,4 @@
+/** The limiter for an algorithm name, and the Retry-After seconds a refusal announces. */
 import type { LimiterAlgorithm } from '../options.ts';
 import { AlignedWindowLimiter } from './aligned-window.ts';
 import type { Limiter, LimiterSettings } from './limiter.ts';

@@ -1,3 +1,8 @@
+/**
+ * Fixed window per key, starting at the key's first request after the previous window ended.
+ * With `countRefused`, a refusal restarts the window at the refusal time (count kept over the
+ * limit), so retrying while throttled pushes the reset further out.
+ */
 import { ADMITTED, Limiter, refused, type LimitDecision } from './limiter.ts';
 
 interface Window {
@@ -5,11 +10,6 @@ interface Window {
   count: number;
 }
 
-/**
- * Fixed window per key, starting at the key's first request after the previous window ended.
- * With `countRefused`, a refusal restarts the window at the refusal time (count kept over the
- * limit), so retrying while throttled pushes the reset further out.
- */
 export class FixedWindowLimiter extends Limiter {
   readonly #windows = new Map<string, Window>();
 

@@ -1,10 +1,10 @@
-import { ADMITTED, Limiter, refused, type LimitDecision } from './limiter.ts';
-
 /**
  * Exact sliding log: a request at `t` counts until `t + windowMs`, so any window of that length
  * holds at most `limit` admitted requests. Memory is O(limit) per key (more with `countRefused`,
  * where refused requests join the log).
  */
+import { ADMITTED, Limiter, refused, type LimitDecision } from './limiter.ts';
+
 export class SlidingLogLimiter extends Limiter {
   /** Per key: request times in ascending order. */
   readonly #logs = new Map<string, number[]>();

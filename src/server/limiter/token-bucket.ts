@@ -1,3 +1,8 @@
+/**
+ * Token bucket: capacity `limit`, refilled continuously at limit/window. Deliberately
+ * non-conformant with "N per window": a full bucket plus what refills during a window admits
+ * more than `limit` in that window. With `countRefused`, refusals drain the bucket into debt.
+ */
 import { ADMITTED, Limiter, refused, type LimitDecision, type LimiterSettings } from './limiter.ts';
 
 interface Bucket {
@@ -5,11 +10,6 @@ interface Bucket {
   updatedMs: number;
 }
 
-/**
- * Token bucket: capacity `limit`, refilled continuously at limit/window. Deliberately
- * non-conformant with "N per window": a full bucket plus what refills during a window admits
- * more than `limit` in that window. With `countRefused`, refusals drain the bucket into debt.
- */
 export class TokenBucketLimiter extends Limiter {
   readonly #buckets = new Map<string, Bucket>();
   readonly #refillPerMs: number;

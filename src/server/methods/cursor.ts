@@ -1,3 +1,7 @@
+/**
+ * Pagination cursors for `items.list`: opaque, HMAC-signed, and valid only with the
+ * parameters they were issued for.
+ */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** What a pagination cursor carries, signed so that clients can neither forge nor edit it. */

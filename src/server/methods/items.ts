@@ -1,3 +1,7 @@
+/**
+ * `items.list`: a paginated method over a generated data set, walked page by
+ * page with signed cursors.
+ */
 import { INVALID_ARGUMENTS, successReply, type Reply } from '../reply.ts';
 import { paramsFingerprint, type CursorCodec } from './cursor.ts';
 import type { MethodHandler } from './method.ts';

@@ -1,3 +1,4 @@
+/** The shape of a reference server method: what it is given about its call, and what it returns. */
 import type { Reply } from '../reply.ts';
 
 /** What a method sees of its call besides the arguments. */

@@ -1,3 +1,4 @@
+/** The reference server's method table: each API method name mapped to its handler. */
 import type { ServerConfig } from '../resolved-config.ts';
 import { createRandom, logNormalSampler } from '../random.ts';
 import { successReply } from '../reply.ts';

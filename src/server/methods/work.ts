@@ -1,3 +1,7 @@
+/**
+ * `work` and `flaky`: methods that take time or fail now and then, so the reference server behaves
+ * like a real service under load.
+ */
 import { INVALID_ARGUMENTS, successReply, UNEXPECTED_ERROR, type Reply } from '../reply.ts';
 import type { Random } from '../random.ts';
 import type { MethodHandler } from './method.ts';

@@ -1,3 +1,7 @@
+/**
+ * Building a run's result record (`rpcload/result@1`) from the recorder's data, checks,
+ * thresholds and warnings.
+ */
 import type { DimensionData, EncodedPair, RecordedData } from '../../metrics/recorded-data.ts';
 import type { RecorderDimensions } from '../../metrics/sample.ts';
 import { passiveRateLimitChecks } from '../../verify/passive/rate-limit-verdicts.ts';

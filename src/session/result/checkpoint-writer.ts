@@ -1,13 +1,13 @@
-import { describeError } from '../../errors.ts';
-import type { BuildResultInput } from './build-result.ts';
-import { startModuleWorker } from '../../util/module-worker.ts';
-
 /**
  * Writes the result file's checkpoints from a worker thread. The driver's thread only serializes
  * the recorder (its histograms live there); building the result, turning it into JSON and writing
  * it — about half of a checkpoint's cost, tens of milliseconds with hundreds of clients — happen
  * off the event loop that schedules requests, so a checkpoint is not paid for in schedule lag.
  */
+import { describeError } from '../../errors.ts';
+import type { BuildResultInput } from './build-result.ts';
+import { startModuleWorker } from '../../util/module-worker.ts';
+
 export interface CheckpointWriter {
   /** Build the result from `input` and write it atomically to `path`. */
   write(path: string, input: BuildResultInput): Promise<void>;

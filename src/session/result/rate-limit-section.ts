@@ -1,3 +1,8 @@
+/**
+ * The result file's `rateLimit` section from the ledger: per-client counters and periods (`t` =
+ * the period's start in whole seconds since run start) and the observations, first refusals
+ * included, in time order.
+ */
 import { firstRefusals, type FirstRefusal } from '../../verify/passive/first-refusal.ts';
 import type { LedgerData } from '../../metrics/ledger-data.ts';
 import { roundMs } from '../../metrics/hdr.ts';
@@ -20,11 +25,6 @@ function firstRefusalObservation(r: FirstRefusal, limit: number): RateLimitObser
   };
 }
 
-/**
- * The result file's `rateLimit` section from the ledger: per-client counters and periods (`t` =
- * the period's start in whole seconds since run start) and the observations, first refusals
- * included, in time order.
- */
 export function rateLimitSection(ledger: LedgerData): RateLimitReport {
   const clients: Record<string, RateLimitClient> = {};
   for (const [id, c] of Object.entries(ledger.clients)) {

@@ -1,3 +1,4 @@
+/** Result files on disk: the default path of a run's file, and writing one atomically. */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';

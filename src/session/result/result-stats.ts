@@ -1,3 +1,4 @@
+/** The result file's figures (Stats, rates, percentiles) read off encoded histograms. */
 import { decodeHistogram, percentilesMs } from '../../metrics/hdr.ts';
 import type { DimensionData, EncodedPair } from '../../metrics/recorded-data.ts';
 import type { Percentiles, Stats } from '../../contract/result-schema.ts';

@@ -1,3 +1,7 @@
+/**
+ * The warnings a result implies by its own figures: schedule lag, skipped arrivals, failed token
+ * requests, truncated rate-limit periods.
+ */
 import { MAX_PERIODS_PER_CLIENT } from '../../metrics/ledger-data.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
 

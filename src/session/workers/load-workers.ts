@@ -1,3 +1,10 @@
+/**
+ * The main thread's side of `rpcload run --workers N`: starts N load workers (load-worker-entry),
+ * waits until every one has its tokens, starts them all on one shared clock origin, relays an
+ * abort as a graceful stop, merges their live snapshots for the views and their recorded data
+ * (exactly, mergeRecordedData) for checkpoints and the result. A worker that has not reported
+ * within the drain time after a stop is terminated; the run then says how many reported.
+ */
 import type { Worker } from 'node:worker_threads';
 import { RpcloadError } from '../../errors.ts';
 import { startModuleWorker } from '../../util/module-worker.ts';
@@ -11,13 +18,6 @@ import { mergeLiveSnapshots } from '../../metrics/merge-live-snapshots.ts';
 import { sharedNowMs, type RunClock } from '../../driver/run-clock.ts';
 import type { LoadRunOutcome } from '../../driver/run-load.ts';
 
-/**
- * The main thread's side of `rpcload run --workers N`: starts N load workers (load-worker-entry),
- * waits until every one has its tokens, starts them all on one shared clock origin, relays an
- * abort as a graceful stop, merges their live snapshots for the views and their recorded data
- * (exactly, mergeRecordedData) for checkpoints and the result. A worker that has not reported
- * within the drain time after a stop is terminated; the run then says how many reported.
- */
 export interface WorkerRunOptions {
   /** The run's plan, target resolved; each worker gets its share (shardPlan). */
   readonly plan: Plan;

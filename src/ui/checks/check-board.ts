@@ -1,10 +1,10 @@
-import type { CheckProgress, CheckState } from '../../contract/live-view.ts';
-
 /**
  * The verify views' state: one row per check (its state, latest detail, when it started running
  * and when it last changed) and a short log of state changes. Pure: applyProgress returns a new
  * board and says whether the state changed (a new detail while running is not a change).
  */
+import type { CheckProgress, CheckState } from '../../contract/live-view.ts';
+
 export interface CheckRow {
   readonly id: string;
   readonly state: CheckState;

@@ -1,3 +1,7 @@
+/**
+ * Lines about checks, shared by the verify dashboard and the plain view: a row of the checks
+ * table, and a log line per state change (`[  3.2s] ratelimit.threshold  ✓ PASS  reason`).
+ */
 import { cellText, padEnd, padStart } from '../text/cell-text.ts';
 import { formatSeconds } from '../text/format.ts';
 import { seg, type StyledLine } from '../text/styled.ts';
@@ -5,10 +9,6 @@ import type { CheckProgress } from '../../contract/live-view.ts';
 import { checkDurationMs, type CheckRow } from './check-board.ts';
 import { STATE_MARK, stateMark } from './check-marks.ts';
 
-/**
- * Lines about checks, shared by the verify dashboard and the plain view: a row of the checks
- * table, and a log line per state change (`[  3.2s] ratelimit.threshold  ✓ PASS  reason`).
- */
 const TIME = 7;
 
 /** `✓ PASS  envelope          0.4s  reason…`; `idWidth` aligns the ids. */

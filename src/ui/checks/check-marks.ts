@@ -1,11 +1,11 @@
-import type { Style } from '../text/styled.ts';
-import type { CheckState } from '../../contract/live-view.ts';
-
 /**
  * How each check state looks: a symbol and a word, so a state reads the same without colour
  * (NO_COLOR, CI logs), plus the style the dashboard colours it with. Running checks get a
  * braille spinner that advances with the clock.
  */
+import type { Style } from '../text/styled.ts';
+import type { CheckState } from '../../contract/live-view.ts';
+
 export const STATE_MARK: Readonly<Record<CheckState, { readonly symbol: string; readonly word: string; readonly style: Style }>> = {
   waiting: { symbol: '·', word: 'wait', style: 'dim' },
   running: { symbol: '▸', word: 'RUN', style: 'accent' },

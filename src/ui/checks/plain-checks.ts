@@ -1,13 +1,13 @@
-import { lineText } from '../text/styled.ts';
-import type { CheckProgress, VerifyHeader, VerifyView } from '../../contract/live-view.ts';
-import { applyProgress, emptyBoard } from './check-board.ts';
-import { progressLine } from './check-lines.ts';
-
 /**
  * The verify view's plain twin for CI logs and pipes: one line per state change, nothing for a
  * repeated state (a new detail while running) or the initial `waiting`. No control characters:
  * server text is sanitized, and the marks are symbols plus words.
  */
+import { lineText } from '../text/styled.ts';
+import type { CheckProgress, VerifyHeader, VerifyView } from '../../contract/live-view.ts';
+import { applyProgress, emptyBoard } from './check-board.ts';
+import { progressLine } from './check-lines.ts';
+
 export interface PlainChecksOptions {
   readonly write: (line: string) => void;
 }

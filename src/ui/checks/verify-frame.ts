@@ -1,3 +1,8 @@
+/**
+ * One frame of the verify dashboard: a header (target, elapsed, counts by state with a bar of
+ * finished checks, result file), the checks table (each check's state, time and one-line reason
+ * as it lands) and a log of state changes. Pure: (model, size) → lines.
+ */
 import type { Size } from '../dashboard/layout.ts';
 import { Canvas, contentRect } from '../text/canvas.ts';
 import { cellText } from '../text/cell-text.ts';
@@ -9,11 +14,6 @@ import { countStates, type CheckBoard } from './check-board.ts';
 import { STATE_MARK } from './check-marks.ts';
 import { checkRowLine, progressLine } from './check-lines.ts';
 
-/**
- * One frame of the verify dashboard: a header (target, elapsed, counts by state with a bar of
- * finished checks, result file), the checks table (each check's state, time and one-line reason
- * as it lands) and a log of state changes. Pure: (model, size) → lines.
- */
 export interface VerifyFrameModel {
   readonly header: VerifyHeader;
   readonly board: CheckBoard;

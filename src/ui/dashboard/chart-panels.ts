@@ -1,11 +1,3 @@
-import type { TimelineRow } from '../../contract/result-schema.ts';
-import { padStart } from '../text/cell-text.ts';
-import { brailleChart } from '../text/braille-chart.ts';
-import { formatMs, formatRate, niceCeiling } from '../text/format.ts';
-import { columnChart } from '../text/sparkline.ts';
-import { seg, type Style, type StyledLine } from '../text/styled.ts';
-import type { RunFrameModel } from './run-model.ts';
-
 /**
  * The two charts over time. Throughput: one column chart per class (success, 429, errors), each on
  * its own scale with its current rate beside it, so a trickle of errors stays visible next to
@@ -13,6 +5,13 @@ import type { RunFrameModel } from './run-model.ts';
  * second as braille lines on one scale (p99 is the upper line). Both show complete seconds only:
  * the current second is still filling and would always look like a dip.
  */
+import type { TimelineRow } from '../../contract/result-schema.ts';
+import { padStart } from '../text/cell-text.ts';
+import { brailleChart } from '../text/braille-chart.ts';
+import { formatMs, formatRate, niceCeiling } from '../text/format.ts';
+import { columnChart } from '../text/sparkline.ts';
+import { seg, type Style, type StyledLine } from '../text/styled.ts';
+import type { RunFrameModel } from './run-model.ts';
 
 /** Complete seconds of the snapshot's timeline (the partial current second dropped). */
 export function completeSeconds(model: RunFrameModel): readonly TimelineRow[] {

@@ -1,14 +1,13 @@
-import type { LiveClientRow } from '../../contract/live-snapshot.ts';
-import { cellText, padEnd, padStart } from '../text/cell-text.ts';
-import { formatCount, formatSeconds } from '../text/format.ts';
-import { seg, type Style, type StyledLine } from '../text/styled.ts';
-import type { RunFrameModel } from './run-model.ts';
-
 /**
  * The clients worth watching: those backing off right now first (with the Retry-After countdown),
  * then the most refused, then the busiest. Per client: sent, admitted, refused (429), quota used
  * in the current window (against the contract when the header has one), and the countdown.
  */
+import type { LiveClientRow } from '../../contract/live-snapshot.ts';
+import { cellText, padEnd, padStart } from '../text/cell-text.ts';
+import { formatCount, formatSeconds } from '../text/format.ts';
+import { seg, type Style, type StyledLine } from '../text/styled.ts';
+import type { RunFrameModel } from './run-model.ts';
 
 /** Milliseconds of Retry-After still to wait at `nowMs`, or 0 when the client is not backing off. */
 export function backoffLeftMs(client: LiveClientRow, nowMs: number): number {

@@ -1,3 +1,8 @@
+/**
+ * The three header lines: what runs against what (profile, target, model), where the run is
+ * (phase, progress bar, elapsed / total), and where the result goes, with the key hints — or the
+ * STOPPING badge once the user asked to stop.
+ */
 import { formatDurationMs } from '../../util/duration.ts';
 import { cellText, truncate } from '../text/cell-text.ts';
 import { formatCount, formatRate, progressBar } from '../text/format.ts';
@@ -5,11 +10,6 @@ import { seg, spread, type Segment, type StyledLine } from '../text/styled.ts';
 import { phaseAt } from '../plain-progress.ts';
 import type { RunFrameModel } from './run-model.ts';
 
-/**
- * The three header lines: what runs against what (profile, target, model), where the run is
- * (phase, progress bar, elapsed / total), and where the result goes, with the key hints — or the
- * STOPPING badge once the user asked to stop.
- */
 export function headerLines(model: RunFrameModel, width: number): StyledLine[] {
   const { header, snapshot } = model;
   const elapsedMs = Math.min(snapshot.elapsedMs, header.totalDurationMs);

@@ -1,9 +1,9 @@
+/** What `?` shows on the run dashboard: the keys, and how to read the figures. */
 import type { Canvas } from '../text/canvas.ts';
 import { drawOverlay } from '../text/overlay.ts';
 import { seg, type StyledLine } from '../text/styled.ts';
 import { LAG_WARN_MS } from './percentiles-panel.ts';
 
-/** What `?` shows on the run dashboard: the keys, and how to read the figures. */
 const KEY = 12;
 const row = (key: string, text: string): StyledLine => [seg(key.padEnd(KEY), 'accent'), seg(text)];
 const more = (text: string): StyledLine => [seg(' '.repeat(KEY)), seg(text)];

@@ -1,5 +1,3 @@
-import type { Rect } from '../text/canvas.ts';
-
 /**
  * Where the run dashboard's panels go at a terminal size. The screen is a stack of bands (rows of
  * panels side by side); each band has a priority and a minimum and maximum height. Bands get
@@ -8,6 +6,8 @@ import type { Rect } from '../text/canvas.ts';
  * shared among the bands that can grow. Narrow terminals stack one panel per band and drop the
  * latency-over-time chart and the log.
  */
+import type { Rect } from '../text/canvas.ts';
+
 export type RunPanelId = 'header' | 'percentiles' | 'outcomes' | 'throughput' | 'latencyChart' | 'clients' | 'log';
 
 export type RunLayout = Readonly<Partial<Record<RunPanelId, Rect>>>;

@@ -1,14 +1,14 @@
-import { cellText } from '../text/cell-text.ts';
-import { formatCount, formatSeconds } from '../text/format.ts';
-import { seg, type StyledLine } from '../text/styled.ts';
-import type { RunFrameModel } from './run-model.ts';
-
 /**
  * The log pane: notices the process printed while the dashboard had the terminal (e.g.
  * "stopping…"), then the last distinct errors, most recently seen first, each with its count and
  * how long ago it was last seen (before the detail, the part that may be cut). Token-request
  * failures are marked as such.
  */
+import { cellText } from '../text/cell-text.ts';
+import { formatCount, formatSeconds } from '../text/format.ts';
+import { seg, type StyledLine } from '../text/styled.ts';
+import type { RunFrameModel } from './run-model.ts';
+
 export function logTitle(model: RunFrameModel): StyledLine {
   const distinct = model.snapshot.recentErrors.length;
   return [seg('errors'), seg(distinct > 0 ? ` · ${distinct} distinct` : '', 'dim')];

@@ -1,14 +1,14 @@
+/**
+ * The outcome breakdown: every outcome key (success, each error code, http statuses, transport
+ * errors) with its count, its share of all requests and its recent rate; then arrivals that were
+ * not sent (by reason) and token requests. Success first, then by count.
+ */
 import { outcomeClass } from '../../api/outcome.ts';
 import { cellText, padEnd, padStart } from '../text/cell-text.ts';
 import { formatCount, formatMs, formatRate, formatShare } from '../text/format.ts';
 import { seg, type Style, type StyledLine } from '../text/styled.ts';
 import { outcomeRate, RATE_WINDOW_MS, type RunFrameModel } from './run-model.ts';
 
-/**
- * The outcome breakdown: every outcome key (success, each error code, http statuses, transport
- * errors) with its count, its share of all requests and its recent rate; then arrivals that were
- * not sent (by reason) and token requests. Success first, then by count.
- */
 const COUNT = 8;
 const SHARE = 7;
 const RATE = 8;

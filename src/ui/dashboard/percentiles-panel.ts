@@ -1,14 +1,14 @@
+/**
+ * Current latency percentiles (cumulative since the start) with service time beside them, and
+ * schedule lag p99: how late requests left compared with their schedule. A lag p99 above
+ * LAG_WARN_MS means the generator, not the server, is the bottleneck, and the panel says so.
+ */
 import type { Percentiles } from '../../contract/result-schema.ts';
 import { padEnd, padStart } from '../text/cell-text.ts';
 import { formatMs } from '../text/format.ts';
 import { seg, type StyledLine } from '../text/styled.ts';
 import type { RunFrameModel } from './run-model.ts';
 
-/**
- * Current latency percentiles (cumulative since the start) with service time beside them, and
- * schedule lag p99: how late requests left compared with their schedule. A lag p99 above
- * LAG_WARN_MS means the generator, not the server, is the bottleneck, and the panel says so.
- */
 export const LAG_WARN_MS = 5;
 
 const ROWS: readonly { readonly label: string; readonly key: keyof Percentiles }[] = [

@@ -1,3 +1,8 @@
+/**
+ * One whole frame of the run dashboard: the layout for the size, each panel's border, title and
+ * content, and the help overlay on top when open. Pure: (model, size) → exactly `size.height`
+ * lines of exactly `size.width` cells, the same text a screen capture shows.
+ */
 import { Canvas, contentRect, type Rect } from '../text/canvas.ts';
 import type { StyledLine } from '../text/styled.ts';
 import { latencyChartLines, latencyChartTitle, throughputLines, throughputTitle } from './chart-panels.ts';
@@ -10,11 +15,6 @@ import { outcomesLines, outcomesTitle } from './outcomes-panel.ts';
 import { percentilesLines, percentilesTitle } from './percentiles-panel.ts';
 import type { RunFrameModel } from './run-model.ts';
 
-/**
- * One whole frame of the run dashboard: the layout for the size, each panel's border, title and
- * content, and the help overlay on top when open. Pure: (model, size) → exactly `size.height`
- * lines of exactly `size.width` cells, the same text a screen capture shows.
- */
 type PanelRenderer = (model: RunFrameModel, inner: Rect) => { readonly title: StyledLine; readonly lines: readonly StyledLine[] };
 
 const PANELS: Readonly<Record<Exclude<RunPanelId, 'header'>, PanelRenderer>> = {

@@ -1,10 +1,10 @@
-import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
-import type { RunHeader } from '../../contract/live-view.ts';
-
 /**
  * Everything one frame of the run dashboard is drawn from: plain data, so a frame is a pure
  * function of (model, size) and tests can render any state without a terminal.
  */
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import type { RunHeader } from '../../contract/live-view.ts';
+
 export interface RunFrameModel {
   readonly header: RunHeader;
   readonly snapshot: LiveSnapshot;

@@ -1,3 +1,9 @@
+/**
+ * The frame loop shared by the run and verify dashboards: own timer (unref'd, so it never keeps
+ * the process alive), one pure frame per tick, keys, resizes, and the guarantees around them —
+ * the terminal is restored on stop, on exit and on a crash; stderr is held while the screen is
+ * ours; a failing frame tears the dashboard down instead of the run.
+ */
 import { describeError, ExitCode } from '../../errors.ts';
 import type { Size } from '../dashboard/layout.ts';
 import type { StyledLine } from '../text/styled.ts';
@@ -5,12 +11,6 @@ import { openFrameScreen, type FrameScreen, type ScreenKey } from './frame-scree
 import { captureStderr, type StderrCapture } from './stderr-capture.ts';
 import { guardTerminal, type TerminalGuard } from './terminal-guard.ts';
 
-/**
- * The frame loop shared by the run and verify dashboards: own timer (unref'd, so it never keeps
- * the process alive), one pure frame per tick, keys, resizes, and the guarantees around them —
- * the terminal is restored on stop, on exit and on a crash; stderr is held while the screen is
- * ours; a failing frame tears the dashboard down instead of the run.
- */
 export interface DashboardState {
   readonly help: boolean;
   readonly stopping: boolean;

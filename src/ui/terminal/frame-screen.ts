@@ -1,7 +1,3 @@
-import blessed from 'blessed';
-import type { Size } from '../dashboard/layout.ts';
-import type { Style, StyledLine } from '../text/styled.ts';
-
 /**
  * The only module that touches blessed. blessed does what it is good at — the alternate screen,
  * raw-mode keys, resize events, diffing cells against what the terminal shows and writing only
@@ -11,6 +7,10 @@ import type { Style, StyledLine } from '../text/styled.ts';
  * and widget rendering; writing cells costs a fraction of that, and the driver shares our thread.)
  * It never sets the terminal's title (blessed could not restore it).
  */
+import blessed from 'blessed';
+import type { Size } from '../dashboard/layout.ts';
+import type { Style, StyledLine } from '../text/styled.ts';
+
 export type ScreenKey = 'quit' | 'interrupt' | 'help' | 'escape' | 'redraw';
 
 export interface FrameScreenOptions {

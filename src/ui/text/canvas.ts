@@ -1,3 +1,7 @@
+/**
+ * The cell grid the dashboards' pure renderers draw a screen on, and the
+ * rectangles they lay it out with.
+ */
 import { seg, type Segment, type Style, type StyledLine } from './styled.ts';
 
 /** A rectangle of cells; x and y from the top-left corner. */

@@ -1,5 +1,3 @@
-import { sanitizeText } from '../../util/sanitize.ts';
-
 /**
  * The renderers lay text out on a grid where one UTF-16 code unit is one terminal cell. That holds
  * for our own labels; text from elsewhere (server error codes and details, client ids, method
@@ -8,6 +6,8 @@ import { sanitizeText } from '../../util/sanitize.ts';
  * astral characters, combining and zero-width marks) becomes `?`. The result file keeps the full
  * text; the screen keeps its alignment.
  */
+import { sanitizeText } from '../../util/sanitize.ts';
+
 // Combining and enclosing marks (variation selectors are among them), zero-width characters (0 cells); East
 // Asian wide and fullwidth blocks (2 cells); anything beyond the BMP (mostly emoji, 2 cells);
 // lone surrogates. Approximate, like every wcwidth, and on the safe side.

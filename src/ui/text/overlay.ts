@@ -1,10 +1,10 @@
-import { innerRect, type Canvas, type Rect } from './canvas.ts';
-import { seg, wrapLine, type StyledLine } from './styled.ts';
-
 /**
  * A centred, bordered box drawn over whatever is on the canvas (the help screens), sized to its
  * lines (wrapped to fit) and clipped to the canvas with a one-cell margin.
  */
+import { innerRect, type Canvas, type Rect } from './canvas.ts';
+import { seg, wrapLine, type StyledLine } from './styled.ts';
+
 export function drawOverlay(canvas: Canvas, title: string, text: readonly StyledLine[], wrapIndent = 0): Rect {
   const contentWidth = Math.max(title.length + 4, ...text.map((line) => line.reduce((n, s) => n + s.text.length, 0)));
   const width = Math.min(canvas.width - 2, contentWidth + 4);

@@ -1,3 +1,4 @@
+/** The `auth.invalid_token` check: one call with a well-formed bearer token no server issued. */
 import { randomBytes } from 'node:crypto';
 import type { CheckDefinition } from '../check.ts';
 import { judgeInvalidToken } from '../verdicts/auth.ts';

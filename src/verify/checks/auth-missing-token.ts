@@ -1,3 +1,4 @@
+/** The `auth.missing_token` check: one call without an Authorization header. */
 import type { CheckDefinition } from '../check.ts';
 import { judgeMissingToken } from '../verdicts/auth.ts';
 import { observeAuth } from '../auth-probe.ts';

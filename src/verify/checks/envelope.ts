@@ -1,3 +1,7 @@
+/**
+ * The `envelope` check's procedure: responses sampled from every known method
+ * and from an unknown one.
+ */
 import { randomBytes } from 'node:crypto';
 import { excerptBody } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';

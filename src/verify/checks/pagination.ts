@@ -1,3 +1,7 @@
+/**
+ * The `pagination` check's procedure: each paginated method walked page by page,
+ * following its `next` cursors.
+ */
 import { appendCursor, locatePageArray, readNextCursor } from '../../api/pagination.ts';
 import { sanitizeText } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';

@@ -1,3 +1,7 @@
+/**
+ * The `payload.limit` check's procedure: bodies of chosen sizes sent to find where the
+ * server starts refusing them.
+ */
 import { excerptBody } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';

@@ -1,3 +1,7 @@
+/**
+ * The `ratelimit.all_methods` check's procedure: one client's quota spent across two methods until
+ * refused, repeated after a reset while the result is ambiguous.
+ */
 import { awaitReadmission, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';

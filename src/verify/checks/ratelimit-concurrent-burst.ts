@@ -1,3 +1,7 @@
+/**
+ * The `ratelimit.concurrent_burst` check's procedure: 1.5 × limit requests sent at once from an
+ * idle client, repeated after a reset while the result is ambiguous.
+ */
 import { createDispatcher } from '../../api/dispatcher.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { CheckContext } from '../check-context.ts';

@@ -1,3 +1,7 @@
+/**
+ * The `ratelimit.per_client` check's procedure: client A exhausted, then requests with A's second
+ * token, A's first token and client B.
+ */
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';

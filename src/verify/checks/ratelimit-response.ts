@@ -1,3 +1,7 @@
+/**
+ * The `ratelimit.response` check's procedure: a client exhausted, then its refusals and
+ * rate-limit headers collected.
+ */
 import type { ApiReply } from '../../api/http-call.ts';
 import { excerptBody } from '../../util/sanitize.ts';
 import { sendUntilRefused } from '../bursts.ts';

@@ -1,3 +1,7 @@
+/**
+ * The `ratelimit.retry_after_honoured` check's procedure: a client exhausted, its Retry-After
+ * waited out exactly, then one more request.
+ */
 import { sendUntilRefused, type Run } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';

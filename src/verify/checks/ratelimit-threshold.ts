@@ -1,3 +1,7 @@
+/**
+ * The `ratelimit.threshold` check's procedure (bursts until refused, then continued load past the
+ * reset), and the burst cap the other rate-limit checks share.
+ */
 import { awaitReadmission, pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { Exchange } from '../exchange.ts';

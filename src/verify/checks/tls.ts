@@ -1,3 +1,7 @@
+/**
+ * The `tls` check's procedure: two bare TLS handshakes with an https target, one with default
+ * settings and one TLS 1.1 only.
+ */
 import { isIP } from 'node:net';
 import { connect, type ConnectionOptions } from 'node:tls';
 import type { CheckDefinition } from '../check.ts';

@@ -1,3 +1,7 @@
+/**
+ * Each client's first refusal as recorded in the passive ledger: a load run's view
+ * of `ratelimit.threshold`.
+ */
 import { firstWindowCap, type LedgerClientData } from '../../metrics/ledger-data.ts';
 
 /** How an idle client's first burst ended: the passive view of `ratelimit.threshold`. */

@@ -1,3 +1,7 @@
+/**
+ * Passive rate-limit verdicts: what a load run's own traffic, recorded in the ledger, says about
+ * the server's rate limit.
+ */
 import type { RateLimitContract } from '../../contract/rate-limit.ts';
 import type { CheckResult, RateLimitObservation } from '../../contract/result-schema.ts';
 import { firstRefusals, type FirstRefusal } from './first-refusal.ts';

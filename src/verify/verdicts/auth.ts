@@ -1,11 +1,11 @@
-import type { Challenge } from '../../api/www-authenticate.ts';
-import { fail, pass, skip, type Verdict } from '../verdict.ts';
-
 /**
  * `auth.missing_token` and `auth.invalid_token` (RFC 6750 §3.1): a request without credentials
  * gets 401 with a `Bearer` challenge; one with an unknown token gets 401 with a `Bearer`
  * challenge carrying `error="invalid_token"`.
  */
+import type { Challenge } from '../../api/www-authenticate.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
+
 export interface AuthObservation {
   readonly status: number;
   readonly outcome: string;

@@ -1,9 +1,9 @@
-import { fail, pass, skip, type Verdict } from '../verdict.ts';
-
 /**
  * `envelope`: every response is a JSON object with `status` success (object `data`) or error
  * (string `error`), with a JSON content-type; an unknown method gets an error envelope.
  */
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
+
 export interface EnvelopeSample {
   readonly method: string;
   readonly unknownMethod: boolean;

@@ -1,9 +1,9 @@
-import { fail, pass, type Verdict } from '../verdict.ts';
-
 /**
  * `pagination`: walking `next` with identical params — `next` is a string or null (never ""),
  * no page holds more than 100 items, the walk ends, no item repeats.
  */
+import { fail, pass, type Verdict } from '../verdict.ts';
+
 export const MAX_PAGE_ITEMS = 100;
 
 export interface PageRecord {

@@ -1,10 +1,10 @@
-import { fail, pass, skip, type Verdict } from '../verdict.ts';
-
 /**
  * `payload.limit`: a body at the limit is accepted, one byte over it gets HTTP 400 with
  * `payload_limit_exceeded`; the boundary found is 100,000 or 102,400 bytes (both readings of
  * 100 KB) unless a limit was pinned.
  */
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
+
 export interface PayloadProbe {
   readonly bytes: number;
   readonly atMs: number;

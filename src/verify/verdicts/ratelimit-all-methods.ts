@@ -1,12 +1,12 @@
+/**
+ * `ratelimit.all_methods`: ⌈limit/2⌉ requests on one method and ⌊limit/2⌋ on another are all
+ * admitted, and the next one is refused: one quota across methods. Requests are sequential.
+ */
 import type { Exchange } from '../exchange.ts';
 import type { CheckOutcome } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
 
-/**
- * `ratelimit.all_methods`: ⌈limit/2⌉ requests on one method and ⌊limit/2⌋ on another are all
- * admitted, and the next one is refused: one quota across methods. Requests are sequential.
- */
 export interface MethodsAttempt {
   /** `idle`: from a rested client; `reset`: right after waiting for the previous attempt's reset. */
   readonly kind: 'idle' | 'reset';

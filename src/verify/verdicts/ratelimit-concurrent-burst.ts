@@ -1,9 +1,12 @@
+/**
+ * `ratelimit.concurrent_burst`: 1.5 × limit requests in flight at once from an idle client
+ * admit at most `limit`.
+ */
 import type { Exchange } from '../exchange.ts';
 import type { CheckOutcome } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset } from './window-bounds.ts';
 
-/** `ratelimit.concurrent_burst`: 1.5 × limit requests in flight at once from an idle client admit at most `limit`. */
 export interface ConcurrentAttempt {
   readonly kind: 'idle' | 'reset';
   /** All requests of the burst (sent together), in send order. */

@@ -1,13 +1,13 @@
-import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
-import { fail, pass, skip } from '../verdict.ts';
-
 /**
  * `ratelimit.per_client`: exhausting client A leaves client B admitted; A's second token shares
  * A's quota. Right after A is refused, a few requests with A's second token must not all be
  * admitted (one could be a quota refilling gradually), and a control request with A's first
  * token must still be refused (else a window boundary passed and the attempt proves nothing).
  */
+import type { CheckOutcome } from '../check.ts';
+import type { Exchange } from '../exchange.ts';
+import { fail, pass, skip } from '../verdict.ts';
+
 export interface PerClientAttempt {
   /** A's exhaustion with its first token. */
   readonly exhaustion: {

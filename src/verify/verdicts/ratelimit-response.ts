@@ -1,7 +1,10 @@
+/**
+ * `ratelimit.response`: every refusal is HTTP 429 with Retry-After seconds and the
+ * rate_limit_exceeded envelope.
+ */
 import type { RetryAfter } from '../../api/retry-after.ts';
 import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
-/** `ratelimit.response`: every refusal is HTTP 429 with Retry-After seconds and the rate_limit_exceeded envelope. */
 export interface RefusalSample {
   /** ms since the check started. */
   readonly atMs: number;

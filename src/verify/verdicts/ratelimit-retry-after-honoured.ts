@@ -1,12 +1,12 @@
-import type { Exchange } from '../exchange.ts';
-import { fail, pass, skip, type Verdict } from '../verdict.ts';
-
 /**
  * `ratelimit.retry_after_honoured`: a client that waits exactly the Retry-After it was given
  * (from receipt, sending nothing) is admitted — sampled at two moments of a window. Beside it,
  * informational unless strict: a probe one second early on a refusal of its own shows whether
  * Retry-After overstates the wait by more than whole-second rounding explains.
  */
+import type { Exchange } from '../exchange.ts';
+import { fail, pass, skip, type Verdict } from '../verdict.ts';
+
 export interface HonourSample {
   /** The exhaustion refusal that opened this throttled stretch (the sample's moment is relative to it). */
   readonly exhaustedAtMs: number;

@@ -1,10 +1,3 @@
-import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
-import { fail, pass, skip } from '../verdict.ts';
-import { loadFindings } from './threshold-load.ts';
-import type { BurstRecord, BurstSummary, ThresholdObservation } from './threshold-records.ts';
-import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
-
 /**
  * `ratelimit.threshold`: (1) a fast burst from an idle client admits exactly `limit`; (2) after
  * waiting the Retry-After of its refusal, a fresh quota of exactly `limit`; (3) under continued
@@ -15,6 +8,13 @@ import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, tooSlow
  * sliding window would (the first burst was slower than Retry-After's rounding) is repeated after
  * a whole window of rest.
  */
+import type { CheckOutcome } from '../check.ts';
+import type { Exchange } from '../exchange.ts';
+import { fail, pass, skip } from '../verdict.ts';
+import { loadFindings } from './threshold-load.ts';
+import type { BurstRecord, BurstSummary, ThresholdObservation } from './threshold-records.ts';
+import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
+
 export function summarizeBurst(burst: BurstRecord): BurstSummary {
   const firstAdmitted = burst.exchanges.findIndex((e) => e.admission === 'admitted');
   const refusedBeforeAdmission = firstAdmitted === -1 ? burst.exchanges.length : firstAdmitted;

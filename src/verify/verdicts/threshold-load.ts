@@ -1,7 +1,3 @@
-import type { Exchange } from '../exchange.ts';
-import type { BurstSummary, ThresholdObservation } from './threshold-records.ts';
-import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
-
 /**
  * Step 3 of `ratelimit.threshold`: load at twice the contract rate right after the decisive
  * burst, not honouring 429s. Windows are delimited by what the server did (refusal streaks and
@@ -9,6 +5,9 @@ import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
  * request sent just before a boundary may be counted just after it. Where requests are counted
  * within a window, only those surely inside it by their send and receipt times count.
  */
+import type { Exchange } from '../exchange.ts';
+import type { BurstSummary, ThresholdObservation } from './threshold-records.ts';
+import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
 
 /** Clock granularity between our monotonic clock and the server's (ms). */
 const EPSILON_MS = 5;

@@ -1,10 +1,10 @@
-import type { Exchange } from '../exchange.ts';
-
 /**
  * What `ratelimit.threshold` observed, as plain records: the bursts of its procedure and the
  * continued load after them. The verdict (ratelimit-threshold.ts) and the load reading
  * (threshold-load.ts) both read these.
  */
+import type { Exchange } from '../exchange.ts';
+
 export interface BurstRecord {
   /**
    * `idle`: from a client rested before the check; `reset`: right after waiting for the previous

@@ -1,6 +1,6 @@
+/** `tls` (https targets): TLS ≥ 1.2 negotiated by default, a TLS 1.1-only handshake refused. */
 import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
-/** `tls` (https targets): TLS ≥ 1.2 negotiated by default, a TLS 1.1-only handshake refused. */
 export type Handshake =
   | { readonly result: 'accepted'; readonly protocol: string; readonly cipher: string }
   /** The server refused (an alert, a reset, a version we did not offer). */

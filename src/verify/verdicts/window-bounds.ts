@@ -1,11 +1,11 @@
-import type { Exchange } from '../exchange.ts';
-
 /**
  * What a refusal's Retry-After says about where the server's window boundaries are, allowing
  * for both roundings of whole seconds: with ceil (the honest reading) the reset lies in
  * (t + RA − 1 s, t + RA], with floor in [t + RA, t + RA + 1 s), where t is when the server
  * decided, somewhere between our send and our receipt.
  */
+import type { Exchange } from '../exchange.ts';
+
 const ROUNDING_MS = 1000;
 
 /**
