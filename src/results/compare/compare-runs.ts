@@ -9,7 +9,7 @@ import { rulesForMetric, type FailOnRule } from './fail-on.ts';
 import { loadShapeDifferences } from './load-shape.ts';
 import { METRICS, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';
 import { noiseBound } from './noise.ts';
-import { VerifyContext } from './run-context.ts';
+import { ComparedRunFigures } from './compared-run-figures.ts';
 import { judgeMetric, judgeStatus, VERDICT_ORDER, type RowVerdict } from './verdict.ts';
 
 /** One metric of one scope in both runs. Ratios are fractions; deltas are in the metric's unit. */
@@ -90,7 +90,7 @@ const describeRun = ({ label, result }: LabelledResult): ComparedRun => ({
   requests: result.summary.requests,
 });
 
-function metricRow(spec: MetricSpec, method: string | null, base: VerifyContext, head: VerifyContext, rules: readonly FailOnRule[]): MetricRow {
+function metricRow(spec: MetricSpec, method: string | null, base: ComparedRunFigures, head: ComparedRunFigures, rules: readonly FailOnRule[]): MetricRow {
   const gating = rulesForMetric(rules, method, spec.name);
   const baseStats = base.stats(method);
   const headStats = head.stats(method);
@@ -169,8 +169,8 @@ function assertComparable(base: LabelledResult, head: LabelledResult, rules: rea
  */
 export function compareRuns(base: LabelledResult, head: LabelledResult, options: CompareOptions): Comparison {
   const shapeDifferences = assertComparable(base, head, options.rules, options.force ?? false);
-  const baseRun = new VerifyContext(base.label, base.result);
-  const headRun = new VerifyContext(head.label, head.result);
+  const baseRun = new ComparedRunFigures(base.label, base.result);
+  const headRun = new ComparedRunFigures(head.label, head.result);
   const hasLoad = base.result.summary.requests > 0 || head.result.summary.requests > 0;
   const methods = [...new Set([...Object.keys(base.result.byMethod), ...Object.keys(head.result.byMethod)])].sort();
   const scopes: (string | null)[] = hasLoad ? [null, ...methods] : [];

@@ -15,7 +15,7 @@ import {
   type TimelineNoise,
 } from './noise.ts';
 
-export class VerifyContext {
+export class ComparedRunFigures {
   readonly noise: TimelineNoise;
   private readonly histograms = new Map<string, Histogram | null>();
 
