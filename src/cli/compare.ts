@@ -29,7 +29,7 @@ export function registerCompareCommand(program: Command): void {
     )
     .option(
       '--fail-on <rules>',
-      'comma-separated regression rules, e.g. "p99:+10%,items.list:p50:+20ms,rps:-5%,errors:+0.5pp"; "none" never fails',
+      'comma-separated regression rules, e.g. "p99:+10%+1ms,items.list:p50:+20ms,rps:-5%,errors:+0.5pp" (a % limit may add an absolute floor: +10%+1ms); "none" never fails',
       DEFAULT_FAIL_ON,
     )
     .option('--force', 'compare even when the two runs had different load shapes')

@@ -40,7 +40,7 @@ describe('rpcload compare', () => {
   it('exits 1 on a regression and says which rule broke', async () => {
     const result = await compare('base.json', 'slow.json');
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/\nREGRESSION\n(?: {2}.*\n)* {2}overall p99: .* breaks p99:\+10%\n/);
+    expect(result.stdout).toMatch(/\nREGRESSION\n(?: {2}.*\n)* {2}overall p99: .* breaks p99:\+10%\+1ms\n/);
   });
 
   it('writes every row and the verdict as JSON', async () => {

@@ -68,7 +68,7 @@ describe('compare formatting', () => {
   it('colours only the verdicts when asked to', () => {
     const table = renderComparisonTable(sample(), { color: true });
     // eslint-disable-next-line no-control-regex
-    expect(table).toMatch(/\u001b\[1;31mregression \(p99:\+10%\)\u001b\[0m/);
+    expect(table).toMatch(/\u001b\[1;31mregression \(p99:\+10%\+1ms\)\u001b\[0m/);
     // Besides the SGR colour codes there is nothing a terminal would act on.
     // eslint-disable-next-line no-control-regex
     expect(table.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(CONTROL);

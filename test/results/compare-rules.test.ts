@@ -5,20 +5,23 @@ import { DEFAULT_FAIL_ON, exceedsLimit, parseFailOnRule, parseFailOnRules, rules
 describe('--fail-on rules', () => {
   it.each([
     // relative latency limit, overall
-    ['p99:+10%', { method: null, metric: 'p99', limit: { unit: '%', amount: 10 } }],
+    ['p99:+10%', { method: null, metric: 'p99', limit: { unit: '%', amount: 10, floor: null } }],
     // throughput regresses when it falls
-    ['rps:-5%', { method: null, metric: 'rps', limit: { unit: '%', amount: 5 } }],
+    ['rps:-5%', { method: null, metric: 'rps', limit: { unit: '%', amount: 5, floor: null } }],
     // rates in percentage points
-    ['errors:+0.5pp', { method: null, metric: 'errors', limit: { unit: 'pp', amount: 0.5 } }],
-    ['rate_limited:+1pp', { method: null, metric: 'rate_limited', limit: { unit: 'pp', amount: 1 } }],
+    ['errors:+0.5pp', { method: null, metric: 'errors', limit: { unit: 'pp', amount: 0.5, floor: null } }],
+    ['rate_limited:+1pp', { method: null, metric: 'rate_limited', limit: { unit: 'pp', amount: 1, floor: null } }],
     // service time, absolute ms
-    ['service.p99:+25ms', { method: null, metric: 'service.p99', limit: { unit: 'ms', amount: 25 } }],
+    ['service.p99:+25ms', { method: null, metric: 'service.p99', limit: { unit: 'ms', amount: 25, floor: null } }],
     // method-scoped: the method name may itself contain dots
-    ['items.list:p99:+10%', { method: 'items.list', metric: 'p99', limit: { unit: '%', amount: 10 } }],
+    ['items.list:p99:+10%', { method: 'items.list', metric: 'p99', limit: { unit: '%', amount: 10, floor: null } }],
     // every method
-    ['*:p50:+20%', { method: '*', metric: 'p50', limit: { unit: '%', amount: 20 } }],
+    ['*:p50:+20%', { method: '*', metric: 'p50', limit: { unit: '%', amount: 20, floor: null } }],
     // a method name with a colon: the metric and limit are the last two parts
-    ['ns:get:max:+0%', { method: 'ns:get', metric: 'max', limit: { unit: '%', amount: 0 } }],
+    ['ns:get:max:+0%', { method: 'ns:get', metric: 'max', limit: { unit: '%', amount: 0, floor: null } }],
+    // a relative limit with an absolute floor: both must be passed
+    ['p50:+10%+1ms', { method: null, metric: 'p50', limit: { unit: '%', amount: 10, floor: { unit: 'ms', amount: 1 } } }],
+    ['errors:+50%+0.2pp', { method: null, metric: 'errors', limit: { unit: '%', amount: 50, floor: { unit: 'pp', amount: 0.2 } } }],
   ])('parses %s', (text, expected) => {
     expect(parseFailOnRule(text)).toEqual({ kind: 'metric', text, ...expected });
   });
@@ -46,6 +49,13 @@ describe('--fail-on rules', () => {
     ['p99', /expected METRIC/],
     // not a number
     ['p99:+ten%', /expected METRIC/],
+    // a floor belongs to a relative limit
+    ['p99:+5ms+1ms', /a floor \(\+1ms\) goes with a relative limit in %/],
+    // the floor moves the way the limit does
+    ['p99:+10%-1ms', /the floor moves the same way as the limit: write \+1ms/],
+    // floor units follow the metric
+    ['p99:+10%+1pp', /a pp floor applies only to errors and rate_limited/],
+    ['errors:+10%+1ms', /an ms floor applies only to latency metrics/],
   ])('rejects %s', (text, message) => {
     const result = parseFailOnRule(text);
     expect(typeof result).toBe('string');
@@ -99,6 +109,14 @@ describe('--fail-on rules', () => {
     ['p50:+5ms', 20, 4.9, false],
     // rps: the bad delta of a fall is positive
     ['rps:-5%', 200, 11, true],
+    // a sub-millisecond p50 that rose by 55 % but only 0.37 ms: below the floor (same-settings noise)
+    ['p50:+10%+1ms', 0.674, 0.369, false],
+    // past both the relative limit and the floor
+    ['p50:+10%+1ms', 2, 1.5, true],
+    // past the floor but not the relative limit
+    ['p50:+10%+1ms', 200, 5, false],
+    ['errors:+50%+0.2pp', 0.001, 0.0015, false],
+    ['errors:+50%+0.2pp', 0.001, 0.003, true],
   ])('%s with base %d and a bad move of %d breaks the limit: %s', (rule, base, badDelta, expected) => {
     expect(exceedsLimit(limit(rule), base, badDelta)).toBe(expected);
   });

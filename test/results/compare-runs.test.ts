@@ -27,13 +27,13 @@ describe('compare', () => {
     const head = makeResult({ ...setup, seed: 2, latencyMs: { median: 40, spread: 0.5 } });
     const c = compare(base, head);
     const p99 = metric(c, 'p99');
-    expect(p99).toMatchObject({ verdict: 'regression', failedRules: ['p99:+10%'], base: base.summary.latencyMs.p99, head: head.summary.latencyMs.p99 });
+    expect(p99).toMatchObject({ verdict: 'regression', failedRules: ['p99:+10%+1ms'], base: base.summary.latencyMs.p99, head: head.summary.latencyMs.p99 });
     expect(p99.delta).toBeCloseTo(head.summary.latencyMs.p99 - base.summary.latencyMs.p99, 9);
     expect(p99.relative).toBeCloseTo(p99.delta! / base.summary.latencyMs.p99, 9);
     expect(p99.noise).toBeLessThan(p99.delta!);
     expect(c.regression).toBe(true);
     // p50 doubled too: the default rules gate it as well
-    expect(metric(c, 'p50')).toMatchObject({ verdict: 'regression', failedRules: ['p50:+10%'] });
+    expect(metric(c, 'p50')).toMatchObject({ verdict: 'regression', failedRules: ['p50:+10%+1ms'] });
     // p90 has no default rule: worse, not a regression
     expect(metric(c, 'p90').verdict).toBe('worse');
   });

@@ -51,7 +51,7 @@ describe('compare on real runs', () => {
     const slow = await runRpcload(['compare', join(dir, 'base-2.json'), join(dir, 'slow.json'), '--format', 'markdown']);
     expect(slow.code).toBe(1);
     // the median moves far beyond its noise; a p99 over 400 requests may honestly not
-    expect(slow.stdout).toMatch(/\| overall \| p50 \|.*\*\*regression\*\* \(`p50:\+10%`\)/);
+    expect(slow.stdout).toMatch(/\| overall \| p50 \|.*\*\*regression\*\* \(`p50:\+10%\+1ms`\)/);
   }, 90_000);
 });
 

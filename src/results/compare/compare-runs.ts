@@ -24,7 +24,7 @@ export interface MetricRow {
   readonly delta: number | null;
   /** delta / |base|; null when base is 0 or a value is missing. */
   readonly relative: number | null;
-  /** A |delta| at or below this is within noise. */
+  /** A |delta| at or below this is within noise: K standard errors, plus the generator's own schedule lag for latencies. */
   readonly noise: number | null;
   readonly verdict: RowVerdict;
   /** The --fail-on rules gating this row, and those it broke. */
@@ -98,7 +98,8 @@ function metricRow(spec: MetricSpec, method: string | null, base: ComparedRunFig
   const h = headStats ? spec.read(headStats) : null;
   let noise: number | null = null;
   if (baseStats && headStats && b !== null && h !== null) {
-    noise = noiseBound(spec.unit, b, h, base.standardError(spec, method, baseStats, b), head.standardError(spec, method, headStats, h));
+    const generator = Math.max(base.generatorAllowanceMs(spec), head.generatorAllowanceMs(spec));
+    noise = noiseBound(spec.unit, b, h, base.standardError(spec, method, baseStats, b), head.standardError(spec, method, headStats, h)) + generator;
   }
   const judgement = judgeMetric({ base: b, head: h, better: spec.better, noise: noise ?? 0, rules: gating });
   const delta = b !== null && h !== null ? h - b : null;

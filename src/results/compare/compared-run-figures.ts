@@ -53,6 +53,23 @@ export class ComparedRunFigures {
     return spec.quantile ? Math.hypot(fromTimeline, fromSampling) : Math.max(fromTimeline, fromSampling);
   }
 
+  /**
+   * How much of a latency figure may be the load generator's own doing: the run's schedule lag
+   * (actual dispatch − intended start, open model) at the same quantile, in ms; 0 without lag
+   * (closed model) or for other metrics. Latency is measured from the intended start, so a stalled
+   * generator — a busy CI machine — adds its lag to every percentile; a difference no larger than
+   * that cannot be blamed on the server.
+   */
+  generatorAllowanceMs(spec: MetricSpec): number {
+    if (!spec.quantile) return 0;
+    const encoded = this.result.histograms.scheduleLag;
+    if (encoded === undefined) return 0;
+    if (this.lag === undefined) this.lag = decodeHistogramAt(encoded, `${this.label}: histograms.scheduleLag`);
+    return this.lag.totalCount === 0 ? 0 : usToMs(this.lag.getValueAtPercentile(spec.quantile.q * 100));
+  }
+
+  private lag: Histogram | undefined;
+
   private samplingSe(spec: MetricSpec, method: string | null, stats: Stats, value: number): number {
     // Overall arrivals follow the schedule (open) or the server (closed): only the timeline shows
     // how much they vary. A method's share of them is a random pick of the scenario mix.

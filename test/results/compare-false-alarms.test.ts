@@ -1,0 +1,74 @@
+/**
+ * compare must not cry wolf: runs with identical settings, one after another on the same machine,
+ * compared pairwise with the default rules, raise no regression. A release gate that fails on
+ * noise gets switched off. Five short runs of the demo's mix, each its own rpcload process as in
+ * CI, give ten pairs, judged both ways. The five run side by side, so that they share the
+ * machine's conditions: a test machine's load changes from one minute to the next (other test
+ * files, other jobs), and a change of the machine is a real change of the figures, not noise.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../../src/contract/result-schema.ts';
+import { compareRuns } from '../../src/results/compare/compare-runs.ts';
+import { DEFAULT_FAIL_ON, parseFailOnRules } from '../../src/results/compare/fail-on.ts';
+import { runRpcload } from '../support/cli.ts';
+
+const RUNS = 5;
+const dir = mkdtempSync(join(tmpdir(), 'rpcload-false-alarms-'));
+
+/**
+ * The demo's clients, mix and embedded server, at its steady rate after a short warm-up. Its
+ * latency thresholds are left out: under a loaded CI machine they may honestly flip, and they are
+ * not what the noise model decides.
+ */
+function demoProfile(): string {
+  const demo = JSON.parse(readFileSync(new URL('../../profiles/demo.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const profile = {
+    ...demo,
+    $schema: undefined,
+    thresholds: [],
+    phases: [
+      { name: 'warm-up', duration: '1s', rate: 60 },
+      { name: 'steady', duration: '4s', rate: 60 },
+    ],
+  };
+  const path = join(dir, 'demo-short.json');
+  writeFileSync(path, JSON.stringify(profile));
+  return path;
+}
+
+describe('compare on same-settings runs', () => {
+  it('raises no regression over ten pairs, in either direction, with the default rules', { timeout: 120_000 }, async () => {
+    const profile = demoProfile();
+    const runs = await Promise.all(
+      Array.from({ length: RUNS }, async (_, n): Promise<RunResult> => {
+        const out = join(dir, `run-${n}.json`);
+        const { code, stderr } = await runRpcload(['run', profile, '--ui', 'none', '--out', out]);
+        expect(code, stderr).toBe(0);
+        return JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+      }),
+    );
+    const rules = parseFailOnRules(DEFAULT_FAIL_ON);
+    const alarms: string[] = [];
+    let pairs = 0;
+    for (let a = 0; a < RUNS; a++) {
+      for (let b = a + 1; b < RUNS; b++) {
+        pairs++;
+        for (const [base, head] of [
+          [a, b],
+          [b, a],
+        ] as const) {
+          const comparison = compareRuns({ label: `run-${base}`, result: runs[base]! }, { label: `run-${head}`, result: runs[head]! }, { rules });
+          for (const row of comparison.rows) {
+            if (row.verdict !== 'regression') continue;
+            alarms.push(`run-${base} → run-${head}: ${row.type === 'metric' ? `${row.method ?? 'overall'} ${row.metric} ${row.base} → ${row.head} (noise ±${row.noise})` : row.name}`);
+          }
+        }
+      }
+    }
+    expect(pairs).toBe(10);
+    expect(alarms).toEqual([]);
+  });
+});
