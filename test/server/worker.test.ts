@@ -37,7 +37,7 @@ describe('startServerInWorker', () => {
   });
 
   it('works from the built JavaScript too (dist/, no tsx)', async () => {
-    const built = new URL('../../dist/server/index.js', import.meta.url);
+    const built = new URL('../../dist/server/worker.js', import.meta.url);
     expect(existsSync(built), 'run npm run build first').toBe(true);
     const script = `
       import { startServerInWorker } from ${JSON.stringify(built.href)};
