@@ -72,6 +72,10 @@ export function registerVerifyCommand(program: Command): void {
     )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target')
     .option('--insecure', 'do not verify the https certificate')
+    .option(
+      '--allow-skip [list]',
+      'skips that do not fail the run: all, or comma-separated skip classes (not_applicable, target_broken, inconclusive, internal_error) and check ids',
+    )
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
     .action(async (profile: string | undefined, flags: VerifyOptions) => {
       if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
@@ -88,13 +92,14 @@ export function registerVerifyCommand(program: Command): void {
           signal,
         }),
       );
-      const { report, config } = session;
+      const { report, config, outcome } = session;
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n`
           : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
       );
       process.stderr.write(`result file: ${session.path}\n`);
+      if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
       if (flags.junit !== undefined) {
         const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
         await writeJunit(
@@ -104,6 +109,7 @@ export function registerVerifyCommand(program: Command): void {
             timestamp: report.startedAt,
             durationMs: report.durationMs,
             properties,
+            blockingSkips: outcome.blockingSkips,
           }),
         );
       }

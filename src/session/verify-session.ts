@@ -13,6 +13,7 @@ import type { Plan } from '../profile/plan.ts';
 import { CHECK_IDS } from '../verify/check-ids.ts';
 import { resolveVerifyConfig, type VerifyConfig, type VerifyFlags } from '../verify/config.ts';
 import { runVerify, type VerifyReport } from '../verify/runner.ts';
+import { judgeVerifyOutcome, type VerifyOutcome } from '../verify/skip-policy.ts';
 import { buildRunResult } from './result/build-result.ts';
 import { defaultResultPath, writeResultFile } from './result/result-file.ts';
 import { openTarget } from './target.ts';
@@ -35,6 +36,8 @@ export interface VerifySessionResult {
   readonly report: VerifyReport;
   readonly config: VerifyConfig;
   readonly path: string;
+  /** Whether the verdicts add up to a pass, and why not (skips count: see skip-policy). */
+  readonly outcome: VerifyOutcome;
   readonly exitCode: ExitCode;
 }
 
@@ -59,7 +62,8 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
     }
     const result = verifyResult(report, config, profile, embedded);
     await writeResultFile(path, result);
-    return { result, report, config, path, exitCode: exitCodeOf(report) };
+    const outcome = judgeVerifyOutcome(report.checks, config.allowSkip);
+    return { result, report, config, path, outcome, exitCode: exitCodeOf(report, outcome) };
   } finally {
     await target?.close();
   }
@@ -97,7 +101,7 @@ function verifyResult(report: VerifyReport, config: VerifyConfig, profile: strin
   });
 }
 
-function exitCodeOf(report: VerifyReport): ExitCode {
+function exitCodeOf(report: VerifyReport, outcome: VerifyOutcome): ExitCode {
   if (report.aborted) return ExitCode.interrupted;
-  return report.checks.some((c) => c.verdict === 'fail') ? ExitCode.failed : ExitCode.ok;
+  return outcome.ok ? ExitCode.ok : ExitCode.failed;
 }

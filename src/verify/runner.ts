@@ -76,7 +76,7 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
     const scheduled: ScheduledCheck[] = [];
     for (const definition of selectChecks(config.only)) {
       const plan = definition.plan(config, config.clients.length);
-      if (typeof plan === 'string') outcomes.set(definition.id, skip(plan));
+      if (typeof plan === 'string') outcomes.set(definition.id, skip('not_applicable', plan));
       else scheduled.push({ definition, plan });
     }
     for (const id of CHECK_IDS) {
@@ -98,10 +98,12 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
         try {
           const outcome = await check.definition.run(session, clientIds);
           // A verdict reached after the abort rests on observations cut short.
-          return abort.signal.aborted ? skip('interrupted') : outcome;
+          return abort.signal.aborted ? skip('interrupted', 'interrupted') : outcome;
         } catch (err) {
-          if (abort.signal.aborted) return skip('interrupted');
-          return skip(err instanceof RpcloadError ? err.message : `internal error: ${describeError(err)}`);
+          if (abort.signal.aborted) return skip('interrupted', 'interrupted');
+          return err instanceof RpcloadError
+            ? skip('target_broken', err.message)
+            : skip('internal_error', `internal error: ${describeError(err)}`);
         } finally {
           durations.set(check.definition.id, clock.now() - session.originMs);
         }
@@ -137,6 +139,7 @@ function toResult(
   return {
     id,
     verdict: outcome.verdict,
+    ...(outcome.verdict === 'skip' ? { skipClass: outcome.skipClass ?? 'inconclusive' } : {}),
     detail: outcome.detail,
     evidence: clientIds?.length ? { clients: clientIds, ...outcome.evidence } : { ...outcome.evidence },
     ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 1000) / 1000 }),
