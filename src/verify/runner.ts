@@ -5,7 +5,7 @@
 import { createDispatcher } from '../api/dispatcher.ts';
 import { describeError, RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';
-import { redactSecrets } from '../util/redact.ts';
+import { redactSecrets, redactText } from '../util/redact.ts';
 import type { CheckOutcome } from './check.ts';
 import { ClientPool } from './client-pool.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -69,7 +69,7 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
     await preflight(config, tokens);
     const originMs = clock.now();
     const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>
-      options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
+      options.onProgress?.({ id, state, detail: redactText(detail, tokens.secrets()), atMs: clock.now() - originMs });
     const outcomes = new Map<CheckId, CheckOutcome>();
     const durations = new Map<CheckId, number>();
     const clientsOf = new Map<CheckId, readonly string[]>();

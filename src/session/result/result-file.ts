@@ -5,6 +5,7 @@ import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RpcloadError } from '../../errors.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
+import { redactSecrets } from '../../util/redact.ts';
 
 /** `2026-11-22T12:55:00.123Z` → `20261122T125500Z`: sortable, and safe on every filesystem. */
 export function compactUtcStamp(date: Date): string {
@@ -34,6 +35,16 @@ export function defaultResultPath(profileName: string, startedAt: Date, dir = 'r
   return path;
 }
 
+/**
+ * The last line of defence before disk: every known secret and token scrubbed from every value and
+ * key (the encoded histograms excepted: they are binary data, and a short secret could match by chance).
+ */
+function redactResult(result: RunResult): RunResult {
+  return Object.fromEntries(
+    Object.entries(result).map(([key, value]) => [key, key === 'histograms' ? value : redactSecrets(value)]),
+  ) as RunResult;
+}
+
 /** True when `path` exists and is not a regular file (a device such as /dev/null, a FIFO …). */
 async function isSpecialFile(path: string): Promise<boolean> {
   try {
@@ -51,7 +62,7 @@ async function isSpecialFile(path: string): Promise<boolean> {
  * renaming over it would replace the device with a plain file.
  */
 export async function writeResultFile(path: string, result: RunResult): Promise<void> {
-  const text = `${JSON.stringify(result, null, 2)}\n`;
+  const text = `${JSON.stringify(redactResult(result), null, 2)}\n`;
   if (await isSpecialFile(path)) {
     try {
       await writeFile(path, text, 'utf8');
