@@ -6,6 +6,7 @@ import { renderSummaryTable } from '../results/summary-table.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
@@ -74,10 +75,12 @@ export function registerRunCommand(program: Command): void {
       const { result, path } = session;
       if (flags.json) {
         const { run, summary, byMethod, thresholds, checks, warnings } = result;
-        process.stdout.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
+        const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
+        process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       } else {
         process.stdout.write(`${renderSummaryTable(result, { color: colourEnabled(process.stdout) })}\nresult file: ${path}\n`);
       }
+      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
       setExitCode(session.exitCode);
     });
 }

@@ -18,7 +18,7 @@ import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
-import { defaultResultPath, writeResultFile } from './result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, writeFinalResultFile } from './result/result-file.ts';
 import { openTarget, type Target } from './target.ts';
 
 export interface RunSessionOptions {
@@ -34,7 +34,10 @@ export interface RunSessionOptions {
 
 export interface RunSessionResult {
   readonly result: RunResult;
+  /** Where the result file was written: the path asked for, or a fallback when that failed at the end. */
   readonly path: string;
+  /** Why the result file is not at the path asked for; null when it is. */
+  readonly writeProblem: string | null;
   readonly exitCode: ExitCode;
   /** The embedded server's own counts, when the run used it. */
   readonly serverStats: ServerStats | null;
@@ -52,6 +55,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const { plan } = options;
   const startedAt = new Date();
   const path = options.outPath ?? defaultResultPath(plan.name, startedAt);
+  // Found out now, not after the whole run.
+  await assertResultPathWritable(path);
   const target = await openTarget(plan);
   try {
     const load = startLoad({ ...plan, target: target.url }, { workers: options.workers ?? 1, signal: options.signal });
@@ -76,8 +81,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       plan,
       buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
     );
-    await writeResultFile(path, result);
-    return { result, path, exitCode: exitCodeOf(result), serverStats };
+    const written = await writeFinalResultFile(path, result);
+    return { result, path: written.path, writeProblem: written.problem, exitCode: exitCodeOf(result), serverStats };
   } finally {
     await target.close();
   }
