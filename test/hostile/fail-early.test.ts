@@ -4,7 +4,7 @@
  * swapped in from another run, a report baseline of another kind. Each is one line and exit 2,
  * before any request reaches the target; a final write that still fails lands in a fallback file.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
