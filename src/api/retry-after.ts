@@ -15,7 +15,9 @@ export function parseRetryAfter(value: string | string[] | undefined, nowEpochMs
   if (value === undefined) return { form: 'missing' };
   const raw = (Array.isArray(value) ? value.join(',') : value).trim();
   if (raw.length === 0) return { form: 'invalid', raw };
-  if (DELAY_SECONDS.test(raw)) return { form: 'delta', seconds: Number(raw) };
+  // Digits too many to be a finite number are no delay: Infinity seconds would never end a wait.
+  if (DELAY_SECONDS.test(raw))
+    return Number.isFinite(Number(raw)) ? { form: 'delta', seconds: Number(raw) } : { form: 'invalid', raw: raw.slice(0, 80) };
   const dateMs = /[a-z]/i.test(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(dateMs)) return { form: 'invalid', raw: raw.slice(0, 80) };
   return { form: 'date', seconds: Math.max(0, Math.ceil((dateMs - nowEpochMs) / 1000)) };
