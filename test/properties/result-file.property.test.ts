@@ -29,7 +29,7 @@ function at(value: unknown, path: readonly string[]): unknown {
 function replaceAt(value: unknown, path: readonly string[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const [head, ...rest] = path;
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) as Record<string, unknown>;
+  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) }) as Record<string, unknown>;
   copy[head!] = replaceAt(copy[head!], rest, replacement);
   return copy;
 }
