@@ -44,7 +44,10 @@ function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | nu
 function replaceAt(value: unknown, path: readonly (string | number)[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const [head, ...rest] = path;
-  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) }) as Record<string | number, unknown>;
+  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) }) as Record<
+    string | number,
+    unknown
+  >;
   copy[head!] = replaceAt(copy[head!], rest, replacement);
   return copy;
 }
