@@ -14,6 +14,7 @@ import { describePlan } from '../profile/describe-plan.ts';
 import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
+import { registerSecret } from '../util/redact.ts';
 import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
@@ -57,6 +58,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const path = options.outPath ?? defaultResultPath(plan.name, startedAt);
   // Found out now, not after the whole run.
   await assertResultPathWritable(path);
+  // Known to the redactor before any reply could echo them (tokens register as they are issued).
+  for (const client of plan.clients) registerSecret(client.secret);
   const target = await openTarget(plan);
   try {
     const load = startLoad({ ...plan, target: target.url }, { workers: options.workers ?? 1, signal: options.signal });
