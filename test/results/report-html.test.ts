@@ -6,7 +6,7 @@ import { renderReport } from '../../src/results/report/render-report.ts';
 import { TOP_CLIENTS } from '../../src/results/report/quota-table.ts';
 import { niceStep, ticksFromZero } from '../../src/results/report/scale.ts';
 import { MAX_NINES, ninesTicks, percentileAtNines, spectrumPoints } from '../../src/results/report/spectrum.ts';
-import type { RunResult } from '../../src/contract/result-schema.ts';
+import type { CheckResult, RunResult } from '../../src/contract/result-schema.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 const HOSTILE = '<script>alert(1)</script>\u001b]0;pwned\u0007\u001b[31m"\'&';
@@ -108,6 +108,16 @@ describe('HTML report', () => {
     expect(page).toMatch(/<details class="check" open><summary><span class="badge fail">fail<\/span> <code>a<\/code>/);
     expect(page).toMatch(/<details class="check"><summary><span class="badge pass">pass<\/span> <code>b<\/code>/);
     expect(page).toContain('&quot;n&quot;: 1');
+  });
+
+  it('shows why a check was skipped, and opens one skipped because the target broke', () => {
+    const skipped = (id: string, skipClass: CheckResult['skipClass']): CheckResult => ({ id, verdict: 'skip', skipClass, detail: 'why', evidence: {} });
+    const page = renderReport({
+      label: 'skips.json',
+      result: makeResult({ seed: 6, durationS: 5, checks: [skipped('a', 'target_broken'), skipped('b', 'not_applicable')] }),
+    });
+    expect(page).toMatch(/<details class="check" open><summary><span class="badge skip">skip<\/span> <code>a<\/code> — why <span class="note">\(target_broken\)<\/span>/);
+    expect(page).toMatch(/<details class="check"><summary><span class="badge skip">skip<\/span> <code>b<\/code> — why <span class="note">\(not_applicable\)<\/span>/);
   });
 });
 

@@ -10,8 +10,11 @@ function checkDetails(check: CheckResult, baseVerdict: string | undefined): stri
   const notes = check.notes && check.notes.length > 0 ? `<ul class="notes">${check.notes.map((n) => `<li>${text(n, 500)}</li>`).join('')}</ul>` : '';
   const duration = check.durationMs !== undefined ? `<p class="note">took ${Math.round(check.durationMs)} ms</p>` : '';
   const base = baseVerdict !== undefined ? ` <span class="base-inline">baseline: ${badge(baseVerdict)}</span>` : '';
+  // A skip says why it could not be judged; one because the target broke is opened like a failure.
+  const skipClass = check.verdict === 'skip' ? ` <span class="note">(${text(check.skipClass ?? 'inconclusive')})</span>` : '';
+  const open = check.verdict === 'fail' || check.skipClass === 'target_broken' || check.skipClass === 'internal_error';
   return (
-    `<details class="check"${check.verdict === 'fail' ? ' open' : ''}><summary>${badge(check.verdict)} ${code(check.id)} — ${text(check.detail, 300)}${base}</summary>` +
+    `<details class="check"${open ? ' open' : ''}><summary>${badge(check.verdict)} ${code(check.id)} — ${text(check.detail, 300)}${skipClass}${base}</summary>` +
     `${notes}${duration}<pre class="evidence">${preformatted(JSON.stringify(check.evidence, null, 2))}</pre></details>`
   );
 }
