@@ -94,6 +94,7 @@ export function registerVerifyCommand(program: Command): void {
           flags,
           caPem,
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
+          ...(flags.junit === undefined ? {} : { junitPath: flags.junit }),
           createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
           signal,
         }),

@@ -77,6 +77,13 @@ describe.concurrent('unwritable --out is refused before the load starts', () => 
           );
           expect(result.stderr).toMatch(why);
         }
+        if (out === '/dev/full') {
+          // verify's JUnit file is checked up front too.
+          const junit = await runRpcload(['verify', profile, '--junit', out, '--out', join(dir, 'ok.json'), '--ui', 'none'], {
+            timeoutMs: 20_000,
+          });
+          expectOneLineRefusal(junit, /^rpcload: --junit \/dev\/full: cannot write the JUnit file there \(ENOSPC\)$/);
+        }
         expect(server.seen).toHaveLength(0); // not even a token request
       });
     },

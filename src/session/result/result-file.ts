@@ -65,8 +65,8 @@ async function isSpecialFile(path: string): Promise<boolean> {
  * created next to the target (its directory is created as the write would), or, for a character
  * device, one newline written to it. Throws a one-line RpcloadError (exit 2).
  */
-export async function assertResultPathWritable(path: string): Promise<void> {
-  const refuse = (why: string): RpcloadError => new RpcloadError('bad_flag', `--out ${path}: cannot write the result file there (${why})`);
+export async function assertResultPathWritable(path: string, flag = '--out', what = 'the result file'): Promise<void> {
+  const refuse = (why: string): RpcloadError => new RpcloadError('bad_flag', `${flag} ${path}: cannot write ${what} there (${why})`);
   const stats = await stat(path).catch(() => null);
   if (stats?.isDirectory()) throw refuse('it is a directory');
   try {
