@@ -3,6 +3,8 @@ import { Option, type Command } from 'commander';
 import type { PlanOverrides } from '../profile/build-plan.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
+import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
+import { STDOUT_PATH } from '../session/result/result-file.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
@@ -11,7 +13,7 @@ import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 
-interface RunFlags {
+interface RunFlags extends ShardFlags {
   target?: string;
   rate?: number;
   concurrency?: number;
@@ -52,7 +54,16 @@ export function registerRunCommand(program: Command): void {
       'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)',
       positiveInt,
     )
-    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
+    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json); - writes it to stdout')
+    .option(
+      '--shard <I/N>',
+      'carry shard I of N of one run: every N-th client and its share of the load (env RPCLOAD_SHARD, or JOB_COMPLETION_INDEX with RPCLOAD_SHARDS)',
+    )
+    .option('--run-id <id>', 'the id every shard of the run shares (env RPCLOAD_RUN_ID; default derived from the profile and --start-at)')
+    .option(
+      '--start-at <time>',
+      'fetch tokens and open connections, then start the clock at this instant: ISO 8601 with a zone, or Unix seconds (env RPCLOAD_START_AT)',
+    )
     .addOption(
       new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped')
         .choices(['auto', 'tui', 'plain', 'none'])
@@ -61,22 +72,28 @@ export function registerRunCommand(program: Command): void {
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
       const plan = await loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));
-      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+      const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
+      // With the result on stdout, everything else a user reads goes to stderr.
+      const toStdout = flags.out === STDOUT_PATH;
+      const say = toStdout ? process.stderr : process.stdout;
+      const mode = toStdout ? 'none' : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
       const session = await withInterrupt((signal, stop) =>
         runSession({
           plan,
           workers: flags.workers ?? 1,
+          shard,
+          startAtEpochMs,
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
           createView: (source) => createRunView(mode, source, { onQuit: stop }),
           signal,
         }),
       );
       const { result, path } = session;
-      if (flags.json) {
+      if (flags.json && !toStdout) {
         const { run, summary, byMethod, thresholds, checks, warnings } = result;
-        process.stdout.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
+        say.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
       } else {
-        process.stdout.write(`${renderSummaryTable(result, { color: colourEnabled(process.stdout) })}\nresult file: ${path}\n`);
+        say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
       }
       setExitCode(session.exitCode);
     });

@@ -34,6 +34,9 @@ export function defaultResultPath(profileName: string, startedAt: Date, dir = 'r
   return path;
 }
 
+/** `--out -`: the result file goes to stdout (for engines whose pods share no volume). */
+export const STDOUT_PATH = '-';
+
 /** True when `path` exists and is not a regular file (a device such as /dev/null, a FIFO …). */
 async function isSpecialFile(path: string): Promise<boolean> {
   try {
@@ -52,6 +55,10 @@ async function isSpecialFile(path: string): Promise<boolean> {
  */
 export async function writeResultFile(path: string, result: RunResult): Promise<void> {
   const text = `${JSON.stringify(result, null, 2)}\n`;
+  if (path === STDOUT_PATH) {
+    await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
+    return;
+  }
   if (await isSpecialFile(path)) {
     try {
       await writeFile(path, text, 'utf8');
