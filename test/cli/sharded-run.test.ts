@@ -78,7 +78,7 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
     }
 
     // Per client, what the merge says was admitted and refused is what the server counted.
-    const stats = await server.stats();
+    const stats = server.stats();
     for (const [client, counts] of Object.entries(stats.byClient)) {
       expect({ client, admitted: admittedOf(merged, client), refused: refusedOf(merged, client) }).toEqual({ client, ...counts });
     }
