@@ -9,7 +9,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { RunResult } from '../../contract/result-schema.ts';
 import { ExitCode, RpcloadError } from '../../errors.ts';
-import { loadProfile } from '../../profile/load-profile.ts';
+import { readProfileDocument } from '../../profile/load-profile.ts';
 import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
 import { writeResultFile } from '../../session/result/result-file.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
@@ -96,11 +96,17 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** The profile's thresholds, judged on the merged result. */
+/**
+ * The profile's thresholds, judged on the merged result. Only `thresholds` is read: the merge
+ * runs where the profile's secrets may not be (a CI job, the merge pod).
+ */
 async function profileThresholds(profilePath: string, merged: RunResult): Promise<RunResult['thresholds']> {
-  const profile = await loadProfile(profilePath);
-  return (profile.thresholds ?? []).map((expr, i) => {
+  const { value } = await readProfileDocument(profilePath);
+  const thresholds = (value as { thresholds?: unknown } | null)?.thresholds ?? [];
+  if (!Array.isArray(thresholds)) throw new RpcloadError('bad_profile', `${profilePath}: /thresholds: expected an array of threshold expressions`);
+  return thresholds.map((expr: unknown, i) => {
     try {
+      if (typeof expr !== 'string') throw new Error(`expected a threshold expression such as "p99 < 250ms", found ${JSON.stringify(expr)}`);
       return evaluateThreshold(parseThreshold(expr), merged);
     } catch (err) {
       throw new RpcloadError('bad_profile', `${profilePath}: /thresholds/${i}: ${(err as Error).message}`);
