@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { RpcloadError } from '../errors.ts';
 import { readProfileDocument } from '../profile/load-profile.ts';
 import { kubernetesManifests, profileFacts } from '../session/distributed/kubernetes-manifests.ts';
-import { resolveRunId } from '../session/distributed/shard-spec.ts';
+import { parseStartAt, resolveRunId } from '../session/distributed/shard-spec.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { TOOL } from '../version.ts';
 import { durationMs, positiveInt } from './parsers.ts';
@@ -16,6 +16,7 @@ interface KubernetesFlags {
   namespace?: string;
   runId?: string;
   startIn: number;
+  startAt?: string;
   cpu: string;
   memory: string;
   storage: string;
@@ -51,6 +52,7 @@ export function registerDeployCommand(program: Command): void {
         .argParser(durationMs)
         .default(120_000, '2m'),
     )
+    .option('--start-at <time>', 'start the shards at this instant instead (ISO 8601 with a zone, or Unix seconds)')
     .option('--cpu <quantity>', 'CPU each shard pod requests', '1')
     .option('--memory <quantity>', 'memory each pod requests and is limited to', '512Mi')
     .option('--storage <quantity>', 'size of the results volume claim (ReadWriteMany)', '1Gi')
@@ -69,7 +71,10 @@ export function registerDeployCommand(program: Command): void {
           `warning: ${profilePath} has no target: every shard would load its own embedded server; set "target" (or \${VAR} from the Secret)\n`,
         );
       }
-      const startAtMs = Math.ceil((Date.now() + flags.startIn) / 1000) * 1000;
+      const startAtMs =
+        flags.startAt === undefined
+          ? Math.ceil((Date.now() + flags.startIn) / 1000) * 1000
+          : parseStartAt(flags.startAt, '--start-at', Date.now());
       const name = objectName(flags.name ?? facts.name);
       const manifests = kubernetesManifests({
         name,

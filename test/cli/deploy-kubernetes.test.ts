@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,6 +88,16 @@ describe('rpcload deploy kubernetes', () => {
     expect(stdout).not.toContain(SECRET);
   });
 
+  it('deploy/kubernetes/staging.yaml is what the command prints for the example profile', async () => {
+    const args = ['deploy', 'kubernetes', 'deploy/kubernetes/profile.json', '--shards', '4', '--run-id', 'staging-example'];
+    const { code, stdout } = await runRpcload([...args, '--image', 'ghcr.io/your-org/rpcload:0.1.0', '--start-at', '2026-11-25T03:00:00Z']);
+    expect(code).toBe(0);
+    const regenerate = `node bin/rpcload.js ${args.join(' ')} --image ghcr.io/your-org/rpcload:0.1.0 --start-at 2026-11-25T03:00:00Z > deploy/kubernetes/staging.yaml`;
+    expect(stdout, `deploy/kubernetes/staging.yaml is out of date: ${regenerate}`).toBe(
+      readFileSync('deploy/kubernetes/staging.yaml', 'utf8'),
+    );
+  });
+
   it('refuses more shards than client IDs in one line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rpcload-k8s-'));
     const { code, stderr } = await runRpcload(['deploy', 'kubernetes', writeProfile(dir, 'https://x.test', 3), '--shards', '4']);
@@ -125,4 +136,27 @@ describe('rpcload deploy kubernetes', () => {
     expect(merged.thresholds).toEqual([expect.objectContaining({ expr: 'error_rate < 1%', ok: true })]);
     expect(JSON.stringify(merged)).not.toContain(SECRET);
   }, 60_000);
+});
+
+/** A container builder this machine can use (a running Docker daemon), or why not. */
+function containerBuilder(): string | null {
+  const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8', timeout: 10_000 });
+  return info.status === 0 ? null : 'no container builder here (docker info failed: no Docker daemon)';
+}
+const noBuilder = containerBuilder();
+
+describe('the container image', () => {
+  it.skipIf(noBuilder !== null)(
+    `builds from the Dockerfile and runs as a non-root user${noBuilder === null ? '' : ` — skipped: ${noBuilder}`}`,
+    () => {
+      const tag = 'rpcload-test-image:latest';
+      const build = spawnSync('docker', ['build', '-q', '-t', tag, '.'], { encoding: 'utf8', timeout: 600_000 });
+      expect(build.status, build.stderr).toBe(0);
+      const run = spawnSync('docker', ['run', '--rm', '--entrypoint', 'id', tag, '-u'], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.stdout.trim()).toBe('1000');
+      const help = spawnSync('docker', ['run', '--rm', tag, 'run', '--help'], { encoding: 'utf8', timeout: 60_000 });
+      expect(help.stdout).toContain('--shard <I/N>');
+    },
+    660_000,
+  );
 });

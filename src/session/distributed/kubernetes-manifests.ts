@@ -72,10 +72,16 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
       ],
     },
   };
-  const volumes = [profileVolume, { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } }];
+  // The root filesystem is read-only: results go to the claim, scratch files to an emptyDir.
+  const volumes = [
+    profileVolume,
+    { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
+    { name: 'tmp', emptyDir: {} },
+  ];
   const volumeMounts = [
     { name: 'profile', mountPath: PROFILE_DIR, readOnly: true },
     { name: 'results', mountPath: RESULTS_DIR },
+    { name: 'tmp', mountPath: '/tmp' },
   ];
   // Secrets given as ${ENV} in the profile come from the same Secret's keys, when it exists.
   const envFrom = [{ secretRef: { name: `${o.name}-secrets`, optional: true } }];
