@@ -66,7 +66,14 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   const context: VerifyContext = { config, dispatcher, clock, tokens, pool, signal: abort.signal };
   const startedAt = new Date();
   try {
-    await preflight(config, tokens);
+    try {
+      await preflight(config, tokens);
+    } catch (err) {
+      // A stop during the start-up probe is an interruption (exit 130, result written), not an unreachable target.
+      if (!abort.signal.aborted) throw err;
+      const interrupted = selectChecks(config.only).map((d) => toResult(d.id, skip('interrupted before it started'), undefined, undefined));
+      return { checks: interrupted, startedAt, endedAt: new Date(), durationMs: 0, aborted: true };
+    }
     const originMs = clock.now();
     const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>
       options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
