@@ -9,6 +9,20 @@ import { ExitCode } from '../errors.ts';
 export const STOP_WATCHDOG_MS = 4000;
 
 /**
+ * Until a command handles the signals itself (withInterrupt, `serve`), a signal exits 130 at
+ * once: nothing has started that needs a result file. Replaces the launcher's own early handlers
+ * (bin/rpcload.js).
+ */
+export function exitOnSignalUntilCommand(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(ExitCode.interrupted);
+    });
+  }
+}
+
+/**
  * Run `command` with an abort signal that the first SIGINT/SIGTERM (or the command's own `stop`,
  * e.g. `q` in the dashboard) aborts; the handlers are removed when it settles.
  */
