@@ -8,7 +8,8 @@ export type RetryAfter =
   | { readonly form: 'delta'; readonly seconds: number }
   | { readonly form: 'date'; readonly seconds: number }
   | { readonly form: 'missing' }
-  | { readonly form: 'invalid'; readonly raw: string };
+  /** `tooLong`: well-formed, but a wait over MAX_RETRY_AFTER_S (a finding, never waited for). */
+  | { readonly form: 'invalid'; readonly raw: string; readonly tooLong?: true };
 
 const DELAY_SECONDS = /^\d+$/;
 /** The longest Retry-After taken at its word: one day. */
@@ -20,12 +21,12 @@ export function parseRetryAfter(value: string | string[] | undefined, nowEpochMs
   if (raw.length === 0) return { form: 'invalid', raw };
   if (DELAY_SECONDS.test(raw)) {
     const seconds = Number(raw);
-    return seconds <= MAX_RETRY_AFTER_S ? { form: 'delta', seconds } : { form: 'invalid', raw: raw.slice(0, 80) };
+    return seconds <= MAX_RETRY_AFTER_S ? { form: 'delta', seconds } : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
   }
   const dateMs = /[a-z]/i.test(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(dateMs)) return { form: 'invalid', raw: raw.slice(0, 80) };
   const seconds = Math.max(0, Math.ceil((dateMs - nowEpochMs) / 1000));
-  return seconds <= MAX_RETRY_AFTER_S ? { form: 'date', seconds } : { form: 'invalid', raw: raw.slice(0, 80) };
+  return seconds <= MAX_RETRY_AFTER_S ? { form: 'date', seconds } : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
 }
 
 /**
