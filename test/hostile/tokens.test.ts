@@ -9,7 +9,7 @@ import type { ServerHandle } from '../../src/server/options.ts';
 import type { TestServer } from '../support/http-server.ts';
 import { rawResponse } from '../support/http-server.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
-import { answerSuccess, issueToken, startHostileApi, tokenRequests } from '../support/stalling-api.ts';
+import { answerSuccess, issueToken, startHostileApi, tokenRequests, type Behaviour } from '../support/stalling-api.ts';
 
 let reference: ServerHandle | undefined;
 let server: TestServer | undefined;
