@@ -17,7 +17,10 @@ export interface TokenRequest {
   readonly clientAuth: 'post' | 'basic';
   readonly scope?: string | null;
   readonly extraFields?: Readonly<Record<string, string>>;
+  /** The request's overall deadline (ms); default callApi's. */
   readonly timeoutMs?: number;
+  /** Aborting cancels the request at once (a stop). */
+  readonly signal?: AbortSignal;
 }
 
 export type TokenResult =
@@ -76,8 +79,10 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     ...(req.clientAuth === 'basic'
       ? { authorization: `Basic ${Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64')}` }
       : {}),
-    timeoutMs: req.timeoutMs ?? 10_000,
+    ...(req.timeoutMs === undefined ? {} : { timeoutMs: req.timeoutMs }),
+    ...(req.signal === undefined ? {} : { signal: req.signal }),
     bodyCapBytes: 64 * 1024,
+    maxBodyBytes: 1024 * 1024,
   });
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
   const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });

@@ -19,6 +19,7 @@ interface RunFlags extends ShardFlags {
   concurrency?: number;
   duration?: number;
   clients?: number;
+  timeout?: number;
   workers?: number;
   out?: string;
   ui: UiMode;
@@ -32,6 +33,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
     ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+    ...(flags.timeout === undefined ? {} : { requestTimeoutMs: flags.timeout }),
   };
 }
 
@@ -49,6 +51,11 @@ export function registerRunCommand(program: Command): void {
     .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", positiveInt)
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
+    .option(
+      '--timeout <duration>',
+      "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",
+      durationMs,
+    )
     .option(
       '--workers <n>',
       'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)',

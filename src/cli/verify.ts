@@ -72,9 +72,15 @@ export function registerVerifyCommand(program: Command): void {
     )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target')
     .option('--insecure', 'do not verify the https certificate')
+    .option(
+      '--timeout <duration>',
+      "every request's overall deadline, token requests included (default 30s or the profile's http.requestTimeout)",
+      durationMs,
+    )
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
     .action(async (profile: string | undefined, flags: VerifyOptions) => {
       if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
+      if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
       const plan = await planFor(profile, flags);
       const caPem = await readCa(flags.ca);
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });

@@ -34,7 +34,7 @@ export interface FinishedLoad {
 }
 
 /** Stopped workers get the driver's grace and drain time plus a margin before they are terminated. */
-const WORKER_STOP_TIMEOUT_MS = 15_000;
+const WORKER_STOP_TIMEOUT_MS = 2500;
 
 /** The recorder's dimensions for a plan: its methods, phases and clients, by name. */
 export function dimensionsOf(plan: Plan): RecorderDimensions {

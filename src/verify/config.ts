@@ -45,7 +45,7 @@ export interface VerifyConfig {
   readonly insecure: boolean;
   /** Treat Retry-After slack over the 1 s rounding allowance as a failure. */
   readonly strictRetryAfter: boolean;
-  /** Per-request headers and body timeout (ms). */
+  /** Every request's overall deadline, token requests included (ms). */
   readonly requestTimeoutMs: number;
 }
 
@@ -65,10 +65,12 @@ export interface VerifyFlags {
   readonly only?: string;
   readonly insecure?: boolean;
   readonly strictRetryAfter?: boolean;
+  /** `--timeout`: every request's overall deadline (ms). */
+  readonly timeout?: number;
 }
 
 const DEFAULT_WINDOW_MS = parseDurationMs(PROFILE_DEFAULTS.rateLimit.window)!;
-const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.headersTimeout)!;
+const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.requestTimeout)!;
 
 /** `ID:SECRET` (the secret may itself contain colons). */
 export function parseClientFlag(value: string): VerifyClient {
@@ -146,6 +148,6 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
     ca: caPem ?? plan?.http.ca ?? null,
     insecure: flags.insecure === true || plan?.http.insecure === true,
     strictRetryAfter: flags.strictRetryAfter === true,
-    requestTimeoutMs: plan?.http.headersTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    requestTimeoutMs: flags.timeout ?? plan?.http.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
 }

@@ -1,5 +1,5 @@
 /** Runs the verify checks concurrently, each as soon as the client pool can grant what it needs. */
-import { setTimeout as delay } from 'node:timers/promises';
+import { safeDelay } from '../util/timers.ts';
 import type { CheckDefinition, CheckOutcome, CheckPlan } from './check.ts';
 import type { ClientPool, Lease } from './client-pool.ts';
 import type { Clock } from './clock.ts';
@@ -107,8 +107,7 @@ async function nextEvent(running: ReadonlySet<Promise<void>>, wakeAtMs: number |
   const onAbort = (): void => timer.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   const waits: Promise<unknown>[] = [...running, new Promise((resolve) => timer.signal.addEventListener('abort', resolve, { once: true }))];
-  if (wakeAtMs !== null)
-    waits.push(delay(Math.max(0, Math.ceil(wakeAtMs - clock.now())), undefined, { signal: timer.signal }).catch(() => undefined));
+  if (wakeAtMs !== null) waits.push(safeDelay(Math.ceil(wakeAtMs - clock.now()), timer.signal).catch(() => undefined));
   try {
     await Promise.race(waits);
   } finally {
