@@ -8,6 +8,7 @@ import { STDOUT_PATH } from '../session/result/result-file.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
@@ -98,10 +99,12 @@ export function registerRunCommand(program: Command): void {
       const { result, path } = session;
       if (flags.json && !toStdout) {
         const { run, summary, byMethod, thresholds, checks, warnings } = result;
-        say.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
+        const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
+        say.write(`${JSON.stringify(json, null, 2)}\n`);
       } else {
         say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
       }
+      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
       setExitCode(session.exitCode);
     });
 }

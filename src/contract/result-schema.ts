@@ -152,10 +152,25 @@ export const RateLimitSchema = Type.Object(
 
 export const CheckVerdictSchema = Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('skip')]);
 
+export const SkipClassSchema = Type.Union(
+  [
+    Type.Literal('not_applicable'),
+    Type.Literal('target_broken'),
+    Type.Literal('inconclusive'),
+    Type.Literal('interrupted'),
+    Type.Literal('internal_error'),
+  ],
+  {
+    description:
+      'why a skipped check was not judged: not_applicable (nothing to check with this configuration), target_broken (the target did not answer usably), inconclusive (answers that cannot decide), interrupted, internal_error',
+  },
+);
+
 export const CheckResultSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
     verdict: CheckVerdictSchema,
+    skipClass: Type.Optional(SkipClassSchema),
     detail: Type.String({ description: 'one-line reason' }),
     evidence: Type.Record(Type.String(), Type.Unknown(), { description: 'counts, timestamps, headers seen; secrets redacted' }),
     durationMs: Type.Optional(Ms),
@@ -265,6 +280,7 @@ export type RateLimitClient = Static<typeof RateLimitClientSchema>;
 export type RateLimitObservation = Static<typeof RateLimitObservationSchema>;
 export type RateLimitReport = Static<typeof RateLimitSchema>;
 export type CheckVerdict = Static<typeof CheckVerdictSchema>;
+export type SkipClass = Static<typeof SkipClassSchema>;
 export type CheckResult = Static<typeof CheckResultSchema>;
 export type ThresholdResult = Static<typeof ThresholdResultSchema>;
 export type RunStatus = Static<typeof RunStatusSchema>;

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describeError, RpcloadError } from '../errors.ts';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../util/json-depth.ts';
 import { locateJsonError } from '../util/json-error-position.ts';
 import { buildPlan, resolvePlan, type PlanOverrides } from './build-plan.ts';
 import { interpolateEnv } from './interpolate.ts';
@@ -49,8 +50,9 @@ export async function readProfileDocument(path: string): Promise<{ text: string;
 
 function parseProfileText(path: string, text: string): unknown {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text; // editors on Windows add a BOM
+  let value: unknown;
   try {
-    return JSON.parse(body) as unknown;
+    value = JSON.parse(body) as unknown;
   } catch (err) {
     // V8's messages carry no line/column (and on Node 20 often no position at all).
     const at = locateJsonError(body);
@@ -59,6 +61,11 @@ function parseProfileText(path: string, text: string): unknown {
       at ? `${path}: line ${at.line}, column ${at.column}: ${at.reason}` : `${path}: ${describeError(err)}`,
     );
   }
+  // Before any recursive walk (interpolation, validation) can overflow the stack.
+  const deep = tooDeepAt(value);
+  if (deep !== null)
+    throw new RpcloadError('bad_profile', `${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected a profile`);
+  return value;
 }
 
 /** loadProfile, then buildPlan with the `rpcload run` flags. */

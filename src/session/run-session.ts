@@ -19,7 +19,7 @@ import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
-import { defaultResultPath, STDOUT_PATH, writeResultFile } from './result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
 import { openTarget, type Target } from './target.ts';
 
 export interface RunSessionOptions {
@@ -39,7 +39,10 @@ export interface RunSessionOptions {
 
 export interface RunSessionResult {
   readonly result: RunResult;
+  /** Where the result file was written: the path asked for, or a fallback when that failed at the end. */
   readonly path: string;
+  /** Why the result file is not at the path asked for; null when it is. */
+  readonly writeProblem: string | null;
   readonly exitCode: ExitCode;
   /** The embedded server's own counts, when the run used it. */
   readonly serverStats: ServerStats | null;
@@ -61,6 +64,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const startedAt = new Date();
   const path =
     options.outPath ?? defaultResultPath(shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`, startedAt);
+  // Found out now, not after the whole run.
+  if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   const target = await openTarget(plan);
   try {
     const load = startLoad(
@@ -89,8 +94,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       plan,
       buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
     );
-    await writeResultFile(path, result);
-    return { result, path, exitCode: exitCodeOf(result), serverStats };
+    const written = await writeFinalResultFile(path, result);
+    return { result, path: written.path, writeProblem: written.problem, exitCode: exitCodeOf(result), serverStats };
   } finally {
     await target.close();
   }

@@ -7,6 +7,7 @@ import type { Plan } from '../profile/plan.ts';
 import { PROFILE_DEFAULTS } from '../profile/profile-defaults.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { CHECK_IDS, isCheckId, type CheckId } from './check-ids.ts';
+import { parseAllowSkipFlag, type AllowedSkips } from './skip-policy.ts';
 
 /** A client ID with its secret (the secret never leaves the token request). */
 export interface VerifyClient {
@@ -47,6 +48,8 @@ export interface VerifyConfig {
   readonly strictRetryAfter: boolean;
   /** Every request's overall deadline, token requests included (ms). */
   readonly requestTimeoutMs: number;
+  /** Skips that do not make the verify fail (`--allow-skip`). */
+  readonly allowSkip: AllowedSkips;
 }
 
 /** The `rpcload verify` flags as parsed (everything optional: a profile or the defaults fill in). */
@@ -67,6 +70,8 @@ export interface VerifyFlags {
   readonly strictRetryAfter?: boolean;
   /** `--timeout`: every request's overall deadline (ms). */
   readonly timeout?: number;
+  /** `--allow-skip` alone (true) or with a comma-separated list of skip classes and check ids. */
+  readonly allowSkip?: string | true;
 }
 
 const DEFAULT_WINDOW_MS = parseDurationMs(PROFILE_DEFAULTS.rateLimit.window)!;
@@ -123,6 +128,7 @@ function planMethods(plan: Plan): { methods: string[]; paginated: PaginatedMetho
 export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, target: string, caPem: string | null): VerifyConfig {
   // Flag syntax first, then what is missing.
   const only = flags.only === undefined ? null : parseOnlyFlag(flags.only);
+  const allowSkip = parseAllowSkipFlag(flags.allowSkip);
   const paginated = flags.paginated?.map(parsePaginatedFlag);
   const fromPlan = plan === null ? { methods: [], paginated: [] } : planMethods(plan);
   const clients = flags.client?.map(parseClientFlag) ?? plan?.clients.map(({ id, secret }) => ({ id, secret })) ?? [];
@@ -149,5 +155,6 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
     insecure: flags.insecure === true || plan?.http.insecure === true,
     strictRetryAfter: flags.strictRetryAfter === true,
     requestTimeoutMs: flags.timeout ?? plan?.http.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    allowSkip,
   };
 }

@@ -14,7 +14,7 @@ export function reconcileOutcomes(outcomes: ReadonlyMap<CheckId, CheckOutcome>):
   for (const [id, outcome] of outcomes) {
     if (outcome.verdict !== 'fail' || outcome.findings?.failedOnCount !== true) continue;
     const detail = `not judged: the quota refills gradually (see ratelimit.threshold), which bends every per-window count (${outcome.detail})`;
-    changed.set(id, skip(detail, outcome.evidence, outcome.notes));
+    changed.set(id, skip('inconclusive', detail, outcome.evidence, outcome.notes));
   }
   return changed;
 }

@@ -6,7 +6,7 @@ import { createDispatcher } from '../api/dispatcher.ts';
 import { describeError, RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';
 import { formatDurationMs } from '../util/duration.ts';
-import { redactSecrets } from '../util/redact.ts';
+import { redactSecrets, redactText } from '../util/redact.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { CheckOutcome } from './check.ts';
 import { ClientPool } from './client-pool.ts';
@@ -85,19 +85,21 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
     } catch (err) {
       // A stop during the start-up probe is an interruption (exit 130, result written), not an unreachable target.
       if (!abort.signal.aborted) throw err;
-      const interrupted = selectChecks(config.only).map((d) => toResult(d.id, skip('interrupted before it started'), undefined, undefined));
+      const interrupted = selectChecks(config.only).map((d) =>
+        toResult(d.id, skip('interrupted', 'interrupted before it started'), undefined, undefined),
+      );
       return { checks: interrupted, startedAt, endedAt: new Date(), durationMs: 0, aborted: true };
     }
     const originMs = clock.now();
     const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>
-      options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
+      options.onProgress?.({ id, state, detail: redactText(detail, tokens.secrets()), atMs: clock.now() - originMs });
     const outcomes = new Map<CheckId, CheckOutcome>();
     const durations = new Map<CheckId, number>();
     const clientsOf = new Map<CheckId, readonly string[]>();
     const scheduled: ScheduledCheck[] = [];
     for (const definition of selectChecks(config.only)) {
       const plan = definition.plan(config, config.clients.length);
-      if (typeof plan === 'string') outcomes.set(definition.id, skip(plan));
+      if (typeof plan === 'string') outcomes.set(definition.id, skip('not_applicable', plan));
       else scheduled.push({ definition, plan });
     }
     for (const id of CHECK_IDS) {
@@ -119,15 +121,17 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
         const deadline = safeTimeout(() => overdue.abort(), deadlineMs);
         const session = new CheckContext({ ...context, signal: AbortSignal.any([abort.signal, overdue.signal]) });
         const timedOut = (): CheckOutcome =>
-          skip(`not judged: the check did not finish within its ${formatDurationMs(deadlineMs)} deadline`);
+          skip('target_broken', `not judged: the check did not finish within its ${formatDurationMs(deadlineMs)} deadline`);
         try {
           const outcome = await check.definition.run(session, clientIds);
           // A verdict reached after the abort rests on observations cut short.
-          return abort.signal.aborted ? skip('interrupted') : overdue.signal.aborted ? timedOut() : outcome;
+          return abort.signal.aborted ? skip('interrupted', 'interrupted') : overdue.signal.aborted ? timedOut() : outcome;
         } catch (err) {
-          if (abort.signal.aborted) return skip('interrupted');
+          if (abort.signal.aborted) return skip('interrupted', 'interrupted');
           if (overdue.signal.aborted) return timedOut();
-          return skip(err instanceof RpcloadError ? err.message : `internal error: ${describeError(err)}`);
+          return err instanceof RpcloadError
+            ? skip('target_broken', err.message)
+            : skip('internal_error', `internal error: ${describeError(err)}`);
         } finally {
           clearTimeout(deadline);
           durations.set(check.definition.id, clock.now() - session.originMs);
@@ -164,6 +168,7 @@ function toResult(
   return {
     id,
     verdict: outcome.verdict,
+    ...(outcome.verdict === 'skip' ? { skipClass: outcome.skipClass ?? 'inconclusive' } : {}),
     detail: outcome.detail,
     evidence: clientIds?.length ? { clients: clientIds, ...outcome.evidence } : { ...outcome.evidence },
     ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 1000) / 1000 }),

@@ -74,6 +74,7 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
         settle(
           check.definition.id,
           skip(
+            'inconclusive',
             'not judged: one quota is shared across client IDs (see ratelimit.per_client), so checks on other clients would disturb its counts; run it alone with --only',
           ),
         );
@@ -91,13 +92,14 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
     if (pending.length === 0) break;
     const wakeAtMs = pool.nextRestedAtMs();
     if (running.size === 0 && wakeAtMs === null) {
-      for (const check of pending.splice(0)) settle(check.definition.id, skip('no client could be granted for this check'));
+      for (const check of pending.splice(0))
+        settle(check.definition.id, skip('not_applicable', 'no client could be granted for this check'));
       break;
     }
     await nextEvent(running, wakeAtMs, deps.clock, signal);
   }
   await Promise.all(running);
-  for (const check of pending) settle(check.definition.id, skip('interrupted before it started'));
+  for (const check of pending) settle(check.definition.id, skip('interrupted', 'interrupted before it started'));
   return outcomes;
 }
 

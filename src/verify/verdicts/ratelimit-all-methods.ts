@@ -55,9 +55,9 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
     })),
   };
   const decisive = attempts.at(-1);
-  if (decisive === undefined) return skip('no attempt was made', evidence);
+  if (decisive === undefined) return skip('inconclusive', 'no attempt was made', evidence);
   const failed = decisive.exchanges.find((e) => e.admission === 'failed');
-  if (failed !== undefined) return skip(`a request got no verdict from the limiter (${failed.outcome})`, evidence);
+  if (failed !== undefined) return skip('target_broken', `a request got no verdict from the limiter (${failed.outcome})`, evidence);
   const notes =
     attempts.length > 1
       ? [`the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
@@ -77,7 +77,7 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
   if (refusedAt !== limit) {
     // The next request may rightly be in a new window when sending was that slow.
     const slow = tooSlowToJudge(decisive.exchanges, limit, obs.windowMs);
-    if (slow !== null) return skip(slow, evidence, notes);
+    if (slow !== null) return skip('inconclusive', slow, evidence, notes);
     const admitted = decisive.exchanges.filter((e) => e.admission === 'admitted').length;
     const total = refusedAt === -1 ? `no refusal after ${admitted}` : `${admitted} admitted before the first refusal`;
     return {

@@ -58,7 +58,7 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   });
   const evidence = { limit, attempts: attempts.map(describe) };
   const decisive = attempts.at(-1);
-  if (decisive === undefined || decisive.exchanges.length === 0) return skip('no burst was sent', evidence);
+  if (decisive === undefined || decisive.exchanges.length === 0) return skip('inconclusive', 'no burst was sent', evidence);
   const admitted = count(decisive, 'admitted');
   const failed = decisive.exchanges.filter((e) => e.admission === 'failed');
   const notes =
@@ -77,6 +77,7 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   }
   if (failed.length > 0)
     return skip(
+      'target_broken',
       `${failed.length} of ${decisive.exchanges.length} requests got no verdict from the limiter (${failed[0]!.outcome}); cannot count admissions`,
       evidence,
       notes,

@@ -80,8 +80,12 @@ export function judgeResponse(obs: ResponseObservation): Verdict {
     })),
   };
   if (obs.stop === 'failed')
-    return skip(`a request got no verdict from the limiter (${obs.failedOutcome ?? 'unknown'}) before any refusal`, evidence);
-  if (obs.refusals.length === 0 && obs.tooSlow !== null) return skip(obs.tooSlow, evidence);
+    return skip(
+      'target_broken',
+      `a request got no verdict from the limiter (${obs.failedOutcome ?? 'unknown'}) before any refusal`,
+      evidence,
+    );
+  if (obs.refusals.length === 0 && obs.tooSlow !== null) return skip('inconclusive', obs.tooSlow, evidence);
   if (obs.refusals.length === 0)
     return fail(`no refusal after ${obs.admittedBefore} requests sent back to back`, evidence, obs.headerNotes);
   const problems = [...new Set(obs.refusals.flatMap(refusalProblems))];
