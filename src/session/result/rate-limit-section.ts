@@ -17,14 +17,12 @@ function windowObservations(windows: readonly ClientWindow[]): RateLimitObservat
   for (const w of windows) byClient.set(w.client, [...(byClient.get(w.client) ?? []), w]);
   const failing = (w: ClientWindow): boolean => w.reading === 'over' || w.reading === 'early';
   return [...byClient.values()].flatMap((list) =>
-    [...list.filter(failing), ...list.filter((w) => !failing(w))]
-      .slice(0, WINDOW_OBSERVATIONS_PER_CLIENT)
-      .map((w) => ({
-        client: w.client,
-        kind: 'announced_window' as const,
-        atMs: roundMs(w.window.refusedAtMs),
-        detail: windowEvidence(w),
-      })),
+    [...list.filter(failing), ...list.filter((w) => !failing(w))].slice(0, WINDOW_OBSERVATIONS_PER_CLIENT).map((w) => ({
+      client: w.client,
+      kind: 'announced_window' as const,
+      atMs: roundMs(w.window.refusedAtMs),
+      detail: windowEvidence(w),
+    })),
   );
 }
 
