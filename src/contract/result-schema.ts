@@ -132,7 +132,18 @@ export const RateLimitClientSchema = Type.Object(
 export const RateLimitObservationSchema = Type.Object(
   {
     client: Type.String(),
-    kind: Type.Union([Type.Literal('first_refusal'), Type.Literal('honoured_retry'), Type.Literal('missing_retry_after')]),
+    kind: Type.Union(
+      [
+        Type.Literal('announced_window'),
+        Type.Literal('first_refusal'),
+        Type.Literal('honoured_retry'),
+        Type.Literal('missing_retry_after'),
+      ],
+      {
+        description:
+          'announced_window: a refusal streak, the reset its Retry-After announced (resetFromMs–resetToMs) and the admissions inside the window before it (admittedMin–admittedMax), with its reading; first_refusal: files written before announced windows',
+      },
+    ),
     atMs: Ms,
     detail: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
   },
