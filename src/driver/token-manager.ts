@@ -37,7 +37,7 @@ export class TokenManager {
         const client = clients[next++]!;
         const result = await this.fetch(client);
         if (result.ok) ok++;
-        else firstFailure ??= result.detail;
+        else firstFailure ??= `client ${client.id}: ${result.detail}`;
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, clients.length) }, worker));
