@@ -2,7 +2,6 @@
  * Resolves a profile's `phases`, then applies the `rpcload run` load flags that
  * replace or re-time them.
  */
-import { formatDurationMs } from '../util/duration.ts';
 import type { PhaseLoad, PhasePlan } from './plan.ts';
 import { PhaseSchema } from './profile-schema.ts';
 import { expected, uniqueNames, type Problem } from './problems.ts';
@@ -37,7 +36,7 @@ export const OVERRIDE_PHASE_NAME = 'cli';
  * and skipped here), then apply the load flags:
  * - `--rate N` / `--concurrency N` replace the phases with one phase of that load, lasting
  *   `--duration` or the profile's total;
- * - `--duration` alone re-times a single phase; with several phases it is ambiguous (a problem).
+ * - `--duration` alone scales the phases to that total, keeping their loads and proportions.
  */
 export function resolvePhases(phases: unknown, overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] {
   const resolved: PhasePlan[] = [];
@@ -94,13 +93,22 @@ function applyOverrides(phases: PhasePlan[], overrides: PhaseOverrides, problems
   if (concurrency !== undefined)
     return [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load: { kind: 'concurrency', vus: concurrency } }];
   if (overrideMs === undefined) return phases;
-  const [only] = phases;
-  if (phases.length === 1 && only) return [{ ...only, durationMs: overrideMs }];
-  problems.push({
-    path: '--duration',
-    message: `expected --rate or --concurrency with it (the profile has ${phases.length} phases; which load should run for ${formatDurationMs(overrideMs)}?), found --duration alone`,
+  return scaledPhases(phases, overrideMs);
+}
+
+/**
+ * `--duration` alone: the phases keep their loads and proportions and last `totalMs` together (a
+ * single phase simply takes it), so `rpcload run --duration 10s` shortens the demo's ramp and
+ * steady phases alike. The last phase absorbs the rounding so the total is exact.
+ */
+function scaledPhases(phases: readonly PhasePlan[], totalMs: number): PhasePlan[] {
+  const profileMs = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
+  let usedMs = 0;
+  return phases.map((phase, index) => {
+    const durationMs = index === phases.length - 1 ? totalMs - usedMs : Math.round((phase.durationMs / profileMs) * totalMs);
+    usedMs += durationMs;
+    return { ...phase, durationMs };
   });
-  return phases;
 }
 
 const isRate = (n: number | undefined): boolean => n !== undefined && Number.isFinite(n) && n >= 0;

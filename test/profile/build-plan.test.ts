@@ -202,6 +202,15 @@ describe('buildPlan: overrides', () => {
     [twoPhases, { concurrency: 8, durationMs: 60_000 }, [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 } }]],
     // --duration alone re-times a single phase, keeping its load (a ramp stays a ramp)
     [onePhase, { durationMs: 90_000 }, [{ name: 'only', durationMs: 90_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
+    // --duration alone with several phases scales them, keeping their proportions and loads
+    [
+      twoPhases,
+      { durationMs: 6000 },
+      [
+        { name: 'ramp', durationMs: 2000, load: { kind: 'rate', fromPerS: 1, toPerS: 20 } },
+        { name: 'steady', durationMs: 4000, load: { kind: 'rate', fromPerS: 20, toPerS: 20 } },
+      ],
+    ],
     // no load flags: the profile's phases
     [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
   ])('%#: %j', (profile, overrides, phases) => {
@@ -209,12 +218,6 @@ describe('buildPlan: overrides', () => {
   });
 
   it.each([
-    // --duration alone with several phases is ambiguous
-    [
-      twoPhases,
-      { durationMs: 5000 },
-      '--duration: expected --rate or --concurrency with it (the profile has 2 phases; which load should run for 5s?), found --duration alone',
-    ],
     // both load kinds
     [
       twoPhases,
