@@ -259,7 +259,7 @@ describe('buildPlan: overrides', () => {
   it('reports flag problems with the profile’s own problems, flags first', () => {
     const error = (() => {
       try {
-        plan({ ...twoPhases, thresholds: ['nope'] }, { durationMs: 1000 });
+        plan({ ...twoPhases, thresholds: ['nope'] }, { rate: 5, concurrency: 5 });
       } catch (err) {
         return err as ProfileError;
       }
@@ -267,6 +267,6 @@ describe('buildPlan: overrides', () => {
     })();
     expect(error.code).toBe('bad_profile');
     expect(error.exitCode).toBe(2);
-    expect(error.message.split('\n').map((line) => line.split(':')[0])).toEqual(['--duration', source]);
+    expect(error.message.split('\n').map((line) => line.split(':')[0])).toEqual(['--concurrency', source]);
   });
 });
