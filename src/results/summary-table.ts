@@ -37,13 +37,14 @@ function classCounts(outcomes: Readonly<Record<string, number>>): { rateLimited:
   return { rateLimited, errors };
 }
 
-function methodTable(byMethod: Readonly<Record<string, Stats>>): string[] {
-  const rows = Object.entries(byMethod).map(([name, s]) => {
+/** One row per method (or per phase): requests, rps, latency percentiles, 429s and errors. */
+function statsTable(scope: 'method' | 'phase', byScope: Readonly<Record<string, Stats>>): string[] {
+  const rows = Object.entries(byScope).map(([name, s]) => {
     const { rateLimited, errors } = classCounts(s.outcomes);
     return [safe(name, 40), formatCount(s.requests), s.rps.toFixed(1), formatMs(s.latencyMs.p50), formatMs(s.latencyMs.p90), formatMs(s.latencyMs.p99), formatMs(s.latencyMs.max), formatCount(rateLimited), formatCount(errors)];
   });
   const right = (header: string) => ({ header, align: 'right' as const });
-  const columns = [{ header: 'method', align: 'left' as const }, right('requests'), right('rps'), right('p50 ms'), right('p90 ms'), right('p99 ms'), right('max ms'), right('429'), right('errors')];
+  const columns = [{ header: scope, align: 'left' as const }, right('requests'), right('rps'), right('p50 ms'), right('p90 ms'), right('p99 ms'), right('max ms'), right('429'), right('errors')];
   return rows.length === 0 ? [] : renderTable(columns, rows);
 }
 
@@ -90,7 +91,7 @@ function thresholdActual(expr: string, actual: number | null): string {
 
 /**
  * The end-of-run summary of `rpcload run` and `verify`: headline figures, outcomes with their
- * shares, a per-method table, tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
+ * shares, a per-method table, a per-phase table (with several phases), tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
  * detail, and warnings; sections apart by a blank line. The result file's path is the caller's
  * line to add.
  */
@@ -114,7 +115,9 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
   const sections = [
     header,
     sentLoad ? requestLines(result) : [],
-    sentLoad ? methodTable(result.byMethod) : [],
+    sentLoad ? statsTable('method', result.byMethod) : [],
+    // A warm-up reads apart from the steady state: a row per phase when there is more than one.
+    sentLoad && Object.keys(result.byPhase).length > 1 ? statsTable('phase', result.byPhase) : [],
     sentLoad ? extras : [],
     block('thresholds', result.thresholds.map((t) => `${t.ok ? painters.pass('✓') : painters.fail('✗')} ${safe(t.expr, 120)}  (actual ${thresholdActual(t.expr, t.actual)})`)),
     block('checks', checkLines(result.checks, painters)),
