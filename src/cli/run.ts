@@ -28,6 +28,7 @@ interface RunFlags extends InlineProfileFlags {
   clients?: number;
   workers?: number;
   out?: string;
+  outSamples?: string;
   ui: UiMode;
   json?: boolean;
 }
@@ -122,6 +123,10 @@ export function registerRunCommand(program: Command): void {
       positiveInt,
     )
     .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
+    .option(
+      '--out-samples <file>',
+      'also write one JSON line per second (requests, outcomes, p50, p99) as the run goes, for tail -f and plotting',
+    )
     .addOption(
       new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped')
         .choices(['auto', 'tui', 'plain', 'none'])
@@ -136,6 +141,7 @@ export function registerRunCommand(program: Command): void {
           plan,
           workers: flags.workers ?? 1,
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
+          ...(flags.outSamples === undefined ? {} : { samplesPath: flags.outSamples }),
           createView: (source) => createRunView(mode, source, { onQuit: stop }),
           signal,
         }),

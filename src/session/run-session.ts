@@ -19,6 +19,7 @@ import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { defaultResultPath, writeResultFile } from './result/result-file.ts';
+import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
 
 export interface RunSessionOptions {
@@ -30,6 +31,8 @@ export interface RunSessionOptions {
   readonly signal: AbortSignal;
   /** `--workers N`: worker threads carrying the load (at most one per client); default 1. */
   readonly workers?: number;
+  /** `--out-samples FILE`: one JSON line per second of the run (see samples-writer.ts). */
+  readonly samplesPath?: string;
 }
 
 export interface RunSessionResult {
@@ -55,6 +58,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const target = await openTarget(plan);
   try {
     const load = startLoad({ ...plan, target: target.url }, { workers: options.workers ?? 1, signal: options.signal });
+    // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
+    const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
     const record = new RunRecord(plan, target, load, startedAt);
     const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
     const checkpoints = startCheckpoints({
@@ -76,11 +81,17 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       plan,
       buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
     );
+    samples?.finish(result.timeline);
     await writeResultFile(path, result);
     return { result, path, exitCode: exitCodeOf(result), serverStats };
   } finally {
     await target.close();
   }
+}
+
+/** What the samples file reads from the running load. */
+function samplesSource(load: RunningLoad): Parameters<typeof startSamplesWriter>[1] {
+  return { snapshot: () => load.snapshot(), originEpochMs: () => load.clock.originEpochMs, started: () => load.clock.started };
 }
 
 /** The load's end: completed or aborted, or failed with what was recorded up to the failure. */
