@@ -3,11 +3,10 @@
  * built from the result record.
  */
 import { outcomeClass } from '../api/outcome.ts';
-import { parseThreshold } from '../profile/thresholds.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { paint, type Style } from '../util/terminal-style.ts';
 import type { CheckResult, Percentiles, RunResult, Stats } from '../contract/result-schema.ts';
-import { formatCount, formatMs, formatShare, renderTable } from './text-table.ts';
+import { formatCount, formatMs, formatShare, renderTable, thresholdActual } from './text-table.ts';
 
 export interface SummaryTableOptions {
   /** ANSI colours; the caller decides (colourEnabled). */
@@ -74,19 +73,6 @@ function checkLines(checks: readonly CheckResult[], painters: { pass: Paint; fai
     const mark = c.verdict === 'pass' ? painters.pass('✓') : c.verdict === 'fail' ? painters.fail('✗') : painters.skip('–');
     return `${mark} ${safe(c.id, 40).padEnd(width)}  ${safe(c.detail, 200)}`;
   });
-}
-
-/** A threshold's actual value in the unit its expression was written in (e.g. 0.14% for `rate_limited < 10%`). */
-function thresholdActual(expr: string, actual: number | null): string {
-  if (actual === null) return 'n/a';
-  let unit = '';
-  try {
-    unit = parseThreshold(expr).unit;
-  } catch {
-    // an expression this version cannot parse (a newer file): the bare number still reads
-  }
-  const rounded = String(Math.round(actual * 1000) / 1000);
-  return unit === '%' ? `${rounded}%` : unit === '' ? rounded : `${rounded} ${unit}`;
 }
 
 /**
