@@ -70,6 +70,16 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
   return null;
 }
 
+/** Transport errors that mean "the certificate is not trusted". */
+const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
+
+/** For a transport outcome that means an untrusted certificate, the hint saying what to pass ('' otherwise). */
+export function untrustedCertificateHint(outcome: string): string {
+  return outcome.startsWith('transport:') && UNTRUSTED_CERTIFICATE.test(outcome)
+    ? ' (the server certificate is not trusted: pass --ca FILE or --insecure, or set http.ca in the profile)'
+    : '';
+}
+
 export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): Promise<TokenResult> {
   // Known before the server can echo them: every later output of this thread is scrubbed of them.
   registerSecret(req.clientSecret);
@@ -89,7 +99,8 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   });
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
   const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });
-  if (reply.transportError !== null) return fail(reply.transportError, `token request failed: ${reply.transportError}`);
+  if (reply.transportError !== null)
+    return fail(reply.transportError, `token request failed: ${reply.transportError}${untrustedCertificateHint(reply.transportError)}`);
 
   let parsed: unknown = null;
   try {

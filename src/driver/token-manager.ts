@@ -54,7 +54,7 @@ export class TokenManager {
         const client = clients[next++]!;
         const result = await this.fetch(client);
         if (result.ok) ok++;
-        else firstFailure ??= result.detail;
+        else firstFailure ??= `client ${client.id}: ${result.detail}`;
       }
     };
     try {

@@ -20,6 +20,7 @@ import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
+import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
 
 export interface RunSessionOptions {
@@ -35,6 +36,8 @@ export interface RunSessionOptions {
   readonly shard?: ShardSpec | null;
   /** `--start-at`: start the clock at this wall-clock instant (epoch ms) once tokens and connections are ready. */
   readonly startAtEpochMs?: number | null;
+  /** `--out-samples FILE`: one JSON line per second of the run (see samples-writer.ts). */
+  readonly samplesPath?: string;
 }
 
 export interface RunSessionResult {
@@ -72,6 +75,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       { ...plan, target: target.url },
       { workers: options.workers ?? 1, signal: options.signal, startAtEpochMs: startAt },
     );
+    // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
+    const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
     const record = new RunRecord(plan, options.plan, target, load, startedAt, shard, startAt);
     const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
     const checkpoints = startCheckpoints({
@@ -94,11 +99,17 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       plan,
       buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
     );
+    samples?.finish(result.timeline);
     const written = await writeFinalResultFile(path, result);
     return { result, path: written.path, writeProblem: written.problem, exitCode: exitCodeOf(result), serverStats };
   } finally {
     await target.close();
   }
+}
+
+/** What the samples file reads from the running load. */
+function samplesSource(load: RunningLoad): Parameters<typeof startSamplesWriter>[1] {
+  return { snapshot: () => load.snapshot(), originEpochMs: () => load.clock.originEpochMs, started: () => load.clock.started };
 }
 
 /** The load's end: completed or aborted, or failed with what was recorded up to the failure. */
