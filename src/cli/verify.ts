@@ -9,7 +9,6 @@ import { renderVerifyTable, verifyJson } from '../results/verify-table.ts';
 import { verifySession } from '../session/verify-session.ts';
 import { createVerifyView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
-import { pemCertificateProblem } from '../util/pem.ts';
 import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import type { VerifyFlags } from '../verify/config.ts';

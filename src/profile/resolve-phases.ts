@@ -2,7 +2,6 @@
  * Resolves a profile's `phases`, then applies the `rpcload run` load flags that
  * replace or re-time them.
  */
-import { formatDurationMs } from '../util/duration.ts';
 import { infeasiblePhases } from './feasibility.ts';
 import type { PhaseLoad, PhasePlan } from './plan.ts';
 import { PhaseSchema } from './profile-schema.ts';
