@@ -73,7 +73,7 @@ describe('token refresh never storms', () => {
   });
 
   it('a server answering every call with 401 invalid_token gets at most one token request per second per client', async () => {
-    const invalidToken = (_request: unknown, socket: import('node:net').Socket): void =>
+    const invalidToken: Behaviour = (_request, socket) =>
       void socket.write(
         rawResponse(401, '{"status":"error","error":"invalid_token"}', { 'www-authenticate': 'Bearer error="invalid_token"' }),
       );
