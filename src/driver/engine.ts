@@ -178,6 +178,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const abandoned = this.live.size;
     for (const request of this.live) {
       request.abandoned = true;
+      request.status = 0; // whatever head arrived, no reply did
       this.inFlight--;
       const step = request.context.iteration!.scenario.steps[request.context.iteration!.stepIndex]!;
       this.record(request, step.methodIndex, OUTCOME_UNANSWERED, 'no reply before the end of the run', -1, nowMs);

@@ -5,6 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/start-server.ts';
+import { resolveVerifyConfig } from '../../src/verify/config.ts';
+import { runVerify } from '../../src/verify/runner.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import type { TestServer } from '../support/http-server.ts';
 import { rawResponse } from '../support/http-server.ts';
@@ -73,7 +75,7 @@ describe('token refresh never storms', () => {
   });
 
   it('a server answering every call with 401 invalid_token gets at most one token request per second per client', async () => {
-    const invalidToken = (_request: unknown, socket: import('node:net').Socket): void =>
+    const invalidToken: Behaviour = (_request, socket) =>
       void socket.write(
         rawResponse(401, '{"status":"error","error":"invalid_token"}', { 'www-authenticate': 'Bearer error="invalid_token"' }),
       );
@@ -83,5 +85,18 @@ describe('token refresh never storms', () => {
     expect(result.summary.outcomes['error:invalid_token']).toBeGreaterThan(0);
     // Before: one refresh per refused request whenever none was in flight (hundreds).
     expect(tokenRequests(server)).toBeLessThanOrEqual(2 * 4);
+  });
+
+  it('verify against the reference server with a 20 s TTL fetches one token per client, not one per request', async () => {
+    reference = await startServer({ limit: 5, windowMs: 1000, tokenTtlS: 20, clients: [{ id: 'a', secret: 's3cret' }] });
+    const config = resolveVerifyConfig(
+      { client: ['a:s3cret'], method: ['ping'], limit: 5, window: 1000, only: 'ratelimit.response' },
+      null,
+      reference.url,
+      null,
+    );
+    const report = await runVerify(config);
+    expect(report.checks.map((c) => c.verdict)).toEqual(['pass']);
+    expect(reference.stats().tokensIssued).toBe(1); // once one per API request (the lifetime is within the 30 s margin)
   });
 });
