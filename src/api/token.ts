@@ -18,7 +18,10 @@ export interface TokenRequest {
   readonly clientAuth: 'post' | 'basic';
   readonly scope?: string | null;
   readonly extraFields?: Readonly<Record<string, string>>;
+  /** The request's overall deadline (ms); default callApi's. */
   readonly timeoutMs?: number;
+  /** Aborting cancels the request at once (a stop). */
+  readonly signal?: AbortSignal;
 }
 
 export type TokenResult =
@@ -67,6 +70,16 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
   return null;
 }
 
+/** Transport errors that mean "the certificate is not trusted". */
+const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
+
+/** For a transport outcome that means an untrusted certificate, the hint saying what to pass ('' otherwise). */
+export function untrustedCertificateHint(outcome: string): string {
+  return outcome.startsWith('transport:') && UNTRUSTED_CERTIFICATE.test(outcome)
+    ? ' (the server certificate is not trusted: pass --ca FILE or --insecure, or set http.ca in the profile)'
+    : '';
+}
+
 export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): Promise<TokenResult> {
   // Known before the server can echo them: every later output of this thread is scrubbed of them.
   registerSecret(req.clientSecret);
@@ -79,12 +92,15 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     contentType: 'application/x-www-form-urlencoded',
     headers: { accept: 'application/json' },
     ...(req.clientAuth === 'basic' ? { authorization: `Basic ${basic}` } : {}),
-    timeoutMs: req.timeoutMs ?? 10_000,
+    ...(req.timeoutMs === undefined ? {} : { timeoutMs: req.timeoutMs }),
+    ...(req.signal === undefined ? {} : { signal: req.signal }),
     bodyCapBytes: 64 * 1024,
+    maxBodyBytes: 1024 * 1024,
   });
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
   const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });
-  if (reply.transportError !== null) return fail(reply.transportError, `token request failed: ${reply.transportError}`);
+  if (reply.transportError !== null)
+    return fail(reply.transportError, `token request failed: ${reply.transportError}${untrustedCertificateHint(reply.transportError)}`);
 
   let parsed: unknown = null;
   try {

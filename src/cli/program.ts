@@ -5,6 +5,7 @@ import { redactText } from '../util/redact.ts';
 import { getExitCode } from './exit.ts';
 import { TOOL } from '../version.ts';
 import { registerCompareCommand } from './compare.ts';
+import { registerDeployCommand } from './deploy.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerProfileCommand } from './profile.ts';
 import { registerReportCommand } from './report.ts';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerMergeCommand(program);
   registerServeCommand(program);
   registerProfileCommand(program);
+  registerDeployCommand(program);
   program.commands.forEach((cmd) => cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   return program;
 }

@@ -21,13 +21,8 @@ import { inDocumentOrder, ProfileError } from './problems.ts';
  * otherwise a ProfileError listing every problem, one line each.
  */
 export async function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Profile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new RpcloadError('bad_profile', `${path}: cannot read the profile (${fileErrorReason(err)})`);
-  }
-  const interpolated = interpolateEnv(parseProfileText(path, text), env);
+  const { value } = await readProfileDocument(path);
+  const interpolated = interpolateEnv(value, env);
   // A value left uninterpolated is reported once, as the missing variable, not again as invalid.
   const unresolved = new Set(interpolated.problems.map((problem) => problem.path));
   const problems = [
@@ -36,6 +31,21 @@ export async function loadProfile(path: string, env: NodeJS.ProcessEnv = process
   ];
   if (problems.length > 0) throw new ProfileError(path, inDocumentOrder(interpolated.value, problems));
   return interpolated.value as Profile;
+}
+
+/**
+ * A profile file's text and its JSON, neither interpolated nor validated: for what needs only a
+ * part of a profile without its secrets (merge's thresholds, deploy's manifests). Unreadable
+ * files and syntax errors are one-line RpcloadErrors, as in loadProfile.
+ */
+export async function readProfileDocument(path: string): Promise<{ text: string; value: unknown }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new RpcloadError('bad_profile', `${path}: cannot read the profile (${fileErrorReason(err)})`);
+  }
+  return { text, value: parseProfileText(path, text) };
 }
 
 function parseProfileText(path: string, text: string): unknown {

@@ -63,7 +63,9 @@ describe('buildPlan: defaults', () => {
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 10_000,
         bodyTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
         bodyCapBytes: 1_048_576,
+        maxResponseBytes: 16_777_216,
         maxInFlight: 10_000,
         ca: null,
         insecure: false,
@@ -212,6 +214,15 @@ describe('buildPlan: overrides', () => {
     [twoPhases, { concurrency: 8, durationMs: 60_000 }, [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 } }]],
     // --duration alone re-times a single phase, keeping its load (a ramp stays a ramp)
     [onePhase, { durationMs: 90_000 }, [{ name: 'only', durationMs: 90_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
+    // --duration alone with several phases scales them, keeping their proportions and loads
+    [
+      twoPhases,
+      { durationMs: 6000 },
+      [
+        { name: 'ramp', durationMs: 2000, load: { kind: 'rate', fromPerS: 1, toPerS: 20 } },
+        { name: 'steady', durationMs: 4000, load: { kind: 'rate', fromPerS: 20, toPerS: 20 } },
+      ],
+    ],
     // no load flags: the profile's phases
     [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
   ])('%#: %j', (profile, overrides, phases) => {
@@ -219,12 +230,6 @@ describe('buildPlan: overrides', () => {
   });
 
   it.each([
-    // --duration alone with several phases is ambiguous
-    [
-      twoPhases,
-      { durationMs: 5000 },
-      '--duration: expected --rate or --concurrency with it (the profile has 2 phases; which load should run for 5s?), found --duration alone',
-    ],
     // both load kinds
     [
       twoPhases,
@@ -266,7 +271,7 @@ describe('buildPlan: overrides', () => {
   it('reports flag problems with the profile’s own problems, flags first', () => {
     const error = (() => {
       try {
-        plan({ ...twoPhases, thresholds: ['nope'] }, { durationMs: 1000 });
+        plan({ ...twoPhases, thresholds: ['nope'] }, { rate: 5, concurrency: 5 });
       } catch (err) {
         return err as ProfileError;
       }
@@ -274,6 +279,6 @@ describe('buildPlan: overrides', () => {
     })();
     expect(error.code).toBe('bad_profile');
     expect(error.exitCode).toBe(2);
-    expect(error.message.split('\n').map((line) => line.split(':')[0])).toEqual(['--duration', source]);
+    expect(error.message.split('\n').map((line) => line.split(':')[0])).toEqual(['--concurrency', source]);
   });
 });

@@ -39,6 +39,9 @@ export function defaultResultPath(profileName: string, startedAt: Date, dir = 'r
   return path;
 }
 
+/** `--out -`: the result file goes to stdout (for engines whose pods share no volume). */
+export const STDOUT_PATH = '-';
+
 /**
  * The last line of defence before disk: every known secret and token scrubbed from every value and
  * key (the encoded histograms excepted: they are binary data, and a short secret could match by chance).
@@ -122,6 +125,10 @@ export async function writeFinalResultFile(path: string, result: RunResult): Pro
  */
 export async function writeResultFile(path: string, result: RunResult): Promise<void> {
   const text = `${JSON.stringify(redactResult(result), null, 2)}\n`;
+  if (path === STDOUT_PATH) {
+    await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
+    return;
+  }
   if (await isSpecialFile(path)) {
     try {
       await writeFile(path, text, 'utf8');

@@ -3,7 +3,7 @@
  * admitted, and the next one is refused: one quota across methods. Requests are sequential.
  */
 import type { Exchange } from '../exchange.ts';
-import type { CheckOutcome } from '../check.ts';
+import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
 
@@ -39,6 +39,21 @@ export function attemptIsAmbiguous(
   return previousRefusal !== undefined && mayStraddleAfterReset(refusal.doneMs, previousRefusal, windowMs);
 }
 
+/** The idle attempt's count: admissions before its first refusal, and over how long they were decided. */
+export function idleCountOf(obs: AllMethodsObservation): IdleCount | undefined {
+  const idle = obs.attempts.find((a) => a.kind === 'idle');
+  const first = idle?.exchanges[0];
+  if (idle === undefined || first === undefined) return undefined;
+  const refusedAt = idle.exchanges.findIndex((e) => e.admission === 'refused');
+  const counted = refusedAt === -1 ? idle.exchanges : idle.exchanges.slice(0, refusedAt + 1);
+  return {
+    admitted: counted.filter((e) => e.admission === 'admitted').length,
+    spanMs: Math.max(...counted.map((e) => e.doneMs)) - first.sentMs,
+    limit: obs.limit,
+    windowMs: obs.windowMs,
+  };
+}
+
 export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
   const { limit, methods, attempts } = obs;
   const [first, second] = methods;
@@ -71,7 +86,7 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
         evidence,
         notes,
       ),
-      findings: { failedOnCount: true },
+      findings: { failedOnCount: true, idleCount: idleCountOf(obs) },
     };
   }
   if (refusedAt !== limit) {
@@ -86,7 +101,7 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
         evidence,
         notes,
       ),
-      findings: { failedOnCount: true },
+      findings: { failedOnCount: true, idleCount: idleCountOf(obs) },
     };
   }
   return pass(
