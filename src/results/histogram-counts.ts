@@ -6,10 +6,8 @@
  * and report compute from them into another run's figures; their total counts give them away.
  */
 import type { Histograms, RunResult } from '../contract/result-schema.ts';
+import { OUTCOME_UNANSWERED } from '../api/outcome.ts';
 import { decodeHistogramAt } from './compare/decode-histogram.ts';
-
-/** Requests that ended without a response can be counted without a latency to record. */
-const UNANSWERED = 'transport:unanswered';
 
 interface Expected {
   readonly pointer: string;
@@ -48,7 +46,8 @@ function expectations(result: RunResult): Expected[] {
  * null when they all agree. A corrupt encoding throws the one-line error of decodeHistogramAt.
  */
 export function histogramCountProblem(result: RunResult, label: string): string | null {
-  const unanswered = result.byOutcome[UNANSWERED]?.requests ?? 0;
+  // Requests that ended without a response may be counted without a latency to record.
+  const unanswered = result.byOutcome[OUTCOME_UNANSWERED]?.requests ?? 0;
   for (const { pointer, encoded, countPointer, count } of expectations(result)) {
     if (count < 0) return `${pointer}: a histogram for ${countPointer.slice(0, -'/requests'.length)}, which the file does not have`;
     const held = decodeHistogramAt(encoded, `${label}: ${pointer}`).totalCount;
