@@ -79,7 +79,7 @@ function profileFor(dir: string, target: string): string {
     scenarios: [{ name: 'items', steps: [{ method: 'items.list', paginate: { maxPages: 2 } }] }],
     phases: [{ name: 'p', duration: '1s', rate: 20 }],
     rateLimit: { limit: 5, window: '1s' },
-    http: { headersTimeout: '1s', bodyTimeout: '1s' },
+    http: { headersTimeout: '1s', bodyTimeout: '1s', requestTimeout: '2s' },
   };
   writeFileSync(path, JSON.stringify(profile));
   return path;
@@ -107,7 +107,7 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
         const dir = mkdtempSync(join(tmpdir(), 'rpcload-echo-'));
         for (const command of ['run', 'verify']) {
           const result = await runRpcload([command, profileFor(dir, server.url), '--out', join(dir, `${command}.json`), '--ui', 'none'], {
-            timeoutMs: 20_000,
+            timeoutMs: 90_000,
           });
           expect(result.code, result.stderr).toBe(2);
           expect(result.stderr.trim().split('\n'), result.stderr).toHaveLength(1);
@@ -118,13 +118,13 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
       },
       echoSecret,
     );
-  }, 30_000);
+  }, 120_000);
 
   it('run: every echo in turn → no token in the summary, --json, progress lines or the result file', async () => {
     await withEchoServer(everyEcho(), async (server) => {
       const dir = mkdtempSync(join(tmpdir(), 'rpcload-echo-'));
       const out = join(dir, 'run.json');
-      const plain = await runRpcload(['run', profileFor(dir, server.url), '--out', out, '--ui', 'plain'], { timeoutMs: 30_000 });
+      const plain = await runRpcload(['run', profileFor(dir, server.url), '--out', out, '--ui', 'plain'], { timeoutMs: 90_000 });
       expect(plain.code, plain.stderr).toBe(0);
       expect(plain.stderr).not.toMatch(/internal error|\n\s+at /);
       expect(plain.stdout).toMatch(/outcomes .*error:/); // the echoed codes did arrive, redacted
@@ -133,13 +133,13 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
       expectNoSecret('result file', readFileSync(out, 'utf8'));
       await readResultFile(out); // still a valid result file
       const json = await runRpcload(['run', profileFor(dir, server.url), '--out', join(dir, 'run2.json'), '--json', '--ui', 'none'], {
-        timeoutMs: 30_000,
+        timeoutMs: 90_000,
       });
       expect(json.code, json.stderr).toBe(0);
       expectNoSecret('--json', json.stdout);
       expectNoSecret('--json stderr', json.stderr);
     });
-  }, 60_000);
+  }, 120_000);
 
   it('verify: every echo in turn → no token in the table, progress lines, --json, JUnit or the result file', async () => {
     await withEchoServer(everyEcho(), async (server) => {
@@ -147,7 +147,7 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
       const out = join(dir, 'verify.json');
       const junit = join(dir, 'junit.xml');
       const args = ['verify', profileFor(dir, server.url), '--paginated', 'items.list', '--out', out, '--junit', junit];
-      const plain = await runRpcload([...args, '--ui', 'plain'], { timeoutMs: 30_000 });
+      const plain = await runRpcload([...args, '--ui', 'plain'], { timeoutMs: 90_000 });
       expect(plain.code, plain.stderr).toBe(1);
       expect(plain.stderr).not.toMatch(/internal error|\n\s+at /);
       expectNoSecret('stdout', plain.stdout);
@@ -155,9 +155,9 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
       expectNoSecret('result file', readFileSync(out, 'utf8'));
       await readResultFile(out);
       expectNoSecret('JUnit', readFileSync(junit, 'utf8'));
-      const json = await runRpcload([...args, '--json', '--ui', 'none'], { timeoutMs: 30_000 });
+      const json = await runRpcload([...args, '--json', '--ui', 'none'], { timeoutMs: 90_000 });
       expect(json.code, json.stderr).toBe(1);
       expectNoSecret('--json', json.stdout);
     });
-  }, 60_000);
+  }, 120_000);
 });

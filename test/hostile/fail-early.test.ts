@@ -70,7 +70,7 @@ describe.concurrent('unwritable --out is refused before the load starts', () => 
         const profile = writeProfile(mkdtempSync(join(tmpdir(), 'rpcload-early-')), server.url);
         // verify goes through the same check; one case of it is enough.
         for (const command of out === '/dev/full' ? ['run', 'verify'] : ['run']) {
-          const result = await runRpcload([command, profile, '--out', out, '--ui', 'none'], { timeoutMs: 20_000 });
+          const result = await runRpcload([command, profile, '--out', out, '--ui', 'none'], { timeoutMs: 90_000 });
           expectOneLineRefusal(
             result,
             new RegExp(`^rpcload: --out ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot write the result file there \\(`),
@@ -80,14 +80,14 @@ describe.concurrent('unwritable --out is refused before the load starts', () => 
         if (out === '/dev/full') {
           // verify's JUnit file is checked up front too.
           const junit = await runRpcload(['verify', profile, '--junit', out, '--out', join(dir, 'ok.json'), '--ui', 'none'], {
-            timeoutMs: 20_000,
+            timeoutMs: 90_000,
           });
           expectOneLineRefusal(junit, /^rpcload: --junit \/dev\/full: cannot write the JUnit file there \(ENOSPC\)$/);
         }
         expect(server.seen).toHaveLength(0); // not even a token request
       });
     },
-    30_000,
+    120_000,
   );
 });
 
@@ -100,23 +100,29 @@ describe.concurrent('bad input files are one line, exit 2', () => {
       /deep\.json: \/phases\/0\/0\/0\/0\/0\/0\/0\/…: nested deeper than 64 levels/,
     );
     expectOneLineRefusal(await runRpcload(['profile', 'validate', path]), /deep\.json: \/phases\/0\/0.*nested deeper than 64 levels/);
-  }, 30_000);
+  }, 120_000);
 
-  it('a CA file that holds no certificate: verify --ca and a profile http.ca', async () => {
+  it('a CA file that holds no certificate: verify --ca, run --ca and a profile http.ca', async () => {
     await withTarget(async (server) => {
       const profile = writeProfile(mkdtempSync(join(tmpdir(), 'rpcload-early-')), server.url.replace('http:', 'https:'), {
         http: { ca: '/etc/passwd' },
       });
-      expectOneLineRefusal(
-        await runRpcload(['verify', '--target', server.url, '--client', `c1:${SECRET}`, '--method', 'ping', '--ca', '/etc/passwd']),
-        /^rpcload: --ca: \/etc\/passwd: not a PEM certificate/,
-      );
+      // A flag error in commander's usage format: the reason on the first line, the --help hint after it.
+      for (const command of [
+        ['verify', '--target', server.url, '--client', `c1:${SECRET}`, '--method', 'ping'],
+        ['run', writeProfile(mkdtempSync(join(tmpdir(), 'rpcload-early-')), server.url)],
+      ]) {
+        const flagged = await runRpcload([...command, '--ca', '/etc/passwd', '--ui', 'none']);
+        expect(flagged.code, flagged.stderr).toBe(2);
+        expect(flagged.stderr.split('\n')[0]).toMatch(/--ca <file>.* "\/etc\/passwd": not a PEM certificate/);
+        expect(flagged.stderr).not.toMatch(/\n\s+at |internal error/);
+      }
       const run = await runRpcload(['run', profile, '--ui', 'none']);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/\/http\/ca.*"\/etc\/passwd": not a PEM certificate/);
       expect(server.seen).toHaveLength(0);
     });
-  }, 30_000);
+  }, 120_000);
 
   it('compare, merge and report refuse histograms swapped in from another run, naming the file and the JSON path', async () => {
     const work = mkdtempSync(join(tmpdir(), 'rpcload-early-'));
@@ -132,7 +138,7 @@ describe.concurrent('bad input files are one line, exit 2', () => {
       expected,
     );
     expectOneLineRefusal(await runRpcload(['report', swapped, '--out', join(work, 'r.html')], { cwd: work }), expected);
-  }, 30_000);
+  }, 120_000);
 
   it('report --baseline refuses a verify file for a load run', async () => {
     const work = mkdtempSync(join(tmpdir(), 'rpcload-early-'));
@@ -147,7 +153,7 @@ describe.concurrent('bad input files are one line, exit 2', () => {
       join(work, 'r.html'),
     ]);
     expectOneLineRefusal(result, /verify\.json: \/run\/kind: expected "run" like .*run\.json, found "verify"/);
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('a final write that still fails', () => {
@@ -155,7 +161,7 @@ describe('a final write that still fails', () => {
     const work = mkdtempSync(join(tmpdir(), 'rpcload-early-'));
     const out = join(work, 'gone', 'result.json');
     const result = await runRpcload(['run', 'profiles/smoke.json', '--duration', '4s', '--rate', '5', '--out', out, '--ui', 'plain'], {
-      timeoutMs: 30_000,
+      timeoutMs: 90_000,
       onSpawn: (child) => {
         // Once the load runs (the first progress line), the directory the up-front check created
         // turns into a file: the final write fails.
@@ -173,5 +179,5 @@ describe('a final write that still fails', () => {
     expect(result.stdout).toContain(`result file: ${fallback}`);
     expect((await readResultFile(fallback)).run.status).toBe('completed');
     rmSync(fallback);
-  }, 40_000);
+  }, 120_000);
 });
