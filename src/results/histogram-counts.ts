@@ -28,6 +28,16 @@ function expectations(result: RunResult): Expected[] {
     const count = result.summary.tokens.requests;
     out.push({ pointer: '/histograms/tokens', encoded: h.tokens, countPointer: '/summary/tokens/requests', count });
   }
+  // Schedule lag is recorded for every request of an open-model phase (closed-model phases have none).
+  const lagPhases = Object.entries(h.scheduleLagByPhase ?? {});
+  for (const [phase, encoded] of lagPhases) {
+    const countPointer = `/byPhase/${escape(phase)}/requests`;
+    out.push({ pointer: `/histograms/scheduleLagByPhase/${escape(phase)}`, encoded, countPointer, count: result.byPhase[phase]?.requests ?? -1 });
+  }
+  if (h.scheduleLag !== undefined && lagPhases.length > 0) {
+    const count = lagPhases.reduce((sum, [phase]) => sum + (result.byPhase[phase]?.requests ?? 0), 0);
+    out.push({ pointer: '/histograms/scheduleLag', encoded: h.scheduleLag, countPointer: '/byPhase/*/requests', count });
+  }
   for (const section of ['byMethod', 'byPhase', 'byOutcome', 'byClient'] as const) {
     for (const [key, pair] of Object.entries(h[section])) {
       const stats = result[section][key];
@@ -49,7 +59,7 @@ export function histogramCountProblem(result: RunResult, label: string): string 
   // Requests that ended without a response may be counted without a latency to record.
   const unanswered = result.byOutcome[OUTCOME_UNANSWERED]?.requests ?? 0;
   for (const { pointer, encoded, countPointer, count } of expectations(result)) {
-    if (count < 0) return `${pointer}: a histogram for ${countPointer.slice(0, -'/requests'.length)}, which the file does not have`;
+    if (count < 0) return `${pointer}: a histogram for ${countPointer.replace(/\/requests$/, '')}, which the file does not have`;
     const held = decodeHistogramAt(encoded, `${label}: ${pointer}`).totalCount;
     if (held > count || held < count - unanswered)
       return `${pointer}: holds ${held} values, but ${countPointer} is ${count} (histograms from another run or section?)`;
