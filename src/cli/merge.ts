@@ -14,7 +14,8 @@ export function registerMergeCommand(program: Command): void {
     .command('merge')
     .description('merge the result files of shards of one run (same profile, different clients, run at the same time) into one')
     .argument('<files...>', 'two or more result files')
-    .requiredOption('--out <file>', 'where to write the merged result file')
+    .usage('<files...> --out <file> [options]')
+    .requiredOption('--out <file>', 'where to write the merged result file (required)')
     .option('--force', 'merge even when the files have different profiles or load shapes')
     .action(async (files: string[], flags: { out: string; force?: boolean }) => {
       if (files.length < 2) throw new RpcloadError('bad_flag', `merge: expected at least two result files, found ${files.length}`);
