@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import { getExitCode } from './exit.ts';
 import { TOOL } from '../version.ts';
+import { registerCapacityCommand } from './capacity.ts';
 import { registerCompareCommand } from './compare.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerProfileCommand } from './profile.ts';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRunCommand(program);
   registerVerifyCommand(program);
+  registerCapacityCommand(program);
   registerCompareCommand(program);
   registerReportCommand(program);
   registerMergeCommand(program);
