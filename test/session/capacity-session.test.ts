@@ -12,7 +12,7 @@ const TRUE_CAPACITY = 200;
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-capacity-'));
 
 /** A capacity profile against the embedded server with the given capacity model and search settings. */
-function plan(server: Record<string, unknown>, capacity: Record<string, unknown>, clients = 60) {
+function plan(server: Record<string, unknown>, capacity: Record<string, unknown>, clients = 30) {
   return buildPlan(
     {
       name: 'capacity-test',
@@ -20,9 +20,9 @@ function plan(server: Record<string, unknown>, capacity: Record<string, unknown>
       clients: { pattern: 'client-{n}', count: clients },
       scenarios: [{ steps: [{ method: 'ping' }] }],
       phases: [{ duration: '1s', rate: 1 }],
-      http: { connections: 64, maxInFlight: 5000 },
+      http: { connections: 32, maxInFlight: 5000 },
       capacity: { warmUp: '1s', hold: '2s', confirm: '2s', maxLag: '1s', ...capacity },
-    } as Profile,
+    },
     { source: '' },
   );
 }

@@ -17,7 +17,7 @@ export interface UslPoint {
 /** Solve the normal equations of least squares y ≈ Σ βj·fj for the given feature columns. */
 function leastSquares(rows: readonly number[][], y: readonly number[]): number[] | null {
   const k = rows[0]?.length ?? 0;
-  const a = Array.from({ length: k }, (_, i) => Array.from({ length: k + 1 }, (_, j) => 0));
+  const a = Array.from({ length: k }, () => new Array<number>(k + 1).fill(0));
   rows.forEach((row, r) => {
     for (let i = 0; i < k; i++) {
       for (let j = 0; j < k; j++) a[i]![j]! += row[i]! * row[j]!;
