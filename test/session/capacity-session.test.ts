@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/profile/build-plan.ts';
-import type { Profile } from '../../src/profile/profile-schema.ts';
 import { validateRunResult } from '../../src/results/validate-result.ts';
 import { capacitySession, type CapacityProgress } from '../../src/session/capacity/capacity-session.ts';
 
