@@ -89,7 +89,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     http: resolveHttp(validFields(HttpSchema, raw.http), baseDir, problems),
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
-    capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems),
+    ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };
