@@ -1,5 +1,4 @@
 /** `rpcload capacity [profile]` — search the highest rate (or concurrency) the target sustains within its SLO. */
-import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
@@ -7,7 +6,7 @@ import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings
 import { loadPlan } from '../profile/load-profile.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
 import { capacityStepRows, renderCapacitySummary } from '../results/capacity-summary.ts';
-import { renderResultJunit } from '../results/result-junit.ts';
+import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { capacitySession, type CapacityProgress } from '../session/capacity/capacity-session.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
@@ -128,7 +127,7 @@ export function registerCapacityCommand(program: Command): void {
         }),
       );
       const { result, path: resultPath } = session;
-      if (flags.junit !== undefined) await writeFile(flags.junit, renderResultJunit(result), 'utf8');
+      if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
       if (flags.json)
         process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
       else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);

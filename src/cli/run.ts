@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { PlanOverrides } from '../profile/build-plan.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
+import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
@@ -21,6 +22,8 @@ interface RunFlags {
   out?: string;
   ui: UiMode;
   json?: boolean;
+  label?: string;
+  junit?: string;
 }
 
 function overridesOf(flags: RunFlags): PlanOverrides {
@@ -59,6 +62,8 @@ export function registerRunCommand(program: Command): void {
         .default('auto'),
     )
     .option('--json', 'print the summary as JSON on stdout instead of a table')
+    .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
+    .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
       const plan = await loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
@@ -67,11 +72,13 @@ export function registerRunCommand(program: Command): void {
           plan,
           workers: flags.workers ?? 1,
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
+          ...(flags.label === undefined ? {} : { label: flags.label }),
           createView: (source) => createRunView(mode, source, { onQuit: stop }),
           signal,
         }),
       );
       const { result, path } = session;
+      if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
       if (flags.json) {
         const { run, summary, byMethod, thresholds, checks, warnings } = result;
         process.stdout.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);

@@ -30,6 +30,8 @@ export interface RunSessionOptions {
   readonly signal: AbortSignal;
   /** `--workers N`: worker threads carrying the load (at most one per client); default 1. */
   readonly workers?: number;
+  /** `--label TEXT`: stored as `run.label` (e.g. the release under test). */
+  readonly label?: string;
 }
 
 export interface RunSessionResult {
@@ -55,7 +57,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const target = await openTarget(plan);
   try {
     const load = startLoad({ ...plan, target: target.url }, { workers: options.workers ?? 1, signal: options.signal });
-    const record = new RunRecord(plan, target, load, startedAt);
+    const record = new RunRecord(plan, target, load, startedAt, options.label);
     const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
     const checkpoints = startCheckpoints({
       path,
@@ -117,6 +119,7 @@ class RunRecord {
     private readonly target: Target,
     private readonly load: RunningLoad,
     private readonly startedAt: Date,
+    private readonly label?: string,
   ) {}
 
   input(
@@ -142,6 +145,7 @@ class RunRecord {
     return {
       id: this.id,
       kind: 'run',
+      ...(this.label === undefined ? {} : { label: this.label }),
       profile: this.plan.name,
       startedAt: new Date(clock.started ? clock.originEpochMs : this.startedAt.getTime()).toISOString(),
       endedAt: status === 'running' ? null : new Date().toISOString(),

@@ -110,7 +110,10 @@ class CapacitySearch {
           end = this.endOf(next.reason, next, ceiling, bound);
           break;
         }
-        const judged = await this.step('search', next.load, cap.holdMs, rules);
+        let judged = await this.step('search', next.load, cap.holdMs, rules);
+        // A stall of a shared machine can starve the generator once: a generator-bound step is
+        // run once more before the search believes it.
+        if (judged?.record.verdict === 'generator-bound') judged = await this.step('search', next.load, cap.holdMs, rules);
         if (judged === null) break;
         if (judged.record.verdict === 'generator-bound') {
           const { lastPass } = bracketOf(points);
