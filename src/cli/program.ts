@@ -10,6 +10,7 @@ import { registerProfileCommand } from './profile.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerTrendCommand } from './trend.ts';
 import { registerVerifyCommand } from './verify.ts';
 
 /** Build the commander program with every command registered (one file per command). */
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerCompareCommand(program);
   registerReportCommand(program);
   registerMergeCommand(program);
+  registerTrendCommand(program);
   registerServeCommand(program);
   registerProfileCommand(program);
   program.commands.forEach((cmd) => cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
