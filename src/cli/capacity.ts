@@ -1,11 +1,12 @@
 /** `rpcload capacity [profile]` — search the highest rate (or concurrency) the target sustains within its SLO. */
+import { appendFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings.ts';
 import { loadPlan } from '../profile/load-profile.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
-import { capacityStepRows, renderCapacitySummary } from '../results/capacity-summary.ts';
+import { capacityStepRows, renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { capacitySession, type CapacityProgress } from '../session/capacity/capacity-session.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
@@ -33,6 +34,7 @@ interface CapacityFlags {
   include429?: boolean;
   maxLag?: number;
   ui: 'auto' | 'plain' | 'none';
+  summaryMd?: string;
 }
 
 const DEFAULT_CAPACITY_PROFILE = 'profiles/capacity.json';
@@ -100,6 +102,7 @@ export function registerCapacityCommand(program: Command): void {
     .option('--max-lag <duration>', 'schedule lag p99 above which a step is generator-bound (default 20ms)', durationMs)
     .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
     .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>-capacity.json)')
+    .option('--summary-md <file>', 'append a markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set)')
     .option('--junit <file>', 'also write JUnit XML: the SLO lines of the confirmation and the capacity as test cases')
     .addOption(
       new Option('--ui <mode>', 'progress: one line per step on stderr, or none').choices(['auto', 'plain', 'none']).default('auto'),
@@ -128,6 +131,11 @@ export function registerCapacityCommand(program: Command): void {
       );
       const { result, path: resultPath } = session;
       if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
+      const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
+      if (summary !== undefined && summary !== '')
+        await appendFile(summary, renderCapacityMarkdown(result, resultPath), 'utf8').catch((err: NodeJS.ErrnoException) => {
+          throw new RpcloadError('write_failed', `${summary}: cannot write the summary: ${err.code ?? err.message}`);
+        });
       if (flags.json)
         process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
       else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);

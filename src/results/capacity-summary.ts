@@ -77,3 +77,25 @@ export function renderCapacitySummary(result: RunResult, path: string, options: 
   lines.push('', `result file: ${path}`);
   return lines.join('\n');
 }
+
+/** Markdown for a CI job summary: the answer, then the steps as a table. */
+export function renderCapacityMarkdown(result: RunResult, path: string): string {
+  const record = result.capacity;
+  if (record === undefined) return '';
+  const ok = record.ratePerS !== null && record.confirmation?.passed !== false;
+  const cell = (text: string): string => safe(text, 120).replace(/[|`<>]/g, (c) => (c === '|' ? '\\|' : c === '`' ? "'" : c === '<' ? '&lt;' : '&gt;'));
+  const label = result.run.label === undefined ? '' : ` (${cell(result.run.label)})`;
+  return [
+    `### rpcload capacity${label}: ${ok ? (record.atLeast ? '🟡' : '🟢') : '🔴'} ${cell(record.finding)}`,
+    '',
+    `SLO: ${record.slo.map(cell).join(' · ')} — result file \`${cell(path)}\``,
+    '',
+    '| step | load | offered/s | achieved/s | p50 ms | p99 ms | errors | 429 | verdict |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|---|',
+    ...record.steps.map(
+      (s) =>
+        `| ${s.kind} ${s.index} | ${s.load} | ${s.offeredPerS} | ${s.achievedPerS} | ${formatMs(s.latencyMs.p50)} | ${formatMs(s.latencyMs.p99)} | ${percent(s.errorRate)} | ${percent(s.rateLimitedRate)} | ${s.verdict === 'pass' ? '✓' : s.verdict === 'fail' ? `✗ ${cell(s.decidedBy ?? '')}` : '! generator-bound'} |`,
+    ),
+    '',
+  ].join('\n');
+}

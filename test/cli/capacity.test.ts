@@ -31,7 +31,10 @@ describe('rpcload capacity', () => {
   it('leads with the answer, stores the label and writes JUnit and a valid result file', async () => {
     const out = join(dir, 'quota-result.json');
     const junit = join(dir, 'quota.xml');
-    const run = await runRpcload(['capacity', quotaProfile(), '--out', out, '--label', 'v1.2.3', '--junit', junit, '--ui', 'none']);
+    const summary = join(dir, 'summary.md');
+    const run = await runRpcload(['capacity', quotaProfile(), '--out', out, '--label', 'v1.2.3', '--junit', junit, '--ui', 'none'], {
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.split('\n')[0]).toMatch(/^capacity at least 36\/s \(capacity bound by client quotas: 4 clients × 10\/s = 40\/s/);
@@ -39,6 +42,7 @@ describe('rpcload capacity', () => {
     expect(validateRunResult(result)).toEqual([]);
     expect(result.run).toMatchObject({ kind: 'capacity', label: 'v1.2.3', status: 'completed' });
     expect(result.capacity).toMatchObject({ ratePerS: 36, limitedBy: 'client quota', atLeast: true });
+    expect(readFileSync(summary, 'utf8')).toMatch(/^### rpcload capacity \(v1\.2\.3\): 🟡 capacity at least 36\/s/);
     const xml = readFileSync(junit, 'utf8');
     expect(xmlProblems(xml)).toEqual([]);
     expect([...testcases(xml).keys()]).toEqual([

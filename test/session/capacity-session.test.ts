@@ -105,4 +105,20 @@ describe('rpcload capacity against a server with a known capacity', () => {
       clearInterval(blocker);
     }
   }, 60_000);
+
+  it('searches the concurrency in the closed model and fits the Universal Scalability Law to the steps', async () => {
+    // 4 workers of 20 ms: throughput saturates at 200/s from 4 users on; latency ≈ users / 200 s past that.
+    const { record } = await search(
+      plan({}, { model: 'closed', start: 2, warmUp: '0s', hold: '1s', confirm: '1s', slo: ['p99 < 100ms'] }),
+      'closed',
+    );
+    expect(record.model).toBe('closed');
+    expect(record.concurrency).toBeGreaterThanOrEqual(8);
+    expect(record.concurrency).toBeLessThanOrEqual(22);
+    expect(Math.abs(record.ratePerS! - TRUE_CAPACITY) / TRUE_CAPACITY).toBeLessThanOrEqual(0.15);
+    expect(record.usl).not.toBeNull();
+    expect(record.usl!.points).toBeGreaterThanOrEqual(3);
+    // Throughput flattens past 4 users: contention or coherency must show.
+    expect(record.usl!.sigma + record.usl!.kappa).toBeGreaterThan(0);
+  }, 90_000);
 });
