@@ -4,6 +4,7 @@
  * even a missed escape could not make the page call out or run code.
  */
 import type { LabelledResult } from '../compare/compare-runs.ts';
+import { capacitySection } from './capacity-section.ts';
 import { latencyChart, spectrumChart, throughputChart } from './charts.ts';
 import { text } from './html.ts';
 import { methodTable } from './method-table.ts';
@@ -43,6 +44,7 @@ export function renderReport(run: LabelledResult, baseline?: LabelledResult): st
 <header><h1>${text(title)}</h1><p>${subtitle}</p><nav>${NAV.map(([id, label]) => `<a href="#${id}">${label}</a>`).join('')}</nav></header>
 <main>
 ${summarySection(run, baseline)}
+${capacitySection(run)}
 <section id="charts"><h2>Charts</h2><div class="charts">
 ${throughputChart(run, baseline)}
 ${latencyChart(run, baseline)}
