@@ -6,9 +6,11 @@ import { RpcloadError } from '../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings.ts';
 import { loadPlan } from '../profile/load-profile.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
-import { capacityStepRows, renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
+import { renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
-import { capacitySession, type CapacityProgress } from '../session/capacity/capacity-session.ts';
+import { capacitySession } from '../session/capacity/capacity-session.ts';
+import { createCapacityView } from '../ui/capacity-view.ts';
+import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
@@ -33,7 +35,7 @@ interface CapacityFlags {
   slo?: string[];
   include429?: boolean;
   maxLag?: number;
-  ui: 'auto' | 'plain' | 'none';
+  ui: UiMode;
   summaryMd?: string;
 }
 
@@ -67,14 +69,6 @@ function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): Capac
   };
 }
 
-/** A progress line per step on stderr. */
-function progressLine(event: CapacityProgress): string | null {
-  if (event.kind === 'step-start') return null;
-  const [, row] = capacityStepRows({ model: 'open', steps: [event.step] } as never);
-  const { lastPass, firstFail } = event.bracket;
-  return `${row}   bracket [${lastPass ?? '–'}, ${firstFail ?? '–'}]`;
-}
-
 export function registerCapacityCommand(program: Command): void {
   program
     .command('capacity')
@@ -105,7 +99,9 @@ export function registerCapacityCommand(program: Command): void {
     .option('--summary-md <file>', 'append a markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set)')
     .option('--junit <file>', 'also write JUnit XML: the SLO lines of the confirmation and the capacity as test cases')
     .addOption(
-      new Option('--ui <mode>', 'progress: one line per step on stderr, or none').choices(['auto', 'plain', 'none']).default('auto'),
+      new Option('--ui <mode>', 'live view: the dashboard of each step on a terminal, one line per step in CI or when piped, or none')
+        .choices(['auto', 'tui', 'plain', 'none'])
+        .default('auto'),
     )
     .option('--json', 'print the capacity record as JSON on stdout instead of the summary')
     .action(async (profilePath: string | undefined, flags: CapacityFlags) => {
@@ -115,20 +111,31 @@ export function registerCapacityCommand(program: Command): void {
         ...(flags.clients === undefined ? {} : { clients: flags.clients }),
       });
       const capacity = capacityOf(plan.capacity, flags);
-      const session = await withInterrupt((signal) =>
-        capacitySession({
-          plan: { ...plan, capacity },
-          signal,
-          ...(flags.workers === undefined ? {} : { workers: flags.workers }),
-          ...(flags.out === undefined ? {} : { outPath: flags.out }),
-          ...(flags.label === undefined ? {} : { label: flags.label }),
-          onProgress: (event) => {
-            if (flags.ui === 'none') return;
-            const line = progressLine(event);
-            if (line !== null) process.stderr.write(`${line}\n`);
+      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+      const session = await withInterrupt(async (signal, stop) => {
+        const view = createCapacityView(
+          mode,
+          {
+            profile: plan.name,
+            target: plan.target ?? '(embedded reference server)',
+            resultPath: flags.out ?? 'results/',
+            model: capacity.model,
           },
-        }),
-      );
+          { onQuit: stop },
+        );
+        try {
+          return await capacitySession({
+            plan: { ...plan, capacity },
+            signal,
+            ...(flags.workers === undefined ? {} : { workers: flags.workers }),
+            ...(flags.out === undefined ? {} : { outPath: flags.out }),
+            ...(flags.label === undefined ? {} : { label: flags.label }),
+            onProgress: (event) => view.onProgress(event),
+          });
+        } finally {
+          view.stop();
+        }
+      });
       const { result, path: resultPath } = session;
       if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
       const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
