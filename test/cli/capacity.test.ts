@@ -59,4 +59,27 @@ describe('rpcload capacity', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('--hold: expected whole seconds');
   });
+
+  it('stops on Ctrl-C and still writes the steps so far (exit 130, status aborted)', async () => {
+    const out = join(dir, 'interrupted.json');
+    let sent = false;
+    const run = await runRpcload(['capacity', quotaProfile(), '--out', out, '--hold', '3s', '--ui', 'plain'], {
+      onSpawn: (child) => {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          // Interrupt once the second step is under way.
+          if (!sent && chunk.toString().includes('step 2:')) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        });
+      },
+    });
+    expect(sent).toBe(true);
+    expect(run.code).toBe(130);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+    expect(validateRunResult(result)).toEqual([]);
+    expect(result.run.status).toBe('aborted');
+    expect(result.capacity!.steps.length).toBeGreaterThanOrEqual(1);
+    expect(result.capacity!.steps[0]!.verdict).toBe('pass');
+  }, 60_000);
 });

@@ -53,7 +53,11 @@ export function buildCapacityResult(input: CapacityResultInput): RunResult {
   const origin = Date.parse(input.run.startedAt);
   const draft = buildRunResult({
     run: input.run,
-    config: { ...describePlan(plan), phases: [], capacity: plan.capacity ?? null },
+    config: {
+      ...describePlan(plan),
+      phases: [],
+      capacity: plan.capacity === undefined ? null : { ...plan.capacity, slo: plan.capacity.slo?.map((line) => line.expr) ?? null },
+    },
     data: mergeSteps(steps, origin),
     dims: { methods: planMethods(plan), phases: steps.flatMap((s) => s.phases), clients: plan.clients.map((c) => c.id) },
     checks: [],
