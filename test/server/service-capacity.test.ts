@@ -45,10 +45,11 @@ describe('the reference server with a capacity', () => {
       ),
     );
     expect(done.every((d) => d.status === 200)).toBe(true);
-    // 40 calls through 2 workers of 10 ms: the last is answered after ≥ 200 ms, the first long before.
+    // 40 calls through 2 workers of 10 ms: the last is answered ≥ 200 ms after the start.
     const times = done.map((d) => d.ms).sort((a, b) => a - b);
     expect(times.at(-1)!).toBeGreaterThanOrEqual(195);
-    expect(times[0]!).toBeLessThan(100);
+    // However late the burst got going, its answers are spread over the service of 40 calls.
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(150);
   });
 
   it('sheds with 503 server_busy past its queue bound', async () => {
