@@ -50,6 +50,7 @@ export const CapacityStepSchema = Type.Object(
     rateLimitedRate: Type.Number({ minimum: 0, maximum: 1 }),
     verdict: Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('generator-bound')]),
     decidedBy: Type.Union([Type.String(), Type.Null()], { description: 'the first SLO line the step failed, null when it passed' }),
+    retried: Type.Optional(Type.Boolean({ description: 'true: this attempt did not pass and was run once more; the retry counts' })),
     slo: Type.Array(
       Type.Object(
         { expr: Type.String(), actual: Type.Union([Type.Number(), Type.Null()]), ok: Type.Boolean() },

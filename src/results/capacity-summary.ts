@@ -32,7 +32,8 @@ export function capacityStepRows(record: CapacityRecord): string[] {
     percent(s.errorRate),
     percent(s.rateLimitedRate),
     s.scheduleLagMs === null ? '–' : formatMs(s.scheduleLagMs.p99),
-    s.verdict === 'pass' ? '✓ pass' : s.verdict === 'fail' ? `✗ ${safe(s.decidedBy ?? 'fail', 60)}` : `! generator-bound`,
+    (s.verdict === 'pass' ? '✓ pass' : s.verdict === 'fail' ? `✗ ${safe(s.decidedBy ?? 'fail', 60)}` : `! generator-bound`) +
+      (s.retried === true ? ' (retried)' : ''),
   ]);
   const right = (header: string) => ({ header, align: 'right' as const });
   return renderTable(

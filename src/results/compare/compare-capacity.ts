@@ -66,7 +66,7 @@ function kneeOf({ label, result }: LabelledResult): CapacityKnee {
     throw new RpcloadError('incomparable', `${label}: run.kind: expected a capacity result (both files must come from rpcload capacity), found ${JSON.stringify(result.run.kind)}`);
   const answerStep =
     record.steps.find((s) => s.kind === 'confirm' && s.load === record.confirmation?.load) ??
-    record.steps.find((s) => s.kind === 'search' && s.load === record.bracket[0]);
+    record.steps.find((s) => s.kind === 'search' && s.retried !== true && s.load === record.bracket[0]);
   return {
     label,
     runLabel: result.run.label ?? null,

@@ -35,7 +35,7 @@ const vertical = (name: string, color: string, x: number, top: number): ChartSer
 });
 
 function knee(record: CapacityRecord): string {
-  const steps = record.steps.filter((s) => s.kind === 'search').sort((a, b) => a.load - b.load);
+  const steps = record.steps.filter((s) => s.kind === 'search' && s.retried !== true).sort((a, b) => a.load - b.load);
   if (steps.length === 0) return '';
   const limits = latencyLimits(record);
   // Far past the knee latency explodes; clip so the SLO line and the bend stay readable.
@@ -103,7 +103,7 @@ export function capacitySection(run: LabelledResult): string {
   const rows = record.steps
     .map(
       (s) =>
-        `<tr><td>${s.kind} ${s.index}</td><td>${s.load}</td><td>${s.offeredPerS}</td><td>${s.achievedPerS}</td><td>${s.latencyMs.p50}</td><td>${s.latencyMs.p99}</td><td>${(s.errorRate * 100).toFixed(2)}%</td><td>${(s.rateLimitedRate * 100).toFixed(2)}%</td><td>${s.scheduleLagMs === null ? '–' : s.scheduleLagMs.p99}</td><td>${text(s.verdict)}${s.decidedBy === null ? '' : `: ${text(s.decidedBy)}`}</td></tr>`,
+        `<tr><td>${s.kind} ${s.index}</td><td>${s.load}</td><td>${s.offeredPerS}</td><td>${s.achievedPerS}</td><td>${s.latencyMs.p50}</td><td>${s.latencyMs.p99}</td><td>${(s.errorRate * 100).toFixed(2)}%</td><td>${(s.rateLimitedRate * 100).toFixed(2)}%</td><td>${s.scheduleLagMs === null ? '–' : s.scheduleLagMs.p99}</td><td>${text(s.verdict)}${s.decidedBy === null ? '' : `: ${text(s.decidedBy)}`}${s.retried === true ? ' (retried)' : ''}</td></tr>`,
     )
     .join('\n');
   const usl = record.usl

@@ -72,7 +72,7 @@ export function trendPoint(file: string, result: RunResult): TrendPoint {
   if (capacity !== undefined) {
     const answer =
       capacity.steps.find((s) => s.kind === 'confirm' && s.load === capacity.confirmation?.load) ??
-      capacity.steps.find((s) => s.kind === 'search' && s.load === capacity.bracket[0]);
+      capacity.steps.find((s) => s.kind === 'search' && s.retried !== true && s.load === capacity.bracket[0]);
     const [low, high] = capacity.bracket;
     return {
       ...common,

@@ -80,7 +80,7 @@ class CapacitySearch {
   private readonly startedAt = new Date();
   private readonly cap: CapacityPlan;
   private readonly path: string;
-  private readonly steps: { readonly judged: JudgedStep; readonly data: StepData }[] = [];
+  private readonly steps: { judged: JudgedStep; readonly data: StepData }[] = [];
   private originEpochMs = Number.NaN;
   private target!: Target;
 
@@ -111,9 +111,13 @@ class CapacitySearch {
           break;
         }
         let judged = await this.step('search', next.load, cap.holdMs, rules);
-        // A stall of a shared machine can starve the generator once: a generator-bound step is
-        // run once more before the search believes it.
-        if (judged?.record.verdict === 'generator-bound') judged = await this.step('search', next.load, cap.holdMs, rules);
+        // A stall of a shared machine can fail a step or starve the generator once: a step that
+        // did not pass is run once more before the search believes it (the first attempt stays
+        // in the record, marked retried).
+        if (judged !== null && judged.record.verdict !== 'pass') {
+          this.markRetried(this.steps.length - 1);
+          judged = await this.step('search', next.load, cap.holdMs, rules);
+        }
         if (judged === null) break;
         if (judged.record.verdict === 'generator-bound') {
           const { lastPass } = bracketOf(points);
@@ -164,7 +168,9 @@ class CapacitySearch {
         why: quota ? quotaFinding(bound) : `the search's max (${show(ceiling.value, this.cap.model)}) was reached`,
       };
     }
-    const decisive = this.steps.find((s) => s.judged.record.kind === 'search' && s.judged.record.load === firstFail);
+    const decisive = this.steps.find(
+      (s) => s.judged.record.kind === 'search' && s.judged.record.retried !== true && s.judged.record.load === firstFail,
+    );
     const limitedBy = decisive?.judged.limit ?? 'none';
     if (reason === 'max steps' && firstFail === null)
       return { lastPass, firstFail, limitedBy: 'max', atLeast: true, why: `the search stopped after ${this.cap.maxSteps} steps` };
@@ -231,30 +237,41 @@ class CapacitySearch {
     return judged;
   }
 
+  private markRetried(index: number): void {
+    const entry = this.steps[index]!;
+    entry.judged = { ...entry.judged, record: { ...entry.judged.record, retried: true } };
+  }
+
+  /** Search steps that count: retried attempts are superseded by their retry. */
+  private searchSteps(): CapacityStep[] {
+    return this.steps.map((s) => s.judged.record).filter((r) => r.kind === 'search' && r.retried !== true);
+  }
+
   private stepData(phases: readonly PhasePlan[], data: StepData['data'], running: RunningLoad): StepData {
     return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs };
   }
 
   private bracket(): Bracket {
     return bracketOf(
-      this.steps
-        .filter((s) => s.judged.record.kind === 'search' && s.judged.record.verdict !== 'generator-bound')
-        .map((s) => ({
-          load: s.judged.record.load,
-          pass: s.judged.record.verdict === 'pass',
-        })),
+      this.searchSteps()
+        .filter((r) => r.verdict !== 'generator-bound')
+        .map((r) => ({ load: r.load, pass: r.verdict === 'pass' })),
     );
   }
 
-  private record(end: SearchEnd | null, confirmation: Confirmation | null, sloLines: readonly string[]): CapacityRecord {
+  private record(end: SearchEnd | null, confirmation: Confirmation | null, sloLines: readonly string[], running = false): CapacityRecord {
     const { cap } = this;
     const model = cap.model;
-    const bracket = end ?? { ...this.bracket(), limitedBy: 'none' as const, atLeast: false, why: 'the search was interrupted' };
+    const bracket = end ?? {
+      ...this.bracket(),
+      limitedBy: 'none' as const,
+      atLeast: false,
+      why: running ? 'the search is still running' : 'the search was interrupted',
+    };
     const answer = confirmation?.load ?? bracket.lastPass;
-    const answerStep =
-      confirmation?.step ?? this.steps.find((s) => s.judged.record.kind === 'search' && s.judged.record.load === answer)?.judged.record;
+    const answerStep = confirmation?.step ?? this.searchSteps().find((r) => r.load === answer);
     const ratePerS = answer === null ? null : model === 'open' ? answer : (answerStep?.achievedPerS ?? null);
-    const search = this.steps.filter((s) => s.judged.record.kind === 'search').map((s) => s.judged.record);
+    const search = this.searchSteps();
     const usl =
       model === 'closed'
         ? fitUsl(search.filter((s) => s.verdict !== 'generator-bound').map((s) => ({ n: s.load, x: s.achievedPerS })))
@@ -319,6 +336,7 @@ class CapacitySearch {
         end,
         null,
         (this.cap.slo ?? this.plan.thresholds).map((l) => l.expr),
+        true,
       ),
       thresholds,
     );
