@@ -7,15 +7,18 @@ import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { Plan } from '../profile/plan.ts';
 import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
+import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
+import { STDOUT_PATH } from '../session/result/result-file.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, rateSpec, stagesSpec } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 
-interface RunFlags extends InlineProfileFlags {
+interface RunFlags extends InlineProfileFlags, ShardFlags {
   target?: string;
   rate?: RateOverride;
   stages?: StageOverride[];
@@ -26,6 +29,7 @@ interface RunFlags extends InlineProfileFlags {
   concurrency?: number;
   duration?: number;
   clients?: number;
+  timeout?: number;
   workers?: number;
   out?: string;
   outSamples?: string;
@@ -40,6 +44,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
     ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+    ...(flags.timeout === undefined ? {} : { requestTimeoutMs: flags.timeout }),
     ...(flags.stages === undefined ? {} : { stages: flags.stages }),
     ...(flags.requests === undefined ? {} : { requests: flags.requests }),
     ...(flags.ca === undefined ? {} : { ca: flags.ca }),
@@ -118,11 +123,25 @@ export function registerRunCommand(program: Command): void {
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
     .option(
+      '--timeout <duration>',
+      "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",
+      durationMs,
+    )
+    .option(
       '--workers <n>',
       'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)',
       positiveInt,
     )
-    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
+    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json); - writes it to stdout')
+    .option(
+      '--shard <I/N>',
+      'carry shard I of N of one run: every N-th client and its share of the load (env RPCLOAD_SHARD, or JOB_COMPLETION_INDEX with RPCLOAD_SHARDS)',
+    )
+    .option('--run-id <id>', 'the id every shard of the run shares (env RPCLOAD_RUN_ID; default derived from the profile and --start-at)')
+    .option(
+      '--start-at <time>',
+      'fetch tokens and open connections, then start the clock at this instant: ISO 8601 with a zone, or Unix seconds (env RPCLOAD_START_AT)',
+    )
     .option(
       '--out-samples <file>',
       'also write one JSON line per second (requests, outcomes, p50, p99) as the run goes, for tail -f and plotting',
@@ -135,11 +154,17 @@ export function registerRunCommand(program: Command): void {
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
       const plan = await planOf(profilePath, flags);
-      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+      const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
+      // With the result on stdout, everything else a user reads goes to stderr.
+      const toStdout = flags.out === STDOUT_PATH;
+      const say = toStdout ? process.stderr : process.stdout;
+      const mode = toStdout ? 'none' : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
       const session = await withInterrupt((signal, stop) =>
         runSession({
           plan,
           workers: flags.workers ?? 1,
+          shard,
+          startAtEpochMs,
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
           ...(flags.outSamples === undefined ? {} : { samplesPath: flags.outSamples }),
           createView: (source) => createRunView(mode, source, { onQuit: stop }),
@@ -147,12 +172,14 @@ export function registerRunCommand(program: Command): void {
         }),
       );
       const { result, path } = session;
-      if (flags.json) {
+      if (flags.json && !toStdout) {
         const { run, summary, byMethod, thresholds, checks, warnings } = result;
-        process.stdout.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
+        const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
+        say.write(`${JSON.stringify(json, null, 2)}\n`);
       } else {
-        process.stdout.write(`${renderSummaryTable(result, { color: colourEnabled(process.stdout) })}\nresult file: ${path}\n`);
+        say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
       }
+      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
       setExitCode(session.exitCode);
     });
 }

@@ -9,6 +9,7 @@ import { renderVerifyTable, verifyJson } from '../results/verify-table.ts';
 import { verifySession } from '../session/verify-session.ts';
 import { createVerifyView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import type { VerifyFlags } from '../verify/config.ts';
 import { setExitCode } from './exit.ts';
@@ -66,9 +67,19 @@ export function registerVerifyCommand(program: Command): void {
     )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
+    .option(
+      '--timeout <duration>',
+      "every request's overall deadline, token requests included (default 30s or the profile's http.requestTimeout)",
+      durationMs,
+    )
+    .option(
+      '--allow-skip [list]',
+      'skips that do not fail the run: all, or comma-separated skip classes (not_applicable, target_broken, inconclusive, internal_error) and check ids',
+    )
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
     .action(async (profile: string | undefined, flags: VerifyOptions) => {
       if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
+      if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
       const plan = await planFor(profile, flags);
       const caPem = flags.ca ?? null;
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
@@ -82,13 +93,15 @@ export function registerVerifyCommand(program: Command): void {
           signal,
         }),
       );
-      const { report, config } = session;
+      const { report, config, outcome } = session;
       process.stdout.write(
         flags.json
-          ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n`
+          ? `${JSON.stringify(redactSecrets(verifyJson(report, config)), null, 2)}\n`
           : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
       );
       process.stderr.write(`result file: ${session.path}\n`);
+      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
+      if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
       if (flags.junit !== undefined) {
         const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
         await writeJunit(
@@ -98,6 +111,7 @@ export function registerVerifyCommand(program: Command): void {
             timestamp: report.startedAt,
             durationMs: report.durationMs,
             properties,
+            blockingSkips: outcome.blockingSkips,
           }),
         );
       }

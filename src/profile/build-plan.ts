@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { Plan } from './plan.ts';
+import type { HttpPlan, Plan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
@@ -32,6 +32,8 @@ export interface PlanOverrides {
   readonly durationMs?: number;
   /** `--clients N`: pattern clients → count N; listed clients → the first N. */
   readonly clients?: number;
+  /** `--timeout`: every request's overall deadline (ms), replacing http.requestTimeout. */
+  readonly requestTimeoutMs?: number;
   /** `--stages D:R,…`: ramping open-model phases instead of the profile's. */
   readonly stages?: readonly StageOverride[];
   /** `-n N`: the constant-rate phase lasts N arrivals. */
@@ -94,12 +96,22 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     phases: resolvePhases(raw.phases, overrides, problems),
     rateLimit,
     thresholds: [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)],
-    http: withTrustOverrides(resolveHttp(validFields(HttpSchema, raw.http), baseDir, problems), overrides),
+    http: withTrustOverrides(
+      withRequestTimeout(resolveHttp(validFields(HttpSchema, raw.http), baseDir, problems), overrides.requestTimeoutMs, problems),
+      overrides,
+    ),
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
   };
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };
+}
+
+/** The http settings with `--timeout` applied. */
+function withRequestTimeout(http: HttpPlan, timeoutMs: number | undefined, problems: Problem[]): HttpPlan {
+  if (timeoutMs === undefined) return http;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) problems.push(expected('--timeout', 'a duration greater than 0', timeoutMs));
+  return { ...http, requestTimeoutMs: timeoutMs };
 }
 
 /** The base URL without trailing slashes; absent or empty → null (embedded server). */

@@ -2,6 +2,7 @@
  * Resolves a profile's `phases`, then applies the `rpcload run` load flags that
  * replace or re-time them.
  */
+import { infeasiblePhases } from './feasibility.ts';
 import type { PhaseLoad, PhasePlan } from './plan.ts';
 import { PhaseSchema } from './profile-schema.ts';
 import { expected, uniqueNames, type Problem } from './problems.ts';
@@ -58,7 +59,10 @@ export function resolvePhases(phases: unknown, overrides: PhaseOverrides, proble
     const phaseMs = fields.duration === undefined ? 0 : durationMs(fields.duration, `${pointer}/duration`, problems, POSITIVE);
     resolved.push({ name, durationMs: phaseMs, load: phaseLoad(fields) });
   });
-  return applyOverrides(resolved, overrides, problems);
+  const phasesRun = applyOverrides(resolved, overrides, problems);
+  const flag = overrides.rate !== undefined ? '--rate' : overrides.concurrency !== undefined ? '--concurrency' : null;
+  problems.push(...infeasiblePhases(phasesRun, (index, field) => flag ?? `/phases/${index}/${field}`));
+  return phasesRun;
 }
 
 /** The phase's load; a phase without a valid one has problems, so its placeholder is never run. */

@@ -8,6 +8,7 @@ import { clientsFromFlags, parseClientFlag, parsePaginatedFlag, type FlagClient,
 import { PROFILE_DEFAULTS } from '../profile/profile-defaults.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { CHECK_IDS, isCheckId, type CheckId } from './check-ids.ts';
+import { parseAllowSkipFlag, type AllowedSkips } from './skip-policy.ts';
 
 /** A client ID with its secret (the secret never leaves the token request). */
 export type VerifyClient = FlagClient;
@@ -39,8 +40,10 @@ export interface VerifyConfig {
   readonly insecure: boolean;
   /** Treat Retry-After slack over the 1 s rounding allowance as a failure. */
   readonly strictRetryAfter: boolean;
-  /** Per-request headers and body timeout (ms). */
+  /** Every request's overall deadline, token requests included (ms). */
   readonly requestTimeoutMs: number;
+  /** Skips that do not make the verify fail (`--allow-skip`). */
+  readonly allowSkip: AllowedSkips;
 }
 
 /** The `rpcload verify` flags as parsed (everything optional: a profile or the defaults fill in). */
@@ -63,13 +66,17 @@ export interface VerifyFlags {
   readonly only?: string;
   readonly insecure?: boolean;
   readonly strictRetryAfter?: boolean;
+  /** `--timeout`: every request's overall deadline (ms). */
+  readonly timeout?: number;
+  /** `--allow-skip` alone (true) or with a comma-separated list of skip classes and check ids. */
+  readonly allowSkip?: string | true;
 }
 
 /** Clients taken from `--client-pattern`: six let the suite finish in about two windows. */
 export const VERIFY_PATTERN_CLIENTS = 6;
 
 const DEFAULT_WINDOW_MS = parseDurationMs(PROFILE_DEFAULTS.rateLimit.window)!;
-const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.headersTimeout)!;
+const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.requestTimeout)!;
 
 /** `--only a,b`: known check ids, all problems in one line. */
 export function parseOnlyFlag(value: string): CheckId[] {
@@ -103,6 +110,7 @@ function planMethods(plan: Plan): { methods: string[]; paginated: PaginatedMetho
 export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, target: string, caPem: string | null): VerifyConfig {
   // Flag syntax first, then what is missing.
   const only = flags.only === undefined ? null : parseOnlyFlag(flags.only);
+  const allowSkip = parseAllowSkipFlag(flags.allowSkip);
   const paginated = flags.paginated?.map(parsePaginatedFlag);
   const fromPlan = plan === null ? { methods: [], paginated: [] } : planMethods(plan);
   const fromFlags = clientsFromFlags(flags, VERIFY_PATTERN_CLIENTS);
@@ -127,6 +135,7 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
     ca: caPem ?? plan?.http.ca ?? null,
     insecure: flags.insecure === true || plan?.http.insecure === true,
     strictRetryAfter: flags.strictRetryAfter === true,
-    requestTimeoutMs: plan?.http.headersTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    requestTimeoutMs: flags.timeout ?? plan?.http.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    allowSkip,
   };
 }
