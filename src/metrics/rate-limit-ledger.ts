@@ -61,7 +61,7 @@ export class RateLimitLedger {
     if (s.backoffWaitedMs >= 0) this.noteHonouredRetry(c, s, admitted, refused);
     if (this.windowMs <= 0) return;
     if (admitted || refused) this.countInPeriod(c, Math.floor(s.sentAtMs / this.windowMs), admitted);
-    this.trackWindows(c, s, admitted, refused);
+    this.trackWindows(c, s, refused);
   }
 
   /** Per-client counters for the live views (index = client index). */
@@ -163,10 +163,17 @@ export class RateLimitLedger {
     else c.periodRefused[k]!++;
   }
 
-  /** Feed the client's announced windows: refusals, and requests the limiter admitted or may have counted. */
-  private trackWindows(c: ClientLedger, s: Sample, admitted: boolean, refused: boolean): void {
+  /**
+   * Feed the client's announced windows: refusals, admissions, and requests the limiter may or may
+   * not have counted. Only an API reply in its envelope below 500 surely passed the limiter: a
+   * transport failure, a proxy's page, a broken or server-error reply may stand for anything,
+   * a refusal included.
+   */
+  private trackWindows(c: ClientLedger, s: Sample, refused: boolean): void {
     c.windows ??= new AnnouncedWindows(this.plan!.limit, this.windowMs);
-    if (refused) c.windows.refused(s.sentAtMs, s.doneAtMs, s.retryAfterS);
-    else if (admitted || s.status === 0) c.windows.admitted(s.sentAtMs, s.doneAtMs, !admitted);
+    if (refused) return c.windows.refused(s.sentAtMs, s.doneAtMs, s.retryAfterS);
+    if (s.status === 401) return;
+    const surelyAdmitted = s.status > 0 && s.status < 500 && (s.outcome === 'success' || s.outcome.startsWith('error:'));
+    c.windows.admitted(s.sentAtMs, s.doneAtMs, !surelyAdmitted);
   }
 }

@@ -15,6 +15,7 @@ import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, type ShardSpec } from './distributed/shard-spec.ts';
+import { registerSecret } from '../util/redact.ts';
 import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
@@ -69,6 +70,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     options.outPath ?? defaultResultPath(shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`, startedAt);
   // Found out now, not after the whole run.
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
+  // Known to the redactor before any reply could echo them (tokens register as they are issued).
+  for (const client of plan.clients) registerSecret(client.secret);
   const target = await openTarget(plan);
   try {
     const load = startLoad(

@@ -6,7 +6,7 @@ import { createDispatcher } from '../api/dispatcher.ts';
 import { describeError, RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';
 import { formatDurationMs } from '../util/duration.ts';
-import { redactSecrets, redactText } from '../util/redact.ts';
+import { redactSecrets, redactText, registerSecret } from '../util/redact.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { CheckOutcome } from './check.ts';
 import { ClientPool } from './client-pool.ts';
@@ -59,6 +59,8 @@ export interface VerifyReport {
 export async function runVerify(config: VerifyConfig, options: VerifyOptions = {}): Promise<VerifyReport> {
   const clock = options.clock ?? systemClock;
   const deadlineMs = options.checkDeadlineMs ?? checkDeadlineMs(config);
+  // Known to the redactor before any reply could echo them (tokens register as they are issued).
+  for (const client of config.clients) registerSecret(client.secret);
   const abort = new AbortController();
   const stop = (): void => abort.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', stop, { once: true });

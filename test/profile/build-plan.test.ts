@@ -5,11 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { buildPlan, type PlanOverrides } from '../../src/profile/build-plan.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
+import { selfSignedMaterial } from '../../src/server/tls.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-plan-'));
 const source = join(dir, 'my-profile.json');
 writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'client-2': 'from-file-2', b: 'from-file-b', 'client-9': 'unused' }));
-writeFileSync(join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+// A CA file must hold a certificate that parses, not just its BEGIN line.
+writeFileSync(join(dir, 'ca.pem'), (await selfSignedMaterial()).cert);
+writeFileSync(join(dir, 'not-a-ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
 
 const minimal: Profile = { scenarios: [{ steps: [{ method: 'ping' }] }], phases: [{ duration: '30s', rate: 10 }] };
 const plan = (profile: Partial<Profile> = {}, overrides?: PlanOverrides) => buildPlan({ ...minimal, ...profile }, { source, overrides });
@@ -101,6 +104,13 @@ describe('buildPlan: defaults', () => {
     const p = plan({ name: 'named', seed: 7, http: { ca: 'ca.pem' } });
     expect([p.name, p.seed, p.embeddedServer.seed]).toEqual(['named', 7, 7]);
     expect(p.http.ca).toContain('-----BEGIN CERTIFICATE-----');
+  });
+
+  it('refuses a CA file whose certificate does not parse, or that holds none', () => {
+    expect(() => plan({ http: { ca: 'not-a-ca.pem' } })).toThrow(
+      /\/http\/ca: .*"not-a-ca\.pem": certificate 1 of 1 is not a valid PEM certificate/,
+    );
+    expect(() => plan({ http: { ca: 'secrets.json' } })).toThrow(/\/http\/ca: .*"secrets\.json": not a PEM certificate/);
   });
 
   it('parses thresholds into plain records', () => {
