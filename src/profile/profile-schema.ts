@@ -7,6 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
+import { CapacitySchema } from './capacity-settings.ts';
 import { AuthSchema, DurationSchema, HttpSchema, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 
 const SECRET_HINT =
@@ -161,6 +162,7 @@ export const ProfileSchema = Type.Object(
       }),
     ),
     http: Type.Optional(HttpSchema),
+    capacity: Type.Optional(CapacitySchema),
     seed: Type.Optional(
       Type.Integer({
         minimum: 0,
