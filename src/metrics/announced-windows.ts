@@ -135,10 +135,11 @@ class RecentAdmissions {
       const sent = this.sent[i]!;
       if (sent >= beforeMs) continue;
       const done = this.done[i]!;
-      if (done >= resetFromMs - windowMs) max++;
-      if (done >= afterRefusalFromMs - windowMs) maxAfterRefusal++;
+      // Decided somewhere in [sent, done]: inside [reset − W, reset) surely only if that holds for every reset in range.
+      if (done >= resetFromMs - windowMs && sent < resetToMs) max++;
+      if (done >= afterRefusalFromMs - windowMs && sent < resetToMs) maxAfterRefusal++;
       if (this.unknown[i] === 1) continue;
-      if (sent >= resetToMs - windowMs) min++;
+      if (sent >= resetToMs - windowMs && done < resetFromMs) min++;
       admittedSeen++;
       // The (limit + 1)-th newest admission is outside only for resets after its send + W.
       if (admittedSeen === limit + 1) withinLimitFromMs = Math.max(resetFromMs, sent + windowMs);
