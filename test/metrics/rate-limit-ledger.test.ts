@@ -215,7 +215,21 @@ describe('passive ratelimit.retry_after_honoured', () => {
   it('says why when the policy is ignore', () => {
     const data = ledgerOf([refusal, sample({ sentAtMs: 1020 })], { ...PLAN, policy: 'ignore' });
     const check = passiveRateLimitChecks(data)[1]!;
-    expect([check.verdict, check.detail]).toEqual(['skip', 'the run never waited out a Retry-After (429 policy: ignore)']);
+    expect([check.verdict, check.detail]).toEqual([
+      'skip',
+      'the run never sent a request after a reset a Retry-After announced (429 policy: ignore)',
+    ]);
+  });
+
+  it.each([
+    ['a conformant limiter', { algorithm: 'fixed' }, 'pass'],
+    ['Retry-After rounded down', { algorithm: 'fixed', rounding: 'floor' }, 'skip'],
+    ['refused requests counted (the reset moves while the client sends)', { algorithm: 'fixed', countRefused: true }, 'skip'],
+  ] as const)('429 policy ignore, %s: judged from the announced windows → %s', (_, limiter, verdict) => {
+    const data = ledgerOf(greedyRun({ ...limiter, policy: 'ignore', spacingMs: 370, durationMs: 60_000 }), { ...PLAN, policy: 'ignore' });
+    const check = passiveRateLimitChecks(data)[1]!;
+    expect(check.verdict, check.detail).toBe(verdict);
+    if (verdict === 'skip') expect(check.detail).toMatch(/^inconclusive: .* still refused/);
   });
 
   it('records where in the window the honoured refusal had come', () => {
