@@ -1,6 +1,13 @@
 /** `rpcload compare BASE HEAD`: exit 1 on a regression, 2 when the files cannot be compared. */
 import type { Command } from 'commander';
 import { ExitCode } from '../errors.ts';
+import {
+  capacityRule,
+  compareCapacity,
+  isCapacityResult,
+  renderCapacityComparison,
+  renderCapacityComparisonMarkdown,
+} from '../results/compare/compare-capacity.ts';
 import { compareRuns } from '../results/compare/compare-runs.ts';
 import { DEFAULT_FAIL_ON, parseFailOnRules } from '../results/compare/fail-on.ts';
 import { renderComparisonMarkdown } from '../results/compare/render-markdown.ts';
@@ -29,14 +36,28 @@ export function registerCompareCommand(program: Command): void {
     )
     .option(
       '--fail-on <rules>',
-      'comma-separated regression rules, e.g. "p99:+10%+1ms,items.list:p50:+20ms,rps:-5%,errors:+0.5pp" (a % limit may add an absolute floor: +10%+1ms); "none" never fails',
+      'comma-separated regression rules, e.g. "p99:+10%+1ms,items.list:p50:+20ms,rps:-5%,errors:+0.5pp" (a % limit may add an absolute floor: +10%+1ms); capacity files: "capacity:-10%" (the default); "none" never fails',
       DEFAULT_FAIL_ON,
     )
     .option('--force', 'compare even when the two runs had different load shapes')
     .action(async (basePath: string, headPath: string, flags: CompareFlags) => {
-      // Rules first: a typo fails before any file is read.
-      const rules = parseFailOnRules(flags.failOn);
+      // Rules first: a typo fails before any file is read. Capacity rules apply to capacity files.
+      const written = flags.failOn.split(',').map((rule) => rule.trim());
+      const metricRules = written.filter((rule) => !rule.startsWith('capacity:'));
+      const rules = parseFailOnRules(metricRules.length > 0 ? metricRules.join(',') : 'none');
+      const failOnCapacity = flags.failOn === DEFAULT_FAIL_ON ? null : flags.failOn;
+      capacityRule(failOnCapacity);
       const [base, head] = await Promise.all([readResultFile(basePath), readResultFile(headPath)]);
+      if (isCapacityResult(base) || isCapacityResult(head)) {
+        const capacity = compareCapacity({ label: basePath, result: base }, { label: headPath, result: head }, failOnCapacity);
+        if (flags.format === 'json') process.stdout.write(`${JSON.stringify(capacity, null, 2)}\n`);
+        else
+          process.stdout.write(
+            flags.format === 'markdown' ? renderCapacityComparisonMarkdown(capacity) : renderCapacityComparison(capacity),
+          );
+        setExitCode(capacity.regression ? ExitCode.failed : ExitCode.ok);
+        return;
+      }
       const comparison = compareRuns(
         { label: basePath, result: base },
         { label: headPath, result: head },

@@ -24,6 +24,7 @@ export function registerMergeCommand(program: Command): void {
     .command('merge')
     .description('merge the result files of the shards of one run into one result, judged as one run (exit codes as run)')
     .argument('<paths...>', 'result files, or directories whose shard files (run --shard) are merged')
+    .usage('<paths...> --out <file> [options]')
     .requiredOption('--out <file>', 'where to write the merged result file (required)')
     .option('--partial', 'merge the shards present when some are missing (the result says so, and the exit code is 1)')
     .option('--run-id <id>', 'in directories, only the shard files of this run')

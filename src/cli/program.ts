@@ -4,6 +4,7 @@ import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import { redactText } from '../util/redact.ts';
 import { getExitCode } from './exit.ts';
 import { TOOL } from '../version.ts';
+import { registerCapacityCommand } from './capacity.ts';
 import { registerCompareCommand } from './compare.ts';
 import { registerDeployCommand } from './deploy.ts';
 import { registerMergeCommand } from './merge.ts';
@@ -11,6 +12,7 @@ import { registerProfileCommand } from './profile.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerTrendCommand } from './trend.ts';
 import { registerVerifyCommand } from './verify.ts';
 
 /** Build the commander program with every command registered (one file per command). */
@@ -25,9 +27,11 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRunCommand(program);
   registerVerifyCommand(program);
+  registerCapacityCommand(program);
   registerCompareCommand(program);
   registerReportCommand(program);
   registerMergeCommand(program);
+  registerTrendCommand(program);
   registerServeCommand(program);
   registerProfileCommand(program);
   registerDeployCommand(program);

@@ -6,6 +6,7 @@ import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../prof
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { Plan } from '../profile/plan.ts';
 import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
+import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
 import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
 import { STDOUT_PATH } from '../session/result/result-file.ts';
@@ -35,6 +36,8 @@ interface RunFlags extends InlineProfileFlags, ShardFlags {
   outSamples?: string;
   ui: UiMode;
   json?: boolean;
+  label?: string;
+  junit?: string;
 }
 
 function overridesOf(flags: RunFlags): PlanOverrides {
@@ -152,6 +155,8 @@ export function registerRunCommand(program: Command): void {
         .default('auto'),
     )
     .option('--json', 'print the summary as JSON on stdout instead of a table')
+    .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
+    .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
       const plan = await planOf(profilePath, flags);
       const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
@@ -167,11 +172,13 @@ export function registerRunCommand(program: Command): void {
           startAtEpochMs,
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
           ...(flags.outSamples === undefined ? {} : { samplesPath: flags.outSamples }),
+          ...(flags.label === undefined ? {} : { label: flags.label }),
           createView: (source) => createRunView(mode, source, { onQuit: stop }),
           signal,
         }),
       );
       const { result, path } = session;
+      if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
       if (flags.json && !toStdout) {
         const { run, summary, byMethod, thresholds, checks, warnings } = result;
         const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });

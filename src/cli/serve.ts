@@ -15,8 +15,9 @@ import {
   type ServerHandle,
   type ServerOptions,
 } from '../server/options.ts';
+import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
 import { startServer } from '../server/start-server.ts';
-import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt } from './parsers.ts';
+import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
 
 interface ServeFlags {
   port: number;
@@ -43,6 +44,9 @@ interface ServeFlags {
   chaosRate: number;
   brokenEnvelopeRate: number;
   addedLatency: number;
+  capacity?: number;
+  capacityWorkers: number;
+  maxQueue?: number;
   seed?: number;
   caOut?: string;
 }
@@ -86,6 +90,11 @@ function port(value: string): number {
   const n = nonNegativeInt(value);
   if (n > 65_535) throw new InvalidArgumentError(`expected a port 0–65535, found ${JSON.stringify(value)}`);
   return n;
+}
+
+/** `--capacity`: `300` or `300/s`. */
+function perSecond(value: string): number {
+  return positiveNumber(value.replace(/\/s$/, ''));
 }
 
 /** `--token-ttl`: whole seconds, because expires_in is. */
@@ -147,6 +156,9 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
     chaosRate: flags.chaosRate,
     brokenEnvelopeRate: flags.brokenEnvelopeRate,
     addedLatencyMs: flags.addedLatency,
+    ...(flags.capacity === undefined
+      ? {}
+      : { capacity: { ratePerS: flags.capacity, workers: flags.capacityWorkers, maxQueueMs: flags.maxQueue ?? null } }),
     faults: flags.fault ?? [],
     tls,
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
@@ -164,6 +176,11 @@ function summary(options: ServerOptions): string {
   return [
     `rpcload serve: rate limit ${options.limit} per ${formatDurationMs(options.windowMs!)} per client (${options.algorithm}), payload limit ${options.payloadLimitBytes} bytes`,
     `rpcload serve: clients: ${who.join(' + ')}; token method ${options.tokenMethod}, tokens live ${options.tokenTtlS}s`,
+    ...(options.capacity === undefined
+      ? []
+      : [
+          `rpcload serve: service capacity ${options.capacity.ratePerS}/s (${options.capacity.workers} workers, FIFO queue${options.capacity.maxQueueMs == null ? '' : `, shedding past ${formatDurationMs(options.capacity.maxQueueMs)}`})`,
+        ]),
     `rpcload serve: faults: ${options.faults?.length ? options.faults.join(', ') : 'none'}; Ctrl-C to stop`,
   ].join('\n');
 }
@@ -254,6 +271,20 @@ export function registerServeCommand(program: Command): void {
         .default(0.2),
     )
     .addOption(new Option('--added-latency <duration>', 'extra latency before every API response').argParser(durationMs).default(0, '0ms'))
+    .addOption(
+      new Option(
+        '--capacity <rate>',
+        'service capacity: API calls per second the server sustains (FIFO queue; latency climbs past it)',
+      ).argParser(perSecond),
+    )
+    .addOption(
+      new Option('--capacity-workers <n>', 'parallel workers of the capacity model (service time = workers / rate)')
+        .argParser(positiveInt)
+        .default(DEFAULT_CAPACITY_WORKERS),
+    )
+    .addOption(
+      new Option('--max-queue <duration>', 'with --capacity: shed calls (503 server_busy) that would queue longer').argParser(durationMs),
+    )
     .addOption(
       new Option('--seed <n>', 'seed of the random parts (latency, flaky, faults) for reproducible runs').argParser(nonNegativeInt),
     )

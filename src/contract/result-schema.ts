@@ -9,6 +9,7 @@
  * `transport:<code>`, `envelope_violation`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { CapacityRecordSchema } from './capacity-schema.ts';
 
 export const RESULT_SCHEMA_ID = 'rpcload/result@1';
 
@@ -238,7 +239,8 @@ export const ShardSetSchema = Type.Object(
 export const RunInfoSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
-    kind: Type.Union([Type.Literal('run'), Type.Literal('verify'), Type.Literal('merge')]),
+    kind: Type.Union([Type.Literal('run'), Type.Literal('verify'), Type.Literal('merge'), Type.Literal('capacity')]),
+    label: Type.Optional(Type.String({ description: 'free text given with --label, e.g. the release under test' })),
     profile: Type.String(),
     startedAt: Type.String({ format: 'date-time' }),
     endedAt: Nullable(Type.String({ format: 'date-time' })),
@@ -275,6 +277,7 @@ export const RunResultSchema = Type.Object(
     checks: Type.Array(CheckResultSchema),
     thresholds: Type.Array(ThresholdResultSchema),
     warnings: Type.Array(Type.String(), { description: 'e.g. the generator, not the server, was the bottleneck' }),
+    capacity: Type.Optional(CapacityRecordSchema),
   },
   { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
 );

@@ -40,6 +40,10 @@ export interface WindowReading {
   readonly anchoredOnLast: boolean;
   /** The run ended before the client was admitted again. */
   readonly open: boolean;
+  /** Refusals of the streak sent at or after a reset an earlier refusal of it announced (receipt + Retry-After). */
+  readonly refusedAfterAnnouncedReset: number;
+  /** The admission that ended the streak was sent at or after the earliest reset it announced. */
+  readonly readmittedAfterAnnouncedReset: boolean;
 }
 
 /** How one announced window reads against the limit. */
@@ -135,10 +139,11 @@ class RecentAdmissions {
       const sent = this.sent[i]!;
       if (sent >= beforeMs) continue;
       const done = this.done[i]!;
-      if (done >= resetFromMs - windowMs) max++;
-      if (done >= afterRefusalFromMs - windowMs) maxAfterRefusal++;
+      // Decided somewhere in [sent, done]: inside [reset − W, reset) surely only if that holds for every reset in range.
+      if (done >= resetFromMs - windowMs && sent < resetToMs) max++;
+      if (done >= afterRefusalFromMs - windowMs && sent < resetToMs) maxAfterRefusal++;
       if (this.unknown[i] === 1) continue;
-      if (sent >= resetToMs - windowMs) min++;
+      if (sent >= resetToMs - windowMs && done < resetFromMs) min++;
       admittedSeen++;
       // The (limit + 1)-th newest admission is outside only for resets after its send + W.
       if (admittedSeen === limit + 1) withinLimitFromMs = Math.max(resetFromMs, sent + windowMs);
@@ -166,6 +171,9 @@ interface Streak {
   ceilFromMs: number;
   ceilToMs: number;
   allHadRetryAfter: boolean;
+  /** The earliest moment a refusal of the streak said the client may retry (receipt + Retry-After). */
+  retryAtMs: number;
+  refusedAfterRetryAt: number;
 }
 
 /**
@@ -230,10 +238,14 @@ export class AnnouncedWindows {
         ceilFromMs: fromMs,
         ceilToMs: toMs,
         allHadRetryAfter: hasRa,
+        retryAtMs: hasRa ? doneAtMs + retryAfterS * ROUNDING_MS : Infinity,
+        refusedAfterRetryAt: 0,
       };
       return;
     }
     s.refusals++;
+    if (sentAtMs >= s.retryAtMs) s.refusedAfterRetryAt++;
+    if (hasRa) s.retryAtMs = Math.min(s.retryAtMs, doneAtMs + retryAfterS * ROUNDING_MS);
     if (sentAtMs < s.firstSentMs) [s.firstSentMs, s.firstDoneMs, s.firstRetryAfterS] = [sentAtMs, doneAtMs, retryAfterS];
     if (sentAtMs > s.lastSentMs) [s.lastSentMs, s.lastDoneMs, s.lastRetryAfterS] = [sentAtMs, doneAtMs, retryAfterS];
     s.ceilFromMs = Math.max(s.ceilFromMs, fromMs);
@@ -293,6 +305,8 @@ export class AnnouncedWindows {
       sinceResetSpanMs: Number.isFinite(this.sinceResetFirstSentMs) ? s.firstDoneMs - this.sinceResetFirstSentMs : 0,
       anchoredOnLast,
       open: readmittedDoneMs === null,
+      refusedAfterAnnouncedReset: s.refusedAfterRetryAt,
+      readmittedAfterAnnouncedReset: readmittedDoneMs !== null && readmittedSentMs >= s.retryAtMs,
     };
   }
 

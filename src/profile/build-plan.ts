@@ -4,6 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { basename, dirname } from 'node:path';
+import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate.ts';
 import type { HttpPlan, Plan } from './plan.ts';
@@ -102,6 +103,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     ),
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
+    ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };

@@ -4,6 +4,7 @@
  * worker threads consume it as it is; user-facing optionality lives in the profile schema.
  */
 import type { RateLimitContract } from '../contract/rate-limit.ts';
+import type { CapacityPlan } from './capacity-settings.ts';
 import type { ParsedThreshold } from './thresholds.ts';
 import type { ServerOptions } from '../server/options.ts';
 
@@ -28,6 +29,8 @@ export interface Plan {
   readonly seed: number;
   /** Result checkpoint interval (ms). */
   readonly checkpointEveryMs: number;
+  /** The `capacity` section resolved (defaults when absent); only `rpcload capacity` reads it. */
+  readonly capacity?: CapacityPlan;
 }
 
 export interface AuthPlan {

@@ -91,6 +91,18 @@ export function resolveServer(
     addedLatencyMs: durationMs(server.addedLatency ?? S.addedLatency, '/server/addedLatency', problems, ALLOW_ZERO),
     faults: [...(server.faults ?? [])],
     tls: server.tls ?? S.tls,
+    ...(server.capacity === undefined
+      ? {}
+      : {
+          capacity: {
+            ratePerS: server.capacity.rate,
+            ...(server.capacity.workers === undefined ? {} : { workers: server.capacity.workers }),
+            maxQueueMs:
+              server.capacity.maxQueue === undefined
+                ? null
+                : durationMs(server.capacity.maxQueue, '/server/capacity/maxQueue', problems, ALLOW_ZERO),
+          },
+        }),
     seed: context.seed,
   };
 }

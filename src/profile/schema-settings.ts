@@ -127,6 +127,20 @@ export const ServerSchema = OptionalFields(
     payloadLimitBytes: Int(1, 'Largest accepted request body in bytes.', S.payloadLimitBytes),
     addedLatency: DurationSchema('Extra latency added to every API response.', S.addedLatency),
     tls: Type.Boolean({ default: S.tls, description: `Serve HTTPS with a self-signed certificate made at start. Default ${S.tls}.` }),
+    capacity: Type.Object(
+      {
+        rate: Type.Number({ exclusiveMinimum: 0, description: 'API calls per second the server sustains.' }),
+        workers: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 10_000, description: 'Parallel workers (service time = workers / rate). Default 4.' }),
+        ),
+        maxQueue: Type.Optional(DurationSchema('Shed calls (503 server_busy) that would queue longer than this. Default: never shed.')),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Service-capacity model: calls queue FIFO for the workers, so latency climbs past `rate` (a known knee for `rpcload capacity`). Default: none.',
+      },
+    ),
   },
   "Settings of the embedded reference server, used only when there is no target. Its clients are the profile's clients.",
 );

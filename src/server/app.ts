@@ -17,12 +17,14 @@ import {
   METHOD_NOT_ALLOWED,
   NOT_FOUND,
   PAYLOAD_LIMIT_EXCEEDED,
+  SERVER_BUSY,
   textReply,
   UNEXPECTED_ERROR,
   UNSUPPORTED_MEDIA_TYPE,
   type Reply,
 } from './reply.ts';
 import { Responder } from './responder.ts';
+import { ServiceCapacity } from './service-capacity.ts';
 import { StatsRecorder } from './stats.ts';
 import type { TimerSet } from './timers.ts';
 
@@ -75,6 +77,7 @@ export function createApp(config: ServerConfig, timers: TimerSet, now: () => num
     shape: config.tokenResponse,
   };
   const sleep = (delayMs: number): Promise<void> => timers.sleep(delayMs);
+  const capacity = config.capacity === null ? null : new ServiceCapacity(config.capacity);
 
   async function callMethod(req: IncomingMessage, method: string): Promise<Reply> {
     const auth = authenticateBearer(req.headers.authorization, tokens, refusals, now());
@@ -89,6 +92,12 @@ export function createApp(config: ServerConfig, timers: TimerSet, now: () => num
     if (args === undefined) return INVALID_ARGUMENTS;
     const handler = methods.get(method);
     if (handler === undefined) return NOT_FOUND;
+    if (capacity !== null) {
+      // Admitted calls queue for a worker of the capacity model (performance.now: sub-ms service times).
+      const decision = capacity.admit(performance.now());
+      if (decision.kind === 'shed') return SERVER_BUSY;
+      await sleep(decision.delayMs);
+    }
     return handler(args, { nowMs: now(), clientId: auth.clientId, sleep });
   }
 

@@ -2,6 +2,7 @@
  * The reference server's contract: options, handle and stats. Every other module's tests start
  * the server through this interface, so changes here are deliberate.
  */
+import type { ServiceCapacitySettings } from './service-capacity.ts';
 
 /**
  * Limiter algorithms. All but `token-bucket` are conformant with "100 requests per 10 s":
@@ -172,6 +173,12 @@ export interface ServerOptions {
   /** Extra latency added to every API response (ms), for regression tests. Default 0. */
   addedLatencyMs?: number;
   faults?: readonly FaultName[];
+  /**
+   * Service-capacity model (service-capacity.ts): API calls queue FIFO for `workers` servers and
+   * the server sustains `ratePerS` calls per second; past it latency climbs (or, with
+   * `maxQueueMs`, calls are shed with 503 server_busy). Default: none (no queueing).
+   */
+  capacity?: ServiceCapacitySettings;
   /** Serve HTTPS: true = self-signed certificate made at start; or PEM cert and key. */
   tls?: boolean | { readonly cert: string; readonly key: string };
   /** `realm` of WWW-Authenticate challenges. Default `rpcload`. */

@@ -36,4 +36,6 @@ export const METHOD_NOT_ALLOWED = errorReply(405, 'method_not_allowed', { Allow:
 export const UNEXPECTED_ERROR = errorReply(500, 'unexpected_error');
 export const INVALID_ARGUMENTS = errorReply(400, 'invalid_arguments');
 export const UNSUPPORTED_MEDIA_TYPE = errorReply(415, 'invalid_arguments');
+/** The capacity model's queue is full: the call is shed without being served. */
+export const SERVER_BUSY = errorReply(503, 'server_busy');
 export const PAYLOAD_LIMIT_EXCEEDED: Reply = { ...errorReply(400, 'payload_limit_exceeded'), close: true };

@@ -11,6 +11,7 @@ import {
   type LimiterAlgorithm,
   type ServerOptions,
 } from './options.ts';
+import { serviceCapacityProblem, type ServiceCapacitySettings } from './service-capacity.ts';
 
 /** Method names as they appear in `/api/{method}`. */
 export const METHOD_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -59,6 +60,7 @@ export interface ServerConfig {
   readonly chaosRate: number;
   readonly tokenResponse: 'envelope' | 'bare';
   readonly addedLatencyMs: number;
+  readonly capacity: ServiceCapacitySettings | null;
   readonly faults: ReadonlySet<FaultName>;
   readonly tls: ServerOptions['tls'];
   readonly realm: string;
@@ -98,6 +100,7 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     chaosRate: options.chaosRate ?? 0.1,
     tokenResponse: options.tokenResponse ?? 'envelope',
     addedLatencyMs: options.addedLatencyMs ?? 0,
+    capacity: options.capacity ?? null,
     faults,
     tls: options.tls ?? false,
     realm: options.realm ?? 'rpcload',
@@ -142,6 +145,8 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     `tokenResponse must be envelope or bare, found ${JSON.stringify(config.tokenResponse)}`,
   );
   check(isMs(config.addedLatencyMs), `addedLatencyMs must be a non-negative number, found ${config.addedLatencyMs}`);
+  const capacityProblem = config.capacity === null ? null : serviceCapacityProblem(config.capacity);
+  if (capacityProblem !== null) problems.push(capacityProblem);
   // The realm is quoted into WWW-Authenticate headers: no quotes, backslashes or control characters.
   check(/^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(config.realm), 'realm must be printable ASCII without quotes or backslashes');
   check(

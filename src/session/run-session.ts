@@ -39,6 +39,8 @@ export interface RunSessionOptions {
   readonly startAtEpochMs?: number | null;
   /** `--out-samples FILE`: one JSON line per second of the run (see samples-writer.ts). */
   readonly samplesPath?: string;
+  /** `--label TEXT`: stored as `run.label` (e.g. the release under test). */
+  readonly label?: string;
 }
 
 export interface RunSessionResult {
@@ -80,7 +82,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     );
     // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
     const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
-    const record = new RunRecord(plan, options.plan, target, load, startedAt, shard, startAt);
+    const record = new RunRecord(plan, options.plan, target, load, startedAt, shard, startAt, options.label);
     const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
     const checkpoints = startCheckpoints({
       path,
@@ -153,6 +155,7 @@ class RunRecord {
     private readonly startedAt: Date,
     private readonly shard: ShardSpec | null,
     private readonly startAtEpochMs: number | null,
+    private readonly label: string | undefined,
   ) {}
 
   input(
@@ -178,6 +181,7 @@ class RunRecord {
     return {
       id: this.id,
       kind: 'run',
+      ...(this.label === undefined ? {} : { label: this.label }),
       profile: this.plan.name,
       startedAt: new Date(clock.started ? clock.originEpochMs : this.startedAt.getTime()).toISOString(),
       endedAt: status === 'running' ? null : new Date().toISOString(),

@@ -143,6 +143,21 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
     expect(thresholdOf(withFailures).verdict).not.toBe('fail');
   });
 
+  it('an admission in flight while the refusal came back may have been decided after the reset: never surely inside', () => {
+    // Clock-aligned reset at 10 s: 10 admitted, a refusal 50 ms before the boundary, and one request
+    // sent meanwhile that reached the server after the boundary (admitted in the next window).
+    const admitted = (sentAtMs: number, doneAtMs = sentAtMs + 5) => sample({ sentAtMs, doneAtMs });
+    const samples = [
+      ...Array.from({ length: LIMIT }, (_, i) => admitted(9000 + i * 90)),
+      sample({ sentAtMs: 9950, doneAtMs: 9955, status: 429, outcome: 'error:rate_limit_exceeded', retryAfterS: 1 }),
+      admitted(9952, 10_010),
+      admitted(10_955),
+    ];
+    const window = ledgerOf(samples).clients.a!.windows[0]!;
+    expect([window.admittedMin, window.admittedMax]).toEqual([LIMIT, LIMIT + 1]);
+    expect(thresholdOf(samples).verdict).not.toBe('fail');
+  });
+
   it('counts by send time, not completion time', () => {
     const samples = greedyRun({ algorithm: 'fixed', ...GREEDY });
     expect(thresholdOf([...samples].reverse().sort((a, b) => (a.status === 429 ? -1 : 0) - (b.status === 429 ? -1 : 0))).verdict).not.toBe(
@@ -200,7 +215,21 @@ describe('passive ratelimit.retry_after_honoured', () => {
   it('says why when the policy is ignore', () => {
     const data = ledgerOf([refusal, sample({ sentAtMs: 1020 })], { ...PLAN, policy: 'ignore' });
     const check = passiveRateLimitChecks(data)[1]!;
-    expect([check.verdict, check.detail]).toEqual(['skip', 'the run never waited out a Retry-After (429 policy: ignore)']);
+    expect([check.verdict, check.detail]).toEqual([
+      'skip',
+      'the run never sent a request after a reset a Retry-After announced (429 policy: ignore)',
+    ]);
+  });
+
+  it.each([
+    ['a conformant limiter', { algorithm: 'fixed' }, 'pass'],
+    ['Retry-After rounded down', { algorithm: 'fixed', rounding: 'floor' }, 'skip'],
+    ['refused requests counted (the reset moves while the client sends)', { algorithm: 'fixed', countRefused: true }, 'skip'],
+  ] as const)('429 policy ignore, %s: judged from the announced windows → %s', (_, limiter, verdict) => {
+    const data = ledgerOf(greedyRun({ ...limiter, policy: 'ignore', spacingMs: 370, durationMs: 60_000 }), { ...PLAN, policy: 'ignore' });
+    const check = passiveRateLimitChecks(data)[1]!;
+    expect(check.verdict, check.detail).toBe(verdict);
+    if (verdict === 'skip') expect(check.detail).toMatch(/^inconclusive: .* still refused/);
   });
 
   it('records where in the window the honoured refusal had come', () => {

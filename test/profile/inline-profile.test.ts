@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { clientsFromFlags, expandClientPattern, parseClientFlag } from '../../src/profile/client-flags.ts';
 import { buildInlineProfile, inlinePlan, parseMethodFlag } from '../../src/profile/inline-profile.ts';
+import { resolveVerifyConfig } from '../../src/verify/config.ts';
+
+process.env.RPCLOAD_TEST_SECRET = 'from-the-environment';
 
 describe('--method NAME[:JSON_ARGS][@WEIGHT]', () => {
   it.each([
@@ -41,6 +44,17 @@ describe('client flags', () => {
     ]);
     expect(expandClientPattern('app-', 2, 'S', { S: 'pw' }).map((c) => c.id)).toEqual(['app-1', 'app-2']);
     expect(() => expandClientPattern(':pw', 2)).toThrow(/--client-pattern: expected PATTERN:SECRET/);
+  });
+
+  it('gives verify the same flags: --client-pattern makes its six clients, --secret-env fills the secret', () => {
+    const config = resolveVerifyConfig(
+      { clientPattern: 'app-{n}', secretEnv: 'RPCLOAD_TEST_SECRET', method: ['ping'] },
+      null,
+      'http://h',
+      null,
+    );
+    expect(config.clients.map((c) => c.id)).toEqual(['app-1', 'app-2', 'app-3', 'app-4', 'app-5', 'app-6']);
+    expect(config.clients.every((c) => c.secret === process.env.RPCLOAD_TEST_SECRET)).toBe(true);
   });
 
   it('lists --client then the pattern, and refuses an ID given twice', () => {

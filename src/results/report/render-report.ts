@@ -4,6 +4,7 @@
  * even a missed escape could not make the page call out or run code.
  */
 import type { LabelledResult } from '../compare/compare-runs.ts';
+import { capacitySection } from './capacity-section.ts';
 import { latencyChart, medianLatencyChart, spectrumChart, throughputChart } from './charts.ts';
 import { text } from './html.ts';
 import { methodTable } from './method-table.ts';
@@ -31,9 +32,12 @@ ${spectrumChart(run, baseline)}
   const checks = ['checks', 'Checks', checksSection(run, baseline)] as const;
   const thresholds = ['thresholds', 'Thresholds', thresholdsSection(run, baseline)] as const;
   const warnings = ['warnings', 'Warnings', warningsSection(run)] as const;
-  if (!sentLoad(run, baseline)) return [summary, checks, thresholds, warnings];
+  const capacity = capacitySection(run);
+  const capacityPart = capacity === '' ? [] : [['capacity', 'Capacity', capacity] as const];
+  if (!sentLoad(run, baseline)) return [summary, ...capacityPart, checks, thresholds, warnings];
   return [
     summary,
+    ...capacityPart,
     ['charts', 'Charts', charts],
     ['methods', 'Methods', methodTable(run, baseline)],
     ['clients', 'Clients', quotaTable(run, baseline)],

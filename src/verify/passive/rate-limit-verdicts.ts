@@ -182,13 +182,47 @@ function retryCheck(ledger: LedgerData): CheckResult {
       evidence,
     );
   }
+  if (ledger.policy === 'ignore') return retryCheckWhileSending(ledger, evidence);
   const why =
-    ledger.policy === 'ignore'
-      ? 'the run never waited out a Retry-After (429 policy: ignore)'
-      : refusedEarly + unknown > 0
-        ? `no retry after a Retry-After wait had a usable answer (${refusedEarly} came back early, ${unknown} failed or had no Retry-After)`
-        : 'no client was refused and then waited out a Retry-After';
+    refusedEarly + unknown > 0
+      ? `no retry after a Retry-After wait had a usable answer (${refusedEarly} came back early, ${unknown} failed or had no Retry-After)`
+      : 'no client was refused and then waited out a Retry-After';
   return checkResult(id, 'skip', why, evidence);
+}
+
+/**
+ * `ratelimit.retry_after_honoured` under 429 policy ignore, from the announced windows: the client
+ * kept sending, so a refusal sent after the reset announced earlier in the same streak may be a
+ * Retry-After too short or a limiter that counts refused requests (and moves the reset): not
+ * judged then. Otherwise every streak ended with an admission after the announced reset: pass.
+ */
+function retryCheckWhileSending(ledger: LedgerData, evidence: Record<string, unknown>): CheckResult {
+  const id = 'ratelimit.retry_after_honoured';
+  const windows = settledWindows(ledger).filter((w) => w.window.retryAfterS !== null);
+  const late = windows.filter((w) => w.window.refusedAfterAnnouncedReset > 0);
+  const readmitted = windows.filter((w) => w.window.readmittedAfterAnnouncedReset);
+  const lateRefusals = late.reduce((sum, w) => sum + w.window.refusedAfterAnnouncedReset, 0);
+  const all = {
+    ...evidence,
+    announcedWindows: windows.length,
+    readmittedAfterAnnouncedReset: readmitted.length,
+    refusedAfterAnnouncedReset: lateRefusals,
+  };
+  if (late.length === 0 && readmitted.length === 0)
+    return checkResult(id, 'skip', 'the run never sent a request after a reset a Retry-After announced (429 policy: ignore)', all);
+  if (late.length > 0)
+    return checkResult(
+      id,
+      'skip',
+      `inconclusive: ${lateRefusals} request(s) sent after the reset a refusal announced were still refused, in ${late.length} of ${windows.length} announced windows, but the client kept sending meanwhile (429 policy: ignore) — a limiter that counts refused requests does that too; run with on429 honour or \`rpcload verify\``,
+      all,
+    );
+  return checkResult(
+    id,
+    'pass',
+    `no request sent after a reset a Retry-After announced was refused; in ${readmitted.length} of ${windows.length} announced windows one sent after it was admitted (429 policy: ignore)`,
+    all,
+  );
 }
 
 const evidenceOfRetry = (o: RateLimitObservation) => ({ client: o.client, atMs: o.atMs, ...o.detail });

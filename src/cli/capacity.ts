@@ -1,0 +1,151 @@
+/** `rpcload capacity [profile]` — search the highest rate (or concurrency) the target sustains within its SLO. */
+import { appendFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Option, type Command } from 'commander';
+import { RpcloadError } from '../errors.ts';
+import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings.ts';
+import { loadPlan } from '../profile/load-profile.ts';
+import { parseThreshold } from '../profile/thresholds.ts';
+import { renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
+import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
+import { capacitySession } from '../session/capacity/capacity-session.ts';
+import { createCapacityView } from '../ui/capacity-view.ts';
+import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { colourEnabled } from '../util/terminal-style.ts';
+import { setExitCode } from './exit.ts';
+import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
+import { withInterrupt } from './signals.ts';
+
+interface CapacityFlags {
+  target?: string;
+  clients?: number;
+  workers?: number;
+  out?: string;
+  label?: string;
+  junit?: string;
+  json?: boolean;
+  closed?: boolean;
+  start?: number;
+  factor?: number;
+  tolerance?: number;
+  max?: number;
+  warmUp?: number;
+  hold?: number;
+  confirm?: number;
+  slo?: string[];
+  include429?: boolean;
+  maxLag?: number;
+  ui: UiMode;
+  summaryMd?: string;
+}
+
+const DEFAULT_CAPACITY_PROFILE = 'profiles/capacity.json';
+
+function wholeSeconds(flag: string) {
+  return (value: string): number => {
+    const ms = durationMs(value);
+    if (ms % 1000 !== 0) throw new RpcloadError('bad_flag', `${flag}: expected whole seconds like 5s, found ${JSON.stringify(value)}`);
+    return ms;
+  };
+}
+
+/** The profile's capacity section with the flags laid over it. */
+function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): CapacityPlan {
+  const cap = base ?? resolveCapacity({}, []);
+  const model = flags.closed ? 'closed' : cap.model;
+  return {
+    ...cap,
+    model,
+    ...(flags.start === undefined ? (flags.closed && cap.model !== 'closed' ? { start: 1 } : {}) : { start: flags.start }),
+    ...(flags.factor === undefined ? {} : { factor: flags.factor }),
+    ...(flags.tolerance === undefined ? {} : { tolerance: flags.tolerance }),
+    ...(flags.max === undefined ? {} : { max: flags.max }),
+    ...(flags.warmUp === undefined ? {} : { warmUpMs: flags.warmUp }),
+    ...(flags.hold === undefined ? {} : { holdMs: flags.hold }),
+    ...(flags.confirm === undefined ? {} : { confirmMs: flags.confirm }),
+    ...(flags.slo === undefined ? {} : { slo: flags.slo.map((line) => parseThreshold(line)) }),
+    ...(flags.include429 ? { include429: true } : {}),
+    ...(flags.maxLag === undefined ? {} : { maxLagMs: flags.maxLag }),
+  };
+}
+
+export function registerCapacityCommand(program: Command): void {
+  program
+    .command('capacity')
+    .description(
+      'find the highest rate (or concurrency) the target sustains within its SLO; a profile without a target searches the embedded reference server',
+    )
+    .argument('[profile]', `profile file (default: ${DEFAULT_CAPACITY_PROFILE})`)
+    .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
+    .option('--clients <n>', 'use only the first N client IDs', positiveInt)
+    .option('--workers <n>', 'load worker threads', positiveInt)
+    .option('--closed', 'closed model: search the concurrency (virtual users) and fit the Universal Scalability Law')
+    .option('--start <n>', 'first step: rate per second (open) or virtual users (closed)', positiveNumber)
+    .option('--factor <x>', 'growth factor until a step fails (default 2)', positiveNumber)
+    .option('--tolerance <x>', 'bisect until the bracket is this narrow, relative (default 0.05)', positiveNumber)
+    .option('--max <n>', 'never step above this rate (or concurrency)', positiveNumber)
+    .option('--warm-up <duration>', 'warm-up of each step, whole seconds (default 2s)', wholeSeconds('--warm-up'))
+    .option('--hold <duration>', 'measured hold of each step, whole seconds (default 5s)', wholeSeconds('--hold'))
+    .option('--confirm <duration>', 'hold of the confirmation, whole seconds; 0 = none (default 15s)', wholeSeconds('--confirm'))
+    .option(
+      '--slo <line>',
+      'an SLO line, e.g. "p99 < 250ms" (repeatable; default: the profile\'s thresholds)',
+      (v: string, prev?: string[]) => [...(prev ?? []), v],
+    )
+    .option('--include-429', "search past the clients' quotas, counting 429s as answers")
+    .option('--max-lag <duration>', 'schedule lag p99 above which a step is generator-bound (default 20ms)', durationMs)
+    .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
+    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>-capacity.json)')
+    .option('--summary-md <file>', 'append a markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set)')
+    .option('--junit <file>', 'also write JUnit XML: the SLO lines of the confirmation and the capacity as test cases')
+    .addOption(
+      new Option('--ui <mode>', 'live view: the dashboard of each step on a terminal, one line per step in CI or when piped, or none')
+        .choices(['auto', 'tui', 'plain', 'none'])
+        .default('auto'),
+    )
+    .option('--json', 'print the capacity record as JSON on stdout instead of the summary')
+    .action(async (profilePath: string | undefined, flags: CapacityFlags) => {
+      const path = profilePath ?? fileURLToPath(new URL(`../../${DEFAULT_CAPACITY_PROFILE}`, import.meta.url));
+      const plan = await loadPlan(path, {
+        ...(flags.target === undefined ? {} : { target: flags.target }),
+        ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+      });
+      const capacity = capacityOf(plan.capacity, flags);
+      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+      const session = await withInterrupt(async (signal, stop) => {
+        const view = createCapacityView(
+          mode,
+          {
+            profile: plan.name,
+            target: plan.target ?? '(embedded reference server)',
+            resultPath: flags.out ?? 'results/',
+            model: capacity.model,
+          },
+          { onQuit: stop },
+        );
+        try {
+          return await capacitySession({
+            plan: { ...plan, capacity },
+            signal,
+            ...(flags.workers === undefined ? {} : { workers: flags.workers }),
+            ...(flags.out === undefined ? {} : { outPath: flags.out }),
+            ...(flags.label === undefined ? {} : { label: flags.label }),
+            onProgress: (event) => view.onProgress(event),
+          });
+        } finally {
+          view.stop();
+        }
+      });
+      const { result, path: resultPath } = session;
+      if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
+      const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
+      if (summary !== undefined && summary !== '')
+        await appendFile(summary, renderCapacityMarkdown(result, resultPath), 'utf8').catch((err: NodeJS.ErrnoException) => {
+          throw new RpcloadError('write_failed', `${summary}: cannot write the summary: ${err.code ?? err.message}`);
+        });
+      if (flags.json)
+        process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
+      else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
+      setExitCode(session.exitCode);
+    });
+}

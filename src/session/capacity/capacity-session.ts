@@ -1,0 +1,411 @@
+/**
+ * `rpcload capacity`: the highest rate (open model) or concurrency (closed model) the target
+ * sustains within its SLO. Opens the target once, then runs the search step by step — each step a
+ * real load run of a warm-up phase and a measured hold, judged on its own figures — bounded by
+ * the clients' quotas and by the generator's own schedule lag, confirms the answer with a longer
+ * hold (stepping down when that fails), and writes one result file with every step (rewritten
+ * after each step, so an interrupted search still leaves its steps behind).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { CapacityLimit, CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
+import type { RunInfo, RunResult, RunStatus, ThresholdResult } from '../../contract/result-schema.ts';
+import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
+import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
+import type { PhasePlan, Plan } from '../../profile/plan.ts';
+import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
+import { buildRunResult } from '../result/build-result.ts';
+import { defaultResultPath, writeResultFile } from '../result/result-file.ts';
+import { openTarget, type Target } from '../target.ts';
+import { buildCapacityResult, type StepData } from './capacity-result.ts';
+import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
+import { judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepDefinition } from './judge-step.ts';
+import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
+import { fitUsl } from './usl.ts';
+
+export interface CapacitySessionOptions {
+  readonly plan: Plan;
+  readonly outPath?: string;
+  readonly signal: AbortSignal;
+  readonly workers?: number;
+  readonly label?: string;
+  /** Told when a step starts (with the step's load running) and when it has been judged. */
+  readonly onProgress?: (event: CapacityProgress) => void;
+}
+
+export type CapacityProgress =
+  | { readonly kind: 'step-start'; readonly step: StepDefinition; readonly load: RunningLoad; readonly bracket: Bracket }
+  | { readonly kind: 'step-done'; readonly step: CapacityStep; readonly bracket: Bracket };
+
+export interface Bracket {
+  readonly lastPass: number | null;
+  readonly firstFail: number | null;
+}
+
+export interface CapacitySessionResult {
+  readonly result: RunResult;
+  readonly record: CapacityRecord;
+  readonly path: string;
+  readonly exitCode: ExitCode;
+}
+
+/** Confirmation attempts, each one tolerance lower than the last, before giving up. */
+const CONFIRM_ATTEMPTS = 3;
+
+/** How the search ended, before confirmation. */
+interface SearchEnd {
+  readonly lastPass: number | null;
+  readonly firstFail: number | null;
+  readonly limitedBy: CapacityLimit;
+  readonly atLeast: boolean;
+  /** Why, in words, when not the plain bracket. */
+  readonly why: string | null;
+}
+
+export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
+  const search = new CapacitySearch(options);
+  const target = await openTarget(options.plan);
+  try {
+    return await search.run(target);
+  } finally {
+    await target.close();
+  }
+}
+
+const unit = (model: 'open' | 'closed'): string => (model === 'open' ? '/s' : ' users');
+const show = (n: number | null, model: 'open' | 'closed'): string => (n === null ? '–' : `${n}${unit(model)}`);
+
+class CapacitySearch {
+  private readonly id = randomUUID();
+  private readonly startedAt = new Date();
+  private readonly cap: CapacityPlan;
+  private readonly path: string;
+  private readonly steps: { judged: JudgedStep; readonly data: StepData }[] = [];
+  private originEpochMs = Number.NaN;
+  private target!: Target;
+
+  constructor(private readonly options: CapacitySessionOptions) {
+    this.cap = options.plan.capacity ?? resolveCapacity({}, []);
+    this.path = options.outPath ?? defaultResultPath(`${options.plan.name}-capacity`, this.startedAt);
+  }
+
+  private get plan(): Plan {
+    return this.options.plan;
+  }
+
+  async run(target: Target): Promise<CapacitySessionResult> {
+    this.target = target;
+    const { cap } = this;
+    const slo = cap.slo ?? this.plan.thresholds;
+    const rules = { slo, include429: cap.include429, maxLagMs: cap.maxLagMs };
+    const bound = cap.model === 'open' && !cap.include429 ? quotaBound(this.plan) : null;
+    const ceiling = ceilingOf(cap, bound);
+    const points: SearchPoint[] = [];
+    let end: SearchEnd | null = null;
+    let failure: string | undefined;
+    try {
+      while (end === null) {
+        const next = nextStep({ ...cap, integer: cap.model === 'closed' }, points, ceiling);
+        if (next.kind === 'done') {
+          end = this.endOf(next.reason, next, ceiling, bound);
+          break;
+        }
+        let judged = await this.step('search', next.load, cap.holdMs, rules);
+        // A stall of a shared machine can fail a step or starve the generator once: a step that
+        // did not pass is run once more before the search believes it (the first attempt stays
+        // in the record, marked retried).
+        if (judged !== null && judged.record.verdict !== 'pass') {
+          this.markRetried(this.steps.length - 1);
+          judged = await this.step('search', next.load, cap.holdMs, rules);
+        }
+        if (judged === null) break;
+        if (judged.record.verdict === 'generator-bound') {
+          const { lastPass } = bracketOf(points);
+          const lag = judged.record.scheduleLagMs?.p99 ?? 0;
+          end = {
+            lastPass,
+            firstFail: null,
+            limitedBy: 'generator',
+            atLeast: true,
+            why: `generator-bound at ${show(next.load, cap.model)}: schedule lag p99 ${lag} ms > ${cap.maxLagMs} ms, rpcload could not send on time; add --workers or shards`,
+          };
+          break;
+        }
+        points.push({ load: next.load, pass: judged.record.verdict === 'pass' });
+        await this.checkpoint(null, []);
+      }
+    } catch (err) {
+      if (err instanceof RpcloadError) throw err;
+      failure = describeError(err);
+    }
+    const confirmation = end !== null && end.lastPass !== null && failure === undefined ? await this.confirm(end.lastPass, rules) : null;
+    const record = this.record(
+      end,
+      confirmation,
+      slo.map((l) => l.expr),
+    );
+    const status: RunStatus = failure !== undefined ? 'failed' : this.options.signal.aborted || end === null ? 'aborted' : 'completed';
+    const result = await this.write(status, record, confirmation?.thresholds ?? [], failure);
+    const exitCode =
+      status === 'aborted'
+        ? ExitCode.interrupted
+        : status === 'failed' || record.ratePerS === null || record.confirmation?.passed === false
+          ? ExitCode.failed
+          : ExitCode.ok;
+    return { result, record, path: this.path, exitCode };
+  }
+
+  /** The search's end in terms of the record. */
+  private endOf(reason: string, bracket: Bracket, ceiling: SearchCeiling | null, bound: QuotaBound | null): SearchEnd {
+    const { lastPass, firstFail } = bracket;
+    if (reason === 'ceiling' && ceiling !== null) {
+      const quota = ceiling.reason === 'client quota' && bound !== null;
+      return {
+        lastPass,
+        firstFail,
+        limitedBy: quota ? 'client quota' : 'max',
+        atLeast: true,
+        why: quota ? quotaFinding(bound) : `the search's max (${show(ceiling.value, this.cap.model)}) was reached`,
+      };
+    }
+    const decisive = this.steps.find(
+      (s) => s.judged.record.kind === 'search' && s.judged.record.retried !== true && s.judged.record.load === firstFail,
+    );
+    const limitedBy = decisive?.judged.limit ?? 'none';
+    if (reason === 'max steps' && firstFail === null)
+      return { lastPass, firstFail, limitedBy: 'max', atLeast: true, why: `the search stopped after ${this.cap.maxSteps} steps` };
+    return { lastPass, firstFail, limitedBy, atLeast: false, why: null };
+  }
+
+  /** Hold the found load longer; step down one tolerance at a time while that fails. */
+  private async confirm(found: number, rules: Parameters<typeof judgeStep>[1]): Promise<Confirmation | null> {
+    if (this.cap.confirmMs === 0 || this.options.signal.aborted) return null;
+    let load = found;
+    for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS; attempt++) {
+      const judged = await this.step('confirm', load, this.cap.confirmMs, rules);
+      if (judged === null) return null;
+      const passed = judged.record.verdict === 'pass';
+      if (passed || attempt === CONFIRM_ATTEMPTS) return { load, passed, found, step: judged.record, thresholds: judged.record.slo };
+      const lower = roundLoad(load * (1 - this.cap.tolerance), this.cap.model === 'closed');
+      if (lower >= load) return { load, passed, found, step: judged.record, thresholds: judged.record.slo };
+      load = lower;
+    }
+    return null;
+  }
+
+  /** Run and judge one step; null when the search was interrupted during it. */
+  private async step(
+    kind: 'search' | 'confirm',
+    load: number,
+    holdMs: number,
+    rules: Parameters<typeof judgeStep>[1],
+  ): Promise<JudgedStep | null> {
+    if (this.options.signal.aborted) return null;
+    const { cap, plan } = this;
+    const index = this.steps.length + 1;
+    const name = kind === 'search' ? `step-${String(index).padStart(2, '0')}` : `confirm-${String(index).padStart(2, '0')}`;
+    const phaseLoad: PhasePlan['load'] =
+      cap.model === 'open' ? { kind: 'rate', fromPerS: load, toPerS: load } : { kind: 'concurrency', vus: load };
+    const warmUp = cap.warmUpMs > 0 ? `${name} warm-up` : null;
+    const phases: PhasePlan[] = [
+      ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad }]),
+      { name, durationMs: holdMs, load: phaseLoad },
+    ];
+    const def: StepDefinition = { index, kind, model: cap.model, load, phase: name, warmUpPhase: warmUp, warmUpMs: cap.warmUpMs, holdMs };
+    const stepPlan = { ...plan, target: this.target.url, phases };
+    const running = startLoad(stepPlan, { workers: this.options.workers ?? 1, signal: this.options.signal });
+    this.options.onProgress?.({ kind: 'step-start', step: def, load: running, bracket: this.bracket() });
+    const finished = await running.finished();
+    if (Number.isNaN(this.originEpochMs)) this.originEpochMs = running.clock.originEpochMs;
+    const info = this.info('completed', undefined, running.clock.originEpochMs);
+    const stepResult = buildRunResult({
+      run: info,
+      config: {},
+      data: finished.data,
+      dims: dimensionsOf(stepPlan),
+      checks: [],
+      thresholds: [],
+      warnings: [],
+    });
+    if (finished.status === 'aborted') {
+      this.steps.push({ judged: judgeStep(def, rules, finished.data, stepResult), data: this.stepData(phases, finished.data, running) });
+      return null;
+    }
+    const judged = judgeStep(def, rules, finished.data, stepResult);
+    this.steps.push({ judged, data: this.stepData(phases, finished.data, running) });
+    this.options.onProgress?.({ kind: 'step-done', step: judged.record, bracket: this.bracket() });
+    return judged;
+  }
+
+  private markRetried(index: number): void {
+    const entry = this.steps[index]!;
+    entry.judged = { ...entry.judged, record: { ...entry.judged.record, retried: true } };
+  }
+
+  /** Search steps that count: retried attempts are superseded by their retry. */
+  private searchSteps(): CapacityStep[] {
+    return this.steps.map((s) => s.judged.record).filter((r) => r.kind === 'search' && r.retried !== true);
+  }
+
+  private stepData(phases: readonly PhasePlan[], data: StepData['data'], running: RunningLoad): StepData {
+    return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs };
+  }
+
+  private bracket(): Bracket {
+    return bracketOf(
+      this.searchSteps()
+        .filter((r) => r.verdict !== 'generator-bound')
+        .map((r) => ({ load: r.load, pass: r.verdict === 'pass' })),
+    );
+  }
+
+  private record(end: SearchEnd | null, confirmation: Confirmation | null, sloLines: readonly string[], running = false): CapacityRecord {
+    const { cap } = this;
+    const model = cap.model;
+    const bracket = end ?? {
+      ...this.bracket(),
+      limitedBy: 'none' as const,
+      atLeast: false,
+      why: running ? 'the search is still running' : 'the search was interrupted',
+    };
+    const answer = confirmation?.load ?? bracket.lastPass;
+    const answerStep = confirmation?.step ?? this.searchSteps().find((r) => r.load === answer);
+    const ratePerS = answer === null ? null : model === 'open' ? answer : (answerStep?.achievedPerS ?? null);
+    const search = this.searchSteps();
+    const usl =
+      model === 'closed'
+        ? fitUsl(search.filter((s) => s.verdict !== 'generator-bound').map((s) => ({ n: s.load, x: s.achievedPerS })))
+        : undefined;
+    return {
+      model,
+      ratePerS,
+      ...(model === 'closed' ? { concurrency: answer } : {}),
+      atLeast: bracket.atLeast,
+      bracket: [bracket.lastPass, bracket.firstFail],
+      limitedBy: bracket.limitedBy,
+      finding: finding(model, answer, ratePerS, bracket, confirmation, search),
+      slo: [...sloLines, ...(model === 'open' ? [THROUGHPUT_LINE] : []), ...(cap.include429 ? [] : ['rate_limited < 1%'])],
+      confirmation:
+        confirmation === null
+          ? null
+          : {
+              load: confirmation.load,
+              holdS: cap.confirmMs / 1000,
+              passed: confirmation.passed,
+              steppedDownFrom: confirmation.load === confirmation.found ? null : confirmation.found,
+            },
+      search: {
+        start: cap.start,
+        factor: cap.factor,
+        tolerance: cap.tolerance,
+        warmUpS: cap.warmUpMs / 1000,
+        holdS: cap.holdMs / 1000,
+        confirmS: cap.confirmMs / 1000,
+        maxLagMs: cap.maxLagMs,
+        include429: cap.include429,
+      },
+      steps: this.steps.map((s) => s.judged.record),
+      ...(usl === undefined ? {} : { usl }),
+    };
+  }
+
+  private info(status: RunStatus, failure: string | undefined, originEpochMs = this.originEpochMs): RunInfo {
+    return {
+      id: this.id,
+      kind: 'capacity',
+      ...(this.options.label === undefined ? {} : { label: this.options.label }),
+      profile: this.plan.name,
+      startedAt: new Date(Number.isNaN(originEpochMs) ? this.startedAt.getTime() : originEpochMs).toISOString(),
+      endedAt: status === 'running' ? null : new Date().toISOString(),
+      status,
+      ...(failure === undefined ? {} : { failure }),
+      target: this.target.url,
+      embeddedTarget: this.target.embedded,
+      model: this.cap.model,
+      workers: this.options.workers ?? 1,
+      shards: 1,
+      node: process.version,
+      host: hostname(),
+    };
+  }
+
+  private async checkpoint(end: SearchEnd | null, thresholds: readonly ThresholdResult[]): Promise<void> {
+    await this.write(
+      'running',
+      this.record(
+        end,
+        null,
+        (this.cap.slo ?? this.plan.thresholds).map((l) => l.expr),
+        true,
+      ),
+      thresholds,
+    );
+  }
+
+  private async write(
+    status: RunStatus,
+    record: CapacityRecord,
+    thresholds: readonly ThresholdResult[],
+    failure?: string,
+  ): Promise<RunResult> {
+    const result = buildCapacityResult({
+      run: this.info(status, failure),
+      plan: this.plan,
+      steps: this.steps.map((s) => s.data),
+      record,
+      thresholds,
+      warnings: [],
+    });
+    await writeResultFile(this.path, result);
+    return result;
+  }
+}
+
+interface Confirmation {
+  readonly load: number;
+  readonly passed: boolean;
+  /** The load the search found (confirmation started there). */
+  readonly found: number;
+  readonly step: CapacityStep;
+  readonly thresholds: readonly ThresholdResult[];
+}
+
+function ceilingOf(cap: CapacityPlan, bound: QuotaBound | null): SearchCeiling | null {
+  const quota: SearchCeiling | null = bound === null ? null : { value: bound.searchablePerS, reason: 'client quota' };
+  const max: SearchCeiling | null = cap.max === null ? null : { value: cap.max, reason: 'max' };
+  if (quota === null) return max;
+  if (max === null) return quota;
+  return max.value <= quota.value ? max : quota;
+}
+
+/** The answer in one line. */
+function finding(
+  model: 'open' | 'closed',
+  answer: number | null,
+  ratePerS: number | null,
+  end: SearchEnd,
+  confirmation: Confirmation | null,
+  steps: readonly CapacityStep[],
+): string {
+  const what = (n: number): string => (model === 'open' ? `${n}/s` : `${n} users (${ratePerS ?? 0}/s)`);
+  if (answer === null) {
+    const lowest = [...steps].sort((a, b) => a.load - b.load)[0];
+    if (end.why !== null && end.limitedBy !== 'none') return `no capacity measured: ${end.why}`;
+    if (lowest === undefined) return `no capacity measured: ${end.why ?? 'no step ran'}`;
+    return `no load met the SLO: the lowest step, ${show(lowest.load, model)}, failed ${lowest.decidedBy ?? 'it'}`;
+  }
+  const head = `capacity ${end.atLeast ? 'at least ' : ''}${what(answer)}`;
+  const firstFail = end.firstFail === null ? null : steps.find((s) => s.load === end.firstFail);
+  const detail =
+    end.why ??
+    (end.firstFail === null
+      ? 'bracket open'
+      : `bracket ${show(end.lastPass, model)} – ${show(end.firstFail, model)}; limited by ${end.limitedBy}${firstFail?.decidedBy ? ` (${firstFail.decidedBy} failed at ${show(end.firstFail, model)})` : ''}`);
+  const confirmed =
+    confirmation === null
+      ? ''
+      : confirmation.passed
+        ? `; confirmed over ${confirmation.step.holdS} s${confirmation.load !== confirmation.found ? ` after stepping down from ${show(confirmation.found, model)}` : ''}`
+        : `; NOT confirmed: ${show(confirmation.load, model)} failed ${confirmation.step.decidedBy ?? 'the SLO'} over ${confirmation.step.holdS} s`;
+  return `${head} (${detail})${confirmed}`;
+}

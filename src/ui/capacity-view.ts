@@ -1,0 +1,74 @@
+/**
+ * The live view of `rpcload capacity`: the search as it goes. On a terminal each step gets the run
+ * dashboard of its own load, headed by the step, its load and the bracket so far; when a step has
+ * been judged its one-line row (offered, achieved, percentiles, verdict, bracket) is printed, so
+ * the steps so far stay on screen above the current one. Plain mode prints the start and the row
+ * of each step on stderr; `none` prints nothing.
+ */
+import type { LiveView } from '../contract/live-view.ts';
+import { capacityStepRows } from '../results/capacity-summary.ts';
+import type { Bracket, CapacityProgress } from '../session/capacity/capacity-session.ts';
+import { createRunView } from './create-view.ts';
+import type { UiMode } from './ui-mode.ts';
+
+export interface CapacityView {
+  onProgress(event: CapacityProgress): void;
+  /** Stop whatever is drawing (on the way out, also after an error). */
+  stop(): void;
+}
+
+const writeLine = (line: string): void => void process.stderr.write(`${line}\n`);
+
+function bracketText(bracket: Bracket, unit: string): string {
+  const show = (n: number | null): string => (n === null ? '–' : `${n}${unit}`);
+  return `bracket [${show(bracket.lastPass)}, ${show(bracket.firstFail)}]`;
+}
+
+export function createCapacityView(
+  mode: Exclude<UiMode, 'auto'>,
+  context: { readonly profile: string; readonly target: string; readonly resultPath: string; readonly model: 'open' | 'closed' },
+  options: { readonly onQuit: () => void },
+): CapacityView {
+  const unit = context.model === 'open' ? '/s' : ' users';
+  let current: LiveView | null = null;
+  const stopCurrent = (): void => {
+    current?.stop();
+    current = null;
+  };
+  return {
+    onProgress(event) {
+      if (mode === 'none') return;
+      if (event.kind === 'step-start') {
+        const { step, load, bracket } = event;
+        const title = `${step.kind === 'confirm' ? 'confirm' : 'step'} ${step.index}: ${step.load}${unit} · ${bracketText(bracket, unit)}`;
+        if (mode === 'plain') return writeLine(`${title} …`);
+        stopCurrent();
+        const phases = [
+          ...(step.warmUpPhase === null ? [] : [{ name: step.warmUpPhase, durationMs: step.warmUpMs, load: `${step.load}${unit}` }]),
+          { name: step.phase, durationMs: step.holdMs, load: `${step.load}${unit}` },
+        ];
+        current = createRunView(
+          mode,
+          {
+            header: {
+              profile: `${context.profile} capacity`,
+              target: context.target,
+              model: title,
+              phases,
+              totalDurationMs: step.warmUpMs + step.holdMs,
+              resultPath: context.resultPath,
+            },
+            snapshot: () => load.snapshot(),
+          },
+          options,
+        );
+        current.start();
+        return;
+      }
+      stopCurrent();
+      const [, row] = capacityStepRows({ model: context.model, steps: [event.step] } as Parameters<typeof capacityStepRows>[0]);
+      writeLine(`${row ?? ''}   ${bracketText(event.bracket, unit)}`);
+    },
+    stop: stopCurrent,
+  };
+}
