@@ -27,7 +27,7 @@ describe('rpcload report', () => {
     expect(result.stdout).toBe('report → run.html\n');
     const html = await readFile(join(dir, 'run.html'), 'utf8');
     expect(html).toMatch(/^<!doctype html>/);
-    expect(html.match(/<svg /g)).toHaveLength(3);
+    expect(html.match(/<svg /g)).toHaveLength(4); // throughput, p50, latency percentiles, spectrum
   });
 
   it('writes where --out says, with a baseline overlaid', async () => {

@@ -100,12 +100,15 @@ describe('documented examples', { timeout: 120_000 }, () => {
   it("README's own profile validates and runs against a target with API_URL and CLIENT_SECRET set", async () => {
     const profile = join(dir, 'my-api.json');
     writeFileSync(profile, jsonExampleAfter(join(ROOT, 'README.md'), 'For your own methods, copy a profile'));
-    const env = { API_URL: server.url, CLIENT_SECRET: SECRET };
+    // A server of its own: the other examples spend the app-… clients' quotas on the shared one.
+    const own = await startServer({ clientPattern: { prefix: 'app-', secret: SECRET } });
+    const env = { API_URL: own.url, CLIENT_SECRET: SECRET };
     const validate = await bash(`npx rpcload profile validate ${profile}`, env);
     expect(validate.stdout).toMatch(/my-api\.json: ok — 1 scenario, 1 phase, 10 clients/);
     const out = join(dir, 'my-api-result.json');
     const run = await bash(`npx rpcload run ${profile} --duration 1s --ui none --out ${out}`, env);
     expect(run.status, run.stderr).toBe(0);
+    await own.close();
     expect((JSON.parse(readFileSync(out, 'utf8')) as { summary: { outcomes: Record<string, number> } }).summary.outcomes).toEqual({
       success: 20,
     });

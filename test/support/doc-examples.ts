@@ -83,7 +83,11 @@ export function boundedCommand(text: string, bounds: Bounds): string | null {
     command = command.replace(/--duration \S+/, '--duration 1s').replace(/--stages \S+/, '--stages 500ms:20,500ms:0');
     if (!/--duration |--stages |-n |--requests /.test(command)) command += ' --duration 1s';
   }
-  if (sub === 'run' || sub === 'verify') {
+  if (sub === 'capacity') {
+    // The shortest real search: whole-second steps, no confirmation, stopping at 100/s.
+    command += ' --warm-up 1s --hold 1s --confirm 0 --start 50 --max 100';
+  }
+  if (sub === 'run' || sub === 'verify' || sub === 'capacity') {
     command = command.replace(/--out \S+/, '').replace(/--ui \S+/, '');
     command += ` --ui none --out ${bounds.out}`;
     if (sub === 'verify' && bounds.verifyWindow !== undefined) command += ` --window ${bounds.verifyWindow}`;
