@@ -22,6 +22,16 @@ describe('compare', () => {
     }
   });
 
+  it('does not blame the server for a run that overran its phases (a drain, a busy machine), but flags fewer requests in the same time', () => {
+    const base = makeResult({ ...setup, seed: 1 }); // phases of 40 s in all, run for 40 s
+    // The same requests over 44 s of wall clock (4 s beyond the phases): rps drops by 9 %, not the server's doing.
+    const overran = { ...base, run: { ...base.run, id: 'overran' }, summary: { ...base.summary, durationS: 44, rps: base.summary.requests / 44 } };
+    expect(metric(compare(base, overran), 'rps').verdict).not.toBe('regression');
+    // 9 % fewer requests in the phases' own 40 s: a regression.
+    const fewer = { ...base, run: { ...base.run, id: 'fewer' }, summary: { ...base.summary, rps: base.summary.rps / 1.1 } };
+    expect(metric(compare(base, fewer), 'rps').verdict).toBe('regression');
+  });
+
   it('flags a server that got slower, and says by how much', () => {
     const base = makeResult({ ...setup, seed: 1 });
     const head = makeResult({ ...setup, seed: 2, latencyMs: { median: 40, spread: 0.5 } });

@@ -98,7 +98,7 @@ function metricRow(spec: MetricSpec, method: string | null, base: ComparedRunFig
   const h = headStats ? head.value(spec, method, headStats) : null;
   let noise: number | null = null;
   if (baseStats && headStats && b !== null && h !== null) {
-    const generator = Math.max(base.generatorAllowanceMs(spec), head.generatorAllowanceMs(spec));
+    const generator = Math.max(base.generatorAllowanceMs(spec), head.generatorAllowanceMs(spec), base.overrunAllowance(spec, b), head.overrunAllowance(spec, h));
     noise = noiseBound(spec.unit, b, h, base.standardError(spec, method, baseStats, b), head.standardError(spec, method, headStats, h)) + generator;
   }
   const judgement = judgeMetric({ base: b, head: h, better: spec.better, noise: noise ?? 0, rules: gating });

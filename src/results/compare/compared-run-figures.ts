@@ -78,6 +78,23 @@ export class ComparedRunFigures {
 
   private lag: Histogram | undefined;
 
+  /**
+   * How much of a throughput figure may be the run's own overrun: a rate is requests ÷ wall-clock
+   * duration, and a run that took longer than its phases (a drain of stalled replies, a busy CI
+   * machine finishing late) divides the same requests by more seconds. The allowance is what that
+   * costs the rate: rate × overrun ÷ planned duration; 0 for other metrics, or when the file does
+   * not say its phases.
+   */
+  overrunAllowance(spec: MetricSpec, value: number): number {
+    if (spec.unit !== 'per_s') return 0;
+    const phases = (this.result.config as { phases?: unknown }).phases;
+    if (!Array.isArray(phases)) return 0;
+    const plannedS = phases.reduce((sum: number, phase: unknown) => sum + (Number((phase as { durationMs?: unknown }).durationMs) || 0), 0) / 1000;
+    const { durationS } = this.result.summary;
+    // The allowance equals the whole drop when the overrun explains it; 1e-9 keeps float rounding from deciding.
+    return plannedS > 0 && durationS > plannedS ? ((value * (durationS - plannedS)) / plannedS) * (1 + 1e-9) : 0;
+  }
+
   private samplingSe(spec: MetricSpec, method: string | null, stats: Stats, value: number): number {
     // Overall arrivals follow the schedule (open) or the server (closed): only the timeline shows
     // how much they vary. A method's share of them is a random pick of the scenario mix.
