@@ -138,7 +138,9 @@ class CapacitySearch {
       if (err instanceof RpcloadError) throw err;
       failure = describeError(err);
     }
-    const confirmation = end !== null && end.lastPass !== null && failure === undefined ? await this.confirm(end.lastPass, rules) : null;
+    // A generator that could not keep up cannot confirm anything either.
+    const confirmable = end !== null && end.lastPass !== null && end.limitedBy !== 'generator' && failure === undefined;
+    const confirmation = confirmable ? await this.confirm(end!.lastPass!, rules) : null;
     const record = this.record(
       end,
       confirmation,
