@@ -2,6 +2,7 @@
  * Envelope classification: turns one HTTP reply into an outcome key and the envelope's parts.
  * Runs once per response on the load hot path, so the common cases take no regex and no copies.
  */
+import { redactText, secretsGeneration } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { OUTCOME_ENVELOPE_VIOLATION, OUTCOME_SUCCESS } from './outcome.ts';
 
@@ -29,14 +30,29 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
 }
 
+/** Codes seen since the last secret was registered → their key (error codes repeat: the hot path pays one lookup). */
+const normalizedCodes = new Map<string, string>();
+const MAX_CACHED_CODES = 1024;
+let cachedGeneration = -1;
+
 /**
  * Error codes become outcome keys, so a hostile server must not be able to inject escape
- * sequences or unbounded variety through them: keep safe codes, scrub and cap the rest.
+ * sequences, unbounded variety or an echoed secret or token through them: known secrets are
+ * redacted first (before characters are replaced, which would hide them), then safe codes are
+ * kept and the rest scrubbed and capped.
  */
 export function normalizeErrorCode(code: string): string {
-  if (SAFE_CODE.test(code)) return code;
-  const scrubbed = sanitizeText(code, 64).replace(/[^A-Za-z0-9_.:-]/g, '_');
-  return scrubbed.length > 0 ? scrubbed : 'empty';
+  if (cachedGeneration !== secretsGeneration()) {
+    normalizedCodes.clear();
+    cachedGeneration = secretsGeneration();
+  }
+  const cached = normalizedCodes.get(code);
+  if (cached !== undefined) return cached;
+  const redacted = redactText(code);
+  const scrubbed = SAFE_CODE.test(redacted) ? redacted : sanitizeText(redacted, 64).replace(/[^A-Za-z0-9_.:-]/g, '_');
+  const key = scrubbed.length > 0 ? scrubbed : 'empty';
+  if (normalizedCodes.size < MAX_CACHED_CODES) normalizedCodes.set(code, key);
+  return key;
 }
 
 function invalid(statusCode: number, violations: string[]): Classification {

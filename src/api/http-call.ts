@@ -4,8 +4,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
+import { safeTimeout } from '../util/timers.ts';
 import { classifyResponse, type Classification } from './envelope.ts';
-import { transportOutcome } from './outcome.ts';
+import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
 
 export interface ApiCall {
   /** Base URL without trailing slash; the request goes to {baseUrl}/api/{method}. */
@@ -23,10 +24,17 @@ export interface ApiCall {
   /** Default POST. */
   readonly httpMethod?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Headers and body timeout each (ms). Default 10,000. */
+  /**
+   * The whole exchange's deadline (ms), from sending to the body's last byte: a reply that
+   * trickles in slower ends as `transport:timeout`. Default 30,000.
+   */
   readonly timeoutMs?: number;
   /** Bytes of the body kept; the rest is read and counted. Default 1 MiB. */
   readonly bodyCapBytes?: number;
+  /** A body longer than this is cut off: `transport:body_too_large`. Default 16 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Aborting cancels the exchange at once (it ends as transport:cancelled). */
+  readonly signal?: AbortSignal;
 }
 
 export interface ApiReply {
@@ -49,6 +57,13 @@ export interface ApiReply {
 }
 
 const DEFAULT_CAP_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+/** Outcome of an exchange cancelled through the caller's signal (a stop, not the server's doing). */
+export const OUTCOME_CANCELLED = 'transport:cancelled';
+
+/** Why an exchange was cut short by us rather than failed by the server. */
+type CutReason = 'timeout' | 'body_too_large' | 'cancelled';
 
 /** First value of a header that may repeat. */
 export function headerValue(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
@@ -62,7 +77,19 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
   const authorization = call.authorization ?? (call.token ? `Bearer ${call.token}` : undefined);
   if (authorization !== undefined) headers.authorization = authorization;
   const capBytes = call.bodyCapBytes ?? DEFAULT_CAP_BYTES;
-  const timeoutMs = call.timeoutMs ?? 10_000;
+  const maxBodyBytes = Math.max(capBytes, call.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const timeoutMs = call.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  // undici's headers and body timeouts are idle gaps; this one deadline covers the whole exchange.
+  const cut = new AbortController();
+  let cutReason: CutReason | null = null;
+  const cutShort = (reason: CutReason): void => {
+    cutReason ??= reason;
+    cut.abort();
+  };
+  const deadline = safeTimeout(() => cutShort('timeout'), timeoutMs);
+  const onCancel = (): void => cutShort('cancelled');
+  if (call.signal?.aborted) cutShort('cancelled');
+  else call.signal?.addEventListener('abort', onCancel, { once: true });
   const sentAtMs = performance.now();
   let headersAtMs = sentAtMs;
   try {
@@ -74,6 +101,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       body: call.body ?? (call.httpMethod && call.httpMethod !== 'POST' ? undefined : '{}'),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      signal: cut.signal,
     });
     headersAtMs = performance.now();
     const kept: Buffer[] = [];
@@ -81,12 +109,18 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
     let bodyBytes = 0;
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       bodyBytes += chunk.length;
+      if (bodyBytes > maxBodyBytes) {
+        cutShort('body_too_large');
+        response.body.destroy();
+        break;
+      }
       if (keptBytes < capBytes) {
         const slice = chunk.length <= capBytes - keptBytes ? chunk : chunk.subarray(0, capBytes - keptBytes);
         kept.push(slice);
         keptBytes += slice.length;
       }
     }
+    if (cutReason !== null) throw new Error(cutReason);
     const body = Buffer.concat(kept, keptBytes);
     const truncated = bodyBytes > keptBytes;
     const responseHeaders = response.headers as Record<string, string | string[] | undefined>;
@@ -111,10 +145,18 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       bodyBytes: 0,
       truncated: false,
       classification: null,
-      transportError: transportOutcome(err),
+      transportError: cutOutcome(cutReason) ?? transportOutcome(err),
       sentAtMs,
       headersAtMs: doneAtMs,
       doneAtMs,
     };
+  } finally {
+    clearTimeout(deadline);
+    call.signal?.removeEventListener('abort', onCancel);
   }
+}
+
+function cutOutcome(reason: CutReason | null): string | null {
+  if (reason === null) return null;
+  return reason === 'timeout' ? OUTCOME_TIMEOUT : reason === 'body_too_large' ? OUTCOME_BODY_TOO_LARGE : OUTCOME_CANCELLED;
 }

@@ -23,8 +23,36 @@ export function outcomeClass(outcome: string): OutcomeClass {
   return 'error';
 }
 
-/** Outcome key of a failed exchange; undici errors carry a stable `code` like UND_ERR_SOCKET. */
+/** Named transport outcomes rpcload gives itself, where undici's code would be vague or missing. */
+export const OUTCOME_TIMEOUT = 'transport:timeout';
+export const OUTCOME_BODY_TOO_LARGE = 'transport:body_too_large';
+export const OUTCOME_HEADERS_TOO_LARGE = 'transport:headers_too_large';
+export const OUTCOME_INVALID_HTTP = 'transport:invalid_http';
+/** A request that was sent and never answered before the run's bounded drain ended. */
+export const OUTCOME_UNANSWERED = 'transport:unanswered';
+
+/** undici codes (and error names, for errors without a code) that have a plainer name. */
+const NAMED_TRANSPORT: Readonly<Record<string, string>> = {
+  UND_ERR_HEADERS_TIMEOUT: OUTCOME_TIMEOUT,
+  UND_ERR_BODY_TIMEOUT: OUTCOME_TIMEOUT,
+  TimeoutError: OUTCOME_TIMEOUT,
+  UND_ERR_HEADERS_OVERFLOW: OUTCOME_HEADERS_TOO_LARGE,
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: OUTCOME_BODY_TOO_LARGE,
+  // A status line or header block that is not HTTP/1.1 (undici's parser errors carry no code).
+  HTTPParserError: OUTCOME_INVALID_HTTP,
+};
+
+/**
+ * Outcome key of a failed exchange: a named outcome for timeouts, oversized replies and replies
+ * that are not HTTP; otherwise undici's stable `code` (e.g. transport:UND_ERR_SOCKET) or the
+ * system's (transport:ECONNREFUSED).
+ */
 export function transportOutcome(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return `transport:${typeof code === 'string' && code.length > 0 ? code : 'UNKNOWN'}`;
+  const { code, name } = (err ?? {}) as { code?: unknown; name?: unknown };
+  if (typeof code === 'string' && code.length > 0) {
+    if (code.startsWith('HPE_')) return OUTCOME_INVALID_HTTP;
+    return NAMED_TRANSPORT[code] ?? `transport:${code}`;
+  }
+  if (typeof name === 'string' && NAMED_TRANSPORT[name] !== undefined) return NAMED_TRANSPORT[name];
+  return 'transport:UNKNOWN';
 }

@@ -1,24 +1,32 @@
 /**
  * Retry-After (RFC 9110 §10.2.3): either delay-seconds (a non-negative integer — what the API
  * conventions promise) or an HTTP-date. Both are read; the form is kept so a check can insist on
- * seconds.
+ * seconds. A wait longer than MAX_RETRY_AFTER_S (999999999 s, a date in year 9999) is not an
+ * instruction anyone can follow: it is `invalid` — a finding — and never waited for.
  */
 export type RetryAfter =
   | { readonly form: 'delta'; readonly seconds: number }
   | { readonly form: 'date'; readonly seconds: number }
   | { readonly form: 'missing' }
-  | { readonly form: 'invalid'; readonly raw: string };
+  /** `tooLong`: well-formed, but a wait over MAX_RETRY_AFTER_S (a finding, never waited for). */
+  | { readonly form: 'invalid'; readonly raw: string; readonly tooLong?: true };
 
 const DELAY_SECONDS = /^\d+$/;
+/** The longest Retry-After taken at its word: one day. */
+export const MAX_RETRY_AFTER_S = 24 * 3600;
 
 export function parseRetryAfter(value: string | string[] | undefined, nowEpochMs: number): RetryAfter {
   if (value === undefined) return { form: 'missing' };
   const raw = (Array.isArray(value) ? value.join(',') : value).trim();
   if (raw.length === 0) return { form: 'invalid', raw };
-  if (DELAY_SECONDS.test(raw)) return { form: 'delta', seconds: Number(raw) };
+  if (DELAY_SECONDS.test(raw)) {
+    const seconds = Number(raw);
+    return seconds <= MAX_RETRY_AFTER_S ? { form: 'delta', seconds } : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
+  }
   const dateMs = /[a-z]/i.test(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(dateMs)) return { form: 'invalid', raw: raw.slice(0, 80) };
-  return { form: 'date', seconds: Math.max(0, Math.ceil((dateMs - nowEpochMs) / 1000)) };
+  const seconds = Math.max(0, Math.ceil((dateMs - nowEpochMs) / 1000));
+  return seconds <= MAX_RETRY_AFTER_S ? { form: 'date', seconds } : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
 }
 
 /**

@@ -4,6 +4,7 @@
  * inside the API envelope or as bare RFC 6749 JSON. Never puts a secret or token in `detail`.
  */
 import type { Dispatcher } from 'undici';
+import { registerSecret } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { normalizeErrorCode } from './envelope.ts';
 import { callApi } from './http-call.ts';
@@ -17,7 +18,10 @@ export interface TokenRequest {
   readonly clientAuth: 'post' | 'basic';
   readonly scope?: string | null;
   readonly extraFields?: Readonly<Record<string, string>>;
+  /** The request's overall deadline (ms); default callApi's. */
   readonly timeoutMs?: number;
+  /** Aborting cancels the request at once (a stop). */
+  readonly signal?: AbortSignal;
 }
 
 export type TokenResult =
@@ -66,22 +70,37 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
   return null;
 }
 
+/** Transport errors that mean "the certificate is not trusted". */
+const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
+
+/** For a transport outcome that means an untrusted certificate, the hint saying what to pass ('' otherwise). */
+export function untrustedCertificateHint(outcome: string): string {
+  return outcome.startsWith('transport:') && UNTRUSTED_CERTIFICATE.test(outcome)
+    ? ' (the server certificate is not trusted: pass --ca FILE or --insecure, or set http.ca in the profile)'
+    : '';
+}
+
 export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): Promise<TokenResult> {
+  // Known before the server can echo them: every later output of this thread is scrubbed of them.
+  registerSecret(req.clientSecret);
+  const basic = Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64');
+  if (req.clientAuth === 'basic') registerSecret(basic);
   const reply = await callApi(dispatcher, {
     baseUrl: req.baseUrl,
     method: req.tokenMethod,
     body: tokenForm(req),
     contentType: 'application/x-www-form-urlencoded',
     headers: { accept: 'application/json' },
-    ...(req.clientAuth === 'basic'
-      ? { authorization: `Basic ${Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64')}` }
-      : {}),
-    timeoutMs: req.timeoutMs ?? 10_000,
+    ...(req.clientAuth === 'basic' ? { authorization: `Basic ${basic}` } : {}),
+    ...(req.timeoutMs === undefined ? {} : { timeoutMs: req.timeoutMs }),
+    ...(req.signal === undefined ? {} : { signal: req.signal }),
     bodyCapBytes: 64 * 1024,
+    maxBodyBytes: 1024 * 1024,
   });
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
   const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });
-  if (reply.transportError !== null) return fail(reply.transportError, `token request failed: ${reply.transportError}`);
+  if (reply.transportError !== null)
+    return fail(reply.transportError, `token request failed: ${reply.transportError}${untrustedCertificateHint(reply.transportError)}`);
 
   let parsed: unknown = null;
   try {
@@ -105,6 +124,7 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     );
   }
   const accessToken = body.fields.access_token;
+  if (typeof accessToken === 'string') registerSecret(accessToken);
   if (!ok2xx || typeof accessToken !== 'string' || accessToken.length === 0) {
     return fail(ok2xx ? 'envelope_violation' : `http:${reply.status}`, `token response (HTTP ${reply.status}) has no access_token`);
   }

@@ -62,6 +62,11 @@ function readParam(cursor: Cursor): [string, string] | null {
   return null;
 }
 
+/** An own property even for names like `__proto__`, which plain assignment would swallow (it sets the prototype). */
+function setParam(params: Record<string, string>, [name, value]: [string, string]): void {
+  Object.defineProperty(params, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
 export function parseWwwAuthenticate(header: string | string[] | undefined): Challenge[] {
   if (header === undefined) return [];
   const cursor = new Cursor(Array.isArray(header) ? header.join(', ') : header);
@@ -78,7 +83,7 @@ export function parseWwwAuthenticate(header: string | string[] | undefined): Cha
     const params: Record<string, string> = {};
     let token68: string | null = null;
     const param = readParam(cursor);
-    if (param) params[param[0]] = param[1];
+    if (param) setParam(params, param);
     else if (cursor.peek() !== ',' && cursor.position < cursor.text.length) token68 = cursor.match(TOKEN68);
     // Further params of this challenge follow commas; a bare token without '=' starts the next challenge.
     for (;;) {
@@ -92,7 +97,7 @@ export function parseWwwAuthenticate(header: string | string[] | undefined): Cha
         cursor.position = save;
         break;
       }
-      params[next[0]] = next[1];
+      setParam(params, next);
     }
     challenges.push({ scheme: scheme.toLowerCase(), params, token68 });
   }

@@ -1,44 +1,65 @@
-/** `rpcload merge A B … --out F`: one result file from the shards of one run. */
-import { basename } from 'node:path';
+/** `rpcload merge FILE|DIR … --out F`: one result file, one verdict and one exit code from the shards of one run. */
 import type { Command } from 'commander';
-import { ExitCode, RpcloadError } from '../errors.ts';
-import { formatMs } from '../results/compare/format.ts';
-import { readResultFile } from '../results/read-result.ts';
-import { writeResultFile } from '../session/result/result-file.ts';
-import { mergeRuns } from '../results/merge/merge-runs.ts';
+import { RpcloadError } from '../errors.ts';
+import { mergeFiles } from '../results/merge/merge-files.ts';
+import { renderSummaryTable } from '../results/summary-table.ts';
+import { colourEnabled } from '../util/terminal-style.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { setExitCode } from './exit.ts';
+import { durationMs } from './parsers.ts';
+import { withInterrupt } from './signals.ts';
+
+interface MergeFlags {
+  out: string;
+  force?: boolean;
+  partial?: boolean;
+  runId?: string;
+  profile?: string;
+  wait?: number;
+  json?: boolean;
+}
 
 export function registerMergeCommand(program: Command): void {
   program
     .command('merge')
-    .description('merge the result files of shards of one run (same profile, different clients, run at the same time) into one')
-    .argument('<files...>', 'two or more result files')
-    .requiredOption('--out <file>', 'where to write the merged result file')
-    .option('--force', 'merge even when the files have different profiles or load shapes')
-    .action(async (files: string[], flags: { out: string; force?: boolean }) => {
-      if (files.length < 2) throw new RpcloadError('bad_flag', `merge: expected at least two result files, found ${files.length}`);
-      const results = await Promise.all(files.map((file) => readResultFile(file)));
-      // Evidence is keyed by shard: the file name, or the path when two files share a name.
-      const names = files.map((file) => basename(file));
-      const labels = names.map((name, i) => (names.indexOf(name) === names.lastIndexOf(name) ? name : files[i]!));
-      const merged = mergeRuns(
-        results.map((result, i) => ({ label: labels[i]!, result })),
-        { force: flags.force ?? false },
+    .description('merge the result files of the shards of one run into one result, judged as one run (exit codes as run)')
+    .argument('<paths...>', 'result files, or directories whose shard files (run --shard) are merged')
+    .usage('<paths...> --out <file> [options]')
+    .requiredOption('--out <file>', 'where to write the merged result file (required)')
+    .option('--partial', 'merge the shards present when some are missing (the result says so, and the exit code is 1)')
+    .option('--run-id <id>', 'in directories, only the shard files of this run')
+    .option('--profile <file>', "judge this profile's thresholds on the merged result instead of those the shards recorded")
+    .option('--wait <duration>', "wait up to this long for the run's shard set to be complete (e.g. 10m)", durationMs)
+    .option('--force', 'merge hand-made shards (files without run.shard) even when their profiles or load shapes differ')
+    .option('--json', 'print the summary as JSON on stdout instead of a table')
+    .action(async (paths: string[], flags: MergeFlags) => {
+      if (paths.length === 0) throw new RpcloadError('bad_flag', 'merge: expected result files or directories');
+      const merged = await withInterrupt((signal) =>
+        mergeFiles({
+          paths,
+          out: flags.out,
+          force: flags.force ?? false,
+          partial: flags.partial ?? false,
+          ...(flags.runId === undefined ? {} : { runId: flags.runId }),
+          ...(flags.profile === undefined ? {} : { profilePath: flags.profile }),
+          ...(flags.wait === undefined ? {} : { waitMs: flags.wait }),
+          signal,
+          log: (line) => process.stderr.write(`${line}\n`),
+        }),
       );
-      await writeResultFile(flags.out, merged);
-      const { requests, rps, latencyMs } = merged.summary;
-      process.stdout.write(
-        `merged ${files.length} files (${merged.run.shards} shards, status ${merged.run.status}): ${requests} requests, ${rps.toFixed(1)}/s, ` +
-          `p50 ${formatMs(latencyMs.p50)} ms, p99 ${formatMs(latencyMs.p99)} ms → ${flags.out}\n`,
-      );
-      for (const warning of merged.warnings) process.stderr.write(`warning: ${sanitizeText(warning, 300)}\n`);
-      // Thresholds were evaluated again on the totals, which no single shard could do.
-      const failed = [
-        ...merged.thresholds.filter((t) => !t.ok).map((t) => `threshold ${t.expr}`),
-        ...merged.checks.filter((c) => c.verdict === 'fail').map((c) => `check ${c.id}`),
-      ];
-      for (const what of failed) process.stdout.write(`failed: ${sanitizeText(what)}\n`);
-      setExitCode(failed.length > 0 ? ExitCode.failed : ExitCode.ok);
+      const { result } = merged;
+      if (flags.json) {
+        const { run, summary, byMethod, thresholds, checks, warnings } = result;
+        process.stdout.write(
+          `${JSON.stringify({ resultFile: flags.out, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`,
+        );
+      } else {
+        const set = result.run.shardSet;
+        const what = set === undefined ? `${merged.files} files` : `${set.merged.length} of ${set.count} shards of run ${set.runId}`;
+        process.stdout.write(
+          `${renderSummaryTable(result, { color: colourEnabled(process.stdout) })}\nmerged ${sanitizeText(what)} → ${sanitizeText(flags.out)}\n`,
+        );
+      }
+      setExitCode(merged.exitCode);
     });
 }

@@ -1,5 +1,7 @@
 /** Flag value parsers shared by every command; each throws commander's InvalidArgumentError (exit 2). */
 import { InvalidArgumentError } from 'commander';
+import { readCa } from '../profile/profile-files.ts';
+import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
 import { parseDurationMs } from '../util/duration.ts';
 
 export function positiveInt(value: string): number {
@@ -60,4 +62,35 @@ export function oneOf<T extends string>(choices: readonly T[]): (value: string) 
 /** Accumulator for repeatable flags: `--x a --x b` → ['a', 'b']. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/** `--rate R` (constant) or `--rate FROM:TO` (a linear ramp over the phase). */
+export function rateSpec(value: string): RateOverride {
+  const parts = value.split(':');
+  const numbers = parts.map(Number);
+  const valid = numbers.every((n, i) => parts[i] !== '' && Number.isFinite(n) && n >= 0) && Math.max(...numbers) > 0;
+  if (!valid || parts.length > 2)
+    throw new InvalidArgumentError(
+      `expected a positive rate like 50, or FROM:TO like 10:200 (a linear ramp), found ${JSON.stringify(value)}`,
+    );
+  return numbers.length === 1 ? numbers[0]! : { from: numbers[0]!, to: numbers[1]! };
+}
+
+/** `--stages 30s:50,2m:50,30s:0`: each stage ramps from the previous rate (0 first) to its own over its duration. */
+export function stagesSpec(value: string): StageOverride[] {
+  return value.split(',').map((stage) => {
+    const [durationText = '', rateText = '', extra] = stage.trim().split(':');
+    const ms = parseDurationMs(durationText);
+    const rate = Number(rateText);
+    if (extra !== undefined || ms === undefined || ms <= 0 || rateText === '' || !Number.isFinite(rate) || rate < 0)
+      throw new InvalidArgumentError(`expected DURATION:RATE[,DURATION:RATE…] like 30s:50,2m:50,30s:0, found ${JSON.stringify(stage)}`);
+    return { durationMs: ms, toPerS: rate };
+  });
+}
+
+/** `--ca FILE`: the PEM text of an extra CA certificate to trust (one reader for run and verify). */
+export function caFile(path: string): string {
+  const read = readCa(process.cwd(), path);
+  if (!read.ok) throw new InvalidArgumentError(`expected a readable PEM certificate file, found ${read.reason}`);
+  return read.value;
 }

@@ -18,7 +18,7 @@ export function registerProfileCommand(program: Command): void {
     });
   profile
     .command('schema')
-    .description('print the profile JSON Schema (the same as profiles/profile.schema.json)')
+    .description('print the profile JSON Schema (the same as schemas/profile.schema.json)')
     .action(() => {
       process.stdout.write(profileJsonSchemaText());
     });

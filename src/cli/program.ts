@@ -1,10 +1,12 @@
 /** The commander program (one file per command) and the CLI's one error policy: exit codes and one-line messages. */
 import { Command, CommanderError } from 'commander';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
+import { redactText } from '../util/redact.ts';
 import { getExitCode } from './exit.ts';
 import { TOOL } from '../version.ts';
 import { registerCapacityCommand } from './capacity.ts';
 import { registerCompareCommand } from './compare.ts';
+import { registerDeployCommand } from './deploy.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerProfileCommand } from './profile.ts';
 import { registerReportCommand } from './report.ts';
@@ -32,6 +34,7 @@ export function buildProgram(): Command {
   registerTrendCommand(program);
   registerServeCommand(program);
   registerProfileCommand(program);
+  registerDeployCommand(program);
   program.commands.forEach((cmd) => cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   return program;
 }
@@ -52,10 +55,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     if (err instanceof RpcloadError) {
       // A multi-line message lists problems that each name their file already (profile validation).
-      process.stderr.write(err.message.includes('\n') ? `${err.message}\n` : `rpcload: ${err.message}\n`);
+      const message = redactText(err.message);
+      process.stderr.write(message.includes('\n') ? `${message}\n` : `rpcload: ${message}\n`);
       return err.exitCode;
     }
-    process.stderr.write(`rpcload: internal error: ${describeError(err)}\n`);
+    process.stderr.write(`rpcload: internal error: ${redactText(describeError(err))}\n`);
     if (process.env.RPCLOAD_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     return ExitCode.failed;
   }

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
-import { readResultFile } from '../results/read-result.ts';
+import { assertSameKind, readResultFile } from '../results/read-result.ts';
 import { renderReport } from '../results/report/render-report.ts';
 
 /** The report's default path: the result file's, with .html instead of .json. */
@@ -23,6 +23,8 @@ export function registerReportCommand(program: Command): void {
         readResultFile(resultPath),
         flags.baseline === undefined ? undefined : readResultFile(flags.baseline),
       ]);
+      if (baseline !== undefined && flags.baseline !== undefined)
+        assertSameKind({ label: resultPath, result }, { label: flags.baseline, result: baseline });
       const html = renderReport(
         { label: resultPath, result },
         baseline && flags.baseline ? { label: flags.baseline, result: baseline } : undefined,

@@ -1,25 +1,39 @@
 /** `rpcload run [profile]` — a load test; writes one result file. */
 import { Option, type Command } from 'commander';
 import type { PlanOverrides } from '../profile/build-plan.ts';
+import { RpcloadError } from '../errors.ts';
+import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
+import type { Plan } from '../profile/plan.ts';
+import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
+import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
+import { STDOUT_PATH } from '../session/result/result-file.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
-import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
+import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, rateSpec, stagesSpec } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 
-interface RunFlags {
+interface RunFlags extends InlineProfileFlags, ShardFlags {
   target?: string;
-  rate?: number;
+  rate?: RateOverride;
+  stages?: StageOverride[];
+  requests?: number;
+  ca?: string;
+  insecure?: boolean;
+  threshold?: string[];
   concurrency?: number;
   duration?: number;
   clients?: number;
+  timeout?: number;
   workers?: number;
   out?: string;
+  outSamples?: string;
   ui: UiMode;
   json?: boolean;
   label?: string;
@@ -33,29 +47,108 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
     ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+    ...(flags.timeout === undefined ? {} : { requestTimeoutMs: flags.timeout }),
+    ...(flags.stages === undefined ? {} : { stages: flags.stages }),
+    ...(flags.requests === undefined ? {} : { requests: flags.requests }),
+    ...(flags.ca === undefined ? {} : { ca: flags.ca }),
+    ...(flags.insecure === undefined ? {} : { insecure: flags.insecure }),
+    ...(flags.threshold === undefined ? {} : { thresholds: flags.threshold }),
   };
 }
+
+/** The plan: the profile file, a profile built from flags (--method, --client, --target without a file), or the demo. */
+async function planOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
+  if (profilePath === undefined && wantsInlineProfile(flags)) {
+    // A --client-pattern already made --clients clients; --clients otherwise takes the first N --clients.
+    const { clients, ...rest } = overridesOf(flags);
+    return inlinePlan(flags, flags.clientPattern === undefined && clients !== undefined ? { ...rest, clients } : rest);
+  }
+  const inlineOnly = INLINE_ONLY_FLAGS.find(([key]) => flags[key] !== undefined);
+  if (inlineOnly)
+    throw new RpcloadError('bad_flag', `${inlineOnly[1]}: builds a profile from flags; it cannot be combined with a profile file`);
+  return loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));
+}
+
+/** Flags that only describe a profile built from flags. */
+const INLINE_ONLY_FLAGS = [
+  ['method', '--method'],
+  ['paginated', '--paginated'],
+  ['client', '--client'],
+  ['clientPattern', '--client-pattern'],
+  ['secretEnv', '--secret-env'],
+  ['tokenMethod', '--token-method'],
+  ['clientAuth', '--client-auth'],
+] as const satisfies readonly (readonly [keyof RunFlags, string])[];
 
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('run a load test; a profile without a target runs against the embedded reference server')
-    .argument('[profile]', 'profile file (default: the demo profile, profiles/demo.json)')
+    .description(
+      'run a load test from a profile, or from flags alone (--target URL --client ID:SECRET --method NAME); without a target, against the embedded reference server',
+    )
+    .argument(
+      '[profile]',
+      'profile file (default: the demo profile, profiles/demo.json, unless --method/--client/--target describe the load)',
+    )
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
     .addOption(
-      new Option('--rate <n>', "arrivals per second: one constant-rate phase instead of the profile's phases")
-        .argParser(positiveNumber)
+      new Option('--rate <n>', "arrivals per second, or FROM:TO for a linear ramp: one phase instead of the profile's phases")
+        .argParser(rateSpec)
         .conflicts('concurrency'),
     )
     .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", positiveInt)
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
-    .option('--clients <n>', 'use only the first N client IDs', positiveInt)
+    .addOption(
+      new Option(
+        '--stages <list>',
+        'open-model stages DURATION:RATE,… each ramping from the previous rate (0 first), e.g. 30s:50,2m:50,30s:0',
+      )
+        .argParser(stagesSpec)
+        .conflicts(['rate', 'concurrency', 'duration']),
+    )
+    .option('-n, --requests <n>', 'stop after N arrivals at a constant --rate (N requests when each is one unpaginated call)', positiveInt)
+    .option(
+      '--clients <n>',
+      'number of client IDs: a pattern makes N (more or fewer than the profile says), a list keeps its first N',
+      positiveInt,
+    )
+    .option('--method <name[:json][@weight]>', 'without a profile: a method to call, with JSON args and a weight (repeatable)', collect)
+    .option('--paginated <name>', 'without a profile: a method whose next cursors are walked (repeatable)', collect)
+    .option('--client <id:secret>', 'without a profile: client credentials (repeatable)', collect)
+    .option(
+      '--client-pattern <pattern:secret>',
+      'without a profile: --clients N clients (default 10) of an ID pattern, e.g. app-{n}:SECRET',
+    )
+    .option('--secret-env <var>', 'environment variable holding the secret of --client IDs / --client-pattern given without :SECRET')
+    .option('--token-method <name>', 'without a profile: token request method (default auth.token)')
+    .option('--client-auth <method>', 'without a profile: client authentication, post or basic', oneOf(['post', 'basic'] as const))
+    .option('--threshold <expr>', 'pass/fail expression like "p95 < 200ms" or "error_rate < 1%" (repeatable)', collect)
+    .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
+    .option('--insecure', 'do not verify the https certificate')
+    .option(
+      '--timeout <duration>',
+      "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",
+      durationMs,
+    )
     .option(
       '--workers <n>',
       'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)',
       positiveInt,
     )
-    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json)')
+    .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>.json); - writes it to stdout')
+    .option(
+      '--shard <I/N>',
+      'carry shard I of N of one run: every N-th client and its share of the load (env RPCLOAD_SHARD, or JOB_COMPLETION_INDEX with RPCLOAD_SHARDS)',
+    )
+    .option('--run-id <id>', 'the id every shard of the run shares (env RPCLOAD_RUN_ID; default derived from the profile and --start-at)')
+    .option(
+      '--start-at <time>',
+      'fetch tokens and open connections, then start the clock at this instant: ISO 8601 with a zone, or Unix seconds (env RPCLOAD_START_AT)',
+    )
+    .option(
+      '--out-samples <file>',
+      'also write one JSON line per second (requests, outcomes, p50, p99) as the run goes, for tail -f and plotting',
+    )
     .addOption(
       new Option('--ui <mode>', 'live view: tui on a terminal, plain lines in CI or when piped')
         .choices(['auto', 'tui', 'plain', 'none'])
@@ -65,13 +158,20 @@ export function registerRunCommand(program: Command): void {
     .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
     .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case')
     .action(async (profilePath: string | undefined, flags: RunFlags) => {
-      const plan = await loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));
-      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+      const plan = await planOf(profilePath, flags);
+      const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
+      // With the result on stdout, everything else a user reads goes to stderr.
+      const toStdout = flags.out === STDOUT_PATH;
+      const say = toStdout ? process.stderr : process.stdout;
+      const mode = toStdout ? 'none' : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
       const session = await withInterrupt((signal, stop) =>
         runSession({
           plan,
           workers: flags.workers ?? 1,
+          shard,
+          startAtEpochMs,
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
+          ...(flags.outSamples === undefined ? {} : { samplesPath: flags.outSamples }),
           ...(flags.label === undefined ? {} : { label: flags.label }),
           createView: (source) => createRunView(mode, source, { onQuit: stop }),
           signal,
@@ -79,12 +179,14 @@ export function registerRunCommand(program: Command): void {
       );
       const { result, path } = session;
       if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
-      if (flags.json) {
+      if (flags.json && !toStdout) {
         const { run, summary, byMethod, thresholds, checks, warnings } = result;
-        process.stdout.write(`${JSON.stringify({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
+        const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
+        say.write(`${JSON.stringify(json, null, 2)}\n`);
       } else {
-        process.stdout.write(`${renderSummaryTable(result, { color: colourEnabled(process.stdout) })}\nresult file: ${path}\n`);
+        say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
       }
+      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
       setExitCode(session.exitCode);
     });
 }

@@ -1,10 +1,20 @@
 /** `rpcload serve`: the reference server, its rate limit, clients, TLS and faults set by flags. */
 import { readFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
 import { formatDurationMs } from '../util/duration.ts';
-import { DEMO_CLIENT_PATTERN } from '../server/resolved-config.ts';
-import { FAULTS, LIMITER_ALGORITHMS, type ClientCredential, type FaultName, type ServerOptions } from '../server/options.ts';
+import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
+import {
+  FAULTS,
+  LIMITER_ALGORITHMS,
+  type ClientCredential,
+  type FaultName,
+  type ServerHandle,
+  type ServerOptions,
+} from '../server/options.ts';
 import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
 import { startServer } from '../server/start-server.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
@@ -38,6 +48,7 @@ interface ServeFlags {
   capacityWorkers: number;
   maxQueue?: number;
   seed?: number;
+  caOut?: string;
 }
 
 /**
@@ -106,8 +117,8 @@ function faultHelp(): string {
     'Chaos faults, each hitting a share (--chaos-rate) of method responses:',
     ...lines('chaos'),
     '',
-    `Clients: without --clients, any ID starting with "${DEMO_CLIENT_PATTERN.prefix}" is accepted with the secret`,
-    `"${DEMO_CLIENT_PATTERN.secret}" (demo only: anyone who reads this can get a token).`,
+    `Clients: without --clients, any ID starting with ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}"`).join(' or ')} (the smoke profile's) is`,
+    `accepted with the secret "${DEMO_CLIENT_PATTERN.secret}" (demo only: anyone who reads this can get a token).`,
     'Methods: auth.token (form-encoded token request), ping, echo, items.list (paginated, array',
     'field "items"), work (log-normal latency; arg delayMs forces one), flaky.',
   ].join('\n');
@@ -159,7 +170,9 @@ function summary(options: ServerOptions): string {
   const who: string[] = [];
   if (options.clients) who.push(`${options.clients.length} registered`);
   const pattern = options.clientPattern ?? (options.clients ? undefined : DEMO_CLIENT_PATTERN);
-  if (pattern) who.push(`any "${pattern.prefix}…" ID${pattern === DEMO_CLIENT_PATTERN ? ' with the demo secret (see --help)' : ''}`);
+  if (pattern === DEMO_CLIENT_PATTERN)
+    who.push(`any ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}…"`).join(' or ')} ID with the demo secret (see --help)`);
+  else if (pattern) who.push(`any "${pattern.prefix}…" ID`);
   return [
     `rpcload serve: rate limit ${options.limit} per ${formatDurationMs(options.windowMs!)} per client (${options.algorithm}), payload limit ${options.payloadLimitBytes} bytes`,
     `rpcload serve: clients: ${who.join(' + ')}; token method ${options.tokenMethod}, tokens live ${options.tokenTtlS}s`,
@@ -170,6 +183,32 @@ function summary(options: ServerOptions): string {
         ]),
     `rpcload serve: faults: ${options.faults?.length ? options.faults.join(', ') : 'none'}; Ctrl-C to stop`,
   ].join('\n');
+}
+
+/** The self-signed certificate, written where `run --ca` / `verify --ca` can read it. */
+async function writeServedCertificate(server: ServerHandle, caOut: string | undefined): Promise<string> {
+  const path = caOut ?? join(tmpdir(), `rpcload-serve-${server.port}-ca.pem`);
+  await writeFile(path, server.certPem!, 'utf8').catch((err: unknown) => {
+    throw new RpcloadError('write_failed', `--ca-out: cannot write ${path}: ${describeError(err)}`);
+  });
+  return path;
+}
+
+/**
+ * A command to paste into another terminal: a one-line load test of this server. The demo secret
+ * is public (it is in --help); a registered or custom secret is never printed.
+ */
+function tryCommand(options: ServerOptions, url: string, caFile: string | null): string {
+  const registered = options.clients?.[0];
+  const client =
+    options.clientPattern !== undefined
+      ? `--client ${options.clientPattern.prefix}1 --secret-env CLIENT_SECRET`
+      : registered !== undefined
+        ? `--client ${registered.id} --secret-env CLIENT_SECRET`
+        : `--client ${DEMO_CLIENT_PATTERN.prefix}1:${DEMO_CLIENT_PATTERN.secret}`;
+  const method = options.tokenMethod === undefined || options.tokenMethod === 'auth.token' ? '' : ` --token-method ${options.tokenMethod}`;
+  const trust = caFile === null ? (url.startsWith('https:') ? ' --insecure' : '') : ` --ca ${caFile}`;
+  return `npx rpcload run --target ${url} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -203,6 +242,12 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--tls', 'serve HTTPS (TLS ≥ 1.2) with a self-signed certificate made at start'))
     .addOption(new Option('--cert <file>', 'PEM certificate to serve instead (implies --tls; with --key)'))
     .addOption(new Option('--key <file>', 'PEM private key of --cert'))
+    .addOption(
+      new Option(
+        '--ca-out <file>',
+        'with --tls: where to write the generated certificate, for run/verify --ca (default: a file in the temp directory)',
+      ),
+    )
     .addOption(new Option('--clients <list>', 'registered clients ID:SECRET[,ID:SECRET…] (repeatable)').argParser(collect))
     .addOption(new Option('--client-pattern <prefix:secret>', 'accept any client ID with this prefix and this one secret'))
     .addOption(new Option('--token-method <name>', 'method name of the token request').default('auth.token'))
@@ -249,10 +294,14 @@ export function registerServeCommand(program: Command): void {
       // Listen for signals before announcing the URL: whoever parses that line may stop us at once.
       const stopped = untilSignal();
       const server = await startServer(options);
+      const caFile = server.certPem === undefined || flags.cert !== undefined ? null : await writeServedCertificate(server, flags.caOut);
       process.stdout.write(`rpcload serve: listening on ${server.url}\n`);
       process.stderr.write(`${summary(options)}\n`);
+      if (caFile !== null) process.stderr.write(`rpcload serve: certificate written to ${caFile} (trust it with --ca ${caFile})\n`);
+      process.stderr.write(`rpcload serve: try  ${tryCommand(options, server.url, caFile)}\n`);
       const signal = await stopped;
       process.stderr.write(`rpcload serve: ${signal}, closing\n`);
       await server.close();
+      if (caFile !== null && flags.caOut === undefined) await rm(caFile, { force: true });
     });
 }

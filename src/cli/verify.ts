@@ -1,5 +1,5 @@
 /** `rpcload verify [profile]`: the conformance checks, with evidence; writes one result file. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
@@ -9,10 +9,11 @@ import { renderVerifyTable, verifyJson } from '../results/verify-table.ts';
 import { verifySession } from '../session/verify-session.ts';
 import { createVerifyView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import type { VerifyFlags } from '../verify/config.ts';
 import { setExitCode } from './exit.ts';
-import { collect, durationMs, httpUrl, oneOf, positiveInt } from './parsers.ts';
+import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 
 interface VerifyOptions extends VerifyFlags {
@@ -20,16 +21,8 @@ interface VerifyOptions extends VerifyFlags {
   readonly out?: string;
   readonly junit?: string;
   readonly json?: boolean;
+  /** The PEM text of `--ca`. */
   readonly ca?: string;
-}
-
-async function readCa(path: string | undefined): Promise<string | null> {
-  if (path === undefined) return null;
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new RpcloadError('bad_flag', `--ca: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
 }
 
 /** The plan behind the run: the named profile, the default one when there is no --target, else none. */
@@ -54,6 +47,8 @@ export function registerVerifyCommand(program: Command): void {
     )
     .option('--target <url>', 'base URL of the API', httpUrl)
     .option('--client <id:secret>', 'client credentials (repeatable; 6 or more let the suite finish in about two windows)', collect)
+    .option('--client-pattern <pattern:secret>', 'the first 6 clients of an ID pattern sharing one secret, e.g. app-{n}:SECRET')
+    .option('--secret-env <var>', 'environment variable holding the secret of --client IDs / --client-pattern given without :SECRET')
     .option('--token-method <name>', 'token request method name (default auth.token)')
     .option('--client-auth <method>', 'client authentication: post (client_secret_post) or basic', oneOf(['post', 'basic'] as const))
     .option('--method <name>', 'method to call (repeatable; the first is the cheap probe method)', collect)
@@ -70,13 +65,23 @@ export function registerVerifyCommand(program: Command): void {
         .choices(['auto', 'tui', 'plain', 'none'])
         .default('auto'),
     )
-    .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target')
+    .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
+    .option(
+      '--timeout <duration>',
+      "every request's overall deadline, token requests included (default 30s or the profile's http.requestTimeout)",
+      durationMs,
+    )
+    .option(
+      '--allow-skip [list]',
+      'skips that do not fail the run: all, or comma-separated skip classes (not_applicable, target_broken, inconclusive, internal_error) and check ids',
+    )
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
     .action(async (profile: string | undefined, flags: VerifyOptions) => {
       if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
+      if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
       const plan = await planFor(profile, flags);
-      const caPem = await readCa(flags.ca);
+      const caPem = flags.ca ?? null;
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
       const session = await withInterrupt((signal, stop) =>
         verifySession({
@@ -88,13 +93,15 @@ export function registerVerifyCommand(program: Command): void {
           signal,
         }),
       );
-      const { report, config } = session;
+      const { report, config, outcome } = session;
       process.stdout.write(
         flags.json
-          ? `${JSON.stringify(verifyJson(report, config), null, 2)}\n`
+          ? `${JSON.stringify(redactSecrets(verifyJson(report, config)), null, 2)}\n`
           : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
       );
       process.stderr.write(`result file: ${session.path}\n`);
+      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
+      if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
       if (flags.junit !== undefined) {
         const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
         await writeJunit(
@@ -104,6 +111,7 @@ export function registerVerifyCommand(program: Command): void {
             timestamp: report.startedAt,
             durationMs: report.durationMs,
             properties,
+            blockingSkips: outcome.blockingSkips,
           }),
         );
       }

@@ -133,7 +133,18 @@ export const RateLimitClientSchema = Type.Object(
 export const RateLimitObservationSchema = Type.Object(
   {
     client: Type.String(),
-    kind: Type.Union([Type.Literal('first_refusal'), Type.Literal('honoured_retry'), Type.Literal('missing_retry_after')]),
+    kind: Type.Union(
+      [
+        Type.Literal('announced_window'),
+        Type.Literal('first_refusal'),
+        Type.Literal('honoured_retry'),
+        Type.Literal('missing_retry_after'),
+      ],
+      {
+        description:
+          'announced_window: a refusal streak, the reset its Retry-After announced (resetFromMs–resetToMs) and the admissions inside the window before it (admittedMin–admittedMax), with its reading; first_refusal: files written before announced windows',
+      },
+    ),
     atMs: Ms,
     detail: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
   },
@@ -153,10 +164,25 @@ export const RateLimitSchema = Type.Object(
 
 export const CheckVerdictSchema = Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('skip')]);
 
+export const SkipClassSchema = Type.Union(
+  [
+    Type.Literal('not_applicable'),
+    Type.Literal('target_broken'),
+    Type.Literal('inconclusive'),
+    Type.Literal('interrupted'),
+    Type.Literal('internal_error'),
+  ],
+  {
+    description:
+      'why a skipped check was not judged: not_applicable (nothing to check with this configuration), target_broken (the target did not answer usably), inconclusive (answers that cannot decide), interrupted, internal_error',
+  },
+);
+
 export const CheckResultSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
     verdict: CheckVerdictSchema,
+    skipClass: Type.Optional(SkipClassSchema),
     detail: Type.String({ description: 'one-line reason' }),
     evidence: Type.Record(Type.String(), Type.Unknown(), { description: 'counts, timestamps, headers seen; secrets redacted' }),
     durationMs: Type.Optional(Ms),
@@ -181,6 +207,35 @@ export const RunStatusSchema = Type.Union([
   Type.Literal('failed'),
 ]);
 
+/** In a shard's file (`run --shard I/N`): which part of which run it carried. */
+export const ShardInfoSchema = Type.Object(
+  {
+    runId: Type.String({
+      minLength: 1,
+      description: 'shared by every shard of the run (--run-id, or derived from the profile and --start-at)',
+    }),
+    index: Type.Integer({ minimum: 1, description: 'this shard, counted from 1' }),
+    count: Type.Integer({ minimum: 1 }),
+    clients: Type.Integer({ minimum: 0, description: 'client IDs this shard carried' }),
+    startAt: Nullable(Type.String({ format: 'date-time', description: 'the agreed start instant (--start-at), if any' })),
+    startLateMs: Nullable(Type.Number({ description: 'how late this shard started its clock after startAt (ms)' })),
+  },
+  { additionalProperties: false },
+);
+
+/** In a merged file: the shard set it came from. */
+export const ShardSetSchema = Type.Object(
+  {
+    runId: Type.String({ minLength: 1 }),
+    count: Type.Integer({ minimum: 1, description: 'shards the run had' }),
+    merged: Type.Array(Type.Integer({ minimum: 1 }), { description: 'shard indices present in this merge' }),
+    missing: Type.Array(Type.Integer({ minimum: 1 }), { description: 'shard indices absent (only with merge --partial)' }),
+    startSpreadMs: Nullable(Type.Number({ description: 'latest minus earliest clock start of the shards (ms)' })),
+    maxStartLateMs: Nullable(Type.Number({ description: 'the latest shard start after startAt (ms), when --start-at was used' })),
+  },
+  { additionalProperties: false },
+);
+
 export const RunInfoSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
@@ -196,6 +251,8 @@ export const RunInfoSchema = Type.Object(
     model: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('mixed'), Type.Literal('none')]),
     workers: Type.Integer({ minimum: 1 }),
     shards: Type.Integer({ minimum: 1, description: 'how many result files were merged into this one' }),
+    shard: Type.Optional(ShardInfoSchema),
+    shardSet: Type.Optional(ShardSetSchema),
     node: Type.String(),
     host: Type.String(),
   },
@@ -237,8 +294,11 @@ export type RateLimitClient = Static<typeof RateLimitClientSchema>;
 export type RateLimitObservation = Static<typeof RateLimitObservationSchema>;
 export type RateLimitReport = Static<typeof RateLimitSchema>;
 export type CheckVerdict = Static<typeof CheckVerdictSchema>;
+export type SkipClass = Static<typeof SkipClassSchema>;
 export type CheckResult = Static<typeof CheckResultSchema>;
 export type ThresholdResult = Static<typeof ThresholdResultSchema>;
 export type RunStatus = Static<typeof RunStatusSchema>;
 export type RunInfo = Static<typeof RunInfoSchema>;
+export type ShardInfo = Static<typeof ShardInfoSchema>;
+export type ShardSet = Static<typeof ShardSetSchema>;
 export type RunResult = Static<typeof RunResultSchema>;

@@ -13,6 +13,10 @@ export class ClientIdentity {
   /** Consecutive token failures (drives the retry delay). */
   tokenFailures = 0;
   refreshTimer: NodeJS.Timeout | null = null;
+  /** When the pending refresh timer fires (performance.now() ms). */
+  refreshDueAtMs = 0;
+  /** When this client last asked for a token (performance.now() ms); -Infinity before the first. */
+  lastTokenRequestAtMs = Number.NEGATIVE_INFINITY;
 
   /** Honour policy: no new request before this time (run clock, ms). */
   backoffUntilMs = 0;

@@ -3,6 +3,7 @@
  * ends, until the phase's end. When every client is backing off, a user waits for the first one
  * to become available rather than spinning.
  */
+import { safeTimeout } from '../util/timers.ts';
 import type { LoadEngine } from './engine.ts';
 import type { PhaseRun } from './open-loop.ts';
 
@@ -34,7 +35,8 @@ export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: numb
     finish();
   };
 
-  const endTimer = setTimeout(stop, Math.max(0, phaseEndMs - now()));
-  for (let i = 0; i < vus; i++) startUser();
+  const endTimer = safeTimeout(stop, phaseEndMs - now());
+  // Users start together; a start-up that overruns the phase stops at its end.
+  for (let i = 0; i < vus && active; i++) startUser();
   return { done, stop };
 }

@@ -6,13 +6,14 @@
  */
 import type { Dispatcher } from 'undici';
 import { classifyResponse } from '../api/envelope.ts';
-import { outcomeClass, transportOutcome } from '../api/outcome.ts';
+import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, OUTCOME_UNANSWERED, outcomeClass, transportOutcome } from '../api/outcome.ts';
 import { readNextCursor, appendCursor } from '../api/pagination.ts';
 import { retryAfterSeconds } from '../api/retry-after.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Sample } from '../metrics/sample.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import { sanitizeText } from '../util/sanitize.ts';
+import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
 import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
@@ -27,6 +28,10 @@ export interface EngineOptions {
   readonly tokens: TokenManager;
   readonly rateLimit: RateLimitContract;
   readonly bodyCapBytes: number;
+  /** A longer response body is cut off (transport:body_too_large). */
+  readonly maxBodyBytes: number;
+  /** Every request's overall deadline (ms): one still unfinished then is cut (transport:timeout). */
+  readonly requestTimeoutMs: number;
   readonly maxInFlight: number;
   /** Run clock: ms since the run's origin. */
   readonly now: () => number;
@@ -62,13 +67,17 @@ type MutableSample = { -readonly [K in keyof Sample]: Sample[K] };
 export class LoadEngine implements InFlightListener<RequestContext> {
   inFlight = 0;
   private stopped = false;
-  /** Set just before the pool is destroyed: requests failing after this are ours, not the server's. */
-  private cancelling = false;
   private iterations = 0;
   private readonly picker: PickerState;
   private availabilityNowMs = 0;
   private idleWaiter: (() => void) | null = null;
   private readonly requests: InFlightRequestPool<RequestContext>;
+  /** Requests in flight, oldest first (a Set keeps insertion order): what the deadline sweep and the end of the run look at. */
+  private readonly live = new Set<InFlightRequest<RequestContext>>();
+  /** Iterations waiting out think time or a back-off before their next request, and the timer that resumes each. */
+  private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
+  private readonly sweepTimer: NodeJS.Timeout;
+  private unusableRetryAfterNoticed = false;
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
     methodIndex: 0,
@@ -96,7 +105,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       backoffWaitedMs: -1,
       backoffRetryAfterS: -1,
     });
-    this.requests = new InFlightRequestPool(newContext, o.bodyCapBytes, o.now, this);
+    this.requests = new InFlightRequestPool(newContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this);
+    // One sweep a few times per deadline, instead of a timer per request on the hot path.
+    this.sweepTimer = setInterval(() => this.cutOverdue(), Math.min(1000, Math.max(50, o.requestTimeoutMs / 4)));
+    this.sweepTimer.unref();
   }
 
   private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
@@ -146,12 +158,43 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   /** Stop starting requests; resolves when nothing is in flight any more. */
   stop(): Promise<void> {
     this.stopped = true;
+    for (const [timer, it] of this.waiting) {
+      clearTimeout(timer);
+      this.finishIteration(it);
+    }
+    this.waiting.clear();
     return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.idleWaiter = resolve));
   }
 
-  /** The pool is about to be destroyed: what still fails now was cancelled by us. */
-  cancelInFlight(): void {
-    this.cancelling = true;
+  /**
+   * The run is over and the pool is about to be destroyed: every request still in flight was sent
+   * and never answered. Each is recorded as transport:unanswered (visible to thresholds; the result
+   * says the server stalled), and whatever the pool reports about it afterwards is ignored.
+   * Returns how many there were.
+   */
+  abandonInFlight(): number {
+    clearInterval(this.sweepTimer);
+    const nowMs = this.o.now();
+    const abandoned = this.live.size;
+    for (const request of this.live) {
+      request.abandoned = true;
+      request.status = 0; // whatever head arrived, no reply did
+      this.inFlight--;
+      const step = request.context.iteration!.scenario.steps[request.context.iteration!.stepIndex]!;
+      this.record(request, step.methodIndex, OUTCOME_UNANSWERED, 'no reply before the end of the run', -1, nowMs);
+    }
+    this.live.clear();
+    this.settle();
+    return abandoned;
+  }
+
+  /** Cut every request past its deadline (those still queued for a connection are cut once on one). */
+  private cutOverdue(): void {
+    const deadlineMs = this.o.now() - this.o.requestTimeoutMs;
+    for (const request of this.live) {
+      if (request.dispatchedAtMs > deadlineMs) break; // oldest first: the rest are younger
+      request.cut('timeout');
+    }
   }
 
   private send(it: Iteration, intendedMs: number, nowMs: number): void {
@@ -180,6 +223,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     context.backoffRetryAfterS = mark?.retryAfterS ?? -1;
     request.start(step.path, client.headers!, body, nowMs);
     this.inFlight++;
+    this.live.add(request);
     // The request carries its own reusable options and is the handler: nothing else is allocated.
     this.o.pool.dispatch(request.options, request);
   }
@@ -191,21 +235,27 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   }
 
   onRequestDone(request: InFlightRequest<RequestContext>): void {
+    if (request.abandoned) {
+      // Already recorded as unanswered when the run ended.
+      this.recycle(request);
+      return;
+    }
     this.inFlight--;
+    this.live.delete(request);
     const nowMs = this.o.now();
     const it = request.context.iteration!;
     const step = it.scenario.steps[it.stepIndex]!;
-    if (this.cancelling && request.error !== null) {
-      // Cancelled by our own shutdown: not the server's doing, so not a transport error.
-      this.o.recorder.recordSkipped('cancelled at shutdown');
-      this.recycle(request);
-      return this.settle();
-    }
     let outcome: string;
     let data: Readonly<Record<string, unknown>> | null = null;
     let detail = '';
     let retryAfterS = -1;
-    if (request.error !== null) {
+    if (request.cutReason !== null) {
+      outcome = request.cutReason === 'timeout' ? OUTCOME_TIMEOUT : OUTCOME_BODY_TOO_LARGE;
+      detail =
+        request.cutReason === 'timeout'
+          ? `no complete reply within ${this.o.requestTimeoutMs} ms`
+          : `reply body over ${this.o.maxBodyBytes} bytes`;
+    } else if (request.error !== null) {
       outcome = transportOutcome(request.error);
       detail = sanitizeText(request.error.message, 120);
     } else {
@@ -213,7 +263,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       outcome = classification.outcome;
       data = classification.data;
       if (classification.kind === 'invalid') detail = classification.violations.join('; ');
-      if (request.status === 429) retryAfterS = retryAfterSeconds(request.retryAfter, Date.now());
+      if (request.status === 429) {
+        retryAfterS = retryAfterSeconds(request.retryAfter, Date.now());
+        if (retryAfterS === -2) this.noticeUnusableRetryAfter(request.retryAfter);
+      }
     }
     const client = it.client;
     if (outcomeClass(outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour')
@@ -223,6 +276,15 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.recycle(request); // before advance(), which may send the iteration's next request
     this.advance(it, outcome === 'success' ? data : null, nowMs);
     this.settle();
+  }
+
+  /** Said once per run: the back-off then lasts one window (an absurd wait is a finding, not an instruction). */
+  private noticeUnusableRetryAfter(raw: string | undefined): void {
+    if (this.unusableRetryAfterNoticed) return;
+    this.unusableRetryAfterNoticed = true;
+    this.o.recorder.notice(
+      `the server sent an unusable Retry-After (first: ${JSON.stringify(sanitizeText(raw ?? '', 60))}; not delay-seconds or an HTTP-date within a day): clients backed off one rate-limit window instead`,
+    );
   }
 
   private record(
@@ -282,7 +344,12 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const startMs = Math.max(dueMs, it.client.backoffUntilMs);
     const delayMs = startMs - this.o.now();
     if (delayMs <= 0) return this.send(it, startMs, this.o.now());
-    setTimeout(() => (this.stopped ? this.finishIteration(it) : this.send(it, startMs, this.o.now())), delayMs);
+    const timer = safeTimeout(() => {
+      this.waiting.delete(timer);
+      if (this.stopped) this.finishIteration(it);
+      else this.send(it, startMs, this.o.now());
+    }, delayMs);
+    this.waiting.set(timer, it);
   }
 
   private finishIteration(it: Iteration): void {

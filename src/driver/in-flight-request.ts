@@ -39,6 +39,12 @@ export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
   bodyBytes = 0;
   truncated = false;
   error: Error | null = null;
+  /** Why we cut this request short ourselves (its deadline, an oversized body); null when we did not. */
+  cutReason: 'timeout' | 'body_too_large' | null = null;
+  /** Set once the request was written off as unanswered at the run's end: whatever it reports later is ignored. */
+  abandoned = false;
+  /** undici's abort for this request, from onConnect; null until it is on a connection. */
+  private abort: ((err?: Error) => void) | null = null;
   /** The body's first kept chunk; most API replies arrive in one. */
   private first: Buffer | null = null;
   private more: Buffer[] | null = null;
@@ -49,6 +55,8 @@ export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
     /** The caller's per-request context (iteration, timings): one mutable record per request, reused with it. */
     readonly context: T,
     private readonly capBytes: number,
+    /** A body longer than this is cut off (`cutReason` body_too_large). */
+    private readonly maxBodyBytes: number,
     private readonly now: () => number,
     private readonly listener: InFlightListener<T>,
   ) {}
@@ -66,6 +74,9 @@ export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
     this.bodyBytes = 0;
     this.truncated = false;
     this.error = null;
+    this.cutReason = null;
+    this.abandoned = false;
+    this.abort = null;
     this.first = null;
     this.more = null;
     this.keptBytes = 0;
@@ -80,10 +91,23 @@ export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
     this.first = null;
     this.more = null;
     this.error = null;
+    this.abort = null;
   }
 
-  onConnect(): void {
+  onConnect(abort: (err?: Error) => void): void {
     this.sentAtMs = this.now();
+    this.abort = abort;
+  }
+
+  /**
+   * Cut the request short (its deadline passed): undici then reports it through onError. Returns
+   * false when it is not on a connection yet (still queued in the pool) and cannot be cut now.
+   */
+  cut(reason: 'timeout' | 'body_too_large'): boolean {
+    if (this.finished || this.abort === null) return false;
+    this.cutReason ??= reason;
+    this.abort(new Error(`rpcload cut the request short: ${reason}`));
+    return true;
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null): boolean {
@@ -100,6 +124,10 @@ export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     this.bodyBytes += chunk.length;
+    if (this.bodyBytes > this.maxBodyBytes) {
+      this.cut('body_too_large');
+      return false;
+    }
     const room = this.capBytes - this.keptBytes;
     if (room > 0) {
       const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
@@ -143,12 +171,13 @@ export class InFlightRequestPool<T> {
   constructor(
     private readonly newContext: () => T,
     private readonly capBytes: number,
+    private readonly maxBodyBytes: number,
     private readonly now: () => number,
     private readonly listener: InFlightListener<T>,
   ) {}
 
   take(): InFlightRequest<T> {
-    return this.free.pop() ?? new InFlightRequest(this.newContext(), this.capBytes, this.now, this.listener);
+    return this.free.pop() ?? new InFlightRequest(this.newContext(), this.capBytes, this.maxBodyBytes, this.now, this.listener);
   }
 
   /** A finished request (its dispatcher reports nothing more about it) goes back for reuse. */

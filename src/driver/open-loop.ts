@@ -1,9 +1,11 @@
 /**
  * Open model: start iterations at the phase's arrival rate, each due at the pacer's time. One
  * timer loop releases whatever is due; a stalled event loop is caught up at a bounded rate
- * (releaseAtMs) and the stall is recorded as schedule lag, never hidden.
+ * (releaseAtMs) and the stall is recorded as schedule lag, never hidden. The phase ends at its
+ * duration, whatever is left of its arrivals: a backlog never stretches it.
  */
 import type { LoadEngine } from './engine.ts';
+import { safeTimeout } from '../util/timers.ts';
 import { arrivalCount, arrivalOffsetMs, releaseAtMs, type RateLoad } from './pacer.ts';
 
 export interface PhaseRun {
@@ -34,10 +36,21 @@ export function runOpenPhase(
   let stopped = false;
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
+  const stop = (): void => {
+    stopped = true;
+    clearTimeout(endTimer);
+    if (timer !== null) {
+      clearTimeout(timer as NodeJS.Timeout);
+      clearImmediate(timer as NodeJS.Immediate);
+    }
+    finish();
+  };
+  // Arrivals still owed at the phase's end (a backlog after a stall) are not sent: the phase is over.
+  const endTimer = safeTimeout(stop, phaseStartMs + durationMs - now());
 
   const wake = (atMs: number): void => {
     const waitMs = atMs - now();
-    timer = waitMs >= SPIN_BELOW_MS ? setTimeout(tick, waitMs - 1) : setImmediate(tick);
+    timer = waitMs >= SPIN_BELOW_MS ? safeTimeout(tick, waitMs - 1) : setImmediate(tick);
   };
 
   function tick(): void {
@@ -49,6 +62,7 @@ export function runOpenPhase(
       const releaseMs = releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR);
       if (releaseMs > nowMs) return wake(releaseMs);
       if (released === MAX_ARRIVALS_PER_TICK) return wake(nowMs);
+      if (dueMs >= phaseStartMs + durationMs) break; // (float noise at the very end)
       engine.startIteration(phaseIndex, dueMs, true, null);
       previousDueMs = dueMs;
       previousReleaseMs = releaseMs;
@@ -58,15 +72,5 @@ export function runOpenPhase(
   }
 
   wake(phaseStartMs);
-  return {
-    done,
-    stop: () => {
-      stopped = true;
-      if (timer !== null) {
-        clearTimeout(timer as NodeJS.Timeout);
-        clearImmediate(timer as NodeJS.Immediate);
-      }
-      finish();
-    },
-  };
+  return { done, stop };
 }

@@ -1,7 +1,8 @@
 /**
  * One load run from a plan: fetch every client's token, start the clock, play the phases back to
- * back on that clock, then let in-flight requests finish (a short grace when aborted). All data
- * goes to the recorder; this returns only how the run ended.
+ * back on that clock (each ends at its duration), then let in-flight requests finish for a
+ * bounded drain (a shorter grace when aborted). Requests still unanswered then are recorded as
+ * transport:unanswered. All data goes to the recorder; this returns only how the run ended.
  */
 import { Pool } from 'undici';
 import { connectOptions, createDispatcher } from '../api/dispatcher.ts';
@@ -9,6 +10,7 @@ import { RpcloadError } from '../errors.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Plan } from '../profile/plan.ts';
 import { createRandom } from '../util/random.ts';
+import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
@@ -40,13 +42,15 @@ export interface LoadRunOutcome {
   readonly clientsWithToken: number;
 }
 
-const DEFAULT_GRACE_MS = 2000;
-const MAX_DRAIN_MS = 10_000;
+/** After a stop (Ctrl-C), requests in flight get this long before they are written off: the run ends within ~2 s. */
+const DEFAULT_GRACE_MS = 1000;
+/** After the last phase, requests in flight get at most this long (and at most their deadline) to finish. */
+export const MAX_DRAIN_MS = 5000;
 
 function sleepUntil(clock: RunClock, atMs: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve(); // an 'abort' listener added now would never fire
   return new Promise((resolve) => {
-    const timer = setTimeout(done, Math.max(0, atMs - clock.now()));
+    const timer = safeTimeout(done, atMs - clock.now());
     signal.addEventListener('abort', done, { once: true });
     function done(): void {
       clearTimeout(timer);
@@ -56,9 +60,33 @@ function sleepUntil(clock: RunClock, atMs: number, signal: AbortSignal): Promise
   });
 }
 
-function within(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+/** `promise`, or nothing once `signal` aborts (a stop during start-up must not wait for connect timeouts). */
+function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise.then(() => undefined), aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/**
+ * Wait for `promise` at most `ms`; an abort during the wait (a Ctrl-C while draining) shortens
+ * what is left to `graceMs`.
+ */
+function within(promise: Promise<void>, ms: number, signal: AbortSignal, graceMs: number): Promise<void> {
+  const timers: NodeJS.Timeout[] = [];
+  let onAbort = (): void => undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timers.push(safeTimeout(resolve, ms));
+    onAbort = () => timers.push(safeTimeout(resolve, graceMs));
+    if (!signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise, timeout]).finally(() => {
+    for (const timer of timers) clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  });
 }
 
 export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> {
@@ -89,17 +117,18 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     auth: plan.auth,
     recorder,
     now: clock.now,
-    timeoutMs: plan.http.headersTimeoutMs,
+    timeoutMs: plan.http.requestTimeoutMs,
   });
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   try {
-    const fetched = await tokens.fetchAll(clients);
+    const fetched = await tokens.fetchAll(clients, signal);
     if (fetched.ok === 0 && !signal.aborted) {
       throw new RpcloadError(
         'auth_failed',
         `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`,
       );
     }
-    if (plan.http.preconnect && !signal.aborted) await connector.warm(plan.http.connections);
+    if (plan.http.preconnect && !signal.aborted) await untilAborted(connector.warm(plan.http.connections), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
@@ -110,6 +139,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       tokens,
       rateLimit: plan.rateLimit,
       bodyCapBytes: plan.http.bodyCapBytes,
+      maxBodyBytes: plan.http.maxResponseBytes,
+      requestTimeoutMs: plan.http.requestTimeoutMs,
       maxInFlight: plan.http.maxInFlight,
       now: clock.now,
       random: createRandom(plan.seed),
@@ -130,17 +161,13 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     }
     // An open phase has released its last arrival before its end: the run lasts its full length.
     await sleepUntil(clock, phaseStartMs, signal);
-    const aborted = signal.aborted;
-    await within(
-      engine.stop(),
-      aborted ? (options.graceMs ?? DEFAULT_GRACE_MS) : Math.min(MAX_DRAIN_MS, plan.http.headersTimeoutMs + plan.http.bodyTimeoutMs),
-    );
-    return { status: aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
+    await within(engine.stop(), signal.aborted ? graceMs : Math.min(MAX_DRAIN_MS, plan.http.requestTimeoutMs), signal, graceMs);
+    return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {
     tokens.stop(clients);
     connector.dispose();
-    // Destroying fails whatever is still in flight; the engine counts those as cancelled.
-    engine?.cancelInFlight();
+    // What is still in flight was sent and never answered; destroying the pool then cancels it.
+    engine?.abandonInFlight();
     await Promise.all([pool.destroy(), tokenDispatcher.destroy()]);
   }
 }

@@ -1,11 +1,15 @@
 /**
- * Token lifecycle for every client: fetch before the first request, refresh `refreshMarginS`
- * before `expires_in` runs out, and once more on a 401 invalid_token. Token requests go through
+ * Token lifecycle for every client: fetch before the first request, refresh before `expires_in`
+ * runs out (see token-lifetime.ts: never a storm, whatever the server says), and once more on a
+ * 401 invalid_token — at most once per MIN_REFRESH_INTERVAL_MS per client. Token requests go through
  * their own dispatcher and are recorded apart from the API's figures. Failures are counted
  * outcomes; a client without a token is simply not picked until a retry succeeds.
  */
+import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { requestToken, type TokenResult } from '../api/token.ts';
+import { MIN_REFRESH_INTERVAL_MS, refreshDelayMs, tokenLifetimeNotice } from '../api/token-lifetime.ts';
+import { safeTimeout } from '../util/timers.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { AuthPlan } from '../profile/plan.ts';
 import type { ClientIdentity } from './client-identity.ts';
@@ -17,6 +21,7 @@ export interface TokenManagerOptions {
   readonly recorder: Recorder;
   /** Run clock (ms since the run's origin). */
   readonly now: () => number;
+  /** Each token request's overall deadline (ms). */
   readonly timeoutMs: number;
 }
 
@@ -24,33 +29,57 @@ const RETRY_DELAYS_MS = [500, 1000, 2000, 5000, 10_000];
 
 export class TokenManager {
   private stopped = false;
+  /** Cancels token requests in flight when the run stops. */
+  private readonly cancel = new AbortController();
 
   constructor(private readonly options: TokenManagerOptions) {}
 
-  /** Fetch a token for every client, a few at a time; resolves with how many succeeded. */
-  async fetchAll(clients: readonly ClientIdentity[], concurrency = 16): Promise<{ ok: number; firstFailure: string | null }> {
+  /**
+   * Fetch a token for every client, a few at a time; resolves with how many succeeded. `signal`
+   * (the run's stop) ends it at once, cancelling the requests in flight.
+   */
+  async fetchAll(
+    clients: readonly ClientIdentity[],
+    signal: AbortSignal,
+    concurrency = 16,
+  ): Promise<{ ok: number; firstFailure: string | null }> {
     let ok = 0;
     let firstFailure: string | null = null;
     let next = 0;
+    const onAbort = (): void => this.cancel.abort();
+    if (signal.aborted) return { ok, firstFailure };
+    signal.addEventListener('abort', onAbort, { once: true });
     const worker = async (): Promise<void> => {
-      while (next < clients.length && !this.stopped) {
+      while (next < clients.length && !this.stopped && !signal.aborted) {
         const client = clients[next++]!;
         const result = await this.fetch(client);
         if (result.ok) ok++;
-        else firstFailure ??= result.detail;
+        else firstFailure ??= `client ${client.id}: ${result.detail}`;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, clients.length) }, worker));
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, clients.length) }, worker));
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
     return { ok, firstFailure };
   }
 
-  /** A request with token generation `generation` got 401 invalid_token: refresh once for it. */
+  /**
+   * A request with token generation `generation` got 401 invalid_token: refresh once for it, but
+   * never sooner than MIN_REFRESH_INTERVAL_MS after the client's last token request (a server
+   * whose tokens die at once must not get a request storm).
+   */
   onInvalidToken(client: ClientIdentity, generation: number): void {
-    if (generation === client.tokenGeneration && !client.refreshing) void this.fetch(client);
+    if (generation !== client.tokenGeneration || client.refreshing || this.stopped) return;
+    const waitMs = client.lastTokenRequestAtMs + MIN_REFRESH_INTERVAL_MS - performance.now();
+    if (waitMs <= 0) void this.fetch(client);
+    else if (client.refreshTimer === null || client.refreshDueAtMs > performance.now() + waitMs) this.schedule(client, waitMs);
   }
 
   stop(clients: readonly ClientIdentity[]): void {
     this.stopped = true;
+    this.cancel.abort();
     for (const client of clients) {
       if (client.refreshTimer) clearTimeout(client.refreshTimer);
       client.refreshTimer = null;
@@ -60,6 +89,7 @@ export class TokenManager {
   private async fetch(client: ClientIdentity): Promise<TokenResult> {
     const { dispatcher, baseUrl, auth, recorder, now, timeoutMs } = this.options;
     client.refreshing = true;
+    client.lastTokenRequestAtMs = performance.now();
     const result = await requestToken(dispatcher, {
       baseUrl,
       tokenMethod: auth.tokenMethod,
@@ -69,8 +99,11 @@ export class TokenManager {
       scope: auth.scope,
       extraFields: auth.extraFields,
       timeoutMs,
+      signal: this.cancel.signal,
     });
     client.refreshing = false;
+    // A request we cancelled ourselves says nothing about the server.
+    if (this.stopped || this.cancel.signal.aborted) return result;
     recorder.recordToken({
       clientIndex: client.index,
       outcome: result.ok ? 'success' : result.outcome,
@@ -78,10 +111,13 @@ export class TokenManager {
       doneAtMs: now(),
       detail: result.ok ? '' : result.detail,
     });
-    if (this.stopped) return result;
     if (result.ok) {
       client.setToken(result.accessToken);
-      if (result.expiresInS !== null) this.schedule(client, this.refreshDelayMs(result.expiresInS));
+      if (result.expiresInS !== null) {
+        const notice = tokenLifetimeNotice(result.expiresInS, auth.refreshMarginS);
+        if (notice !== null) recorder.notice(notice);
+        this.schedule(client, refreshDelayMs(result.expiresInS, auth.refreshMarginS));
+      }
     } else {
       client.tokenFailures++;
       this.schedule(client, RETRY_DELAYS_MS[Math.min(client.tokenFailures, RETRY_DELAYS_MS.length) - 1]!);
@@ -89,17 +125,12 @@ export class TokenManager {
     return result;
   }
 
-  /** Refresh `refreshMarginS` early, but never later than 80 % of the lifetime (short-lived tokens). */
-  private refreshDelayMs(expiresInS: number): number {
-    const lifetimeMs = expiresInS * 1000;
-    return Math.max(0, Math.min(lifetimeMs - this.options.auth.refreshMarginS * 1000, lifetimeMs * 0.8));
-  }
-
   private schedule(client: ClientIdentity, delayMs: number): void {
     if (client.refreshTimer) clearTimeout(client.refreshTimer);
-    client.refreshTimer = setTimeout(() => {
+    client.refreshDueAtMs = performance.now() + delayMs;
+    client.refreshTimer = safeTimeout(() => {
       client.refreshTimer = null;
-      if (!client.refreshing) void this.fetch(client);
+      if (!client.refreshing && !this.stopped) void this.fetch(client);
     }, delayMs);
     client.refreshTimer.unref();
   }

@@ -1,10 +1,11 @@
 /**
  * The passive rate-limit ledger as plain, JSON-able data: what each client sent, what the
  * server's limiter admitted (any response but 429 and 401) and refused (429), per contract window
- * aligned to the run's start, plus what is needed to judge the threshold and the Retry-After
- * passively. Everything is bounded per client and merges exactly (see mergeLedgerData).
+ * aligned to the run's start, the windows the server announced, and what is needed to judge the
+ * Retry-After passively. Everything is bounded per client; counters merge exactly (see mergeLedgerData).
  */
 import type { RateLimitObservation } from '../contract/result-schema.ts';
+import type { WindowReading } from './announced-windows.ts';
 
 export interface LedgerData {
   readonly limit: number;
@@ -41,16 +42,15 @@ export interface LedgerClientData {
   readonly periodsTruncated: boolean;
   /** Retry-After of the 429s: whole seconds → count, plus `absent`, `unparseable`, `other` (past the cap). */
   readonly retryAfterS: Readonly<Record<string, number>>;
-  /** Earliest send of any request / of any refused request (ms since the run's origin). */
-  readonly firstSentAtMs: number | null;
-  readonly firstRefusedSentAtMs: number | null;
   /**
-   * Ascending send times of the earliest admitted requests sent within one window of the first
-   * request and before the first refusal; at most firstWindowCap(limit) of them.
+   * One reading per window the server announced (a refusal streak and its Retry-After), in time
+   * order: the first MAX_WINDOW_READINGS, then only over/early ones (see announced-windows.ts).
    */
-  readonly firstWindowAdmittedSentAtMs: readonly number[];
-  /** The same for requests whose fate is unknown (transport failures): the server may have counted them. */
-  readonly firstWindowUnknownSentAtMs: readonly number[];
+  readonly windows: readonly WindowReading[];
+  /** Readings past the cap that were not kept. */
+  readonly windowsDropped: number;
+  /** The client's traffic was split over several parts, so no part saw whole windows: no readings. */
+  readonly windowsWithheld: boolean;
   readonly honoured: HonouredRetryCounts;
   /** 429s without a usable Retry-After. */
   readonly missingRetryAfter: number;
@@ -64,14 +64,6 @@ export const MAX_RETRY_AFTER_VALUES = 32;
 export const MAX_MISSING_OBSERVATIONS = 3;
 export const MAX_ADMITTED_RETRY_OBSERVATIONS = 3;
 export const MAX_REFUSED_RETRY_OBSERVATIONS = 5;
-
-/**
- * First-window send times kept per client: the threshold verdict only has to tell counts up to
- * 2 × limit apart from "more", so 2 × limit + 1 suffice (bounded for absurd limits).
- */
-export function firstWindowCap(limit: number): number {
-  return Math.min(2 * limit + 1, 4096);
-}
 
 /** Whether another observation of this kind (and, for retries, this fate) fits under the per-client caps. */
 export function observationFits(kept: readonly RateLimitObservation[], kind: RateLimitObservation['kind'], admitted = false): boolean {

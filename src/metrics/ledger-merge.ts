@@ -4,7 +4,6 @@
  */
 import type { RateLimitObservation } from '../contract/result-schema.ts';
 import {
-  firstWindowCap,
   MAX_PERIODS_PER_CLIENT,
   MAX_RETRY_AFTER_VALUES,
   observationFits,
@@ -14,11 +13,6 @@ import {
 } from './ledger-data.ts';
 
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
-
-const minOrNull = (values: readonly (number | null)[]): number | null => {
-  const present = values.filter((v): v is number => v !== null);
-  return present.length === 0 ? null : Math.min(...present);
-};
 
 function mergePeriods(parts: readonly LedgerClientData[]): { periods: LedgerPeriod[]; truncated: boolean } {
   const byIndex = new Map<number, { admitted: number; refused: number }>();
@@ -42,15 +36,6 @@ function mergeRetryAfter(parts: readonly LedgerClientData[]): Record<string, num
   return out;
 }
 
-/** Smallest `cap` values of ascending lists that could precede the merged first refusal. */
-function mergeSmallest(lists: readonly (readonly number[])[], below: number, cap: number): number[] {
-  return lists
-    .flat()
-    .filter((v) => v < below)
-    .sort((a, b) => a - b)
-    .slice(0, cap);
-}
-
 function mergeObservations(parts: readonly LedgerClientData[]): RateLimitObservation[] {
   const kept: RateLimitObservation[] = [];
   const all = parts.flatMap((p) => p.observations).sort((a, b) => a.atMs - b.atMs);
@@ -58,12 +43,11 @@ function mergeObservations(parts: readonly LedgerClientData[]): RateLimitObserva
   return kept;
 }
 
-/** One client's ledger from several parts (shards or worker threads that shared the client). */
-function mergeClient(parts: readonly LedgerClientData[], limit: number, windowMs: number): LedgerClientData {
-  const firstSentAtMs = minOrNull(parts.map((p) => p.firstSentAtMs));
-  const firstRefusedSentAtMs = minOrNull(parts.map((p) => p.firstRefusedSentAtMs));
-  const below = Math.min((firstSentAtMs ?? 0) + windowMs, firstRefusedSentAtMs ?? Infinity);
-  const cap = firstWindowCap(limit);
+/**
+ * One client's ledger from several parts (shards or worker threads that shared the client).
+ * Announced windows do not merge: each part saw only some of the requests inside them.
+ */
+function mergeClient(parts: readonly LedgerClientData[]): LedgerClientData {
   const { periods, truncated } = mergePeriods(parts);
   const honoured = (key: keyof LedgerClientData['honoured']): number => sum(parts.map((p) => p.honoured[key]));
   return {
@@ -73,18 +57,9 @@ function mergeClient(parts: readonly LedgerClientData[], limit: number, windowMs
     periods,
     periodsTruncated: truncated,
     retryAfterS: mergeRetryAfter(parts),
-    firstSentAtMs,
-    firstRefusedSentAtMs,
-    firstWindowAdmittedSentAtMs: mergeSmallest(
-      parts.map((p) => p.firstWindowAdmittedSentAtMs),
-      below,
-      cap,
-    ),
-    firstWindowUnknownSentAtMs: mergeSmallest(
-      parts.map((p) => p.firstWindowUnknownSentAtMs),
-      below,
-      cap,
-    ),
+    windows: [],
+    windowsDropped: 0,
+    windowsWithheld: true,
     honoured: {
       admitted: honoured('admitted'),
       refused: honoured('refused'),
@@ -97,9 +72,10 @@ function mergeClient(parts: readonly LedgerClientData[], limit: number, windowMs
 }
 
 /**
- * Ledgers of several parts combined per client, exactly: counters and periods summed, first
- * sends and refusals the earliest of the parts (all parts share the run's time origin). The
- * contract is taken from the first part. Null when no part has a ledger.
+ * Ledgers of several parts combined per client: counters and periods summed exactly (all parts
+ * share the run's time origin); a client seen by one part keeps its announced windows, one split
+ * over several has them withheld. The contract is taken from the first part. Null when no part
+ * has a ledger.
  */
 export function mergeLedgerData(parts: readonly (LedgerData | null)[]): LedgerData | null {
   const present = parts.filter((p): p is LedgerData => p !== null);
@@ -108,6 +84,6 @@ export function mergeLedgerData(parts: readonly (LedgerData | null)[]): LedgerDa
   const byClient = new Map<string, LedgerClientData[]>();
   for (const [id, data] of present.flatMap((p) => Object.entries(p.clients))) byClient.set(id, [...(byClient.get(id) ?? []), data]);
   const clients: Record<string, LedgerClientData> = {};
-  for (const [id, list] of byClient) clients[id] = list.length === 1 ? list[0]! : mergeClient(list, first.limit, first.windowMs);
+  for (const [id, list] of byClient) clients[id] = list.length === 1 ? list[0]! : mergeClient(list);
   return { limit: first.limit, windowMs: first.windowMs, policy: first.policy, clients };
 }

@@ -165,5 +165,6 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
     timeline: mergeTimelines(parts.map((p) => p.timeline)),
     recentErrors: mergeRecentErrors(parts.map((p) => p.recentErrors)),
     ledger: mergeLedgerData(parts.map((p) => p.ledger)),
+    notices: [...new Set(parts.flatMap((p) => p.notices ?? []))],
   };
 }

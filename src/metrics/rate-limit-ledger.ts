@@ -6,29 +6,9 @@ import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { roundMs } from './hdr.ts';
-import {
-  firstWindowCap,
-  MAX_PERIODS_PER_CLIENT,
-  MAX_RETRY_AFTER_VALUES,
-  observationFits,
-  type LedgerClientData,
-  type LedgerData,
-} from './ledger-data.ts';
+import { AnnouncedWindows } from './announced-windows.ts';
+import { MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData } from './ledger-data.ts';
 import type { Sample } from './sample.ts';
-
-/** Insert into an ascending list, keeping only its `cap` smallest values. */
-function insertSmallest(list: number[], value: number, cap: number): void {
-  if (list.length >= cap && value >= list[list.length - 1]!) return;
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, value);
-  if (list.length > cap) list.pop();
-}
 
 class ClientLedger {
   sent = 0;
@@ -39,10 +19,8 @@ class ClientLedger {
   readonly periodRefused: number[] = [];
   periodsTruncated = false;
   readonly retryAfterS = new Map<string, number>();
-  firstSentAtMs = Infinity;
-  firstRefusedSentAtMs = Infinity;
-  readonly firstWindowAdmitted: number[] = [];
-  readonly firstWindowUnknown: number[] = [];
+  /** Created with the client's first request under a contract. */
+  windows: AnnouncedWindows | null = null;
   readonly honoured = { admitted: 0, refused: 0, refusedEarly: 0, unknown: 0 };
   missingRetryAfter = 0;
   lastRetryAfterS = -1;
@@ -59,7 +37,6 @@ class ClientLedger {
 export class RateLimitLedger {
   private readonly clients: ClientLedger[];
   private readonly windowMs: number;
-  private readonly cap: number;
 
   constructor(
     private readonly clientIds: readonly string[],
@@ -67,7 +44,6 @@ export class RateLimitLedger {
   ) {
     this.clients = clientIds.map(() => new ClientLedger());
     this.windowMs = plan?.windowMs ?? 0;
-    this.cap = plan === null ? 0 : firstWindowCap(plan.limit);
   }
 
   record(s: Sample): void {
@@ -85,7 +61,7 @@ export class RateLimitLedger {
     if (s.backoffWaitedMs >= 0) this.noteHonouredRetry(c, s, admitted, refused);
     if (this.windowMs <= 0) return;
     if (admitted || refused) this.countInPeriod(c, Math.floor(s.sentAtMs / this.windowMs), admitted);
-    this.trackFirstWindow(c, s.sentAtMs, admitted, refused, s.status === 0);
+    this.trackWindows(c, s, refused);
   }
 
   /** Per-client counters for the live views (index = client index). */
@@ -109,7 +85,6 @@ export class RateLimitLedger {
     const clients: Record<string, LedgerClientData> = {};
     this.clients.forEach((c, i) => {
       if (c.sent === 0) return;
-      const cutoff = Math.min(c.firstSentAtMs + this.windowMs, c.firstRefusedSentAtMs);
       clients[this.clientIds[i]!] = {
         sent: c.sent,
         admitted: c.admitted,
@@ -117,11 +92,9 @@ export class RateLimitLedger {
         periods: c.periodIndex.map((index, k) => ({ index, admitted: c.periodAdmitted[k]!, refused: c.periodRefused[k]! })),
         periodsTruncated: c.periodsTruncated,
         retryAfterS: Object.fromEntries(c.retryAfterS),
-        firstSentAtMs: Number.isFinite(c.firstSentAtMs) ? c.firstSentAtMs : null,
-        firstRefusedSentAtMs: Number.isFinite(c.firstRefusedSentAtMs) ? c.firstRefusedSentAtMs : null,
-        // Canonical form: drop times at or after a refusal that was recorded after them.
-        firstWindowAdmittedSentAtMs: c.firstWindowAdmitted.filter((t) => t < cutoff),
-        firstWindowUnknownSentAtMs: c.firstWindowUnknown.filter((t) => t < cutoff),
+        windows: c.windows?.snapshot() ?? [],
+        windowsDropped: c.windows?.dropped ?? 0,
+        windowsWithheld: false,
         honoured: { ...c.honoured },
         missingRetryAfter: c.missingRetryAfter,
         observations: c.observations.map((o) => ({ ...o, detail: { ...o.detail } })),
@@ -191,15 +164,16 @@ export class RateLimitLedger {
   }
 
   /**
-   * Remember, by send time, the earliest admitted (and unknown-fate) requests that could still
-   * precede the first refusal within one window of the first request; samples complete out of
-   * order, so the first refusal is the earliest *sent* 429, which may be recorded late.
+   * Feed the client's announced windows: refusals, admissions, and requests the limiter may or may
+   * not have counted. Only an API reply in its envelope below 500 surely passed the limiter: a
+   * transport failure, a proxy's page, a broken or server-error reply may stand for anything,
+   * a refusal included.
    */
-  private trackFirstWindow(c: ClientLedger, sentAtMs: number, admitted: boolean, refused: boolean, unknown: boolean): void {
-    if (sentAtMs < c.firstSentAtMs) c.firstSentAtMs = sentAtMs;
-    if (refused && sentAtMs < c.firstRefusedSentAtMs) c.firstRefusedSentAtMs = sentAtMs;
-    if (sentAtMs >= Math.min(c.firstSentAtMs + this.windowMs, c.firstRefusedSentAtMs)) return;
-    if (admitted) insertSmallest(c.firstWindowAdmitted, sentAtMs, this.cap);
-    else if (unknown) insertSmallest(c.firstWindowUnknown, sentAtMs, this.cap);
+  private trackWindows(c: ClientLedger, s: Sample, refused: boolean): void {
+    c.windows ??= new AnnouncedWindows(this.plan!.limit, this.windowMs);
+    if (refused) return c.windows.refused(s.sentAtMs, s.doneAtMs, s.retryAfterS);
+    if (s.status === 401) return;
+    const surelyAdmitted = s.status > 0 && s.status < 500 && (s.outcome === 'success' || s.outcome.startsWith('error:'));
+    c.windows.admitted(s.sentAtMs, s.doneAtMs, !surelyAdmitted);
   }
 }

@@ -46,6 +46,12 @@ export interface RecordedData {
   readonly recentErrors: readonly RecentError[];
   /** Null when the run had no rate-limit contract. */
   readonly ledger: LedgerData | null;
+  /**
+   * What the driver noticed about the server once (an absurd Retry-After, tokens that expire too
+   * fast), each said once however often it happened; the result file lists them as warnings.
+   * Absent in data recorded before notices existed.
+   */
+  readonly notices?: readonly string[];
 }
 
 let emptyEncoding: string | undefined;

@@ -21,6 +21,8 @@ export interface RecorderOptions {
 
 /** Distinct skip reasons kept apart; more are counted as "other". */
 export const MAX_SKIP_REASONS = 32;
+/** Distinct notices kept (each is one warning line in the result). */
+const MAX_NOTICES = 20;
 /** Timeline seconds in a live snapshot. */
 export const SNAPSHOT_SECONDS = 120;
 
@@ -53,6 +55,7 @@ export class Recorder {
   private readonly tokenCounts = new Float64Array(OUTCOME_SLOTS);
   private readonly tokenLatency = createLatencyHistogram();
   private readonly skipped = new Map<string, number>();
+  private readonly notices = new Set<string>();
   private lastAtMs = 0;
 
   constructor(
@@ -85,6 +88,11 @@ export class Recorder {
     this.ledger.record(s);
     if (cls === 'error') this.recentErrors.record('api', s.outcome, s.detail, s.doneAtMs);
     if (s.doneAtMs > this.lastAtMs) this.lastAtMs = s.doneAtMs;
+  }
+
+  /** Something worth one warning in the result (said once, however often it is noticed). */
+  notice(text: string): void {
+    if (this.notices.size < MAX_NOTICES) this.notices.add(text);
   }
 
   /** One token request: timed and counted apart from the API figures. */
@@ -166,6 +174,7 @@ export class Recorder {
       timeline: this.timeline.rowsFrom(0),
       recentErrors: this.recentErrors.list(),
       ledger: this.ledger.serialize(),
+      notices: [...this.notices],
     };
   }
 

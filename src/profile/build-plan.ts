@@ -7,13 +7,13 @@ import { basename, dirname } from 'node:path';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { Plan } from './plan.ts';
+import type { HttpPlan, Plan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
 import { resolveClients } from './resolve-clients.ts';
 import { durationMs, POSITIVE } from './resolve-durations.ts';
-import { resolvePhases } from './resolve-phases.ts';
+import { resolvePhases, type RateOverride, type StageOverride } from './resolve-phases.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
 import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
@@ -25,14 +25,25 @@ import { isRecord, validFields } from './valid-fields.ts';
 export interface PlanOverrides {
   /** `--target URL`: replaces the profile's target (the embedded server is then not started). */
   readonly target?: string;
-  /** `--rate N`: one phase of N iterations/s instead of the profile's phases. */
-  readonly rate?: number;
+  /** `--rate N` or `--rate FROM:TO`: one phase of N iterations/s (or a linear ramp) instead of the profile's phases. */
+  readonly rate?: RateOverride;
   /** `--concurrency N`: one phase of N virtual users instead of the profile's phases. */
   readonly concurrency?: number;
   /** `--duration`: length of the `--rate`/`--concurrency` phase, or of the profile's only phase (ms). */
   readonly durationMs?: number;
   /** `--clients N`: pattern clients → count N; listed clients → the first N. */
   readonly clients?: number;
+  /** `--timeout`: every request's overall deadline (ms), replacing http.requestTimeout. */
+  readonly requestTimeoutMs?: number;
+  /** `--stages D:R,…`: ramping open-model phases instead of the profile's. */
+  readonly stages?: readonly StageOverride[];
+  /** `-n N`: the constant-rate phase lasts N arrivals. */
+  readonly requests?: number;
+  /** `--ca FILE` (its PEM text) and `--insecure`: the transport's trust, over the profile's `http`. */
+  readonly ca?: string;
+  readonly insecure?: boolean;
+  /** `--threshold EXPR` (repeatable): judged after the profile's own thresholds. */
+  readonly thresholds?: readonly string[];
 }
 
 export interface PlanSource {
@@ -85,14 +96,24 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     scenarios: resolveScenarios(raw.scenarios, auth.tokenMethod, problems),
     phases: resolvePhases(raw.phases, overrides, problems),
     rateLimit,
-    thresholds: resolveThresholds(raw.thresholds, problems),
-    http: resolveHttp(validFields(HttpSchema, raw.http), baseDir, problems),
+    thresholds: [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)],
+    http: withTrustOverrides(
+      withRequestTimeout(resolveHttp(validFields(HttpSchema, raw.http), baseDir, problems), overrides.requestTimeoutMs, problems),
+      overrides,
+    ),
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };
+}
+
+/** The http settings with `--timeout` applied. */
+function withRequestTimeout(http: HttpPlan, timeoutMs: number | undefined, problems: Problem[]): HttpPlan {
+  if (timeoutMs === undefined) return http;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) problems.push(expected('--timeout', 'a duration greater than 0', timeoutMs));
+  return { ...http, requestTimeoutMs: timeoutMs };
 }
 
 /** The base URL without trailing slashes; absent or empty → null (embedded server). */
@@ -119,6 +140,23 @@ function resolveThresholds(value: unknown, problems: Problem[]): Plan['threshold
       return [];
     }
   });
+}
+
+/** `--threshold EXPR` flags, parsed like the profile's. */
+function flagThresholds(exprs: readonly string[] | undefined, problems: Problem[]): Plan['thresholds'] {
+  return (exprs ?? []).flatMap((expr) => {
+    try {
+      return [parseThreshold(expr)];
+    } catch (err) {
+      problems.push({ path: '--threshold', message: (err as Error).message });
+      return [];
+    }
+  });
+}
+
+/** `--ca` replaces the profile's CA; `--insecure` can only switch verification off. */
+function withTrustOverrides(http: Plan['http'], overrides: PlanOverrides): Plan['http'] {
+  return { ...http, ca: overrides.ca ?? http.ca, insecure: http.insecure || overrides.insecure === true };
 }
 
 /**

@@ -5,7 +5,7 @@ import { ProfileSchema } from './profile-schema.ts';
 const DIALECT = 'http://json-schema.org/draft-07/schema#';
 
 /**
- * The profile JSON Schema as published in profiles/profile.schema.json and printed by
+ * The profile JSON Schema as published in schemas/profile.schema.json and printed by
  * `rpcload profile schema`: the TypeBox schema serialized (its symbol keys drop out).
  */
 export function profileJsonSchemaText(): string {

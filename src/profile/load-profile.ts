@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describeError, RpcloadError } from '../errors.ts';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../util/json-depth.ts';
 import { locateJsonError } from '../util/json-error-position.ts';
 import { buildPlan, resolvePlan, type PlanOverrides } from './build-plan.ts';
 import { interpolateEnv } from './interpolate.ts';
@@ -20,13 +21,8 @@ import { inDocumentOrder, ProfileError } from './problems.ts';
  * otherwise a ProfileError listing every problem, one line each.
  */
 export async function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Profile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new RpcloadError('bad_profile', `${path}: cannot read the profile (${fileErrorReason(err)})`);
-  }
-  const interpolated = interpolateEnv(parseProfileText(path, text), env);
+  const { value } = await readProfileDocument(path);
+  const interpolated = interpolateEnv(value, env);
   // A value left uninterpolated is reported once, as the missing variable, not again as invalid.
   const unresolved = new Set(interpolated.problems.map((problem) => problem.path));
   const problems = [
@@ -37,10 +33,26 @@ export async function loadProfile(path: string, env: NodeJS.ProcessEnv = process
   return interpolated.value as Profile;
 }
 
+/**
+ * A profile file's text and its JSON, neither interpolated nor validated: for what needs only a
+ * part of a profile without its secrets (merge's thresholds, deploy's manifests). Unreadable
+ * files and syntax errors are one-line RpcloadErrors, as in loadProfile.
+ */
+export async function readProfileDocument(path: string): Promise<{ text: string; value: unknown }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new RpcloadError('bad_profile', `${path}: cannot read the profile (${fileErrorReason(err)})`);
+  }
+  return { text, value: parseProfileText(path, text) };
+}
+
 function parseProfileText(path: string, text: string): unknown {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text; // editors on Windows add a BOM
+  let value: unknown;
   try {
-    return JSON.parse(body) as unknown;
+    value = JSON.parse(body) as unknown;
   } catch (err) {
     // V8's messages carry no line/column (and on Node 20 often no position at all).
     const at = locateJsonError(body);
@@ -49,6 +61,11 @@ function parseProfileText(path: string, text: string): unknown {
       at ? `${path}: line ${at.line}, column ${at.column}: ${at.reason}` : `${path}: ${describeError(err)}`,
     );
   }
+  // Before any recursive walk (interpolation, validation) can overflow the stack.
+  const deep = tooDeepAt(value);
+  if (deep !== null)
+    throw new RpcloadError('bad_profile', `${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected a profile`);
+  return value;
 }
 
 /** loadProfile, then buildPlan with the `rpcload run` flags. */

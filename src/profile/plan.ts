@@ -107,8 +107,12 @@ export interface HttpPlan {
   readonly connectTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /** Overall deadline of each request, token requests included (ms): a total, not an idle gap. */
+  readonly requestTimeoutMs: number;
   /** Response bytes kept for parsing; the rest is read and discarded. */
   readonly bodyCapBytes: number;
+  /** A longer response body is cut off (transport:body_too_large). */
+  readonly maxResponseBytes: number;
   /** Open model: arrivals beyond this many requests in flight are skipped (and counted). */
   readonly maxInFlight: number;
   /** Extra CA (PEM) to trust, and whether to skip certificate verification. */

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { pemCertificateProblem } from '../util/pem.ts';
 
 export type FileRead<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
@@ -53,8 +54,9 @@ export function readSecretsFile(baseDir: string, relativePath: string): FileRead
 
 /** The `http.ca` setting: inline PEM, or a PEM file path. */
 export function readCa(baseDir: string, setting: string): FileRead<string> {
-  if (setting.trimStart().startsWith('-----BEGIN')) return { ok: true, value: setting };
-  const read = readRelativeFile(baseDir, setting);
-  if (read.ok && !read.value.includes('-----BEGIN')) return { ok: false, reason: `${JSON.stringify(setting)}: not a PEM file` };
-  return read;
+  const inline = setting.trimStart().startsWith('-----BEGIN');
+  const read = inline ? { ok: true as const, value: setting } : readRelativeFile(baseDir, setting);
+  if (!read.ok) return read;
+  const problem = pemCertificateProblem(read.value);
+  return problem === null ? read : { ok: false, reason: `${inline ? 'inline PEM' : JSON.stringify(setting)}: ${problem}` };
 }

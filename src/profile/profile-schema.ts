@@ -1,7 +1,7 @@
 /**
  * The profile format: user input, everything optional except what must be given (scenarios and
  * phases), each field documented with its default. The TypeBox schema is the single source: the
- * `Profile` type is derived from it, `profiles/profile.schema.json` is generated from it, and
+ * `Profile` type is derived from it, `schemas/profile.schema.json` is generated from it, and
  * `Value.Errors` validates against it. Semantic rules (durations parse, exactly one of rate or
  * concurrency, unique names, template and threshold syntax …) live in the plan builder.
  */
@@ -137,7 +137,7 @@ export const PhaseSchema = Type.Object(
 export const ProfileSchema = Type.Object(
   {
     $schema: Type.Optional(
-      Type.String({ description: 'JSON Schema for editors, e.g. "./profile.schema.json" (ignored by rpcload). Default: none.' }),
+      Type.String({ description: 'JSON Schema for editors, e.g. "../schemas/profile.schema.json" (ignored by rpcload). Default: none.' }),
     ),
     name: Type.Optional(
       Type.String({ minLength: 1, description: 'Profile name, used in result file names. Default: the file name without .json.' }),

@@ -3,6 +3,7 @@
  * their secrets and weights.
  */
 import { randomBytes } from 'node:crypto';
+import { infeasibleClientCount } from './feasibility.ts';
 import type { ClientPlan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { readSecretsFile } from './profile-files.ts';
@@ -85,6 +86,12 @@ function fromPattern(
   if (!pattern.includes('{n}')) problems.push(expected('/clients/pattern', 'a client id pattern containing {n}', pattern));
   const start = settings.start ?? D.clients.start;
   const declaredCount = settings.count ?? D.clients.count;
+  // Before a single client is built: ten million of them took minutes and gigabytes.
+  const tooMany = infeasibleClientCount(context.count ?? declaredCount, context.count === undefined ? '/clients/count' : '--clients');
+  if (tooMany !== null) {
+    problems.push(tooMany);
+    return [];
+  }
   const idAt = (offset: number): string => pattern.replaceAll('{n}', String(start + offset));
   const weights = settings.weights ?? {};
   // Weights naming ids the pattern does not make are typos; after --clients they are simply dropped.

@@ -26,7 +26,7 @@ export function resolveRateLimit(rateLimit: RateLimitSettings, problems: Problem
 }
 
 export function resolveHttp(http: HttpSettings, baseDir: string, problems: Problem[]): HttpPlan {
-  const timeout = (key: 'connectTimeout' | 'headersTimeout' | 'bodyTimeout'): number =>
+  const timeout = (key: 'connectTimeout' | 'headersTimeout' | 'bodyTimeout' | 'requestTimeout'): number =>
     durationMs(http[key] ?? D.http[key], `/http/${key}`, problems, POSITIVE);
   let ca: string | null = null;
   if (http.ca !== undefined) {
@@ -44,7 +44,9 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     connectTimeoutMs: timeout('connectTimeout'),
     headersTimeoutMs: timeout('headersTimeout'),
     bodyTimeoutMs: timeout('bodyTimeout'),
+    requestTimeoutMs: timeout('requestTimeout'),
     bodyCapBytes: http.bodyCapBytes ?? D.http.bodyCapBytes,
+    maxResponseBytes: http.maxResponseBytes ?? D.http.maxResponseBytes,
     maxInFlight: http.maxInFlight ?? D.http.maxInFlight,
     ca,
     insecure: http.insecure ?? D.http.insecure,

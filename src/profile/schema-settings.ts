@@ -76,7 +76,16 @@ export const HttpSchema = OptionalFields(
     connectTimeout: DurationSchema('Connect timeout.', D.http.connectTimeout),
     headersTimeout: DurationSchema('Time allowed until the response headers arrive.', D.http.headersTimeout),
     bodyTimeout: DurationSchema('Time allowed between body chunks.', D.http.bodyTimeout),
+    requestTimeout: DurationSchema(
+      'Overall deadline of every request (API calls and token requests), from sending to the last byte of the reply: a reply still incomplete then ends as transport:timeout.',
+      D.http.requestTimeout,
+    ),
     bodyCapBytes: Int(1, 'Response bytes kept for parsing; the rest is read and discarded.', D.http.bodyCapBytes),
+    maxResponseBytes: Int(
+      1,
+      'A response body longer than this is cut off and counted as transport:body_too_large.',
+      D.http.maxResponseBytes,
+    ),
     maxInFlight: Int(1, 'Open model: arrivals beyond this many requests in flight are skipped (and counted).', D.http.maxInFlight),
     ca: Type.String({
       minLength: 1,

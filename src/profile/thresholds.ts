@@ -1,7 +1,8 @@
 /**
  * Thresholds: `[<method>:]<metric> <op> <value>[unit]`, evaluated against a finished RunResult.
- * - latency `p50 p90 p99 p999 max mean` (ms; unit ms or s, default ms), `service.<stat>` (service
- *   time), `lag.<stat>` (schedule lag, overall only)
+ * - latency `p<N>` (any percentile: p50, p95, p99.9, p75 …; p999 is p99.9), `max`, `mean` (ms;
+ *   unit ms or s, default ms), `service.<stat>` (service time), `lag.<stat>` (schedule lag, overall
+ *   only). Percentiles the stats blocks lack are read from the result's histograms.
  * - `error_rate` (errors / requests, errors being outcomes that are neither success nor
  *   rate-limited) and `rate_limited` (share of 429s): a 0–1 fraction or a percentage with %
  * - `rps`, `requests`
@@ -10,10 +11,11 @@
  */
 import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import { RpcloadError } from '../errors.ts';
+import { percentileKey, percentileOf, resultPercentileMs } from '../metrics/result-percentiles.ts';
 import type { Percentiles, RunResult, Stats, ThresholdResult } from '../contract/result-schema.ts';
 
-const LATENCY_STATS = ['p50', 'p90', 'p99', 'p999', 'max', 'mean'] as const;
-type LatencyStat = (typeof LATENCY_STATS)[number];
+/** A latency figure: `max`, `mean` or a percentile `p<N>` (p99.9 is written `p999`, as in the result file). */
+type LatencyStat = 'max' | 'mean' | `p${number}`;
 type Operator = '<' | '<=' | '>' | '>=' | '==';
 
 /** What a threshold measures. */
@@ -38,9 +40,9 @@ export interface ParsedThreshold {
 }
 
 const SYNTAX = /^\s*(?:([^\s:<>=]+):)?([A-Za-z_][\w.]*)\s*(<=|>=|==|<|>)\s*(\d+(?:\.\d+)?)\s*([a-z%]*)\s*$/i;
-const LATENCY = new RegExp(`^(service\\.|lag\\.)?(${LATENCY_STATS.join('|')})$`);
+const LATENCY = /^(service\.|lag\.)?(p[\d.]+|max|mean)$/;
 const LATENCY_SOURCES = { '': 'latencyMs', 'service.': 'serviceTimeMs', 'lag.': 'scheduleLagMs' } as const;
-const METRICS = `${LATENCY_STATS.join(', ')}, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests`;
+const METRICS = 'p50, p95, p99.9 or any p<N>, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests';
 
 function fail(what: string, found: string): never {
   throw new RpcloadError('bad_threshold', `expected ${what}, found ${found}`);
@@ -52,7 +54,12 @@ function parseMetric(name: string, method: string | null, expr: string): Thresho
     const source = LATENCY_SOURCES[(latency[1] ?? '') as keyof typeof LATENCY_SOURCES];
     if (source === 'scheduleLagMs' && method !== null)
       fail('lag.<stat> without a method (schedule lag is recorded overall only)', JSON.stringify(expr));
-    return { kind: 'latency', source, stat: latency[2] as LatencyStat };
+    const stat = latency[2]!;
+    if (stat === 'max' || stat === 'mean') return { kind: 'latency', source, stat };
+    const q = percentileOf(stat);
+    if (q === null) fail('a percentile from p0.1 to p100, like p95 or p99.9', JSON.stringify(stat));
+    // p99.9 keeps the result file's name, p999.
+    return { kind: 'latency', source, stat: q === 99.9 ? 'p999' : `p${q}` };
   }
   if (name === 'error_rate') return { kind: 'share', of: 'error' };
   if (name === 'rate_limited') return { kind: 'share', of: 'rate_limited' };
@@ -131,5 +138,11 @@ function measure(metric: ThresholdMetric, result: RunResult, method: string | nu
     return count / stats.requests;
   }
   const percentiles: Percentiles | null = metric.source === 'scheduleLagMs' ? result.summary.scheduleLagMs : stats[metric.source];
-  return percentiles === null ? null : percentiles[metric.stat];
+  if (percentiles === null) return null;
+  if (metric.stat === 'max' || metric.stat === 'mean') return percentiles[metric.stat];
+  const q = percentileOf(metric.stat)!;
+  const key = percentileKey(q);
+  if (key !== null) return percentiles[key];
+  const source = ({ latencyMs: 'latency', serviceTimeMs: 'serviceTime', scheduleLagMs: 'scheduleLag' } as const)[metric.source];
+  return resultPercentileMs(result, { source, method }, q);
 }

@@ -4,8 +4,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RpcloadError } from '../errors.ts';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../util/json-depth.ts';
 import { locateJsonError } from '../util/json-error-position.ts';
 import { RESULT_SCHEMA_ID, type RunResult } from '../contract/result-schema.ts';
+import { histogramCountProblem } from './histogram-counts.ts';
 import { describeFound, validateRunResult } from './validate-result.ts';
 
 const bad = (message: string): RpcloadError => new RpcloadError('bad_result', message);
@@ -45,6 +47,8 @@ export async function readResultFile(path: string): Promise<RunResult> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw bad(`${path}: /: expected an rpcload result file (a JSON object), found ${describeFound(value)}`);
   }
+  const deep = tooDeepAt(value);
+  if (deep !== null) throw bad(`${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected an rpcload result file`);
   const schema = (value as { schema?: unknown }).schema;
   if (schema !== RESULT_SCHEMA_ID) {
     const hint = typeof schema === 'string' && schema.startsWith('rpcload/result@') ? ' (written by another rpcload version)' : ' (not an rpcload result file?)';
@@ -52,5 +56,15 @@ export async function readResultFile(path: string): Promise<RunResult> {
   }
   const problems = validateRunResult(value);
   if (problems.length > 0) throw bad(problems.map((p) => `${path}: ${p}`).join('\n'));
+  const mismatch = histogramCountProblem(value as RunResult, path);
+  if (mismatch !== null) throw bad(`${path}: ${mismatch}`);
   return value as RunResult;
+}
+
+/** Files read to be shown or compared side by side must be of one kind: a load run is no baseline for a verify. */
+export function assertSameKind(a: { label: string; result: RunResult }, b: { label: string; result: RunResult }): void {
+  // Merged files keep their shards' kind; an older 'merge' kind is a load run.
+  const kindOf = (result: RunResult): string => (result.run.kind === 'merge' ? 'run' : result.run.kind);
+  if (kindOf(a.result) !== kindOf(b.result))
+    throw bad(`${b.label}: /run/kind: expected "${kindOf(a.result)}" like ${a.label}, found "${kindOf(b.result)}": a ${kindOf(b.result)} file cannot be compared with a ${kindOf(a.result)} file`);
 }

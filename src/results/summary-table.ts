@@ -3,11 +3,10 @@
  * built from the result record.
  */
 import { outcomeClass } from '../api/outcome.ts';
-import { parseThreshold } from '../profile/thresholds.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { paint, type Style } from '../util/terminal-style.ts';
 import type { CheckResult, Percentiles, RunResult, Stats } from '../contract/result-schema.ts';
-import { formatCount, formatMs, formatShare, renderTable } from './text-table.ts';
+import { formatCount, formatMs, formatShare, renderTable, thresholdActual } from './text-table.ts';
 
 export interface SummaryTableOptions {
   /** ANSI colours; the caller decides (colourEnabled). */
@@ -37,13 +36,14 @@ function classCounts(outcomes: Readonly<Record<string, number>>): { rateLimited:
   return { rateLimited, errors };
 }
 
-function methodTable(byMethod: Readonly<Record<string, Stats>>): string[] {
-  const rows = Object.entries(byMethod).map(([name, s]) => {
+/** One row per method (or per phase): requests, rps, latency percentiles, 429s and errors. */
+function statsTable(scope: 'method' | 'phase', byScope: Readonly<Record<string, Stats>>): string[] {
+  const rows = Object.entries(byScope).map(([name, s]) => {
     const { rateLimited, errors } = classCounts(s.outcomes);
     return [safe(name, 40), formatCount(s.requests), s.rps.toFixed(1), formatMs(s.latencyMs.p50), formatMs(s.latencyMs.p90), formatMs(s.latencyMs.p99), formatMs(s.latencyMs.max), formatCount(rateLimited), formatCount(errors)];
   });
   const right = (header: string) => ({ header, align: 'right' as const });
-  const columns = [{ header: 'method', align: 'left' as const }, right('requests'), right('rps'), right('p50 ms'), right('p90 ms'), right('p99 ms'), right('max ms'), right('429'), right('errors')];
+  const columns = [{ header: scope, align: 'left' as const }, right('requests'), right('rps'), right('p50 ms'), right('p90 ms'), right('p99 ms'), right('max ms'), right('429'), right('errors')];
   return rows.length === 0 ? [] : renderTable(columns, rows);
 }
 
@@ -75,22 +75,9 @@ function checkLines(checks: readonly CheckResult[], painters: { pass: Paint; fai
   });
 }
 
-/** A threshold's actual value in the unit its expression was written in (e.g. 0.14% for `rate_limited < 10%`). */
-function thresholdActual(expr: string, actual: number | null): string {
-  if (actual === null) return 'n/a';
-  let unit = '';
-  try {
-    unit = parseThreshold(expr).unit;
-  } catch {
-    // an expression this version cannot parse (a newer file): the bare number still reads
-  }
-  const rounded = String(Math.round(actual * 1000) / 1000);
-  return unit === '%' ? `${rounded}%` : unit === '' ? rounded : `${rounded} ${unit}`;
-}
-
 /**
  * The end-of-run summary of `rpcload run` and `verify`: headline figures, outcomes with their
- * shares, a per-method table, tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
+ * shares, a per-method table, a per-phase table (with several phases), tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
  * detail, and warnings; sections apart by a blank line. The result file's path is the caller's
  * line to add.
  */
@@ -114,7 +101,9 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
   const sections = [
     header,
     sentLoad ? requestLines(result) : [],
-    sentLoad ? methodTable(result.byMethod) : [],
+    sentLoad ? statsTable('method', result.byMethod) : [],
+    // A warm-up reads apart from the steady state: a row per phase when there is more than one.
+    sentLoad && Object.keys(result.byPhase).length > 1 ? statsTable('phase', result.byPhase) : [],
     sentLoad ? extras : [],
     block('thresholds', result.thresholds.map((t) => `${t.ok ? painters.pass('✓') : painters.fail('✗')} ${safe(t.expr, 120)}  (actual ${thresholdActual(t.expr, t.actual)})`)),
     block('checks', checkLines(result.checks, painters)),

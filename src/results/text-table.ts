@@ -1,7 +1,9 @@
 /**
- * Plain-text alignment for terminal summaries. Widths are measured on the text before any color
+ * Plain-text alignment and figure formatting for terminal summaries (and the report's cells). Widths are measured on the text before any color
  * is applied, so colored and plain output line up the same; cells must be single-width text.
  */
+import { parseThreshold } from '../profile/thresholds.ts';
+
 export type Align = 'left' | 'right';
 
 export interface Column {
@@ -36,4 +38,19 @@ export function formatShare(part: number, total: number): string {
   if (total <= 0 || part <= 0) return '0%';
   const percent = (100 * part) / total;
   return percent < 0.1 ? '<0.1%' : `${percent.toFixed(1)}%`;
+}
+
+/** A threshold's actual value in the unit its expression was written in (e.g. 0.14% for `rate_limited < 10%`, 3.2 ms for `p99 < 5ms`). */
+export function thresholdActual(expr: string, actual: number | null): string {
+  if (actual === null) return 'n/a';
+  let unit = '';
+  try {
+    const parsed = parseThreshold(expr);
+    // A latency written without a unit is in ms.
+    unit = parsed.unit === '' && parsed.metric.kind === 'latency' ? 'ms' : parsed.unit;
+  } catch {
+    // an expression this version cannot parse (a newer file): the bare number still reads
+  }
+  const rounded = String(Math.round(actual * 1000) / 1000);
+  return unit === '%' ? `${rounded}%` : unit === '' ? rounded : `${rounded} ${unit}`;
 }

@@ -9,6 +9,7 @@ import { paint, type Style } from '../util/terminal-style.ts';
 import type { VerifyReport } from '../verify/runner.ts';
 import { CHECK_IDS } from '../verify/check-ids.ts';
 import type { VerifyConfig } from '../verify/config.ts';
+import { judgeVerifyOutcome, skipClassOf, type VerifyOutcome } from '../verify/skip-policy.ts';
 
 const MARK: Readonly<Record<CheckVerdict, { readonly symbol: string; readonly word: string; readonly style: Style }>> = {
   pass: { symbol: '✓', word: 'PASS', style: 'ok' },
@@ -34,18 +35,41 @@ export function countVerdicts(checks: readonly CheckResult[]): VerdictCounts {
   return counts;
 }
 
-/** The final table: a header line, one row per check (mark, id, reason), and the counts. */
+/** Skips per class, e.g. `{ target_broken: 7, not_applicable: 3 }`. */
+export function countSkipClasses(checks: readonly CheckResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const check of checks) {
+    const skipClass = skipClassOf(check);
+    if (skipClass !== null) counts[skipClass] = (counts[skipClass] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** A skip's reason with its class: `no request got a response [target_broken]`. */
+function reasonOf(check: CheckResult): string {
+  const skipClass = skipClassOf(check);
+  return skipClass === null ? check.detail : `${check.detail} [${skipClass}]`;
+}
+
+/**
+ * The final table: a header line, one row per check (mark, id, reason), the counts, and — when
+ * the verdicts do not add up to a pass — the one line saying why.
+ */
 export function renderVerifyTable(report: VerifyReport, config: VerifyConfig, color: boolean): string {
   const counts = countVerdicts(report.checks);
+  const outcome = judgeVerifyOutcome(report.checks, config.allowSkip);
   const header = `rpcload verify  ${config.target}  ·  ${config.limit} requests per ${formatDurationMs(config.windowMs)} per client  ·  ${config.clients.length} client(s)  ·  ${formatDurationMs(report.durationMs)}${report.aborted ? '  ·  INTERRUPTED' : ''}`;
-  const rows = report.checks.map((check) => `  ${mark(check.verdict, color)}  ${check.id.padEnd(ID_WIDTH)}  ${sanitizeText(check.detail, 400)}`);
-  const footer = `  ${counts.pass} passed · ${counts.fail} failed · ${counts.skip} skipped`;
-  return `${header}\n\n${rows.join('\n')}\n\n${footer}\n`;
+  const rows = report.checks.map((check) => `  ${mark(check.verdict, color)}  ${check.id.padEnd(ID_WIDTH)}  ${sanitizeText(reasonOf(check), 400)}`);
+  const byClass = Object.entries(countSkipClasses(report.checks)).map(([name, n]) => `${n} ${name}`);
+  const footer = `  ${counts.pass} passed · ${counts.fail} failed · ${counts.skip} skipped${byClass.length > 0 ? ` (${byClass.join(', ')})` : ''}`;
+  const verdict = outcome.ok || report.aborted ? '' : `  ${paint(outcome.reason!, 'bad', color)}\n`;
+  return `${header}\n\n${rows.join('\n')}\n\n${footer}\n${verdict}`;
 }
 
 /** `--json`: the checks and the figures of the run, for machines. */
 export function verifyJson(report: VerifyReport, config: VerifyConfig): Record<string, unknown> {
   const counts = countVerdicts(report.checks);
+  const outcome: VerifyOutcome = judgeVerifyOutcome(report.checks, config.allowSkip);
   return {
     target: config.target,
     limit: config.limit,
@@ -57,6 +81,9 @@ export function verifyJson(report: VerifyReport, config: VerifyConfig): Record<s
     passed: counts.pass,
     failed: counts.fail,
     skipped: counts.skip,
+    skippedByClass: countSkipClasses(report.checks),
+    ok: outcome.ok,
+    notPassBecause: outcome.reason,
     checks: report.checks,
   };
 }

@@ -7,7 +7,7 @@ import { ClientRegistry } from './auth/clients.ts';
 import { authenticateBearer, bearerRefusals } from './auth/bearer.ts';
 import { handleTokenRequest, type TokenEndpointSettings } from './auth/token-endpoint.ts';
 import { TokenStore } from './auth/token-store.ts';
-import { METHOD_NAME_PATTERN, type ServerConfig } from './resolved-config.ts';
+import { acceptedPatterns, METHOD_NAME_PATTERN, type ServerConfig } from './resolved-config.ts';
 import type { MethodHandler } from './methods/method.ts';
 import { createMethods } from './methods/registry.ts';
 import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE } from './payload.ts';
@@ -69,7 +69,7 @@ export function createApp(config: ServerConfig, timers: TimerSet, now: () => num
   });
   const payloadRefusal = config.faults.has('payload-413-text') ? PAYLOAD_413_TEXT : PAYLOAD_LIMIT_EXCEEDED;
   const tokenSettings: TokenEndpointSettings = {
-    clients: new ClientRegistry(config.clients, config.clientPattern),
+    clients: new ClientRegistry(config.clients, acceptedPatterns(config)),
     tokens,
     tokenTtlS: config.tokenTtlS,
     payloadLimitBytes: config.payloadLimitBytes,

@@ -19,6 +19,22 @@ export const METHOD_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The demo client pattern used when no `clients` are given: any `client-…` ID, secret `demo-secret`. */
 export const DEMO_CLIENT_PATTERN = { prefix: 'client-', secret: 'demo-secret' } as const;
 
+/**
+ * The prefixes the demo secret opens: the demo's `client-…` and the bundled smoke profile's
+ * `smoke-…`, so `SMOKE_SECRET=demo-secret rpcload run profiles/smoke.json --target URL` works
+ * against a default `rpcload serve`.
+ */
+export const DEMO_CLIENT_PREFIXES = [DEMO_CLIENT_PATTERN.prefix, 'smoke-'] as const;
+
+/** The client patterns a server accepts: the demo's prefixes when it runs on the demo pattern. */
+export function acceptedPatterns(
+  config: Pick<ServerConfig, 'clientPattern'>,
+): readonly { readonly prefix: string; readonly secret: string }[] {
+  if (config.clientPattern === null) return [];
+  if (config.clientPattern !== DEMO_CLIENT_PATTERN) return [config.clientPattern];
+  return DEMO_CLIENT_PREFIXES.map((prefix) => ({ prefix, secret: DEMO_CLIENT_PATTERN.secret }));
+}
+
 /** Payload limit enforced by the `payload-limit-wrong` fault (64 KiB instead of 100 KB). */
 export const WRONG_PAYLOAD_LIMIT_BYTES = 65_536;
 

@@ -34,7 +34,7 @@ export interface FinishedLoad {
 }
 
 /** Stopped workers get the driver's grace and drain time plus a margin before they are terminated. */
-const WORKER_STOP_TIMEOUT_MS = 15_000;
+const WORKER_STOP_TIMEOUT_MS = 2500;
 
 /** The recorder's dimensions for a plan: its methods, phases and clients, by name. */
 export function dimensionsOf(plan: Plan): RecorderDimensions {
@@ -48,8 +48,14 @@ export function dimensionsOf(plan: Plan): RecorderDimensions {
  */
 export function startLoad(
   plan: Plan & { readonly target: string },
-  options: { readonly workers: number; readonly signal: AbortSignal },
+  options: {
+    readonly workers: number;
+    readonly signal: AbortSignal;
+    /** Start the clock at this wall-clock instant (epoch ms) once ready, not at once (`--start-at`). */
+    readonly startAtEpochMs?: number | null;
+  },
 ): RunningLoad {
+  const startAt = options.startAtEpochMs ?? null;
   const clock = new RunClock();
   // With workers, this recorder stays empty: it only supplies zero figures until they report.
   const recorder = new Recorder(dimensionsOf(plan), { rateLimit: plan.rateLimit });
@@ -61,7 +67,17 @@ export function startLoad(
       snapshot: () => recorder.snapshot(clock.now()),
       recorded: () => Promise.resolve(recorder.serialize()),
       finished: async () => {
-        const outcome = await runLoad({ plan, baseUrl: plan.target, recorder, clock, signal: options.signal });
+        const outcome = await runLoad({
+          plan,
+          baseUrl: plan.target,
+          recorder,
+          clock,
+          signal: options.signal,
+          startClock: async () => {
+            await waitUntilEpoch(startAt, options.signal);
+            clock.start();
+          },
+        });
         return { status: outcome.status, data: recorder.serialize(), notes: [] };
       },
     };
@@ -73,6 +89,7 @@ export function startLoad(
     signal: options.signal,
     empty: (nowMs) => recorder.snapshot(nowMs),
     stopTimeoutMs: WORKER_STOP_TIMEOUT_MS,
+    beforeStart: () => waitUntilEpoch(startAt, options.signal),
   });
   return {
     clock,
@@ -89,4 +106,30 @@ export function startLoad(
       return { status: run.status, data: run.data, notes };
     },
   };
+}
+
+/** The longest single timer of the wait: Node treats delays over 2^31 − 1 ms as 1 ms. */
+const MAX_TIMER_MS = 60_000;
+
+/**
+ * Resolve at the wall-clock instant `epochMs` (at once when null or past), or as soon as `signal`
+ * aborts: a shard parked until its start still stops on the first Ctrl-C.
+ */
+export function waitUntilEpoch(epochMs: number | null, signal: AbortSignal): Promise<void> {
+  if (epochMs === null || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', finish);
+      resolve();
+    };
+    const arm = (): void => {
+      const left = epochMs - Date.now();
+      if (left <= 0) finish();
+      else timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    };
+    signal.addEventListener('abort', finish, { once: true });
+    arm();
+  });
 }

@@ -7,18 +7,21 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
-import type { RunInfo, RunResult, RunStatus } from '../contract/result-schema.ts';
+import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describePlan } from '../profile/describe-plan.ts';
 import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
+import { planForShard, type ShardSpec } from './distributed/shard-spec.ts';
+import { registerSecret } from '../util/redact.ts';
 import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
-import { defaultResultPath, writeResultFile } from './result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
+import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
 
 export interface RunSessionOptions {
@@ -30,13 +33,22 @@ export interface RunSessionOptions {
   readonly signal: AbortSignal;
   /** `--workers N`: worker threads carrying the load (at most one per client); default 1. */
   readonly workers?: number;
+  /** `--shard I/N`: carry only this shard's clients and their share of the load. */
+  readonly shard?: ShardSpec | null;
+  /** `--start-at`: start the clock at this wall-clock instant (epoch ms) once tokens and connections are ready. */
+  readonly startAtEpochMs?: number | null;
+  /** `--out-samples FILE`: one JSON line per second of the run (see samples-writer.ts). */
+  readonly samplesPath?: string;
   /** `--label TEXT`: stored as `run.label` (e.g. the release under test). */
   readonly label?: string;
 }
 
 export interface RunSessionResult {
   readonly result: RunResult;
+  /** Where the result file was written: the path asked for, or a fallback when that failed at the end. */
   readonly path: string;
+  /** Why the result file is not at the path asked for; null when it is. */
+  readonly writeProblem: string | null;
   readonly exitCode: ExitCode;
   /** The embedded server's own counts, when the run used it. */
   readonly serverStats: ServerStats | null;
@@ -51,17 +63,31 @@ interface Ending {
 }
 
 export async function runSession(options: RunSessionOptions): Promise<RunSessionResult> {
-  const { plan } = options;
+  const shard = options.shard ?? null;
+  const startAt = options.startAtEpochMs ?? null;
+  // A shard's plan is its share; thresholds still hold the whole run's expressions (merge judges the union).
+  const plan = shard === null ? options.plan : planForShard(options.plan, shard);
   const startedAt = new Date();
-  const path = options.outPath ?? defaultResultPath(plan.name, startedAt);
+  const path =
+    options.outPath ?? defaultResultPath(shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`, startedAt);
+  // Found out now, not after the whole run.
+  if (path !== STDOUT_PATH) await assertResultPathWritable(path);
+  // Known to the redactor before any reply could echo them (tokens register as they are issued).
+  for (const client of plan.clients) registerSecret(client.secret);
   const target = await openTarget(plan);
   try {
-    const load = startLoad({ ...plan, target: target.url }, { workers: options.workers ?? 1, signal: options.signal });
-    const record = new RunRecord(plan, target, load, startedAt, options.label);
+    const load = startLoad(
+      { ...plan, target: target.url },
+      { workers: options.workers ?? 1, signal: options.signal, startAtEpochMs: startAt },
+    );
+    // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
+    const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
+    const record = new RunRecord(plan, options.plan, target, load, startedAt, shard, startAt, options.label);
     const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
     const checkpoints = startCheckpoints({
       path,
-      everyMs: plan.checkpointEveryMs,
+      // A result written to stdout is written once, at the end.
+      everyMs: path === STDOUT_PATH ? 2 ** 31 - 1 : plan.checkpointEveryMs,
       due: () => load.clock.started,
       input: async () => record.input(await load.recorded(), 'running', [], checkpoints.problem()),
     });
@@ -78,11 +104,17 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       plan,
       buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
     );
-    await writeResultFile(path, result);
-    return { result, path, exitCode: exitCodeOf(result), serverStats };
+    samples?.finish(result.timeline);
+    const written = await writeFinalResultFile(path, result);
+    return { result, path: written.path, writeProblem: written.problem, exitCode: exitCodeOf(result), serverStats };
   } finally {
     await target.close();
   }
+}
+
+/** What the samples file reads from the running load. */
+function samplesSource(load: RunningLoad): Parameters<typeof startSamplesWriter>[1] {
+  return { snapshot: () => load.snapshot(), originEpochMs: () => load.clock.originEpochMs, started: () => load.clock.started };
 }
 
 /** The load's end: completed or aborted, or failed with what was recorded up to the failure. */
@@ -116,10 +148,14 @@ class RunRecord {
 
   constructor(
     private readonly plan: Plan,
+    /** The whole run's plan: a shard's file describes the run it is part of, so shards merge as one. */
+    private readonly runPlan: Plan,
     private readonly target: Target,
     private readonly load: RunningLoad,
     private readonly startedAt: Date,
-    private readonly label?: string,
+    private readonly shard: ShardSpec | null,
+    private readonly startAtEpochMs: number | null,
+    private readonly label: string | undefined,
   ) {}
 
   input(
@@ -131,7 +167,7 @@ class RunRecord {
   ): BuildResultInput {
     return {
       run: this.info(status, failure),
-      config: describePlan(this.plan),
+      config: describePlan(this.runPlan),
       data,
       dims: dimensionsOf(this.plan),
       checks: [],
@@ -156,8 +192,22 @@ class RunRecord {
       model: runModel(this.plan.phases),
       workers: this.load.workers,
       shards: 1,
+      ...(this.shard === null ? {} : { shard: this.shardInfo() }),
       node: process.version,
       host: hostname(),
+    };
+  }
+
+  private shardInfo(): ShardInfo {
+    const { clock } = this.load;
+    const startAt = this.startAtEpochMs;
+    return {
+      runId: this.shard!.runId,
+      index: this.shard!.index,
+      count: this.shard!.count,
+      clients: this.plan.clients.length,
+      startAt: startAt === null ? null : new Date(startAt).toISOString(),
+      startLateMs: startAt === null || !clock.started ? null : Math.round((clock.originEpochMs - startAt) * 1000) / 1000,
     };
   }
 }

@@ -13,8 +13,9 @@ import type { Plan } from '../profile/plan.ts';
 import { CHECK_IDS } from '../verify/check-ids.ts';
 import { resolveVerifyConfig, type VerifyConfig, type VerifyFlags } from '../verify/config.ts';
 import { runVerify, type VerifyReport } from '../verify/runner.ts';
+import { judgeVerifyOutcome, type VerifyOutcome } from '../verify/skip-policy.ts';
 import { buildRunResult } from './result/build-result.ts';
-import { defaultResultPath, writeResultFile } from './result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, writeFinalResultFile } from './result/result-file.ts';
 import { openTarget } from './target.ts';
 
 export interface VerifySessionOptions {
@@ -34,7 +35,12 @@ export interface VerifySessionResult {
   readonly result: RunResult;
   readonly report: VerifyReport;
   readonly config: VerifyConfig;
+  /** Where the result file was written: the path asked for, or a fallback when that failed at the end. */
   readonly path: string;
+  /** Why the result file is not at the path asked for; null when it is. */
+  readonly writeProblem: string | null;
+  /** Whether the verdicts add up to a pass, and why not (skips count: see skip-policy). */
+  readonly outcome: VerifyOutcome;
   readonly exitCode: ExitCode;
 }
 
@@ -44,11 +50,13 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   // Flags are checked before anything starts; an embedded server's URL is filled in after.
   const resolved = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', options.caPem);
   const embedded = resolved.target === '' && plan !== null;
+  const path = options.outPath ?? defaultResultPath(profile, new Date());
+  // Found out now, not after the whole run.
+  await assertResultPathWritable(path);
   // The reference server verifies the contract under test, so `--limit 10 --window 1s` is a quick demo.
   const target = embedded ? await openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
   try {
     const config: VerifyConfig = target === null ? resolved : { ...resolved, target: target.url, ca: resolved.ca ?? target.certPem };
-    const path = options.outPath ?? defaultResultPath(profile, new Date());
     const view = options.createView({ target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: path });
     view.start();
     let report: VerifyReport;
@@ -58,8 +66,9 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
       view.stop();
     }
     const result = verifyResult(report, config, profile, embedded);
-    await writeResultFile(path, result);
-    return { result, report, config, path, exitCode: exitCodeOf(report) };
+    const written = await writeFinalResultFile(path, result);
+    const outcome = judgeVerifyOutcome(report.checks, config.allowSkip);
+    return { result, report, config, path: written.path, writeProblem: written.problem, outcome, exitCode: exitCodeOf(report, outcome) };
   } finally {
     await target?.close();
   }
@@ -97,7 +106,7 @@ function verifyResult(report: VerifyReport, config: VerifyConfig, profile: strin
   });
 }
 
-function exitCodeOf(report: VerifyReport): ExitCode {
+function exitCodeOf(report: VerifyReport, outcome: VerifyOutcome): ExitCode {
   if (report.aborted) return ExitCode.interrupted;
-  return report.checks.some((c) => c.verdict === 'fail') ? ExitCode.failed : ExitCode.ok;
+  return outcome.ok ? ExitCode.ok : ExitCode.failed;
 }

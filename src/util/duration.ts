@@ -14,13 +14,14 @@ const PART_PATTERN = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
  * Returns undefined when the text is not a duration, so callers can report it with context.
  */
 export function parseDurationMs(text: string | number): number | undefined {
-  if (typeof text === 'number') return Number.isFinite(text) && text >= 0 ? text * 1000 : undefined;
+  if (typeof text === 'number') return Number.isFinite(text * 1000) && text >= 0 ? text * 1000 : undefined;
   const trimmed = text.trim();
-  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
-  if (!DURATION_PATTERN.test(trimmed)) return undefined;
   let totalMs = 0;
-  for (const [, amount, unit] of trimmed.matchAll(PART_PATTERN)) totalMs += Number(amount) * UNIT_MS[unit!]!;
-  return totalMs;
+  if (/^\d+(?:\.\d+)?$/.test(trimmed)) totalMs = Number(trimmed) * 1000;
+  else if (!DURATION_PATTERN.test(trimmed)) return undefined;
+  else for (const [, amount, unit] of trimmed.matchAll(PART_PATTERN)) totalMs += Number(amount) * UNIT_MS[unit!]!;
+  // 400 digits are digits, but no duration: Infinity would pass every later `> 0` check.
+  return Number.isFinite(totalMs) ? totalMs : undefined;
 }
 
 /** Parse a duration flag or throw a one-line usage error naming the flag. */

@@ -1,7 +1,10 @@
 /**
  * Secrets (client secrets, tokens, Authorization values) must never reach result files, logs or
- * the dashboard. `redactSecrets` deep-copies a JSON-like value, replacing values under secret-ish
- * keys and any occurrence of a known secret string.
+ * the dashboard. One redactor per thread knows every configured client secret and every token
+ * issued so far (the token request registers both), and scrubs them, in their raw and their
+ * URL-encoded spelling, from text at the boundaries: where server text becomes an outcome key or
+ * a sanitized excerpt, and where outputs are written. `redactSecrets` deep-copies a JSON-like
+ * value, scrubbing keys and values and replacing values under secret-ish keys.
  */
 export const REDACTED = '[redacted]';
 
@@ -13,22 +16,63 @@ export const REDACTED = '[redacted]';
  */
 const SECRET_KEY = /(secret|password|passwd|token|authorization|credential|api[-_]?key)s?$/i;
 
+/** Shorter strings are too likely to occur by chance ("abc" in every word) to be scrubbed as secrets. */
+const MIN_SECRET_LENGTH = 4;
+
+/** A credential is token68 not continued by `=…` or `"`: so `Bearer realm="x"` (a challenge's parameters) stays. */
+const CREDENTIAL = /(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*(?![A-Za-z0-9._~+/="-])/g;
+
+/** The secrets this thread knows, longest first (so a secret containing another is scrubbed whole). */
+class SecretRegistry {
+  private readonly known = new Set<string>();
+  private ordered: readonly string[] = [];
+  /** Bumped on every new secret, so callers may cache scrubbed text until it changes. */
+  generation = 0;
+
+  register(secret: string): void {
+    for (const spelling of new Set([secret, encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)])) {
+      if (spelling.length < MIN_SECRET_LENGTH || this.known.has(spelling)) continue;
+      this.known.add(spelling);
+      this.ordered = [...this.known].sort((a, b) => b.length - a.length);
+      this.generation++;
+    }
+  }
+
+  list(): readonly string[] {
+    return this.ordered;
+  }
+}
+
+const registry = new SecretRegistry();
+
+/** Make a secret (a configured client secret, an issued token) known to every later redaction in this thread. */
+export function registerSecret(secret: string): void {
+  registry.register(secret);
+}
+
+/** Changes whenever a secret is registered: text scrubbed at one generation stays clean until it changes. */
+export function secretsGeneration(): number {
+  return registry.generation;
+}
+
+/** `text` with every known secret (and `extra` ones) and every Bearer/Basic credential replaced by [redacted]. */
+export function redactText(text: string, extra: readonly string[] = []): string {
+  let out = text;
+  for (const secret of extra) if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const secret of registry.list()) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out.includes('Bearer') || out.includes('Basic') ? out.replace(CREDENTIAL, `$1 ${REDACTED}`) : out;
+}
+
 export function redactSecrets<T>(value: T, knownSecrets: readonly string[] = []): T {
-  const secrets = knownSecrets.filter((s) => s.length >= 4);
-  const scrubString = (text: string): string => {
-    let out = text;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    // A credential is token68 not continued by `=…` or `"`: so `Bearer realm="x"` (a challenge's
-    // parameters, useful evidence) stays, while `Bearer abc.def` and `Basic dXNlcjpw==` go.
-    return out.replace(/(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*(?![A-Za-z0-9._~+/="-])/g, `$1 ${REDACTED}`);
-  };
+  const extra = [...knownSecrets].sort((a, b) => b.length - a.length);
   const walk = (node: unknown, key: string | undefined): unknown => {
     if (key !== undefined && typeof node === 'string' && SECRET_KEY.test(key)) return REDACTED;
-    if (typeof node === 'string') return scrubString(node);
+    if (typeof node === 'string') return redactText(node, extra);
     if (Array.isArray(node)) return node.map((item) => walk(item, undefined));
     if (node !== null && typeof node === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(node)) out[k] = walk(v, k);
+      // Keys are output too (a server echoing a token as an error code makes it an outcome key).
+      for (const [k, v] of Object.entries(node)) out[redactText(k, extra)] = walk(v, k);
       return out;
     }
     return node;

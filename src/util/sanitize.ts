@@ -1,8 +1,11 @@
 /**
  * Make text that came from a server (or any untrusted source) safe to show on a terminal or in
- * a result file: removes ANSI/OSC escape sequences and every other control character, and caps
- * the length. Hostile servers must never be able to move the cursor or retitle the terminal.
+ * a result file: scrubs every known secret and token (a server may echo them), removes ANSI/OSC
+ * escape sequences and every other control character, and caps the length. Hostile servers must
+ * never be able to move the cursor, retitle the terminal, or get a secret printed.
  */
+import { redactText } from './redact.ts';
+
 // CSI (ESC [ … final byte), OSC (ESC ] … BEL or ESC \), other two-byte ESC sequences, and the C1 CSI.
 // eslint-disable-next-line no-control-regex
 const ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]|\u009b[0-?]*[ -/]*[@-~]/g;
@@ -10,7 +13,8 @@ const ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export function sanitizeText(text: string, maxLength = 200): string {
-  const clean = text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL_CHARACTER, ' ');
+  // Redact before capping, so that a cut can never leave the first half of a secret behind.
+  const clean = redactText(text).replace(ESCAPE_SEQUENCE, '').replace(CONTROL_CHARACTER, ' ');
   return clean.length > maxLength ? `${clean.slice(0, maxLength - 1)}…` : clean;
 }
 

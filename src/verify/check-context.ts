@@ -77,6 +77,7 @@ export class CheckContext {
       ...(spec.authorization !== undefined ? { authorization: spec.authorization } : {}),
       ...(spec.bodyCapBytes !== undefined ? { bodyCapBytes: spec.bodyCapBytes } : {}),
       timeoutMs: run.config.requestTimeoutMs,
+      signal: run.signal,
     });
     if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);
     return { exchange: toExchange(reply, spec.method, this.originMs, run.clock.epochMs()), reply };

@@ -39,4 +39,17 @@ export interface Findings {
   readonly quotaRefillsGradually?: boolean;
   /** The check failed on how many requests a window admitted (not on the form of a reply). */
   readonly failedOnCount?: boolean;
+  /**
+   * How the attempt from a rested client counted: `admitted` before its first refusal, decided
+   * within `spanMs` (first send to the last response that counts), under `limit` per `windowMs`.
+   * Lets a count be judged against a quota that refills gradually (see reconcile.ts).
+   */
+  readonly idleCount?: IdleCount;
+}
+
+export interface IdleCount {
+  readonly admitted: number;
+  readonly spanMs: number;
+  readonly limit: number;
+  readonly windowMs: number;
 }

@@ -101,6 +101,19 @@ export class ClientPool {
     return earliest;
   }
 
+  /**
+   * When every client will be rested and none is leased: the moment a quota shared by all client
+   * IDs is whole again. Null while a client is leased.
+   */
+  sharedQuotaRestedAtMs(): number | null {
+    let latest = -Infinity;
+    for (const state of this.#clients.values()) {
+      if (state.exclusive || state.reserved > 0) return null;
+      latest = Math.max(latest, this.#restedAtMs(state));
+    }
+    return latest;
+  }
+
   /** A reservation never asks for more than a rested client has (checks that need more wait out refusals). */
   #reservable(requests: number): number {
     return Math.min(requests, Math.max(0, this.limit - 1));

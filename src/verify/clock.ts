@@ -3,7 +3,7 @@
  * every interval, the wall clock only to read HTTP-date Retry-After values.
  */
 import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
+import { safeDelay } from '../util/timers.ts';
 
 export interface Clock {
   /** Monotonic ms (performance.now() base). */
@@ -24,6 +24,7 @@ export async function sleepUntil(clock: Clock, targetMs: number, signal?: AbortS
     signal?.throwIfAborted();
     const remainingMs = targetMs - clock.now();
     if (remainingMs <= 0) return;
-    await delay(Math.ceil(remainingMs), undefined, signal ? { signal } : undefined);
+    // Clamped: a far-off target (an absurd Retry-After) must not become Node's 1 ms overflow timer.
+    await safeDelay(Math.ceil(remainingMs), signal);
   }
 }

@@ -4,22 +4,17 @@
  */
 import { RpcloadError } from '../errors.ts';
 import type { Plan } from '../profile/plan.ts';
+import { clientsFromFlags, parseClientFlag, parsePaginatedFlag, type FlagClient, type PaginatedMethod } from '../profile/client-flags.ts';
 import { PROFILE_DEFAULTS } from '../profile/profile-defaults.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { CHECK_IDS, isCheckId, type CheckId } from './check-ids.ts';
+import { parseAllowSkipFlag, type AllowedSkips } from './skip-policy.ts';
 
 /** A client ID with its secret (the secret never leaves the token request). */
-export interface VerifyClient {
-  readonly id: string;
-  readonly secret: string;
-}
-
-/** A paginated method and, optionally, the `data` field holding its page array. */
-export interface PaginatedMethod {
-  readonly method: string;
-  /** null = the only array in `data`. */
-  readonly field: string | null;
-}
+export type VerifyClient = FlagClient;
+export type { PaginatedMethod };
+// Parsed where `rpcload run` parses them too (a profile built from flags).
+export { parseClientFlag, parsePaginatedFlag };
 
 /** Everything a verify run needs, resolved from flags and/or a profile; nothing optional. */
 export interface VerifyConfig {
@@ -45,14 +40,20 @@ export interface VerifyConfig {
   readonly insecure: boolean;
   /** Treat Retry-After slack over the 1 s rounding allowance as a failure. */
   readonly strictRetryAfter: boolean;
-  /** Per-request headers and body timeout (ms). */
+  /** Every request's overall deadline, token requests included (ms). */
   readonly requestTimeoutMs: number;
+  /** Skips that do not make the verify fail (`--allow-skip`). */
+  readonly allowSkip: AllowedSkips;
 }
 
 /** The `rpcload verify` flags as parsed (everything optional: a profile or the defaults fill in). */
 export interface VerifyFlags {
   readonly target?: string;
   readonly client?: readonly string[];
+  /** `PATTERN[:SECRET]`: the first VERIFY_PATTERN_CLIENTS clients of the pattern. */
+  readonly clientPattern?: string;
+  /** Environment variable holding the secret of clients given without one. */
+  readonly secretEnv?: string;
   readonly tokenMethod?: string;
   readonly clientAuth?: 'post' | 'basic';
   readonly method?: readonly string[];
@@ -65,29 +66,17 @@ export interface VerifyFlags {
   readonly only?: string;
   readonly insecure?: boolean;
   readonly strictRetryAfter?: boolean;
+  /** `--timeout`: every request's overall deadline (ms). */
+  readonly timeout?: number;
+  /** `--allow-skip` alone (true) or with a comma-separated list of skip classes and check ids. */
+  readonly allowSkip?: string | true;
 }
+
+/** Clients taken from `--client-pattern`: six let the suite finish in about two windows. */
+export const VERIFY_PATTERN_CLIENTS = 6;
 
 const DEFAULT_WINDOW_MS = parseDurationMs(PROFILE_DEFAULTS.rateLimit.window)!;
-const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.headersTimeout)!;
-
-/** `ID:SECRET` (the secret may itself contain colons). */
-export function parseClientFlag(value: string): VerifyClient {
-  const colon = value.indexOf(':');
-  // Never echo the value: it may be a secret typed without its ID.
-  if (colon <= 0 || colon === value.length - 1)
-    throw new RpcloadError('bad_flag', `--client: expected ID:SECRET, found ${colon === -1 ? 'no colon' : 'an empty ID or secret'}`);
-  return { id: value.slice(0, colon), secret: value.slice(colon + 1) };
-}
-
-/** `NAME` or `NAME:ARRAYFIELD`. */
-export function parsePaginatedFlag(value: string): PaginatedMethod {
-  const colon = value.indexOf(':');
-  const method = colon === -1 ? value : value.slice(0, colon);
-  const field = colon === -1 ? null : value.slice(colon + 1);
-  if (method.length === 0 || field === '')
-    throw new RpcloadError('bad_flag', `--paginated: expected NAME or NAME:ARRAYFIELD, found ${JSON.stringify(value)}`);
-  return { method, field };
-}
+const DEFAULT_TIMEOUT_MS = parseDurationMs(PROFILE_DEFAULTS.http.requestTimeout)!;
 
 /** `--only a,b`: known check ids, all problems in one line. */
 export function parseOnlyFlag(value: string): CheckId[] {
@@ -121,11 +110,11 @@ function planMethods(plan: Plan): { methods: string[]; paginated: PaginatedMetho
 export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, target: string, caPem: string | null): VerifyConfig {
   // Flag syntax first, then what is missing.
   const only = flags.only === undefined ? null : parseOnlyFlag(flags.only);
+  const allowSkip = parseAllowSkipFlag(flags.allowSkip);
   const paginated = flags.paginated?.map(parsePaginatedFlag);
   const fromPlan = plan === null ? { methods: [], paginated: [] } : planMethods(plan);
-  const clients = flags.client?.map(parseClientFlag) ?? plan?.clients.map(({ id, secret }) => ({ id, secret })) ?? [];
-  const duplicate = clients.find((c, i) => clients.findIndex((d) => d.id === c.id) !== i);
-  if (duplicate) throw new RpcloadError('bad_flag', `--client: client ${JSON.stringify(duplicate.id)} given twice`);
+  const fromFlags = clientsFromFlags(flags, VERIFY_PATTERN_CLIENTS);
+  const clients = fromFlags.length > 0 ? fromFlags : (plan?.clients.map(({ id, secret }) => ({ id, secret })) ?? []);
   if (clients.length === 0) throw new RpcloadError('no_clients', 'no client to verify with: pass --client ID:SECRET (repeatable)');
   const methods = flags.method ? [...new Set(flags.method)] : fromPlan.methods;
   if (methods.length === 0)
@@ -146,6 +135,7 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
     ca: caPem ?? plan?.http.ca ?? null,
     insecure: flags.insecure === true || plan?.http.insecure === true,
     strictRetryAfter: flags.strictRetryAfter === true,
-    requestTimeoutMs: plan?.http.headersTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    requestTimeoutMs: flags.timeout ?? plan?.http.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    allowSkip,
   };
 }

@@ -5,7 +5,9 @@
 import { createDispatcher } from '../api/dispatcher.ts';
 import { describeError, RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';
-import { redactSecrets } from '../util/redact.ts';
+import { formatDurationMs } from '../util/duration.ts';
+import { redactSecrets, redactText, registerSecret } from '../util/redact.ts';
+import { safeTimeout } from '../util/timers.ts';
 import type { CheckOutcome } from './check.ts';
 import { ClientPool } from './client-pool.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -26,6 +28,17 @@ export interface VerifyOptions {
   /** Abort to stop: running checks end as `skip` (interrupted), the report is still returned. */
   readonly signal?: AbortSignal;
   readonly clock?: Clock;
+  /** Each check's deadline (ms); default checkDeadlineMs(config). */
+  readonly checkDeadlineMs?: number;
+}
+
+/**
+ * How long one check may run before it is stopped and skipped: generous (two minutes, or a dozen
+ * windows and a few request timeouts), but finite, so that no wait — a Retry-After of a day, a
+ * server answering each request just inside its deadline — holds the suite for ever.
+ */
+export function checkDeadlineMs(config: VerifyConfig): number {
+  return Math.max(120_000, 12 * config.windowMs + 4 * config.requestTimeoutMs);
 }
 
 export interface VerifyReport {
@@ -45,6 +58,9 @@ export interface VerifyReport {
  */
 export async function runVerify(config: VerifyConfig, options: VerifyOptions = {}): Promise<VerifyReport> {
   const clock = options.clock ?? systemClock;
+  const deadlineMs = options.checkDeadlineMs ?? checkDeadlineMs(config);
+  // Known to the redactor before any reply could echo them (tokens register as they are issued).
+  for (const client of config.clients) registerSecret(client.secret);
   const abort = new AbortController();
   const stop = (): void => abort.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', stop, { once: true });
@@ -66,17 +82,26 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   const context: VerifyContext = { config, dispatcher, clock, tokens, pool, signal: abort.signal };
   const startedAt = new Date();
   try {
-    await preflight(config, tokens);
+    try {
+      await preflight(config, tokens);
+    } catch (err) {
+      // A stop during the start-up probe is an interruption (exit 130, result written), not an unreachable target.
+      if (!abort.signal.aborted) throw err;
+      const interrupted = selectChecks(config.only).map((d) =>
+        toResult(d.id, skip('interrupted', 'interrupted before it started'), undefined, undefined),
+      );
+      return { checks: interrupted, startedAt, endedAt: new Date(), durationMs: 0, aborted: true };
+    }
     const originMs = clock.now();
     const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>
-      options.onProgress?.({ id, state, detail, atMs: clock.now() - originMs });
+      options.onProgress?.({ id, state, detail: redactText(detail, tokens.secrets()), atMs: clock.now() - originMs });
     const outcomes = new Map<CheckId, CheckOutcome>();
     const durations = new Map<CheckId, number>();
     const clientsOf = new Map<CheckId, readonly string[]>();
     const scheduled: ScheduledCheck[] = [];
     for (const definition of selectChecks(config.only)) {
       const plan = definition.plan(config, config.clients.length);
-      if (typeof plan === 'string') outcomes.set(definition.id, skip(plan));
+      if (typeof plan === 'string') outcomes.set(definition.id, skip('not_applicable', plan));
       else scheduled.push({ definition, plan });
     }
     for (const id of CHECK_IDS) {
@@ -94,15 +119,23 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
       },
       onSettled: (id, outcome) => progress(id, outcome.verdict, outcome.detail),
       execute: async (check, clientIds) => {
-        const session = new CheckContext(context);
+        const overdue = new AbortController();
+        const deadline = safeTimeout(() => overdue.abort(), deadlineMs);
+        const session = new CheckContext({ ...context, signal: AbortSignal.any([abort.signal, overdue.signal]) });
+        const timedOut = (): CheckOutcome =>
+          skip('target_broken', `not judged: the check did not finish within its ${formatDurationMs(deadlineMs)} deadline`);
         try {
           const outcome = await check.definition.run(session, clientIds);
           // A verdict reached after the abort rests on observations cut short.
-          return abort.signal.aborted ? skip('interrupted') : outcome;
+          return abort.signal.aborted ? skip('interrupted', 'interrupted') : overdue.signal.aborted ? timedOut() : outcome;
         } catch (err) {
-          if (abort.signal.aborted) return skip('interrupted');
-          return skip(err instanceof RpcloadError ? err.message : `internal error: ${describeError(err)}`);
+          if (abort.signal.aborted) return skip('interrupted', 'interrupted');
+          if (overdue.signal.aborted) return timedOut();
+          return err instanceof RpcloadError
+            ? skip('target_broken', err.message)
+            : skip('internal_error', `internal error: ${describeError(err)}`);
         } finally {
+          clearTimeout(deadline);
           durations.set(check.definition.id, clock.now() - session.originMs);
         }
       },
@@ -137,6 +170,7 @@ function toResult(
   return {
     id,
     verdict: outcome.verdict,
+    ...(outcome.verdict === 'skip' ? { skipClass: outcome.skipClass ?? 'inconclusive' } : {}),
     detail: outcome.detail,
     evidence: clientIds?.length ? { clients: clientIds, ...outcome.evidence } : { ...outcome.evidence },
     ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 1000) / 1000 }),

@@ -1,5 +1,5 @@
 /** Runs the verify checks concurrently, each as soon as the client pool can grant what it needs. */
-import { setTimeout as delay } from 'node:timers/promises';
+import { safeDelay } from '../util/timers.ts';
 import type { CheckDefinition, CheckOutcome, CheckPlan } from './check.ts';
 import type { ClientPool, Lease } from './client-pool.ts';
 import type { Clock } from './clock.ts';
@@ -35,8 +35,9 @@ function priority(a: ScheduledCheck, b: ScheduledCheck): number {
 /**
  * Run the checks concurrently over the client IDs: each starts as soon as the pool can grant
  * its needs (a rested client of its own, or spare quota on a shared one). When the gate finds
- * one quota shared across client IDs, the quota-counting checks not yet started are skipped:
- * their counts would be disturbed by the other checks' traffic.
+ * one quota shared across client IDs, the quota-counting checks not yet started run one after
+ * another, each alone on an idle shared window (every client rested, nothing else running), so
+ * that no other check's traffic disturbs their counts; their notes say what that cost in time.
  */
 export async function runScheduled(checks: readonly ScheduledCheck[], deps: SchedulerDeps): Promise<Map<CheckId, CheckOutcome>> {
   const { pool, signal } = deps;
@@ -45,21 +46,32 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
   const running = new Set<Promise<void>>();
   let gateOpen = !pending.some((c) => c.definition.id === GATE);
   let quotaShared = false;
+  /** Shared quota: when the gate settled, and whether a check now runs alone on the shared window. */
+  let sharedSinceMs = 0;
+  let aloneRunning = false;
+  let aloneRan = 0;
+  let aloneEndMs = 0;
   const settle = (id: CheckId, outcome: CheckOutcome): void => {
     outcomes.set(id, outcome);
     deps.onSettled(id, outcome);
   };
 
-  const start = (check: ScheduledCheck, lease: Lease): void => {
+  const start = (check: ScheduledCheck, lease: Lease, alone: boolean): void => {
     const { id } = check.definition;
+    const startedMs = deps.clock.now();
     deps.onStart(id, lease.clientIds);
+    if (alone) aloneRunning = true;
     const done = deps.execute(check, lease.clientIds).then((outcome) => {
       pool.release(lease);
       if (id === GATE) {
         gateOpen = true;
         quotaShared = outcome.findings?.quotaShared === true;
+        sharedSinceMs = deps.clock.now();
       }
-      settle(id, outcome);
+      if (alone) [aloneRunning, aloneRan, aloneEndMs] = [false, aloneRan + 1, deps.clock.now()];
+      const waitedS = ((startedMs - sharedSinceMs) / 1000).toFixed(1);
+      const note = `one quota is shared across client IDs (see ratelimit.per_client): run alone on an idle shared window, starting ${waitedS} s after that was found`;
+      settle(id, alone ? { ...outcome, notes: [...(outcome.notes ?? []), note] } : outcome);
       running.delete(done);
     });
     running.add(done);
@@ -69,16 +81,10 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
     for (const check of [...pending]) {
       const waitsForGate = check.plan.countsQuota && check.definition.id !== GATE;
       if (waitsForGate && !gateOpen) continue;
-      if (waitsForGate && quotaShared) {
-        pending.splice(pending.indexOf(check), 1);
-        settle(
-          check.definition.id,
-          skip(
-            'not judged: one quota is shared across client IDs (see ratelimit.per_client), so checks on other clients would disturb its counts; run it alone with --only',
-          ),
-        );
-        continue;
-      }
+      // A shared quota: nothing starts beside a check running alone, which itself waits for an idle shared window.
+      if (quotaShared && aloneRunning) continue;
+      const alone = waitsForGate && quotaShared;
+      if (alone && (running.size > 0 || (pool.sharedQuotaRestedAtMs() ?? Infinity) > deps.clock.now())) continue;
       // Rested clients are kept for the fresh needs still waiting (other than this check's own).
       const restedWanted = pending
         .filter((c) => c !== check)
@@ -86,18 +92,26 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
       const lease = pool.tryLease(check.plan.needs, restedWanted);
       if (lease === null) continue;
       pending.splice(pending.indexOf(check), 1);
-      start(check, lease);
+      start(check, lease, alone);
     }
     if (pending.length === 0) break;
-    const wakeAtMs = pool.nextRestedAtMs();
+    const sharedRestedAtMs = quotaShared && running.size === 0 ? pool.sharedQuotaRestedAtMs() : null;
+    const wakeAtMs = sharedRestedAtMs !== null && sharedRestedAtMs > deps.clock.now() ? sharedRestedAtMs : pool.nextRestedAtMs();
     if (running.size === 0 && wakeAtMs === null) {
-      for (const check of pending.splice(0)) settle(check.definition.id, skip('no client could be granted for this check'));
+      for (const check of pending.splice(0))
+        settle(check.definition.id, skip('not_applicable', 'no client could be granted for this check'));
       break;
     }
     await nextEvent(running, wakeAtMs, deps.clock, signal);
   }
   await Promise.all(running);
-  for (const check of pending) settle(check.definition.id, skip('interrupted before it started'));
+  for (const check of pending) settle(check.definition.id, skip('interrupted', 'interrupted before it started'));
+  const gate = outcomes.get(GATE);
+  if (gate !== undefined && aloneRan > 0) {
+    const extraS = ((aloneEndMs - sharedSinceMs) / 1000).toFixed(1);
+    const note = `the other ${aloneRan} quota-counting check(s) then ran one after another, each alone on an idle shared window: ${extraS} s after this check`;
+    settle(GATE, { ...gate, notes: [...(gate.notes ?? []), note] });
+  }
   return outcomes;
 }
 
@@ -107,8 +121,7 @@ async function nextEvent(running: ReadonlySet<Promise<void>>, wakeAtMs: number |
   const onAbort = (): void => timer.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   const waits: Promise<unknown>[] = [...running, new Promise((resolve) => timer.signal.addEventListener('abort', resolve, { once: true }))];
-  if (wakeAtMs !== null)
-    waits.push(delay(Math.max(0, Math.ceil(wakeAtMs - clock.now())), undefined, { signal: timer.signal }).catch(() => undefined));
+  if (wakeAtMs !== null) waits.push(safeDelay(Math.ceil(wakeAtMs - clock.now()), timer.signal).catch(() => undefined));
   try {
     await Promise.race(waits);
   } finally {

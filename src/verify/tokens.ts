@@ -4,12 +4,13 @@
  */
 import type { Dispatcher } from 'undici';
 import { requestToken, type TokenResult } from '../api/token.ts';
+import { refreshDelayMs } from '../api/token-lifetime.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Clock } from './clock.ts';
 import type { VerifyConfig } from './config.ts';
 
-/** Re-fetch a cached token this long before its `expires_in` runs out (ms). */
-const REFRESH_MARGIN_MS = 30_000;
+/** Re-fetch a cached token this long before its `expires_in` runs out (s); see refreshDelayMs for short lifetimes. */
+const REFRESH_MARGIN_S = 30;
 
 interface CachedToken {
   readonly token: string;
@@ -67,8 +68,8 @@ export class TokenBook {
   adopt(clientId: string, result: Extract<TokenResult, { ok: true }>, makeCurrent = true): void {
     this.#issued.add(result.accessToken);
     if (!makeCurrent) return;
-    const refreshAtMs =
-      result.expiresInS === null ? Infinity : this.clock.now() + Math.max(0, result.expiresInS * 1000 - REFRESH_MARGIN_MS);
+    // Never "refresh on every request" for a lifetime under the margin: a token storm.
+    const refreshAtMs = result.expiresInS === null ? Infinity : this.clock.now() + refreshDelayMs(result.expiresInS, REFRESH_MARGIN_S);
     this.#cache.set(clientId, { token: result.accessToken, refreshAtMs });
   }
 

@@ -36,9 +36,9 @@ describe('rpcload merge', () => {
     const result = await merge('a.json', 'b.json', '--out', 'merged.json');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(
-      new RegExp(`^merged 2 files \\(2 shards, status completed\\): ${whole.summary.requests} requests, .* → merged\\.json\\n$`),
-    );
+    // The same summary as `run`, then what was merged where.
+    expect(result.stdout).toMatch(new RegExp(`\\nrequests\\s+${whole.summary.requests.toLocaleString('en-US')} `));
+    expect(result.stdout).toMatch(/\nmerged 2 files → merged\.json\n$/);
     const merged = JSON.parse(await readFile(join(dir, 'merged.json'), 'utf8')) as RunResult;
     expect(schemaProblems(merged)).toEqual([]);
     expect(merged.summary.latencyMs).toEqual(whole.summary.latencyMs);
@@ -51,7 +51,7 @@ describe('rpcload merge', () => {
     // Each shard passes "requests < total − 1"; together they do not.
     const result = await merge('a-limit.json', 'b-limit.json', '--out', 'limit.json');
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`failed: threshold requests < ${whole.summary.requests - 1}`);
+    expect(result.stdout).toMatch(new RegExp(`✗ requests < ${whole.summary.requests - 1}\\s+\\(actual ${whole.summary.requests}\\)`));
   });
 
   it.each([

@@ -75,11 +75,11 @@ describe('rpcload profile validate', () => {
 });
 
 describe('rpcload profile schema', () => {
-  it('prints the JSON Schema, identical to profiles/profile.schema.json', async () => {
+  it('prints the JSON Schema, identical to schemas/profile.schema.json', async () => {
     const result = await runRpcload(['profile', 'schema'], { cwd: ROOT });
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as { $id: string; properties: Record<string, unknown> };
-    expect(printed).toEqual(JSON.parse(readFileSync(join(ROOT, 'profiles/profile.schema.json'), 'utf8')));
+    expect(printed).toEqual(JSON.parse(readFileSync(join(ROOT, 'schemas/profile.schema.json'), 'utf8')));
     expect(Object.keys(printed.properties)).toEqual(expect.arrayContaining(['target', 'clients', 'scenarios', 'phases', 'thresholds']));
   });
 });

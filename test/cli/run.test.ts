@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,8 +86,16 @@ describe('rpcload run', () => {
     // Read when the first progress line shows the run under way (start-up time varies).
     const run = await runRpcload(['run', path, '--target', server.url, '--out', out, '--ui', 'plain'], {
       env: { SECRET },
+      // Poll from the first progress line until the first checkpoint is there (a busy machine may take a while).
       onSpawn: (child) =>
-        child.stderr?.once('data', () => setTimeout(() => (midRun = JSON.parse(readFileSync(out, 'utf8')) as unknown), 600)),
+        child.stderr?.once('data', () => {
+          const poll = setInterval(() => {
+            if (!existsSync(out)) return;
+            clearInterval(poll);
+            midRun = JSON.parse(readFileSync(out, 'utf8')) as unknown;
+          }, 50);
+          child.once('exit', () => clearInterval(poll));
+        }),
     });
     expect(run.code).toBe(0);
     expect(validateRunResult(midRun)).toEqual([]);

@@ -76,6 +76,6 @@ describe('every outcome class comes from its server behaviour', () => {
       http: { headersTimeout: '300ms' },
       phases: [{ duration: '1s', rate: 5 }],
     };
-    expect(await outcomesWith([], slow)).toEqual({ 'transport:UND_ERR_HEADERS_TIMEOUT': 5 });
+    expect(await outcomesWith([], slow)).toEqual({ 'transport:timeout': 5 });
   });
 });

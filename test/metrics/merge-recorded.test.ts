@@ -29,8 +29,12 @@ function figures(d: RecordedData) {
     histograms: [pairs(d.byMethod), pairs(d.byPhase), pairs(d.byClient), pairs(d.byOutcome)],
     outcomes: [outcomes(d.byMethod), outcomes(d.byPhase), outcomes(d.byClient)],
     lastAtMs: d.lastAtMs,
+    // Announced windows survive only a split by client (a time split withholds them: see the tests).
     ledgerClients: Object.fromEntries(
-      Object.entries(d.ledger?.clients ?? {}).map(([id, c]) => [id, { ...c, observations: c.observations.length }]),
+      Object.entries(d.ledger?.clients ?? {}).map(([id, c]) => [
+        id,
+        { ...c, observations: c.observations.length, windows: null, windowsDropped: null, windowsWithheld: null },
+      ]),
     ),
   };
 }
@@ -46,6 +50,8 @@ describe('mergeRecordedData', () => {
     ]);
     expect(figures(merged)).toEqual(figures(all));
     expect(merged.timeline).toEqual(all.timeline);
+    // Each half saw only part of the clients' windows: they are withheld rather than misread.
+    expect(Object.values(merged.ledger!.clients).every((c) => c.windowsWithheld && c.windows.length === 0)).toBe(true);
   });
 
   it('of two halves split by client (as worker threads would) is exact except overlapping rows’ p50/p99', () => {
@@ -54,6 +60,8 @@ describe('mergeRecordedData', () => {
     const odd = record(samples.filter((s) => s.clientIndex % 2 === 1));
     const merged = mergeRecordedData([even, odd]);
     expect(figures(merged)).toEqual(figures(all));
+    const windowsOf = (d: RecordedData) => Object.fromEntries(Object.entries(d.ledger!.clients).map(([id, c]) => [id, c.windows]));
+    expect(windowsOf(merged)).toEqual(windowsOf(all));
     expect(merged.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts)).toEqual(
       all.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts),
     );

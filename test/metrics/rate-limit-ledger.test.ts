@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerClientData, LedgerData } from '../../src/metrics/ledger-data.ts';
-import { firstWindowCap, MAX_PERIODS_PER_CLIENT } from '../../src/metrics/ledger-data.ts';
+import { MAX_PERIODS_PER_CLIENT } from '../../src/metrics/ledger-data.ts';
+import { MAX_FAILING_WINDOW_READINGS_AFTER, MAX_WINDOW_READINGS } from '../../src/metrics/announced-windows.ts';
+import { createLimiter, retryAfterSeconds } from '../../src/server/limiter/create-limiter.ts';
+import type { LimiterAlgorithm } from '../../src/server/options.ts';
 import { mergeLedgerData } from '../../src/metrics/ledger-merge.ts';
 import { RateLimitLedger } from '../../src/metrics/rate-limit-ledger.ts';
 import { passiveRateLimitChecks } from '../../src/verify/passive/rate-limit-verdicts.ts';
@@ -33,70 +36,130 @@ function ledgerOf(samples: readonly Sample[], plan: RateLimitContract = PLAN): L
   return ledger.serialize()!;
 }
 
-const verdicts = (data: LedgerData) => Object.fromEntries(passiveRateLimitChecks(data, PLAN).map((c) => [c.id, c]));
+const verdicts = (data: LedgerData) => Object.fromEntries(passiveRateLimitChecks(data).map((c) => [c.id, c]));
 
-describe('passive ratelimit.threshold', () => {
+/**
+ * A greedy client against one of the reference server's limiters (pure, on a simulated clock):
+ * a request every `spacingMs`, answered 2 ms later; honouring a 429 means sending next at its
+ * receipt + Retry-After. The limiter may be configured off the contract (limit ± 1) or with a
+ * rounding fault; `phaseMs` shifts the run against the clock (what a clock-aligned window sees).
+ */
+function greedyRun(o: {
+  algorithm: LimiterAlgorithm;
+  limit?: number;
+  windowMs?: number;
+  spacingMs: number;
+  durationMs: number;
+  policy?: 'honour' | 'ignore';
+  rounding?: 'ceil' | 'floor';
+  countRefused?: boolean;
+  phaseMs?: number;
+}): Sample[] {
+  const windowMs = o.windowMs ?? WINDOW_MS;
+  const limiter = createLimiter(o.algorithm, { limit: o.limit ?? LIMIT, windowMs, countRefused: o.countRefused ?? false });
+  const phase = o.phaseMs ?? 0;
+  const samples: Sample[] = [];
+  for (let t = 0; t < o.durationMs;) {
+    const decision = limiter.decide('a', phase + t + 1);
+    const retryAfterS = decision.admitted ? -1 : retryAfterSeconds(decision.retryAfterMs, o.rounding);
+    samples.push(
+      sample({
+        sentAtMs: t,
+        doneAtMs: t + 2,
+        status: decision.admitted ? 200 : 429,
+        outcome: decision.admitted ? 'success' : 'error:rate_limit_exceeded',
+        retryAfterS,
+      }),
+    );
+    t = !decision.admitted && (o.policy ?? 'honour') === 'honour' ? Math.max(t + o.spacingMs, t + 2 + retryAfterS * 1000) : t + o.spacingMs;
+  }
+  return samples;
+}
+
+const thresholdOf = (samples: readonly Sample[], plan: RateLimitContract = PLAN) => {
+  const check = passiveRateLimitChecks(ledgerOf(samples, plan))[0]!;
+  expect(check.id).toBe('ratelimit.threshold');
+  expect(check.detail).not.toContain('\n');
+  return check;
+};
+
+describe('passive ratelimit.threshold: the windows the server announced', () => {
+  // 2.5 × the quota of 10 per 10 s: a request every 400 ms.
+  const GREEDY = { spacingMs: 400, durationMs: 60_000 };
   it.each([
-    ['exactly the limit admitted → pass', burst(LIMIT), 'pass', 'exact'],
-    ['limit − 1 admitted: early refusal → fail', burst(LIMIT - 1), 'fail', 'early'],
-    ['limit + 1: a clock-aligned window may have reset → skip (inconclusive)', burst(LIMIT + 1), 'skip', 'inconclusive'],
-    ['2 × limit: still possible for a conformant limiter → skip (inconclusive)', burst(2 * LIMIT), 'skip', 'inconclusive'],
-    ['2 × limit + 1: no conformant limiter admits that → fail', burst(2 * LIMIT + 1), 'fail', 'over'],
-    ['far more than tracked (lower bound past 2 × limit) → fail', burst(5 * LIMIT), 'fail', 'over'],
-    ['exact, completions recorded in reverse order → pass', burst(LIMIT).reverse(), 'pass', 'exact'],
-    ['exact, refusals complete first → pass', [...burst(LIMIT).slice(LIMIT), ...burst(LIMIT).slice(0, LIMIT)], 'pass', 'exact'],
-    [
-      'exact, then an admission between later refusals, all recorded in reverse: the first refusal is the earliest sent → pass',
-      burst(LIMIT)
-        .map((s, i) => (i === LIMIT + 1 ? { ...s, status: 200, outcome: 'success', retryAfterS: -1 } : s))
-        .reverse(),
-      'pass',
-      'exact',
-    ],
-    [
-      'a transport failure before the refusal may have been counted → skip (inconclusive)',
-      burst(LIMIT).map((s, i) => (i === 2 ? { ...s, status: 0, outcome: 'transport:UND_ERR_SOCKET' } : s)),
-      'skip',
-      'inconclusive',
-    ],
-    ['two clients, one exact and one early → fail', [...burst(LIMIT, 3, 0), ...burst(LIMIT - 2, 3, 1)], 'fail', 'early'],
-    [
-      'a 401 is not a quota hit (token expiry) → still exact',
-      [sample({ sentAtMs: 0, status: 401, outcome: 'http:401' }), ...burst(LIMIT, 3, 0, 1)],
-      'pass',
-      'exact',
-    ],
-  ] as const)('%s', (_, samples, verdict, reading) => {
-    const data = ledgerOf(samples);
-    const check = verdicts(data)['ratelimit.threshold']!;
-    expect(check.verdict).toBe(verdict);
-    const evidence = check.evidence as { [k: string]: number };
-    expect(evidence[reading]).toBeGreaterThan(0);
-    expect(check.detail).not.toContain('\n');
+    ['per-client fixed window', { algorithm: 'fixed' }, 'pass'],
+    ['sliding log', { algorithm: 'sliding' }, 'pass'],
+    ['clock-aligned window, run starting mid-window', { algorithm: 'fixed-aligned', phaseMs: 7_300 }, 'pass'],
+    ['clock-aligned window, run starting at a boundary', { algorithm: 'fixed-aligned', phaseMs: 0 }, 'pass'],
+    ['Retry-After rounded down (that is retry_after_honoured’s business)', { algorithm: 'fixed', rounding: 'floor' }, 'pass'],
+    ['limit + 1 per window', { algorithm: 'fixed', limit: LIMIT + 1 }, 'fail'],
+    ['limit − 1 per window', { algorithm: 'fixed', limit: LIMIT - 1 }, 'fail'],
+    ['token bucket', { algorithm: 'token-bucket' }, 'fail'],
+    ['per-client fixed window, 429 policy ignore', { algorithm: 'fixed', policy: 'ignore' }, 'pass'],
+    // (At a send period that divides the window, every window would start at the same phase: a clock-aligned limiter could not be told apart.)
+    ['limit + 1, 429 policy ignore', { algorithm: 'fixed', limit: LIMIT + 1, policy: 'ignore', spacingMs: 370 }, 'fail'],
+    ['token bucket, 429 policy ignore', { algorithm: 'token-bucket', policy: 'ignore' }, 'fail'],
+  ] as const)('%s → %s', (_, limiter, verdict) => {
+    const check = thresholdOf(greedyRun({ ...GREEDY, ...limiter }));
+    expect(check.verdict, `${check.detail} ${JSON.stringify(check.evidence)}`).toBe(verdict);
+    const evidence = check.evidence as { windows: number; examples: { resetFromMs: number; resetToMs: number; admittedMax: number }[] };
+    expect(evidence.windows).toBeGreaterThanOrEqual(4);
+    expect(evidence.examples[0]!.resetToMs).toBeGreaterThanOrEqual(evidence.examples[0]!.resetFromMs);
   });
 
-  it.each([
-    ['no client was ever refused', burst(LIMIT, 0)],
-    ['the first refusal came a window or more after the first request', [sample({ sentAtMs: 0 }), ...burst(LIMIT, 3, 0, WINDOW_MS)]],
-  ])('skips with a reason when %s', (_, samples) => {
-    const check = verdicts(ledgerOf(samples))['ratelimit.threshold']!;
-    expect(check.verdict).toBe('skip');
-    expect(check.detail).toMatch(/no client was refused within one window/);
+  it('limit + 1: every window reads one over, and no clock-aligned phase explains them all', () => {
+    const check = thresholdOf(greedyRun({ algorithm: 'fixed', limit: LIMIT + 1, ...GREEDY }));
+    expect(check.detail).toMatch(/admitted 11 within less than one window .* no clock-aligned window explains them all/);
   });
 
-  it('counts admitted by send time, not completion time', () => {
-    // Sent 0..9 admitted, 10 refused; but the refusal completes before half of the admitted ones.
-    const samples = burst(LIMIT, 1).map((s, i) => ({ ...s, doneAtMs: i === LIMIT ? 50 : s.sentAtMs + 500 }));
-    const data = ledgerOf([...samples].sort((x, y) => x.doneAtMs - y.doneAtMs));
-    const evidence = verdicts(data)['ratelimit.threshold']!.evidence as {
-      examples: { admittedBeforeRefusal: number; firstRefusalAtMs: number }[];
-    };
-    expect(evidence.examples[0]).toMatchObject({ admittedBeforeRefusal: LIMIT, firstRefusalAtMs: LIMIT * 10 });
+  it('limit − 1: refused with at most 9 in the announced window', () => {
+    const check = thresholdOf(greedyRun({ algorithm: 'fixed', limit: LIMIT - 1, ...GREEDY }));
+    expect(check.detail).toMatch(/refused after at most 9 admitted in the announced window \(limit 10\)/);
   });
 
-  it('keeps the first-window send times bounded', () => {
-    const data = ledgerOf(burst(1000, 1));
-    expect(data.clients.a!.firstWindowAdmittedSentAtMs).toHaveLength(firstWindowCap(LIMIT));
+  it('token bucket: the first burst holds far more than the limit before the announced reset', () => {
+    const check = thresholdOf(greedyRun({ algorithm: 'token-bucket', ...GREEDY }));
+    expect(check.detail).toMatch(/held (1[1-9]|2\d)(–\d+)? admitted requests before the reset their Retry-After announced/);
+  });
+
+  it('one reading per announced window, every window of the run', () => {
+    const data = ledgerOf(greedyRun({ algorithm: 'fixed', ...GREEDY }));
+    // 10 admitted in 4 s, then the rest of the window refused: one window every 10 s (and a bit).
+    expect(data.clients.a!.windows.length).toBeGreaterThanOrEqual(5);
+    expect(data.clients.a!.windows.every((w) => w.admittedMax === LIMIT)).toBe(true);
+  });
+
+  it('at a short window the rounding of Retry-After can cover both readings: then it says by how much', () => {
+    // 10 per 1 s at a request every 40 ms with 429 policy honour: Retry-After is always 1 s, a whole window.
+    const plan = { limit: LIMIT, windowMs: 1000, policy: 'honour' } as const;
+    const check = thresholdOf(greedyRun({ algorithm: 'fixed', limit: LIMIT + 1, windowMs: 1000, spacingMs: 40, durationMs: 2_500 }), plan);
+    expect([check.verdict, check.detail]).toEqual(['skip', expect.stringMatching(/^inconclusive: .* up to 1 over the limit/)]);
+  });
+
+  it('a 401 is not a quota hit, a transport failure may have been counted', () => {
+    const samples = greedyRun({ algorithm: 'fixed', ...GREEDY });
+    const withFailures = samples.map((s, i) => (i === 3 ? { ...s, status: 0, outcome: 'transport:UND_ERR_SOCKET' } : s));
+    expect(thresholdOf([sample({ sentAtMs: 0, status: 401, outcome: 'http:401' }), ...samples]).verdict).toBe('pass');
+    expect(thresholdOf(withFailures).verdict).not.toBe('fail');
+  });
+
+  it('counts by send time, not completion time', () => {
+    const samples = greedyRun({ algorithm: 'fixed', ...GREEDY });
+    expect(thresholdOf([...samples].reverse().sort((a, b) => (a.status === 429 ? -1 : 0) - (b.status === 429 ? -1 : 0))).verdict).not.toBe(
+      'fail',
+    );
+    expect(thresholdOf(samples.map((s) => ({ ...s, doneAtMs: s.status === 429 ? s.doneAtMs : s.sentAtMs + 300 }))).verdict).toBe('pass');
+  });
+
+  it('skips with a reason when no client was refused', () => {
+    const check = thresholdOf(burst(LIMIT, 0));
+    expect([check.verdict, check.detail]).toEqual(['skip', expect.stringMatching(/no client was refused/)]);
+  });
+
+  it('keeps the readings bounded over a long run', () => {
+    const data = ledgerOf(greedyRun({ algorithm: 'fixed', spacingMs: 400, durationMs: 2_000_000 }));
+    expect(data.clients.a!.windows.length).toBeLessThanOrEqual(MAX_WINDOW_READINGS + MAX_FAILING_WINDOW_READINGS_AFTER);
+    expect(data.clients.a!.windowsDropped).toBeGreaterThan(100);
   });
 });
 
@@ -192,16 +255,26 @@ describe('RateLimitLedger', () => {
     expect(data.clients.a!.missingRetryAfter).toBe(50);
   });
 
-  it('merges per client exactly: ledgers of two halves equal the ledger of the whole', () => {
+  it('merges counters per client exactly; a client split over parts has its announced windows withheld', () => {
     const samples = [...burst(LIMIT + 1, 4, 0), ...burst(LIMIT, 2, 1, 50), sample({ sentAtMs: 25_000, doneAtMs: 25_001 })];
     const whole = ledgerOf(samples);
     const halves = [ledgerOf(samples.filter((_, i) => i % 2 === 0)), ledgerOf(samples.filter((_, i) => i % 2 === 1))];
     const merged = mergeLedgerData(halves)!;
-    const comparable = (c: LedgerClientData) => ({ ...c, observations: c.observations.length });
+    const comparable = (c: LedgerClientData) => ({ ...c, observations: c.observations.length, windows: [], windowsWithheld: false });
     expect(Object.fromEntries(Object.entries(merged.clients).map(([id, c]) => [id, comparable(c)]))).toEqual(
       Object.fromEntries(Object.entries(whole.clients).map(([id, c]) => [id, comparable(c)])),
     );
-    expect(passiveRateLimitChecks(merged)).toEqual(passiveRateLimitChecks(whole));
+    expect(Object.values(merged.clients).map((c) => [c.windows.length, c.windowsWithheld])).toEqual([
+      [0, true],
+      [0, true],
+    ]);
+    expect(passiveRateLimitChecks(merged)[0]!.detail).toMatch(/split over several parts/);
+    // Parts that each hold whole clients (worker threads) keep every window.
+    const byClient = mergeLedgerData([
+      ledgerOf(samples.filter((s) => s.clientIndex === 0)),
+      ledgerOf(samples.filter((s) => s.clientIndex === 1)),
+    ])!;
+    expect(passiveRateLimitChecks(byClient)).toEqual(passiveRateLimitChecks(whole));
     expect(mergeLedgerData([null, null])).toBeNull();
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PERIODS_PER_CLIENT, firstWindowCap } from '../../src/metrics/ledger-data.ts';
+import { MAX_PERIODS_PER_CLIENT } from '../../src/metrics/ledger-data.ts';
+import { MAX_FAILING_WINDOW_READINGS_AFTER, MAX_WINDOW_READINGS } from '../../src/metrics/announced-windows.ts';
 import { MAX_OUTCOME_KEYS } from '../../src/metrics/outcome-table.ts';
 import { MAX_RECENT_ERRORS } from '../../src/metrics/recent-errors.ts';
 import { Recorder } from '../../src/metrics/recorder.ts';
@@ -65,7 +66,7 @@ function retained(recorder: Recorder) {
     maxPeriods: Math.max(...clients.map((c) => c.periods.length)),
     maxRetryAfterKeys: Math.max(...clients.map((c) => Object.keys(c.retryAfterS).length)),
     maxObservations: Math.max(...clients.map((c) => c.observations.length)),
-    maxFirstWindow: Math.max(...clients.map((c) => c.firstWindowAdmittedSentAtMs.length + c.firstWindowUnknownSentAtMs.length)),
+    maxWindows: Math.max(...clients.map((c) => c.windows.length)),
     jsonBytes: JSON.stringify(d).length,
   };
 }
@@ -87,7 +88,7 @@ describe('Recorder memory', () => {
     expect(b.maxPeriods).toBe(MAX_PERIODS_PER_CLIENT);
     expect(b.maxRetryAfterKeys).toBeLessThanOrEqual(33);
     expect(b.maxObservations).toBeLessThanOrEqual(11);
-    expect(b.maxFirstWindow).toBeLessThanOrEqual(2 * firstWindowCap(RATE_LIMIT.limit));
+    expect(b.maxWindows).toBeLessThanOrEqual(MAX_WINDOW_READINGS + MAX_FAILING_WINDOW_READINGS_AFTER);
     // Same structure sizes; 20× the samples only widen the numbers in the data.
     expect({ ...b, jsonBytes: 0 }).toEqual({ ...a, jsonBytes: 0 });
     expect(b.jsonBytes).toBeLessThan(a.jsonBytes * 2);

@@ -5,11 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { buildPlan, type PlanOverrides } from '../../src/profile/build-plan.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
+import { selfSignedMaterial } from '../../src/server/tls.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-plan-'));
 const source = join(dir, 'my-profile.json');
 writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'client-2': 'from-file-2', b: 'from-file-b', 'client-9': 'unused' }));
-writeFileSync(join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+// A CA file must hold a certificate that parses, not just its BEGIN line.
+writeFileSync(join(dir, 'ca.pem'), (await selfSignedMaterial()).cert);
+writeFileSync(join(dir, 'not-a-ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
 
 const minimal: Profile = { scenarios: [{ steps: [{ method: 'ping' }] }], phases: [{ duration: '30s', rate: 10 }] };
 const plan = (profile: Partial<Profile> = {}, overrides?: PlanOverrides) => buildPlan({ ...minimal, ...profile }, { source, overrides });
@@ -60,7 +63,9 @@ describe('buildPlan: defaults', () => {
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 10_000,
         bodyTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
         bodyCapBytes: 1_048_576,
+        maxResponseBytes: 16_777_216,
         maxInFlight: 10_000,
         ca: null,
         insecure: false,
@@ -99,6 +104,13 @@ describe('buildPlan: defaults', () => {
     const p = plan({ name: 'named', seed: 7, http: { ca: 'ca.pem' } });
     expect([p.name, p.seed, p.embeddedServer.seed]).toEqual(['named', 7, 7]);
     expect(p.http.ca).toContain('-----BEGIN CERTIFICATE-----');
+  });
+
+  it('refuses a CA file whose certificate does not parse, or that holds none', () => {
+    expect(() => plan({ http: { ca: 'not-a-ca.pem' } })).toThrow(
+      /\/http\/ca: .*"not-a-ca\.pem": certificate 1 of 1 is not a valid PEM certificate/,
+    );
+    expect(() => plan({ http: { ca: 'secrets.json' } })).toThrow(/\/http\/ca: .*"secrets\.json": not a PEM certificate/);
   });
 
   it('parses thresholds into plain records', () => {
@@ -202,6 +214,15 @@ describe('buildPlan: overrides', () => {
     [twoPhases, { concurrency: 8, durationMs: 60_000 }, [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 } }]],
     // --duration alone re-times a single phase, keeping its load (a ramp stays a ramp)
     [onePhase, { durationMs: 90_000 }, [{ name: 'only', durationMs: 90_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
+    // --duration alone with several phases scales them, keeping their proportions and loads
+    [
+      twoPhases,
+      { durationMs: 6000 },
+      [
+        { name: 'ramp', durationMs: 2000, load: { kind: 'rate', fromPerS: 1, toPerS: 20 } },
+        { name: 'steady', durationMs: 4000, load: { kind: 'rate', fromPerS: 20, toPerS: 20 } },
+      ],
+    ],
     // no load flags: the profile's phases
     [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
   ])('%#: %j', (profile, overrides, phases) => {
@@ -209,12 +230,6 @@ describe('buildPlan: overrides', () => {
   });
 
   it.each([
-    // --duration alone with several phases is ambiguous
-    [
-      twoPhases,
-      { durationMs: 5000 },
-      '--duration: expected --rate or --concurrency with it (the profile has 2 phases; which load should run for 5s?), found --duration alone',
-    ],
     // both load kinds
     [
       twoPhases,
@@ -256,7 +271,7 @@ describe('buildPlan: overrides', () => {
   it('reports flag problems with the profile’s own problems, flags first', () => {
     const error = (() => {
       try {
-        plan({ ...twoPhases, thresholds: ['nope'] }, { durationMs: 1000 });
+        plan({ ...twoPhases, thresholds: ['nope'] }, { rate: 5, concurrency: 5 });
       } catch (err) {
         return err as ProfileError;
       }
@@ -264,6 +279,6 @@ describe('buildPlan: overrides', () => {
     })();
     expect(error.code).toBe('bad_profile');
     expect(error.exitCode).toBe(2);
-    expect(error.message.split('\n').map((line) => line.split(':')[0])).toEqual(['--duration', source]);
+    expect(error.message.split('\n').map((line) => line.split(':')[0])).toEqual(['--concurrency', source]);
   });
 });

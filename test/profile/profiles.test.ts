@@ -5,7 +5,7 @@ import { loadPlan } from '../../src/profile/load-profile.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 
 const PROFILES_DIR = fileURLToPath(new URL('../../profiles/', import.meta.url));
-const profileFiles = readdirSync(PROFILES_DIR).filter((name) => name.endsWith('.json') && name !== 'profile.schema.json');
+const profileFiles = readdirSync(PROFILES_DIR).filter((name) => name.endsWith('.json'));
 // Without any environment: example profiles must work out of the box (defaults for ${VAR}).
 const load = (name: string): Promise<Plan> => loadPlan(`${PROFILES_DIR}${name}`, undefined, {});
 
@@ -33,7 +33,11 @@ describe('example profiles', () => {
   it.each(profileFiles)('%s validates, references the schema and passes its thresholds through', async (name) => {
     const plan = await load(name);
     const raw = JSON.parse(readFileSync(`${PROFILES_DIR}${name}`, 'utf8')) as { $schema?: string; description?: string };
-    expect(raw.$schema).toBe('./profile.schema.json');
+    expect(raw.$schema).toBe('../schemas/profile.schema.json');
+    // Editors resolve $schema relative to the profile: the file must be there.
+    expect((JSON.parse(readFileSync(new URL(raw.$schema!, `file://${PROFILES_DIR}`), 'utf8')) as { title: string }).title).toBe(
+      'rpcload profile',
+    );
     expect(raw.description).toBeTruthy();
     expect(plan.target).toBeNull(); // runnable as-is against the embedded server
     expect(plan.thresholds.length).toBeGreaterThan(0);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { profileJsonSchemaText } from '../../src/profile/json-schema.ts';
 
-const SCHEMA_FILE = fileURLToPath(new URL('../../profiles/profile.schema.json', import.meta.url));
+const SCHEMA_FILE = fileURLToPath(new URL('../../schemas/profile.schema.json', import.meta.url));
 
 interface SchemaNode {
   readonly type?: string;
@@ -26,13 +26,13 @@ function* properties(node: SchemaNode, path: string): Generator<{ path: string; 
   for (const value of Object.values(node.patternProperties ?? {})) yield* properties(value, `${path}/*`);
 }
 
-describe('profiles/profile.schema.json', () => {
+describe('schemas/profile.schema.json', () => {
   it('is generated from the TypeBox schema (regenerate: UPDATE_SCHEMAS=1 npx vitest run test/profile/schema-file.test.ts)', () => {
     const generated = profileJsonSchemaText();
     if (process.env.UPDATE_SCHEMAS === '1') writeFileSync(SCHEMA_FILE, generated);
     expect(
       readFileSync(SCHEMA_FILE, 'utf8'),
-      'profiles/profile.schema.json is out of date: regenerate it with UPDATE_SCHEMAS=1 npx vitest run test/profile/schema-file.test.ts',
+      'schemas/profile.schema.json is out of date: regenerate it with UPDATE_SCHEMAS=1 npx vitest run test/profile/schema-file.test.ts',
     ).toBe(generated);
   });
 

@@ -120,9 +120,11 @@ describe('parseThreshold', () => {
     ['p99 < -3', 'found "p99 < -3"'],
     // unknown metric
     [
-      'p95 < 3ms',
-      'expected a metric (p50, p90, p99, p999, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests), found "p95"',
+      'pct95 < 3ms',
+      'expected a metric (p50, p95, p99.9 or any p<N>, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests), found "pct95"',
     ],
+    // a percentile out of range
+    ['p0 < 3ms', 'expected a percentile from p0.1 to p100, like p95 or p99.9, found "p0"'],
     // unknown latency prefix
     ['total.p99 < 3ms', 'found "total.p99"'],
     // lag is overall only

@@ -113,9 +113,9 @@ describe('profile validation: one problem each, with its path and message', () =
     ],
     // threshold syntax, checked when the plan is built
     [
-      { thresholds: ['p99 < 250ms', 'p95 < 3ms'] },
+      { thresholds: ['p95 < 250ms', 'p101 < 3ms'] },
       '/thresholds/1',
-      'expected a metric (p50, p90, p99, p999, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests), found "p95"',
+      'expected a percentile from p0.1 to p100, like p95 or p99.9, found "p101"',
     ],
     // template syntax, with the path inside args
     [{ scenarios: [{ steps: [{ method: 'echo', args: { a: { b: '{{nope}}' } } }] }] }, '/scenarios/0/steps/0/args/a/b', 'found "{{nope}}"'],

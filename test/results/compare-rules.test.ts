@@ -36,7 +36,7 @@ describe('--fail-on rules', () => {
 
   it.each([
     // unknown metric
-    ['p95:+10%', /unknown metric "p95"/],
+    ['p101:+10%', /unknown metric "p101"/],
     // wrong direction: latency regresses when it rises
     ['p99:-10%', /p99 regresses when it rises: write \+10%/],
     // wrong direction: rps regresses when it falls
@@ -69,14 +69,14 @@ describe('--fail-on rules', () => {
   it('names every bad rule in one error', () => {
     const error = (() => {
       try {
-        parseFailOnRules('p99:+10%, p95:+1%, rps:+5%');
+        parseFailOnRules('p99:+10%, pct95:+1%, rps:+5%');
       } catch (err) {
         return err;
       }
     })();
     expect(error).toBeInstanceOf(RpcloadError);
     expect((error as RpcloadError).exitCode).toBe(2);
-    expect((error as RpcloadError).message).toMatch(/^--fail-on: rule "p95:\+1%": .*; rule "rps:\+5%": /);
+    expect((error as RpcloadError).message).toMatch(/^--fail-on: rule "pct95:\+1%": .*; rule "rps:\+5%": /);
   });
 
   it('accepts "none" as no rules and refuses an empty list', () => {

@@ -133,6 +133,15 @@ describe('merging checks, thresholds, status and warnings', () => {
     });
   });
 
+  it('keeps the gravest skip class of a check every shard skipped', () => {
+    const skipped = (skipClass: CheckResult['skipClass']): CheckResult => ({ ...check('payload.limit', 'skip', 'no'), skipClass });
+    const shards = [
+      { label: 'x.json', result: { ...a, checks: [skipped('not_applicable')] } },
+      { label: 'y.json', result: { ...b, checks: [skipped('target_broken')] } },
+    ];
+    expect(mergeRuns(shards).checks[0]).toMatchObject({ verdict: 'skip', skipClass: 'target_broken' });
+  });
+
   it('evaluates thresholds again on the totals', () => {
     const requests = merged.thresholds.find((t) => t.expr === 'requests > 4000')!;
     // Each shard failed it; together they pass.

@@ -7,13 +7,14 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/results/report/render-report.ts';
 import type { CheckResult } from '../../src/contract/result-schema.ts';
+import { chromiumLaunch } from '../support/chromium.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 /**
- * The report as a person sees it: Debian's Chromium, headless, opens the file with no network.
+ * The report as a person sees it: headless Chromium (the system's, else the one the
+ * @sparticuz/chromium npm package ships; see support/chromium.ts) opens the file with no network.
  * Set RPCLOAD_UPDATE_SCREENSHOT=1 to also refresh docs/report-screenshot.png (the README's).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = new URL('../../docs/report-screenshot.png', import.meta.url);
 
 const CHECKS: CheckResult[] = [
@@ -53,14 +54,9 @@ describe('HTML report in headless Chromium', () => {
   let dir: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} not found: the report test drives Debian's Chromium. Install it with "apt-get install chromium" (CI's .ci/run does).`);
-    }
+    const launch = await chromiumLaunch();
     dir = await mkdtemp(join(tmpdir(), 'rpcload-report-'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await chromium.launch({ executablePath: launch.executablePath, args: [...launch.args] });
   });
 
   afterAll(async () => {

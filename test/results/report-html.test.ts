@@ -43,7 +43,8 @@ describe('HTML report', () => {
   it('has every section and a chart per view, each with drawn lines, axes and a legend', () => {
     for (const id of ['summary', 'charts', 'methods', 'clients', 'checks', 'thresholds', 'warnings']) expect(html).toContain(`<section id="${id}">`);
     expect(seriesPaths(html, 'chart-throughput').map((s) => [s.name, s.points])).toEqual([['success', 30], ['429 rate limited', 30], ['errors', 30]]);
-    expect(seriesPaths(html, 'chart-latency').map((s) => [s.name, s.points])).toEqual([['p50', 30], ['p99', 30]]);
+    expect(seriesPaths(html, 'chart-latency-p50').map((s) => [s.name, s.points])).toEqual([['p50', 30]]);
+    expect(seriesPaths(html, 'chart-latency').map((s) => [s.name, s.points])).toEqual([['p99', 30]]);
     expect(seriesPaths(html, 'chart-spectrum').map((s) => [s.name, s.points])).toEqual([['service time', 101], ['latency', 101]]);
     for (const label of ['seconds since start', 'requests per second', 'latency (ms)', 'percentile', '99.999%']) expect(html).toContain(label);
     expect(html.match(/<g class="legend-item">/g)).toHaveLength(7);
@@ -100,6 +101,71 @@ describe('HTML report', () => {
     expect(page).toContain('No thresholds were set.');
   });
 
+  it('gives p50 its own axis, so it reads next to a p99 many times larger', () => {
+    const axisEnd = (chartId: string): number => {
+      const figure = new RegExp(`<figure class="chart" id="${chartId}">([\\s\\S]*?)</figure>`).exec(html)![1]!;
+      const labels = [...figure.matchAll(/<text class="tick" x="\d+(?:\.\d+)?" y="[\d.]+" text-anchor="end">([\d.]+)<\/text>/g)].map((m) => Number(m[1]));
+      return Math.max(...labels);
+    };
+    const p50Max = Math.max(...run.result.timeline.map((row) => row.p50));
+    expect(axisEnd('chart-latency-p50')).toBeLessThan(p50Max * 2.5);
+    expect(axisEnd('chart-latency')).toBeGreaterThan(axisEnd('chart-latency-p50'));
+  });
+
+  it('shows threshold values in the unit they were written in', () => {
+    const page = renderReport({
+      label: 't.json',
+      result: makeResult({
+        seed: 7,
+        durationS: 5,
+        thresholds: [
+          { expr: 'error_rate < 5%', actual: 0.374007, ok: true },
+          { expr: 'p99 < 250', actual: 12.5, ok: true },
+          { expr: 'rps >= 50', actual: 99.5, ok: true },
+        ],
+      }),
+    });
+    const section = /<section id="thresholds">[\s\S]*?<\/section>/.exec(page)![0];
+    expect([...section.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1])).toEqual(['0.374%', '12.5 ms', '99.5']);
+  });
+
+  it('leads a verify report with its checks, leaves out empty load panels, and does not show failed checks green', () => {
+    const loaded = makeResult({ seed: 8, durationS: 5 });
+    const checks = [
+      { id: 'envelope', verdict: 'fail' as const, detail: 'bad envelope', evidence: {} },
+      { id: 'tls', verdict: 'pass' as const, detail: 'fine', evidence: {} },
+    ];
+    const zero = { ...loaded.summary.latencyMs, p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 };
+    const verify: RunResult = {
+      ...loaded,
+      run: { ...loaded.run, kind: 'verify' },
+      summary: { ...loaded.summary, requests: 0, rps: 0, outcomes: {}, latencyMs: zero, serviceTimeMs: zero },
+      byMethod: {},
+      byPhase: {},
+      timeline: [],
+      checks,
+    };
+    const page = renderReport({ label: 'verify.json', result: verify });
+    const order = [...page.matchAll(/<section id="(\w+)">/g)].map((m) => m[1]);
+    expect(order).toEqual(['summary', 'checks', 'thresholds', 'warnings']);
+    expect(page).not.toContain('<dt>Requests</dt>');
+    expect(page).not.toContain('id="chart-');
+    expect(page).toContain('<span class="status-failed">completed, 1 check failed</span>');
+    expect(page).not.toContain('<span class="status-completed"');
+  });
+
+  it('draws per-client bars of the busiest window against the limit', () => {
+    const result = makeResult({ seed: 9, durationS: 20, clients: 3 });
+    const page = renderReport({ label: 'q.json', result });
+    const [id, client] = Object.entries(result.rateLimit!.clients)[0]!;
+    const peak = client.periods.reduce((max, p) => Math.max(max, p.admitted), 0);
+    const limit = result.rateLimit!.limit;
+    const width = ((Math.min(peak, limit) / Math.max(peak, limit)) * 100).toFixed(1);
+    expect(page).toContain('<th>busiest window / limit</th>');
+    const row = new RegExp(`<tr><th scope="row"><code>${id}</code></th>[\\s\\S]*?</tr>`).exec(page)![0];
+    expect(row).toContain(`title="busiest window: ${peak} admitted, limit ${limit}"><span class="admitted" style="width:${width}%">`);
+  });
+
   it('opens failing checks and keeps passing ones collapsed', () => {
     const page = renderReport({
       label: 'checks.json',
@@ -112,6 +178,15 @@ describe('HTML report', () => {
 });
 
 describe('report charts arithmetic', () => {
+  it('scales the last, partial second to a per-second rate instead of dropping to 0, and leaves out a sliver', () => {
+    const rows = [0, 1, 2].map((t) => ({ t, requests: 100, success: 90, rateLimited: 5, errors: 5, p50: 1, p99: 2 }));
+    const partial = [...rows.slice(0, 2), { ...rows[2]!, requests: 30, success: 27, rateLimited: 3, errors: 0 }];
+    const last = chartTimeline(partial, 2.3)[2]!;
+    expect([last.t, last.requests, last.success, last.rateLimited, last.errors].map((n) => Math.round(n * 1e9) / 1e9)).toEqual([2, 100, 90, 10, 0]);
+    expect(chartTimeline(partial, 2.1)).toHaveLength(2);
+    expect(chartTimeline(rows, 3)).toEqual(rows);
+  });
+
   it.each([
     // span, pieces, nice step
     [100, 5, 20],

@@ -45,6 +45,20 @@ describe('renderSummaryTable', () => {
     expect(new Set([header, ...rows].map((l) => l.length)).size).toBe(1);
   });
 
+  it('has a row per phase when there is more than one, and none for a single phase', () => {
+    const phases = Object.keys(result.byPhase);
+    expect(phases.length).toBeGreaterThan(1);
+    const lines = plain.split('\n');
+    expect(lines.some((l) => /^phase\s+requests\s+rps\s+p50 ms/.test(l))).toBe(true);
+    for (const [name, stats] of Object.entries(result.byPhase)) {
+      const row = lines.find((l) => l.startsWith(`${name} `))!;
+      expect(row.split(/\s+/).slice(0, 4)).toEqual([name, formatCount(stats.requests), stats.rps.toFixed(1), formatMs(stats.latencyMs.p50)]);
+    }
+    const [first] = phases;
+    const single = renderSummaryTable({ ...result, byPhase: { [first!]: result.byPhase[first!]! } }, { color: false });
+    expect(single).not.toMatch(/^phase\s+requests/m);
+  });
+
   it('marks thresholds and checks ✓ ✗ – with their detail, and shows warnings', () => {
     expect(plain).toContain('✓ p99 < 300ms  (actual 123.4 ms)'); // in the expression's own unit
     expect(plain).toContain('✗ error_rate < 0.1%  (actual 2.5%)');

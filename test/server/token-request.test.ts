@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ClientRegistry } from '../../src/server/auth/clients.ts';
 import { decideTokenRequest, parseBasicCredentials } from '../../src/server/auth/token-request.ts';
 
-const clients = new ClientRegistry([{ id: 'alice', secret: 's3cret:with colon' }], { prefix: 'client-', secret: 'demo-secret' });
+const clients = new ClientRegistry([{ id: 'alice', secret: 's3cret:with colon' }], [{ prefix: 'client-', secret: 'demo-secret' }]);
 const basic = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 

@@ -40,7 +40,8 @@ const MAX_CONCURRENT_RUNS = 3;
 let running = 0;
 const queue: (() => void)[] = [];
 
-async function slot<T>(work: () => Promise<T>): Promise<T> {
+/** Run `work` when fewer than MAX_CONCURRENT_RUNS reference runs are under way in this test process. */
+export async function slot<T>(work: () => Promise<T>): Promise<T> {
   if (running >= MAX_CONCURRENT_RUNS) await new Promise<void>((resolve) => queue.push(resolve));
   running++;
   try {

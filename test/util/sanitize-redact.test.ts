@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactSecrets } from '../../src/util/redact.ts';
+import { REDACTED, redactSecrets, redactText, registerSecret } from '../../src/util/redact.ts';
+import { normalizeErrorCode } from '../../src/api/envelope.ts';
 import { sanitizeText } from '../../src/util/sanitize.ts';
 
 describe('sanitizeText', () => {
@@ -50,4 +51,30 @@ describe('redactSecrets', () => {
     ['Bearer error=invalid_token', 'Bearer error=invalid_token'],
     ['Basic realm="x"', 'Basic realm="x"'],
   ])('scrubs %j → %j', (text, expected) => expect(redactSecrets(text)).toBe(expected));
+});
+
+describe('the registered secrets', () => {
+  registerSecret('reg+Secret/77=');
+  registerSecret('tok.issued-99');
+
+  it('are scrubbed from text in their raw and URL-encoded spellings, and from sanitized text', () => {
+    expect(redactText('a reg+Secret/77= b')).toBe(`a ${REDACTED} b`);
+    expect(redactText('client_secret=reg%2BSecret%2F77%3D&x')).toBe(`client_secret=${REDACTED}&x`);
+    expect(sanitizeText(`echo tok.issued-99 ${'x'.repeat(300)}`, 20)).toBe(`echo ${REDACTED} xxx…`);
+  });
+
+  it('are scrubbed from object keys as well as values', () => {
+    expect(redactSecrets({ 'error:tok.issued-99': 3, list: ['tok.issued-99'] })).toEqual({ [`error:${REDACTED}`]: 3, list: [REDACTED] });
+  });
+
+  it('never become outcome keys: an error code echoing a token is redacted before it is normalized', () => {
+    expect(normalizeErrorCode('tok.issued-99')).toBe('_redacted_');
+    expect(normalizeErrorCode('bad token reg+Secret/77=!')).toBe('bad_token__redacted__');
+    expect(normalizeErrorCode('rate_limit_exceeded')).toBe('rate_limit_exceeded');
+  });
+
+  it('ignore strings too short to be told from ordinary words', () => {
+    registerSecret('abc');
+    expect(redactText('abcdef')).toBe('abcdef');
+  });
 });

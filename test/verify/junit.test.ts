@@ -42,6 +42,20 @@ describe('renderJunit', () => {
     expect(xml).toContain('<skipped message="plain http&#10;target"/>');
   });
 
+  it('writes a skip that fails the run as <error> typed with its class, with the same reason', () => {
+    const broken: CheckResult = {
+      id: 'envelope',
+      verdict: 'skip',
+      skipClass: 'target_broken',
+      detail: 'no request got a response',
+      evidence: {},
+    };
+    const withError = renderJunit([broken, checks[2]!], { name: 's', timestamp: new Date(0), durationMs: 1, blockingSkips: ['envelope'] });
+    expect(withError).toContain('tests="2" failures="0" errors="1" skipped="1"');
+    expect(withError).toContain('<error message="no request got a response" type="skip:target_broken">no request got a response');
+    expect(withError).not.toContain('<skipped message="no request got a response"');
+  });
+
   it('escapes markup and drops characters XML cannot carry', () => {
     expect(xmlText('a<b>&"\'\u0001c')).toBe('a&lt;b&gt;&amp;&quot;&apos;c');
     expect(xmlAttribute('x\ny\tz')).toBe('x&#10;y&#9;z');

@@ -27,6 +27,8 @@ describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)
     expect(failed.map((c) => c.id)).toEqual(['ratelimit.threshold']);
     expect(failed[0]!.detail).toMatch(/refills gradually|comes back gradually/);
     expect(failed[0]!.detail).toMatch(/token-bucket-like/);
+    // Judged with the refill allowance, never skipped for the refill.
+    expect(verdicts(report.checks)).toMatchObject({ 'ratelimit.all_methods': 'pass', 'ratelimit.concurrent_burst': 'pass' });
     expect(expectReasonedSkips(report.checks)).toEqual([]);
   });
 
@@ -43,5 +45,14 @@ describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)
       [...breaks].sort(),
     );
     expect(expectReasonedSkips(report.checks)).toEqual([]);
+    if (name === 'quota-global') {
+      // One quota for all client IDs: the other rate-limit checks ran alone on an idle shared window, and were judged.
+      const others = report.checks.filter((c) => c.id.startsWith('ratelimit.') && c.id !== 'ratelimit.per_client');
+      expect(others.map((c) => [c.id, c.verdict, c.notes?.some((n) => /alone on an idle shared window/.test(n))])).toEqual(
+        others.map((c) => [c.id, 'pass', true]),
+      );
+      const gate = report.checks.find((c) => c.id === 'ratelimit.per_client')!;
+      expect(gate.notes?.join(' ')).toMatch(/then ran one after another, each alone on an idle shared window: \d+\.\d s after this check/);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { sanitizeText } from '../../util/sanitize.ts';
 import type { CheckVerdict, RunResult } from '../../contract/result-schema.ts';
 import { rulesForMetric, type FailOnRule } from './fail-on.ts';
 import { loadShapeDifferences } from './load-shape.ts';
-import { METRICS, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';
+import { metricsFor, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';
 import { noiseBound } from './noise.ts';
 import { ComparedRunFigures } from './compared-run-figures.ts';
 import { judgeMetric, judgeStatus, VERDICT_ORDER, type RowVerdict } from './verdict.ts';
@@ -94,8 +94,8 @@ function metricRow(spec: MetricSpec, method: string | null, base: ComparedRunFig
   const gating = rulesForMetric(rules, method, spec.name);
   const baseStats = base.stats(method);
   const headStats = head.stats(method);
-  const b = baseStats ? spec.read(baseStats) : null;
-  const h = headStats ? spec.read(headStats) : null;
+  const b = baseStats ? base.value(spec, method, baseStats) : null;
+  const h = headStats ? head.value(spec, method, headStats) : null;
   let noise: number | null = null;
   if (baseStats && headStats && b !== null && h !== null) {
     const generator = Math.max(base.generatorAllowanceMs(spec), head.generatorAllowanceMs(spec));
@@ -175,8 +175,9 @@ export function compareRuns(base: LabelledResult, head: LabelledResult, options:
   const hasLoad = base.result.summary.requests > 0 || head.result.summary.requests > 0;
   const methods = [...new Set([...Object.keys(base.result.byMethod), ...Object.keys(head.result.byMethod)])].sort();
   const scopes: (string | null)[] = hasLoad ? [null, ...methods] : [];
+  const metrics = metricsFor(options.rules.flatMap((rule) => (rule.kind === 'metric' ? [rule.metric] : [])));
   const rows: ComparisonRow[] = [
-    ...scopes.flatMap((method) => METRICS.map((spec) => metricRow(spec, method, baseRun, headRun, options.rules))),
+    ...scopes.flatMap((method) => metrics.map((spec) => metricRow(spec, method, baseRun, headRun, options.rules))),
     ...statusRows('check', checksOf(base.result), checksOf(head.result), options.rules.find((r) => r.kind === 'checks')),
     ...statusRows('threshold', thresholdsOf(base.result), thresholdsOf(head.result), options.rules.find((r) => r.kind === 'thresholds')),
   ];

@@ -2,7 +2,7 @@
  * One run as compare sees it: its stats per scope, its timeline noise (computed once) and its
  * histograms (decoded on first use). `method` null is the overall scope.
  */
-import { usToMs, type Histogram } from '../../metrics/hdr.ts';
+import { usToMs, valuesAtPercentilesUs, type Histogram } from '../../metrics/hdr.ts';
 import type { RunResult, Stats } from '../../contract/result-schema.ts';
 import { decodeHistogramAt } from './decode-histogram.ts';
 import type { MetricSpec } from './metrics.ts';
@@ -29,6 +29,14 @@ export class ComparedRunFigures {
 
   stats(method: string | null): Stats | undefined {
     return method === null ? this.result.summary : this.result.byMethod[method];
+  }
+
+  /** A metric's value in a scope: from the stats block, or from the histogram for a percentile it lacks (p95 …). */
+  value(spec: MetricSpec, method: string | null, stats: Stats): number | null {
+    if (spec.read !== null) return spec.read(stats);
+    const histogram = spec.quantile ? this.histogram(method, spec.quantile.histogram) : null;
+    if (!histogram || !spec.quantile || histogram.totalCount === 0) return null;
+    return usToMs(valuesAtPercentilesUs(histogram, [Math.round(spec.quantile.q * 1e6) / 1e4]).valuesUs[0]!);
   }
 
   /** A decoded histogram, null when the file has none for this scope (noise then uses the timeline only). */

@@ -2,7 +2,7 @@
  * `--fail-on` rules: which worsening fails the comparison (exit 1). Parsed up front, so a typo
  * fails before anything is read. Grammar, comma-separated:
  *   [METHOD:|*:]METRIC:±AMOUNT(%|pp|ms)[±FLOOR(ms|pp)]
- *       e.g. p99:+10%  rps:-5%  errors:+0.5pp  items.list:p99:+25ms  p50:+10%+1ms
+ *       e.g. p99:+10%  rps:-5%  errors:+0.5pp  items.list:p99:+25ms  p50:+10%+1ms  p95:+10%
  *   A relative limit may carry an absolute floor: `p50:+10%+1ms` fails only when p50 rose by more
  *   than 10 % AND by more than 1 ms — sub-millisecond figures move by tens of percent between
  *   identical runs (scheduling, CPU frequency), which no within-run noise estimate can see.
@@ -59,8 +59,8 @@ export function parseFailOnRule(text: string): FailOnRule | string {
     string | undefined,
     'pp' | 'ms' | undefined,
   ];
-  if (!(METRIC_NAMES as readonly string[]).includes(metricText)) return `unknown metric "${metricText}" (expected one of ${METRIC_NAMES.join(', ')})`;
-  const spec = metricSpec(metricText as MetricName);
+  const spec = metricSpec(metricText);
+  if (spec === undefined) return `unknown metric "${metricText}" (expected one of ${METRIC_NAMES.join(', ')}, or any percentile like p95 or service.p75)`;
   const badSign = spec.better === 'lower' ? '+' : '-';
   if (sign !== badSign) return `${spec.name} regresses when it ${badSign === '+' ? 'rises' : 'falls'}: write ${badSign}${amountText}${unit}`;
   if (unit === 'pp' && spec.unit !== 'ratio') return `pp (percentage points) applies only to errors and rate_limited`;

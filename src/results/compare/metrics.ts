@@ -4,8 +4,22 @@
  */
 import { outcomeClass, type OutcomeClass } from '../../api/outcome.ts';
 import type { Percentiles, Stats } from '../../contract/result-schema.ts';
+import { percentileKey, percentileOf } from '../../metrics/result-percentiles.ts';
 
-export type MetricName = 'rps' | 'p50' | 'p90' | 'p99' | 'p999' | 'max' | 'service.p50' | 'service.p99' | 'errors' | 'rate_limited';
+/** The metrics every comparison shows, and any other latency percentile a --fail-on rule asks for (p95, service.p75 …). */
+export type MetricName =
+  | 'rps'
+  | 'p50'
+  | 'p90'
+  | 'p99'
+  | 'p999'
+  | 'max'
+  | 'service.p50'
+  | 'service.p99'
+  | 'errors'
+  | 'rate_limited'
+  | `p${number}`
+  | `service.p${number}`;
 
 /** ms: latency; per_s: throughput; ratio: a fraction of requests (shown in %, deltas in pp). */
 export type MetricUnit = 'ms' | 'per_s' | 'ratio';
@@ -18,8 +32,8 @@ export interface MetricSpec {
   readonly unit: MetricUnit;
   /** The direction that is an improvement; the other one is a regression. */
   readonly better: 'lower' | 'higher';
-  /** The value in a stats block of the result file. */
-  read(stats: Stats): number;
+  /** The value in a stats block of the result file; null for a percentile the block lacks (read from the histogram). */
+  readonly read: ((stats: Stats) => number) | null;
   /** Which histogram and quantile (0..1) the value is read from, for percentile metrics. */
   readonly quantile?: { readonly histogram: 'latency' | 'serviceTime'; readonly q: number };
   /** The timeline series whose per-second spread stands for this metric's run-to-run noise. */
@@ -64,8 +78,35 @@ export const METRICS: readonly MetricSpec[] = [
 
 export const METRIC_NAMES: readonly MetricName[] = METRICS.map((m) => m.name);
 
-export function metricSpec(name: MetricName): MetricSpec {
-  const spec = METRICS.find((m) => m.name === name);
-  if (!spec) throw new Error(`unknown metric ${name}`);
-  return spec;
+/**
+ * The spec of a metric name: one of METRICS, or any other latency percentile (`p95`,
+ * `service.p75`, `p99.99`), read from the histograms with p50's or p99's noise series; undefined
+ * for an unknown name.
+ */
+export function metricSpec(name: string): MetricSpec | undefined {
+  const builtin = METRICS.find((m) => m.name === name);
+  if (builtin) return builtin;
+  const match = /^(service\.)?(p[\d.]+)$/.exec(name);
+  const q = match ? percentileOf(match[2]!) : null;
+  if (!match || q === null) return undefined;
+  const histogram = match[1] === undefined ? 'latency' : 'serviceTime';
+  // Written as the file writes it (p99.9 → p999): the same figure gets the same row.
+  const canonical = `${match[1] ?? ''}${q === 99.9 ? 'p999' : `p${q}`}` as MetricName;
+  if (canonical !== name) return metricSpec(canonical);
+  const key = percentileKey(q);
+  return {
+    name: canonical,
+    unit: 'ms',
+    better: 'lower',
+    read: key === null ? null : (stats) => stats[histogram === 'latency' ? 'latencyMs' : 'serviceTimeMs'][key],
+    quantile: { histogram, q: q / 100 },
+    series: q <= 75 ? 'p50' : 'p99',
+    ownSeries: false,
+  };
+}
+
+/** The built-in metrics, then those only rules name (p95 …), each once, in rule order. */
+export function metricsFor(ruleMetrics: readonly MetricName[]): MetricSpec[] {
+  const extra = ruleMetrics.filter((name, i) => !METRIC_NAMES.includes(name) && ruleMetrics.indexOf(name) === i);
+  return [...METRICS, ...extra.flatMap((name) => metricSpec(name) ?? [])];
 }

@@ -16,19 +16,22 @@ import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumReco
 import { mergeRateLimit } from './merge-rate-limit.ts';
 import { mergeStats, phaseDurationS, sumCounts } from './merge-stats.ts';
 import { mergeTimelines } from './merge-timeline.ts';
+import { checkShardSet } from './shard-set.ts';
 import { toShards, type Shard } from './shard.ts';
 
 export interface MergeOptions {
   /** Merge even when the shards' load shapes differ (the differences become warnings). */
   readonly force?: boolean;
+  /** Merge the shards present of a run with shards missing (the result says so). */
+  readonly partial?: boolean;
 }
 
 const STATUS_SEVERITY: readonly RunStatus[] = ['completed', 'running', 'aborted', 'failed'];
 const distinct = (values: readonly string[]): string => [...new Set(values)].join(', ');
 
 /** What makes files unmergeable; returns the load-shape differences that --force let through. */
-function assertMergeable(inputs: readonly LabelledResult[], force: boolean): string[] {
-  if (inputs.length < 2) throw new RpcloadError('bad_flag', `merge: expected at least two result files, found ${inputs.length}`);
+function assertMergeable(inputs: readonly LabelledResult[], force: boolean, sharded: boolean): string[] {
+  if (inputs.length < (sharded ? 1 : 2)) throw new RpcloadError('bad_flag', `merge: expected at least two result files, found ${inputs.length}`);
   const [first, ...rest] = inputs as [LabelledResult, ...LabelledResult[]];
   const seen = new Map<string, string>();
   for (const { label, result } of inputs) {
@@ -87,7 +90,8 @@ function mergedConfig(shards: readonly Shard[]): Record<string, unknown> {
 }
 
 export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptions = {}): RunResult {
-  const forced = assertMergeable(inputs, options.force ?? false);
+  const shardSet = checkShardSet(inputs, options.partial ?? false);
+  const forced = assertMergeable(inputs, options.force ?? false, shardSet !== null);
   const { shards, startMs } = toShards(uniqueLabels(inputs));
   const results = shards.map((s) => s.result);
   const endMs = Math.max(...shards.map((s) => Date.parse(s.result.run.startedAt) + s.result.summary.durationS * 1000));
@@ -117,7 +121,7 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
   const merged: RunResult = {
     schema: 'rpcload/result@1',
     tool: { name: TOOL.name, version: TOOL.version },
-    run: mergedRunInfo(shards, startMs),
+    run: { ...mergedRunInfo(shards, startMs), ...(shardSet === null ? {} : { shardSet: shardSet.set }) },
     config: mergedConfig(shards),
     summary: {
       ...mergeStats(results.map((r) => r.summary), { latency, serviceTime }, durationS),
@@ -141,6 +145,7 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
     checks: mergeChecks(shards),
     thresholds: [],
     warnings: [
+      ...(shardSet?.warnings ?? []),
       ...forced.map((difference) => `merged with --force although the load shapes differ: ${difference}`),
       ...shards.flatMap((s) => s.result.warnings.map((warning) => `${s.label}: ${warning}`)),
     ],

@@ -38,11 +38,30 @@ export const MAX_CHART_POINTS = 1200;
  * k seconds, combined as merge combines shards' seconds (p50 request-weighted, p99 the largest),
  * counts divided by k so they stay per second, t the bucket's first second.
  */
-export function chartTimeline(rows: readonly TimelineRow[]): readonly TimelineRow[] {
+export function chartTimeline(rows: readonly TimelineRow[], durationS?: number): readonly TimelineRow[] {
+  if (durationS !== undefined) rows = withoutPartialEnd(rows, durationS);
   const bucketS = Math.ceil(rows.length / MAX_CHART_POINTS);
   if (bucketS <= 1) return rows;
   const buckets = mergeTimelines([{ offsetS: 0, rows: rows.map((row) => ({ ...row, t: Math.floor(row.t / bucketS) })) }]);
   return buckets.map((b) => ({ ...b, t: b.t * bucketS, requests: b.requests / bucketS, success: b.success / bucketS, rateLimited: b.rateLimited / bucketS, errors: b.errors / bucketS }));
+}
+
+/** Below this share of a second, a last partial second says too little to draw. */
+const MIN_PARTIAL_S = 0.25;
+
+/**
+ * The run's last second is usually partial (a run of 30.3 s ends 0.3 s into second 30): its
+ * counts are scaled to per-second rates, so the chart does not drop towards 0 at the end; a
+ * sliver under MIN_PARTIAL_S is left out.
+ */
+export function withoutPartialEnd(rows: readonly TimelineRow[], durationS: number): readonly TimelineRow[] {
+  const last = rows[rows.length - 1];
+  if (last === undefined) return rows;
+  const coveredS = durationS - last.t;
+  if (coveredS >= 1 || coveredS <= 0) return rows;
+  if (coveredS < MIN_PARTIAL_S) return rows.length > 1 ? rows.slice(0, -1) : rows;
+  const perS = (n: number): number => n / coveredS;
+  return [...rows.slice(0, -1), { ...last, requests: perS(last.requests), success: perS(last.success), rateLimited: perS(last.rateLimited), errors: perS(last.errors) }];
 }
 
 function timelineSeries(o: Overlay, name: string, color: string, value: (row: TimelineRow) => number | null): ChartSeries {
@@ -50,7 +69,7 @@ function timelineSeries(o: Overlay, name: string, color: string, value: (row: Ti
     name: seriesName(name, o),
     color,
     dashed: o.baseline,
-    points: chartTimeline(o.run.result.timeline).map((row) => {
+    points: chartTimeline(o.run.result.timeline, o.run.result.summary.durationS).map((row) => {
       const v = value(row);
       return v === null ? null : ([row.t, v] as const);
     }),
@@ -71,18 +90,27 @@ export function throughputChart(run: LabelledResult, baseline?: LabelledResult):
   });
 }
 
-export function latencyChart(run: LabelledResult, baseline?: LabelledResult): string {
-  // A second without requests has no latency: the line breaks there instead of dropping to 0.
-  const busy = (pick: (row: TimelineRow) => number) => (row: TimelineRow) => (row.requests > 0 ? pick(row) : null);
+// A second without requests has no latency: the line breaks there instead of dropping to 0.
+const busy = (pick: (row: TimelineRow) => number) => (row: TimelineRow) => (row.requests > 0 ? pick(row) : null);
+
+/** p50 on its own axis: drawn under a p99 ten or a hundred times larger, it would be a flat line at 0. */
+export function medianLatencyChart(run: LabelledResult, baseline?: LabelledResult): string {
   return renderLineChart({
-    id: 'chart-latency',
-    title: 'Latency over time (per second)',
+    id: 'chart-latency-p50',
+    title: 'Median latency over time (p50 per second)',
     xLabel: 'seconds since start',
     yLabel: 'latency (ms)',
-    series: overlays(run, baseline).flatMap((o) => [
-      timelineSeries(o, 'p50', COLORS.p50, busy((row) => row.p50)),
-      timelineSeries(o, 'p99', COLORS.p99, busy((row) => row.p99)),
-    ]),
+    series: overlays(run, baseline).map((o) => timelineSeries(o, 'p50', COLORS.p50, busy((row) => row.p50))),
+  });
+}
+
+export function latencyChart(run: LabelledResult, baseline?: LabelledResult): string {
+  return renderLineChart({
+    id: 'chart-latency',
+    title: 'Tail latency over time (p99 per second)',
+    xLabel: 'seconds since start',
+    yLabel: 'latency (ms)',
+    series: overlays(run, baseline).map((o) => timelineSeries(o, 'p99', COLORS.p99, busy((row) => row.p99))),
   });
 }
 

@@ -12,10 +12,16 @@ export const TOP_CLIENTS = 25;
 
 const peakAdmitted = (client: RateLimitClient): number => client.periods.reduce((peak, p) => Math.max(peak, p.admitted), 0);
 
-function bar(client: RateLimitClient): string {
-  const total = client.admitted + client.refused;
-  const admitted = total > 0 ? (client.admitted / total) * 100 : 0;
-  return `<div class="bar" title="admitted ${client.admitted}, refused ${client.refused}"><span class="admitted" style="width:${admitted.toFixed(1)}%"></span><span class="refused" style="width:${(total > 0 ? 100 - admitted : 0).toFixed(1)}%"></span></div>`;
+/**
+ * The busiest window against the limit: the bar's full width is the limit (or the peak, when a
+ * server let a client past it), the filled part what was admitted in that window, and the part
+ * beyond the limit red.
+ */
+function bar(peak: number, limit: number): string {
+  const scale = Math.max(peak, limit);
+  const within = (Math.min(peak, limit) / scale) * 100;
+  const over = (Math.max(0, peak - limit) / scale) * 100;
+  return `<div class="bar" title="busiest window: ${peak} admitted, limit ${limit}"><span class="admitted" style="width:${within.toFixed(1)}%"></span><span class="refused" style="width:${over.toFixed(1)}%"></span></div>`;
 }
 
 export function quotaTable(run: LabelledResult, baseline?: LabelledResult): string {
@@ -32,7 +38,7 @@ export function quotaTable(run: LabelledResult, baseline?: LabelledResult): stri
     const baseCells = baseline ? `<td class="num base-col">${base ? count(base.admitted) : '—'}</td><td class="num base-col">${base ? count(base.refused) : '—'}</td>` : '';
     return (
       `<tr><th scope="row">${code(id, 80)}</th><td class="num">${count(c.sent)}</td><td class="num">${count(c.admitted)}</td><td class="num">${count(c.refused)}</td>` +
-      `<td class="num${peak > ledger.limit ? ' over' : ''}">${peak} / ${ledger.limit}</td><td>${bar(c)}</td>${baseCells}</tr>`
+      `<td class="num${peak > ledger.limit ? ' over' : ''}">${peak} / ${ledger.limit}</td><td>${bar(peak, ledger.limit)}</td>${baseCells}</tr>`
     );
   });
   const sum = (key: 'sent' | 'admitted' | 'refused') => count(rest.reduce((total, [, c]) => total + c[key], 0));
@@ -42,7 +48,7 @@ export function quotaTable(run: LabelledResult, baseline?: LabelledResult): stri
       : '';
   return (
     `<section id="clients"><h2>Per-client quota</h2><p class="note">Contract: ${ledger.limit} requests per ${ledger.windowS} s per client; on 429 the driver ${ledger.policy === 'honour' ? 'honoured Retry-After' : 'kept sending'}.</p>` +
-    `<div class="scroll"><table><thead><tr><th>client</th><th class="num">sent</th><th class="num">admitted</th><th class="num">refused</th><th class="num">peak window</th><th>admitted / refused</th>${baseHead}</tr></thead>` +
+    `<div class="scroll"><table><thead><tr><th>client</th><th class="num">sent</th><th class="num">admitted</th><th class="num">refused</th><th class="num">peak window</th><th>busiest window / limit</th>${baseHead}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table></div>${note}</section>`
   );
 }

@@ -6,10 +6,29 @@ import type { LabelledResult } from '../compare/compare-runs.ts';
 import { count, ms, percent, withBaseline } from './format-cells.ts';
 import { text } from './html.ts';
 
+/**
+ * The run's status, coloured by its verdict rather than by whether it ran to the end: a completed
+ * run with failed checks or thresholds is not shown green.
+ */
+function statusCell(r: RunResult): string {
+  const failedChecks = r.checks.filter((c) => c.verdict === 'fail').length;
+  const failedThresholds = r.thresholds.filter((t) => !t.ok).length;
+  const verdicts = [
+    ...(failedChecks > 0 ? [`${failedChecks} check${failedChecks === 1 ? '' : 's'} failed`] : []),
+    ...(failedThresholds > 0 ? [`${failedThresholds} threshold${failedThresholds === 1 ? '' : 's'} failed`] : []),
+  ];
+  const cls = r.run.status === 'completed' && verdicts.length > 0 ? 'failed' : r.run.status;
+  const failure = r.run.failure ? ` — ${text(r.run.failure)}` : '';
+  return `<span class="status-${text(cls)}">${text(r.run.status)}${verdicts.length > 0 ? `, ${verdicts.join(', ')}` : ''}</span>${failure}`;
+}
+
+/** Load figures: left out of a run that sent no API requests (a verify run). */
+const LOAD_FIELDS = new Set(['Requests', 'Throughput', 'Latency p50', 'Latency p99', 'Latency p99.9', 'Service time p99', 'Errors', '429 rate limited', 'Schedule lag p99']);
+
 const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string])[] = [
   ['Profile', (r) => text(r.run.profile)],
   ['Run', (r) => `${text(r.run.id)} · ${text(r.run.kind)}${r.run.shards > 1 ? ` · ${r.run.shards} shards` : ''}`],
-  ['Status', (r) => `<span class="status-${text(r.run.status)}">${text(r.run.status)}</span>${r.run.failure ? ` — ${text(r.run.failure)}` : ''}`],
+  ['Status', (r) => statusCell(r)],
   ['Target', (r) => `${text(r.run.target)}${r.run.embeddedTarget ? ' (embedded)' : ''}`],
   ['Model', (r) => `${text(r.run.model)}, ${r.run.workers} worker${r.run.workers === 1 ? '' : 's'}`],
   ['Started', (r) => text(r.run.startedAt)],
@@ -28,7 +47,8 @@ const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string
 ];
 
 export function summarySection(run: LabelledResult, baseline?: LabelledResult): string {
-  const items = FIELDS.map(
+  const noLoad = run.result.summary.requests === 0 && (baseline?.result.summary.requests ?? 0) === 0;
+  const items = FIELDS.filter(([label]) => !(noLoad && LOAD_FIELDS.has(label))).map(
     ([label, value]) => `<div><dt>${label}</dt><dd>${withBaseline(value(run.result), baseline ? value(baseline.result) : undefined)}</dd></div>`,
   );
   const legend = baseline ? `<p class="note">Grey values under each figure are the baseline, <code>${text(baseline.label)}</code>.</p>` : '';

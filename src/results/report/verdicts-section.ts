@@ -2,6 +2,7 @@
 import type { CheckResult, ThresholdResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { code } from './format-cells.ts';
+import { thresholdActual } from '../text-table.ts';
 import { preformatted, text } from './html.ts';
 
 const badge = (verdict: string): string => `<span class="badge ${text(verdict)}">${text(verdict)}</span>`;
@@ -25,7 +26,7 @@ export function checksSection(run: LabelledResult, baseline?: LabelledResult): s
   return `<section id="checks"><h2>Checks</h2>${summary}${checks.map((c) => checkDetails(c, baseline ? (baseVerdicts.get(c.id) ?? 'absent') : undefined)).join('')}</section>`;
 }
 
-const actual = (t: ThresholdResult | undefined): string => (t === undefined ? '—' : t.actual === null ? 'n/a' : String(t.actual));
+const actual = (t: ThresholdResult | undefined): string => (t === undefined ? '—' : text(thresholdActual(t.expr, t.actual)));
 const outcome = (t: ThresholdResult | undefined): string => (t === undefined ? '—' : badge(t.ok ? 'pass' : 'fail'));
 
 export function thresholdsSection(run: LabelledResult, baseline?: LabelledResult): string {

@@ -14,20 +14,19 @@ function secretsEqual(given: string, expected: string): boolean {
  */
 export class ClientRegistry {
   readonly #secrets: ReadonlyMap<string, string>;
-  readonly #pattern: { readonly prefix: string; readonly secret: string } | null;
+  readonly #patterns: readonly { readonly prefix: string; readonly secret: string }[];
 
-  constructor(clients: readonly ClientCredential[], pattern: { readonly prefix: string; readonly secret: string } | null) {
+  /** `patterns`: ID prefixes each opened by one shared secret (the demo's two, one given, or none). */
+  constructor(clients: readonly ClientCredential[], patterns: readonly { readonly prefix: string; readonly secret: string }[]) {
     this.#secrets = new Map(clients.map((c) => [c.id, c.secret]));
-    this.#pattern = pattern;
+    this.#patterns = patterns;
   }
 
   /** True when `secret` is the client's secret. */
   verify(id: string, secret: string): boolean {
     const registered = this.#secrets.get(id);
     if (registered !== undefined) return secretsEqual(secret, registered);
-    if (this.#pattern !== null && id.length > this.#pattern.prefix.length && id.startsWith(this.#pattern.prefix)) {
-      return secretsEqual(secret, this.#pattern.secret);
-    }
-    return false;
+    const pattern = this.#patterns.find((p) => id.length > p.prefix.length && id.startsWith(p.prefix));
+    return pattern !== undefined && secretsEqual(secret, pattern.secret);
   }
 }

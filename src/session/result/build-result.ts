@@ -144,6 +144,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     thresholds: input.thresholds.map((t) => ({ ...t })),
     warnings: [...input.warnings],
   };
-  const implied = generatedWarnings(result).filter((w) => !input.warnings.includes(w));
-  return { ...result, warnings: [...input.warnings, ...implied] };
+  const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
+  const implied = generatedWarnings(result).filter((w) => !stated.includes(w));
+  return { ...result, warnings: [...stated, ...implied] };
 }

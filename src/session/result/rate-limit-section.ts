@@ -1,28 +1,29 @@
 /**
  * The result file's `rateLimit` section from the ledger: per-client counters and periods (`t` =
- * the period's start in whole seconds since run start) and the observations, first refusals
+ * the period's start in whole seconds since run start) and the observations, announced windows
  * included, in time order.
  */
-import { firstRefusals, type FirstRefusal } from '../../verify/passive/first-refusal.ts';
 import type { LedgerData } from '../../metrics/ledger-data.ts';
 import { roundMs } from '../../metrics/hdr.ts';
-import { readThreshold } from '../../verify/passive/rate-limit-verdicts.ts';
+import { settledWindows, type ClientWindow } from '../../verify/passive/window-readings.ts';
+import { windowEvidence } from '../../verify/passive/rate-limit-verdicts.ts';
 import type { RateLimitClient, RateLimitObservation, RateLimitReport } from '../../contract/result-schema.ts';
 
-function firstRefusalObservation(r: FirstRefusal, limit: number): RateLimitObservation {
-  return {
-    client: r.client,
-    kind: 'first_refusal',
-    atMs: roundMs(r.firstRefusalAtMs),
-    detail: {
-      admittedBeforeRefusal: r.admitted,
-      atLeast: r.atLeast,
-      uncertain: r.uncertain,
-      firstRequestAtMs: roundMs(r.firstRequestAtMs),
-      msToRefusal: roundMs(r.firstRefusalAtMs - r.firstRequestAtMs),
-      reading: readThreshold(r, limit),
-    },
-  };
+/** Announced windows kept as observations per client: the failing ones first, then in time order. */
+const WINDOW_OBSERVATIONS_PER_CLIENT = 5;
+
+function windowObservations(windows: readonly ClientWindow[]): RateLimitObservation[] {
+  const byClient = new Map<string, ClientWindow[]>();
+  for (const w of windows) byClient.set(w.client, [...(byClient.get(w.client) ?? []), w]);
+  const failing = (w: ClientWindow): boolean => w.reading === 'over' || w.reading === 'early';
+  return [...byClient.values()].flatMap((list) =>
+    [...list.filter(failing), ...list.filter((w) => !failing(w))].slice(0, WINDOW_OBSERVATIONS_PER_CLIENT).map((w) => ({
+      client: w.client,
+      kind: 'announced_window' as const,
+      atMs: roundMs(w.window.refusedAtMs),
+      detail: windowEvidence(w),
+    })),
+  );
 }
 
 export function rateLimitSection(ledger: LedgerData): RateLimitReport {
@@ -38,7 +39,7 @@ export function rateLimitSection(ledger: LedgerData): RateLimitReport {
     };
   }
   const observations = [
-    ...firstRefusals(ledger.clients, ledger.limit, ledger.windowMs).map((r) => firstRefusalObservation(r, ledger.limit)),
+    ...windowObservations(settledWindows(ledger)),
     ...Object.values(ledger.clients).flatMap((c) => c.observations),
   ].sort((a, b) => a.atMs - b.atMs || a.client.localeCompare(b.client));
   return { limit: ledger.limit, windowS: ledger.windowMs / 1000, policy: ledger.policy, clients, observations };

@@ -1,7 +1,8 @@
 /**
- * The warnings a result implies by its own figures: schedule lag, skipped arrivals, failed token
- * requests, truncated rate-limit periods.
+ * The warnings a result implies by its own figures: a stalled server, timeouts, schedule lag,
+ * skipped arrivals, failed token requests, truncated rate-limit periods.
  */
+import { OUTCOME_TIMEOUT, OUTCOME_UNANSWERED } from '../../api/outcome.ts';
 import { MAX_PERIODS_PER_CLIENT } from '../../metrics/ledger-data.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
 
@@ -27,6 +28,13 @@ export function generatedWarnings(result: RunResult): string[] {
   if (lag !== null && lag.p99 > LAG_WARNING_P99_MS) {
     warnings.push(`schedule lag p99 ${lag.p99.toFixed(1)} ms: the load generator, not the server, was the bottleneck`);
   }
+  const unanswered = summary.outcomes[OUTCOME_UNANSWERED] ?? 0;
+  if (unanswered > 0)
+    warnings.push(
+      `the server stalled: ${plural(unanswered, 'request')} sent but never answered by the end of the run (counted as ${OUTCOME_UNANSWERED})`,
+    );
+  const timedOut = summary.outcomes[OUTCOME_TIMEOUT] ?? 0;
+  if (timedOut > 0) warnings.push(`${plural(timedOut, 'request')} got no complete reply within the request timeout (${OUTCOME_TIMEOUT})`);
   const skipped = Object.values(summary.skipped).reduce((a, b) => a + b, 0);
   if (skipped > 0) warnings.push(`${plural(skipped, 'arrival')} not sent (${listCounts(summary.skipped)})`);
   if (summary.tokens.failures > 0) {

@@ -9,6 +9,7 @@ import { RunClock } from '../../driver/run-clock.ts';
 import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
+import { registerSecret } from '../../util/redact.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
 const SNAPSHOT_EVERY_MS = 500;
@@ -18,6 +19,8 @@ const { plan } = workerData as LoadWorkerData;
 const post = (message: FromWorker): void => port.postMessage(message);
 
 async function main(): Promise<void> {
+  // This thread's redactor: the secrets are known before any reply could echo them.
+  for (const client of plan.clients) registerSecret(client.secret);
   const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
   const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
   const clock = new RunClock();

@@ -28,6 +28,8 @@ export interface WorkerRunOptions {
   readonly empty: (nowMs: number) => LiveSnapshot;
   /** How long stopped workers get to report before they are terminated (ms). */
   readonly stopTimeoutMs: number;
+  /** Awaited once every worker is ready, before the shared origin is taken (`--start-at`). */
+  readonly beforeStart?: () => Promise<void>;
 }
 
 export interface WorkerRunOutcome extends LoadRunOutcome {
@@ -102,6 +104,7 @@ export class LoadWorkers {
         ]),
       );
       await Promise.all(ready);
+      await this.o.beforeStart?.();
       const originMs = sharedNowMs();
       this.o.clock.startAt(originMs);
       this.broadcast({ type: 'start', originMs });

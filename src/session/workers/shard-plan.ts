@@ -1,8 +1,9 @@
 /**
- * How `--workers N` splits one plan over N worker threads: each worker gets every N-th client
- * (its own tokens, its own quota ledger), 1/N of every phase's arrival rate, an even share of the
- * virtual users, connections and in-flight cap, and its own random seed. Pure; the parts add up
- * to the whole (integer shares differ by at most one).
+ * How one plan splits into parts — worker threads (`--workers N`) or shard processes
+ * (`--shard I/N`): each part gets every N-th client (its own tokens, its own quota ledger), the
+ * share of every phase's arrival rate and virtual users that its clients' weights carry (so every
+ * client sends at the rate it would in one process), an even share of connections and the
+ * in-flight cap, and its own random seed. Pure; the parts add up to the whole.
  */
 import type { ClientPlan, PhasePlan, Plan } from '../../profile/plan.ts';
 
@@ -21,20 +22,50 @@ export function shardClients(clients: readonly ClientPlan[], index: number, coun
   return clients.filter((_, i) => i % count === index);
 }
 
-export function shardPhases(phases: readonly PhasePlan[], index: number, count: number): PhasePlan[] {
-  return phases.map((phase) => {
-    const load = phase.load;
-    if (load.kind === 'rate') return { ...phase, load: { kind: 'rate', fromPerS: load.fromPerS / count, toPerS: load.toPerS / count } };
-    return { ...phase, load: { kind: 'concurrency', vus: evenShare(load.vus, index, count) } };
+/** Each part's share of the clients' total weight (the shares add up to 1). */
+export function weightShares(clients: readonly ClientPlan[], count: number): number[] {
+  const total = clients.reduce((sum, client) => sum + client.weight, 0);
+  return Array.from({ length: count }, (_, index) => {
+    const own = shardClients(clients, index, count);
+    return total > 0 ? own.reduce((sum, client) => sum + client.weight, 0) / total : own.length / Math.max(1, clients.length);
   });
 }
 
-/** Worker `index`'s plan: what the main thread resolved (target, clients and their secrets included), in its share. */
+/**
+ * `total` whole units over parts in proportion to `shares` (largest remainder, ties to the lower
+ * index): the parts add up to `total` and each is within one of its exact share.
+ */
+export function apportion(total: number, shares: readonly number[]): number[] {
+  const exact = shares.map((share) => total * share);
+  const parts = exact.map(Math.floor);
+  let left = total - parts.reduce((sum, n) => sum + n, 0);
+  const byRemainder = exact
+    .map((value, index) => ({ index, remainder: value - Math.floor(value) }))
+    .sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+  for (const { index } of byRemainder) {
+    if (left <= 0) break;
+    parts[index]!++;
+    left--;
+  }
+  return parts;
+}
+
+/** Part `index`'s phases: its weight share of every rate, its apportioned virtual users. */
+export function shardPhases(phases: readonly PhasePlan[], shares: readonly number[], index: number): PhasePlan[] {
+  const share = shares[index]!;
+  return phases.map((phase) => {
+    const load = phase.load;
+    if (load.kind === 'rate') return { ...phase, load: { kind: 'rate', fromPerS: load.fromPerS * share, toPerS: load.toPerS * share } };
+    return { ...phase, load: { kind: 'concurrency', vus: apportion(load.vus, shares)[index]! } };
+  });
+}
+
+/** Part `index` of `count` (0-based): what the main thread resolved (target, clients and their secrets included), in its share. */
 export function shardPlan(plan: Plan, index: number, count: number): Plan {
   return {
     ...plan,
     clients: shardClients(plan.clients, index, count),
-    phases: shardPhases(plan.phases, index, count),
+    phases: shardPhases(plan.phases, weightShares(plan.clients, count), index),
     http: {
       ...plan.http,
       connections: Math.max(1, evenShare(plan.http.connections, index, count)),

@@ -2,28 +2,10 @@
  * Passive rate-limit verdicts: what a load run's own traffic, recorded in the ledger, says about
  * the server's rate limit.
  */
-import type { RateLimitContract } from '../../contract/rate-limit.ts';
 import type { CheckResult, RateLimitObservation } from '../../contract/result-schema.ts';
-import { firstRefusals, type FirstRefusal } from './first-refusal.ts';
 import { roundMs } from '../../metrics/hdr.ts';
 import type { LedgerData } from '../../metrics/ledger-data.ts';
-
-/** How one client's first burst reads against the contract's limit. */
-export type ThresholdReading = 'exact' | 'early' | 'over' | 'inconclusive';
-
-/**
- * Pure reading of one first refusal. More than 2 × limit cannot happen with any conformant
- * limiter; between limit and 2 × limit a window aligned to the clock (not to the client's first
- * request) may have reset mid-burst, so only an active probe (`rpcload verify`) can tell.
- * Requests of unknown fate before the refusal may have been counted by the server.
- */
-export function readThreshold(r: FirstRefusal, limit: number): ThresholdReading {
-  if (r.admitted > 2 * limit) return 'over';
-  if (r.atLeast) return 'inconclusive';
-  if (r.admitted + r.uncertain < limit) return 'early';
-  if (r.admitted === limit && r.uncertain === 0) return 'exact';
-  return 'inconclusive';
-}
+import { settledWindows, type ClientWindow, type SettledReading } from './window-readings.ts';
 
 const EXAMPLES = 10;
 
@@ -42,15 +24,26 @@ const checkResult = (
   ...(notes === undefined ? {} : { notes }),
 });
 
-const exampleOf = (r: FirstRefusal, reading: ThresholdReading) => ({
-  client: r.client,
-  reading,
-  admittedBeforeRefusal: r.admitted,
-  atLeast: r.atLeast,
-  uncertain: r.uncertain,
-  firstRequestAtMs: roundMs(r.firstRequestAtMs),
-  firstRefusalAtMs: roundMs(r.firstRefusalAtMs),
-});
+/** One announced window as evidence (without its client): where its reset lies and how many were admitted inside. */
+export function windowEvidence(w: ClientWindow): Record<string, string | number | boolean | null> {
+  const { window } = w;
+  return {
+    reading: w.reading,
+    refusedAtMs: roundMs(window.refusedAtMs),
+    retryAfterS: window.retryAfterS,
+    resetFromMs: roundMs(window.resetFromMs),
+    resetToMs: roundMs(window.resetToMs),
+    admittedMin: window.admittedMin,
+    admittedMax: window.admittedMax,
+    admittedMaxAfterRefusal: window.admittedMaxAfterRefusal,
+    sinceReset: window.sinceReset,
+    sinceResetSpanMs: roundMs(window.sinceResetSpanMs),
+    ...(window.withinLimitFromMs === null ? {} : { withinLimitFromMs: roundMs(window.withinLimitFromMs) }),
+    ...(w.byPhase ? { byPhase: true } : {}),
+    ...(window.anchoredOnLast ? { anchoredOnLast: true } : {}),
+    ...(window.open ? { open: true } : {}),
+  };
+}
 
 const range = (values: readonly number[]): string => {
   const lo = Math.min(...values);
@@ -58,56 +51,93 @@ const range = (values: readonly number[]): string => {
   return lo === hi ? `${lo}` : `${lo}–${hi}`;
 };
 
-function thresholdCheck(ledger: LedgerData, plan: RateLimitContract): CheckResult {
-  const limit = plan.limit;
-  const readings = firstRefusals(ledger.clients, limit, plan.windowMs).map((r) => ({ r, reading: readThreshold(r, limit) }));
-  const of = (reading: ThresholdReading) => readings.filter((x) => x.reading === reading);
-  const [exact, early, over, inconclusive] = [of('exact'), of('early'), of('over'), of('inconclusive')];
-  const counts: Record<string, number> = {};
-  for (const { r } of readings) counts[`${r.admitted}${r.atLeast ? '+' : ''}`] = (counts[`${r.admitted}${r.atLeast ? '+' : ''}`] ?? 0) + 1;
+const clientsIn = (windows: readonly ClientWindow[]): number => new Set(windows.map((w) => w.client)).size;
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** The admitted count of windows as "N" or "N–M" (the reset's uncertainty). */
+const countsOf = (windows: readonly ClientWindow[]): string =>
+  range(
+    windows.flatMap((w) =>
+      w.window.admittedMin === w.window.admittedMax ? [w.window.admittedMin] : [w.window.admittedMin, w.window.admittedMax],
+    ),
+  );
+
+function thresholdCheck(ledger: LedgerData): CheckResult {
+  const { limit, windowMs } = ledger;
+  const windows = settledWindows(ledger);
+  const of = (reading: SettledReading) => windows.filter((w) => w.reading === reading);
+  const [exact, early, over, aligned, inconclusive] = [of('exact'), of('early'), of('over'), of('aligned_possible'), of('inconclusive')];
+  const clients = Object.values(ledger.clients);
+  const withheld = clients.filter((c) => c.windowsWithheld).length;
   const evidence = {
     limit,
-    windowS: plan.windowMs / 1000,
-    clientsObserved: readings.length,
+    windowS: windowMs / 1000,
+    windows: windows.length,
+    windowsDropped: clients.reduce((sum, c) => sum + c.windowsDropped, 0),
+    clientsObserved: clientsIn(windows),
     exact: exact.length,
     early: early.length,
     over: over.length,
+    alignedPossible: aligned.length,
     inconclusive: inconclusive.length,
-    admittedBeforeFirstRefusal: counts,
-    examples: [...over, ...early, ...inconclusive, ...exact].slice(0, EXAMPLES).map((x) => exampleOf(x.r, x.reading)),
+    ...(withheld > 0 ? { clientsWithheld: withheld } : {}),
+    examples: [...over, ...early, ...aligned, ...inconclusive, ...exact]
+      .slice(0, EXAMPLES)
+      .map((w) => ({ client: w.client, ...windowEvidence(w) })),
   };
   const id = 'ratelimit.threshold';
-  const n = readings.length;
+  const n = windows.length;
   if (n === 0) {
-    return checkResult(
-      id,
-      'skip',
-      'no client was refused within one window of its first request, so the run never measured a quota from idle (a greedy client or `rpcload verify` does)',
-      evidence,
-    );
+    const why =
+      withheld > 0
+        ? 'the clients refused had their traffic split over several parts, so no part saw whole windows'
+        : 'no client was refused, so the run never reached a quota (a greedy client or `rpcload verify` does)';
+    return checkResult(id, 'skip', why, evidence);
   }
+  const ofAll = `${n} announced ${n === 1 ? 'window' : 'windows'}`;
   if (over.length > 0 || early.length > 0) {
+    const byPhase = over.filter((w) => w.byPhase);
+    const surely = over.filter((w) => !w.byPhase);
     const parts = [
-      over.length > 0
-        ? `${over.length} of ${n} clients admitted ${range(over.map((x) => x.r.admitted))} requests before their first 429 (more than 2 × the limit of ${limit})`
+      surely.length > 0
+        ? `${surely.length} of ${ofAll} (${plural(clientsIn(surely), 'client')}) held ${countsOf(surely)} admitted requests before the reset their Retry-After announced (limit ${limit})`
+        : '',
+      byPhase.length > 0
+        ? `${byPhase.length} of ${ofAll} (${plural(clientsIn(byPhase), 'client')}) admitted ${range(byPhase.map((w) => w.window.sinceReset))} within less than one window before their refusal (limit ${limit}), and no clock-aligned window explains them all`
         : '',
       early.length > 0
-        ? `${early.length} of ${n} clients were refused after only ${range(early.map((x) => x.r.admitted))} admitted (limit ${limit})`
+        ? `${early.length} of ${ofAll} (${plural(clientsIn(early), 'client')}) refused after at most ${range(early.map((w) => w.window.admittedMax))} admitted in the announced window (limit ${limit})`
         : '',
     ];
     const notes =
       early.length > 0
-        ? ['an early refusal is expected if these client IDs sent requests within one window before the run started']
+        ? [
+            'an early refusal is expected if the quota is shared across client IDs, or if these client IDs sent requests within one window before the run started',
+          ]
         : undefined;
     return checkResult(id, 'fail', parts.filter(Boolean).join('; '), evidence, notes);
   }
-  if (inconclusive.length > 0) {
-    const admitted = inconclusive.map((x) => x.r.admitted);
-    const detail = `inconclusive: ${inconclusive.length} of ${n} clients were admitted ${range(admitted)} requests before their first 429 (limit ${limit}); a clock-aligned window may have reset during the burst, or requests failed in transit — run \`rpcload verify\` for a definite answer`;
-    return checkResult(id, 'skip', detail, evidence);
+  const unsettled = [...aligned, ...inconclusive];
+  const unsettledNote =
+    unsettled.length > 0
+      ? `${unsettled.length} of ${ofAll} could hold ${countsOf(unsettled)} admitted requests: up to ${Math.max(...unsettled.map((w) => w.window.admittedMax)) - limit} over the limit if the reset fell early within the whole second Retry-After rounds to${aligned.length > 0 ? ', or a clock-aligned boundary inside' : ''}`
+      : null;
+  if (exact.length > 0) {
+    const who = clientsIn(exact) === 1 ? `client ${exact[0]!.client}` : `${clientsIn(exact)} clients`;
+    return checkResult(
+      id,
+      'pass',
+      `${exact.length} of ${ofAll} (${who}) held at most ${limit} admitted requests before the announced reset, and could hold exactly ${limit}`,
+      evidence,
+      unsettledNote === null ? undefined : [unsettledNote],
+    );
   }
-  const who = n === 1 ? `the client refused from idle (${readings[0]!.r.client}) was` : `all ${n} clients refused from idle were`;
-  return checkResult(id, 'pass', `${who} refused after exactly ${limit} admitted requests`, evidence);
+  return checkResult(
+    id,
+    'skip',
+    `inconclusive: ${unsettledNote!} — the reset's rounding covers both readings; run \`rpcload verify\` for a definite answer`,
+    evidence,
+  );
 }
 
 function retryCheck(ledger: LedgerData): CheckResult {
@@ -167,8 +197,8 @@ const evidenceOfRetry = (o: RateLimitObservation) => ({ client: o.client, atMs: 
  * The verdicts the passive ledger supports, from a load run's own traffic: `ratelimit.threshold`
  * and `ratelimit.retry_after_honoured`. Pure; each carries its evidence (counts, Retry-After
  * values, clients, times in ms since run start) and is `skip` with the reason when the run did
- * not exercise it. The contract defaults to the one the ledger was recorded under.
+ * not exercise it. Judged against the contract the ledger was recorded under.
  */
-export function passiveRateLimitChecks(ledger: LedgerData, rateLimit: RateLimitContract = ledger): CheckResult[] {
-  return [thresholdCheck(ledger, rateLimit), retryCheck(ledger)];
+export function passiveRateLimitChecks(ledger: LedgerData): CheckResult[] {
+  return [thresholdCheck(ledger), retryCheck(ledger)];
 }

@@ -40,7 +40,7 @@ function bearerOf(obs: AuthObservation): Challenge | undefined {
 /** Common part: a response arrived, HTTP 401, a Bearer challenge. Returns the failure, or the challenge. */
 function bearer401(obs: AuthObservation, what: string): Verdict | Challenge {
   const evidence = evidenceOf(obs);
-  if (obs.status === 0) return skip(`no response to ${what} (${obs.outcome})`, evidence);
+  if (obs.status === 0) return skip('target_broken', `no response to ${what} (${obs.outcome})`, evidence);
   const challenge = bearerOf(obs);
   const others = obs.challenges.map(describeChallenge).join('; ') || 'unparseable';
   const header =

@@ -53,7 +53,7 @@ export function judgeEnvelope(obs: EnvelopeObservation): Verdict {
     ...(obs.refusalsWaited > 0 ? { rateLimitRefusalsWaitedOut: obs.refusalsWaited } : {}),
   };
   const notes = unanswered > 0 ? [`${unanswered} request(s) got no response (transport errors), not judged here`] : [];
-  if (answered.length === 0) return skip('no request got a response', evidence, notes);
+  if (answered.length === 0) return skip('target_broken', 'no request got a response', evidence, notes);
   if (broken.length > 0) {
     const { sample, problem } = broken[0]!;
     return fail(

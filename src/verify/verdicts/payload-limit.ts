@@ -57,7 +57,11 @@ export function judgePayloadLimit(obs: PayloadObservation): Verdict {
   };
   const baseline = obs.probes[0];
   if (baseline === undefined || baseline.result !== 'accepted')
-    return skip(`even a small body was not accepted (${baseline?.outcome ?? 'not sent'}): cannot search the limit`, evidence);
+    return skip(
+      'target_broken',
+      `even a small body was not accepted (${baseline?.outcome ?? 'not sent'}): cannot search the limit`,
+      evidence,
+    );
   const badRefusals = [
     ...new Set(
       obs.probes

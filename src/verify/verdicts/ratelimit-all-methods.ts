@@ -3,7 +3,7 @@
  * admitted, and the next one is refused: one quota across methods. Requests are sequential.
  */
 import type { Exchange } from '../exchange.ts';
-import type { CheckOutcome } from '../check.ts';
+import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
 
@@ -39,6 +39,21 @@ export function attemptIsAmbiguous(
   return previousRefusal !== undefined && mayStraddleAfterReset(refusal.doneMs, previousRefusal, windowMs);
 }
 
+/** The idle attempt's count: admissions before its first refusal, and over how long they were decided. */
+export function idleCountOf(obs: AllMethodsObservation): IdleCount | undefined {
+  const idle = obs.attempts.find((a) => a.kind === 'idle');
+  const first = idle?.exchanges[0];
+  if (idle === undefined || first === undefined) return undefined;
+  const refusedAt = idle.exchanges.findIndex((e) => e.admission === 'refused');
+  const counted = refusedAt === -1 ? idle.exchanges : idle.exchanges.slice(0, refusedAt + 1);
+  return {
+    admitted: counted.filter((e) => e.admission === 'admitted').length,
+    spanMs: Math.max(...counted.map((e) => e.doneMs)) - first.sentMs,
+    limit: obs.limit,
+    windowMs: obs.windowMs,
+  };
+}
+
 export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
   const { limit, methods, attempts } = obs;
   const [first, second] = methods;
@@ -55,9 +70,9 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
     })),
   };
   const decisive = attempts.at(-1);
-  if (decisive === undefined) return skip('no attempt was made', evidence);
+  if (decisive === undefined) return skip('inconclusive', 'no attempt was made', evidence);
   const failed = decisive.exchanges.find((e) => e.admission === 'failed');
-  if (failed !== undefined) return skip(`a request got no verdict from the limiter (${failed.outcome})`, evidence);
+  if (failed !== undefined) return skip('target_broken', `a request got no verdict from the limiter (${failed.outcome})`, evidence);
   const notes =
     attempts.length > 1
       ? [`the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
@@ -71,13 +86,13 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
         evidence,
         notes,
       ),
-      findings: { failedOnCount: true },
+      findings: { failedOnCount: true, idleCount: idleCountOf(obs) },
     };
   }
   if (refusedAt !== limit) {
     // The next request may rightly be in a new window when sending was that slow.
     const slow = tooSlowToJudge(decisive.exchanges, limit, obs.windowMs);
-    if (slow !== null) return skip(slow, evidence, notes);
+    if (slow !== null) return skip('inconclusive', slow, evidence, notes);
     const admitted = decisive.exchanges.filter((e) => e.admission === 'admitted').length;
     const total = refusedAt === -1 ? `no refusal after ${admitted}` : `${admitted} admitted before the first refusal`;
     return {
@@ -86,7 +101,7 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
         evidence,
         notes,
       ),
-      findings: { failedOnCount: true },
+      findings: { failedOnCount: true, idleCount: idleCountOf(obs) },
     };
   }
   return pass(

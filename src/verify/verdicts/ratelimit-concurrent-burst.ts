@@ -3,7 +3,7 @@
  * admit at most `limit`.
  */
 import type { Exchange } from '../exchange.ts';
-import type { CheckOutcome } from '../check.ts';
+import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset } from './window-bounds.ts';
 
@@ -43,6 +43,18 @@ export function concurrentAttemptIsAmbiguous(
   return previousRefusal !== undefined && mayStraddleAfterReset(endMs, previousRefusal, windowMs);
 }
 
+/** The idle burst's count: its admissions, decided between its first send and its last response. */
+export function idleBurstCount(obs: ConcurrentObservation): IdleCount | undefined {
+  const idle = obs.attempts.find((a) => a.kind === 'idle');
+  if (idle === undefined || idle.exchanges.length === 0) return undefined;
+  return {
+    admitted: count(idle, 'admitted'),
+    spanMs: Math.max(...idle.exchanges.map((e) => e.doneMs)) - Math.min(...idle.exchanges.map((e) => e.sentMs)),
+    limit: obs.limit,
+    windowMs: obs.windowMs,
+  };
+}
+
 export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   const { limit, attempts } = obs;
   const describe = (a: ConcurrentAttempt): Record<string, unknown> => ({
@@ -58,7 +70,7 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   });
   const evidence = { limit, attempts: attempts.map(describe) };
   const decisive = attempts.at(-1);
-  if (decisive === undefined || decisive.exchanges.length === 0) return skip('no burst was sent', evidence);
+  if (decisive === undefined || decisive.exchanges.length === 0) return skip('inconclusive', 'no burst was sent', evidence);
   const admitted = count(decisive, 'admitted');
   const failed = decisive.exchanges.filter((e) => e.admission === 'failed');
   const notes =
@@ -72,11 +84,12 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
         evidence,
         notes,
       ),
-      findings: { failedOnCount: true },
+      findings: { failedOnCount: true, idleCount: idleBurstCount(obs) },
     };
   }
   if (failed.length > 0)
     return skip(
+      'target_broken',
       `${failed.length} of ${decisive.exchanges.length} requests got no verdict from the limiter (${failed[0]!.outcome}); cannot count admissions`,
       evidence,
       notes,

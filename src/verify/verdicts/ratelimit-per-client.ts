@@ -52,20 +52,29 @@ export function judgePerClient(obs: PerClientObservation): CheckOutcome {
   const { clientA, clientB } = obs;
   const evidence = { clientA, clientB, attempts: obs.attempts.map(attemptEvidence) };
   const attempt = obs.attempts.at(-1);
-  if (attempt === undefined) return skip('no attempt was made', evidence);
+  if (attempt === undefined) return skip('inconclusive', 'no attempt was made', evidence);
   const { exhaustion, secondToken, control, otherClient } = attempt;
   if (exhaustion.stop === 'failed')
-    return skip(`a request of ${clientA} got no verdict from the limiter (${exhaustion.last?.outcome ?? 'unknown'})`, evidence);
+    return skip(
+      'target_broken',
+      `a request of ${clientA} got no verdict from the limiter (${exhaustion.last?.outcome ?? 'unknown'})`,
+      evidence,
+    );
   if (exhaustion.stop === 'cap')
     return skip(
+      'inconclusive',
       exhaustion.tooSlow ?? `${clientA} was never refused (${exhaustion.admitted} admitted back to back): nothing to compare with`,
       evidence,
     );
   const unanswered = [...secondToken, control, otherClient].find((e) => e === null || e.admission === 'failed');
   if (unanswered !== undefined)
-    return skip(`a comparison request got no verdict from the limiter (${unanswered?.outcome ?? 'not sent'})`, evidence);
+    return skip('target_broken', `a comparison request got no verdict from the limiter (${unanswered?.outcome ?? 'not sent'})`, evidence);
   if (attemptIsInconclusive(attempt))
-    return skip(`${clientA}'s quota came back during every attempt (a window boundary passed): cannot compare tokens`, evidence);
+    return skip(
+      'inconclusive',
+      `${clientA}'s quota came back during every attempt (a window boundary passed): cannot compare tokens`,
+      evidence,
+    );
 
   const problems: string[] = [];
   const notes: string[] = [];

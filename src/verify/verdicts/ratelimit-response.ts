@@ -52,7 +52,11 @@ function refusalProblems(sample: RefusalSample): string[] {
   if (sample.status !== 429) problems.push(`refused with HTTP ${sample.status}, expected 429`);
   if (sample.retryAfter.form === 'missing') problems.push('no Retry-After header');
   else if (sample.retryAfter.form === 'invalid')
-    problems.push(`Retry-After ${retryAfterText(sample.retryAfter)} is not a number of seconds`);
+    problems.push(
+      sample.retryAfter.tooLong
+        ? `Retry-After ${retryAfterText(sample.retryAfter)} asks for a wait of over a day (not followed)`
+        : `Retry-After ${retryAfterText(sample.retryAfter)} is not a number of seconds`,
+    );
   else if (sample.retryAfter.form === 'date') problems.push('Retry-After is an HTTP-date; the conventions promise a number of seconds');
   if (sample.envelope !== 'error' || sample.errorCode !== 'rate_limit_exceeded') {
     const found =
@@ -76,8 +80,12 @@ export function judgeResponse(obs: ResponseObservation): Verdict {
     })),
   };
   if (obs.stop === 'failed')
-    return skip(`a request got no verdict from the limiter (${obs.failedOutcome ?? 'unknown'}) before any refusal`, evidence);
-  if (obs.refusals.length === 0 && obs.tooSlow !== null) return skip(obs.tooSlow, evidence);
+    return skip(
+      'target_broken',
+      `a request got no verdict from the limiter (${obs.failedOutcome ?? 'unknown'}) before any refusal`,
+      evidence,
+    );
+  if (obs.refusals.length === 0 && obs.tooSlow !== null) return skip('inconclusive', obs.tooSlow, evidence);
   if (obs.refusals.length === 0)
     return fail(`no refusal after ${obs.admittedBefore} requests sent back to back`, evidence, obs.headerNotes);
   const problems = [...new Set(obs.refusals.flatMap(refusalProblems))];

@@ -55,10 +55,10 @@ export function judgeRetryAfterHonoured(obs: HonourObservation): Verdict {
         }
       : {}),
   };
-  if (obs.problem?.kind === 'failed') return skip(obs.problem.detail, evidence);
+  if (obs.problem?.kind === 'failed') return skip('target_broken', obs.problem.detail, evidence);
   if (obs.problem?.kind === 'no-refusal') return fail(obs.problem.detail, evidence);
   if (obs.samples.some((s) => s.refusal.retryAfterS === null))
-    return skip('the refusal carried no usable Retry-After (see ratelimit.response): nothing to honour', evidence);
+    return skip('inconclusive', 'the refusal carried no usable Retry-After (see ratelimit.response): nothing to honour', evidence);
 
   const notes: string[] = [];
   let slackFailure: string | null = null;
@@ -85,7 +85,12 @@ export function judgeRetryAfterHonoured(obs: HonourObservation): Verdict {
   }
   const moments = new Set(obs.samples.map((s) => Math.round((s.refusal.sentMs - s.exhaustedAtMs) / 100)));
   if (obs.samples.length < 2 || moments.size < 2)
-    return skip(`admitted after waiting Retry-After, but sampled at only ${moments.size} moment of a window`, evidence, notes);
+    return skip(
+      'inconclusive',
+      `admitted after waiting Retry-After, but sampled at only ${moments.size} moment of a window`,
+      evidence,
+      notes,
+    );
   if (slackFailure !== null) return fail(slackFailure, evidence, notes);
   const described = obs.samples
     .map((s) => `Retry-After ${s.refusal.retryAfterS} s ${Math.round(s.refusal.sentMs - s.exhaustedAtMs)} ms into the throttle`)

@@ -89,10 +89,14 @@ export function judgeThreshold(obs: ThresholdObservation): CheckOutcome {
   const decisive = summaries.at(-1);
   const load = obs.load !== null && decisive?.stop === 'refused' && summaries.length > 1 ? loadFindings(obs, summaries) : null;
   const evidence = { limit, windowMs, bursts: summaries.map(burstEvidence), ...(load ? { load: load.evidence } : {}) };
-  if (idle === undefined || decisive === undefined) return skip('no burst was sent', evidence);
+  if (idle === undefined || decisive === undefined) return skip('inconclusive', 'no burst was sent', evidence);
   const failed = obs.bursts.flatMap((b) => b.exchanges).find((e) => e.admission === 'failed');
   if (failed !== undefined)
-    return skip(`a request got no verdict from the limiter (${failed.outcome} at ${failed.sentMs} ms); cannot count admissions`, evidence);
+    return skip(
+      'target_broken',
+      `a request got no verdict from the limiter (${failed.outcome} at ${failed.sentMs} ms); cannot count admissions`,
+      evidence,
+    );
 
   const problems: string[] = [];
   const longestMs = Math.round(Math.max(...summaries.map((s) => s.endMs - s.startMs)));
@@ -108,7 +112,7 @@ export function judgeThreshold(obs: ThresholdObservation): CheckOutcome {
   const slow = obs.bursts
     .map((b, i) => tooSlowToJudge(b.exchanges.slice(summaries[i]!.refusedBeforeAdmission), limit, windowMs))
     .find((why) => why !== null);
-  if (slow !== undefined) return skip(slow, evidence, notes);
+  if (slow !== undefined) return skip('inconclusive', slow, evidence, notes);
 
   // (1) From an idle client.
   if (idle.stop === 'cap')
@@ -126,7 +130,9 @@ export function judgeThreshold(obs: ThresholdObservation): CheckOutcome {
     );
   }
   if (decisive === idle)
-    return problems.length > 0 ? fail(problems[0]!, evidence, notes) : skip('the procedure stopped before the reset', evidence, notes);
+    return problems.length > 0
+      ? fail(problems[0]!, evidence, notes)
+      : skip('inconclusive', 'the procedure stopped before the reset', evidence, notes);
 
   // (2) The fresh quota after the announced reset: the last burst decides, those between were ambiguous.
   const waitedS = summaries.at(-2)!.refusal?.retryAfterS ?? null;
@@ -164,12 +170,12 @@ export function judgeThreshold(obs: ThresholdObservation): CheckOutcome {
   if (problems.length > 0) return fail(withMore(problems), { ...evidence, problems }, notes);
 
   // (3) Continued load.
-  if (load === null) return skip('the continued-load step did not run', evidence, notes);
+  if (load === null) return skip('inconclusive', 'the continued-load step did not run', evidence, notes);
   if (load.problems.length > 0) {
     const failed = fail(withMore(load.problems), { ...evidence, problems: load.problems }, notes);
     return load.gradual ? { ...failed, findings: { quotaRefillsGradually: true } } : failed;
   }
-  if (load.inconclusive !== null) return skip(load.inconclusive, evidence, notes);
+  if (load.inconclusive !== null) return skip('inconclusive', load.inconclusive, evidence, notes);
   return pass(
     `exactly ${limit} admitted from idle and again after the announced reset; under ${load.rateDescription} no window admitted more than ${limit} and the client was admitted again at the reset`,
     evidence,

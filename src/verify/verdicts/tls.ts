@@ -19,7 +19,7 @@ const MODERN = new Set(['TLSv1.2', 'TLSv1.3']);
 export function judgeTls(obs: TlsObservation): Verdict {
   const { normal, tls11Only } = obs;
   const evidence = { defaultHandshake: normal, tls11OnlyHandshake: tls11Only };
-  if (normal.result !== 'accepted') return skip(`no TLS handshake with the default settings (${normal.code})`, evidence);
+  if (normal.result !== 'accepted') return skip('target_broken', `no TLS handshake with the default settings (${normal.code})`, evidence);
   if (!MODERN.has(normal.protocol))
     return fail(`negotiated ${normal.protocol} (${normal.cipher}); the conventions require TLS 1.2 or later`, evidence);
   const negotiated = `negotiated ${normal.protocol} (${normal.cipher})`;
@@ -30,10 +30,11 @@ export function judgeTls(obs: TlsObservation): Verdict {
       return pass(`${negotiated}; a TLS 1.1-only handshake was refused by the server (${tls11Only.code})`, evidence);
     case 'cannot-offer':
       return skip(
+        'not_applicable',
         `${negotiated}; TLS 1.1 refusal not tested: this Node.js/OpenSSL cannot offer TLS 1.1 even at SECLEVEL=0 (${tls11Only.code})`,
         evidence,
       );
     case 'error':
-      return skip(`${negotiated}; the TLS 1.1-only handshake ended inconclusively (${tls11Only.code})`, evidence);
+      return skip('inconclusive', `${negotiated}; the TLS 1.1-only handshake ended inconclusively (${tls11Only.code})`, evidence);
   }
 }

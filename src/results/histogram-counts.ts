@@ -1,0 +1,59 @@
+/**
+ * A result file's histograms must describe the same requests as its counts: every request is
+ * recorded in the overall, per-method, per-phase, per-outcome and per-client histograms, and every
+ * token request in the token histogram. Histograms swapped in from another run (or another
+ * section) decode fine and pass the schema, but would turn every percentile that compare, merge
+ * and report compute from them into another run's figures; their total counts give them away.
+ */
+import type { Histograms, RunResult } from '../contract/result-schema.ts';
+import { decodeHistogramAt } from './compare/decode-histogram.ts';
+
+/** Requests that ended without a response can be counted without a latency to record. */
+const UNANSWERED = 'transport:unanswered';
+
+interface Expected {
+  readonly pointer: string;
+  readonly encoded: string;
+  readonly countPointer: string;
+  readonly count: number;
+}
+
+const escape = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function expectations(result: RunResult): Expected[] {
+  const h: Histograms = result.histograms;
+  const out: Expected[] = [];
+  for (const kind of ['latency', 'serviceTime'] as const) {
+    out.push({ pointer: `/histograms/${kind}`, encoded: h[kind], countPointer: '/summary/requests', count: result.summary.requests });
+  }
+  if (h.tokens !== undefined) {
+    const count = result.summary.tokens.requests;
+    out.push({ pointer: '/histograms/tokens', encoded: h.tokens, countPointer: '/summary/tokens/requests', count });
+  }
+  for (const section of ['byMethod', 'byPhase', 'byOutcome', 'byClient'] as const) {
+    for (const [key, pair] of Object.entries(h[section])) {
+      const stats = result[section][key];
+      const countPointer = `/${section}/${escape(key)}/requests`;
+      for (const kind of ['latency', 'serviceTime'] as const) {
+        out.push({ pointer: `/histograms/${section}/${escape(key)}/${kind}`, encoded: pair[kind], countPointer, count: stats?.requests ?? -1 });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The first histogram whose total count disagrees with the count the file records for it, as one
+ * line (`/histograms/byMethod/ping/latency: holds 460 values, but /byMethod/ping/requests is 230 …`);
+ * null when they all agree. A corrupt encoding throws the one-line error of decodeHistogramAt.
+ */
+export function histogramCountProblem(result: RunResult, label: string): string | null {
+  const unanswered = result.byOutcome[UNANSWERED]?.requests ?? 0;
+  for (const { pointer, encoded, countPointer, count } of expectations(result)) {
+    if (count < 0) return `${pointer}: a histogram for ${countPointer.slice(0, -'/requests'.length)}, which the file does not have`;
+    const held = decodeHistogramAt(encoded, `${label}: ${pointer}`).totalCount;
+    if (held > count || held < count - unanswered)
+      return `${pointer}: holds ${held} values, but ${countPointer} is ${count} (histograms from another run or section?)`;
+  }
+  return null;
+}

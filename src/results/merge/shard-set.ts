@@ -1,0 +1,64 @@
+/**
+ * The shard set of a merge: files written by `run --shard I/N` name their run and index, so a
+ * merge can tell a complete set from one with a shard missing, a file of another run, or the same
+ * shard twice — each a one-line refusal, because any of them would silently change the counts and
+ * verdicts of the merged result.
+ */
+import { RpcloadError } from '../../errors.ts';
+import type { ShardSet } from '../../contract/result-schema.ts';
+import type { LabelledResult } from '../compare/compare-runs.ts';
+
+/** Start spreads beyond this are worth a warning: the merged timeline's edges carry fewer shards. */
+const SPREAD_WARNING_MS = 1000;
+
+const list = (numbers: readonly number[]): string => numbers.join(', ');
+
+/**
+ * Check that sharded inputs form one run's set (all of it, unless `partial`). Null when no input
+ * is a shard's file (files merged by hand, as before shards named themselves).
+ */
+export function checkShardSet(inputs: readonly LabelledResult[], partial: boolean): { set: ShardSet; warnings: string[] } | null {
+  const sharded = inputs.filter((input) => input.result.run.shard !== undefined);
+  if (sharded.length === 0) return null;
+  const loose = inputs.find((input) => input.result.run.shard === undefined);
+  const first = sharded[0]!;
+  const { runId, count } = first.result.run.shard!;
+  if (loose !== undefined) {
+    throw new RpcloadError('incomparable', `cannot merge: ${loose.label} is not a shard's file, but ${first.label} is shard ${first.result.run.shard!.index}/${count} of run ${runId}`);
+  }
+  const byIndex = new Map<number, string>();
+  for (const { label, result } of sharded) {
+    const shard = result.run.shard!;
+    if (shard.runId !== runId) {
+      throw new RpcloadError('incomparable', `cannot merge: ${label} is a shard of run ${shard.runId}, but ${first.label} is a shard of run ${runId}`);
+    }
+    if (shard.count !== count) {
+      throw new RpcloadError('incomparable', `cannot merge: ${label} is shard ${shard.index}/${shard.count}, but ${first.label} is shard ${first.result.run.shard!.index}/${count} of the same run ${runId}`);
+    }
+    const twin = byIndex.get(shard.index);
+    if (twin !== undefined) throw new RpcloadError('incomparable', `cannot merge: ${twin} and ${label} are both shard ${shard.index}/${count} of run ${runId}`);
+    byIndex.set(shard.index, label);
+  }
+  const merged = [...byIndex.keys()].sort((a, b) => a - b);
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
+  if (missing.length > 0 && !partial) {
+    throw new RpcloadError(
+      'incomplete',
+      `cannot merge: ${missing.length === 1 ? 'shard' : 'shards'} ${list(missing)} of ${count} of run ${runId} ${missing.length === 1 ? 'is' : 'are'} missing (have ${list(merged)}); merge --partial merges the shards present and marks the result partial`,
+    );
+  }
+  const starts = sharded.map((input) => Date.parse(input.result.run.startedAt));
+  const startSpreadMs = Math.round((Math.max(...starts) - Math.min(...starts)) * 1000) / 1000;
+  const lates = sharded.map((input) => input.result.run.shard!.startLateMs).filter((ms): ms is number => ms !== null);
+  const warnings: string[] = [];
+  if (missing.length > 0) {
+    warnings.push(`partial merge: shard${missing.length === 1 ? '' : 's'} ${list(missing)} of ${count} missing; counts, checks and thresholds cover only shards ${list(merged)}`);
+  }
+  if (startSpreadMs > SPREAD_WARNING_MS) {
+    warnings.push(`the shards started ${Math.round(startSpreadMs)} ms apart: the merged timeline's first and last seconds carry fewer shards (use --start-at)`);
+  }
+  return {
+    set: { runId, count, merged, missing, startSpreadMs, maxStartLateMs: lates.length === 0 ? null : Math.max(...lates) },
+    warnings,
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The README's and docs/run.md's example commands, extracted and run as a user would paste them
+ * (through bash, `rpcload` and `npx rpcload` being the built CLI), against reference servers on
+ * 127.0.0.1 instead of https://api.example.com and shortened to about a second each. A command the
+ * CLI refuses (exit 2) or that crashes fails the test, so the docs cannot drift from the code.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerHandle } from '../../src/server/options.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import { RPCLOAD_BIN } from '../support/cli.ts';
+import { boundedCommand, jsonExampleAfter, shellExamples } from '../support/doc-examples.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SECRET = 'docs-example-secret';
+const dir = mkdtempSync(join(tmpdir(), 'rpcload-docs-'));
+const binDir = join(dir, 'bin');
+
+/** `rpcload` and `npx rpcload` on PATH, both the built CLI of this checkout. */
+function installShims(): void {
+  mkdirSync(binDir, { recursive: true });
+  const rpcload = join(binDir, 'rpcload');
+  writeFileSync(rpcload, `#!/usr/bin/env bash\nexec "${process.execPath}" "${RPCLOAD_BIN}" "$@"\n`);
+  const npx = join(binDir, 'npx');
+  writeFileSync(
+    npx,
+    `#!/usr/bin/env bash\n[ "$1" = rpcload ] || { echo "npx $1: not an rpcload example" >&2; exit 97; }\nshift\nexec "${rpcload}" "$@"\n`,
+  );
+  chmodSync(rpcload, 0o755);
+  chmodSync(npx, 0o755);
+}
+
+let server: ServerHandle;
+let verifyServer: ServerHandle;
+beforeAll(async () => {
+  installShims();
+  // The clients the examples use: app-… (one-line runs, verify, the README's profile) and smoke-….
+  const clients = {
+    clientPattern: { prefix: 'app-', secret: SECRET },
+    clients: [1, 2, 3].map((n) => ({ id: `smoke-${n}`, secret: SECRET })),
+  };
+  [server, verifyServer] = await Promise.all([startServer(clients), startServer({ ...clients, windowMs: 1000 })]);
+});
+afterAll(() => Promise.all([server.close(), verifyServer.close()]));
+
+/** Run a command line through bash (asynchronously: the servers answer from this process). */
+function bash(command: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', command], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: `${binDir}:${process.env.PATH}`, SECRET, SMOKE_SECRET: SECRET, NO_COLOR: '1', CI: 'true', ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+const examples = [
+  ...shellExamples(join(ROOT, 'README.md'), 'README.md'),
+  ...shellExamples(join(ROOT, 'docs/run.md'), 'docs/run.md'),
+].filter((example) => !/^npm /.test(example.text)); // npm ci / npm start / npm test: the run examples cover `rpcload run profiles/demo.json`
+
+describe('documented examples', { timeout: 120_000 }, () => {
+  it('finds the examples (README: one-line run, smoke, verify; docs/run.md: its examples)', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(9);
+    expect(examples.map((e) => e.text)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^npx rpcload verify /),
+        expect.stringMatching(/^rpcload run --target .* --method ping@3 /),
+      ]),
+    );
+  });
+
+  it.each(examples.map((example, index) => [example.where, example.text, index] as const))('%s: %s', async (_where, text, index) => {
+    const isVerify = /\brpcload verify\b/.test(text);
+    const out = join(dir, `example-${index}.json`);
+    const command = boundedCommand(text, { target: isVerify ? verifyServer.url : server.url, out, verifyWindow: '1s' });
+    expect(command).not.toBeNull();
+    const result = await bash(command!);
+    const context = `${command}\nexit ${result.status}\nstderr: ${result.stderr}`;
+    // 0 or 1 (a threshold or check of an example written for another API may fail); never bad input or a crash.
+    expect([0, 1], context).toContain(result.status);
+    expect(result.stderr, context).not.toMatch(/internal error|\n\s+at /);
+    expect(existsSync(out), context).toBe(true);
+  });
+
+  it("README's own profile validates and runs against a target with API_URL and CLIENT_SECRET set", async () => {
+    const profile = join(dir, 'my-api.json');
+    writeFileSync(profile, jsonExampleAfter(join(ROOT, 'README.md'), 'For your own methods, copy a profile'));
+    const env = { API_URL: server.url, CLIENT_SECRET: SECRET };
+    const validate = await bash(`npx rpcload profile validate ${profile}`, env);
+    expect(validate.stdout).toMatch(/my-api\.json: ok — 1 scenario, 1 phase, 10 clients/);
+    const out = join(dir, 'my-api-result.json');
+    const run = await bash(`npx rpcload run ${profile} --duration 1s --ui none --out ${out}`, env);
+    expect(run.status, run.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as { summary: { outcomes: Record<string, number> } }).summary.outcomes).toEqual({
+      success: 20,
+    });
+  });
+
+  it('rpcload profile validate profiles/*.json, as docs/profiles.md says', async () => {
+    const validate = await bash('rpcload profile validate profiles/*.json');
+    expect(validate.status, validate.stderr).toBe(0);
+    expect(validate.stdout.trim().split('\n')).toHaveLength(4);
+  });
+});

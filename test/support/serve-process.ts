@@ -1,0 +1,47 @@
+/** `rpcload serve` as a child process whose output can be read while it runs (for tests that follow its printed hints). */
+import type { ChildProcess } from 'node:child_process';
+import { runRpcload, type CliResult } from './cli.ts';
+
+export interface ServeProcess {
+  readonly url: string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Resolves once stderr matches `pattern` (rejects after `timeoutMs`), with the match. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** SIGTERM, then the exit and the whole output. */
+  stop(): Promise<CliResult>;
+}
+
+/** Start `rpcload serve ARGS` and resolve once it prints its URL. */
+export async function startServeProcess(args: readonly string[]): Promise<ServeProcess> {
+  let child: ChildProcess | undefined;
+  const done = runRpcload(['serve', ...args], { timeoutMs: 60_000, onSpawn: (c) => (child = c) });
+  let stdout = '';
+  let stderr = '';
+  child!.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child!.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = /^rpcload serve: listening on (\S+)$/m.exec(stdout)?.[1];
+      if (found !== undefined) resolve(found);
+    });
+    child!.once('exit', () => reject(new Error(`serve exited before listening: ${stderr}`)));
+  });
+  return {
+    url,
+    stderr: () => stderr,
+    waitForStderr: async (pattern, timeoutMs = 5000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(stderr);
+        if (match) return match;
+        if (Date.now() > deadline) throw new Error(`serve's stderr never matched ${pattern}: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    stop: () => {
+      child!.kill('SIGTERM');
+      return done;
+    },
+  };
+}
