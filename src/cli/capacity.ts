@@ -35,6 +35,7 @@ interface CapacityFlags {
   slo?: string[];
   include429?: boolean;
   maxLag?: number;
+  maxSteps?: number;
   ui: UiMode;
   summaryMd?: string;
 }
@@ -66,6 +67,7 @@ function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): Capac
     ...(flags.slo === undefined ? {} : { slo: flags.slo.map((line) => parseThreshold(line)) }),
     ...(flags.include429 ? { include429: true } : {}),
     ...(flags.maxLag === undefined ? {} : { maxLagMs: flags.maxLag }),
+    ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
   };
 }
 
@@ -94,6 +96,7 @@ export function registerCapacityCommand(program: Command): void {
     )
     .option('--include-429', "search past the clients' quotas, counting 429s as answers")
     .option('--max-lag <duration>', 'schedule lag p99 above which a step is generator-bound (default 20ms)', durationMs)
+    .option('--max-steps <n>', 'stop the search after this many steps (default 30)', positiveInt)
     .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
     .option('--out <file>', 'result file (default results/<UTC timestamp>-<profile>-capacity.json)')
     .option('--summary-md <file>', 'append a markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set)')

@@ -45,7 +45,9 @@ async function search(p: ReturnType<typeof plan>, name: string, onProgress?: (ev
 }
 
 describe('rpcload capacity against a server with a known capacity', () => {
-  it('finds the knee within ±10 % with a p99 SLO, and its bracket holds the true capacity', async () => {
+  // A machine starved by other work stalls the server's queue like an overload would; these two
+  // timing tests get one more try.
+  it('finds the knee within ±10 % with a p99 SLO, and its bracket holds the true capacity', { retry: 1, timeout: 120_000 }, async () => {
     const { record, exitCode } = await search(plan({}, { start: 50, confirm: '0s', slo: ['p99 < 400ms'] }), 'p99');
     expect(record.ratePerS).not.toBeNull();
     expect(Math.abs(record.ratePerS! - TRUE_CAPACITY) / TRUE_CAPACITY).toBeLessThanOrEqual(0.1);
@@ -60,16 +62,16 @@ describe('rpcload capacity against a server with a known capacity', () => {
     expect(record.confirmation).toBeNull();
     expect(record.ratePerS).toBe(lastPass);
     expect(exitCode).toBe(0);
-  }, 120_000);
+  });
 
-  it('with an error-rate SLO, stops where the server starts shedding', async () => {
+  it('with an error-rate SLO, stops where the server starts shedding', { retry: 1, timeout: 120_000 }, async () => {
     const { record } = await search(plan({ maxQueue: '100ms' }, { start: 50, confirm: '0s', slo: ['error_rate < 1%'] }), 'errors');
     expect(record.limitedBy).toBe('errors');
     expect(Math.abs(record.ratePerS! - TRUE_CAPACITY) / TRUE_CAPACITY).toBeLessThanOrEqual(0.1);
     const decisive = record.steps.find((s) => s.kind === 'search' && s.load === record.bracket[1])!;
     expect(decisive.decidedBy).toBe('error_rate < 1%');
     expect(decisive.errorRate).toBeGreaterThan(0.01);
-  }, 120_000);
+  });
 
   it('reports the client-quota bound instead of measuring the limiter', async () => {
     const { record } = await search(plan({}, { start: 10, hold: '1s', confirm: '1s', slo: ['p99 < 200ms'] }, 4), 'quota');

@@ -138,7 +138,9 @@ class CapacitySearch {
       if (err instanceof RpcloadError) throw err;
       failure = describeError(err);
     }
-    const confirmation = end !== null && end.lastPass !== null && failure === undefined ? await this.confirm(end.lastPass, rules) : null;
+    // A generator that could not keep up cannot confirm anything either.
+    const confirmable = end !== null && end.lastPass !== null && end.limitedBy !== 'generator' && failure === undefined;
+    const confirmation = confirmable ? await this.confirm(end!.lastPass!, rules) : null;
     const record = this.record(
       end,
       confirmation,
@@ -213,7 +215,26 @@ class CapacitySearch {
     ];
     const def: StepDefinition = { index, kind, model: cap.model, load, phase: name, warmUpPhase: warmUp, warmUpMs: cap.warmUpMs, holdMs };
     const stepPlan = { ...plan, target: this.target.url, phases };
-    const running = startLoad(stepPlan, { workers: this.options.workers ?? 1, signal: this.options.signal });
+    // Each step listens on its own signal, relayed from the session's: the driver's listeners go
+    // with the step instead of piling up on the session's signal.
+    const stepAbort = new AbortController();
+    const relay = (): void => stepAbort.abort();
+    this.options.signal.addEventListener('abort', relay, { once: true });
+    try {
+      return await this.runStep(def, stepPlan, phases, rules, stepAbort.signal);
+    } finally {
+      this.options.signal.removeEventListener('abort', relay);
+    }
+  }
+
+  private async runStep(
+    def: StepDefinition,
+    stepPlan: Plan & { readonly target: string },
+    phases: readonly PhasePlan[],
+    rules: Parameters<typeof judgeStep>[1],
+    signal: AbortSignal,
+  ): Promise<JudgedStep | null> {
+    const running = startLoad(stepPlan, { workers: this.options.workers ?? 1, signal });
     this.options.onProgress?.({ kind: 'step-start', step: def, load: running, bracket: this.bracket() });
     const finished = await running.finished();
     if (Number.isNaN(this.originEpochMs)) this.originEpochMs = running.clock.originEpochMs;
