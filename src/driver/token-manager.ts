@@ -5,6 +5,7 @@
  * their own dispatcher and are recorded apart from the API's figures. Failures are counted
  * outcomes; a client without a token is simply not picked until a retry succeeds.
  */
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { requestToken, type TokenResult } from '../api/token.ts';
@@ -30,7 +31,14 @@ const RETRY_DELAYS_MS = [500, 1000, 2000, 5000, 10_000];
 export class TokenManager {
   private stopped = false;
   /** Cancels token requests in flight when the run stops. */
-  private readonly cancel = new AbortController();
+  private readonly cancel = TokenManager.cancelController();
+
+  /** One signal cancels every token request in flight (tens at once with many clients): not a listener leak. */
+  private static cancelController(): AbortController {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  }
 
   constructor(private readonly options: TokenManagerOptions) {}
 
