@@ -1,27 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runRpcload } from '../support/cli.ts';
+import { serveWhile } from '../support/serve-process.ts';
 import { call, tokenFor } from '../support/server-helpers.ts';
-
-const LISTENING = /^rpcload serve: listening on (\S+)$/m;
 
 describe('rpcload serve --capacity', () => {
   it('serves at most its capacity and sheds past its queue bound with 503 server_busy', async () => {
-    let child: ChildProcess | undefined;
-    const done = runRpcload(['serve', '--capacity', '100/s', '--capacity-workers', '1', '--max-queue', '30ms', '--limit', '1000'], {
-      timeoutMs: 20_000,
-      onSpawn: (c) => (child = c),
-    });
-    let output = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child!.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const found = LISTENING.exec(output)?.[1];
-        if (found !== undefined) resolve(found);
-      });
-      child!.once('exit', () => reject(new Error('serve exited before listening')));
-    });
-    try {
+    const args = ['--capacity', '100/s', '--capacity-workers', '1', '--max-queue', '30ms', '--limit', '1000'];
+    const result = await serveWhile(args, async (url) => {
       const token = await tokenFor(url, 'client-1');
       const started = performance.now();
       const answers = await Promise.all(Array.from({ length: 60 }, () => call(url, 'ping', token)));
@@ -34,10 +18,7 @@ describe('rpcload serve --capacity', () => {
       expect(served + busy.length).toBe(60);
       expect(busy.length).toBeGreaterThan(0);
       expect(busy[0]!.json).toEqual({ status: 'error', error: 'server_busy' });
-    } finally {
-      child!.kill('SIGTERM');
-    }
-    const result = await done;
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('service capacity 100/s (1 workers, FIFO queue, shedding past 30ms)');
   });

@@ -1,33 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { FAULTS } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
-import { runRpcload, type CliResult } from '../support/cli.ts';
+import { runRpcload } from '../support/cli.ts';
+import { serveWhile } from '../support/serve-process.ts';
 import { call, tokenFor } from '../support/server-helpers.ts';
-
-const LISTENING = /^rpcload serve: listening on (\S+)$/m;
-
-/** Start `rpcload serve`, run `use` against its URL, then SIGTERM it; returns the exit and output. */
-async function serveWhile(args: readonly string[], use: (url: string) => Promise<void>): Promise<CliResult> {
-  let child: ChildProcess | undefined;
-  const done = runRpcload(['serve', ...args], { timeoutMs: 20_000, onSpawn: (c) => (child = c) });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child!.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = LISTENING.exec(output)?.[1];
-      if (found !== undefined) resolve(found);
-    });
-    child!.once('exit', () => reject(new Error('serve exited before listening')));
-  });
-  try {
-    await use(url);
-  } finally {
-    child!.kill('SIGTERM');
-  }
-  return done;
-}
 
 describe('rpcload serve', () => {
   it('prints exactly one URL line on stdout, serves what the flags say, and exits 0 on SIGTERM', async () => {

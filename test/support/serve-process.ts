@@ -45,3 +45,15 @@ export async function startServeProcess(args: readonly string[]): Promise<ServeP
     },
   };
 }
+
+/** Start `rpcload serve ARGS`, run `use` against its URL, then SIGTERM it; returns the exit and output. */
+export async function serveWhile(args: readonly string[], use: (url: string) => Promise<void>): Promise<CliResult> {
+  const serve = await startServeProcess(args);
+  try {
+    await use(serve.url);
+  } catch (err) {
+    await serve.stop();
+    throw err;
+  }
+  return serve.stop();
+}
