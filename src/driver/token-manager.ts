@@ -110,8 +110,9 @@ export class TokenManager {
       signal: this.cancel.signal,
     });
     client.refreshing = false;
-    // A request we cancelled ourselves says nothing about the server.
-    if (this.stopped || this.cancel.signal.aborted) return result;
+    // A request we cancelled ourselves says nothing about the server; one answered before the
+    // cancel took effect was still a token the server issued, and is counted.
+    if (!result.ok && (this.stopped || this.cancel.signal.aborted)) return result;
     recorder.recordToken({
       clientIndex: client.index,
       outcome: result.ok ? 'success' : result.outcome,

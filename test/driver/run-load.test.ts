@@ -74,7 +74,11 @@ describe('runLoad against the reference server', () => {
     expect(result.summary.outcomes).toEqual({ success: 120 });
     // 2 clients: one token each at start, then about one per second of the run
     expect(result.summary.tokens.requests).toBeGreaterThanOrEqual(2 * 4);
-    expect(server!.stats().tokensIssued).toBe(result.summary.tokens.requests);
+    // Every token the run counted was issued; a refresh in flight when the run stopped (one per
+    // client at most) may have been issued after the cancel and so is the server's alone.
+    const issued = server!.stats().tokensIssued;
+    expect(issued).toBeGreaterThanOrEqual(result.summary.tokens.requests);
+    expect(issued).toBeLessThanOrEqual(result.summary.tokens.requests + 2);
   });
 
   it('recovers from revoked tokens with one refresh per client', async () => {
