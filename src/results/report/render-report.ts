@@ -9,11 +9,10 @@ import { latencyChart, medianLatencyChart, spectrumChart, throughputChart } from
 import { text } from './html.ts';
 import { methodTable } from './method-table.ts';
 import { quotaTable } from './quota-table.ts';
-import { REPORT_CSS } from './styles.ts';
+import { REPORT_CSP, REPORT_CSS } from './styles.ts';
 import { summarySection } from './summary-section.ts';
 import { checksSection, thresholdsSection, warningsSection } from './verdicts-section.ts';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /** A verify run (or any run that sent no API requests) has no load to chart: its checks lead. */
 function sentLoad(run: LabelledResult, baseline?: LabelledResult): boolean {
@@ -58,7 +57,7 @@ export function renderReport(run: LabelledResult, baseline?: LabelledResult): st
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${text(title)}</title>
 <style>${REPORT_CSS}</style>

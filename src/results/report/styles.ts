@@ -1,4 +1,7 @@
 /** The report's only stylesheet, inlined: system fonts, no external resources. */
+/** The pages' Content-Security-Policy: nothing loads from anywhere; styles and images are inline. */
+export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
 export const REPORT_CSS = `
 :root { color-scheme: light; --fg: #1d232a; --muted: #5f6b76; --line: #d9dee3; --bg: #ffffff; --panel: #f6f8fa; }
 * { box-sizing: border-box; }

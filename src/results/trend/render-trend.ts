@@ -6,7 +6,7 @@
 import { sanitizeText } from '../../util/sanitize.ts';
 import { escapeHtml, text } from '../report/html.ts';
 import { renderLineChart } from '../report/line-chart.ts';
-import { REPORT_CSS } from '../report/styles.ts';
+import { REPORT_CSP, REPORT_CSS } from '../report/styles.ts';
 import { formatMs, renderTable } from '../text-table.ts';
 import type { TrendRow, TrendSeries } from './trend-series.ts';
 
@@ -63,7 +63,6 @@ export function renderTrendMarkdown(series: TrendSeries): string {
   return lines.join('\n');
 }
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 function chart(id: string, title: string, yLabel: string, series: TrendSeries, read: (r: TrendRow) => number | null, color: string, name: string): string {
   const points = series.rows.map((r, i) => {
@@ -85,7 +84,7 @@ export function renderTrendHtml(series: TrendSeries): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>rpcload trend</title>
 <style>${REPORT_CSS} tr.bad td { color: #c62828; font-weight: 600; }</style>
