@@ -4,7 +4,6 @@
  * bounded drain (a shorter grace when aborted). Requests still unanswered then are recorded as
  * transport:unanswered. All data goes to the recorder; this returns only how the run ended.
  */
-import { Pool } from 'undici';
 import { connectOptions, createDispatcher } from '../api/dispatcher.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Recorder } from '../metrics/recorder.ts';
@@ -14,7 +13,9 @@ import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
+import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
+import type { InFlightRequest } from './in-flight-request.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
@@ -93,14 +94,15 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const { plan, recorder, clock, signal } = options;
   const target = new URL(options.baseUrl);
   const trust = { ca: plan.http.ca, insecure: plan.http.insecure, connectTimeoutMs: plan.http.connectTimeoutMs };
-  // The hot path: undici's dispatch API on one keep-alive Pool for the target's origin, whose
-  // connections may be opened before the clock starts (see warm-connector.ts).
+  // The hot path: undici's dispatch API on keep-alive connections to the target's origin (one
+  // undici Client each, see connection-set.ts), which may be opened before the clock starts
+  // (see warm-connector.ts).
   const connector = createWarmConnector(target, connectOptions(trust));
-  const pool = new Pool(target.origin, {
+  const connections = new ConnectionSet<InFlightRequest<unknown>>(target.origin, {
     connections: plan.http.connections,
     pipelining: plan.http.pipelining,
-    headersTimeout: plan.http.headersTimeoutMs,
-    bodyTimeout: plan.http.bodyTimeoutMs,
+    headersTimeoutMs: plan.http.headersTimeoutMs,
+    bodyTimeoutMs: plan.http.bodyTimeoutMs,
     connect: connector.connect,
   });
   const tokenDispatcher = createDispatcher({
@@ -133,7 +135,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     else await options.startClock();
     engine = new LoadEngine({
       compiled: compilePlan(plan, target.pathname.replace(/\/+$/, '')),
-      pool,
+      connections,
       recorder,
       clients,
       tokens,
@@ -166,8 +168,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   } finally {
     tokens.stop(clients);
     connector.dispose();
-    // What is still in flight was sent and never answered; destroying the pool then cancels it.
+    // What is still in flight was sent and never answered; closing the connections then cancels it.
     engine?.abandonInFlight();
-    await Promise.all([pool.destroy(), tokenDispatcher.destroy()]);
+    await Promise.all([connections.destroy(), tokenDispatcher.destroy()]);
   }
 }
