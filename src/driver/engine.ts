@@ -25,7 +25,8 @@ export interface EngineOptions {
   readonly connections: ConnectionSet<InFlightRequest<unknown>>;
   readonly recorder: Recorder;
   readonly clients: readonly ClientIdentity[];
-  readonly tokens: TokenManager;
+  /** Told of each 401, to refresh the client's token (the token manager). */
+  readonly tokens: Pick<TokenManager, 'onInvalidToken'>;
   readonly rateLimit: RateLimitContract;
   readonly bodyCapBytes: number;
   /** A longer response body is cut off (transport:body_too_large). */
