@@ -36,6 +36,17 @@ const MAX_WARM_CONNECTIONS = 64;
 const MAX_WARM_RATE_PER_S = 10_000;
 const MIN_WARM_RATE_PER_S = 2_000;
 
+/** Below these a cold code path keeps up anyway (it is slower per request, not behind): no warm-up. */
+const WARM_FROM_RATE_PER_S = 1_000;
+const WARM_FROM_VUS = 8;
+
+/** Does the plan load hard enough for a cold code path to fall behind or lose throughput? */
+export function worthWarming(plan: Plan): boolean {
+  return plan.phases.some((p) =>
+    p.load.kind === 'rate' ? Math.max(p.load.fromPerS, p.load.toPerS) >= WARM_FROM_RATE_PER_S : p.load.vus >= WARM_FROM_VUS,
+  );
+}
+
 const REPLY_BODY = '{"status":"success","data":{}}';
 const REPLY = Buffer.from(
   `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(REPLY_BODY)}\r\nconnection: keep-alive\r\n\r\n${REPLY_BODY}`,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { warmUpHotPath } from '../../src/driver/warm-up.ts';
+import { warmUpHotPath, worthWarming } from '../../src/driver/warm-up.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
@@ -39,6 +39,21 @@ describe('warmUpHotPath', () => {
     expect(performance.now() - startedAt).toBeLessThan(3000);
   });
 
+  it('is worth it from 1,000 arrivals/s or 8 virtual users: a cold code path keeps up below', () => {
+    const plan = (phases: unknown[]) => testPlan({ scenarios: ping, phases }, 'http://127.0.0.1:9');
+    expect(worthWarming(plan([{ duration: '1s', rate: 999 }]))).toBe(false);
+    expect(
+      worthWarming(
+        plan([
+          { duration: '1s', rate: 10 },
+          { duration: '1s', rate: { from: 10, to: 1000 } },
+        ]),
+      ),
+    ).toBe(true);
+    expect(worthWarming(plan([{ duration: '1s', concurrency: 7 }]))).toBe(false);
+    expect(worthWarming(plan([{ duration: '1s', concurrency: 8 }]))).toBe(true);
+  });
+
   it('returns at once when the run is already stopped', async () => {
     const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 100 }] }, 'http://127.0.0.1:9');
     const stop = new AbortController();
@@ -48,12 +63,12 @@ describe('warmUpHotPath', () => {
 
   it('sends nothing to the target: the server sees exactly the run’s requests and one token request per client', async () => {
     server = await startServer({ limit: 10_000 });
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 50 }] }, server.url);
-    expect(plan.http.warmUp).toBe(true);
+    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 1000 }] }, server.url);
+    expect(plan.http.warmUp && worthWarming(plan)).toBe(true);
     const { result } = await runPlan(plan, server.url);
-    expect(result.summary.requests).toBe(50);
+    expect(result.summary.requests).toBe(1000);
     const seen = Object.values(server.stats().byClient).reduce((n, c) => n + c.admitted + c.refused, 0);
-    expect(seen).toBe(50);
+    expect(seen).toBe(1000);
     expect(result.summary.tokens.requests).toBe(2);
   });
 });
