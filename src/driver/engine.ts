@@ -4,7 +4,7 @@
  * iteration on (next page, next step after think time). Schedulers (open or closed model) only
  * decide *when* an iteration starts; everything per request happens here.
  */
-import { classifyResponse } from '../api/envelope.ts';
+import { ResponseClassifier } from '../api/envelope.ts';
 import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, OUTCOME_UNANSWERED, outcomeClass, transportOutcome } from '../api/outcome.ts';
 import { readNextCursor, appendCursor } from '../api/pagination.ts';
 import { retryAfterSeconds } from '../api/retry-after.ts';
@@ -79,6 +79,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
+  private readonly classifier = new ResponseClassifier();
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
     methodIndex: 0,
@@ -261,7 +262,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       outcome = transportOutcome(request.error);
       detail = sanitizeText(request.error.message, 120);
     } else {
-      const classification = classifyResponse(request.status, request.contentType, request.responseBody(), request.truncated);
+      const classification = this.classifier.classify(request.status, request.contentType, request.responseBody(), request.truncated);
       outcome = classification.outcome;
       data = classification.data;
       if (classification.kind === 'invalid') detail = classification.violations.join('; ');
