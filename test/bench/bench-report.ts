@@ -84,7 +84,7 @@ function renderVerdict(report: BenchReport): string[] {
   return [
     '### Verdict (issue 18 targets)',
     '',
-    `- closed model, rpcload ÷ autocannon CLI requests/s (median of ${rounds} rounds' ratios): ${closedRatio.figure ?? '-'} — target ≥ ${closedRatio.target}: ${verdictWord(closedRatio)}`,
+    `- closed model, rpcload ÷ autocannon CLI requests/s${rounds === 0 ? '' : ` (median of ${rounds} rounds' ratios)`}: ${closedRatio.figure ?? '-'} — target ≥ ${closedRatio.target}: ${verdictWord(closedRatio)}`,
     `- \`--workers ${workersSpeedup.workers ?? 'N'}\` speed-up over one thread${workersTarget === '' ? '' : ` (against ${workersTarget})`}: ${workersSpeedup.figure ?? '-'} — target ≥ ${workersSpeedup.target}: ${verdictWord(workersSpeedup)}`,
     `- whole-run schedule lag p99 at ${LAG_TARGET_RATE.toLocaleString('en-US')}/s, one thread, cold start included: ${runLagP99Ms.figure ?? '-'} ms — target < ${runLagP99Ms.target} ms: ${verdictWord(runLagP99Ms)}`,
   ];
@@ -128,8 +128,12 @@ export function renderBenchReport(report: BenchReport): string {
   );
   out.push(`Target: ${report.target.description} on 127.0.0.1.`);
   const t = report.tools;
+  const peers =
+    report.closed === null
+      ? ''
+      : `, autocannon ${t.autocannon} (its CLI), ${t.wrk === null ? 'wrk absent (skipped)' : `${t.wrk} (1 thread)`}`;
   out.push(
-    `Tools: rpcload ${t.rpcload} (\`node bin/rpcload.js run\`), autocannon ${t.autocannon} (its CLI), ${t.wrk === null ? 'wrk absent (skipped)' : `${t.wrk} (1 thread)`}; each run as a separate command, CPU and peak RSS measured from outside, its own start-up included.`,
+    `Tools: rpcload ${t.rpcload} (\`node bin/rpcload.js run\`)${peers}; each run as a separate command, CPU and peak RSS measured from outside, its own start-up included.`,
   );
   if (report.closed !== null) {
     const c = report.closed;
