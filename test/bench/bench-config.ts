@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 
 /**
  * What `npm run bench` runs, resolved from the environment once. Defaults are the issue's full
- * bench (about 8 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
+ * bench (about 9 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
  * each figure can be overridden on its own.
  */
 export interface BenchConfig {

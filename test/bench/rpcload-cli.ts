@@ -1,7 +1,5 @@
 /** rpcload as its users run it: the built CLI (`node bin/rpcload.js run …`; `npm run bench` builds first). */
-import { fileURLToPath } from 'node:url';
-
-const RPCLOAD_BIN = fileURLToPath(new URL('../../bin/rpcload.js', import.meta.url));
+import { RPCLOAD_BIN } from '../support/cli.ts';
 
 /** `rpcload run <profile> --ui none --out <result> [--workers N]`. */
 export function rpcloadArgv(profilePath: string, resultPath: string, workers = 1): string[] {
