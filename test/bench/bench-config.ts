@@ -1,10 +1,10 @@
-import { availableParallelism } from 'node:os';
-
 /**
  * What `npm run bench` runs, resolved from the environment once. Defaults are the issue's full
  * bench (about 9 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
  * each figure can be overridden on its own.
  */
+import { availableParallelism } from 'node:os';
+
 export interface BenchConfig {
   readonly quick: boolean;
   /** Sections to run, in this order. */

@@ -1,3 +1,4 @@
+/** The memory section: RSS of one long open-model run with many clients, sampled from outside once a second. */
 import { join } from 'node:path';
 import type { BenchTarget } from './bench-target.ts';
 import type { BenchConfig } from './bench-config.ts';

@@ -1,3 +1,4 @@
+/** nginx as the bench's target: found or installed, configured in a temporary prefix, started and stopped. */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
