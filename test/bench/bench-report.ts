@@ -107,13 +107,14 @@ const figureRow = (label: string, f: ClosedFigures): (string | number)[] => [
   f.requestsPerS,
   f.cpuSPer1000,
   f.cpuCores,
+  f.wallS,
   f.peakRssMb,
   f.p50Ms,
   f.p99Ms,
   f.loadAverage,
   f.cpuPressurePercent ?? '-',
 ];
-const FIGURE_HEADER = ['', 'req/s', 'CPU-s/1000 req', 'cores busy', 'peak RSS MB', 'p50 ms', 'p99 ms', 'load avg', 'CPU PSI %'];
+const FIGURE_HEADER = ['', 'req/s', 'CPU-s/1000 req', 'cores busy', 'wall s', 'peak RSS MB', 'p50 ms', 'p99 ms', 'load avg', 'CPU PSI %'];
 
 /** The report as markdown tables (also what is printed to stdout). */
 export function renderBenchReport(report: BenchReport): string {

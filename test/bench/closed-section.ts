@@ -21,6 +21,8 @@ export interface ClosedFigures {
   readonly cpuSPer1000: number;
   /** CPU use of the tool's process as a share of one core, spawn to exit. */
   readonly cpuCores: number;
+  /** Spawn to exit (s): the configured duration plus the tool's start-up, drain and write-out. */
+  readonly wallS: number;
   readonly peakRssMb: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -74,6 +76,7 @@ export function medianFigures(list: readonly ClosedFigures[]): ClosedFigures {
     requests: m((f) => f.requests),
     cpuSPer1000: m((f) => f.cpuSPer1000),
     cpuCores: m((f) => f.cpuCores),
+    wallS: m((f) => f.wallS),
     peakRssMb: m((f) => f.peakRssMb),
     p50Ms: m((f) => f.p50Ms),
     p99Ms: m((f) => f.p99Ms),
@@ -90,6 +93,7 @@ function closedFigures(run: ToolRun, loadAvg: number, counted: ToolCount): Close
     requests: counted.requests,
     cpuSPer1000: round((run.cpuS / counted.requests) * 1000, 4),
     cpuCores: round(run.cpuS / run.wallS, 2),
+    wallS: round(run.wallS, 2),
     peakRssMb: round(run.peakRssMb, 1),
     p50Ms: round(counted.p50Ms),
     p99Ms: round(counted.p99Ms),
