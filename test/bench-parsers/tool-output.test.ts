@@ -6,7 +6,7 @@
  * the bench's request (method, path, headers, body), since wrk quietly sends GETs when its
  * script does not load.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,8 @@ const autocannonCommand = (url: string, connections = CONNECTIONS): string[] =>
 const wrkCommand = (binary: string, url: string, connections = CONNECTIONS): string[] =>
   wrkArgv(binary, {
     url: `${url}${REQUEST_PATH}`,
-    script: writeWrkScript(workDir, HEADERS, REQUEST_BODY),
+    // A directory of its own per command: the tests run concurrently and wrk reads its script at start.
+    script: writeWrkScript(mkdtempSync(join(workDir, 'wrk-')), HEADERS, REQUEST_BODY),
     connections,
     durationS: DURATION_S,
   });
@@ -65,7 +66,8 @@ function expectConsistent(outcome: ToolOutcome, count: ToolCount): void {
   expect(outcome.run.peakRssMb).toBeLessThan(2000);
 }
 
-describe('the bench tool runners', () => {
+// Concurrent: each test waits mostly on its own 1 s run and tool start-up; the figures checked hold under sharing.
+describe.concurrent('the bench tool runners', () => {
   it('run autocannon through its CLI and read its JSON, CPU and peak RSS', async () => {
     const outcome = await runTool({ argv: autocannonCommand(target.url), deadlineS: 30 }, workDir, 'autocannon');
     const count = parseAutocannonJson(outcome.stdout);
@@ -81,6 +83,15 @@ describe('the bench tool runners', () => {
       expectConsistent(outcome, parseWrkOutput(outcome.stdout));
     },
   );
+
+  it.skipIf(wrk === null)('refuses wrk output when its request script did not load (wrk then sends GETs and exits 0)', async () => {
+    const broken = join(workDir, 'broken.lua');
+    writeFileSync(broken, 'wrk.headers[[[content-type]]] = "application/json"\n');
+    const argv = wrkArgv(wrk!, { url: `${target.url}${REQUEST_PATH}`, script: broken, connections: 1, durationS: DURATION_S });
+    const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'wrk-broken');
+    expect(outcome.stdout).toMatch(/requests in/);
+    expect(() => parseWrkOutput(outcome.stdout)).toThrow(/did not run the request script/);
+  });
 
   const requestChecks: [string, (url: string) => string[]][] = [['autocannon', (url) => autocannonCommand(url, 1)]];
   if (wrk !== null) requestChecks.push(['wrk', (url) => wrkCommand(wrk, url, 1)]);
