@@ -4,13 +4,14 @@
  * iteration on (next page, next step after think time). Schedulers (open or closed model) only
  * decide *when* an iteration starts; everything per request happens here.
  */
-import { classifyResponse } from '../api/envelope.ts';
+import { ResponseClassifier } from '../api/envelope.ts';
 import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, OUTCOME_UNANSWERED, outcomeClass, transportOutcome } from '../api/outcome.ts';
 import { readNextCursor, appendCursor } from '../api/pagination.ts';
 import { retryAfterSeconds } from '../api/retry-after.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Sample } from '../metrics/sample.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
+import type { TemplateContext } from '../profile/plan.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
@@ -25,7 +26,8 @@ export interface EngineOptions {
   readonly connections: ConnectionSet<InFlightRequest<unknown>>;
   readonly recorder: Recorder;
   readonly clients: readonly ClientIdentity[];
-  readonly tokens: TokenManager;
+  /** Told of each 401, to refresh the client's token (the token manager). */
+  readonly tokens: Pick<TokenManager, 'onInvalidToken'>;
   readonly rateLimit: RateLimitContract;
   readonly bodyCapBytes: number;
   /** A longer response body is cut off (transport:body_too_large). */
@@ -78,6 +80,16 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
+  /**
+   * The iteration whose body is being rendered, read by templateContext: one context maker for the
+   * engine instead of a closure per request (only templates that vary per request call it).
+   */
+  private templateIteration: Iteration | null = null;
+  private readonly templateContext = (): TemplateContext => {
+    const it = this.templateIteration!;
+    return { clientId: it.client.id, clientIndex: it.client.index, iteration: it.number, random: this.o.random };
+  };
+  private readonly classifier = new ResponseClassifier();
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
     methodIndex: 0,
@@ -202,12 +214,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const client = it.client;
     let body: Buffer;
     if (it.page === 0) {
-      const rendered = step.body(client.index, () => ({
-        clientId: client.id,
-        clientIndex: client.index,
-        iteration: it.number,
-        random: this.o.random,
-      }));
+      this.templateIteration = it;
+      const rendered = step.body(client.index, this.templateContext);
       it.bodyText = rendered.text;
       body = rendered.bytes;
     } else {
@@ -260,7 +268,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       outcome = transportOutcome(request.error);
       detail = sanitizeText(request.error.message, 120);
     } else {
-      const classification = classifyResponse(request.status, request.contentType, request.responseBody(), request.truncated);
+      const classification = this.classifier.classify(request.status, request.contentType, request.responseBody(), request.truncated);
       outcome = classification.outcome;
       data = classification.data;
       if (classification.kind === 'invalid') detail = classification.violations.join('; ');

@@ -20,6 +20,7 @@ import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
 import { createWarmConnector } from './warm-connector.ts';
+import { warmUpHotPath, worthWarming } from './warm-up.ts';
 
 export interface LoadRunOptions {
   readonly plan: Plan;
@@ -130,11 +131,14 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`,
       );
     }
+    const basePath = target.pathname.replace(/\/+$/, '');
+    // The code path first, then the connections: the warm-up's own sockets are closed by then.
+    if (plan.http.warmUp && worthWarming(plan) && !signal.aborted) await warmUpHotPath(plan, basePath, signal);
     if (plan.http.preconnect && !signal.aborted) await untilAborted(connector.warm(plan.http.connections), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
-      compiled: compilePlan(plan, target.pathname.replace(/\/+$/, '')),
+      compiled: compilePlan(plan, basePath),
       connections,
       recorder,
       clients,
