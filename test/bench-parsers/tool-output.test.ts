@@ -67,7 +67,7 @@ function expectConsistent(outcome: ToolOutcome, count: ToolCount): void {
 }
 
 // Concurrent: each test waits mostly on its own 1 s run and tool start-up; the figures checked hold under sharing.
-describe.concurrent('the bench tool runners', () => {
+describe.skipIf(process.platform !== 'linux').concurrent('the bench tool runners (Linux only: the wrapper reads /proc)', () => {
   it('run autocannon through its CLI and read its JSON, CPU and peak RSS', async () => {
     const outcome = await runTool({ argv: autocannonCommand(target.url), deadlineS: 30 }, workDir, 'autocannon');
     const count = parseAutocannonJson(outcome.stdout);

@@ -54,6 +54,10 @@ async function runWorkersAgainstNginx(main: BenchTarget, config: ReturnType<type
 
 const rpcloadVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+if (process.platform !== 'linux') {
+  log(`the bench measures each tool's process through /proc and runs on Linux only (this is ${process.platform})`);
+  process.exit(1);
+}
 const config = benchConfig();
 const startedAt = new Date();
 const loadAverageStart = await loadAverage();
