@@ -40,7 +40,7 @@ async function startTarget(kind: 'auto' | 'nginx' | 'raw'): Promise<BenchTarget>
  */
 async function runWorkersAgainstNginx(main: BenchTarget, config: ReturnType<typeof benchConfig>, workDir: string): Promise<WorkersSection> {
   if (main.kind !== 'nginx') {
-    log(`workers section: nginx is not available, so it runs against the ${main.description}, which may be the limit`);
+    log(`workers section: the target is not nginx, so it runs against the ${main.description}, which may be the limit`);
     return runWorkersSection(main, config, workDir, log);
   }
   const nginx = (await startNginx(log, false, config.nginxWorkers))!;
