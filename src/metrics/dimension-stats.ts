@@ -26,6 +26,14 @@ export class DimensionStats {
     recordUs(this.serviceTime, serviceUs);
   }
 
+  /** Add another slice's figures (exact: HDR addition), e.g. the cells of one method into the method's slice. */
+  add(other: DimensionStats): void {
+    this.requests += other.requests;
+    for (let i = 0; i < OUTCOME_SLOTS; i++) this.outcomeCounts[i]! += other.outcomeCounts[i]!;
+    this.latency.add(other.latency);
+    this.serviceTime.add(other.serviceTime);
+  }
+
   serialize(outcomeKeys: readonly string[]): DimensionData {
     if (this.encoded?.requests !== this.requests) {
       const data = {

@@ -14,6 +14,18 @@ import type { DimensionData, EncodedPair, RecordedData } from './recorded-data.t
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { Timeline } from './timeline.ts';
 
+/**
+ * The requests of one phase × method: the finest slice the recorder keeps histograms for. Each
+ * request is recorded into its cell once; per-method and per-phase figures are exact sums of cells
+ * (HDR addition), made when the data is serialized. Live exporters read the cells as they are.
+ */
+export interface RecordedCell {
+  readonly phaseIndex: number;
+  readonly methodIndex: number;
+  /** requests, outcomeCounts (indexed like `Recorder.outcomeKeys`), latency and service time (µs). */
+  readonly stats: DimensionStats;
+}
+
 export interface RecorderOptions {
   /** The contract the passive ledger judges against; null = no rate-limit ledger in the data. */
   readonly rateLimit: RateLimitContract | null;
@@ -31,7 +43,7 @@ const dimensionError = (what: string, index: number): RangeError =>
 
 /**
  * The recorder: the driver pushes samples in, views pull snapshots, the result writer pulls
- * serialize(). It keeps histograms (overall, per method/phase/outcome; compact per client),
+ * serialize(). It keeps histograms (overall, per phase × method cell, per outcome; compact per client),
  * outcome counters, a per-second timeline, skip counts, recent distinct errors and the passive
  * rate-limit ledger — nothing per request, so memory is bounded by the dimensions, the distinct
  * outcomes (capped) and the run's duration in seconds. record() is a dozen histogram increments
@@ -41,8 +53,11 @@ export class Recorder {
   private readonly outcomes = new OutcomeTable();
   private readonly classes: OutcomeClass[] = [];
   private readonly overall = new DimensionStats(createLatencyHistogram);
-  private readonly methods: DimensionStats[];
-  private readonly phases: DimensionStats[];
+  /** By `phaseIndex * methods + methodIndex`, created at the cell's first request. */
+  private readonly cells: (RecordedCell | undefined)[] = [];
+  /** Per method and per phase sums of cells as last serialized, reused while no cell of theirs changed. */
+  private readonly methodSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
+  private readonly phaseSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly clients: DimensionStats[];
   private readonly byOutcome: (DimensionStats | undefined)[] = [];
   private readonly lag = createLatencyHistogram();
@@ -62,22 +77,33 @@ export class Recorder {
     private readonly dims: RecorderDimensions,
     options: RecorderOptions,
   ) {
-    this.methods = dims.methods.map(() => new DimensionStats(createLatencyHistogram));
-    this.phases = dims.phases.map(() => new DimensionStats(createLatencyHistogram));
     this.clients = dims.clients.map(() => new DimensionStats(createCompactHistogram));
     this.ledger = new RateLimitLedger(dims.clients, options.rateLimit);
   }
 
+  /** The run's methods, phases and clients, by name: what the sample indexes point at. */
+  get dimensions(): RecorderDimensions {
+    return this.dims;
+  }
+
+  /** Outcome keys so far, by outcome index (the index of `DimensionStats.outcomeCounts`). */
+  get outcomeKeys(): readonly string[] {
+    return this.outcomes.keys;
+  }
+
+  /** Every phase × method cell that has seen a request. */
+  forEachCell(visit: (cell: RecordedCell) => void): void {
+    for (const cell of this.cells) if (cell !== undefined) visit(cell);
+  }
+
   /** One finished API request. Copies what it needs: the sample object may be reused. */
   record(s: Sample): void {
-    const method = this.methods[s.methodIndex] ?? throwError(dimensionError('method', s.methodIndex));
-    const phase = this.phases[s.phaseIndex] ?? throwError(dimensionError('phase', s.phaseIndex));
+    const cell = this.cells[s.phaseIndex * this.dims.methods.length + s.methodIndex] ?? this.newCell(s.phaseIndex, s.methodIndex);
     const client = this.clients[s.clientIndex] ?? throwError(dimensionError('client', s.clientIndex));
     const oi = this.outcomes.indexOf(s.outcome);
     const cls = (this.classes[oi] ??= outcomeClass(this.outcomes.keys[oi]!));
     this.overall.record(s.latencyUs, s.serviceUs, oi);
-    method.record(s.latencyUs, s.serviceUs, oi);
-    phase.record(s.latencyUs, s.serviceUs, oi);
+    cell.stats.record(s.latencyUs, s.serviceUs, oi);
     client.record(s.latencyUs, s.serviceUs, oi);
     (this.byOutcome[oi] ??= new DimensionStats(createLatencyHistogram)).record(s.latencyUs, s.serviceUs, oi);
     if (s.lagUs >= 0) {
@@ -88,6 +114,46 @@ export class Recorder {
     this.ledger.record(s);
     if (cls === 'error') this.recentErrors.record('api', s.outcome, s.detail, s.doneAtMs);
     if (s.doneAtMs > this.lastAtMs) this.lastAtMs = s.doneAtMs;
+  }
+
+  private newCell(phaseIndex: number, methodIndex: number): RecordedCell {
+    if (!(methodIndex >= 0 && methodIndex < this.dims.methods.length && Number.isInteger(methodIndex)))
+      throw dimensionError('method', methodIndex);
+    if (!(phaseIndex >= 0 && phaseIndex < this.dims.phases.length && Number.isInteger(phaseIndex)))
+      throw dimensionError('phase', phaseIndex);
+    const cell = { phaseIndex, methodIndex, stats: new DimensionStats(createLatencyHistogram) };
+    this.cells[phaseIndex * this.dims.methods.length + methodIndex] = cell;
+    return cell;
+  }
+
+  /**
+   * The sum of the cells `pick` selects into one slice per index; a slice whose cells saw no new
+   * request since the last call is the same object as then (its encoding is cached with it).
+   */
+  private sumCells(
+    sums: Map<number, { readonly requests: number; readonly stats: DimensionStats }>,
+    pick: (cell: RecordedCell) => number,
+  ): Map<number, DimensionStats> {
+    const groups = new Map<number, RecordedCell[]>();
+    this.forEachCell((cell) => {
+      const key = pick(cell);
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [cell]);
+      else group.push(cell);
+    });
+    const out = new Map<number, DimensionStats>();
+    for (const [key, cells] of [...groups].sort((a, b) => a[0] - b[0])) {
+      const requests = cells.reduce((n, c) => n + c.stats.requests, 0);
+      let sum = sums.get(key);
+      if (sum?.requests !== requests) {
+        const stats = new DimensionStats(createLatencyHistogram);
+        for (const cell of cells) stats.add(cell.stats);
+        sum = { requests, stats };
+        sums.set(key, sum);
+      }
+      out.set(key, sum.stats);
+    }
+    return out;
   }
 
   /** Something worth one warning in the result (said once, however often it is noticed). */
@@ -144,7 +210,10 @@ export class Recorder {
   /** Everything recorded, as plain JSON-able data (histograms encoded). */
   serialize(): RecordedData {
     const keys = this.outcomes.keys;
-    const named = (names: readonly string[], stats: readonly DimensionStats[]): Record<string, DimensionData> => {
+    const named = (
+      names: readonly string[],
+      stats: ReadonlyMap<number, DimensionStats> | readonly DimensionStats[],
+    ): Record<string, DimensionData> => {
       const out: Record<string, DimensionData> = {};
       stats.forEach((d, i) => {
         if (d.requests > 0) out[names[i]!] = d.serialize(keys);
@@ -165,8 +234,14 @@ export class Recorder {
       scheduleLagByPhase: Object.fromEntries(
         this.dims.phases.flatMap((name, i) => (this.phaseLag[i] ? [[name, encodeHistogram(this.phaseLag[i])]] : [])),
       ),
-      byMethod: named(this.dims.methods, this.methods),
-      byPhase: named(this.dims.phases, this.phases),
+      byMethod: named(
+        this.dims.methods,
+        this.sumCells(this.methodSums, (c) => c.methodIndex),
+      ),
+      byPhase: named(
+        this.dims.phases,
+        this.sumCells(this.phaseSums, (c) => c.phaseIndex),
+      ),
       byClient: named(this.dims.clients, this.clients),
       byOutcome,
       tokens: { latency: encodeHistogram(this.tokenLatency), outcomes: countsRecord(this.tokenOutcomes.keys, this.tokenCounts) },

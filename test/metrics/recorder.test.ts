@@ -88,6 +88,26 @@ describe('Recorder', () => {
     );
   });
 
+  it('keeps one cell per phase × method with its outcome counts and histograms (what live exporters read)', () => {
+    const recorder = recorderWith(samples);
+    const seen = new Set<string>();
+    recorder.forEachCell(({ phaseIndex, methodIndex, stats }) => {
+      seen.add(`${phaseIndex}/${methodIndex}`);
+      const subset = samples.filter((s) => s.phaseIndex === phaseIndex && s.methodIndex === methodIndex);
+      const counts: Record<string, number> = {};
+      stats.outcomeCounts.forEach((n, i) => {
+        if (n > 0) counts[recorder.outcomeKeys[i]!] = n;
+      });
+      expect(counts).toEqual(countBy(subset, (s) => s.outcome));
+      expect(stats.requests).toBe(subset.length);
+      expect(stats.latency.totalCount).toBe(subset.length);
+      expect(stats.serviceTime.totalCount).toBe(subset.length);
+    });
+    const expected = new Set(samples.map((s) => `${s.phaseIndex}/${s.methodIndex}`));
+    expect(seen).toEqual(expected);
+    expect(recorder.dimensions).toEqual(DIMS);
+  });
+
   it('keeps latency and service-time distributions within HDR precision, per dimension', () => {
     const check = (encoded: { latency: string; serviceTime: string }, subset: readonly Sample[], half: number) => {
       expectPercentilesOf(
