@@ -71,19 +71,24 @@ export interface MetricsSnapshot {
   readonly gauges: MetricsGauges;
 }
 
-/** One (phase, method, outcome) cell of the recorder: its request count and µs histograms. */
+/** One phase × method cell of the recorder (see RecordedCell): its counts and µs histograms. */
 export interface MetricsCell {
   readonly phaseIndex: number;
   readonly methodIndex: number;
-  readonly outcome: string;
-  readonly requests: number;
-  readonly latency: Histogram;
-  readonly serviceTime: Histogram;
+  readonly stats: {
+    readonly requests: number;
+    /** Indexed like `MetricsSource.outcomeKeys`. */
+    readonly outcomeCounts: ArrayLike<number>;
+    readonly latency: Histogram;
+    readonly serviceTime: Histogram;
+  };
 }
 
-/** What a snapshot is read from: the recorder's cells and the figures it keeps beside them. */
+/** What a snapshot is read from (the Recorder): its cells and the figures it keeps beside them. */
 export interface MetricsSource {
   readonly dimensions: RecorderDimensions;
+  /** Outcome keys by outcome index. */
+  readonly outcomeKeys: readonly string[];
   forEachCell(visit: (cell: MetricsCell) => void): void;
   /** A phase's schedule-lag histogram (µs); undefined when it had no open-model request. */
   scheduleLagOf(phaseIndex: number): Histogram | undefined;
@@ -147,24 +152,20 @@ export function buildMetricsSnapshot(
 ): MetricsSnapshot {
   const { methods, phases } = source.dimensions;
   const boundsUs = boundsMs.map((ms) => ms * 1000);
+  const outcomeKeys = source.outcomeKeys;
   const requests: RequestCount[] = [];
-  const latency = new Map<string, PhaseMethodBuckets>();
-  const serviceTime = new Map<string, PhaseMethodBuckets>();
-  source.forEachCell((cell) => {
-    if (cell.requests === 0) return;
-    const phase = phases[cell.phaseIndex] ?? `phase-${cell.phaseIndex}`;
-    const method = methods[cell.methodIndex] ?? `method-${cell.methodIndex}`;
-    requests.push({ phase, method, outcome: cell.outcome, count: cell.requests });
-    const k = key(phase, method);
-    // A (phase, method) histogram is the sum of its outcomes' cells: bucket counts add up exactly.
-    for (const [into, histogram] of [
-      [latency, cell.latency],
-      [serviceTime, cell.serviceTime],
-    ] as const) {
-      const counted = bucketCounts(histogram, boundsUs);
-      const before = into.get(k);
-      into.set(k, { phase, method, buckets: before === undefined ? counted : addBuckets(before.buckets, counted) });
-    }
+  const latency: PhaseMethodBuckets[] = [];
+  const serviceTime: PhaseMethodBuckets[] = [];
+  source.forEachCell(({ phaseIndex, methodIndex, stats }) => {
+    if (stats.requests === 0) return;
+    const phase = phases[phaseIndex] ?? `phase-${phaseIndex}`;
+    const method = methods[methodIndex] ?? `method-${methodIndex}`;
+    outcomeKeys.forEach((outcome, i) => {
+      const count = stats.outcomeCounts[i] ?? 0;
+      if (count > 0) requests.push({ phase, method, outcome, count });
+    });
+    latency.push({ phase, method, buckets: bucketCounts(stats.latency, boundsUs) });
+    serviceTime.push({ phase, method, buckets: bucketCounts(stats.serviceTime, boundsUs) });
   });
   const scheduleLag = phases.flatMap((phase, i) => {
     const lag = source.scheduleLagOf(i);
@@ -174,8 +175,8 @@ export function buildMetricsSnapshot(
   return {
     boundsMs: [...boundsMs],
     requests,
-    latency: [...latency.values()],
-    serviceTime: [...serviceTime.values()],
+    latency,
+    serviceTime,
     scheduleLag,
     tokens: { requests: live.tokens.requests, failures: live.tokens.failures },
     skipped: { ...live.skipped },

@@ -23,6 +23,7 @@ import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
 import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
+import { openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from './metrics/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;
@@ -41,6 +42,8 @@ export interface RunSessionOptions {
   readonly samplesPath?: string;
   /** `--label TEXT`: stored as `run.label` (e.g. the release under test). */
   readonly label?: string;
+  /** `--metrics-listen` and companions: serve live Prometheus metrics until the result file is written. */
+  readonly metrics?: MetricsOptions | null;
 }
 
 export interface RunSessionResult {
@@ -74,15 +77,47 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   for (const client of plan.clients) registerSecret(client.secret);
+  const runId = randomUUID();
+  // Before any load: a port in use is a bad flag, found before the target is even opened.
+  const metrics = options.metrics ?? null;
+  const endpoint =
+    metrics === null
+      ? null
+      : await openMetricsEndpoint(metrics, {
+          runId: shard?.runId ?? runId,
+          profile: options.plan.name,
+          shard: shard === null ? '0/1' : `${shard.index}/${shard.count}`,
+        });
+  try {
+    return await runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt }, endpoint);
+  } finally {
+    await endpoint?.close();
+  }
+}
+
+/** The run itself, from opening the target to the written result file (the metrics endpoint, if any, already open). */
+async function runWithEndpoint(
+  options: RunSessionOptions,
+  plan: Plan,
+  run: { runId: string; path: string; startedAt: Date; shard: ShardSpec | null; startAt: number | null },
+  endpoint: MetricsEndpoint | null,
+): Promise<RunSessionResult> {
+  const { runId, path, startedAt, shard, startAt } = run;
   const target = await openTarget(plan);
   try {
     const load = startLoad(
       { ...plan, target: target.url },
-      { workers: options.workers ?? 1, signal: options.signal, startAtEpochMs: startAt },
+      {
+        workers: options.workers ?? 1,
+        signal: options.signal,
+        startAtEpochMs: startAt,
+        metricsBucketsMs: options.metrics?.bucketsMs ?? null,
+      },
     );
+    endpoint?.follow(() => load.metrics());
     // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
     const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
-    const record = new RunRecord(plan, options.plan, target, load, startedAt, shard, startAt, options.label);
+    const record = new RunRecord(runId, plan, options.plan, target, load, startedAt, shard, startAt, options.label);
     const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
     const checkpoints = startCheckpoints({
       path,
@@ -144,9 +179,8 @@ function runHeader(plan: Plan, targetUrl: string, resultPath: string): RunHeader
 
 /** The run's identity and configuration, from which every checkpoint and the final file are built. */
 class RunRecord {
-  private readonly id = randomUUID();
-
   constructor(
+    private readonly id: string,
     private readonly plan: Plan,
     /** The whole run's plan: a shard's file describes the run it is part of, so shards merge as one. */
     private readonly runPlan: Plan,

@@ -201,7 +201,7 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
         // NaN, not 0, while unknown: a graph shows a gap rather than a bracket at zero.
         set({}, value === null ? Number.NaN : (pick(value) ?? Number.NaN));
       });
-    capacityGauge('rpcload_capacity_step_index', 'The capacity search step running now (0-based)', (c) => c.stepIndex);
+    capacityGauge('rpcload_capacity_step_index', 'The capacity search step running now (1 = the first)', (c) => c.stepIndex);
     capacityGauge(
       'rpcload_capacity_step_load',
       "The current step's rate per second (open model) or virtual users (closed model)",

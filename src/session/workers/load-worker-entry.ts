@@ -10,12 +10,13 @@ import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
 import { registerSecret } from '../../util/redact.ts';
+import { newInFlightProbe, readLoadMetrics } from '../metrics/load-metrics.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
 const SNAPSHOT_EVERY_MS = 500;
 
 const port = parentPort!;
-const { plan } = workerData as LoadWorkerData;
+const { plan, metricsBucketsMs } = workerData as LoadWorkerData;
 const post = (message: FromWorker): void => port.postMessage(message);
 
 async function main(): Promise<void> {
@@ -34,8 +35,15 @@ async function main(): Promise<void> {
       startOrigin?.(null);
     } else if (message.type === 'serialize') post({ type: 'serialized', id: message.id, data: recorder.serialize() });
   });
+  const probe = newInFlightProbe();
+  const postMetrics = (): void => {
+    const metrics = metricsBucketsMs === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsBucketsMs);
+    if (metrics !== null) post({ type: 'metrics', metrics });
+  };
   const snapshots = setInterval(() => {
-    if (clock.started) post({ type: 'snapshot', snapshot: recorder.snapshot(clock.now()) });
+    if (!clock.started) return;
+    post({ type: 'snapshot', snapshot: recorder.snapshot(clock.now()) });
+    postMetrics();
   }, SNAPSHOT_EVERY_MS);
   try {
     const outcome = await runLoad({
@@ -44,6 +52,7 @@ async function main(): Promise<void> {
       recorder,
       clock,
       signal: abort.signal,
+      onEngine: (engine) => (probe.inFlight = () => engine.inFlight),
       startClock: async () => {
         post({ type: 'ready' });
         const originMs = await origin;
@@ -52,6 +61,8 @@ async function main(): Promise<void> {
         else clock.startAt(originMs);
       },
     });
+    // The final figures before 'done' (same port, same order): the endpoint's end counts are the result's.
+    postMetrics();
     post({ type: 'done', outcome, data: recorder.serialize() });
   } finally {
     clearInterval(snapshots);
