@@ -65,3 +65,20 @@ export async function freePort(): Promise<number> {
   if (typeof address !== 'object' || address === null) throw new Error('no port');
   return address.port;
 }
+
+/** Counter series (and histogram buckets, sums and counts) whose value fell from one scrape to the next: none, ever, in a run. */
+export function counterDecreases(scrapes: readonly Scrape[]): string[] {
+  const seen = new Map<string, number>();
+  const fell: string[] = [];
+  for (const s of scrapes) {
+    for (const sample of s.samples) {
+      const type = s.types.get(sample.name.replace(/_(bucket|sum|count)$/, '')) ?? s.types.get(sample.name);
+      if (type !== 'counter' && type !== 'histogram') continue;
+      const key = `${sample.name}${JSON.stringify(sample.labels)}`;
+      const before = seen.get(key) ?? 0;
+      if (sample.value < before) fell.push(`${key}: ${before} → ${sample.value}`);
+      seen.set(key, sample.value);
+    }
+  }
+  return fell;
+}
