@@ -86,7 +86,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
       : await openMetricsEndpoint(metrics, {
           runId: shard?.runId ?? runId,
           profile: options.plan.name,
-          shard: shard === null ? '0/1' : `${shard.index}/${shard.count}`,
+          shard: shard === null ? '1/1' : `${shard.index}/${shard.count}`,
         });
   try {
     return await runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt }, endpoint);

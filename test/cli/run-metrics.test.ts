@@ -93,7 +93,7 @@ describe('rpcload run --metrics-*', { timeout: 60_000 }, () => {
     expect(missing).toBe(404);
     const scraped = parsePrometheusText(text);
     expect(scraped.types.get('rpcload_requests_total')).toBe('counter');
-    expect(scraped.samples.find((s) => s.name === 'rpcload_requests_total')?.labels).toMatchObject({ profile: 'demo', shard: '0/1' });
+    expect(scraped.samples.find((s) => s.name === 'rpcload_requests_total')?.labels).toMatchObject({ profile: 'demo', shard: '1/1' });
     const done = await run;
     expect(done.code).toBe(0);
     expect(existsSync(out)).toBe(true);

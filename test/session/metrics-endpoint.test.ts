@@ -16,6 +16,7 @@ import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
+import type { ShardSpec } from '../../src/session/distributed/shard-spec.ts';
 import { runSession } from '../../src/session/run-session.ts';
 import { counterDecreases, freePort, scrape, sumBy, type Scrape } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
@@ -41,7 +42,11 @@ function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
 }
 
 /** A run with the endpoint on a free port, scraped every 150 ms until the endpoint closes after its linger. */
-async function scrapedRun(profile: Record<string, unknown>, workers: number): Promise<{ result: RunResult; scrapes: Scrape[] }> {
+async function scrapedRun(
+  profile: Record<string, unknown>,
+  workers: number,
+  shard: ShardSpec | null = null,
+): Promise<{ result: RunResult; scrapes: Scrape[] }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/metrics`;
   const plan = buildPlan(profile as Profile, { source: '' });
@@ -51,6 +56,7 @@ async function scrapedRun(profile: Record<string, unknown>, workers: number): Pr
     outPath: join(dir, `${Math.random().toString(36).slice(2)}.json`),
     signal: new AbortController().signal,
     workers,
+    shard,
     createView: () => ({ start: () => undefined, stop: () => undefined }),
     metrics: { listen: { host: '127.0.0.1', port }, bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 1, lingerMs: 1500 },
   }).finally(() => (ended = true));
@@ -162,7 +168,7 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
     const totals = scrapes.map((s) => sumBy(s, 'rpcload_requests_total')[''] ?? 0);
     expect(totals.some((n) => n > 0 && n < result.summary.requests)).toBe(true);
     expect(
-      last.samples.every((s) => s.labels.run_id === result.run.id && s.labels.profile === 'metrics-test' && s.labels.shard === '0/1'),
+      last.samples.every((s) => s.labels.run_id === result.run.id && s.labels.profile === 'metrics-test' && s.labels.shard === '1/1'),
     ).toBe(true);
     expect(sumBy(last, 'rpcload_requests_total', 'phase')).toEqual({
       ramp: result.byPhase.ramp!.requests,
@@ -182,5 +188,16 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
     expectMatchesResult(last, result);
     expectWellFormedHistograms(last);
     expect(counterDecreases(scrapes)).toEqual([]);
+  });
+
+  it("labels a shard's series with the run id the shards share and its I/N", async () => {
+    server = await startServer({ limit: 20, windowMs: 1000 });
+    const { result, scrapes } = await scrapedRun(greedyProfile(server.url, 4), 1, { index: 2, count: 2, runId: 'metrics-shared-run' });
+    const last = scrapes.at(-1)!;
+    expect(result.run.shard).toMatchObject({ runId: 'metrics-shared-run', index: 2, count: 2 });
+    expect(last.samples.every((s) => s.labels.run_id === 'metrics-shared-run' && s.labels.shard === '2/2')).toBe(true);
+    // shard 2 of 2 carries every second client: client-2 and client-4
+    expect(sumBy(last, 'rpcload_requests_total', 'outcome')).toEqual(result.summary.outcomes);
+    expect(Object.keys(sumBy(last, 'rpcload_client_requests_total', 'client')).sort()).toEqual(['client-2', 'other']);
   });
 });

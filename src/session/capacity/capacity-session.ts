@@ -69,7 +69,7 @@ export async function capacitySession(options: CapacitySessionOptions): Promise<
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
-    options.metrics == null ? null : await openMetricsEndpoint(options.metrics, { runId, profile: options.plan.name, shard: '0/1' }, true);
+    options.metrics == null ? null : await openMetricsEndpoint(options.metrics, { runId, profile: options.plan.name, shard: '1/1' }, true);
   try {
     const search = new CapacitySearch(options, runId, endpoint);
     const target = await openTarget(options.plan);

@@ -13,7 +13,7 @@ import type { BucketCounts, MetricsSnapshot } from '../../metrics/metrics-snapsh
 export interface RunLabels {
   readonly runId: string;
   readonly profile: string;
-  /** "0/4" for shard 0 of 4; "0/1" when the run is not sharded. */
+  /** "2/4" for shard 2 of 4 (1-based, as `--shard`); "1/1" when the run is not sharded. */
   readonly shard: string;
 }
 
