@@ -97,32 +97,30 @@ export interface MetricsSource {
 }
 
 /**
- * Counts at or below each bound (µs) of an HDR histogram, read in one pass over its counts (stopping
- * at the last recorded value): a value counts as at or below a bound when the lowest value of its
- * HDR bucket is (HDR's precision, 0.1 % for latency histograms). The sum is the histogram's mean × count.
+ * Counts at or below each bound (µs) of an HDR histogram: a value counts as at or below a bound
+ * when it lies in the HDR bucket holding the bound or below (HDR's precision, 0.1 % for latency
+ * histograms). One pass over the counts array, reading it directly (as valuesAtPercentilesUs does)
+ * and stopping at the last recorded value; the sum is the histogram's mean × count.
  */
 export function bucketCounts(histogram: Histogram, boundsUs: readonly number[]): BucketCounts {
   const h = histogram as unknown as {
     totalCount: number;
     countsArrayLength: number;
+    countsArrayIndex(value: number): number;
     getCountAtIndex(i: number): number;
-    valueFromIndex(i: number): number;
-    lowestEquivalentValue(v: number): number;
+    _counts?: ArrayLike<number>;
   };
   const total = h.totalCount;
-  const cumulative = boundsUs.map(() => 0);
-  if (total === 0) return { cumulative, sumSeconds: 0, count: 0 };
+  if (total === 0) return { cumulative: boundsUs.map(() => 0), sumSeconds: 0, count: 0 };
+  const counts = h._counts;
+  const length = h.countsArrayLength;
+  let i = 0;
   let seen = 0;
-  let bound = 0;
-  for (let i = 0; i < h.countsArrayLength && seen < total; i++) {
-    const count = h.getCountAtIndex(i);
-    if (count === 0) continue;
-    const lowest = h.lowestEquivalentValue(h.valueFromIndex(i));
-    // Bounds this bucket lies above are complete: they keep what was counted before it.
-    while (bound < boundsUs.length && lowest > boundsUs[bound]!) cumulative[bound++] = seen;
-    seen += count;
-  }
-  while (bound < boundsUs.length) cumulative[bound++] = seen;
+  const cumulative = boundsUs.map((boundUs) => {
+    const last = Math.min(h.countsArrayIndex(Math.max(0, Math.floor(boundUs))), length - 1);
+    for (; i <= last && seen < total; i++) seen += counts === undefined ? h.getCountAtIndex(i) : counts[i]!;
+    return seen;
+  });
   const { meanUs } = valuesAtPercentilesUs(histogram, []);
   return { cumulative, sumSeconds: (meanUs * total) / 1e6, count: total };
 }
