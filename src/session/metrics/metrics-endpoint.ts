@@ -41,8 +41,8 @@ export interface MetricsEndpoint {
   close(): Promise<void>;
 }
 
-/** The figures read for one scrape are reused by scrapes within this long (a scrape never costs more). */
-const REFRESH_MS = 250;
+/** The figures read for one scrape are reused by scrapes within this long: however often it is scraped, the load pays at most one read a second. */
+const REFRESH_MS = 1000;
 
 /** `HOST:PORT`, `[IPv6]:PORT` or `PORT` (127.0.0.1); null when it is none of these. */
 export function parseListenAddress(text: string): ListenAddress | null {

@@ -14,6 +14,8 @@ import { newInFlightProbe, readLoadMetrics } from '../metrics/load-metrics.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
 const SNAPSHOT_EVERY_MS = 500;
+/** With `--metrics-listen`, every other snapshot also carries the metrics: read at most once a second. */
+const METRICS_EVERY_SNAPSHOTS = 2;
 
 const port = parentPort!;
 const { plan, metricsBucketsMs } = workerData as LoadWorkerData;
@@ -40,10 +42,11 @@ async function main(): Promise<void> {
     const metrics = metricsBucketsMs === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsBucketsMs);
     if (metrics !== null) post({ type: 'metrics', metrics });
   };
+  let ticks = 0;
   const snapshots = setInterval(() => {
     if (!clock.started) return;
     post({ type: 'snapshot', snapshot: recorder.snapshot(clock.now()) });
-    postMetrics();
+    if (++ticks % METRICS_EVERY_SNAPSHOTS === 0) postMetrics();
   }, SNAPSHOT_EVERY_MS);
   try {
     const outcome = await runLoad({

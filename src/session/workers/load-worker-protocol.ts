@@ -28,7 +28,7 @@ export type FromWorker =
   /** Tokens are fetched; waiting for 'start'. */
   | { readonly type: 'ready' }
   | { readonly type: 'snapshot'; readonly snapshot: LiveSnapshot }
-  /** With `--metrics-listen`: the worker's metrics, with each snapshot and once more just before 'done'. */
+  /** With `--metrics-listen`: the worker's metrics, once a second and once more just before 'done'. */
   | { readonly type: 'metrics'; readonly metrics: MetricsSnapshot }
   | { readonly type: 'serialized'; readonly id: number; readonly data: RecordedData }
   | { readonly type: 'done'; readonly outcome: LoadRunOutcome; readonly data: RecordedData }
