@@ -4,8 +4,7 @@
  * iteration on (next page, next step after think time). Schedulers (open or closed model) only
  * decide *when* an iteration starts; everything per request happens here.
  */
-import type { Dispatcher } from 'undici';
-import { classifyResponse } from '../api/envelope.ts';
+import { ResponseClassifier } from '../api/envelope.ts';
 import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, OUTCOME_UNANSWERED, outcomeClass, transportOutcome } from '../api/outcome.ts';
 import { readNextCursor, appendCursor } from '../api/pagination.ts';
 import { retryAfterSeconds } from '../api/retry-after.ts';
@@ -15,6 +14,7 @@ import type { RateLimitContract } from '../contract/rate-limit.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
+import type { ConnectionSet } from './connection-set.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
 import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
 import { InFlightRequestPool, type InFlightRequest, type InFlightListener } from './in-flight-request.ts';
@@ -22,10 +22,11 @@ import type { TokenManager } from './token-manager.ts';
 
 export interface EngineOptions {
   readonly compiled: CompiledPlan;
-  readonly pool: Dispatcher;
+  readonly connections: ConnectionSet<InFlightRequest<unknown>>;
   readonly recorder: Recorder;
   readonly clients: readonly ClientIdentity[];
-  readonly tokens: TokenManager;
+  /** Told of each 401, to refresh the client's token (the token manager). */
+  readonly tokens: Pick<TokenManager, 'onInvalidToken'>;
   readonly rateLimit: RateLimitContract;
   readonly bodyCapBytes: number;
   /** A longer response body is cut off (transport:body_too_large). */
@@ -78,6 +79,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
+  private readonly classifier = new ResponseClassifier();
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
     methodIndex: 0,
@@ -167,9 +169,9 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   }
 
   /**
-   * The run is over and the pool is about to be destroyed: every request still in flight was sent
+   * The run is over and the connections are about to be closed: every request still in flight was sent
    * and never answered. Each is recorded as transport:unanswered (visible to thresholds; the result
-   * says the server stalled), and whatever the pool reports about it afterwards is ignored.
+   * says the server stalled), and whatever undici reports about it afterwards is ignored.
    * Returns how many there were.
    */
   abandonInFlight(): number {
@@ -225,7 +227,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.inFlight++;
     this.live.add(request);
     // The request carries its own reusable options and is the handler: nothing else is allocated.
-    this.o.pool.dispatch(request.options, request);
+    this.o.connections.dispatch(request);
   }
 
   /** Back on the free list: the dispatcher reports nothing more about a finished request. */
@@ -235,6 +237,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   }
 
   onRequestDone(request: InFlightRequest<RequestContext>): void {
+    this.o.connections.release(request); // first: the freed connection may carry a waiting request at once
     if (request.abandoned) {
       // Already recorded as unanswered when the run ended.
       this.recycle(request);
@@ -259,7 +262,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       outcome = transportOutcome(request.error);
       detail = sanitizeText(request.error.message, 120);
     } else {
-      const classification = classifyResponse(request.status, request.contentType, request.responseBody(), request.truncated);
+      const classification = this.classifier.classify(request.status, request.contentType, request.responseBody(), request.truncated);
       outcome = classification.outcome;
       data = classification.data;
       if (classification.kind === 'invalid') detail = classification.violations.join('; ');

@@ -7,6 +7,7 @@
  * CPU per request than a new-style handler). Only Content-Type and Retry-After are looked at.
  */
 import type { Dispatcher } from 'undici';
+import type { ConnectionRequest } from './connection-set.ts';
 
 export interface InFlightListener<T> {
   onRequestDone(request: InFlightRequest<T>): void;
@@ -28,8 +29,10 @@ interface RequestOptions extends Dispatcher.DispatchOptions {
   body: Buffer;
 }
 
-export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
+export class InFlightRequest<T> implements ConnectionRequest {
   readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY };
+  /** The connection carrying it (see ConnectionSet); -1 while it waits for one. */
+  connection = -1;
   dispatchedAtMs = 0;
   /** Time the request was written to a socket (run clock, ms); dispatch time until then. */
   sentAtMs = 0;
@@ -101,7 +104,7 @@ export class InFlightRequest<T> implements Dispatcher.DispatchHandler {
 
   /**
    * Cut the request short (its deadline passed): undici then reports it through onError. Returns
-   * false when it is not on a connection yet (still queued in the pool) and cannot be cut now.
+   * false when it is not on a connection yet (still waiting for a connection) and cannot be cut now.
    */
   cut(reason: 'timeout' | 'body_too_large'): boolean {
     if (this.finished || this.abort === null) return false;

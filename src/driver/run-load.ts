@@ -4,7 +4,6 @@
  * bounded drain (a shorter grace when aborted). Requests still unanswered then are recorded as
  * transport:unanswered. All data goes to the recorder; this returns only how the run ended.
  */
-import { Pool } from 'undici';
 import { connectOptions, createDispatcher } from '../api/dispatcher.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Recorder } from '../metrics/recorder.ts';
@@ -14,11 +13,14 @@ import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
+import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
+import type { InFlightRequest } from './in-flight-request.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
 import { createWarmConnector } from './warm-connector.ts';
+import { warmUpHotPath, worthWarming } from './warm-up.ts';
 
 export interface LoadRunOptions {
   readonly plan: Plan;
@@ -95,14 +97,15 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const { plan, recorder, clock, signal } = options;
   const target = new URL(options.baseUrl);
   const trust = { ca: plan.http.ca, insecure: plan.http.insecure, connectTimeoutMs: plan.http.connectTimeoutMs };
-  // The hot path: undici's dispatch API on one keep-alive Pool for the target's origin, whose
-  // connections may be opened before the clock starts (see warm-connector.ts).
+  // The hot path: undici's dispatch API on keep-alive connections to the target's origin (one
+  // undici Client each, see connection-set.ts), which may be opened before the clock starts
+  // (see warm-connector.ts).
   const connector = createWarmConnector(target, connectOptions(trust));
-  const pool = new Pool(target.origin, {
+  const connections = new ConnectionSet<InFlightRequest<unknown>>(target.origin, {
     connections: plan.http.connections,
     pipelining: plan.http.pipelining,
-    headersTimeout: plan.http.headersTimeoutMs,
-    bodyTimeout: plan.http.bodyTimeoutMs,
+    headersTimeoutMs: plan.http.headersTimeoutMs,
+    bodyTimeoutMs: plan.http.bodyTimeoutMs,
     connect: connector.connect,
   });
   const tokenDispatcher = createDispatcher({
@@ -130,12 +133,15 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`,
       );
     }
+    const basePath = target.pathname.replace(/\/+$/, '');
+    // The code path first, then the connections: the warm-up's own sockets are closed by then.
+    if (plan.http.warmUp && worthWarming(plan) && !signal.aborted) await warmUpHotPath(plan, basePath, signal);
     if (plan.http.preconnect && !signal.aborted) await untilAborted(connector.warm(plan.http.connections), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
-      compiled: compilePlan(plan, target.pathname.replace(/\/+$/, '')),
-      pool,
+      compiled: compilePlan(plan, basePath),
+      connections,
       recorder,
       clients,
       tokens,
@@ -169,8 +175,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   } finally {
     tokens.stop(clients);
     connector.dispose();
-    // What is still in flight was sent and never answered; destroying the pool then cancels it.
+    // What is still in flight was sent and never answered; closing the connections then cancels it.
     engine?.abandonInFlight();
-    await Promise.all([pool.destroy(), tokenDispatcher.destroy()]);
+    await Promise.all([connections.destroy(), tokenDispatcher.destroy()]);
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Opens a pool's connections before the run's clock starts, the way wrk and autocannon do, and
- * hands them to undici's Pool through its `connect` option as it asks for connections.
+ * Opens the load's connections before the run's clock starts, the way wrk and autocannon do, and
+ * hands them to undici's Clients through their `connect` option as they ask for connections.
  *
  * Why: a cold pool connects lazily, one socket per request that finds every connection busy. At a
  * few thousand arrivals per second the first arrivals all find the pool busy (it is still
@@ -17,7 +17,7 @@ import type { Socket } from 'node:net';
 import { buildConnector } from 'undici';
 
 export interface WarmConnector {
-  /** Pass as the Pool's `connect` option. */
+  /** Pass as the Clients' (or a Pool's) `connect` option. */
   readonly connect: buildConnector.connector;
   /** Open up to `count` connections in parallel; resolves with how many opened. */
   warm(count: number): Promise<number>;
@@ -69,7 +69,7 @@ export function createWarmConnector(origin: URL, options: buildConnector.BuildOp
   const connect: buildConnector.connector = (connectOptions, callback) => {
     const socket = takeParked();
     if (socket === null) return base(connectOptions, callback);
-    // undici's own connector always answers asynchronously; the Pool relies on that ordering.
+    // undici's own connector always answers asynchronously; its Clients rely on that ordering.
     queueMicrotask(() => callback(null, socket));
   };
 

@@ -118,6 +118,8 @@ export interface HttpPlan {
   /** Extra CA (PEM) to trust, and whether to skip certificate verification. */
   readonly ca: string | null;
   readonly insecure: boolean;
-  /** Open the pool's connections before the clock starts (unused ones close after 2 s). */
+  /** Open the load's connections before the clock starts (unused ones close after 2 s). */
   readonly preconnect: boolean;
+  /** Warm the request code path against an in-process responder before the clock starts (see driver/warm-up.ts). */
+  readonly warmUp: boolean;
 }

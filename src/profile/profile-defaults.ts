@@ -21,6 +21,7 @@ export const PROFILE_DEFAULTS = {
     maxInFlight: 10_000,
     insecure: false,
     preconnect: true,
+    warmUp: true,
   },
   // Mirrors the reference server's own defaults (ServerOptions), made explicit in the plan.
   server: {

@@ -51,6 +51,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     ca,
     insecure: http.insecure ?? D.http.insecure,
     preconnect: http.preconnect ?? D.http.preconnect,
+    warmUp: http.warmUp ?? D.http.warmUp,
   };
 }
 

@@ -96,6 +96,10 @@ export const HttpSchema = OptionalFields(
       default: D.http.preconnect,
       description: `Open every connection before the clock starts (as wrk and autocannon do), so connection set-up never counts as schedule lag or latency; false = connect lazily as requests need them. Default ${D.http.preconnect}.`,
     }),
+    warmUp: Type.Boolean({
+      default: D.http.warmUp,
+      description: `Before the clock starts, run the scenarios for a moment against an in-process responder (never the target), so the first second is not measured on unoptimized code. Default ${D.http.warmUp}.`,
+    }),
   },
   'HTTP transport settings.',
 );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyResponse, isJsonContentType, normalizeErrorCode } from '../../src/api/envelope.ts';
+import { classifyResponse, isJsonContentType, normalizeErrorCode, ResponseClassifier } from '../../src/api/envelope.ts';
+import { registerSecret } from '../../src/util/redact.ts';
 
 const JSON_CT = 'application/json';
 const body = (text: string): Buffer => Buffer.from(text);
@@ -97,4 +98,45 @@ describe('normalizeErrorCode', () => {
     ['x'.repeat(100), `${'x'.repeat(63)}_`], // capped (the ellipsis is scrubbed too)
     ['\u0007', '_'], // a lone control character still yields a key
   ])('%j → %j', (code, expected) => expect(normalizeErrorCode(code)).toBe(expected));
+});
+
+describe('ResponseClassifier', () => {
+  const json = 'application/json';
+  const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
+  const replies: [number, string | undefined, string][] = [
+    [200, json, '{"status":"success","data":{"pong":true}}'],
+    [200, json, '{"status":"success","data":{"pong":false}}'],
+    [429, json, '{"status":"error","error":"rate_limit_exceeded"}'],
+    [500, json, '{"status":"error","error":"rate_limit_exceeded"}'],
+    [200, 'text/plain', '{"status":"success","data":{"pong":true}}'],
+    [200, json, 'not json'],
+    [200, json, '{"status":"success","data":{"next":"c2"}}'],
+  ];
+
+  it('classifies every reply exactly as classifyResponse does, repeated or not', () => {
+    const classifier = new ResponseClassifier();
+    for (const [status, type, body] of [...replies, ...replies.slice().reverse(), ...replies, ...replies]) {
+      expect(classifier.classify(status, type, bytes(body), false)).toEqual(classifyResponse(status, type, bytes(body), false));
+    }
+  });
+
+  it('answers a repeated reply from memory (the same classification object), a different one afresh', () => {
+    const classifier = new ResponseClassifier();
+    const first = classifier.classify(200, json, bytes(replies[0]![2]), false);
+    expect(classifier.classify(200, json, bytes(replies[0]![2]), false)).toBe(first);
+    expect(classifier.classify(201, json, bytes(replies[0]![2]), false)).not.toBe(first);
+    // A reply cut at the read cap is never answered from memory, even with the same kept bytes.
+    const truncated = classifier.classify(200, json, bytes(replies[0]![2]), true);
+    expect(truncated.kind).toBe('invalid');
+    expect(classifier.classify(200, json, bytes(replies[0]![2]), true)).toEqual(truncated);
+  });
+
+  it('re-classifies once a new secret is registered: an echoed secret in an error code is redacted', () => {
+    const classifier = new ResponseClassifier();
+    const secret = `memo-secret-${Date.now()}`;
+    const reply = bytes(`{"status":"error","error":"${secret}"}`);
+    expect(classifier.classify(400, json, reply, false).outcome).toBe(`error:${secret}`);
+    registerSecret(secret);
+    expect(classifier.classify(400, json, reply, false).outcome).not.toContain(secret);
+  });
 });

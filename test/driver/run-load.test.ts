@@ -96,7 +96,8 @@ describe('runLoad against the reference server', () => {
   it('stops scheduling when aborted and reports the run as aborted', async () => {
     const { url } = await serve();
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 700);
+    // Tokens, the code-path warm-up (~0.4 s) and connections come before the clock: ≥ 0.7 s of load remain.
+    setTimeout(() => abort.abort(), 1200);
     const startedAt = Date.now();
     const { outcome, result } = await runPlan(
       testPlan({ scenarios: ping, phases: [{ duration: '10s', rate: 50 }] }, url),
@@ -104,7 +105,7 @@ describe('runLoad against the reference server', () => {
       abort.signal,
     );
     expect(outcome.status).toBe('aborted');
-    expect(Date.now() - startedAt).toBeLessThan(3000);
+    expect(Date.now() - startedAt).toBeLessThan(3500);
     expect(result.summary.requests).toBeGreaterThan(20);
     expect(result.summary.requests).toBeLessThan(100);
   });
