@@ -38,7 +38,19 @@ export interface PhaseBuckets {
   readonly buckets: BucketCounts;
 }
 
+/** What a load needs to read its metrics: the histogram bounds and the client IDs labelled one by one. */
+export interface MetricsReadOptions {
+  /** Histogram bucket bounds (ms), ascending. */
+  readonly bucketsMs: readonly number[];
+  /** `--metrics-clients N`: the run's first N client IDs; every other client counts as "other". */
+  readonly labelledClients: readonly string[];
+}
+
+/** The client label of every client beyond the labelled ones. */
+export const OTHER_CLIENTS = 'other';
+
 export interface ClientCount {
+  /** A labelled client ID, or OTHER_CLIENTS. */
   readonly client: string;
   /** API requests completed. */
   readonly sent: number;
@@ -67,6 +79,7 @@ export interface MetricsSnapshot {
   readonly skipped: Readonly<Record<string, number>>;
   /** Back-offs a client sat out before its next request: how many, and the seconds waited in all. */
   readonly retryAfterWaits: { readonly count: number; readonly seconds: number };
+  /** Empty without labelled clients: the cap is applied where the figures are read, so a message stays small. */
   readonly clients: readonly ClientCount[];
   readonly gauges: MetricsGauges;
 }
@@ -146,9 +159,10 @@ export function buildMetricsSnapshot(
   source: MetricsSource,
   live: LiveSnapshot,
   gauges: Omit<MetricsGauges, 'achievedRequestRate'>,
-  boundsMs: readonly number[],
+  options: MetricsReadOptions,
 ): MetricsSnapshot {
   const { methods, phases } = source.dimensions;
+  const boundsMs = options.bucketsMs;
   const boundsUs = boundsMs.map((ms) => ms * 1000);
   const outcomeKeys = source.outcomeKeys;
   const requests: RequestCount[] = [];
@@ -179,9 +193,27 @@ export function buildMetricsSnapshot(
     tokens: { requests: live.tokens.requests, failures: live.tokens.failures },
     skipped: { ...live.skipped },
     retryAfterWaits: { count: waits.count, seconds: waits.waitedMs / 1000 },
-    clients: live.clients.map((c) => ({ client: c.id, sent: c.sent, rateLimited: c.refused })),
+    clients: labelClients(live, options.labelledClients),
     gauges: { ...gauges, achievedRequestRate: live.rpsLastSecond },
   };
+}
+
+/** The labelled clients' counts, and the others' summed as OTHER_CLIENTS (none without labelled clients). */
+function labelClients(live: LiveSnapshot, labelled: readonly string[]): ClientCount[] {
+  if (labelled.length === 0) return [];
+  const kept = new Set(labelled);
+  const clients: ClientCount[] = [];
+  const other = { client: OTHER_CLIENTS, sent: 0, rateLimited: 0 };
+  let others = 0;
+  for (const c of live.clients) {
+    if (kept.has(c.id)) clients.push({ client: c.id, sent: c.sent, rateLimited: c.refused });
+    else {
+      others++;
+      other.sent += c.sent;
+      other.rateLimited += c.refused;
+    }
+  }
+  return others === 0 ? clients : [...clients, other];
 }
 
 /**

@@ -7,7 +7,7 @@ import type { LiveSnapshot } from '../contract/live-snapshot.ts';
 import { planMethods } from '../driver/compiled-plan.ts';
 import { RunClock } from '../driver/run-clock.ts';
 import { runLoad } from '../driver/run-load.ts';
-import type { MetricsSnapshot } from '../metrics/metrics-snapshot.ts';
+import type { MetricsReadOptions, MetricsSnapshot } from '../metrics/metrics-snapshot.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { Recorder } from '../metrics/recorder.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
@@ -26,7 +26,7 @@ export interface RunningLoad {
   recorded(): Promise<RecordedData>;
   /**
    * The metrics `--metrics-listen` exposes (summed over workers; a finished worker keeps its last
-   * figures); null without `metricsBucketsMs` or before any figures.
+   * figures); null without `metrics` or before any figures.
    */
   metrics(): MetricsSnapshot | null;
   /** Resolves when the load has ended (completed, or stopped through the signal). */
@@ -60,8 +60,8 @@ export function startLoad(
     readonly signal: AbortSignal;
     /** Start the clock at this wall-clock instant (epoch ms) once ready, not at once (`--start-at`). */
     readonly startAtEpochMs?: number | null;
-    /** `--metrics-listen`: histogram bounds (ms) of the metrics snapshots; null/absent = no metrics. */
-    readonly metricsBucketsMs?: readonly number[] | null;
+    /** `--metrics-listen`: how to read the metrics snapshots; null/absent = no metrics. */
+    readonly metrics?: MetricsReadOptions | null;
   },
 ): RunningLoad {
   const startAt = options.startAtEpochMs ?? null;
@@ -69,7 +69,7 @@ export function startLoad(
   // With workers, this recorder stays empty: it only supplies zero figures until they report.
   const recorder = new Recorder(dimensionsOf(plan), { rateLimit: plan.rateLimit });
   const count = usableWorkers(options.workers, plan);
-  const bucketsMs = options.metricsBucketsMs ?? null;
+  const metrics = options.metrics ?? null;
   if (count === 1) {
     const probe = newInFlightProbe();
     return {
@@ -77,7 +77,7 @@ export function startLoad(
       workers: 1,
       snapshot: () => recorder.snapshot(clock.now()),
       recorded: () => Promise.resolve(recorder.serialize()),
-      metrics: () => (bucketsMs === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, bucketsMs)),
+      metrics: () => (metrics === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metrics)),
       finished: async () => {
         const outcome = await runLoad({
           plan,
@@ -102,7 +102,7 @@ export function startLoad(
     signal: options.signal,
     empty: (nowMs) => recorder.snapshot(nowMs),
     stopTimeoutMs: WORKER_STOP_TIMEOUT_MS,
-    metricsBucketsMs: bucketsMs,
+    metrics,
     beforeStart: () => waitUntilEpoch(startAt, options.signal),
   });
   return {

@@ -23,7 +23,7 @@ import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
 import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
-import { openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from './metrics/metrics-endpoint.ts';
+import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from './metrics/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;
@@ -111,7 +111,7 @@ async function runWithEndpoint(
         workers: options.workers ?? 1,
         signal: options.signal,
         startAtEpochMs: startAt,
-        metricsBucketsMs: options.metrics?.bucketsMs ?? null,
+        metrics: metricsReadOptions(options.metrics ?? null, plan),
       },
     );
     endpoint?.follow(() => load.metrics());

@@ -46,6 +46,7 @@ async function scrapedRun(
   profile: Record<string, unknown>,
   workers: number,
   shard: ShardSpec | null = null,
+  labelledClients = 1,
 ): Promise<{ result: RunResult; scrapes: Scrape[] }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/metrics`;
@@ -58,7 +59,7 @@ async function scrapedRun(
     workers,
     shard,
     createView: () => ({ start: () => undefined, stop: () => undefined }),
-    metrics: { listen: { host: '127.0.0.1', port }, bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 1, lingerMs: 1500 },
+    metrics: { listen: { host: '127.0.0.1', port }, bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: labelledClients, lingerMs: 1500 },
   }).finally(() => (ended = true));
   const scrapes: Scrape[] = [];
   const deadline = Date.now() + 60_000;
@@ -74,7 +75,7 @@ async function scrapedRun(
   return { result, scrapes };
 }
 
-function expectMatchesResult(last: Scrape, result: RunResult): void {
+function expectMatchesResult(last: Scrape, result: RunResult, labelled: readonly string[] = ['client-1']): void {
   const { summary } = result;
   expect(sumBy(last, 'rpcload_requests_total', 'outcome')).toEqual(summary.outcomes);
   const limited = Object.entries(summary.outcomes).reduce((n, [k, v]) => n + (outcomeClass(k) === 'rate_limited' ? v : 0), 0);
@@ -86,18 +87,15 @@ function expectMatchesResult(last: Scrape, result: RunResult): void {
   for (const h of ['rpcload_request_latency_seconds', 'rpcload_service_time_seconds'])
     expect(sumBy(last, `${h}_count`)['']).toBe(summary.requests);
   expect(sumBy(last, 'rpcload_in_flight_requests')['']).toBe(0);
-  // --metrics-clients 1: the first client by name, everything else as "other"
+  // --metrics-clients N: the first N clients of the plan by ID, everything else as "other"
   const clients = result.rateLimit!.clients;
-  const first = clients['client-1']!;
-  const others = Object.entries(clients).filter(([id]) => id !== 'client-1');
-  expect(sumBy(last, 'rpcload_client_requests_total', 'client')).toEqual({
-    'client-1': first.sent,
-    other: others.reduce((n, [, c]) => n + c.sent, 0),
+  const others = Object.entries(clients).filter(([id]) => !labelled.includes(id));
+  const expected = (pick: (c: (typeof clients)[string]) => number): Record<string, number> => ({
+    ...Object.fromEntries(labelled.map((id) => [id, pick(clients[id]!)])),
+    other: others.reduce((n, [, c]) => n + pick(c), 0),
   });
-  expect(sumBy(last, 'rpcload_client_rate_limited_total', 'client')).toEqual({
-    'client-1': first.refused,
-    other: others.reduce((n, [, c]) => n + c.refused, 0),
-  });
+  expect(sumBy(last, 'rpcload_client_requests_total', 'client')).toEqual(expected((c) => c.sent));
+  expect(sumBy(last, 'rpcload_client_rate_limited_total', 'client')).toEqual(expected((c) => c.refused));
   // Retry-After back-offs sat out: at least every honoured retry the ledger kept an observation of
   // (it keeps the first few per client; unjudgeable ones are counted here too), and time with them.
   const observed = result.rateLimit!.observations.filter((o) => o.kind === 'honoured_retry').length;
@@ -185,10 +183,11 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
 
   it('adds up the figures of worker threads exactly (--workers 2), counters never decreasing', async () => {
     server = await startServer({ limit: 20, windowMs: 1000 });
-    const { result, scrapes } = await scrapedRun(greedyProfile(server.url, 4), 2);
+    const { result, scrapes } = await scrapedRun(greedyProfile(server.url, 4), 2, null, 2);
     expect(result.run).toMatchObject({ status: 'completed', workers: 2 });
     const last = scrapes.at(-1)!;
-    expectMatchesResult(last, result);
+    // the plan's first two clients are labelled, though each worker carries one of them
+    expectMatchesResult(last, result, ['client-1', 'client-2']);
     expectWellFormedHistograms(last);
     expect(counterDecreases(scrapes)).toEqual([]);
   });

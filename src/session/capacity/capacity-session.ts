@@ -22,7 +22,7 @@ import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
 import { judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepDefinition } from './judge-step.ts';
 import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
 import { fitUsl } from './usl.ts';
-import { openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../metrics/metrics-endpoint.ts';
+import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../metrics/metrics-endpoint.ts';
 
 export interface CapacitySessionOptions {
   readonly plan: Plan;
@@ -251,7 +251,7 @@ class CapacitySearch {
     const running = startLoad(stepPlan, {
       workers: this.options.workers ?? 1,
       signal,
-      metricsBucketsMs: this.options.metrics?.bucketsMs ?? null,
+      metrics: metricsReadOptions(this.options.metrics ?? null, this.plan),
     });
     if (this.endpoint !== null) {
       this.endpoint.follow(() => running.metrics());

@@ -5,7 +5,7 @@
  * or a worker's periodic report), never per request.
  */
 import type { RunClock } from '../../driver/run-clock.ts';
-import { buildMetricsSnapshot, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import { buildMetricsSnapshot, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
 import type { Recorder } from '../../metrics/recorder.ts';
 import type { PhasePlan } from '../../profile/plan.ts';
 
@@ -38,7 +38,7 @@ export function readLoadMetrics(
   phases: readonly PhasePlan[],
   clock: RunClock,
   probe: InFlightProbe,
-  bucketsMs: readonly number[],
+  options: MetricsReadOptions,
 ): MetricsSnapshot | null {
   if (!clock.started) return null;
   const nowMs = clock.now();
@@ -46,6 +46,6 @@ export function readLoadMetrics(
     recorder,
     recorder.snapshot(nowMs),
     { inFlight: probe.inFlight(), offeredArrivalRate: offeredArrivalRate(phases, nowMs) },
-    bucketsMs,
+    options,
   );
 }

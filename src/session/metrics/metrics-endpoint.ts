@@ -7,7 +7,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import { RpcloadError } from '../../errors.ts';
-import { sumMetricsSnapshots, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import type { Plan } from '../../profile/plan.ts';
 import { createMetricsRegistry, type CapacityGauges, type RunLabels } from './metrics-registry.ts';
 
 /** A host and port to listen on (`--metrics-listen`). */
@@ -43,6 +44,12 @@ export interface MetricsEndpoint {
 
 /** The figures read for one scrape are reused by scrapes within this long: however often it is scraped, the load pays at most one read a second. */
 const REFRESH_MS = 1000;
+
+/** What a load of `plan` reads for the endpoint: the bounds, and the plan's first N client IDs (`--metrics-clients N`). */
+export function metricsReadOptions(options: MetricsOptions | null, plan: Plan): MetricsReadOptions | null {
+  if (options === null) return null;
+  return { bucketsMs: options.bucketsMs, labelledClients: plan.clients.slice(0, options.clients).map((c) => c.id) };
+}
 
 /** `HOST:PORT`, `[IPv6]:PORT` or `PORT` (127.0.0.1); null when it is none of these. */
 export function parseListenAddress(text: string): ListenAddress | null {

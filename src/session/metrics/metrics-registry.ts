@@ -31,7 +31,7 @@ export interface RegistrySources {
   readonly snapshot: () => MetricsSnapshot | null;
   /** Set for `capacity` only. */
   readonly capacity?: () => CapacityGauges | null;
-  /** `--metrics-clients N`: per-client series for the first N clients, the rest as "other"; 0 = none. */
+  /** `--metrics-clients N`: N > 0 registers the per-client counters (the snapshot holds the first N clients and "other"). */
   readonly clientsCap: number;
 }
 
@@ -170,15 +170,10 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
     set({}, snap()?.gauges.achievedRequestRate ?? 0),
   );
   if (sources.clientsCap > 0) {
-    const cap = sources.clientsCap;
+    // The snapshot holds the labelled clients and "other" already (capped where it was read).
     const perClient =
       (pick: (c: MetricsSnapshot['clients'][number]) => number) => (s: MetricsSnapshot, set: (l: Labels, n: number) => void) => {
-        let other = 0;
-        s.clients.forEach((c, i) => {
-          if (i < cap) set({ client: c.client }, pick(c));
-          else other += pick(c);
-        });
-        if (s.clients.length > cap) set({ client: 'other' }, other);
+        for (const c of s.clients) set({ client: c.client }, pick(c));
       };
     counter(
       'rpcload_client_requests_total',

@@ -18,7 +18,7 @@ const SNAPSHOT_EVERY_MS = 500;
 const METRICS_EVERY_SNAPSHOTS = 2;
 
 const port = parentPort!;
-const { plan, metricsBucketsMs } = workerData as LoadWorkerData;
+const { plan, metrics: metricsOptions } = workerData as LoadWorkerData;
 const post = (message: FromWorker): void => port.postMessage(message);
 
 async function main(): Promise<void> {
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   });
   const probe = newInFlightProbe();
   const postMetrics = (): void => {
-    const metrics = metricsBucketsMs === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsBucketsMs);
+    const metrics = metricsOptions === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsOptions);
     if (metrics !== null) post({ type: 'metrics', metrics });
   };
   let ticks = 0;

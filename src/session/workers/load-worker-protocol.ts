@@ -4,7 +4,7 @@
  * structured-cloneable.
  */
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
-import type { MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import type { MetricsReadOptions, MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { LoadRunOutcome } from '../../driver/run-load.ts';
@@ -12,8 +12,8 @@ import type { LoadRunOutcome } from '../../driver/run-load.ts';
 export interface LoadWorkerData {
   /** The worker's share (shardPlan), with the target the run actually uses. */
   readonly plan: Plan;
-  /** `--metrics-listen`: the histogram bounds (ms) of the metrics snapshots to post; null = post none. */
-  readonly metricsBucketsMs: readonly number[] | null;
+  /** `--metrics-listen`: how to read the metrics snapshots to post; null = post none. */
+  readonly metrics: MetricsReadOptions | null;
 }
 
 export type ToWorker =

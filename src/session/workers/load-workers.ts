@@ -11,7 +11,7 @@ import { startModuleWorker } from '../../util/module-worker.ts';
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
-import { sumMetricsSnapshots, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 import { shardPlan } from './shard-plan.ts';
@@ -29,8 +29,8 @@ export interface WorkerRunOptions {
   readonly empty: (nowMs: number) => LiveSnapshot;
   /** How long stopped workers get to report before they are terminated (ms). */
   readonly stopTimeoutMs: number;
-  /** `--metrics-listen`: bounds (ms) of the metrics snapshots workers post; null = none. */
-  readonly metricsBucketsMs: readonly number[] | null;
+  /** `--metrics-listen`: how workers read the metrics snapshots they post; null = none. */
+  readonly metrics: MetricsReadOptions | null;
   /** Awaited once every worker is ready, before the shared origin is taken (`--start-at`). */
   readonly beforeStart?: () => Promise<void>;
 }
@@ -60,7 +60,7 @@ export class LoadWorkers {
     this.states = Array.from({ length: o.count }, (_, index) => ({
       worker: startModuleWorker(import.meta.url, 'load-worker-entry', {
         plan: shardPlan(o.plan, index, o.count),
-        metricsBucketsMs: o.metricsBucketsMs,
+        metrics: o.metrics,
       } satisfies LoadWorkerData),
       ready: false,
       snapshot: null,
