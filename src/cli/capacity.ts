@@ -153,5 +153,7 @@ export function registerCapacityCommand(program: Command): void {
       process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
     else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
     setExitCode(session.exitCode);
+    // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
+    await session.metricsClosed;
   });
 }

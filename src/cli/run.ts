@@ -191,5 +191,7 @@ export function registerRunCommand(program: Command): void {
     }
     if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
     setExitCode(session.exitCode);
+    // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
+    await session.metricsClosed;
   });
 }

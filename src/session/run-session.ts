@@ -23,7 +23,13 @@ import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
 import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
-import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from './metrics/metrics-endpoint.ts';
+import {
+  metricsReadOptions,
+  openMetricsEndpoint,
+  whileServing,
+  type MetricsEndpoint,
+  type MetricsOptions,
+} from './metrics/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;
@@ -55,6 +61,8 @@ export interface RunSessionResult {
   readonly exitCode: ExitCode;
   /** The embedded server's own counts, when the run used it. */
   readonly serverStats: ServerStats | null;
+  /** Resolves when the metrics endpoint has closed after its linger (at once without `--metrics-listen`): await it after reporting. */
+  readonly metricsClosed: Promise<void>;
 }
 
 /** How the load ended, as the result file records it. */
@@ -88,11 +96,10 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
           profile: options.plan.name,
           shard: shard === null ? '1/1' : `${shard.index}/${shard.count}`,
         });
-  try {
-    return await runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt }, endpoint);
-  } finally {
-    await endpoint?.close();
-  }
+  const { value, closed } = await whileServing(endpoint, () =>
+    runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt }, endpoint),
+  );
+  return { ...value, metricsClosed: closed };
 }
 
 /** The run itself, from opening the target to the written result file (the metrics endpoint, if any, already open). */
@@ -101,7 +108,7 @@ async function runWithEndpoint(
   plan: Plan,
   run: { runId: string; path: string; startedAt: Date; shard: ShardSpec | null; startAt: number | null },
   endpoint: MetricsEndpoint | null,
-): Promise<RunSessionResult> {
+): Promise<Omit<RunSessionResult, 'metricsClosed'>> {
   const { runId, path, startedAt, shard, startAt } = run;
   const target = await openTarget(plan);
   try {

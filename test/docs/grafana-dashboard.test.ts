@@ -69,7 +69,9 @@ beforeAll(async () => {
     last = (await scrape(`http://127.0.0.1:${port}/metrics`).catch(() => null)) ?? last;
     await sleep(100);
   }
-  await session;
+  const { metricsClosed } = await session;
+  last = await scrape(`http://127.0.0.1:${port}/metrics`); // the final figures, while it lingers
+  await metricsClosed;
 }, 40_000);
 afterAll(() => server.close());
 

@@ -41,7 +41,9 @@ describe('rpcload capacity --metrics-listen', () => {
       if (s !== null) scrapes.push(s);
       await sleep(150);
     }
-    const { result, record } = await session;
+    const { result, record, metricsClosed } = await session;
+    scrapes.push(await scrape(`http://127.0.0.1:${port}/metrics`)); // the final figures, while it lingers
+    await metricsClosed;
     // two steps (a step a loaded machine stalled is retried: then three)
     expect(record.steps.length).toBeGreaterThanOrEqual(2);
     const last = scrapes.at(-1)!;

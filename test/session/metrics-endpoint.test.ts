@@ -41,7 +41,10 @@ function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
   return metrics;
 }
 
-/** A run with the endpoint on a free port, scraped every 150 ms until the endpoint closes after its linger. */
+/**
+ * A run with the endpoint on a free port, scraped every 150 ms while it runs, then once more after
+ * the result file is written (the endpoint lingers), then the endpoint closes.
+ */
 async function scrapedRun(
   profile: Record<string, unknown>,
   workers: number,
@@ -67,11 +70,14 @@ async function scrapedRun(
     try {
       scrapes.push(await scrape(url));
     } catch {
-      // not listening yet, or closed after the linger
+      // not listening yet
     }
     await sleep(150);
   }
-  const { result } = await session;
+  const { result, metricsClosed } = await session;
+  scrapes.push(await scrape(url)); // the final figures, while the endpoint lingers
+  await metricsClosed;
+  await expect(fetch(url)).rejects.toThrow(); // closed after the linger
   return { result, scrapes };
 }
 

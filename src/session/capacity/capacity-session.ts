@@ -22,7 +22,13 @@ import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
 import { judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepDefinition } from './judge-step.ts';
 import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
 import { fitUsl } from './usl.ts';
-import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../metrics/metrics-endpoint.ts';
+import {
+  metricsReadOptions,
+  openMetricsEndpoint,
+  whileServing,
+  type MetricsEndpoint,
+  type MetricsOptions,
+} from '../metrics/metrics-endpoint.ts';
 
 export interface CapacitySessionOptions {
   readonly plan: Plan;
@@ -50,6 +56,8 @@ export interface CapacitySessionResult {
   readonly record: CapacityRecord;
   readonly path: string;
   readonly exitCode: ExitCode;
+  /** Resolves when the metrics endpoint has closed after its linger (at once without `--metrics-listen`): await it after reporting. */
+  readonly metricsClosed: Promise<void>;
 }
 
 /** Confirmation attempts, each one tolerance lower than the last, before giving up. */
@@ -70,7 +78,7 @@ export async function capacitySession(options: CapacitySessionOptions): Promise<
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
     options.metrics == null ? null : await openMetricsEndpoint(options.metrics, { runId, profile: options.plan.name, shard: '1/1' }, true);
-  try {
+  const { value, closed } = await whileServing(endpoint, async () => {
     const search = new CapacitySearch(options, runId, endpoint);
     const target = await openTarget(options.plan);
     try {
@@ -78,9 +86,8 @@ export async function capacitySession(options: CapacitySessionOptions): Promise<
     } finally {
       await target.close();
     }
-  } finally {
-    await endpoint?.close();
-  }
+  });
+  return { ...value, metricsClosed: closed };
 }
 
 const unit = (model: 'open' | 'closed'): string => (model === 'open' ? '/s' : ' users');
@@ -107,7 +114,7 @@ class CapacitySearch {
     return this.options.plan;
   }
 
-  async run(target: Target): Promise<CapacitySessionResult> {
+  async run(target: Target): Promise<Omit<CapacitySessionResult, 'metricsClosed'>> {
     this.target = target;
     const { cap } = this;
     const slo = cap.slo ?? this.plan.thresholds;

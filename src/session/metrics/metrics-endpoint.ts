@@ -38,8 +38,8 @@ export interface MetricsEndpoint {
   follow(feed: MetricsFeed): void;
   /** The capacity search's position (`capacity` only). */
   setCapacity(gauges: CapacityGauges): void;
-  /** Serve the final figures for the linger time, then close (resolves when closed). */
-  close(): Promise<void>;
+  /** Close; with `linger`, after serving the final figures for the linger time (resolves when closed). */
+  close(linger: boolean): Promise<void>;
 }
 
 /** The figures read for one scrape are reused by scrapes within this long: however often it is scraped, the load pays at most one read a second. */
@@ -114,15 +114,35 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
     setCapacity(gauges) {
       capacityGauges = gauges;
     },
-    async close() {
+    async close(linger) {
       cached = null;
-      if (options.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, options.lingerMs));
+      if (linger && options.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, options.lingerMs));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
     },
   };
+}
+
+/**
+ * Run a session's `body` while the endpoint (if any) serves it. When the body succeeds, the
+ * endpoint lingers in the background — `closed` resolves once it has closed, for the command to
+ * await after it has reported — so the summary is not held back by the linger; when the body
+ * fails, the endpoint closes at once.
+ */
+export async function whileServing<T>(
+  endpoint: MetricsEndpoint | null,
+  body: () => Promise<T>,
+): Promise<{ value: T; closed: Promise<void> }> {
+  let value: T;
+  try {
+    value = await body();
+  } catch (err) {
+    await endpoint?.close(false);
+    throw err;
+  }
+  return { value, closed: endpoint === null ? Promise.resolve() : endpoint.close(true) };
 }
 
 function listen(server: Server, address: ListenAddress): Promise<void> {
