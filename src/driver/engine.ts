@@ -11,6 +11,7 @@ import { retryAfterSeconds } from '../api/retry-after.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Sample } from '../metrics/sample.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
+import type { TemplateContext } from '../profile/plan.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
@@ -79,6 +80,15 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
+  /**
+   * The iteration whose body is being rendered, read by templateContext: one context maker for the
+   * engine instead of a closure per request (only templates that vary per request call it).
+   */
+  private templateIteration: Iteration | null = null;
+  private readonly templateContext = (): TemplateContext => {
+    const it = this.templateIteration!;
+    return { clientId: it.client.id, clientIndex: it.client.index, iteration: it.number, random: this.o.random };
+  };
   private readonly classifier = new ResponseClassifier();
   /** Reused for every record() call: the recorder copies what it needs synchronously. */
   private readonly sample: MutableSample = {
@@ -204,12 +214,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const client = it.client;
     let body: Buffer;
     if (it.page === 0) {
-      const rendered = step.body(client.index, () => ({
-        clientId: client.id,
-        clientIndex: client.index,
-        iteration: it.number,
-        random: this.o.random,
-      }));
+      this.templateIteration = it;
+      const rendered = step.body(client.index, this.templateContext);
       it.bodyText = rendered.text;
       body = rendered.bytes;
     } else {

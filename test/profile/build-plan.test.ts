@@ -70,6 +70,7 @@ describe('buildPlan: defaults', () => {
         ca: null,
         insecure: false,
         preconnect: true,
+        warmUp: true,
       },
       checkpointEveryMs: 10_000,
     });
