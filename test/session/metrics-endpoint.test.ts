@@ -17,6 +17,7 @@ import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ShardSpec } from '../../src/session/distributed/shard-spec.ts';
+import { parseListenAddress } from '../../src/session/metrics/metrics-endpoint.ts';
 import { runSession } from '../../src/session/run-session.ts';
 import { counterDecreases, freePort, scrape, sumBy, type Scrape } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
@@ -207,5 +208,23 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
     // shard 2 of 2 carries every second client: client-2 and client-4
     expect(sumBy(last, 'rpcload_requests_total', 'outcome')).toEqual(result.summary.outcomes);
     expect(Object.keys(sumBy(last, 'rpcload_client_requests_total', 'client')).sort()).toEqual(['client-2', 'other']);
+  });
+});
+
+describe('parseListenAddress', () => {
+  it.each([
+    ['127.0.0.1:9464', { host: '127.0.0.1', port: 9464 }],
+    ['0.0.0.0:9464', { host: '0.0.0.0', port: 9464 }],
+    ['9464', { host: '127.0.0.1', port: 9464 }],
+    [':9464', { host: '127.0.0.1', port: 9464 }],
+    ['[::1]:9464', { host: '::1', port: 9464 }],
+    ['metrics.local:80', { host: 'metrics.local', port: 80 }],
+    ['nonsense', null],
+    ['127.0.0.1:0', null],
+    ['127.0.0.1:65536', null],
+    ['::1:9464', null],
+    ['http://127.0.0.1:9464', null],
+  ])('%s → %j', (text, address) => {
+    expect(parseListenAddress(text)).toEqual(address);
   });
 });

@@ -4,6 +4,7 @@
  * requests in flight and the arrival rate the schedule asks for now. Read when asked (a scrape,
  * or a worker's periodic report), never per request.
  */
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import type { RunClock } from '../../driver/run-clock.ts';
 import { buildMetricsSnapshot, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
 import type { Recorder } from '../../metrics/recorder.ts';
@@ -32,19 +33,20 @@ export function newInFlightProbe(): InFlightProbe {
   return { inFlight: () => 0 };
 }
 
-/** The load's metrics now; null before its clock has started. */
+/** The load's metrics now (`live`: the recorder's live snapshot of this moment, when already taken); null before its clock has started. */
 export function readLoadMetrics(
   recorder: Recorder,
   phases: readonly PhasePlan[],
   clock: RunClock,
   probe: InFlightProbe,
   options: MetricsReadOptions,
+  live?: LiveSnapshot,
 ): MetricsSnapshot | null {
   if (!clock.started) return null;
-  const nowMs = clock.now();
+  const nowMs = live?.elapsedMs ?? clock.now();
   return buildMetricsSnapshot(
     recorder,
-    recorder.snapshot(nowMs),
+    live ?? recorder.snapshot(nowMs),
     { inFlight: probe.inFlight(), offeredArrivalRate: offeredArrivalRate(phases, nowMs) },
     options,
   );

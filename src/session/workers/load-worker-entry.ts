@@ -4,6 +4,7 @@
  * its recorded data when done — also when stopped early.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { planMethods } from '../../driver/compiled-plan.ts';
 import { RunClock } from '../../driver/run-clock.ts';
 import { runLoad } from '../../driver/run-load.ts';
@@ -38,15 +39,16 @@ async function main(): Promise<void> {
     } else if (message.type === 'serialize') post({ type: 'serialized', id: message.id, data: recorder.serialize() });
   });
   const probe = newInFlightProbe();
-  const postMetrics = (): void => {
-    const metrics = metricsOptions === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsOptions);
+  const postMetrics = (live?: LiveSnapshot): void => {
+    const metrics = metricsOptions === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsOptions, live);
     if (metrics !== null) post({ type: 'metrics', metrics });
   };
   let ticks = 0;
   const snapshots = setInterval(() => {
     if (!clock.started) return;
-    post({ type: 'snapshot', snapshot: recorder.snapshot(clock.now()) });
-    if (++ticks % METRICS_EVERY_SNAPSHOTS === 0) postMetrics();
+    const snapshot = recorder.snapshot(clock.now());
+    post({ type: 'snapshot', snapshot });
+    if (++ticks % METRICS_EVERY_SNAPSHOTS === 0) postMetrics(snapshot);
   }, SNAPSHOT_EVERY_MS);
   try {
     const outcome = await runLoad({
