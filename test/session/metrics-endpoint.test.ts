@@ -111,6 +111,13 @@ function expectMatchesResult(last: Scrape, result: RunResult, labelled: readonly
   expect(sumBy(last, 'rpcload_retry_after_wait_seconds_total')['']! > 0).toBe(waits > 0);
 }
 
+/** The schedule's rate was exposed while the steady phase ran, and 0 once the phases were over. */
+function expectOfferedRate(scrapes: readonly Scrape[], steadyPerS: number): void {
+  const offered = scrapes.map((s) => sumBy(s, 'rpcload_offered_arrivals_per_second')[''] ?? 0);
+  expect(Math.max(...offered)).toBeCloseTo(steadyPerS, 6);
+  expect(offered.at(-1)).toBe(0);
+}
+
 /** Histogram buckets are cumulative: non-decreasing in `le`, `+Inf` equal to `_count`. */
 function expectWellFormedHistograms(s: Scrape): void {
   for (const family of ['rpcload_request_latency_seconds', 'rpcload_service_time_seconds', 'rpcload_schedule_lag_seconds']) {
@@ -183,6 +190,7 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
       steady: result.byPhase.steady!.requests,
     });
     expectMatchesResult(last, result);
+    expectOfferedRate(scrapes, 60);
     expectWellFormedHistograms(last);
     expect(counterDecreases(scrapes)).toEqual([]);
     expectDocumentedMetrics(last);
@@ -195,6 +203,7 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
     const last = scrapes.at(-1)!;
     // the plan's first two clients are labelled, though each worker carries one of them
     expectMatchesResult(last, result, ['client-1', 'client-2']);
+    expectOfferedRate(scrapes, 120); // the workers' shares add up to the plan's rate
     expectWellFormedHistograms(last);
     expect(counterDecreases(scrapes)).toEqual([]);
   });
