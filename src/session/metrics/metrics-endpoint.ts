@@ -32,8 +32,6 @@ export interface MetricsOptions {
 export type MetricsFeed = () => MetricsSnapshot | null;
 
 export interface MetricsEndpoint {
-  /** `http://host:port/metrics`. */
-  readonly url: string;
   /** Follow this load from now on; the previous load's last figures are kept and added to its. */
   follow(feed: MetricsFeed): void;
   /** The capacity search's position (`capacity` only). */
@@ -98,18 +96,13 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
   });
   server.keepAliveTimeout = 5000;
   await listen(server, options.listen);
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.listen.port;
-  const host = options.listen.host.includes(':') ? `[${options.listen.host}]` : options.listen.host;
   return {
-    url: `http://${host}:${port}/metrics`,
     follow(next) {
-      const last = read();
-      finished = last;
+      // The new load starts empty: until it reports, show what came before (with its gauges at rest).
+      const before = read();
+      finished = before === null ? null : { ...before, gauges: { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 0 } };
       cached = null;
       feed = next;
-      // The new load starts empty: until it reports, show what came before (with its gauges at rest).
-      if (finished !== null) finished = { ...finished, gauges: { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 0 } };
     },
     setCapacity(gauges) {
       capacityGauges = gauges;
