@@ -15,8 +15,9 @@ import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
+import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
 
-interface CapacityFlags {
+interface CapacityFlags extends MetricsFlags {
   target?: string;
   clients?: number;
   workers?: number;
@@ -72,7 +73,7 @@ function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): Capac
 }
 
 export function registerCapacityCommand(program: Command): void {
-  program
+  const command = program
     .command('capacity')
     .description(
       'find the highest rate (or concurrency) the target sustains within its SLO; a profile without a target searches the embedded reference server',
@@ -106,49 +107,53 @@ export function registerCapacityCommand(program: Command): void {
         .choices(['auto', 'tui', 'plain', 'none'])
         .default('auto'),
     )
-    .option('--json', 'print the capacity record as JSON on stdout instead of the summary')
-    .action(async (profilePath: string | undefined, flags: CapacityFlags) => {
-      const path = profilePath ?? fileURLToPath(new URL(`../../${DEFAULT_CAPACITY_PROFILE}`, import.meta.url));
-      const plan = await loadPlan(path, {
-        ...(flags.target === undefined ? {} : { target: flags.target }),
-        ...(flags.clients === undefined ? {} : { clients: flags.clients }),
-      });
-      const capacity = capacityOf(plan.capacity, flags);
-      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-      const session = await withInterrupt(async (signal, stop) => {
-        const view = createCapacityView(
-          mode,
-          {
-            profile: plan.name,
-            target: plan.target ?? '(embedded reference server)',
-            resultPath: flags.out ?? 'results/',
-            model: capacity.model,
-          },
-          { onQuit: stop },
-        );
-        try {
-          return await capacitySession({
-            plan: { ...plan, capacity },
-            signal,
-            ...(flags.workers === undefined ? {} : { workers: flags.workers }),
-            ...(flags.out === undefined ? {} : { outPath: flags.out }),
-            ...(flags.label === undefined ? {} : { label: flags.label }),
-            onProgress: (event) => view.onProgress(event),
-          });
-        } finally {
-          view.stop();
-        }
-      });
-      const { result, path: resultPath } = session;
-      if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
-      const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
-      if (summary !== undefined && summary !== '')
-        await appendFile(summary, renderCapacityMarkdown(result, resultPath), 'utf8').catch((err: NodeJS.ErrnoException) => {
-          throw new RpcloadError('write_failed', `${summary}: cannot write the summary: ${err.code ?? err.message}`);
-        });
-      if (flags.json)
-        process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
-      else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
-      setExitCode(session.exitCode);
+    .option('--json', 'print the capacity record as JSON on stdout instead of the summary');
+  addMetricsOptions(command).action(async (profilePath: string | undefined, flags: CapacityFlags) => {
+    const metrics = metricsOptionsOf(flags);
+    const path = profilePath ?? fileURLToPath(new URL(`../../${DEFAULT_CAPACITY_PROFILE}`, import.meta.url));
+    const plan = await loadPlan(path, {
+      ...(flags.target === undefined ? {} : { target: flags.target }),
+      ...(flags.clients === undefined ? {} : { clients: flags.clients }),
     });
+    const capacity = capacityOf(plan.capacity, flags);
+    const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+    const session = await withInterrupt(async (signal, stop) => {
+      const view = createCapacityView(
+        mode,
+        {
+          profile: plan.name,
+          target: plan.target ?? '(embedded reference server)',
+          resultPath: flags.out ?? 'results/',
+          model: capacity.model,
+        },
+        { onQuit: stop },
+      );
+      try {
+        return await capacitySession({
+          plan: { ...plan, capacity },
+          signal,
+          ...(flags.workers === undefined ? {} : { workers: flags.workers }),
+          ...(flags.out === undefined ? {} : { outPath: flags.out }),
+          ...(flags.label === undefined ? {} : { label: flags.label }),
+          metrics,
+          onProgress: (event) => view.onProgress(event),
+        });
+      } finally {
+        view.stop();
+      }
+    });
+    const { result, path: resultPath } = session;
+    if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
+    const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
+    if (summary !== undefined && summary !== '')
+      await appendFile(summary, renderCapacityMarkdown(result, resultPath), 'utf8').catch((err: NodeJS.ErrnoException) => {
+        throw new RpcloadError('write_failed', `${summary}: cannot write the summary: ${err.code ?? err.message}`);
+      });
+    if (flags.json)
+      process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
+    else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
+    setExitCode(session.exitCode);
+    // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
+    await session.metricsClosed;
+  });
 }

@@ -21,6 +21,7 @@ interface KubernetesFlags {
   memory: string;
   storage: string;
   storageClass?: string;
+  metricsPort?: number;
 }
 
 /** A DNS-1123 label for object names: lower case, digits and '-', at most 40 so suffixes fit. */
@@ -57,6 +58,11 @@ export function registerDeployCommand(program: Command): void {
     .option('--memory <quantity>', 'memory each pod requests and is limited to', '512Mi')
     .option('--storage <quantity>', 'size of the results volume claim (ReadWriteMany)', '1Gi')
     .option('--storage-class <name>', 'storage class of the results volume claim (default: the cluster default)')
+    .option(
+      '--metrics-port <port>',
+      'each shard serves live Prometheus metrics on this port, with scrape annotations (docs/metrics.md)',
+      positiveInt,
+    )
     .action(async (profilePath: string, flags: KubernetesFlags) => {
       const { text, value } = await readProfileDocument(profilePath);
       const facts = profileFacts(profilePath, value, (duration) => parseDurationMs(duration));
@@ -90,6 +96,7 @@ export function registerDeployCommand(program: Command): void {
         memory: flags.memory,
         storage: flags.storage,
         ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
+        ...(flags.metricsPort === undefined ? {} : { metricsPort: flags.metricsPort }),
       });
       process.stdout.write(manifests.map((manifest) => stringify(manifest, { lineWidth: 0 })).join('---\n'));
     });

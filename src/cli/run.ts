@@ -18,8 +18,9 @@ import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, rateSpec, stagesSpec } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
+import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
 
-interface RunFlags extends InlineProfileFlags, ShardFlags {
+interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
   target?: string;
   rate?: RateOverride;
   stages?: StageOverride[];
@@ -81,7 +82,7 @@ const INLINE_ONLY_FLAGS = [
 ] as const satisfies readonly (readonly [keyof RunFlags, string])[];
 
 export function registerRunCommand(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description(
       'run a load test from a profile, or from flags alone (--target URL --client ID:SECRET --method NAME); without a target, against the embedded reference server',
@@ -156,37 +157,41 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
-    .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case')
-    .action(async (profilePath: string | undefined, flags: RunFlags) => {
-      const plan = await planOf(profilePath, flags);
-      const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
-      // With the result on stdout, everything else a user reads goes to stderr.
-      const toStdout = flags.out === STDOUT_PATH;
-      const say = toStdout ? process.stderr : process.stdout;
-      const mode = toStdout ? 'none' : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-      const session = await withInterrupt((signal, stop) =>
-        runSession({
-          plan,
-          workers: flags.workers ?? 1,
-          shard,
-          startAtEpochMs,
-          ...(flags.out === undefined ? {} : { outPath: flags.out }),
-          ...(flags.outSamples === undefined ? {} : { samplesPath: flags.outSamples }),
-          ...(flags.label === undefined ? {} : { label: flags.label }),
-          createView: (source) => createRunView(mode, source, { onQuit: stop }),
-          signal,
-        }),
-      );
-      const { result, path } = session;
-      if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
-      if (flags.json && !toStdout) {
-        const { run, summary, byMethod, thresholds, checks, warnings } = result;
-        const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
-        say.write(`${JSON.stringify(json, null, 2)}\n`);
-      } else {
-        say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
-      }
-      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
-      setExitCode(session.exitCode);
-    });
+    .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case');
+  addMetricsOptions(command).action(async (profilePath: string | undefined, flags: RunFlags) => {
+    const metrics = metricsOptionsOf(flags);
+    const plan = await planOf(profilePath, flags);
+    const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
+    // With the result on stdout, everything else a user reads goes to stderr.
+    const toStdout = flags.out === STDOUT_PATH;
+    const say = toStdout ? process.stderr : process.stdout;
+    const mode = toStdout ? 'none' : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+    const session = await withInterrupt((signal, stop) =>
+      runSession({
+        plan,
+        workers: flags.workers ?? 1,
+        shard,
+        startAtEpochMs,
+        ...(flags.out === undefined ? {} : { outPath: flags.out }),
+        ...(flags.outSamples === undefined ? {} : { samplesPath: flags.outSamples }),
+        ...(flags.label === undefined ? {} : { label: flags.label }),
+        metrics,
+        createView: (source) => createRunView(mode, source, { onQuit: stop }),
+        signal,
+      }),
+    );
+    const { result, path } = session;
+    if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
+    if (flags.json && !toStdout) {
+      const { run, summary, byMethod, thresholds, checks, warnings } = result;
+      const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
+      say.write(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
+    }
+    if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
+    setExitCode(session.exitCode);
+    // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
+    await session.metricsClosed;
+  });
 }

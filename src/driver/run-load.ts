@@ -36,6 +36,8 @@ export interface LoadRunOptions {
    * report ready and wait for the run's shared origin.
    */
   readonly startClock?: () => Promise<void>;
+  /** Told the engine once it exists: the session's metrics read its in-flight count when scraped. */
+  readonly onEngine?: (engine: { readonly inFlight: number }) => void;
 }
 
 export interface LoadRunOutcome {
@@ -151,6 +153,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       now: clock.now,
       random: createRandom(plan.seed),
     });
+    options.onEngine?.(engine);
     let phaseStartMs = 0;
     for (const [index, phase] of plan.phases.entries()) {
       if (signal.aborted) break;

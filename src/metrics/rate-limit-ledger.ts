@@ -22,6 +22,8 @@ class ClientLedger {
   /** Created with the client's first request under a contract. */
   windows: AnnouncedWindows | null = null;
   readonly honoured = { admitted: 0, refused: 0, refusedEarly: 0, unknown: 0 };
+  /** Total time sat out in the back-offs counted in `honoured` (ms). */
+  honouredWaitedMs = 0;
   missingRetryAfter = 0;
   lastRetryAfterS = -1;
   lastRetryAfterAtMs = -1;
@@ -58,7 +60,10 @@ export class RateLimitLedger {
       c.refused++;
       this.noteRetryAfter(c, s);
     }
-    if (s.backoffWaitedMs >= 0) this.noteHonouredRetry(c, s, admitted, refused);
+    if (s.backoffWaitedMs >= 0) {
+      c.honouredWaitedMs += s.backoffWaitedMs;
+      this.noteHonouredRetry(c, s, admitted, refused);
+    }
     if (this.windowMs <= 0) return;
     if (admitted || refused) this.countInPeriod(c, Math.floor(s.sentAtMs / this.windowMs), admitted);
     this.trackWindows(c, s, refused);
@@ -69,6 +74,17 @@ export class RateLimitLedger {
     index: number,
   ): { sent: number; admitted: number; refused: number; lastRetryAfterS: number; lastRetryAfterAtMs: number } | undefined {
     return this.clients[index];
+  }
+
+  /** Back-offs sat out before a request, all clients: how many and the ms waited (read by the metrics, not per request). */
+  retryAfterWaits(): { count: number; waitedMs: number } {
+    let count = 0;
+    let waitedMs = 0;
+    for (const c of this.clients) {
+      count += c.honoured.admitted + c.honoured.refused + c.honoured.refusedEarly + c.honoured.unknown;
+      waitedMs += c.honouredWaitedMs;
+    }
+    return { count, waitedMs };
   }
 
   /** Admitted requests of a client in the contract window containing `nowMs`. */

@@ -91,6 +91,16 @@ export class Recorder {
     return this.outcomes.keys;
   }
 
+  /** A phase's schedule-lag histogram (µs); undefined while it has had no open-model request. */
+  scheduleLagOf(phaseIndex: number): Histogram | undefined {
+    return this.phaseLag[phaseIndex];
+  }
+
+  /** Retry-After back-offs sat out before a request, all clients: how many and the ms waited. */
+  retryAfterWaits(): { count: number; waitedMs: number } {
+    return this.ledger.retryAfterWaits();
+  }
+
   /** Every phase × method cell that has seen a request. */
   forEachCell(visit: (cell: RecordedCell) => void): void {
     for (const cell of this.cells) if (cell !== undefined) visit(cell);

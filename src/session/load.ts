@@ -7,10 +7,12 @@ import type { LiveSnapshot } from '../contract/live-snapshot.ts';
 import { planMethods } from '../driver/compiled-plan.ts';
 import { RunClock } from '../driver/run-clock.ts';
 import { runLoad } from '../driver/run-load.ts';
+import type { MetricsReadOptions, MetricsSnapshot } from '../metrics/metrics-snapshot.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { Recorder } from '../metrics/recorder.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
 import type { Plan } from '../profile/plan.ts';
+import { newInFlightProbe, readLoadMetrics } from './metrics/load-metrics.ts';
 import { LoadWorkers } from './workers/load-workers.ts';
 import { usableWorkers } from './workers/shard-plan.ts';
 
@@ -22,6 +24,11 @@ export interface RunningLoad {
   snapshot(): LiveSnapshot;
   /** Everything recorded so far, for a checkpoint. */
   recorded(): Promise<RecordedData>;
+  /**
+   * The metrics `--metrics-listen` exposes (summed over workers; a finished worker keeps its last
+   * figures); null without `metrics` or before any figures.
+   */
+  metrics(): MetricsSnapshot | null;
   /** Resolves when the load has ended (completed, or stopped through the signal). */
   finished(): Promise<FinishedLoad>;
 }
@@ -53,6 +60,8 @@ export function startLoad(
     readonly signal: AbortSignal;
     /** Start the clock at this wall-clock instant (epoch ms) once ready, not at once (`--start-at`). */
     readonly startAtEpochMs?: number | null;
+    /** `--metrics-listen`: how to read the metrics snapshots; null/absent = no metrics. */
+    readonly metrics?: MetricsReadOptions | null;
   },
 ): RunningLoad {
   const startAt = options.startAtEpochMs ?? null;
@@ -60,12 +69,15 @@ export function startLoad(
   // With workers, this recorder stays empty: it only supplies zero figures until they report.
   const recorder = new Recorder(dimensionsOf(plan), { rateLimit: plan.rateLimit });
   const count = usableWorkers(options.workers, plan);
+  const metrics = options.metrics ?? null;
   if (count === 1) {
+    const probe = newInFlightProbe();
     return {
       clock,
       workers: 1,
       snapshot: () => recorder.snapshot(clock.now()),
       recorded: () => Promise.resolve(recorder.serialize()),
+      metrics: () => (metrics === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metrics)),
       finished: async () => {
         const outcome = await runLoad({
           plan,
@@ -73,6 +85,7 @@ export function startLoad(
           recorder,
           clock,
           signal: options.signal,
+          onEngine: (engine) => (probe.inFlight = () => engine.inFlight),
           startClock: async () => {
             await waitUntilEpoch(startAt, options.signal);
             clock.start();
@@ -89,6 +102,7 @@ export function startLoad(
     signal: options.signal,
     empty: (nowMs) => recorder.snapshot(nowMs),
     stopTimeoutMs: WORKER_STOP_TIMEOUT_MS,
+    metrics,
     beforeStart: () => waitUntilEpoch(startAt, options.signal),
   });
   return {
@@ -96,6 +110,7 @@ export function startLoad(
     workers: count,
     snapshot: () => workers.snapshot(clock.now()),
     recorded: () => workers.recorded(),
+    metrics: () => workers.metrics(),
     finished: async () => {
       const run = await workers.run();
       const missing = count - run.reported;

@@ -23,6 +23,13 @@ import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
 import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
+import {
+  metricsReadOptions,
+  openMetricsEndpoint,
+  whileServing,
+  type MetricsEndpoint,
+  type MetricsOptions,
+} from './metrics/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;
@@ -41,6 +48,8 @@ export interface RunSessionOptions {
   readonly samplesPath?: string;
   /** `--label TEXT`: stored as `run.label` (e.g. the release under test). */
   readonly label?: string;
+  /** `--metrics-listen` and companions: serve live Prometheus metrics until the result file is written. */
+  readonly metrics?: MetricsOptions | null;
 }
 
 export interface RunSessionResult {
@@ -52,6 +61,8 @@ export interface RunSessionResult {
   readonly exitCode: ExitCode;
   /** The embedded server's own counts, when the run used it. */
   readonly serverStats: ServerStats | null;
+  /** Resolves when the metrics endpoint has closed after its linger (at once without `--metrics-listen`): await it after reporting. */
+  readonly metricsClosed: Promise<void>;
 }
 
 /** How the load ended, as the result file records it. */
@@ -74,15 +85,46 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   for (const client of plan.clients) registerSecret(client.secret);
+  const runId = randomUUID();
+  // Before any load: a port in use is a bad flag, found before the target is even opened.
+  const metrics = options.metrics ?? null;
+  const endpoint =
+    metrics === null
+      ? null
+      : await openMetricsEndpoint(metrics, {
+          runId: shard?.runId ?? runId,
+          profile: options.plan.name,
+          shard: shard === null ? '1/1' : `${shard.index}/${shard.count}`,
+        });
+  const { value, closed } = await whileServing(endpoint, () =>
+    runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt }, endpoint),
+  );
+  return { ...value, metricsClosed: closed };
+}
+
+/** The run itself, from opening the target to the written result file (the metrics endpoint, if any, already open). */
+async function runWithEndpoint(
+  options: RunSessionOptions,
+  plan: Plan,
+  run: { runId: string; path: string; startedAt: Date; shard: ShardSpec | null; startAt: number | null },
+  endpoint: MetricsEndpoint | null,
+): Promise<Omit<RunSessionResult, 'metricsClosed'>> {
+  const { runId, path, startedAt, shard, startAt } = run;
   const target = await openTarget(plan);
   try {
     const load = startLoad(
       { ...plan, target: target.url },
-      { workers: options.workers ?? 1, signal: options.signal, startAtEpochMs: startAt },
+      {
+        workers: options.workers ?? 1,
+        signal: options.signal,
+        startAtEpochMs: startAt,
+        metrics: metricsReadOptions(options.metrics ?? null, plan),
+      },
     );
+    endpoint?.follow(() => load.metrics());
     // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
     const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
-    const record = new RunRecord(plan, options.plan, target, load, startedAt, shard, startAt, options.label);
+    const record = new RunRecord(runId, plan, options.plan, target, load, startedAt, shard, startAt, options.label);
     const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
     const checkpoints = startCheckpoints({
       path,
@@ -144,9 +186,8 @@ function runHeader(plan: Plan, targetUrl: string, resultPath: string): RunHeader
 
 /** The run's identity and configuration, from which every checkpoint and the final file are built. */
 class RunRecord {
-  private readonly id = randomUUID();
-
   constructor(
+    private readonly id: string,
     private readonly plan: Plan,
     /** The whole run's plan: a shard's file describes the run it is part of, so shards merge as one. */
     private readonly runPlan: Plan,

@@ -88,6 +88,27 @@ describe('rpcload deploy kubernetes', () => {
     expect(stdout).not.toContain(SECRET);
   });
 
+  it('--metrics-port: every shard serves live metrics on that port, with scrape annotations, and still validates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rpcload-k8s-metrics-'));
+    const profile = writeProfile(dir, 'https://staging.example.test', 4);
+    const { code, stdout } = await runRpcload(['deploy', 'kubernetes', profile, '--shards', '2', '--metrics-port', '9464']);
+    expect(code).toBe(0);
+    const manifests = parseAllDocuments(stdout).map((doc) => doc.toJS() as Manifest);
+    for (const manifest of manifests) validate(manifest);
+    const shards = manifests[2] as unknown as {
+      spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: { ports: unknown[] }[] } } };
+    };
+    expect(shards.spec.template.metadata.annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '9464',
+      'prometheus.io/path': '/metrics',
+    });
+    expect(shards.spec.template.spec.containers[0]!.ports).toEqual([{ name: 'metrics', containerPort: 9464 }]);
+    expect(containerOf(manifests[2]!).args).toEqual(expect.arrayContaining(['--metrics-listen', '0.0.0.0:9464', '--metrics-linger']));
+    // the merge pod serves nothing
+    expect(containerOf(manifests[3]!).args).not.toContain('--metrics-listen');
+  });
+
   it('deploy/kubernetes/staging.yaml is what the command prints for the example profile', async () => {
     const args = ['deploy', 'kubernetes', 'deploy/kubernetes/profile.json', '--shards', '4', '--run-id', 'staging-example'];
     const { code, stdout } = await runRpcload([...args, '--image', 'ghcr.io/your-org/rpcload:0.1.0', '--start-at', '2026-11-25T03:00:00Z']);

@@ -22,6 +22,13 @@ import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
 import { judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepDefinition } from './judge-step.ts';
 import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
 import { fitUsl } from './usl.ts';
+import {
+  metricsReadOptions,
+  openMetricsEndpoint,
+  whileServing,
+  type MetricsEndpoint,
+  type MetricsOptions,
+} from '../metrics/metrics-endpoint.ts';
 
 export interface CapacitySessionOptions {
   readonly plan: Plan;
@@ -31,6 +38,8 @@ export interface CapacitySessionOptions {
   readonly label?: string;
   /** Told when a step starts (with the step's load running) and when it has been judged. */
   readonly onProgress?: (event: CapacityProgress) => void;
+  /** `--metrics-listen` and companions: live Prometheus metrics of every step, until the result file is written. */
+  readonly metrics?: MetricsOptions | null;
 }
 
 export type CapacityProgress =
@@ -47,6 +56,8 @@ export interface CapacitySessionResult {
   readonly record: CapacityRecord;
   readonly path: string;
   readonly exitCode: ExitCode;
+  /** Resolves when the metrics endpoint has closed after its linger (at once without `--metrics-listen`): await it after reporting. */
+  readonly metricsClosed: Promise<void>;
 }
 
 /** Confirmation attempts, each one tolerance lower than the last, before giving up. */
@@ -63,20 +74,26 @@ interface SearchEnd {
 }
 
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
-  const search = new CapacitySearch(options);
-  const target = await openTarget(options.plan);
-  try {
-    return await search.run(target);
-  } finally {
-    await target.close();
-  }
+  const runId = randomUUID();
+  // Before any load: a port in use is a bad flag, found before the target is even opened.
+  const endpoint =
+    options.metrics == null ? null : await openMetricsEndpoint(options.metrics, { runId, profile: options.plan.name, shard: '1/1' }, true);
+  const { value, closed } = await whileServing(endpoint, async () => {
+    const search = new CapacitySearch(options, runId, endpoint);
+    const target = await openTarget(options.plan);
+    try {
+      return await search.run(target);
+    } finally {
+      await target.close();
+    }
+  });
+  return { ...value, metricsClosed: closed };
 }
 
 const unit = (model: 'open' | 'closed'): string => (model === 'open' ? '/s' : ' users');
 const show = (n: number | null, model: 'open' | 'closed'): string => (n === null ? '–' : `${n}${unit(model)}`);
 
 class CapacitySearch {
-  private readonly id = randomUUID();
   private readonly startedAt = new Date();
   private readonly cap: CapacityPlan;
   private readonly path: string;
@@ -84,7 +101,11 @@ class CapacitySearch {
   private originEpochMs = Number.NaN;
   private target!: Target;
 
-  constructor(private readonly options: CapacitySessionOptions) {
+  constructor(
+    private readonly options: CapacitySessionOptions,
+    private readonly id: string,
+    private readonly endpoint: MetricsEndpoint | null,
+  ) {
     this.cap = options.plan.capacity ?? resolveCapacity({}, []);
     this.path = options.outPath ?? defaultResultPath(`${options.plan.name}-capacity`, this.startedAt);
   }
@@ -93,7 +114,7 @@ class CapacitySearch {
     return this.options.plan;
   }
 
-  async run(target: Target): Promise<CapacitySessionResult> {
+  async run(target: Target): Promise<Omit<CapacitySessionResult, 'metricsClosed'>> {
     this.target = target;
     const { cap } = this;
     const slo = cap.slo ?? this.plan.thresholds;
@@ -234,7 +255,16 @@ class CapacitySearch {
     rules: Parameters<typeof judgeStep>[1],
     signal: AbortSignal,
   ): Promise<JudgedStep | null> {
-    const running = startLoad(stepPlan, { workers: this.options.workers ?? 1, signal });
+    const running = startLoad(stepPlan, {
+      workers: this.options.workers ?? 1,
+      signal,
+      metrics: metricsReadOptions(this.options.metrics ?? null, this.plan),
+    });
+    if (this.endpoint !== null) {
+      this.endpoint.follow(() => running.metrics());
+      const { lastPass, firstFail } = this.bracket();
+      this.endpoint.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
+    }
     this.options.onProgress?.({ kind: 'step-start', step: def, load: running, bracket: this.bracket() });
     const finished = await running.finished();
     if (Number.isNaN(this.originEpochMs)) this.originEpochMs = running.clock.originEpochMs;
@@ -255,6 +285,8 @@ class CapacitySearch {
     const judged = judgeStep(def, rules, finished.data, stepResult);
     this.steps.push({ judged, data: this.stepData(phases, finished.data, running) });
     this.options.onProgress?.({ kind: 'step-done', step: judged.record, bracket: this.bracket() });
+    const { lastPass, firstFail } = this.bracket();
+    this.endpoint?.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
     return judged;
   }
 

@@ -33,6 +33,8 @@ export interface KubernetesOptions {
   readonly storage: string;
   /** Storage class of the claim; the cluster default when absent. */
   readonly storageClass?: string;
+  /** Each shard serves live metrics on this port (`--metrics-listen 0.0.0.0:PORT`), with the prometheus.io scrape annotations. */
+  readonly metricsPort?: number;
 }
 
 /** A Kubernetes object as plain data. */
@@ -40,6 +42,8 @@ export type KubernetesObject = Record<string, unknown> & { readonly apiVersion: 
 
 const PROFILE_DIR = '/etc/rpcload/profile';
 const RESULTS_DIR = '/results';
+/** How long a shard keeps serving its final metrics after its result file, so Prometheus scrapes them. */
+const METRICS_LINGER = '30s';
 /** Time pods get to be scheduled, pull the image and start, on top of the load itself. */
 const START_ALLOWANCE_S = 15 * 60;
 
@@ -112,7 +116,18 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
       activeDeadlineSeconds: deadlineS,
       ttlSecondsAfterFinished: 86_400,
       template: {
-        metadata: { labels: { ...labels, 'rpcload.dev/role': 'shard' } },
+        metadata: {
+          labels: { ...labels, 'rpcload.dev/role': 'shard' },
+          ...(o.metricsPort === undefined
+            ? {}
+            : {
+                annotations: {
+                  'prometheus.io/scrape': 'true',
+                  'prometheus.io/port': String(o.metricsPort),
+                  'prometheus.io/path': '/metrics',
+                },
+              }),
+        },
         spec: {
           restartPolicy: 'Never',
           // SIGTERM makes rpcload stop and write its result file; give it the time to do so.
@@ -127,17 +142,28 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
             },
           ],
           containers: [
-            container(
-              'rpcload',
-              // No --out: a shard's default file name carries the run id and its index, under
-              // results/ of the working directory, which is the results volume's parent.
-              ['run', profilePath, '--ui', 'plain'],
-              [
-                { name: SHARD_ENV.count, value: String(o.shards) },
-                { name: SHARD_ENV.runId, value: o.runId },
-                { name: SHARD_ENV.startAt, value: o.startAt },
-              ],
-            ),
+            {
+              ...container(
+                'rpcload',
+                // No --out: a shard's default file name carries the run id and its index, under
+                // results/ of the working directory, which is the results volume's parent.
+                [
+                  'run',
+                  profilePath,
+                  '--ui',
+                  'plain',
+                  ...(o.metricsPort === undefined
+                    ? []
+                    : ['--metrics-listen', `0.0.0.0:${o.metricsPort}`, '--metrics-linger', METRICS_LINGER]),
+                ],
+                [
+                  { name: SHARD_ENV.count, value: String(o.shards) },
+                  { name: SHARD_ENV.runId, value: o.runId },
+                  { name: SHARD_ENV.startAt, value: o.startAt },
+                ],
+              ),
+              ...(o.metricsPort === undefined ? {} : { ports: [{ name: 'metrics', containerPort: o.metricsPort }] }),
+            },
           ],
           volumes,
         },

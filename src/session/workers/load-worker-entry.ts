@@ -4,18 +4,22 @@
  * its recorded data when done — also when stopped early.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { planMethods } from '../../driver/compiled-plan.ts';
 import { RunClock } from '../../driver/run-clock.ts';
 import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
 import { registerSecret } from '../../util/redact.ts';
+import { newInFlightProbe, readLoadMetrics } from '../metrics/load-metrics.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
 const SNAPSHOT_EVERY_MS = 500;
+/** With `--metrics-listen`, every other snapshot also carries the metrics: read at most once a second. */
+const METRICS_EVERY_SNAPSHOTS = 2;
 
 const port = parentPort!;
-const { plan } = workerData as LoadWorkerData;
+const { plan, metrics: metricsOptions } = workerData as LoadWorkerData;
 const post = (message: FromWorker): void => port.postMessage(message);
 
 async function main(): Promise<void> {
@@ -34,8 +38,17 @@ async function main(): Promise<void> {
       startOrigin?.(null);
     } else if (message.type === 'serialize') post({ type: 'serialized', id: message.id, data: recorder.serialize() });
   });
+  const probe = newInFlightProbe();
+  const postMetrics = (live?: LiveSnapshot): void => {
+    const metrics = metricsOptions === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsOptions, live);
+    if (metrics !== null) post({ type: 'metrics', metrics });
+  };
+  let ticks = 0;
   const snapshots = setInterval(() => {
-    if (clock.started) post({ type: 'snapshot', snapshot: recorder.snapshot(clock.now()) });
+    if (!clock.started) return;
+    const snapshot = recorder.snapshot(clock.now());
+    post({ type: 'snapshot', snapshot });
+    if (++ticks % METRICS_EVERY_SNAPSHOTS === 0) postMetrics(snapshot);
   }, SNAPSHOT_EVERY_MS);
   try {
     const outcome = await runLoad({
@@ -44,6 +57,7 @@ async function main(): Promise<void> {
       recorder,
       clock,
       signal: abort.signal,
+      onEngine: (engine) => (probe.inFlight = () => engine.inFlight),
       startClock: async () => {
         post({ type: 'ready' });
         const originMs = await origin;
@@ -52,6 +66,8 @@ async function main(): Promise<void> {
         else clock.startAt(originMs);
       },
     });
+    // The final figures before 'done' (same port, same order): the endpoint's end counts are the result's.
+    postMetrics();
     post({ type: 'done', outcome, data: recorder.serialize() });
   } finally {
     clearInterval(snapshots);

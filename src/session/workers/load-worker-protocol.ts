@@ -4,6 +4,7 @@
  * structured-cloneable.
  */
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import type { MetricsReadOptions, MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { LoadRunOutcome } from '../../driver/run-load.ts';
@@ -11,6 +12,8 @@ import type { LoadRunOutcome } from '../../driver/run-load.ts';
 export interface LoadWorkerData {
   /** The worker's share (shardPlan), with the target the run actually uses. */
   readonly plan: Plan;
+  /** `--metrics-listen`: how to read the metrics snapshots to post; null = post none. */
+  readonly metrics: MetricsReadOptions | null;
 }
 
 export type ToWorker =
@@ -25,6 +28,8 @@ export type FromWorker =
   /** Tokens are fetched; waiting for 'start'. */
   | { readonly type: 'ready' }
   | { readonly type: 'snapshot'; readonly snapshot: LiveSnapshot }
+  /** With `--metrics-listen`: the worker's metrics, once a second and once more just before 'done'. */
+  | { readonly type: 'metrics'; readonly metrics: MetricsSnapshot }
   | { readonly type: 'serialized'; readonly id: number; readonly data: RecordedData }
   | { readonly type: 'done'; readonly outcome: LoadRunOutcome; readonly data: RecordedData }
   /** The worker's run failed; `code` set when it was a configuration error (RpcloadError). */

@@ -11,6 +11,7 @@ import { startModuleWorker } from '../../util/module-worker.ts';
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
+import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 import { shardPlan } from './shard-plan.ts';
@@ -28,6 +29,8 @@ export interface WorkerRunOptions {
   readonly empty: (nowMs: number) => LiveSnapshot;
   /** How long stopped workers get to report before they are terminated (ms). */
   readonly stopTimeoutMs: number;
+  /** `--metrics-listen`: how workers read the metrics snapshots they post; null = none. */
+  readonly metrics: MetricsReadOptions | null;
   /** Awaited once every worker is ready, before the shared origin is taken (`--start-at`). */
   readonly beforeStart?: () => Promise<void>;
 }
@@ -42,6 +45,8 @@ interface WorkerState {
   readonly worker: Worker;
   ready: boolean;
   snapshot: LiveSnapshot | null;
+  /** The worker's latest metrics (kept after it ends: counters never go back). */
+  metrics: MetricsSnapshot | null;
   done: { outcome: LoadRunOutcome; data: RecordedData } | null;
   exited: boolean;
 }
@@ -53,9 +58,13 @@ export class LoadWorkers {
 
   constructor(private readonly o: WorkerRunOptions) {
     this.states = Array.from({ length: o.count }, (_, index) => ({
-      worker: startModuleWorker(import.meta.url, 'load-worker-entry', { plan: shardPlan(o.plan, index, o.count) } satisfies LoadWorkerData),
+      worker: startModuleWorker(import.meta.url, 'load-worker-entry', {
+        plan: shardPlan(o.plan, index, o.count),
+        metrics: o.metrics,
+      } satisfies LoadWorkerData),
       ready: false,
       snapshot: null,
+      metrics: null,
       done: null,
       exited: false,
     }));
@@ -73,6 +82,11 @@ export class LoadWorkers {
       ),
       elapsedMs: nowMs,
     };
+  }
+
+  /** The workers' latest metrics, summed exactly; null before any reported. */
+  metrics(): MetricsSnapshot | null {
+    return sumMetricsSnapshots(this.states.flatMap((s) => (s.metrics === null ? [] : [s.metrics])));
   }
 
   /** Everything recorded so far (for a checkpoint): finished workers' final data, the others' current. */
@@ -141,6 +155,7 @@ export class LoadWorkers {
       state.worker.on('message', (message: FromWorker) => {
         if (message.type === 'ready') state.ready = true;
         else if (message.type === 'snapshot') state.snapshot = message.snapshot;
+        else if (message.type === 'metrics') state.metrics = message.metrics;
         else if (message.type === 'serialized') this.onSerialized(message.id, message.data);
         else if (message.type === 'done') {
           state.done = { outcome: message.outcome, data: message.data };
