@@ -31,12 +31,12 @@ export interface ConnectionSetOptions {
   readonly connect: buildConnector.connector;
 }
 
-export class ConnectionSet<R extends ConnectionRequest> {
+export class ConnectionSet {
   private readonly clients: (Client | undefined)[];
   /** Free slots as connection indexes (one entry per free slot), the next to take on top. */
   private readonly freeSlots: number[] = [];
   /** Requests waiting for a slot, oldest at `waitingHead`. */
-  private waiting: R[] = [];
+  private waiting: ConnectionRequest[] = [];
   private waitingHead = 0;
   private destroyed = false;
 
@@ -55,7 +55,7 @@ export class ConnectionSet<R extends ConnectionRequest> {
   }
 
   /** Send `request` on a free connection, or queue it for the next one freed. */
-  dispatch(request: R): void {
+  dispatch(request: ConnectionRequest): void {
     if (this.destroyed) {
       request.onError?.(new Error('the connections were closed'));
       return;
@@ -73,7 +73,7 @@ export class ConnectionSet<R extends ConnectionRequest> {
    * `request` has ended (its handler saw onComplete or onError): its slot goes to the oldest
    * waiting request, or back to the free slots. Call once per dispatched request.
    */
-  release(request: R): void {
+  release(request: ConnectionRequest): void {
     const connection = request.connection;
     request.connection = -1;
     if (connection < 0 || this.destroyed) return;
@@ -90,7 +90,7 @@ export class ConnectionSet<R extends ConnectionRequest> {
     await Promise.all(this.clients.flatMap((client) => (client === undefined ? [] : [client.destroy()])));
   }
 
-  private send(connection: number, request: R): void {
+  private send(connection: number, request: ConnectionRequest): void {
     request.connection = connection;
     const client = (this.clients[connection] ??= new Client(this.origin, {
       pipelining: this.options.pipelining,
@@ -102,7 +102,7 @@ export class ConnectionSet<R extends ConnectionRequest> {
     client.dispatch(request.options, request);
   }
 
-  private takeWaiting(): R | undefined {
+  private takeWaiting(): ConnectionRequest | undefined {
     if (this.waitingHead >= this.waiting.length) return undefined;
     const next = this.waiting[this.waitingHead++]!;
     if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {

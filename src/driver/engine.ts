@@ -23,7 +23,7 @@ import type { TokenManager } from './token-manager.ts';
 
 export interface EngineOptions {
   readonly compiled: CompiledPlan;
-  readonly connections: ConnectionSet<InFlightRequest<unknown>>;
+  readonly connections: ConnectionSet;
   readonly recorder: Recorder;
   readonly clients: readonly ClientIdentity[];
   /** Told of each 401, to refresh the client's token (the token manager). */

@@ -15,7 +15,6 @@ import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
-import type { InFlightRequest } from './in-flight-request.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
@@ -101,7 +100,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   // undici Client each, see connection-set.ts), which may be opened before the clock starts
   // (see warm-connector.ts).
   const connector = createWarmConnector(target, connectOptions(trust));
-  const connections = new ConnectionSet<InFlightRequest<unknown>>(target.origin, {
+  const connections = new ConnectionSet(target.origin, {
     connections: plan.http.connections,
     pipelining: plan.http.pipelining,
     headersTimeoutMs: plan.http.headersTimeoutMs,

@@ -23,7 +23,6 @@ import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan, planMethods } from './compiled-plan.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
-import type { InFlightRequest } from './in-flight-request.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RateLoad } from './pacer.ts';
 
@@ -94,7 +93,7 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
     socket.once('close', () => sockets.delete(socket));
     respond(socket);
   });
-  let connections: ConnectionSet<InFlightRequest<unknown>> | undefined;
+  let connections: ConnectionSet | undefined;
   let engine: LoadEngine | undefined;
   try {
     const port = await listen(server);
@@ -102,7 +101,7 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
     const clients = clientPlans.map((c, i) => new ClientIdentity(i, c.id, '', c.weight));
     for (const client of clients) client.setToken('warm-up');
     const connectionCount = Math.min(plan.http.connections, MAX_WARM_CONNECTIONS);
-    connections = new ConnectionSet<InFlightRequest<unknown>>(`http://127.0.0.1:${port}`, {
+    connections = new ConnectionSet(`http://127.0.0.1:${port}`, {
       connections: connectionCount,
       pipelining: plan.http.pipelining,
       headersTimeoutMs: plan.http.headersTimeoutMs,

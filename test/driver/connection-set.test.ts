@@ -41,15 +41,15 @@ class TestRequest implements ConnectionRequest {
 }
 
 let server: TestServer | undefined;
-let set: ConnectionSet<TestRequest> | undefined;
+let set: ConnectionSet | undefined;
 afterEach(async () => {
   await set?.destroy();
   await server?.close();
   set = server = undefined;
 });
 
-function newSet(origin: string, connections: number, pipelining = 1): ConnectionSet<TestRequest> {
-  return new ConnectionSet<TestRequest>(origin, {
+function newSet(origin: string, connections: number, pipelining = 1): ConnectionSet {
+  return new ConnectionSet(origin, {
     connections,
     pipelining,
     headersTimeoutMs: 5000,
