@@ -1,19 +1,23 @@
 /**
  * What `npm run bench` runs, resolved from the environment once. Defaults are the issue's full
- * bench (about 8 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
+ * bench (about 9 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
  * each figure can be overridden on its own.
  */
+import { availableParallelism } from 'node:os';
+
 export interface BenchConfig {
   readonly quick: boolean;
   /** Sections to run, in this order. */
   readonly sections: readonly BenchSection[];
-  /** Closed model: rounds of (rpcload, autocannon), alternating which goes first. */
+  /** Closed model: rounds of rpcload, autocannon's CLI and wrk, each tool going first in turn. */
   readonly rounds: number;
   readonly connections: number;
   readonly closedDurationS: number;
   /** Worker counts compared in the scaling section (each against the same target). */
   readonly workerCounts: readonly number[];
   readonly workerRounds: number;
+  /** Worker processes of the workers section's own nginx (default: one per core), so that it is not the limit. */
+  readonly nginxWorkers: number;
   readonly openRatesPerS: readonly number[];
   /**
    * Connections of the open-model runs: enough that rate × round-trip time never exhausts them
@@ -70,6 +74,7 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     closedDurationS: numberFrom(env, 'BENCH_CLOSED_S', quick ? 3 : 10),
     workerCounts: listFrom(env, 'BENCH_WORKERS', [1, 2]),
     workerRounds: numberFrom(env, 'BENCH_WORKER_ROUNDS', quick ? 1 : 3),
+    nginxWorkers: numberFrom(env, 'BENCH_NGINX_WORKERS', availableParallelism()),
     openRatesPerS: listFrom(env, 'BENCH_RATES', quick ? [2000, 10_000] : [2000, 10_000, 20_000]),
     openConnections: numberFrom(env, 'BENCH_OPEN_CONNECTIONS', 256),
     openDurationS: numberFrom(env, 'BENCH_OPEN_S', quick ? 3 : 20),

@@ -1,3 +1,4 @@
+/** The rpcload profiles the bench runs: the bench request, a closed or open load, optional lead phases. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REQUEST_BODY } from './bench-target.ts';

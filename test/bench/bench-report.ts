@@ -1,12 +1,40 @@
+/** The bench's report: what results/bench-<timestamp>.json holds, its verdict, and its markdown rendering. */
 import type { BenchConfig } from './bench-config.ts';
-import type { ClosedFigures, ClosedSection } from './closed-section.ts';
+import type { ClosedFigures, ClosedRatios, ClosedSection } from './closed-section.ts';
 import type { MemoryResult } from './memory-section.ts';
-import type { OpenRow } from './open-section.ts';
-import type { WorkersRow } from './workers-section.ts';
+import { LAG_TARGET_MS, LAG_TARGET_RATE, type OpenRow } from './open-section.ts';
+import type { WorkersSection } from './workers-section.ts';
+
+/** Issue 18's targets, judged in the verdict. */
+export const CLOSED_RATIO_TARGET = 1.2;
+export const WORKERS_SPEEDUP_TARGET = 1.8;
+
+/** One target of the verdict: the measured figure, the target, and whether it was met (null: not measured). */
+export interface VerdictLine {
+  readonly figure: number | null;
+  readonly target: number;
+  readonly met: boolean | null;
+}
+
+export interface BenchVerdict {
+  /** Median of the rounds' rpcload ÷ autocannon CLI requests/s, target ≥ 1.2. */
+  readonly closedRatio: VerdictLine;
+  /** Speed-up of the highest --workers count over the first (one thread), target ≥ 1.8. */
+  readonly workersSpeedup: VerdictLine & { readonly workers: number | null };
+  /** Whole-run schedule lag p99 (ms) at 10,000/s on one thread, cold start included, target < 2 ms. */
+  readonly runLagP99Ms: VerdictLine;
+}
+
+/** The versions of the tools compared (wrk: null when it was absent and skipped). */
+export interface BenchTools {
+  readonly rpcload: string;
+  readonly autocannon: string;
+  readonly wrk: string | null;
+}
 
 /** Everything one `npm run bench` measured: what results/bench-<timestamp>.json holds. */
 export interface BenchReport {
-  readonly schema: 'rpcload/bench@1';
+  readonly schema: 'rpcload/bench@2';
   readonly startedAt: string;
   readonly endedAt: string;
   readonly machine: {
@@ -20,11 +48,46 @@ export interface BenchReport {
     readonly cpuPressureEndPercent: number | null;
   };
   readonly target: { readonly kind: string; readonly description: string };
+  readonly tools: BenchTools;
   readonly config: BenchConfig;
   readonly closed: ClosedSection | null;
-  readonly workers: readonly WorkersRow[] | null;
+  readonly workers: WorkersSection | null;
   readonly open: readonly OpenRow[] | null;
   readonly memory: MemoryResult | null;
+  readonly verdict: BenchVerdict;
+}
+
+/** The verdict on issue 18's three targets from whatever sections ran. */
+export function benchVerdict(closed: ClosedSection | null, workers: WorkersSection | null, open: readonly OpenRow[] | null): BenchVerdict {
+  const ratio = closed?.median.ratios.rpcloadVsAutocannon ?? null;
+  const top = workers?.rows.reduce((a, b) => (b.workers > a.workers ? b : a));
+  const speedup = top !== undefined && top.workers > 1 ? top.speedup : null;
+  const lag = open?.find((row) => row.runLagTargetMs !== null)?.runLagP99Ms ?? null;
+  return {
+    closedRatio: { figure: ratio, target: CLOSED_RATIO_TARGET, met: ratio === null ? null : ratio >= CLOSED_RATIO_TARGET },
+    workersSpeedup: {
+      figure: speedup,
+      target: WORKERS_SPEEDUP_TARGET,
+      met: speedup === null ? null : speedup >= WORKERS_SPEEDUP_TARGET,
+      workers: speedup === null ? null : top!.workers,
+    },
+    runLagP99Ms: { figure: lag, target: LAG_TARGET_MS, met: lag === null ? null : lag < LAG_TARGET_MS },
+  };
+}
+
+const verdictWord = (line: VerdictLine): string => (line.met === null ? 'not measured' : line.met ? '**met**' : '**missed**');
+
+function renderVerdict(report: BenchReport): string[] {
+  const { closedRatio, workersSpeedup, runLagP99Ms } = report.verdict;
+  const rounds = report.closed?.rounds.length ?? 0;
+  const workersTarget = report.workers?.target ?? '';
+  return [
+    '### Verdict (issue 18 targets)',
+    '',
+    `- closed model, rpcload ÷ autocannon CLI requests/s${rounds === 0 ? '' : ` (median of ${rounds} rounds' ratios)`}: ${closedRatio.figure ?? '-'} — target ≥ ${closedRatio.target}: ${verdictWord(closedRatio)}`,
+    `- \`--workers ${workersSpeedup.workers ?? 'N'}\` speed-up over one thread${workersTarget === '' ? '' : ` (against ${workersTarget})`}: ${workersSpeedup.figure ?? '-'} — target ≥ ${workersSpeedup.target}: ${verdictWord(workersSpeedup)}`,
+    `- whole-run schedule lag p99 at ${LAG_TARGET_RATE.toLocaleString('en-US')}/s, one thread, cold start included: ${runLagP99Ms.figure ?? '-'} ms — target < ${runLagP99Ms.target} ms: ${verdictWord(runLagP99Ms)}`,
+  ];
 }
 
 function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
@@ -44,13 +107,14 @@ const figureRow = (label: string, f: ClosedFigures): (string | number)[] => [
   f.requestsPerS,
   f.cpuSPer1000,
   f.cpuCores,
+  f.wallS,
   f.peakRssMb,
   f.p50Ms,
   f.p99Ms,
   f.loadAverage,
   f.cpuPressurePercent ?? '-',
 ];
-const FIGURE_HEADER = ['', 'req/s', 'CPU-s/1000 req', 'cores busy', 'peak RSS MB', 'p50 ms', 'p99 ms', 'load avg', 'CPU PSI %'];
+const FIGURE_HEADER = ['', 'req/s', 'CPU-s/1000 req', 'cores busy', 'wall s', 'peak RSS MB', 'p50 ms', 'p99 ms', 'load avg', 'CPU PSI %'];
 
 /** The report as markdown tables (also what is printed to stdout). */
 export function renderBenchReport(report: BenchReport): string {
@@ -64,33 +128,53 @@ export function renderBenchReport(report: BenchReport): string {
     `Machine: ${m.cores} cores (${m.cpu}), ${m.os}, node ${m.node}; load average ${m.loadAverageStart} at start, ${m.loadAverageEnd} at end${psi}.`,
   );
   out.push(`Target: ${report.target.description} on 127.0.0.1.`);
+  const t = report.tools;
+  const peers =
+    report.closed === null
+      ? ''
+      : `, autocannon ${t.autocannon} (its CLI), ${t.wrk === null ? 'wrk absent (skipped)' : `${t.wrk} (1 thread)`}`;
+  out.push(
+    `Tools: rpcload ${t.rpcload} (\`node bin/rpcload.js run\`)${peers}; each run as a separate command, CPU and peak RSS measured from outside, its own start-up included.`,
+  );
   if (report.closed !== null) {
     const c = report.closed;
-    out.push('', `### Closed model: ${c.connections} connections, ${c.durationS} s per run, one thread each`, '');
+    out.push(
+      '',
+      `### Closed model: ${c.connections} connections, ${c.durationS} s per run, one thread each, each tool a separate command measured from outside`,
+      '',
+    );
     const rows = c.rounds.flatMap((r) => [
       figureRow(`round ${r.round} rpcload`, r.rpcload),
-      figureRow(`round ${r.round} autocannon`, r.autocannon),
-      [`round ${r.round} ratio`, r.ratio, '', '', '', '', '', '', ''],
+      figureRow(`round ${r.round} autocannon CLI`, r.autocannon),
+      ...(r.wrk === null ? [] : [figureRow(`round ${r.round} wrk`, r.wrk)]),
     ]);
-    rows.push(figureRow('**median rpcload**', c.median.rpcload), figureRow('**median autocannon**', c.median.autocannon), [
-      '**median ratio**',
-      c.median.ratio,
-      '',
-      '',
-      '',
-      '',
-      '',
-      '',
-      '',
-    ]);
+    rows.push(figureRow('**median rpcload**', c.median.rpcload), figureRow('**median autocannon CLI**', c.median.autocannon));
+    if (c.median.wrk !== null) rows.push(figureRow('**median wrk**', c.median.wrk));
     out.push(table(FIGURE_HEADER, rows));
+    const ratioRow = (label: string, order: string, r: ClosedRatios): (string | number)[] => [
+      label,
+      order,
+      r.rpcloadVsAutocannon,
+      r.rpcloadVsWrk ?? '-',
+      r.autocannonVsWrk ?? '-',
+    ];
+    out.push(
+      '',
+      table(
+        ['requests/s ratios', 'order', 'rpcload ÷ autocannon CLI', 'rpcload ÷ wrk', 'autocannon CLI ÷ wrk'],
+        [
+          ...c.rounds.map((r) => ratioRow(`round ${r.round}`, r.order.join(', '), r.ratios)),
+          ratioRow('**median of the rounds**', '', c.median.ratios),
+        ],
+      ),
+    );
   }
   if (report.workers !== null) {
-    out.push('', '### rpcload --workers (closed model, same connections in total)', '');
+    out.push('', `### rpcload --workers (closed model, same connections in total) against ${report.workers.target}`, '');
     out.push(
       table(
         [...FIGURE_HEADER, 'speed-up'],
-        report.workers.map((w) => [
+        report.workers.rows.map((w) => [
           ...figureRow(`${w.workers} worker${w.workers === 1 ? '' : 's'} (median of ${w.rounds.length})`, w.median),
           w.speedup,
         ]),
@@ -114,6 +198,7 @@ export function renderBenchReport(report: BenchReport): string {
       'lag max ms',
       'lag > 1 ms',
       'whole-run lag p99 / max ms',
+      `whole-run p99 < ${LAG_TARGET_MS} ms`,
       'latency p99 ms',
       'service p99 ms',
       'skipped',
@@ -133,6 +218,7 @@ export function renderBenchReport(report: BenchReport): string {
           o.lagMaxMs,
           o.lagOver1Ms,
           `${o.runLagP99Ms} / ${o.runLagMaxMs}`,
+          o.runLagTargetMet === null ? '' : o.runLagTargetMet ? 'pass' : 'miss',
           o.latencyP99Ms,
           o.serviceP99Ms,
           o.skipped,
@@ -152,5 +238,6 @@ export function renderBenchReport(report: BenchReport): string {
       ),
     );
   }
+  out.push('', ...renderVerdict(report));
   return out.join('\n');
 }

@@ -1,3 +1,4 @@
+/** Small statistics and machine readings shared by the bench sections: medians, rounding, result files, load average, CPU pressure. */
 import { readFileSync } from 'node:fs';
 import type * as hdr from 'hdr-histogram-js';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';

@@ -1,3 +1,4 @@
+/** Ports for the bench's targets: a free one on 127.0.0.1, and waiting (with a deadline) until a server accepts on it. */
 import { connect, createServer } from 'node:net';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */

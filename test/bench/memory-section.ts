@@ -1,9 +1,12 @@
+/** The memory section: RSS of one long open-model run with many clients, sampled from outside once a second. */
 import { join } from 'node:path';
 import type { BenchTarget } from './bench-target.ts';
 import type { BenchConfig } from './bench-config.ts';
 import { writeBenchProfile } from './bench-profile.ts';
 import { loadAverage, median, readRunResult, round } from './bench-stats.ts';
-import { runTool, type RssSample } from './run-tool.ts';
+import { rpcloadArgv } from './rpcload-cli.ts';
+import { deadlineFor, runTool } from './run-tool.ts';
+import type { RssSample } from './tool-spec.ts';
 
 export interface MemoryResult {
   readonly ratePerS: number;
@@ -38,7 +41,12 @@ export async function runMemorySection(
     connections: config.openConnections,
   });
   const resultPath = join(workDir, 'memory.result.json');
-  const { run, rss } = await runTool({ tool: 'rpcload', profilePath, resultPath, args: [] }, workDir, 'memory', true);
+  const { run } = await runTool(
+    { argv: rpcloadArgv(profilePath, resultPath), deadlineS: deadlineFor(durationS), sampleRss: true },
+    workDir,
+    'memory',
+  );
+  const { rss } = run;
   const result = readRunResult(resultPath);
   // The load ends about when the last sample was taken (draining and writing take well under 1 s).
   const endS = rss.at(-1)?.atS ?? 0;

@@ -1,41 +1,26 @@
+/** nginx as the bench's target: found or installed, configured in a temporary prefix, started and stopped. */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SUCCESS_BODY, TOKEN_BODY, type BenchTarget } from './bench-target.ts';
 import { freePort, waitForPort } from './free-port.ts';
+import { findOrInstall } from './system-tool.ts';
 
 /**
- * nginx (Debian's nginx-light) as the bench target: one worker on 127.0.0.1, a fixed success
- * envelope for POST /api/* and a token envelope for /api/auth.token, in a temporary prefix with
- * a config written here. One nginx worker answers far faster than any Node client can ask
- * (wrk reaches about twice autocannon's rate against it), so the client is what is measured.
+ * nginx (Debian's nginx-light) as the bench target on 127.0.0.1, a fixed success envelope for
+ * POST /api/* and a token envelope for /api/auth.token, in a temporary prefix with a config
+ * written here. One nginx worker answers far faster than any Node client can ask (wrk reaches
+ * more than twice autocannon's rate against it), so the client is what is measured; the workers
+ * section starts one with a worker per core, so that several rpcload threads are not limited by it.
  */
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
-
-function findNginx(): string | null {
-  const onPath = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
-  const found = onPath.status === 0 ? onPath.stdout.trim() : '';
-  return found !== '' ? found : (CANDIDATES.find((path) => existsSync(path)) ?? null);
-}
-
-/** Install nginx-light with apt when running as root (the bench's only system dependency). */
-function installNginx(log: (line: string) => void): boolean {
-  if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) return false;
-  log('nginx not found: installing nginx-light with apt-get (running as root)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = (): boolean =>
-    spawnSync('apt-get', ['install', '-y', '-qq', 'nginx-light'], { stdio: 'ignore', env, timeout: 300_000 }).status === 0;
-  if (install()) return true;
-  spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
-  return install();
-}
 
 /** The JSON bodies as nginx string literals (single-quoted; they contain no quote or backslash). */
 const literal = (text: string): string => `'${text}'`;
 
-function nginxConfig(prefix: string, port: number): string {
-  return `worker_processes 1;
+function nginxConfig(prefix: string, port: number, workers: number): string {
+  return `worker_processes ${workers};
 daemon off;
 pid ${prefix}/nginx.pid;
 error_log ${prefix}/error.log warn;
@@ -65,16 +50,15 @@ function nginxVersion(binary: string): string {
   return (result.stderr || result.stdout).trim().replace(/^nginx version:\s*/, '') || 'nginx';
 }
 
-/** Start nginx, or return null when it is not installed and cannot be. */
-export async function startNginx(log: (line: string) => void, allowInstall: boolean): Promise<BenchTarget | null> {
-  let binary = findNginx();
-  if (binary === null && allowInstall && installNginx(log)) binary = findNginx();
+/** Start nginx with `workers` worker processes, or return null when it is not installed and cannot be. */
+export async function startNginx(log: (line: string) => void, allowInstall: boolean, workers = 1): Promise<BenchTarget | null> {
+  const binary = findOrInstall('nginx', CANDIDATES, 'nginx-light', allowInstall, log);
   if (binary === null) return null;
   const prefix = mkdtempSync(join(tmpdir(), 'rpcload-bench-nginx-'));
   mkdirSync(join(prefix, 'tmp'));
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, port));
+    writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, port, workers));
     const child = spawn(binary, ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -93,7 +77,7 @@ export async function startNginx(log: (line: string) => void, allowInstall: bool
     process.once('exit', stopOnExit);
     return {
       kind: 'nginx',
-      description: `${nginxVersion(binary)}, 1 worker`,
+      description: `${nginxVersion(binary)}, ${workers} worker${workers === 1 ? '' : 's'}`,
       url: `http://127.0.0.1:${port}`,
       pid: child.pid!,
       close: async () => {

@@ -1,3 +1,4 @@
+/** The raw-socket responder (raw-responder.ts) as the bench's target when nginx is absent. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';

@@ -1,51 +1,52 @@
+/**
+ * Runs one tool command under the measuring wrapper (tool-process.ts, its own process) and returns
+ * what the wrapper measured and what the command printed on stdout.
+ */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ToolRequest, ToolRun } from './tool-spec.ts';
-
-/** One RSS sample of a running tool process. */
-export interface RssSample {
-  /** Seconds since the process was spawned. */
-  readonly atS: number;
-  readonly rssMb: number;
-}
+import type { ToolRequest, ToolRun, ToolSpec } from './tool-spec.ts';
 
 const TOOL_PROCESS = fileURLToPath(new URL('./tool-process.ts', import.meta.url));
+/** Time a tool may take beyond its configured run before it is killed (start-up, drain, write-out). */
+const TOOL_MARGIN_S = 60;
+/** The deadline of a tool whose run is configured to last `runS` seconds. */
+export const deadlineFor = (runS: number): number => runS + TOOL_MARGIN_S;
 
-function rssMb(pid: number): number | null {
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match === null ? null : Number(match[1]) / 1024;
-  } catch {
-    return null; // no /proc (not Linux), or the process has just exited
-  }
+/** The wrapper's own start-up (tsx) and write-out, on top of the command's deadline. */
+const WRAPPER_MARGIN_S = 30;
+
+export interface ToolOutcome {
+  readonly run: ToolRun;
+  /** The command's stdout. */
+  readonly stdout: string;
 }
 
 /**
- * Run one tool in its own process (tool-process.ts) and return its report; with `sampleRss`,
- * also the process's RSS read from /proc once a second while it runs.
+ * Run `request.argv` as its own process under the wrapper; `name` names its files in `workDir`.
+ * Throws when the command fails (non-zero exit or a signal), naming the stdout file to read.
  */
-export async function runTool(
-  spec: ToolRequest,
-  workDir: string,
-  name: string,
-  sampleRss = false,
-): Promise<{ run: ToolRun; rss: RssSample[] }> {
-  const reportPath = join(workDir, `${name}.report.json`);
+export async function runTool(request: ToolRequest, workDir: string, name: string): Promise<ToolOutcome> {
+  const spec: ToolSpec = {
+    argv: request.argv,
+    deadlineS: request.deadlineS,
+    sampleRss: request.sampleRss ?? false,
+    stdoutPath: join(workDir, `${name}.stdout.txt`),
+    reportPath: join(workDir, `${name}.report.json`),
+  };
   const specPath = join(workDir, `${name}.spec.json`);
-  writeFileSync(specPath, JSON.stringify({ ...spec, reportPath }));
-  const child = spawn(process.execPath, ['--import', 'tsx', TOOL_PROCESS, specPath], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const rss: RssSample[] = [];
-  const spawnedAt = Date.now();
-  const sampler = sampleRss
-    ? setInterval(() => {
-        const mb = rssMb(child.pid!);
-        if (mb !== null) rss.push({ atS: (Date.now() - spawnedAt) / 1000, rssMb: mb });
-      }, 1000)
-    : null;
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (sampler !== null) clearInterval(sampler);
-  if (code !== 0) throw new Error(`${name}: the ${spec.tool} process exited with ${code}`);
-  return { run: JSON.parse(readFileSync(reportPath, 'utf8')) as ToolRun, rss };
+  writeFileSync(specPath, JSON.stringify(spec));
+  const wrapper = spawn(process.execPath, ['--import', 'tsx', TOOL_PROCESS, specPath], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const deadline = setTimeout(() => wrapper.kill('SIGKILL'), (request.deadlineS + WRAPPER_MARGIN_S) * 1000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    wrapper.once('error', reject);
+    wrapper.once('exit', resolve);
+  }).finally(() => clearTimeout(deadline));
+  if (code !== 0) throw new Error(`${name}: the measuring wrapper exited with ${code}`);
+  const run = JSON.parse(readFileSync(spec.reportPath, 'utf8')) as ToolRun;
+  const what = `${name}: ${request.argv.join(' ')}`;
+  if (run.signal !== null) throw new Error(`${what}: ended by ${run.signal} (stdout in ${spec.stdoutPath})`);
+  if (run.exitCode !== 0) throw new Error(`${what}: exited with ${run.exitCode} (stdout in ${spec.stdoutPath})`);
+  return { run, stdout: readFileSync(spec.stdoutPath, 'utf8') };
 }

@@ -1,65 +1,89 @@
-// One tool run in its own process, measured from inside: `node --import tsx tool-process.ts SPEC`
-// where SPEC is a JSON file (ToolSpec). Writes a ToolRun JSON to spec.reportPath. CPU time and
-// peak RSS cover this process only (worker threads included), from just before the tool starts
-// to just after it returns, so the loader's start-up is not charged to either tool.
-import { createRequire } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
+// The bench's measuring wrapper: `node --import tsx tool-process.ts SPEC`, where SPEC is a JSON
+// file (ToolSpec). It runs one tool's command as a separate process, as the tool's users run it,
+// and measures that process from outside: its stdout goes to a file, its peak RSS is the last
+// VmHWM read from /proc/<pid>/status before it exits, and its CPU time is the growth of this
+// wrapper's cutime + cstime (/proc/self/stat: CPU of waited-for children, the exited command
+// included) across the command's life. The wrapper's own start-up (tsx) is therefore not charged
+// to the tool; the tool's own start-up is, as it is to a user. Linux only (/proc).
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type * as RunCliModule from '../../src/cli/program.ts';
-import type { ToolRun, ToolSpec } from './tool-spec.ts';
+import type { RssSample, ToolRun, ToolSpec } from './tool-spec.ts';
 
-/** The parts of autocannon's programmatic API used here (it ships no types). */
-interface AutocannonResult {
-  readonly requests: { readonly total: number };
-  readonly duration: number;
-  readonly latency: { readonly p50: number; readonly p99: number };
-  readonly non2xx: number;
-  readonly errors: number;
-  readonly timeouts: number;
+/** How often peak RSS is read: often enough that the last read before exit is the peak. */
+const HWM_POLL_MS = 100;
+
+if (process.platform !== 'linux') {
+  process.stderr.write(`bench: the measuring wrapper reads /proc and runs on Linux only (this is ${process.platform})\n`);
+  process.exit(1);
 }
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ), asked once before the clock starts. */
+function clockTicksPerS(): number {
+  const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
+  return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
+}
+
+/** CPU seconds (user + system) of this process's waited-for children so far. */
+function childrenCpuS(ticksPerS: number): number {
+  // Fields after the parenthesised command name start at field 3 (state); cutime and cstime are
+  // fields 16 and 17.
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / ticksPerS;
+}
+
+/** A `Vm…:  N kB` line of /proc/<pid>/status in MB; null once the process is gone (or a zombie). */
+function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? null : Number(match[1]) / 1024;
+  } catch {
+    return null;
+  }
+}
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ToolSpec;
+const [command, ...args] = spec.argv;
+if (command === undefined) throw new Error('tool-process: empty argv');
+const ticksPerS = clockTicksPerS();
+const stdoutFd = openSync(spec.stdoutPath, 'w');
 
-// Loaded before the clock starts: module loading is not the tool's work. rpcload runs from the
-// built dist/ (`npm run bench` builds first), as users run it: from source, every worker thread it
-// starts would compile TypeScript through tsx on the measured clock.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-const { runCli } = (await import(new URL('../../dist/cli/run-cli.js', import.meta.url).href)) as typeof RunCliModule;
-
-async function runTool(): Promise<ToolRun['tool']> {
-  if (spec.tool === 'autocannon') {
-    const result = await autocannon({
-      url: spec.url,
-      method: 'POST',
-      headers: spec.headers,
-      body: spec.body,
-      connections: spec.connections,
-      duration: spec.durationS,
-    });
-    return {
-      kind: 'autocannon',
-      requests: result.requests.total,
-      durationS: result.duration,
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      failures: result.non2xx + result.errors + result.timeouts,
-    };
-  }
-  const exitCode = await runCli(['run', spec.profilePath, '--ui', 'none', '--out', spec.resultPath, ...spec.args]);
-  return { kind: 'rpcload', exitCode, resultPath: spec.resultPath };
-}
-
-// rpcload prints its summary table; the parent only needs the report file.
-const cpuBefore = process.cpuUsage();
-const startedMs = performance.now();
-const tool = await runTool();
-const cpu = process.cpuUsage(cpuBefore);
-const report: ToolRun = {
-  tool,
-  wallS: (performance.now() - startedMs) / 1000,
-  cpuS: (cpu.user + cpu.system) / 1e6,
-  peakRssMb: process.resourceUsage().maxRSS / 1024,
+// The baseline is read after everything this wrapper started itself has been waited for, so the
+// difference is the command's CPU alone.
+const cpuBefore = childrenCpuS(ticksPerS);
+const spawnedMs = performance.now();
+const child = spawn(command, args, { stdio: ['ignore', stdoutFd, 'inherit'] });
+let peakRssMb = 0;
+const rss: RssSample[] = [];
+const readPeak = (): void => {
+  const mb = statusMb(child.pid!, 'VmHWM');
+  if (mb !== null) peakRssMb = Math.max(peakRssMb, mb);
 };
+const hwmPoll = setInterval(readPeak, HWM_POLL_MS);
+const rssPoll = spec.sampleRss
+  ? setInterval(() => {
+      const mb = statusMb(child.pid!, 'VmRSS');
+      if (mb !== null) rss.push({ atS: (performance.now() - spawnedMs) / 1000, rssMb: mb });
+    }, 1000)
+  : null;
+const deadline = setTimeout(() => {
+  process.stderr.write(`bench: ${command} did not exit within ${spec.deadlineS} s: killing it\n`);
+  child.kill('SIGKILL');
+}, spec.deadlineS * 1000);
+
+const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+  child.once('error', reject);
+  // 'exit' comes after libuv has waited for the child, so its CPU is in cutime by now.
+  child.once('exit', (code, sig) => resolve([code, sig]));
+});
+const wallS = (performance.now() - spawnedMs) / 1000;
+const cpuS = childrenCpuS(ticksPerS) - cpuBefore;
+clearInterval(hwmPoll);
+if (rssPoll !== null) clearInterval(rssPoll);
+clearTimeout(deadline);
+closeSync(stdoutFd);
+
+const report: ToolRun = { exitCode, signal, wallS, cpuS, peakRssMb, rss };
 writeFileSync(spec.reportPath, JSON.stringify(report));
-process.exit(0);
