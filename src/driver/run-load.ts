@@ -19,7 +19,7 @@ import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
 import { createWarmConnector } from './warm-connector.ts';
-import { warmUpHotPath, worthWarming } from './warm-up.ts';
+import { warmUpOnce } from './warm-up.ts';
 
 export interface LoadRunOptions {
   readonly plan: Plan;
@@ -134,7 +134,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     }
     const basePath = target.pathname.replace(/\/+$/, '');
     // The code path first, then the connections: the warm-up's own sockets are closed by then.
-    if (plan.http.warmUp && worthWarming(plan) && !signal.aborted) await warmUpHotPath(plan, basePath, signal);
+    await warmUpOnce(plan, basePath, signal);
     if (plan.http.preconnect && !signal.aborted) await untilAborted(connector.warm(plan.http.connections), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();

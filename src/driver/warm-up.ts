@@ -80,6 +80,21 @@ function listen(server: Server): Promise<number> {
   });
 }
 
+/** Set once a warm-up answered requests in this thread: V8 keeps the code optimized for later loads. */
+let warmedInThisThread = false;
+
+/**
+ * Warm the code path once per thread: the first load of a thread (a run, a worker's share, the
+ * first step of a capacity search) warms it; later loads in the same thread find it warm.
+ * Resolves with the number of warm-up requests answered (0 when it did not run).
+ */
+export async function warmUpOnce(plan: Plan, basePath: string, signal: AbortSignal): Promise<number> {
+  if (warmedInThisThread || !plan.http.warmUp || !worthWarming(plan) || signal.aborted) return 0;
+  const answered = await warmUpHotPath(plan, basePath, signal);
+  if (answered > 0) warmedInThisThread = true;
+  return answered;
+}
+
 /**
  * Run the plan's scenarios against an in-process responder for about WARM_UP_MS. Resolves with the
  * number of requests answered (0 when the warm-up could not run: it is an optimization, never a

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { warmUpHotPath, worthWarming } from '../../src/driver/warm-up.ts';
+import { warmUpHotPath, warmUpOnce, worthWarming } from '../../src/driver/warm-up.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
@@ -71,5 +71,12 @@ describe('warmUpHotPath', () => {
     const seen = Object.values(server.stats().byClient).reduce((n, c) => n + c.admitted + c.refused, 0);
     expect(seen).toBe(result.summary.requests);
     expect(result.summary.tokens.requests).toBe(2);
+  });
+
+  // After the test above: its run warmed this thread.
+  it('warms once per thread: a later load (e.g. the next capacity step) finds the code warm', async () => {
+    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 5000 }] }, 'http://127.0.0.1:9');
+    expect(await warmUpOnce(plan, '', new AbortController().signal)).toBe(0);
+    expect(await warmUpHotPath(plan, '', new AbortController().signal, 200)).toBeGreaterThan(0);
   });
 });
