@@ -2,6 +2,7 @@
  * The verify run: preflight, the checks scheduled over the client IDs, and their
  * results gathered in one report.
  */
+import { setMaxListeners } from 'node:events';
 import { createDispatcher } from '../api/dispatcher.ts';
 import { describeError, RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';
@@ -121,7 +122,10 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
       execute: async (check, clientIds) => {
         const overdue = new AbortController();
         const deadline = safeTimeout(() => overdue.abort(), deadlineMs);
-        const session = new CheckContext({ ...context, signal: AbortSignal.any([abort.signal, overdue.signal]) });
+        const signal = AbortSignal.any([abort.signal, overdue.signal]);
+        // Every request of a burst (100+ at once) listens on it while in flight: that is not a leak.
+        setMaxListeners(0, signal);
+        const session = new CheckContext({ ...context, signal });
         const timedOut = (): CheckOutcome =>
           skip('target_broken', `not judged: the check did not finish within its ${formatDurationMs(deadlineMs)} deadline`);
         try {
