@@ -151,12 +151,15 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
   );
 }
 
-/** The first window over the limit whose count can be a multiple of it: what per-replica counting admits. */
+/**
+ * The first window over the limit that admitted exactly a multiple of it since the client was last
+ * readmitted (and can hold that many): what per-replica counting admits.
+ */
 function perReplicaWindow(over: readonly ClientWindow[], limit: number): { admitted: number; replicas: number; note: string } | null {
   for (const { window } of over) {
-    const multiple = Math.ceil(window.admittedMin / limit) * limit;
-    const reading = multiple <= window.admittedMax ? perReplicaReading(multiple, limit) : null;
-    if (reading !== null) return { admitted: multiple, ...reading };
+    const count = window.sinceReset;
+    const reading = count >= window.admittedMin && count <= window.admittedMax ? perReplicaReading(count, limit) : null;
+    if (reading !== null) return { admitted: count, ...reading };
   }
   return null;
 }
