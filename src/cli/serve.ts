@@ -246,7 +246,10 @@ function controlBySignals(server: ServerHandle): () => void {
     process.stderr.write(`rpcload serve: SIGUSR1, the limiter's store is now ${server.toggleStoreDown() ? 'down' : 'up'}\n`);
   };
   const onRestart = (): void => {
-    void server.restart().then(() => process.stderr.write('rpcload serve: SIGHUP, restarted\n'));
+    server.restart().then(
+      () => process.stderr.write('rpcload serve: SIGHUP, restarted\n'),
+      (err: unknown) => process.stderr.write(`rpcload serve: SIGHUP, restart failed: ${describeError(err)}\n`),
+    );
   };
   process.on('SIGUSR1', onOutage);
   process.on('SIGHUP', onRestart);

@@ -67,7 +67,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   ).unref();
   const entry = front ?? replicas[0]!.listener;
   let closing: Promise<void> | undefined;
+  /** Restarts one after another; a failed one does not stop the next, nor the close. */
   let restarting: Promise<void> = Promise.resolve();
+  const settled = (): Promise<void> => restarting.catch(() => undefined);
   return {
     url: entry.url,
     port: entry.port,
@@ -76,7 +78,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     stats: () => shared.stats.snapshot(),
     revokeTokens: (clientId) => shared.tokens.revoke(clientId),
     restart: () =>
-      (restarting = restarting
+      (restarting = settled()
         .then(() => Promise.all(replicas.map((r) => restartReplica(r, config, tls, timers, shared))))
         .then(() => undefined)),
     setStoreDown: (down) => outage.set(down),
@@ -84,7 +86,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     close: () => {
       clearInterval(sweeper);
       outage.dispose();
-      closing ??= restarting
+      closing ??= settled()
         .then(() => Promise.all([front?.close(), ...replicas.map((r) => r.listener.close())]))
         .then(() => timers.clear());
       return closing;
