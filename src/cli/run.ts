@@ -4,7 +4,7 @@ import type { PlanOverrides } from '../profile/build-plan.ts';
 import { RpcloadError } from '../errors.ts';
 import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
-import type { Plan } from '../profile/plan.ts';
+import type { Plan, ReplicaAffinity } from '../profile/plan.ts';
 import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
@@ -39,6 +39,8 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
   json?: boolean;
   label?: string;
   junit?: string;
+  replica?: string[];
+  replicaAffinity?: ReplicaAffinity;
 }
 
 function overridesOf(flags: RunFlags): PlanOverrides {
@@ -54,6 +56,8 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     ...(flags.ca === undefined ? {} : { ca: flags.ca }),
     ...(flags.insecure === undefined ? {} : { insecure: flags.insecure }),
     ...(flags.threshold === undefined ? {} : { thresholds: flags.threshold }),
+    ...(flags.replica === undefined ? {} : { replicas: flags.replica }),
+    ...(flags.replicaAffinity === undefined ? {} : { replicaAffinity: flags.replicaAffinity }),
   };
 }
 
@@ -124,6 +128,16 @@ export function registerRunCommand(program: Command): void {
     .option('--token-method <name>', 'without a profile: token request method (default auth.token)')
     .option('--client-auth <method>', 'without a profile: client authentication, post or basic', oneOf(['post', 'basic'] as const))
     .option('--threshold <expr>', 'pass/fail expression like "p95 < 200ms" or "error_rate < 1%" (repeatable)', collect)
+    .option(
+      '--replica <url>',
+      'spread the load over this replica of the API, reached directly (repeatable; tokens still come from the target)',
+      (value: string, previous: string[] | undefined) => collect(httpUrl(value), previous),
+    )
+    .option(
+      '--replica-affinity <mode>',
+      'with --replica: a replica per request in turn (request, default), or one replica per client (client)',
+      oneOf(['request', 'client'] as const),
+    )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
     .option(

@@ -10,6 +10,8 @@ import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-co
 import {
   FAULTS,
   LIMITER_ALGORITHMS,
+  LIMITER_STORES,
+  STORE_OUTAGE_POLICIES,
   type ClientCredential,
   type FaultName,
   type ServerHandle,
@@ -49,6 +51,10 @@ interface ServeFlags {
   maxQueue?: number;
   seed?: number;
   caOut?: string;
+  replicas: number;
+  limiterStore: ServerOptions['limiterStore'];
+  storeFaultFile?: string;
+  storeOutagePolicy: ServerOptions['storeOutagePolicy'];
 }
 
 /**
@@ -162,6 +168,10 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
     faults: flags.fault ?? [],
     tls,
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    replicas: flags.replicas,
+    limiterStore: flags.limiterStore,
+    ...(flags.storeFaultFile === undefined ? {} : { storeFaultFile: flags.storeFaultFile }),
+    storeOutagePolicy: flags.storeOutagePolicy,
   };
 }
 
@@ -181,8 +191,23 @@ function summary(options: ServerOptions): string {
       : [
           `rpcload serve: service capacity ${options.capacity.ratePerS}/s (${options.capacity.workers} workers, FIFO queue${options.capacity.maxQueueMs == null ? '' : `, shedding past ${formatDurationMs(options.capacity.maxQueueMs)}`})`,
         ]),
+    ...deploymentLines(options),
     `rpcload serve: faults: ${options.faults?.length ? options.faults.join(', ') : 'none'}; Ctrl-C to stop`,
   ].join('\n');
+}
+
+/** What the replicas, their store and its outage switch are (stderr). */
+function deploymentLines(options: ServerOptions): string[] {
+  const replicas = options.replicas ?? 1;
+  const store =
+    options.limiterStore === 'memory'
+      ? 'each counts in its own memory (a client gets the limit once per replica)'
+      : 'they share one store (one quota per client)';
+  const outage = `store outage (policy ${options.storeOutagePolicy}): ${options.storeFaultFile === undefined ? '' : `while ${options.storeFaultFile} exists, or `}after SIGUSR1 (again to end it)`;
+  return [
+    ...(replicas > 1 ? [`rpcload serve: ${replicas} replicas behind a round-robin front; ${store}`] : []),
+    `rpcload serve: ${outage}; SIGHUP restarts the ${replicas > 1 ? 'replicas' : 'server'} (in-memory counts are lost, a shared store is kept)`,
+  ];
 }
 
 /** The self-signed certificate, written where `run --ca` / `verify --ca` can read it. */
@@ -198,7 +223,7 @@ async function writeServedCertificate(server: ServerHandle, caOut: string | unde
  * A command to paste into another terminal: a one-line load test of this server. The demo secret
  * is public (it is in --help); a registered or custom secret is never printed.
  */
-function tryCommand(options: ServerOptions, url: string, caFile: string | null): string {
+function tryCommand(options: ServerOptions, url: string, replicaUrls: readonly string[], caFile: string | null): string {
   const registered = options.clients?.[0];
   const client =
     options.clientPattern !== undefined
@@ -208,7 +233,30 @@ function tryCommand(options: ServerOptions, url: string, caFile: string | null):
         : `--client ${DEMO_CLIENT_PATTERN.prefix}1:${DEMO_CLIENT_PATTERN.secret}`;
   const method = options.tokenMethod === undefined || options.tokenMethod === 'auth.token' ? '' : ` --token-method ${options.tokenMethod}`;
   const trust = caFile === null ? (url.startsWith('https:') ? ' --insecure' : '') : ` --ca ${caFile}`;
-  return `npx rpcload run --target ${url} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
+  const replicas = replicaUrls.map((replica) => ` --replica ${replica}`).join('');
+  return `npx rpcload run --target ${url}${replicas} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
+}
+
+/**
+ * SIGUSR1 switches the limiter's store down (again: up); SIGHUP restarts the replicas. Returns a
+ * function that stops listening for them.
+ */
+function controlBySignals(server: ServerHandle): () => void {
+  const onOutage = (): void => {
+    process.stderr.write(`rpcload serve: SIGUSR1, the limiter's store is now ${server.toggleStoreDown() ? 'down' : 'up'}\n`);
+  };
+  const onRestart = (): void => {
+    server.restart().then(
+      () => process.stderr.write('rpcload serve: SIGHUP, restarted\n'),
+      (err: unknown) => process.stderr.write(`rpcload serve: SIGHUP, restart failed: ${describeError(err)}\n`),
+    );
+  };
+  process.on('SIGUSR1', onOutage);
+  process.on('SIGHUP', onRestart);
+  return () => {
+    process.off('SIGUSR1', onOutage);
+    process.off('SIGHUP', onRestart);
+  };
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -288,6 +336,20 @@ export function registerServeCommand(program: Command): void {
     .addOption(
       new Option('--seed <n>', 'seed of the random parts (latency, flaky, faults) for reproducible runs').argParser(nonNegativeInt),
     )
+    .addOption(
+      new Option('--replicas <n>', 'replicas of the API on their own ports behind a round-robin front').argParser(positiveInt).default(1),
+    )
+    .addOption(
+      new Option('--limiter-store <store>', 'where replicas keep their rate-limit counts: one shared store, or each its own memory')
+        .choices(LIMITER_STORES)
+        .default('shared'),
+    )
+    .addOption(new Option('--store-fault-file <path>', "while this file exists, the limiter's store is down (SIGUSR1 switches it too)"))
+    .addOption(
+      new Option('--store-outage-policy <policy>', 'what the limiter does while its store is down')
+        .choices(STORE_OUTAGE_POLICIES)
+        .default('closed-503'),
+    )
     .addHelpText('after', faultHelp())
     .action(async (flags: ServeFlags) => {
       const options = serverOptionsFromFlags(flags);
@@ -295,11 +357,14 @@ export function registerServeCommand(program: Command): void {
       const stopped = untilSignal();
       const server = await startServer(options);
       const caFile = server.certPem === undefined || flags.cert !== undefined ? null : await writeServedCertificate(server, flags.caOut);
+      const stopControl = controlBySignals(server);
       process.stdout.write(`rpcload serve: listening on ${server.url}\n`);
+      server.replicaUrls.forEach((url, i) => process.stdout.write(`rpcload serve: replica ${i + 1} listening on ${url}\n`));
       process.stderr.write(`${summary(options)}\n`);
       if (caFile !== null) process.stderr.write(`rpcload serve: certificate written to ${caFile} (trust it with --ca ${caFile})\n`);
-      process.stderr.write(`rpcload serve: try  ${tryCommand(options, server.url, caFile)}\n`);
+      process.stderr.write(`rpcload serve: try  ${tryCommand(options, server.url, server.replicaUrls, caFile)}\n`);
       const signal = await stopped;
+      stopControl();
       process.stderr.write(`rpcload serve: ${signal}, closing\n`);
       await server.close();
       if (caFile !== null && flags.caOut === undefined) await rm(caFile, { force: true });

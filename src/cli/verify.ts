@@ -77,6 +77,23 @@ export function registerVerifyCommand(program: Command): void {
       'skips that do not fail the run: all, or comma-separated skip classes (not_applicable, target_broken, inconclusive, internal_error) and check ids',
     )
     .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
+    .option(
+      '--replica <url>',
+      'a replica of the API reached directly, e.g. a pod IP or per-instance port (repeatable; ratelimit.replicas)',
+      (value: string, previous: string[] | undefined) => collect(httpUrl(value), previous),
+    )
+    .option(
+      '--fault <command>',
+      'shell command that breaks what the limiter depends on, e.g. stops its Redis (with --heal; ratelimit.store_outage, ratelimit.restart)',
+    )
+    .option('--heal <command>', 'shell command that repairs it again (with --fault)')
+    .option(
+      '--outage-policy <policy>',
+      'what the limiter should do while its store is down: open (let traffic through) or closed (keep refusing); default: report it, not judged',
+      oneOf(['open', 'closed'] as const),
+    )
+    .option('--hook-timeout <duration>', 'deadline of each --fault/--heal command (default 60s)', durationMs)
+    .option('--hooks-on-embedded', 'run --fault/--heal even when the target is the embedded reference server')
     .action(async (profile: string | undefined, flags: VerifyOptions) => {
       if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
       if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');

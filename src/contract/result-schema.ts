@@ -103,6 +103,9 @@ export const HistogramsSchema = Type.Object(
     byClient: Type.Record(Type.String(), HistogramPair, {
       description: 'Low-precision (1 significant digit) histograms, small enough to keep one per client',
     }),
+    byReplica: Type.Optional(
+      Type.Record(Type.String(), HistogramPair, { description: 'Per replica the load was spread over (run --replica)' }),
+    ),
   },
   { additionalProperties: false, description: 'Mergeable histograms behind every percentile in the file' },
 );
@@ -271,6 +274,12 @@ export const RunResultSchema = Type.Object(
     byClient: Type.Record(Type.String(), StatsSchema),
     byPhase: Type.Record(Type.String(), PhaseStatsSchema),
     byOutcome: Type.Record(Type.String(), StatsSchema),
+    byReplica: Type.Optional(
+      Type.Record(Type.String(), StatsSchema, {
+        description:
+          'Per replica (its base URL) the load was spread over with run --replica: requests, outcomes, latency; absent without replicas',
+      }),
+    ),
     timeline: Type.Array(TimelineRowSchema),
     histograms: HistogramsSchema,
     rateLimit: Nullable(RateLimitSchema),

@@ -9,8 +9,8 @@ import { compileBodyTemplate } from '../profile/template.ts';
 export interface CompiledStep {
   readonly plan: StepPlan;
   readonly methodIndex: number;
-  /** Request path, including any base path of the target, e.g. /v1/api/items.list. */
-  readonly path: string;
+  /** Request path on each route (the target, or each replica), with its base path, e.g. /v1/api/items.list. */
+  readonly paths: readonly string[];
   /** Render (or reuse) this step's body for a client. */
   body(clientIndex: number, ctx: () => TemplateContext): { readonly text: string; readonly bytes: Buffer };
 }
@@ -34,8 +34,8 @@ export function planMethods(plan: Plan): string[] {
   return methods;
 }
 
-function compileStep(step: StepPlan, methodIndex: number, basePath: string, clientCount: number): CompiledStep {
-  const path = `${basePath}/api/${step.method}`;
+function compileStep(step: StepPlan, methodIndex: number, basePaths: readonly string[], clientCount: number): CompiledStep {
+  const paths = basePaths.map((basePath) => `${basePath}/api/${step.method}`);
   const template = compileBodyTemplate(step.body.source);
   const render = (ctx: () => TemplateContext): { text: string; bytes: Buffer } => {
     const text = template.render(ctx());
@@ -43,20 +43,21 @@ function compileStep(step: StepPlan, methodIndex: number, basePath: string, clie
   };
   if (step.body.variability === 'static') {
     let cached: { text: string; bytes: Buffer } | undefined;
-    return { plan: step, methodIndex, path, body: (_client, ctx) => (cached ??= render(ctx)) };
+    return { plan: step, methodIndex, paths, body: (_client, ctx) => (cached ??= render(ctx)) };
   }
   if (step.body.variability === 'client') {
     const perClient: ({ text: string; bytes: Buffer } | undefined)[] = new Array<undefined>(clientCount);
-    return { plan: step, methodIndex, path, body: (client, ctx) => (perClient[client] ??= render(ctx)) };
+    return { plan: step, methodIndex, paths, body: (client, ctx) => (perClient[client] ??= render(ctx)) };
   }
-  return { plan: step, methodIndex, path, body: (_client, ctx) => render(ctx) };
+  return { plan: step, methodIndex, paths, body: (_client, ctx) => render(ctx) };
 }
 
-export function compilePlan(plan: Plan, basePath: string): CompiledPlan {
+/** The plan compiled for its routes' base paths (the target's alone, or each replica's). */
+export function compilePlan(plan: Plan, basePaths: readonly string[]): CompiledPlan {
   const methods = planMethods(plan);
   const scenarios = plan.scenarios.map((scenario: ScenarioPlan) => ({
     name: scenario.name,
-    steps: scenario.steps.map((step) => compileStep(step, methods.indexOf(step.method), basePath, plan.clients.length)),
+    steps: scenario.steps.map((step) => compileStep(step, methods.indexOf(step.method), basePaths, plan.clients.length)),
   }));
   const cumulativeWeights = new Float64Array(plan.scenarios.length);
   let total = 0;

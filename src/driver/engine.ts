@@ -15,7 +15,7 @@ import type { TemplateContext } from '../profile/plan.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
-import type { ConnectionSet } from './connection-set.ts';
+import type { ReplicaRouter } from './replica-router.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
 import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
 import { InFlightRequestPool, type InFlightRequest, type InFlightListener } from './in-flight-request.ts';
@@ -23,7 +23,8 @@ import type { TokenManager } from './token-manager.ts';
 
 export interface EngineOptions {
   readonly compiled: CompiledPlan;
-  readonly connections: ConnectionSet;
+  /** The connections of the target, or of each replica, and which one carries a request. */
+  readonly connections: ReplicaRouter;
   readonly recorder: Recorder;
   readonly clients: readonly ClientIdentity[];
   /** Told of each 401, to refresh the client's token (the token manager). */
@@ -95,6 +96,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     methodIndex: 0,
     phaseIndex: 0,
     clientIndex: 0,
+    replicaIndex: 0,
     outcome: '',
     status: 0,
     sentAtMs: 0,
@@ -229,7 +231,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     context.tokenGeneration = client.tokenGeneration;
     context.backoffWaitedMs = mark?.waitedMs ?? -1;
     context.backoffRetryAfterS = mark?.retryAfterS ?? -1;
-    request.start(step.path, client.headers!, body, nowMs);
+    request.route = this.o.connections.pick(client.index);
+    request.start(step.paths[request.route]!, client.headers!, body, nowMs);
     this.inFlight++;
     this.live.add(request);
     // The request carries its own reusable options and is the handler: nothing else is allocated.
@@ -310,6 +313,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     s.methodIndex = methodIndex;
     s.phaseIndex = it.phaseIndex;
     s.clientIndex = it.client.index;
+    s.replicaIndex = request.route;
     s.outcome = outcome;
     s.status = request.error === null ? request.status : 0;
     s.sentAtMs = request.sentAtMs;

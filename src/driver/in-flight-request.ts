@@ -7,7 +7,7 @@
  * CPU per request than a new-style handler). Only Content-Type and Retry-After are looked at.
  */
 import type { Dispatcher } from 'undici';
-import type { ConnectionRequest } from './connection-set.ts';
+import type { RoutedRequest } from './replica-router.ts';
 
 export interface InFlightListener<T> {
   onRequestDone(request: InFlightRequest<T>): void;
@@ -29,10 +29,12 @@ interface RequestOptions extends Dispatcher.DispatchOptions {
   body: Buffer;
 }
 
-export class InFlightRequest<T> implements ConnectionRequest {
+export class InFlightRequest<T> implements RoutedRequest {
   readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY };
   /** The connection carrying it (see ConnectionSet); -1 while it waits for one. */
   connection = -1;
+  /** Which of the run's routes (the target, or a replica) carries it (see ReplicaRouter). */
+  route = 0;
   dispatchedAtMs = 0;
   /** Time the request was written to a socket (run clock, ms); dispatch time until then. */
   sentAtMs = 0;

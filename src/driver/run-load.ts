@@ -15,6 +15,7 @@ import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
+import { ReplicaRouter } from './replica-router.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
@@ -96,17 +97,24 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const { plan, recorder, clock, signal } = options;
   const target = new URL(options.baseUrl);
   const trust = { ca: plan.http.ca, insecure: plan.http.insecure, connectTimeoutMs: plan.http.connectTimeoutMs };
-  // The hot path: undici's dispatch API on keep-alive connections to the target's origin (one
-  // undici Client each, see connection-set.ts), which may be opened before the clock starts
-  // (see warm-connector.ts).
-  const connector = createWarmConnector(target, connectOptions(trust));
-  const connections = new ConnectionSet(target.origin, {
-    connections: plan.http.connections,
-    pipelining: plan.http.pipelining,
-    headersTimeoutMs: plan.http.headersTimeoutMs,
-    bodyTimeoutMs: plan.http.bodyTimeoutMs,
-    connect: connector.connect,
-  });
+  // The hot path: undici's dispatch API on keep-alive connections to each route's origin — the
+  // target, or each replica the load is spread over (see replica-router.ts) — one undici Client
+  // each (see connection-set.ts), which may be opened before the clock starts (see warm-connector.ts).
+  const routes = (plan.replicas.length > 0 ? plan.replicas : [options.baseUrl]).map((url) => new URL(url));
+  const connectors = routes.map((route) => createWarmConnector(route, connectOptions(trust)));
+  const connections = new ReplicaRouter(
+    routes.map(
+      (route, i) =>
+        new ConnectionSet(route.origin, {
+          connections: plan.http.connections,
+          pipelining: plan.http.pipelining,
+          headersTimeoutMs: plan.http.headersTimeoutMs,
+          bodyTimeoutMs: plan.http.bodyTimeoutMs,
+          connect: connectors[i]!.connect,
+        }),
+    ),
+    plan.replicaAffinity,
+  );
   const tokenDispatcher = createDispatcher({
     ...trust,
     connections: 8,
@@ -135,11 +143,15 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     const basePath = target.pathname.replace(/\/+$/, '');
     // The code path first, then the connections: the warm-up's own sockets are closed by then.
     await warmUpOnce(plan, basePath, signal);
-    if (plan.http.preconnect && !signal.aborted) await untilAborted(connector.warm(plan.http.connections), signal);
+    if (plan.http.preconnect && !signal.aborted)
+      await untilAborted(Promise.all(connectors.map((connector) => connector.warm(plan.http.connections))), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
-      compiled: compilePlan(plan, basePath),
+      compiled: compilePlan(
+        plan,
+        routes.map((route) => route.pathname.replace(/\/+$/, '')),
+      ),
       connections,
       recorder,
       clients,
@@ -173,7 +185,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {
     tokens.stop(clients);
-    connector.dispose();
+    for (const connector of connectors) connector.dispose();
     // What is still in flight was sent and never answered; closing the connections then cancels it.
     engine?.abandonInFlight();
     await Promise.all([connections.destroy(), tokenDispatcher.destroy()]);

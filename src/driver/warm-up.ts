@@ -21,6 +21,7 @@ import { createRandom } from '../util/random.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan, planMethods } from './compiled-plan.ts';
+import { ReplicaRouter } from './replica-router.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
@@ -130,8 +131,8 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
       { rateLimit: plan.rateLimit },
     );
     engine = new LoadEngine({
-      compiled: compilePlan(plan, basePath),
-      connections,
+      compiled: compilePlan(plan, [basePath]),
+      connections: new ReplicaRouter([connections], 'request'),
       recorder,
       clients,
       tokens: { onInvalidToken: () => undefined }, // the responder never answers 401

@@ -150,6 +150,15 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
       fold,
       createCompactHistogram,
     ),
+    ...(parts.some((p) => p.byReplica !== undefined)
+      ? {
+          byReplica: mergeDimensions(
+            parts.map((p) => p.byReplica ?? {}),
+            fold,
+            createLatencyHistogram,
+          ),
+        }
+      : {}),
     byOutcome,
     tokens: {
       latency: addEncoded(

@@ -37,6 +37,8 @@ export interface RecordedData {
   readonly byMethod: Readonly<Record<string, DimensionData>>;
   readonly byPhase: Readonly<Record<string, DimensionData>>;
   readonly byClient: Readonly<Record<string, DimensionData>>;
+  /** Per replica (base URL) the load was spread over; absent without replicas. */
+  readonly byReplica?: Readonly<Record<string, DimensionData>>;
   readonly byOutcome: Readonly<Record<string, EncodedPair>>;
   readonly tokens: { readonly latency: string; readonly outcomes: Readonly<Record<string, number>> };
   /** Arrivals not sent, by reason. */

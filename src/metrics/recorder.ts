@@ -59,6 +59,8 @@ export class Recorder {
   private readonly methodSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly phaseSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly clients: DimensionStats[];
+  /** Per replica the load was spread over (none without replicas). */
+  private readonly replicas: DimensionStats[];
   private readonly byOutcome: (DimensionStats | undefined)[] = [];
   private readonly lag = createLatencyHistogram();
   /** Per phase, created at the phase's first open-model request (closed phases have none). */
@@ -78,6 +80,7 @@ export class Recorder {
     options: RecorderOptions,
   ) {
     this.clients = dims.clients.map(() => new DimensionStats(createCompactHistogram));
+    this.replicas = (dims.replicas ?? []).map(() => new DimensionStats(createLatencyHistogram));
     this.ledger = new RateLimitLedger(dims.clients, options.rateLimit);
   }
 
@@ -115,6 +118,7 @@ export class Recorder {
     this.overall.record(s.latencyUs, s.serviceUs, oi);
     cell.stats.record(s.latencyUs, s.serviceUs, oi);
     client.record(s.latencyUs, s.serviceUs, oi);
+    if (this.replicas.length > 0) this.replicas[s.replicaIndex ?? 0]?.record(s.latencyUs, s.serviceUs, oi);
     (this.byOutcome[oi] ??= new DimensionStats(createLatencyHistogram)).record(s.latencyUs, s.serviceUs, oi);
     if (s.lagUs >= 0) {
       recordUs(this.lag, s.lagUs);
@@ -253,6 +257,7 @@ export class Recorder {
         this.sumCells(this.phaseSums, (c) => c.phaseIndex),
       ),
       byClient: named(this.dims.clients, this.clients),
+      ...(this.replicas.length > 0 ? { byReplica: named(this.dims.replicas!, this.replicas) } : {}),
       byOutcome,
       tokens: { latency: encodeHistogram(this.tokenLatency), outcomes: countsRecord(this.tokenOutcomes.keys, this.tokenCounts) },
       skipped: Object.fromEntries(this.skipped),

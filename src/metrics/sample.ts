@@ -11,6 +11,8 @@ export interface Sample {
   readonly phaseIndex: number;
   /** Index into `RecorderDimensions.clients`. */
   readonly clientIndex: number;
+  /** Index into `RecorderDimensions.replicas` (the route that carried it); ignored without replicas. */
+  readonly replicaIndex?: number;
   /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation. */
   readonly outcome: string;
   /** HTTP status code; 0 when no response arrived (transport outcome). */
@@ -53,4 +55,6 @@ export interface RecorderDimensions {
   readonly methods: readonly string[];
   readonly phases: readonly string[];
   readonly clients: readonly string[];
+  /** The replicas the load was spread over (their base URLs); absent or empty = the target alone. */
+  readonly replicas?: readonly string[];
 }

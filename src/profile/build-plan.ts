@@ -7,7 +7,7 @@ import { basename, dirname } from 'node:path';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { HttpPlan, Plan } from './plan.ts';
+import type { HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
@@ -44,6 +44,10 @@ export interface PlanOverrides {
   readonly insecure?: boolean;
   /** `--threshold EXPR` (repeatable): judged after the profile's own thresholds. */
   readonly thresholds?: readonly string[];
+  /** `--replica URL` (repeatable): replaces the profile's replicas. */
+  readonly replicas?: readonly string[];
+  /** `--replica-affinity request|client`. */
+  readonly replicaAffinity?: ReplicaAffinity;
 }
 
 export interface PlanSource {
@@ -90,6 +94,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     name: doc.name ?? (basename(source, '.json') || 'profile'),
     source,
     target,
+    replicas: resolveReplicas(overrides.replicas, doc.replicas, target, problems),
+    replicaAffinity: overrides.replicaAffinity ?? 'request',
     embeddedServer: resolveServer(validFields(ServerSchema, raw.server), { rateLimit, tokenMethod: auth.tokenMethod, seed }, problems),
     auth,
     clients: clientsValid ? resolveClients(doc.clients ?? {}, { external: target !== null, baseDir, count: clientCount }, problems) : [],
@@ -127,6 +133,24 @@ function resolveTarget(value: string | undefined, pointer: string, problems: Pro
   }
   if (protocol !== 'http:' && protocol !== 'https:') problems.push(expected(pointer, 'an http:// or https:// URL', value));
   return value.replace(/\/+$/, '');
+}
+
+/** `--replica` flags over the profile's `replicas`: each an http(s) URL, and only beside a target of their own. */
+function resolveReplicas(
+  flags: readonly string[] | undefined,
+  profile: readonly string[] | undefined,
+  target: string | null,
+  problems: Problem[],
+): string[] {
+  const urls = (flags ?? profile ?? []).map(
+    (url, i) => resolveTarget(url, flags === undefined ? `/replicas/${i}` : '--replica', problems) ?? '',
+  );
+  if (urls.length > 0 && target === null)
+    problems.push({
+      path: flags === undefined ? '/replicas' : '--replica',
+      message: 'replicas need a target (the URL clients use, where tokens come from); the embedded server has no replicas',
+    });
+  return urls;
 }
 
 function resolveThresholds(value: unknown, problems: Problem[]): Plan['thresholds'] {

@@ -15,6 +15,8 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     name: plan.name,
     source: plan.source,
     target: plan.target === null ? null : redactUrlCredentials(plan.target),
+    replicas: plan.replicas.map(redactUrlCredentials),
+    replicaAffinity: plan.replicaAffinity,
     embeddedServer: plan.target === null ? { ...plan.embeddedServer } : null,
     auth: { ...plan.auth, extraFields: scrub({ ...plan.auth.extraFields }) },
     clients: plan.clients.map((client) => ({ id: client.id, secret: REDACTED, weight: client.weight })),

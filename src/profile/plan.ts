@@ -15,6 +15,13 @@ export interface Plan {
   readonly source: string;
   /** Base URL without trailing slash; null → start the embedded reference server. */
   readonly target: string | null;
+  /**
+   * Replicas of the API reached directly, without trailing slashes; empty = none. A run spreads its
+   * requests over them (tokens come from the target).
+   */
+  readonly replicas: readonly string[];
+  /** With replicas: a replica per request (round robin), or one per client (its index modulo the replicas). */
+  readonly replicaAffinity: ReplicaAffinity;
   /** Options for the embedded server (used only when target is null); its clients come from `clients`. */
   readonly embeddedServer: Readonly<Omit<ServerOptions, 'clients' | 'clientPattern' | 'host' | 'port'>>;
   readonly auth: AuthPlan;
@@ -32,6 +39,8 @@ export interface Plan {
   /** The `capacity` section resolved (defaults when absent); only `rpcload capacity` reads it. */
   readonly capacity?: CapacityPlan;
 }
+
+export type ReplicaAffinity = 'request' | 'client';
 
 export interface AuthPlan {
   /** Token request method name, sent as POST {base}/api/{tokenMethod}. */

@@ -149,6 +149,15 @@ export const ProfileSchema = Type.Object(
           'Base URL (http:// or https://) of the API under test. Default (absent or empty): start the embedded reference server.',
       }),
     ),
+    replicas: Type.Optional(
+      Type.Array(
+        Type.String({ description: 'Base URL (http:// or https://) of one replica, reached directly (a pod IP, a per-instance port).' }),
+        {
+          description:
+            'Replicas of the API behind the target: `run` spreads the load over them (tokens still come from the target), `verify` checks that a spent quota is spent on every one (ratelimit.replicas). Default: none.',
+        },
+      ),
+    ),
     server: Type.Optional(ServerSchema),
     auth: Type.Optional(AuthSchema),
     clients: Type.Optional(ClientsSchema),

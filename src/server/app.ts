@@ -11,7 +11,9 @@ import { acceptedPatterns, METHOD_NAME_PATTERN, type ServerConfig } from './reso
 import type { MethodHandler } from './methods/method.ts';
 import { createMethods } from './methods/registry.ts';
 import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE } from './payload.ts';
-import { RateGate } from './rate-gate.ts';
+import type { Limiter } from './limiter/limiter.ts';
+import type { StoreOutage } from './limiter/store-outage.ts';
+import { createGateLimiter, RateGate } from './rate-gate.ts';
 import {
   INVALID_ARGUMENTS,
   METHOD_NOT_ALLOWED,
@@ -32,6 +34,19 @@ const API_PREFIX = '/api/';
 
 /** `payload-413-text`: the oversize refusal most frameworks send by default. */
 const PAYLOAD_413_TEXT: Reply = { ...textReply(413, 'Payload Too Large'), close: true };
+
+/**
+ * State that replicas of one API share: the issued tokens (they stay valid on every replica and
+ * across restarts, like signed tokens), the server-side counters, and — with a shared store — the
+ * limiter; plus the switch that takes the limiter's store down.
+ */
+export interface SharedState {
+  readonly tokens: TokenStore;
+  readonly stats: StatsRecorder;
+  /** The limiter of a shared store; null = this app counts in its own memory. */
+  readonly limiter: Limiter | null;
+  readonly outage: StoreOutage | null;
+}
 
 /** The request handler and the state behind it (tokens, quotas, counters). */
 export interface App {
@@ -57,10 +72,14 @@ export function routeOf(httpMethod: string | undefined, url: string | undefined)
  * Wire the server: routing, then for API methods auth → rate limit → Content-Type → body within
  * the payload limit → JSON object → method; any throw becomes 500 unexpected_error.
  */
-export function createApp(config: ServerConfig, timers: TimerSet, now: () => number = Date.now): App {
-  const stats = new StatsRecorder();
-  const tokens = new TokenStore(config.tokenTtlS * 1000);
-  const gate = new RateGate(config, stats);
+export function createApp(
+  config: ServerConfig,
+  timers: TimerSet,
+  now: () => number = Date.now,
+  shared: SharedState = { tokens: new TokenStore(config.tokenTtlS * 1000), stats: new StatsRecorder(), limiter: null, outage: null },
+): App {
+  const { stats, tokens } = shared;
+  const gate = new RateGate(config, stats, shared.limiter ?? createGateLimiter(config), shared.outage);
   const responder = new Responder(config, stats, timers);
   const methods: ReadonlyMap<string, MethodHandler> = createMethods(config);
   const refusals = bearerRefusals(config.realm, {

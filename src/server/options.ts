@@ -17,6 +17,23 @@ export const LIMITER_ALGORITHMS = ['fixed', 'fixed-aligned', 'sliding', 'token-b
 export type LimiterAlgorithm = (typeof LIMITER_ALGORITHMS)[number];
 
 /**
+ * Where replicas keep their rate-limit counts:
+ * - `shared`  one store for every replica (like Redis): one quota per client across them all, and
+ *             it survives a restart of the replicas
+ * - `memory`  each replica counts in its own memory: a client gets `limit` per replica, and a
+ *             restart hands out a fresh budget — the classic deployment bugs a verifier must catch
+ */
+export const LIMITER_STORES = ['shared', 'memory'] as const;
+export type LimiterStore = (typeof LIMITER_STORES)[number];
+
+/**
+ * What the limiter does while its store is down: let every request through (`open`), or refuse
+ * every request with 429 `rate_limit_exceeded` (`closed-429`) or 503 `unexpected_error` (`closed-503`).
+ */
+export const STORE_OUTAGE_POLICIES = ['open', 'closed-429', 'closed-503'] as const;
+export type StoreOutagePolicy = (typeof STORE_OUTAGE_POLICIES)[number];
+
+/**
  * One injectable defect. `convention` faults each break one rule of the conventions (the verify
  * check ids in `breaks` are expected to fail, all others to pass or skip); `chaos` faults make a
  * hostile or broken server (garbage, resets, huge or slow replies) that a load run must survive.
@@ -188,6 +205,17 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** Seed for the random parts (work latency, flaky, broken envelopes); default random. */
   seed?: number;
+  /**
+   * Replicas of the API, each on its own port, behind a round-robin front on `port` (the front is
+   * the server's `url`). Default 1: one server, no front.
+   */
+  replicas?: number;
+  /** Where the replicas keep their rate-limit counts. Default `shared`. */
+  limiterStore?: LimiterStore;
+  /** While this file exists, the limiter's store is down (see `storeOutagePolicy`). Default: none. */
+  storeFaultFile?: string;
+  /** What the limiter does while its store is down. Default `closed-503`. */
+  storeOutagePolicy?: StoreOutagePolicy;
 }
 
 /** Server-side counts, so tests can check a client's numbers against the server's. */
@@ -201,14 +229,25 @@ export interface ServerStats {
 }
 
 export interface ServerHandle {
-  /** Base URL without a trailing slash, e.g. http://127.0.0.1:41234 */
+  /** Base URL without a trailing slash, e.g. http://127.0.0.1:41234 (the round-robin front when there are replicas) */
   readonly url: string;
   readonly port: number;
+  /** Each replica's own base URL, in order; empty for one server without replicas. */
+  readonly replicaUrls: readonly string[];
   /** PEM certificate when serving TLS (tests trust it with `ca`). */
   readonly certPem?: string;
   stats(): ServerStats;
   /** Invalidate issued tokens (all, or one client's), to exercise 401 recovery. */
   revokeTokens(clientId?: string): void;
+  /**
+   * Restart every replica (the one server without replicas): close its connections and listen
+   * again on the same port, its in-memory counts lost (a `shared` store and the tokens survive).
+   */
+  restart(): Promise<void>;
+  /** Switch the limiter's store down or up (besides the fault file). */
+  setStoreDown(down: boolean): void;
+  /** Flip the store switch; returns whether the store is now down. */
+  toggleStoreDown(): boolean;
   /** Stop accepting, finish in-flight requests briefly, then close. */
   close(): Promise<void>;
 }

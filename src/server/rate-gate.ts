@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerConfig } from './resolved-config.ts';
 import { createLimiter, retryAfterSeconds } from './limiter/create-limiter.ts';
 import type { LimitDecision, Limiter } from './limiter/limiter.ts';
+import type { StoreOutage } from './limiter/store-outage.ts';
 import { errorReply, textReply, type Reply } from './reply.ts';
 import type { StatsRecorder } from './stats.ts';
 
@@ -19,6 +20,20 @@ export interface Caller {
  */
 export const RACY_STORE_ROUND_TRIP_MS = 10;
 
+/** Retry-After of a `closed-429` refusal while the store is down: the store knows no reset, so "soon". */
+export const OUTAGE_RETRY_AFTER_S = 1;
+
+/** The limiter for a server's algorithm and limit, its rate-limit faults applied. */
+export function createGateLimiter(config: ServerConfig): Limiter {
+  const { faults } = config;
+  const limitOffset = faults.has('limit-plus-one') ? 1 : faults.has('limit-minus-one') ? -1 : 0;
+  return createLimiter(config.algorithm, {
+    limit: Math.max(1, config.limit + limitOffset),
+    windowMs: config.windowMs,
+    countRefused: faults.has('count-refused'),
+  });
+}
+
 /**
  * The rate limit as the server applies it: picks the quota key, asks the limiter, counts the
  * verdict per client, and builds the 429. Each rate-limit fault is one switch here.
@@ -28,18 +43,21 @@ export class RateGate {
   readonly #keyOf: (caller: Caller) => string;
   readonly #racy: boolean;
   readonly #refusal: (retryAfterMs: number) => Reply;
+  readonly #outage: StoreOutage | null;
 
+  /**
+   * `limiter`: the store the counts live in (shared by replicas when given; a new one otherwise);
+   * `outage`: the switch that takes that store down.
+   */
   constructor(
     config: ServerConfig,
     private readonly stats: StatsRecorder,
+    limiter: Limiter = createGateLimiter(config),
+    outage: StoreOutage | null = null,
   ) {
     const { faults } = config;
-    const limitOffset = faults.has('limit-plus-one') ? 1 : faults.has('limit-minus-one') ? -1 : 0;
-    this.#limiter = createLimiter(config.algorithm, {
-      limit: Math.max(1, config.limit + limitOffset),
-      windowMs: config.windowMs,
-      countRefused: faults.has('count-refused'),
-    });
+    this.#limiter = limiter;
+    this.#outage = outage;
     this.#keyOf = faults.has('quota-per-token')
       ? (caller) => caller.token
       : faults.has('quota-global')
@@ -59,6 +77,7 @@ export class RateGate {
 
   /** undefined when admitted, else the 429 reply. Async only under the `racy-counter` fault. */
   admit(caller: Caller, nowMs: number): Reply | undefined | Promise<Reply | undefined> {
+    if (this.#outage?.down === true) return this.#withoutStore(caller);
     const key = this.#keyOf(caller);
     if (this.#racy) return this.#admitRacily(caller, key, nowMs);
     return this.#verdict(caller, this.#limiter.decide(key, nowMs));
@@ -67,6 +86,15 @@ export class RateGate {
   /** Forget idle quota state (called periodically). */
   sweep(nowMs: number): void {
     this.#limiter.sweep(nowMs);
+  }
+
+  /** The store is down: the outage policy decides, and nothing is counted. */
+  #withoutStore(caller: Caller): Reply | undefined {
+    const policy = this.#outage!.policy;
+    this.stats.decision(caller.clientId, policy === 'open');
+    if (policy === 'open') return undefined;
+    if (policy === 'closed-429') return this.#refusal(OUTAGE_RETRY_AFTER_S * 1000);
+    return errorReply(503, 'unexpected_error');
   }
 
   /** The defect under test: concurrent requests all pass the check before any of them is counted. */

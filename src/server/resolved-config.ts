@@ -6,10 +6,14 @@ import { RpcloadError } from '../errors.ts';
 import {
   FAULT_NAMES,
   LIMITER_ALGORITHMS,
+  LIMITER_STORES,
+  STORE_OUTAGE_POLICIES,
   type ClientCredential,
   type FaultName,
   type LimiterAlgorithm,
+  type LimiterStore,
   type ServerOptions,
+  type StoreOutagePolicy,
 } from './options.ts';
 import { serviceCapacityProblem, type ServiceCapacitySettings } from './service-capacity.ts';
 
@@ -67,7 +71,14 @@ export interface ServerConfig {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly seed: number;
+  readonly replicas: number;
+  readonly limiterStore: LimiterStore;
+  readonly storeFaultFile: string | null;
+  readonly storeOutagePolicy: StoreOutagePolicy;
 }
+
+/** Most replicas one server process runs. */
+export const MAX_REPLICAS = 64;
 
 /** Resolve and validate options; every mistake is reported at once in one line (exit 2). */
 export function resolveServerConfig(options: ServerOptions, randomSeed: () => number): ServerConfig {
@@ -107,6 +118,10 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     seed: options.seed ?? randomSeed(),
+    replicas: options.replicas ?? 1,
+    limiterStore: options.limiterStore ?? 'shared',
+    storeFaultFile: options.storeFaultFile ?? null,
+    storeOutagePolicy: options.storeOutagePolicy ?? 'closed-503',
   };
 
   check(config.host.length > 0, 'host must not be empty');
@@ -158,6 +173,20 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     'requestTimeoutMs must be at least headersTimeoutMs',
   );
   check(isInt(config.seed, 0, 0xffff_ffff), `seed must be an integer 0–4294967295, found ${config.seed}`);
+  check(isInt(config.replicas, 1, MAX_REPLICAS), `replicas must be an integer 1–${MAX_REPLICAS}, found ${config.replicas}`);
+  check(
+    config.port === 0 || config.replicas === 1 || config.port + config.replicas <= 65_535,
+    `port ${config.port} leaves no room for ${config.replicas} replica ports after it`,
+  );
+  check(
+    (LIMITER_STORES as readonly string[]).includes(config.limiterStore),
+    `limiterStore must be one of ${LIMITER_STORES.join(', ')}, found ${JSON.stringify(config.limiterStore)}`,
+  );
+  check(
+    (STORE_OUTAGE_POLICIES as readonly string[]).includes(config.storeOutagePolicy),
+    `storeOutagePolicy must be one of ${STORE_OUTAGE_POLICIES.join(', ')}, found ${JSON.stringify(config.storeOutagePolicy)}`,
+  );
+  check(config.storeFaultFile === null || config.storeFaultFile.length > 0, 'storeFaultFile must not be empty');
 
   if (problems.length > 0) throw new RpcloadError('bad_server_option', `invalid server options: ${problems.join('; ')}`);
   return config;

@@ -1,18 +1,29 @@
-/** Starts the reference server (HTTP or HTTPS) in the calling thread, and closes it gracefully. */
+/**
+ * Starts the reference server (HTTP or HTTPS) in the calling thread: one server, or N replicas of
+ * it on N ports behind a round-robin front, sharing their tokens and — with a shared store — their
+ * rate-limit counts. Closes it gracefully, and restarts its replicas on request.
+ */
 import { randomInt } from 'node:crypto';
-import { createServer as createHttpServer, STATUS_CODES, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import { RpcloadError } from '../errors.ts';
-import { createApp } from './app.ts';
-import { resolveServerConfig } from './resolved-config.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createApp, type App, type SharedState } from './app.ts';
+import { listenHttp, type Listener } from './http-listener.ts';
+import { StoreOutage } from './limiter/store-outage.ts';
+import { resolveServerConfig, type ServerConfig } from './resolved-config.ts';
 import type { ServerHandle, ServerOptions } from './options.ts';
-import type { StatsRecorder } from './stats.ts';
+import { createGateLimiter } from './rate-gate.ts';
+import { StatsRecorder } from './stats.ts';
 import { TimerSet } from './timers.ts';
-import { resolveTlsMaterial, tlsServerOptions } from './tls.ts';
+import { TokenStore } from './auth/token-store.ts';
+import { resolveTlsMaterial, type TlsMaterial } from './tls.ts';
 
-/** How long close() lets in-flight requests finish before destroying their sockets. */
-export const CLOSE_GRACE_MS = 1000;
+/** How long a restart lets a replica's in-flight requests finish before it cuts them. */
+const RESTART_GRACE_MS = 200;
+
+/** One replica: its app (its state) and its listener, both replaced by a restart. */
+interface Replica {
+  app: App;
+  listener: Listener;
+}
 
 /**
  * Start the reference server. Resolves once it listens; rejects with an RpcloadError for bad
@@ -22,79 +33,88 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   const config = resolveServerConfig(options, () => randomInt(0, 2 ** 32));
   const tls = await resolveTlsMaterial(config.tls);
   const timers = new TimerSet();
-  const app = createApp(config, timers);
-  const httpOptions = {
-    headersTimeout: config.headersTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    // Node checks those timeouts on this period (default 30 s, far too coarse for a 10 s timeout).
-    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
-    // HTTP keep-alive is Node's default (idle connections close after keepAliveTimeout, 5 s).
+  const outage = new StoreOutage(config.storeOutagePolicy, config.storeFaultFile);
+  const shared: SharedState = {
+    tokens: new TokenStore(config.tokenTtlS * 1000),
+    stats: new StatsRecorder(),
+    limiter: config.limiterStore === 'shared' ? createGateLimiter(config) : null,
+    outage,
   };
-  const server: Server = tls
-    ? createHttpsServer({ ...httpOptions, ...tlsServerOptions(tls, config.faults.has('tls-legacy')) }, app.handle)
-    : createHttpServer(httpOptions, app.handle);
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, app.stats));
-
-  const port = await listen(server, config.host, config.port);
-  const sweeper = setInterval(() => app.sweep(Date.now()), Math.min(60_000, Math.max(1000, config.windowMs))).unref();
-  const url = `${tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const single = config.replicas === 1;
+  const replicas: Replica[] = [];
+  let front: Listener | null = null;
+  try {
+    for (let i = 0; i < config.replicas; i++) {
+      // Replicas after the front's port when it is fixed (front P, replicas P+1…P+N), else any free port.
+      const port = single || config.port === 0 ? config.port : config.port + 1 + i;
+      replicas.push(await startReplica(config, tls, timers, shared, port));
+    }
+    if (!single) {
+      let next = 0;
+      const roundRobin = (req: IncomingMessage, res: ServerResponse): void => replicas[next++ % replicas.length]!.app.handle(req, res);
+      front = await listenHttp(roundRobin, config, tls, config.port, shared.stats);
+    }
+  } catch (err) {
+    outage.dispose();
+    await Promise.all(replicas.map((r) => r.listener.close()));
+    throw err;
+  }
+  const sweeper = setInterval(
+    () => {
+      for (const replica of replicas) replica.app.sweep(Date.now());
+    },
+    Math.min(60_000, Math.max(1000, config.windowMs)),
+  ).unref();
+  const entry = front ?? replicas[0]!.listener;
   let closing: Promise<void> | undefined;
+  /** Restarts one after another; a failed one does not stop the next, nor the close. */
+  let restarting: Promise<void> = Promise.resolve();
+  const settled = (): Promise<void> => restarting.catch(() => undefined);
   return {
-    url,
-    port,
+    url: entry.url,
+    port: entry.port,
+    replicaUrls: single ? [] : replicas.map((r) => r.listener.url),
     ...(tls ? { certPem: tls.cert } : {}),
-    stats: () => app.stats.snapshot(),
-    revokeTokens: (clientId) => app.tokens.revoke(clientId),
+    stats: () => shared.stats.snapshot(),
+    revokeTokens: (clientId) => shared.tokens.revoke(clientId),
+    restart: () =>
+      (restarting = settled()
+        .then(() => Promise.all(replicas.map((r) => restartReplica(r, config, tls, timers, shared))))
+        .then(() => undefined)),
+    setStoreDown: (down) => outage.set(down),
+    toggleStoreDown: () => outage.toggle(),
     close: () => {
       clearInterval(sweeper);
-      closing ??= closeGracefully(server, CLOSE_GRACE_MS).finally(() => timers.clear());
+      outage.dispose();
+      closing ??= settled()
+        .then(() => Promise.all([front?.close(), ...replicas.map((r) => r.listener.close())]))
+        .then(() => timers.clear());
       return closing;
     },
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      const why =
-        err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
-      reject(new RpcloadError('listen_failed', `cannot listen on ${host}:${port}: ${why}`));
-    });
-    server.listen(port, host, () => {
-      // After start-up, a server error must not crash the process (there is no caller to tell).
-      server.removeAllListeners('error').on('error', () => undefined);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
+async function startReplica(
+  config: ServerConfig,
+  tls: TlsMaterial | undefined,
+  timers: TimerSet,
+  shared: SharedState,
+  port: number,
+): Promise<Replica> {
+  const app = createApp(config, timers, Date.now, shared);
+  return { app, listener: await listenHttp(app.handle, config, tls, port, shared.stats) };
 }
 
-/**
- * Requests the HTTP parser rejects (malformed, headers too large, too slow) still get an error
- * envelope, then the connection is closed.
- */
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket, stats: StatsRecorder): void {
-  const inResponse = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-  if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
-    socket.destroy();
-    return;
-  }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = `{"status":"error","error":"${status === 408 ? 'request_timeout' : 'invalid_request'}"}`;
-  stats.request();
-  stats.status(status);
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-/** Stop accepting, let in-flight requests finish for up to `graceMs`, then destroy what is left. */
-async function closeGracefully(server: Server, graceMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Keep-alive connections become idle as their last response ends: close them as they do.
-  const idleCloser = setInterval(() => server.closeIdleConnections(), 25);
-  server.closeIdleConnections();
-  const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
-  await closed;
-  clearInterval(idleCloser);
-  clearTimeout(deadline);
+/** Close the replica's connections, forget its own state, and listen again on the same port. */
+async function restartReplica(
+  replica: Replica,
+  config: ServerConfig,
+  tls: TlsMaterial | undefined,
+  timers: TimerSet,
+  shared: SharedState,
+): Promise<void> {
+  const port = replica.listener.port;
+  await replica.listener.close(RESTART_GRACE_MS);
+  // A new app: a memory store starts empty; a shared limiter, the tokens and the counters carry over.
+  Object.assign(replica, await startReplica(config, tls, timers, shared, port));
 }

@@ -45,7 +45,12 @@ const WORKER_STOP_TIMEOUT_MS = 2500;
 
 /** The recorder's dimensions for a plan: its methods, phases and clients, by name. */
 export function dimensionsOf(plan: Plan): RecorderDimensions {
-  return { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
+  return {
+    methods: planMethods(plan),
+    phases: plan.phases.map((p) => p.name),
+    clients: plan.clients.map((c) => c.id),
+    ...(plan.replicas.length > 0 ? { replicas: [...plan.replicas] } : {}),
+  };
 }
 
 /**

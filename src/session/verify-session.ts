@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { VerifyHeader, VerifyView } from '../contract/live-view.ts';
 import type { RunResult } from '../contract/result-schema.ts';
-import { ExitCode } from '../errors.ts';
+import { ExitCode, RpcloadError } from '../errors.ts';
 import { emptyRecordedData } from '../metrics/recorded-data.ts';
 import type { Plan } from '../profile/plan.ts';
 import { CHECK_IDS } from '../verify/check-ids.ts';
@@ -52,6 +52,8 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   // Flags are checked before anything starts; an embedded server's URL is filled in after.
   const resolved = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', options.caPem);
   const embedded = resolved.target === '' && plan !== null;
+  if (embedded && resolved.replicas.length > 0)
+    throw new RpcloadError('bad_flag', '--replica: replicas need a --target (the URL clients use); the embedded server has no replicas');
   const path = options.outPath ?? defaultResultPath(profile, new Date());
   // Found out now, not after the whole run.
   await assertResultPathWritable(path);
@@ -59,7 +61,8 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   // The reference server verifies the contract under test, so `--limit 10 --window 1s` is a quick demo.
   const target = embedded ? await openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
   try {
-    const config: VerifyConfig = target === null ? resolved : { ...resolved, target: target.url, ca: resolved.ca ?? target.certPem };
+    const config: VerifyConfig =
+      target === null ? resolved : { ...resolved, target: target.url, ca: resolved.ca ?? target.certPem, embeddedTarget: true };
     const view = options.createView({ target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: path });
     view.start();
     let report: VerifyReport;

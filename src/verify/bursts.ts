@@ -22,8 +22,8 @@ export interface Run {
 
 /**
  * Send until the first refusal (or failure, or `maxRequests`), `concurrency` requests in flight
- * (default one at a time). `methodAt(i)` picks the method of request i. Requests in flight when
- * the run stops still complete and are part of it.
+ * (default one at a time), to the target or `baseUrl` (a replica). `methodAt(i)` picks the method
+ * of request i. Requests in flight when the run stops still complete and are part of it.
  */
 export async function sendUntilRefused(
   check: CheckContext,
@@ -31,6 +31,7 @@ export async function sendUntilRefused(
   maxRequests: number,
   methodAt: (index: number) => string,
   concurrency = 1,
+  baseUrl?: string,
 ): Promise<Run> {
   const exchanges: Exchange[] = [];
   let stop: Run['stop'] = 'cap';
@@ -40,7 +41,7 @@ export async function sendUntilRefused(
   let sent = 0;
   const worker = async (): Promise<void> => {
     while (stop === 'cap' && sent < maxRequests) {
-      const { exchange, reply } = await check.call({ method: methodAt(sent++), clientId });
+      const { exchange, reply } = await check.call({ method: methodAt(sent++), clientId, ...(baseUrl === undefined ? {} : { baseUrl }) });
       exchanges.push(exchange);
       if (exchange.admission === 'admitted') lastAdmittedReply = reply;
       if (stop !== 'cap') continue;

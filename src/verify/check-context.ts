@@ -33,6 +33,8 @@ export interface CallSpec {
   readonly bodyCapBytes?: number;
   /** Another connection pool than the run's shared one. */
   readonly dispatcher?: Dispatcher;
+  /** Another base URL than the target's: a replica reached directly. */
+  readonly baseUrl?: string;
 }
 
 export interface Observed {
@@ -70,7 +72,7 @@ export class CheckContext {
     run.signal.throwIfAborted();
     const token = spec.token !== undefined ? spec.token : spec.clientId !== undefined ? await run.tokens.get(spec.clientId) : null;
     const reply = await callApi(spec.dispatcher ?? run.dispatcher, {
-      baseUrl: run.config.target,
+      baseUrl: spec.baseUrl ?? run.config.target,
       method: spec.method,
       body: spec.body ?? '{}',
       token,

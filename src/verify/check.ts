@@ -25,6 +25,11 @@ export interface CheckPlan {
   readonly countsQuota: boolean;
   /** Rough duration (ms): long checks are started first. */
   readonly estimateMs: number;
+  /**
+   * The check breaks the target for a while (its fault hook): it starts after every other check
+   * has finished, and nothing else runs beside it.
+   */
+  readonly runsAlone?: boolean;
 }
 
 export interface CheckOutcome extends Verdict {

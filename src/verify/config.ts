@@ -44,7 +44,30 @@ export interface VerifyConfig {
   readonly requestTimeoutMs: number;
   /** Skips that do not make the verify fail (`--allow-skip`). */
   readonly allowSkip: AllowedSkips;
+  /** Replicas of the API reached directly (base URLs without trailing slashes); empty = none. */
+  readonly replicas: readonly string[];
+  /** The fault and heal hooks; null when not given (the checks that need them are not applicable). */
+  readonly hooks: HookConfig | null;
+  /** Whether the target is rpcload's embedded reference server (set by the session). */
+  readonly embeddedTarget: boolean;
 }
+
+/** `--fault CMD --heal CMD`: shell commands that break and repair what the limiter depends on. */
+export interface HookConfig {
+  readonly fault: string;
+  readonly heal: string;
+  /** Each hook's deadline (ms). */
+  readonly timeoutMs: number;
+  /** The policy the limiter declares for a store outage (`--outage-policy`); null = report it, not judged. */
+  readonly outagePolicy: OutagePolicy | null;
+  /** Run the hooks even against the embedded reference server (`--hooks-on-embedded`). */
+  readonly onEmbedded: boolean;
+}
+
+export type OutagePolicy = 'open' | 'closed';
+
+/** Each hook's deadline unless `--hook-timeout` says otherwise. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
 /** The `rpcload verify` flags as parsed (everything optional: a profile or the defaults fill in). */
 export interface VerifyFlags {
@@ -70,6 +93,14 @@ export interface VerifyFlags {
   readonly timeout?: number;
   /** `--allow-skip` alone (true) or with a comma-separated list of skip classes and check ids. */
   readonly allowSkip?: string | true;
+  /** `--replica URL` (repeatable). */
+  readonly replica?: readonly string[];
+  readonly fault?: string;
+  readonly heal?: string;
+  readonly outagePolicy?: OutagePolicy;
+  /** `--hook-timeout` (ms). */
+  readonly hookTimeout?: number;
+  readonly hooksOnEmbedded?: boolean;
 }
 
 /** Clients taken from `--client-pattern`: six let the suite finish in about two windows. */
@@ -94,6 +125,35 @@ export function parseOnlyFlag(value: string): CheckId[] {
   return ids.filter(isCheckId);
 }
 
+/** `--fault`/`--heal` and their companions: both hooks or neither; the companions only with them. */
+function resolveHooks(flags: VerifyFlags): HookConfig | null {
+  if ((flags.fault === undefined) !== (flags.heal === undefined))
+    throw new RpcloadError(
+      'bad_flag',
+      '--fault and --heal go together: the command that breaks what the limiter depends on, and the one that repairs it',
+    );
+  if (flags.fault === undefined || flags.heal === undefined) {
+    const stray = [
+      ['--outage-policy', flags.outagePolicy],
+      ['--hook-timeout', flags.hookTimeout],
+      ['--hooks-on-embedded', flags.hooksOnEmbedded],
+    ].find(([, value]) => value !== undefined);
+    if (stray !== undefined) throw new RpcloadError('bad_flag', `${String(stray[0])}: only with --fault CMD --heal CMD`);
+    return null;
+  }
+  if (flags.fault.trim() === '' || flags.heal.trim() === '')
+    throw new RpcloadError('bad_flag', '--fault and --heal: expected a shell command, found an empty one');
+  if (flags.hookTimeout !== undefined && flags.hookTimeout <= 0)
+    throw new RpcloadError('bad_flag', '--hook-timeout: must be longer than 0');
+  return {
+    fault: flags.fault,
+    heal: flags.heal,
+    timeoutMs: flags.hookTimeout ?? DEFAULT_HOOK_TIMEOUT_MS,
+    outagePolicy: flags.outagePolicy ?? null,
+    onEmbedded: flags.hooksOnEmbedded === true,
+  };
+}
+
 /** Distinct step methods of the plan, in order of first appearance; and those that paginate. */
 function planMethods(plan: Plan): { methods: string[]; paginated: PaginatedMethod[] } {
   const steps = plan.scenarios.flatMap((s) => s.steps);
@@ -112,6 +172,8 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
   const only = flags.only === undefined ? null : parseOnlyFlag(flags.only);
   const allowSkip = parseAllowSkipFlag(flags.allowSkip);
   const paginated = flags.paginated?.map(parsePaginatedFlag);
+  const hooks = resolveHooks(flags);
+  const replicas = [...new Set((flags.replica ?? plan?.replicas ?? []).map((url) => url.replace(/\/+$/, '')))];
   const fromPlan = plan === null ? { methods: [], paginated: [] } : planMethods(plan);
   const fromFlags = clientsFromFlags(flags, VERIFY_PATTERN_CLIENTS);
   const clients = fromFlags.length > 0 ? fromFlags : (plan?.clients.map(({ id, secret }) => ({ id, secret })) ?? []);
@@ -137,5 +199,8 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
     strictRetryAfter: flags.strictRetryAfter === true,
     requestTimeoutMs: flags.timeout ?? plan?.http.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     allowSkip,
+    replicas,
+    hooks,
+    embeddedTarget: false,
   };
 }

@@ -2,6 +2,8 @@
  * The verify run's preflight: the target reached and a token obtained for every client
  * before any check starts.
  */
+import type { Dispatcher } from 'undici';
+import { callApi } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
@@ -10,10 +12,11 @@ import type { VerifyConfig } from './config.ts';
 const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
 
 /**
- * Before any check: reach the target and get a token for every client, so that a wrong URL, an
- * untrusted certificate or a wrong secret is one clear line (exit 2), not twelve failed checks.
+ * Before any check: reach the target and get a token for every client, then reach every replica,
+ * so that a wrong URL, an untrusted certificate or a wrong secret is one clear line (exit 2), not
+ * twelve failed checks.
  */
-export async function preflight(config: VerifyConfig, tokens: TokenBook): Promise<void> {
+export async function preflight(config: VerifyConfig, tokens: TokenBook, dispatcher: Dispatcher): Promise<void> {
   const results = await Promise.all(config.clients.map(async (client) => ({ client, result: await tokens.request(client.id) })));
   for (const { client, result } of results) {
     if (result.ok) {
@@ -31,4 +34,22 @@ export async function preflight(config: VerifyConfig, tokens: TokenBook): Promis
         : ' — check the client ID and secret, and --client-auth';
     throw new RpcloadError('token_failed', `client ${client.id}: ${result.detail}${hint}`);
   }
+  await reachReplicas(config, dispatcher);
+}
+
+/** Every replica answers (a 401 is an answer, and spends no quota): a wrong replica URL is one clear line. */
+async function reachReplicas(config: VerifyConfig, dispatcher: Dispatcher): Promise<void> {
+  await Promise.all(
+    config.replicas.map(async (replica) => {
+      const reply = await callApi(dispatcher, {
+        baseUrl: replica,
+        method: config.methods[0]!,
+        body: '{}',
+        token: null,
+        timeoutMs: config.requestTimeoutMs,
+      });
+      if (reply.transportError !== null)
+        throw new RpcloadError('unreachable', `cannot reach replica ${replica}: ${reply.transportError.replace(/^transport:/, '')}`);
+    }),
+  );
 }

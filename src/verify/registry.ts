@@ -9,6 +9,9 @@ import { ratelimitRetryAfterHonoured } from './checks/ratelimit-retry-after-hono
 import { ratelimitPerClient } from './checks/ratelimit-per-client.ts';
 import { ratelimitAllMethods } from './checks/ratelimit-all-methods.ts';
 import { ratelimitConcurrentBurst } from './checks/ratelimit-concurrent-burst.ts';
+import { ratelimitReplicas } from './checks/ratelimit-replicas.ts';
+import { ratelimitRestart } from './checks/ratelimit-restart.ts';
+import { ratelimitStoreOutage } from './checks/ratelimit-store-outage.ts';
 import { payloadLimit } from './checks/payload-limit.ts';
 import { pagination } from './checks/pagination.ts';
 import { tls } from './checks/tls.ts';
@@ -26,6 +29,9 @@ const BY_ID: Readonly<Record<CheckId, CheckDefinition>> = Object.fromEntries(
     ratelimitPerClient,
     ratelimitAllMethods,
     ratelimitConcurrentBurst,
+    ratelimitReplicas,
+    ratelimitStoreOutage,
+    ratelimitRestart,
     payloadLimit,
     pagination,
     tls,

@@ -35,11 +35,13 @@ export interface VerifyOptions {
 
 /**
  * How long one check may run before it is stopped and skipped: generous (two minutes, or a dozen
- * windows and a few request timeouts), but finite, so that no wait — a Retry-After of a day, a
+ * windows and a few request timeouts, plus the hooks' deadlines), but finite, so that no wait — a Retry-After of a day, a
  * server answering each request just inside its deadline — holds the suite for ever.
  */
 export function checkDeadlineMs(config: VerifyConfig): number {
-  return Math.max(120_000, 12 * config.windowMs + 4 * config.requestTimeoutMs);
+  // A hook check also waits for its two hooks, each within its own deadline.
+  const hooksMs = config.hooks === null ? 0 : 2 * config.hooks.timeoutMs;
+  return Math.max(120_000, 12 * config.windowMs + 4 * config.requestTimeoutMs) + hooksMs;
 }
 
 export interface VerifyReport {
@@ -84,7 +86,7 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   const startedAt = new Date();
   try {
     try {
-      await preflight(config, tokens);
+      await preflight(config, tokens, dispatcher);
     } catch (err) {
       // A stop during the start-up probe is an interruption (exit 130, result written), not an unreachable target.
       if (!abort.signal.aborted) throw err;

@@ -34,7 +34,8 @@ function priority(a: ScheduledCheck, b: ScheduledCheck): number {
 
 /**
  * Run the checks concurrently over the client IDs: each starts as soon as the pool can grant
- * its needs (a rested client of its own, or spare quota on a shared one). When the gate finds
+ * its needs (a rested client of its own, or spare quota on a shared one). Checks that break the
+ * target for a while (their fault hooks) run last, one at a time, alone. When the gate finds
  * one quota shared across client IDs, the quota-counting checks not yet started run one after
  * another, each alone on an idle shared window (every client rested, nothing else running), so
  * that no other check's traffic disturbs their counts; their notes say what that cost in time.
@@ -51,6 +52,8 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
   let aloneRunning = false;
   let aloneRan = 0;
   let aloneEndMs = 0;
+  /** A check that breaks the target (runsAlone) is running: nothing starts beside it. */
+  let breakerRunning = false;
   const settle = (id: CheckId, outcome: CheckOutcome): void => {
     outcomes.set(id, outcome);
     deps.onSettled(id, outcome);
@@ -61,8 +64,10 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
     const startedMs = deps.clock.now();
     deps.onStart(id, lease.clientIds);
     if (alone) aloneRunning = true;
+    if (check.plan.runsAlone === true) breakerRunning = true;
     const done = deps.execute(check, lease.clientIds).then((outcome) => {
       pool.release(lease);
+      if (check.plan.runsAlone === true) breakerRunning = false;
       if (id === GATE) {
         gateOpen = true;
         quotaShared = outcome.findings?.quotaShared === true;
@@ -79,6 +84,9 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
 
   while (pending.length > 0 && !signal.aborted) {
     for (const check of [...pending]) {
+      if (breakerRunning) break;
+      // A check that breaks the target waits until every other check is done, then runs alone.
+      if (check.plan.runsAlone === true && (running.size > 0 || pending.some((c) => c.plan.runsAlone !== true))) continue;
       const waitsForGate = check.plan.countsQuota && check.definition.id !== GATE;
       if (waitsForGate && !gateOpen) continue;
       // A shared quota: nothing starts beside a check running alone, which itself waits for an idle shared window.

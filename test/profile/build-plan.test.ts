@@ -24,6 +24,8 @@ describe('buildPlan: defaults', () => {
       name: 'my-profile',
       source,
       target: null,
+      replicas: [],
+      replicaAffinity: 'request',
       embeddedServer: {
         limit: 100,
         windowMs: 10_000,

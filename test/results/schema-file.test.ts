@@ -19,11 +19,11 @@ describe(RESULT_SCHEMA_FILE, () => {
     expect(committed === generated, `${RESULT_SCHEMA_FILE} is out of date with src/contract/result-schema.ts; regenerate it with: ${REGENERATE}`).toBe(true);
   });
 
-  it('describes rpcload/result@1 as a draft-07 schema with every top-level key required (but capacity, only in capacity files)', () => {
+  it('describes rpcload/result@1 as a draft-07 schema with every top-level key required (but capacity, only in capacity files, and byReplica, only in runs with replicas)', () => {
     const schema = resultJsonSchema() as { $schema: string; properties: Record<string, { const?: string }>; required: string[] };
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.properties.schema!.const).toBe(RESULT_SCHEMA_ID);
-    expect(schema.required).toEqual(Object.keys(schema.properties).filter((k) => k !== '$schema' && k !== 'capacity'));
+    expect(schema.required).toEqual(Object.keys(schema.properties).filter((k) => k !== '$schema' && k !== 'capacity' && k !== 'byReplica'));
     expect(JSON.stringify(schema)).not.toContain('[Kind]');
   });
 });

@@ -4,6 +4,10 @@ import { runRpcload, type CliResult } from './cli.ts';
 
 export interface ServeProcess {
   readonly url: string;
+  /** The replicas' URLs it printed (`serve --replicas N`), in order. */
+  readonly replicaUrls: readonly string[];
+  /** Its process id, to send it signals (SIGHUP restarts its replicas). */
+  readonly pid: number;
   /** Everything written to stderr so far. */
   stderr(): string;
   /** Resolves once stderr matches `pattern` (rejects after `timeoutMs`), with the match. */
@@ -27,8 +31,15 @@ export async function startServeProcess(args: readonly string[]): Promise<ServeP
     });
     child!.once('exit', () => reject(new Error(`serve exited before listening: ${stderr}`)));
   });
+  // The replica lines are written right after the first one; the summary on stderr follows them.
+  const replicas = Number(/--replicas[= ](\d+)/.exec(args.join(' '))?.[1] ?? 1);
+  const deadline = Date.now() + 10_000;
+  while (replicas > 1 && [...stdout.matchAll(/^rpcload serve: replica \d+ listening on \S+$/gm)].length < replicas && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   return {
     url,
+    replicaUrls: [...stdout.matchAll(/^rpcload serve: replica \d+ listening on (\S+)$/gm)].map((m) => m[1]!),
+    pid: child!.pid!,
     stderr: () => stderr,
     waitForStderr: async (pattern, timeoutMs = 5000) => {
       const deadline = Date.now() + timeoutMs;

@@ -128,6 +128,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     byClient: statsByName(dims.clients, data.byClient, durationS),
     byPhase: phaseStats(dims.phases, data, durationS),
     byOutcome: statsByOutcome(data.byOutcome, durationS),
+    ...(data.byReplica === undefined ? {} : { byReplica: statsByName(dims.replicas ?? [], data.byReplica, durationS) }),
     timeline: timelineOf(data.timeline, durationS),
     histograms: {
       latency: data.overall.latency,
@@ -138,6 +139,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
       byPhase: pairs(data.byPhase),
       byOutcome: pairs(data.byOutcome),
       byClient: pairs(data.byClient),
+      ...(data.byReplica === undefined ? {} : { byReplica: pairs(data.byReplica) }),
     },
     rateLimit: data.ledger === null ? null : rateLimitSection(data.ledger),
     checks: redactSecrets([...input.checks, ...passive]),

@@ -5,6 +5,7 @@
 import type { CheckResult, RateLimitObservation } from '../../contract/result-schema.ts';
 import { roundMs } from '../../metrics/hdr.ts';
 import type { LedgerData } from '../../metrics/ledger-data.ts';
+import { perReplicaReading } from '../verdicts/per-replica-hint.ts';
 import { settledWindows, type ClientWindow, type SettledReading } from './window-readings.ts';
 
 const EXAMPLES = 10;
@@ -114,8 +115,18 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
         ? [
             'an early refusal is expected if the quota is shared across client IDs, or if these client IDs sent requests within one window before the run started',
           ]
-        : undefined;
-    return checkResult(id, 'fail', parts.filter(Boolean).join('; '), evidence, notes);
+        : [];
+    const perReplica = perReplicaWindow(over, limit);
+    if (perReplica !== null) notes.push(perReplica.note);
+    return checkResult(
+      id,
+      'fail',
+      parts.filter(Boolean).join('; '),
+      perReplica === null
+        ? evidence
+        : { ...evidence, perReplicaCounting: { admitted: perReplica.admitted, limit, replicas: perReplica.replicas } },
+      notes.length > 0 ? notes : undefined,
+    );
   }
   const unsettled = [...aligned, ...inconclusive];
   const unsettledNote =
@@ -138,6 +149,19 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
     `inconclusive: ${unsettledNote!} — the reset's rounding covers both readings; run \`rpcload verify\` for a definite answer`,
     evidence,
   );
+}
+
+/**
+ * The first window over the limit that admitted exactly a multiple of it since the client was last
+ * readmitted (and can hold that many): what per-replica counting admits.
+ */
+function perReplicaWindow(over: readonly ClientWindow[], limit: number): { admitted: number; replicas: number; note: string } | null {
+  for (const { window } of over) {
+    const count = window.sinceReset;
+    const reading = count >= window.admittedMin && count <= window.admittedMax ? perReplicaReading(count, limit) : null;
+    if (reading !== null) return { admitted: count, ...reading };
+  }
+  return null;
 }
 
 function retryCheck(ledger: LedgerData): CheckResult {

@@ -5,6 +5,7 @@
 import type { Exchange } from '../exchange.ts';
 import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
+import { withPerReplicaReading } from './per-replica-hint.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
 
 export interface MethodsAttempt {
@@ -95,14 +96,16 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
     if (slow !== null) return skip('inconclusive', slow, evidence, notes);
     const admitted = decisive.exchanges.filter((e) => e.admission === 'admitted').length;
     const total = refusedAt === -1 ? `no refusal after ${admitted}` : `${admitted} admitted before the first refusal`;
-    return {
-      ...fail(
+    const failed = withPerReplicaReading(
+      fail(
         `after ${half} × ${first} and ${limit - half} × ${second}, the next request was admitted (${total}); one quota across methods allows ${limit}`,
         evidence,
         notes,
       ),
-      findings: { failedOnCount: true, idleCount: idleCountOf(obs) },
-    };
+      refusedAt === -1 ? [] : [admitted],
+      limit,
+    );
+    return { ...failed, findings: { failedOnCount: true, idleCount: idleCountOf(obs) } };
   }
   return pass(
     `${half} × ${first} and ${limit - half} × ${second} admitted, the next ${first} refused: one quota across methods`,

@@ -11,6 +11,7 @@
 import type { CheckOutcome } from '../check.ts';
 import type { Exchange } from '../exchange.ts';
 import { fail, pass, skip } from '../verdict.ts';
+import { withPerReplicaReading } from './per-replica-hint.ts';
 import { loadFindings } from './threshold-load.ts';
 import type { BurstRecord, BurstSummary, ThresholdObservation } from './threshold-records.ts';
 import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
@@ -82,7 +83,13 @@ export function nextBurst(
   return last.kind === 'reset' && slidingWindowExplains(last, earlier, limit, windowMs) ? { kind: 'rested', sequential: false } : null;
 }
 
+/** The verdict, with the per-replica reading when a burst admitted a multiple of the limit. */
 export function judgeThreshold(obs: ThresholdObservation): CheckOutcome {
+  const admitted = obs.bursts.map((burst) => summarizeBurst(burst).admitted);
+  return withPerReplicaReading(judgeCounts(obs), admitted, obs.limit);
+}
+
+function judgeCounts(obs: ThresholdObservation): CheckOutcome {
   const { limit, windowMs } = obs;
   const summaries = obs.bursts.map(summarizeBurst);
   const idle = summaries[0];

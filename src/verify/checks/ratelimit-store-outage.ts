@@ -1,0 +1,49 @@
+/**
+ * The `ratelimit.store_outage` check's procedure: half of a rested client's budget spent, the
+ * fault hook run, load at twice the contract rate for one window, the heal hook run (always, also
+ * when the check is stopped: the target must not stay broken), then one request to see it answer.
+ */
+import { pacedLoad, sendUntilRefused } from '../bursts.ts';
+import type { CheckDefinition } from '../check.ts';
+import type { Exchange } from '../exchange.ts';
+import { hooksUnavailable, runHook } from '../hooks.ts';
+import type { HookRun } from '../verdicts/hook-runs.ts';
+import { hookProblem } from '../verdicts/hook-runs.ts';
+import { judgeStoreOutage } from '../verdicts/ratelimit-store-outage.ts';
+
+export const ratelimitStoreOutage: CheckDefinition = {
+  id: 'ratelimit.store_outage',
+  plan: (config) =>
+    hooksUnavailable(config) ?? {
+      needs: [{ kind: 'fresh' }],
+      countsQuota: true,
+      estimateMs: config.windowMs + 2 * config.hooks!.timeoutMs,
+      runsAlone: true,
+    },
+  async run(check, [clientId]) {
+    const { limit, windowMs, methods } = check.config;
+    const hooks = check.config.hooks!;
+    const method = methods[0]!;
+    const spent = await sendUntilRefused(check, clientId!, Math.floor(limit / 2), () => method);
+    const observation = {
+      limit,
+      windowMs,
+      hookTimeoutMs: hooks.timeoutMs,
+      declared: hooks.outagePolicy,
+      spent: spent.exchanges,
+    };
+    if (spent.stop !== 'cap') return judgeStoreOutage({ ...observation, fault: null, outage: [], heal: null, afterHeal: null });
+    let fault: HookRun | null = null;
+    let outage: Exchange[] = [];
+    let heal: HookRun | null = null;
+    try {
+      fault = await runHook(check, 'fault', hooks.fault, hooks.timeoutMs);
+      if (hookProblem(fault, hooks.timeoutMs) === null)
+        outage = await pacedLoad(check, clientId!, method, windowMs / (2 * limit), check.elapsed() + windowMs);
+    } finally {
+      heal = await runHook(check, 'heal', hooks.heal, hooks.timeoutMs);
+    }
+    const afterHeal = (await check.call({ method, clientId: clientId! })).exchange;
+    return judgeStoreOutage({ ...observation, fault, outage, heal, afterHeal });
+  },
+};
