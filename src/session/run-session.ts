@@ -20,7 +20,7 @@ import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
-import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
 import {

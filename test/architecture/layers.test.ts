@@ -21,6 +21,8 @@ const LAYERS = [
   'profile',
   'driver',
   'verify',
+  'result-file',
+  'prometheus',
   'session',
   'results',
   'ui',

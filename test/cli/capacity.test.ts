@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { runRpcload } from '../support/cli.ts';
 import { testcases, xmlProblems } from '../support/xml.ts';
 

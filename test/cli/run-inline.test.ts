@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { runRpcload } from '../support/cli.ts';

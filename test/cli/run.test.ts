@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';

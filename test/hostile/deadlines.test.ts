@@ -12,7 +12,7 @@ import type { LoadEngine } from '../../src/driver/engine.ts';
 import { runOpenPhase } from '../../src/driver/open-loop.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload } from '../support/cli.ts';
 import type { TestServer } from '../support/http-server.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';

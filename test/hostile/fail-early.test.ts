@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
 import { rawResponse, startRawServer, type TestServer } from '../support/http-server.ts';
 import { makeResult } from '../support/result-fixtures.ts';

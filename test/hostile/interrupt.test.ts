@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
 import type { TestServer } from '../support/http-server.ts';
 import { answerSuccess, apiRequests, neverAnswer, startHostileApi, tokenRequests, until } from '../support/stalling-api.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { resolveVerifyConfig } from '../../src/verify/config.ts';
 import { runVerify } from '../../src/verify/runner.ts';
 import { runRpcload } from '../support/cli.ts';

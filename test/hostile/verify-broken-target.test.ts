@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload } from '../support/cli.ts';
 import { rawResponse, startRawServer, type RawRequest, type TestServer } from '../support/http-server.ts';
 

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-result-prop-'));

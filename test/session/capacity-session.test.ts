@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/profile/build-plan.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { capacitySession, type CapacityProgress } from '../../src/session/capacity/capacity-session.ts';
 
 /** The embedded reference server sustains exactly this many calls per second. */

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runSession } from '../../src/session/run-session.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import type { LiveSnapshot } from '../../src/contract/live-snapshot.ts';

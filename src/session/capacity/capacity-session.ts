@@ -15,7 +15,7 @@ import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-setti
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
-import { defaultResultPath, writeResultFile } from '../result/result-file.ts';
+import { defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
 import { openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';

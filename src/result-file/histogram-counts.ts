@@ -7,7 +7,7 @@
  */
 import type { Histograms, RunResult } from '../contract/result-schema.ts';
 import { OUTCOME_UNANSWERED } from '../api/outcome.ts';
-import { decodeHistogramAt } from './compare/decode-histogram.ts';
+import { decodeHistogramAt } from './decode-histogram.ts';
 
 interface Expected {
   readonly pointer: string;
@@ -32,7 +32,12 @@ function expectations(result: RunResult): Expected[] {
   const lagPhases = Object.entries(h.scheduleLagByPhase ?? {});
   for (const [phase, encoded] of lagPhases) {
     const countPointer = `/byPhase/${escape(phase)}/requests`;
-    out.push({ pointer: `/histograms/scheduleLagByPhase/${escape(phase)}`, encoded, countPointer, count: result.byPhase[phase]?.requests ?? -1 });
+    out.push({
+      pointer: `/histograms/scheduleLagByPhase/${escape(phase)}`,
+      encoded,
+      countPointer,
+      count: result.byPhase[phase]?.requests ?? -1,
+    });
   }
   if (h.scheduleLag !== undefined && lagPhases.length > 0) {
     const count = lagPhases.reduce((sum, [phase]) => sum + (result.byPhase[phase]?.requests ?? 0), 0);
@@ -43,7 +48,12 @@ function expectations(result: RunResult): Expected[] {
       const stats = result[section][key];
       const countPointer = `/${section}/${escape(key)}/requests`;
       for (const kind of ['latency', 'serviceTime'] as const) {
-        out.push({ pointer: `/histograms/${section}/${escape(key)}/${kind}`, encoded: pair[kind], countPointer, count: stats?.requests ?? -1 });
+        out.push({
+          pointer: `/histograms/${section}/${escape(key)}/${kind}`,
+          encoded: pair[kind],
+          countPointer,
+          count: stats?.requests ?? -1,
+        });
       }
     }
   }

@@ -7,9 +7,9 @@ import { constants, existsSync } from 'node:fs';
 import { access, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { RpcloadError } from '../../errors.ts';
-import type { RunResult } from '../../contract/result-schema.ts';
-import { redactSecrets } from '../../util/redact.ts';
+import { RpcloadError } from '../errors.ts';
+import type { RunResult } from '../contract/result-schema.ts';
+import { redactSecrets } from '../util/redact.ts';
 
 /** `2026-11-22T12:55:00.123Z` → `20261122T125500Z`: sortable, and safe on every filesystem. */
 export function compactUtcStamp(date: Date): string {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { RESULT_SCHEMA_ID } from '../../src/contract/result-schema.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
-import { writeResultFile } from '../../src/session/result/result-file.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
+import { writeResultFile } from '../../src/result-file/write-result.ts';
 import { sampleResult } from '../support/recorder-fixtures.ts';
 
 let dir: string;
@@ -64,7 +64,9 @@ describe('readResultFile', () => {
   it('gives line and column of broken JSON', async () => {
     const text = '{\n  "schema": "rpcload/result@1",\n  "tool": {,\n}';
     const message = await failureOf('broken.json', text);
-    expect(message).toBe(`${join(dir, 'broken.json')}: not valid JSON at line 3, column 12: expected a property name in double quotes, found ","`);
+    expect(message).toBe(
+      `${join(dir, 'broken.json')}: not valid JSON at line 3, column 12: expected a property name in double quotes, found ","`,
+    );
   });
 
   it.each([
@@ -78,7 +80,9 @@ describe('readResultFile', () => {
   });
 
   it('rejects JSON that is not an object', async () => {
-    expect(await failureOf('array.json', '[1, 2]')).toBe(`${join(dir, 'array.json')}: /: expected an rpcload result file (a JSON object), found an array`);
+    expect(await failureOf('array.json', '[1, 2]')).toBe(
+      `${join(dir, 'array.json')}: /: expected an rpcload result file (a JSON object), found an array`,
+    );
   });
 
   it('lists every schema problem, one line each, with its JSON path', async () => {

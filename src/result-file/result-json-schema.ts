@@ -2,7 +2,7 @@
  * The result file's JSON Schema, generated from its TypeBox schema, and the
  * committed copy's path and text.
  */
-import { RunResultSchema } from './result-schema.ts';
+import { RunResultSchema } from '../contract/result-schema.ts';
 
 /** Where the generated schema is committed (relative to the package root). */
 export const RESULT_SCHEMA_FILE = 'schemas/result.schema.json';

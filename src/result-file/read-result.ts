@@ -39,7 +39,14 @@ export async function readResultFile(path: string): Promise<RunResult> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (err as Error).message;
     throw bad(`${path}: cannot read the result file: ${why}`);
   }
   // Editors on Windows may add a byte order mark; it is not JSON but harmless.
@@ -51,7 +58,10 @@ export async function readResultFile(path: string): Promise<RunResult> {
   if (deep !== null) throw bad(`${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected an rpcload result file`);
   const schema = (value as { schema?: unknown }).schema;
   if (schema !== RESULT_SCHEMA_ID) {
-    const hint = typeof schema === 'string' && schema.startsWith('rpcload/result@') ? ' (written by another rpcload version)' : ' (not an rpcload result file?)';
+    const hint =
+      typeof schema === 'string' && schema.startsWith('rpcload/result@')
+        ? ' (written by another rpcload version)'
+        : ' (not an rpcload result file?)';
     throw bad(`${path}: /schema: expected "${RESULT_SCHEMA_ID}", found ${describeFound(schema)}${hint}`);
   }
   const problems = validateRunResult(value);
@@ -66,5 +76,7 @@ export function assertSameKind(a: { label: string; result: RunResult }, b: { lab
   // Merged files keep their shards' kind; an older 'merge' kind is a load run.
   const kindOf = (result: RunResult): string => (result.run.kind === 'merge' ? 'run' : result.run.kind);
   if (kindOf(a.result) !== kindOf(b.result))
-    throw bad(`${b.label}: /run/kind: expected "${kindOf(a.result)}" like ${a.label}, found "${kindOf(b.result)}": a ${kindOf(b.result)} file cannot be compared with a ${kindOf(a.result)} file`);
+    throw bad(
+      `${b.label}: /run/kind: expected "${kindOf(a.result)}" like ${a.label}, found "${kindOf(b.result)}": a ${kindOf(b.result)} file cannot be compared with a ${kindOf(a.result)} file`,
+    );
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
-import { compactUtcStamp, defaultResultPath, fileSafeName, writeResultFile } from '../../src/session/result/result-file.ts';
+import { compactUtcStamp, defaultResultPath, fileSafeName, writeResultFile } from '../../src/result-file/write-result.ts';
 import { sampleResult } from '../support/recorder-fixtures.ts';
 
 let dir: string;
