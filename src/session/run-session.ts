@@ -29,7 +29,7 @@ import {
   whileServing,
   type MetricsEndpoint,
   type MetricsOptions,
-} from './metrics/metrics-endpoint.ts';
+} from '../prometheus/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;

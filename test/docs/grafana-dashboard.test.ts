@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/metrics/metrics-snapshot.ts';
+import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/prometheus/metrics-snapshot.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { ServerHandle } from '../../src/server/options.ts';

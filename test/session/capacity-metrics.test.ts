@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/metrics/metrics-snapshot.ts';
+import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/prometheus/metrics-snapshot.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import { capacitySession } from '../../src/session/capacity/capacity-session.ts';
 import { counterDecreases, freePort, scrape, sumBy, type Scrape } from '../support/prometheus-text.ts';

@@ -28,7 +28,7 @@ import {
   whileServing,
   type MetricsEndpoint,
   type MetricsOptions,
-} from '../metrics/metrics-endpoint.ts';
+} from '../../prometheus/metrics-endpoint.ts';
 
 export interface CapacitySessionOptions {
   readonly plan: Plan;

@@ -6,8 +6,8 @@
  * lists every metric; the Grafana dashboard and its test rely on the names.
  */
 import { Counter, Gauge, Registry, type Metric } from 'prom-client';
-import { outcomeClass } from '../../api/outcome.ts';
-import type { BucketCounts, MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import { outcomeClass } from '../api/outcome.ts';
+import type { BucketCounts, MetricsSnapshot } from './metrics-snapshot.ts';
 
 /** Labels every series carries: which run, profile and shard it belongs to. */
 export interface RunLabels {

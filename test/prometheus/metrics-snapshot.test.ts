@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLatencyHistogram, recordUs } from '../../src/metrics/hdr.ts';
-import { bucketCounts, sumMetricsSnapshots, type MetricsSnapshot } from '../../src/metrics/metrics-snapshot.ts';
+import { bucketCounts, sumMetricsSnapshots, type MetricsSnapshot } from '../../src/prometheus/metrics-snapshot.ts';
 
 function histogramOf(valuesUs: readonly number[]) {
   const h = createLatencyHistogram();

@@ -6,9 +6,9 @@
  * optionally after a linger so Prometheus gets a last scrape of the final figures.
  */
 import { createServer, type Server } from 'node:http';
-import { RpcloadError } from '../../errors.ts';
-import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
-import type { Plan } from '../../profile/plan.ts';
+import { RpcloadError } from '../errors.ts';
+import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
+import type { Plan } from '../profile/plan.ts';
 import { createMetricsRegistry, type CapacityGauges, type RunLabels } from './metrics-registry.ts';
 
 /** A host and port to listen on (`--metrics-listen`). */

@@ -5,9 +5,9 @@
  * and schedule lag, token, skip and Retry-After figures, per-client counts and a few gauges.
  * Snapshots of worker threads (and of the steps of a capacity search) add up exactly.
  */
-import { valuesAtPercentilesUs, type Histogram } from './hdr.ts';
+import { valuesAtPercentilesUs, type Histogram } from '../metrics/hdr.ts';
 import type { LiveSnapshot } from '../contract/live-snapshot.ts';
-import type { RecorderDimensions } from './sample.ts';
+import type { RecorderDimensions } from '../metrics/sample.ts';
 
 /** Bucket bounds (ms) suited to API latencies: the default of `--metrics-buckets`. */
 export const DEFAULT_METRICS_BUCKETS_MS: readonly number[] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];

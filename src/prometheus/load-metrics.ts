@@ -4,11 +4,11 @@
  * requests in flight and the arrival rate the schedule asks for now. Read when asked (a scrape,
  * or a worker's periodic report), never per request.
  */
-import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
-import type { RunClock } from '../../driver/run-clock.ts';
-import { buildMetricsSnapshot, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
-import type { Recorder } from '../../metrics/recorder.ts';
-import type { PhasePlan } from '../../profile/plan.ts';
+import type { LiveSnapshot } from '../contract/live-snapshot.ts';
+import type { RunClock } from '../driver/run-clock.ts';
+import { buildMetricsSnapshot, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
+import type { Recorder } from '../metrics/recorder.ts';
+import type { PhasePlan } from '../profile/plan.ts';
 
 /** Arrivals per second the schedule asks for at `nowMs` (phases back to back); 0 in a closed phase and after the last. */
 export function offeredArrivalRate(phases: readonly PhasePlan[], nowMs: number): number {
