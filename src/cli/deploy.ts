@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { stringify } from 'yaml';
 import { RpcloadError } from '../errors.ts';
 import { readProfileDocument } from '../profile/load-profile.ts';
-import { kubernetesManifests, profileFacts } from '../session/distributed/kubernetes-manifests.ts';
+import { kubernetesManifests, profileFacts } from '../deploy/kubernetes-manifests.ts';
 import { parseStartAt, resolveRunId } from '../session/distributed/shard-spec.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { TOOL } from '../version.ts';

@@ -24,6 +24,7 @@ const LAYERS = [
   'result-file',
   'prometheus',
   'session',
+  'deploy',
   'results',
   'ui',
   'cli',

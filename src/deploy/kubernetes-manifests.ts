@@ -8,8 +8,8 @@
  * in the tests. Client secrets are never part of the output: the pods read them from a Secret the
  * user creates (see docs/distributed.md).
  */
-import { RpcloadError } from '../../errors.ts';
-import { SHARD_ENV } from './shard-spec.ts';
+import { RpcloadError } from '../errors.ts';
+import { SHARD_ENV } from '../session/distributed/shard-spec.ts';
 
 export interface KubernetesOptions {
   /** Object name prefix (a DNS label): `<name>-profile`, `<name>-shards`, `<name>-merge`, … */
