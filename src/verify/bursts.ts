@@ -4,7 +4,7 @@
  * counter that races under concurrency (ratelimit.concurrent_burst's business) cannot blur them.
  */
 import type { ApiReply } from '../api/http-call.ts';
-import type { Exchange } from './exchange.ts';
+import type { Exchange } from './round-trip.ts';
 import type { CallSpec, CheckContext, Observed } from './check-context.ts';
 import { announcedResetMs } from './verdicts/window-bounds.ts';
 

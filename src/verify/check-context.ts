@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { callApi, type ApiReply } from '../api/http-call.ts';
 import type { ClientPool } from './client-pool.ts';
 import { sleepUntil, type Clock } from './clock.ts';
-import { toExchange, type Exchange } from './exchange.ts';
+import { toExchange, type Exchange } from './round-trip.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
 

@@ -5,7 +5,7 @@
 import { excerptBody } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import { contentTypeOf } from '../exchange.ts';
+import { contentTypeOf } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { judgePayloadLimit, payloadBracket, payloadResult, type PayloadProbe } from '../verdicts/payload-limit.ts';
 

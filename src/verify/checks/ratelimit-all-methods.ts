@@ -4,7 +4,7 @@
  */
 import { awaitReadmission, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../verdicts/ratelimit-all-methods.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';

@@ -4,7 +4,7 @@
  */
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { attemptIsInconclusive, judgePerClient, type PerClientAttempt } from '../verdicts/ratelimit-per-client.ts';
 import { announcedResetMs, tooSlowToJudge } from '../verdicts/window-bounds.ts';

@@ -4,7 +4,7 @@
  */
 import { awaitReadmission, pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { judgeThreshold, nextBurst, summarizeBurst } from '../verdicts/ratelimit-threshold.ts';
 import type { BurstRecord, LoadRecord } from '../verdicts/threshold-records.ts';

@@ -2,7 +2,7 @@
  * `ratelimit.all_methods`: ⌈limit/2⌉ requests on one method and ⌊limit/2⌋ on another are all
  * admitted, and the next one is refused: one quota across methods. Requests are sequential.
  */
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';

@@ -2,7 +2,7 @@
  * `ratelimit.concurrent_burst`: 1.5 × limit requests in flight at once from an idle client
  * admit at most `limit`.
  */
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset } from './window-bounds.ts';

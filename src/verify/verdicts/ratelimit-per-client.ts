@@ -5,7 +5,7 @@
  * token must still be refused (else a window boundary passed and the attempt proves nothing).
  */
 import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import { fail, pass, skip } from '../verdict.ts';
 
 export interface PerClientAttempt {

@@ -4,7 +4,7 @@
  * informational unless strict: a probe one second early on a refusal of its own shows whether
  * Retry-After overstates the wait by more than whole-second rounding explains.
  */
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 export interface HonourSample {

@@ -9,7 +9,7 @@
  * a whole window of rest.
  */
 import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { loadFindings } from './threshold-load.ts';
 import type { BurstRecord, BurstSummary, ThresholdObservation } from './threshold-records.ts';

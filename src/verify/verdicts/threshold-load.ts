@@ -5,7 +5,7 @@
  * request sent just before a boundary may be counted just after it. Where requests are counted
  * within a window, only those surely inside it by their send and receipt times count.
  */
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 import type { BurstSummary, ThresholdObservation } from './threshold-records.ts';
 import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
 

@@ -3,7 +3,7 @@
  * continued load after them. The verdict (ratelimit-threshold.ts) and the load reading
  * (threshold-load.ts) both read these.
  */
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 
 export interface BurstRecord {
   /**

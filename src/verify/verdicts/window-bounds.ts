@@ -4,7 +4,7 @@
  * (t + RA − 1 s, t + RA], with floor in [t + RA, t + RA + 1 s), where t is when the server
  * decided, somewhere between our send and our receipt.
  */
-import type { Exchange } from '../exchange.ts';
+import type { Exchange } from '../round-trip.ts';
 
 const ROUNDING_MS = 1000;
 

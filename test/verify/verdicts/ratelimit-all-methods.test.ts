@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../../../src/verify/verdicts/ratelimit-all-methods.ts';
-import { admitted, ex } from '../../support/verify-exchanges.ts';
+import { admitted, ex } from '../../support/round-trips.ts';
 
 /** 5 × ping, 5 × echo, then `after` (admitted count before the refusal beyond the 10). */
 function attemptOf(kind: MethodsAttempt['kind'], fromMs: number, admittedCount: number, retryAfterS = 1): MethodsAttempt {

@@ -4,7 +4,7 @@ import {
   judgeConcurrentBurst,
   type ConcurrentAttempt,
 } from '../../../src/verify/verdicts/ratelimit-concurrent-burst.ts';
-import { ex } from '../../support/verify-exchanges.ts';
+import { ex } from '../../support/round-trips.ts';
 
 /** 15 requests sent within 2 ms: `admittedCount` admitted, the rest refused (answered ~20 ms later). */
 function attemptOf(kind: ConcurrentAttempt['kind'], fromMs: number, admittedCount: number, failed = 0): ConcurrentAttempt {

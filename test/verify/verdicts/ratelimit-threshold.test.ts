@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../../src/verify/exchange.ts';
+import type { Exchange } from '../../../src/verify/round-trip.ts';
 import { burstIsAmbiguous, judgeThreshold, nextBurst } from '../../../src/verify/verdicts/ratelimit-threshold.ts';
 import type { BurstRecord, ThresholdObservation } from '../../../src/verify/verdicts/threshold-records.ts';
-import { admitted, ex, refused } from '../../support/verify-exchanges.ts';
+import { admitted, ex, refused } from '../../support/round-trips.ts';
 
 /** A burst of `n` admissions 1 ms apart from `fromMs`, ended by a refusal announcing `retryAfterS`. */
 function burst(

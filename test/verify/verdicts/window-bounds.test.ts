@@ -6,7 +6,7 @@ import {
   resetLowerBoundMs,
   tooSlowToJudge,
 } from '../../../src/verify/verdicts/window-bounds.ts';
-import { admitted, ex } from '../../support/verify-exchanges.ts';
+import { admitted, ex } from '../../support/round-trips.ts';
 
 describe('window bounds from Retry-After', () => {
   it.each([

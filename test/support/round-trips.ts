@@ -1,4 +1,4 @@
-import type { Admission, Exchange } from '../../src/verify/exchange.ts';
+import type { Admission, Exchange } from '../../src/verify/round-trip.ts';
 
 /** One exchange for a verdict table: sent at `sentMs`, answered 1 ms later unless told. */
 export function ex(
