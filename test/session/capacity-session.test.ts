@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import { validateRunResult } from '../../src/result-file/validate-result.ts';
-import { capacitySession, type CapacityProgress } from '../../src/session/capacity/capacity-session.ts';
+import type { CapacityProgress } from '../../src/contract/live-view.ts';
+import { capacitySession } from '../../src/session/capacity/capacity-session.ts';
 
 /** The embedded reference server sustains exactly this many calls per second. */
 const TRUE_CAPACITY = 200;
