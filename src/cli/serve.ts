@@ -1,23 +1,13 @@
 /** `rpcload serve`: the reference server, its rate limit, clients, TLS and faults set by flags. */
 import { readFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
-import { formatDurationMs } from '../util/duration.ts';
 import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
-import {
-  FAULTS,
-  LIMITER_ALGORITHMS,
-  type ClientCredential,
-  type FaultName,
-  type ServerHandle,
-  type ServerOptions,
-} from '../server/options.ts';
+import { FAULTS, LIMITER_ALGORITHMS, type ClientCredential, type FaultName, type ServerOptions } from '../server/options.ts';
 import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
-import { startServer } from '../server/start-server.ts';
+import { serveSession } from '../session/serve-session.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import { abortOnFirstSignal } from './signals.ts';
 
 interface ServeFlags {
   port: number;
@@ -165,65 +155,6 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
   };
 }
 
-/** A few stderr lines saying what is being served (never a secret). */
-function summary(options: ServerOptions): string {
-  const who: string[] = [];
-  if (options.clients) who.push(`${options.clients.length} registered`);
-  const pattern = options.clientPattern ?? (options.clients ? undefined : DEMO_CLIENT_PATTERN);
-  if (pattern === DEMO_CLIENT_PATTERN)
-    who.push(`any ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}…"`).join(' or ')} ID with the demo secret (see --help)`);
-  else if (pattern) who.push(`any "${pattern.prefix}…" ID`);
-  return [
-    `rpcload serve: rate limit ${options.limit} per ${formatDurationMs(options.windowMs!)} per client (${options.algorithm}), payload limit ${options.payloadLimitBytes} bytes`,
-    `rpcload serve: clients: ${who.join(' + ')}; token method ${options.tokenMethod}, tokens live ${options.tokenTtlS}s`,
-    ...(options.capacity === undefined
-      ? []
-      : [
-          `rpcload serve: service capacity ${options.capacity.ratePerS}/s (${options.capacity.workers} workers, FIFO queue${options.capacity.maxQueueMs == null ? '' : `, shedding past ${formatDurationMs(options.capacity.maxQueueMs)}`})`,
-        ]),
-    `rpcload serve: faults: ${options.faults?.length ? options.faults.join(', ') : 'none'}; Ctrl-C to stop`,
-  ].join('\n');
-}
-
-/** The self-signed certificate, written where `run --ca` / `verify --ca` can read it. */
-async function writeServedCertificate(server: ServerHandle, caOut: string | undefined): Promise<string> {
-  const path = caOut ?? join(tmpdir(), `rpcload-serve-${server.port}-ca.pem`);
-  await writeFile(path, server.certPem!, 'utf8').catch((err: unknown) => {
-    throw new RpcloadError('write_failed', `--ca-out: cannot write ${path}: ${describeError(err)}`);
-  });
-  return path;
-}
-
-/**
- * A command to paste into another terminal: a one-line load test of this server. The demo secret
- * is public (it is in --help); a registered or custom secret is never printed.
- */
-function tryCommand(options: ServerOptions, url: string, caFile: string | null): string {
-  const registered = options.clients?.[0];
-  const client =
-    options.clientPattern !== undefined
-      ? `--client ${options.clientPattern.prefix}1 --secret-env CLIENT_SECRET`
-      : registered !== undefined
-        ? `--client ${registered.id} --secret-env CLIENT_SECRET`
-        : `--client ${DEMO_CLIENT_PATTERN.prefix}1:${DEMO_CLIENT_PATTERN.secret}`;
-  const method = options.tokenMethod === undefined || options.tokenMethod === 'auth.token' ? '' : ` --token-method ${options.tokenMethod}`;
-  const trust = caFile === null ? (url.startsWith('https:') ? ' --insecure' : '') : ` --ca ${caFile}`;
-  return `npx rpcload run --target ${url} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
-
 /** `rpcload serve` — the reference server, until SIGINT/SIGTERM. */
 export function registerServeCommand(program: Command): void {
   program
@@ -290,18 +221,16 @@ export function registerServeCommand(program: Command): void {
     )
     .addHelpText('after', faultHelp())
     .action(async (flags: ServeFlags) => {
-      const options = serverOptionsFromFlags(flags);
       // Listen for signals before announcing the URL: whoever parses that line may stop us at once.
-      const stopped = untilSignal();
-      const server = await startServer(options);
-      const caFile = server.certPem === undefined || flags.cert !== undefined ? null : await writeServedCertificate(server, flags.caOut);
-      process.stdout.write(`rpcload serve: listening on ${server.url}\n`);
-      process.stderr.write(`${summary(options)}\n`);
-      if (caFile !== null) process.stderr.write(`rpcload serve: certificate written to ${caFile} (trust it with --ca ${caFile})\n`);
-      process.stderr.write(`rpcload serve: try  ${tryCommand(options, server.url, caFile)}\n`);
-      const signal = await stopped;
-      process.stderr.write(`rpcload serve: ${signal}, closing\n`);
-      await server.close();
-      if (caFile !== null && flags.caOut === undefined) await rm(caFile, { force: true });
+      const signal = abortOnFirstSignal((name) => process.stderr.write(`rpcload serve: ${name}, closing\n`));
+      await serveSession({
+        server: serverOptionsFromFlags(flags),
+        caOut: flags.caOut,
+        signal,
+        onListening: (url, notes) => {
+          process.stdout.write(`rpcload serve: listening on ${url}\n`);
+          process.stderr.write(`${notes.join('\n')}\n`);
+        },
+      });
     });
 }
