@@ -9,7 +9,7 @@ import type { CheckContext } from './check-context.ts';
 import type { AuthObservation } from './verdicts/auth.ts';
 
 export async function observeAuth(check: CheckContext, authorization: string | null): Promise<AuthObservation> {
-  const { exchange, reply } = await check.call({
+  const { roundTrip, reply } = await check.call({
     method: check.config.methods[0]!,
     token: null,
     ...(authorization === null ? {} : { authorization }),
@@ -17,8 +17,8 @@ export async function observeAuth(check: CheckContext, authorization: string | n
   const header = reply.headers['www-authenticate'];
   const raw = header === undefined ? null : Array.isArray(header) ? header.join(', ') : header;
   return {
-    status: exchange.status,
-    outcome: exchange.outcome,
+    status: roundTrip.status,
+    outcome: roundTrip.outcome,
     challenges: parseWwwAuthenticate(header),
     wwwAuthenticate: raw === null ? null : sanitizeText(raw, 200),
     bodyExcerpt: excerptBody(reply.body, 120),

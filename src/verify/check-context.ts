@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { callApi, type ApiReply } from '../api/http-call.ts';
 import type { ClientPool } from './client-pool.ts';
 import { sleepUntil, type Clock } from './clock.ts';
-import { toExchange, type Exchange } from './round-trip.ts';
+import { toRoundTrip, type RoundTrip } from './round-trip.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
 
@@ -36,7 +36,7 @@ export interface CallSpec {
 }
 
 export interface Observed {
-  readonly exchange: Exchange;
+  readonly roundTrip: RoundTrip;
   readonly reply: ApiReply;
 }
 
@@ -80,6 +80,6 @@ export class CheckContext {
       signal: run.signal,
     });
     if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);
-    return { exchange: toExchange(reply, spec.method, this.originMs, run.clock.epochMs()), reply };
+    return { roundTrip: toRoundTrip(reply, spec.method, this.originMs, run.clock.epochMs()), reply };
   }
 }

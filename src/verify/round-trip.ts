@@ -1,12 +1,12 @@
 /**
- * One request as a rate-limit verdict sees it: a plain record with times relative to the check's
- * start. Verdicts are pure functions over arrays of these.
+ * One round trip (a request and how it ended) as a rate-limit verdict sees it: a plain record with
+ * times relative to the check's start. Verdicts are pure functions over arrays of these.
  */
 import { headerValue, type ApiReply } from '../api/http-call.ts';
 import { OUTCOME_RATE_LIMITED } from '../api/outcome.ts';
 import { parseRetryAfter, type RetryAfter } from '../api/retry-after.ts';
 
-export interface Exchange {
+export interface RoundTrip {
   readonly method: string;
   /** ms since the check started: request sent, response fully received. */
   readonly sentMs: number;
@@ -38,7 +38,7 @@ export function retryAfterOf(reply: Pick<ApiReply, 'headers'>, epochMs: number):
   return parseRetryAfter(reply.headers['retry-after'], epochMs);
 }
 
-export function toExchange(reply: ApiReply, method: string, originMs: number, epochMs: number): Exchange {
+export function toRoundTrip(reply: ApiReply, method: string, originMs: number, epochMs: number): RoundTrip {
   const outcome = reply.transportError ?? reply.classification?.outcome ?? `http:${reply.status}`;
   const retryAfter = retryAfterOf(reply, epochMs);
   return {

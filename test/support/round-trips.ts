@@ -1,11 +1,11 @@
-import type { Admission, Exchange } from '../../src/verify/round-trip.ts';
+import type { Admission, RoundTrip } from '../../src/verify/round-trip.ts';
 
-/** One exchange for a verdict table: sent at `sentMs`, answered 1 ms later unless told. */
+/** One round trip for a verdict table: sent at `sentMs`, answered 1 ms later unless told. */
 export function ex(
   sentMs: number,
   admission: Admission,
   options: { doneMs?: number; retryAfterS?: number | null; method?: string; status?: number } = {},
-): Exchange {
+): RoundTrip {
   const status = options.status ?? (admission === 'refused' ? 429 : admission === 'failed' ? 0 : 200);
   return {
     method: options.method ?? 'ping',
@@ -19,11 +19,11 @@ export function ex(
 }
 
 /** `count` admitted requests one after another from `fromMs`, `stepMs` apart. */
-export function admitted(count: number, fromMs: number, stepMs = 1, method = 'ping'): Exchange[] {
+export function admitted(count: number, fromMs: number, stepMs = 1, method = 'ping'): RoundTrip[] {
   return Array.from({ length: count }, (_, i) => ex(fromMs + i * stepMs, 'admitted', { method }));
 }
 
 /** `count` refusals `stepMs` apart, each announcing `retryAfterS`. */
-export function refused(count: number, fromMs: number, stepMs: number, retryAfterS: number | null = 1): Exchange[] {
+export function refused(count: number, fromMs: number, stepMs: number, retryAfterS: number | null = 1): RoundTrip[] {
   return Array.from({ length: count }, (_, i) => ex(fromMs + i * stepMs, 'refused', { retryAfterS }));
 }

@@ -10,7 +10,7 @@ import { ex } from '../../support/round-trips.ts';
 function attemptOf(kind: ConcurrentAttempt['kind'], fromMs: number, admittedCount: number, failed = 0): ConcurrentAttempt {
   return {
     kind,
-    exchanges: Array.from({ length: 15 }, (_, i) =>
+    roundTrips: Array.from({ length: 15 }, (_, i) =>
       ex(fromMs + i / 8, i < failed ? 'failed' : i < failed + admittedCount ? 'admitted' : 'refused', {
         doneMs: fromMs + 20 + i,
         retryAfterS: 1,
