@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { callApi, type ApiReply } from '../api/http-call.ts';
 import type { ClientPool } from './client-pool.ts';
-import { sleepUntil, type Clock } from './clock.ts';
+import { sleepUntilOrThrow, type Clock } from './clock.ts';
 import { toRoundTrip, type RoundTrip } from './round-trip.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
@@ -60,9 +60,9 @@ export class CheckContext {
     return this.run.clock.now() - this.originMs;
   }
 
-  /** Wait until `atMs` since the check started (never earlier, see sleepUntil). */
+  /** Wait until `atMs` since the check started (never earlier, see sleepUntilOrThrow). */
   until(atMs: number): Promise<void> {
-    return sleepUntil(this.run.clock, this.originMs + atMs, this.run.signal);
+    return sleepUntilOrThrow(this.run.clock, this.originMs + atMs, this.run.signal);
   }
 
   async call(spec: CallSpec): Promise<Observed> {
