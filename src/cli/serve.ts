@@ -87,8 +87,8 @@ function perSecond(value: string): number {
   return positiveNumber(value.replace(/\/s$/, ''));
 }
 
-/** `--token-ttl`: whole seconds, because expires_in is. */
-function wholeSeconds(value: string): number {
+/** `--token-ttl` in seconds (not ms): whole seconds, because expires_in is. */
+function wholeSecondsS(value: string): number {
   const ms = durationMs(value);
   if (ms < 1000 || ms % 1000 !== 0)
     throw new InvalidArgumentError(`expected whole seconds (≥ 1s) like 30s or 1h, found ${JSON.stringify(value)}`);
@@ -182,7 +182,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--clients <list>', 'registered clients ID:SECRET[,ID:SECRET…] (repeatable)').argParser(collect))
     .addOption(new Option('--client-pattern <prefix:secret>', 'accept any client ID with this prefix and this one secret'))
     .addOption(new Option('--token-method <name>', 'method name of the token request').default('auth.token'))
-    .addOption(new Option('--token-ttl <duration>', 'access token lifetime (expires_in)').argParser(wholeSeconds).default(3600, '1h'))
+    .addOption(new Option('--token-ttl <duration>', 'access token lifetime (expires_in)').argParser(wholeSecondsS).default(3600, '1h'))
     .addOption(
       new Option('--token-response <shape>', 'token response: inside the API envelope, or bare RFC 6749 JSON')
         .choices(['envelope', 'bare'])
