@@ -15,7 +15,7 @@ type RequestBody = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 
 
 /**
  * Start the reference server in a worker thread, so that a load generator in this thread never
- * shares an event loop with its target. Same contract as startServer; stats, revocation and
+ * shares an event loop with its target. Same interface as startServer; stats, revocation and
  * close travel as messages.
  */
 export function startServerInWorker(options: ServerOptions = {}): Promise<RemoteServerHandle> {

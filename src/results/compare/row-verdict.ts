@@ -1,5 +1,5 @@
 /**
- * Row verdicts, pure:
+ * The verdict of a compare row (a "row verdict", never a check's pass/fail/skip), pure:
  * - `regression`   worse beyond the noise bound AND past a --fail-on limit: fails the comparison
  * - `worse`        worse beyond the noise bound, but no rule's limit is passed (informational)
  * - `improvement`  better beyond the noise bound
@@ -13,7 +13,7 @@ import { exceedsLimit, type MetricRule } from './fail-on.ts';
 export type RowVerdict = 'regression' | 'worse' | 'improvement' | 'within noise' | 'ok' | 'n/a';
 
 /** Most severe first: the order of markdown output and of the summary counts. */
-export const VERDICT_ORDER: readonly RowVerdict[] = ['regression', 'worse', 'improvement', 'within noise', 'ok', 'n/a'];
+export const ROW_VERDICT_ORDER: readonly RowVerdict[] = ['regression', 'worse', 'improvement', 'within noise', 'ok', 'n/a'];
 
 export interface MetricJudgement {
   readonly verdict: RowVerdict;

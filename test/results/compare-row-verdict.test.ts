@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFailOnRule, type MetricRule } from '../../src/results/compare/fail-on.ts';
-import { judgeMetric, judgeStatus } from '../../src/results/compare/verdict.ts';
+import { judgeMetric, judgeStatus } from '../../src/results/compare/row-verdict.ts';
 
 const rules = (...texts: string[]) => texts.map((t) => parseFailOnRule(t) as MetricRule);
 
