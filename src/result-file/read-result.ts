@@ -7,7 +7,7 @@ import { RpcloadError } from '../errors.ts';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../util/json-depth.ts';
 import { locateJsonError } from '../util/json-error-position.ts';
 import { RESULT_SCHEMA_ID, type RunResult } from '../contract/result-schema.ts';
-import { histogramCountProblem } from './histogram-counts.ts';
+import { histogramCountProblem } from './histograms.ts';
 import { describeFound, validateRunResult } from './validate-result.ts';
 
 const bad = (message: string): RpcloadError => new RpcloadError('bad_result', message);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { histogramCountProblem } from '../../src/result-file/histogram-counts.ts';
+import { histogramCountProblem } from '../../src/result-file/histograms.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 const result = makeResult({ seed: 7, rps: 20, durationS: 5, methods: { ping: 2, echo: 1 }, clients: 3 });

@@ -1,5 +1,7 @@
 /**
- * A result file's histograms must describe the same requests as its counts: every request is
+ * A result file's histograms: decoding one, with a corrupt encoding turned into the one-line user
+ * error (exit 2) that names where it was (`base.json: histograms.byMethod["ping"].latency`), and
+ * checking that they describe the same requests as the file's counts. Every request is
  * recorded in the overall, per-method, per-phase, per-outcome and per-client histograms, and every
  * token request in the token histogram. Histograms swapped in from another run (or another
  * section) decode fine and pass the schema, but would turn every percentile that compare, merge
@@ -7,7 +9,17 @@
  */
 import type { Histograms, RunResult } from '../contract/result-schema.ts';
 import { OUTCOME_UNANSWERED } from '../api/outcome.ts';
-import { decodeHistogramAt } from './decode-histogram.ts';
+import { RpcloadError } from '../errors.ts';
+import { decodeHistogram, type Histogram } from '../metrics/hdr.ts';
+
+/** Decode a histogram of a result file; `where` names it in the error when it does not decode. */
+export function decodeHistogramAt(encoded: string, where: string): Histogram {
+  try {
+    return decodeHistogram(encoded);
+  } catch {
+    throw new RpcloadError('bad_result', `${where}: expected an HdrHistogram (compressed base64), found data that does not decode`);
+  }
+}
 
 interface Expected {
   readonly pointer: string;
