@@ -7,7 +7,7 @@
 import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
 import { describeError } from '../../errors.ts';
 import type { CheckResult, CheckVerdict, RunResult, SkipClass, ThresholdResult } from '../../contract/result-schema.ts';
-import type { Shard } from './shard.ts';
+import type { Shard } from './shard-set.ts';
 
 const mergedVerdict = (verdicts: readonly CheckVerdict[]): CheckVerdict =>
   verdicts.includes('fail') ? 'fail' : verdicts.includes('pass') ? 'pass' : 'skip';

@@ -16,8 +16,7 @@ import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumReco
 import { mergeRateLimit } from './merge-rate-limit.ts';
 import { mergeStats, phaseDurationS, sumCounts } from './merge-stats.ts';
 import { mergeTimelines } from './merge-timeline.ts';
-import { checkShardSet } from './shard-set.ts';
-import { toShards, type Shard } from './shard.ts';
+import { checkShardSet, toShards, type Shard } from './shard-set.ts';
 
 export interface MergeOptions {
   /** Merge even when the shards' load shapes differ (the differences become warnings). */
