@@ -151,7 +151,7 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
       : { capacity: { ratePerS: flags.capacity, workers: flags.capacityWorkers, maxQueueMs: flags.maxQueue ?? null } }),
     faults: flags.fault ?? [],
     tls,
-    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    seed: flags.seed,
   };
 }
 

@@ -59,7 +59,7 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
   const labels = { 'app.kubernetes.io/name': 'rpcload', 'app.kubernetes.io/instance': o.name, 'rpcload.dev/run-id': o.runId };
   const metadata = (suffix: string): Record<string, unknown> => ({
     name: `${o.name}-${suffix}`,
-    ...(o.namespace === undefined ? {} : { namespace: o.namespace }),
+    namespace: o.namespace,
     labels,
   });
   const deadlineS = Math.ceil(o.loadDurationMs / 1000) + START_ALLOWANCE_S;
@@ -217,7 +217,7 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
       spec: {
         accessModes: ['ReadWriteMany'],
         resources: { requests: { storage: o.storage } },
-        ...(o.storageClass === undefined ? {} : { storageClassName: o.storageClass }),
+        storageClassName: o.storageClass,
       },
     },
     shards,

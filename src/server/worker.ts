@@ -48,7 +48,7 @@ export function startServerInWorker(options: ServerOptions = {}): Promise<Remote
     return {
       url: message.url,
       port: message.port,
-      ...(message.certPem === undefined ? {} : { certPem: message.certPem }),
+      certPem: message.certPem,
       stats: async () => {
         const reply = await call({ op: 'stats' });
         if (reply.stats === undefined) throw new Error('the server worker sent no stats');

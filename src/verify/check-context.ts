@@ -74,8 +74,8 @@ export class CheckContext {
       method: spec.method,
       body: spec.body ?? '{}',
       token,
-      ...(spec.authorization !== undefined ? { authorization: spec.authorization } : {}),
-      ...(spec.bodyCapBytes !== undefined ? { bodyCapBytes: spec.bodyCapBytes } : {}),
+      authorization: spec.authorization,
+      bodyCapBytes: spec.bodyCapBytes,
       timeoutMs: run.config.requestTimeoutMs,
       signal: run.signal,
     });

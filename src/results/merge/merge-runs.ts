@@ -120,7 +120,7 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
   const merged: RunResult = {
     schema: 'rpcload/result@1',
     tool: { name: TOOL.name, version: TOOL.version },
-    run: { ...mergedRunInfo(shards, startMs), ...(shardSet === null ? {} : { shardSet: shardSet.set }) },
+    run: { ...mergedRunInfo(shards, startMs), shardSet: shardSet?.set },
     config: mergedConfig(shards),
     summary: {
       ...mergeStats(results.map((r) => r.summary), { latency, serviceTime }, durationS),

@@ -359,7 +359,7 @@ class CapacitySearch {
         include429: cap.include429,
       },
       steps: this.steps.map((s) => s.judged.record),
-      ...(usl === undefined ? {} : { usl }),
+      usl,
     };
   }
 
@@ -367,12 +367,12 @@ class CapacitySearch {
     return {
       id: this.id,
       kind: 'capacity',
-      ...(this.options.label === undefined ? {} : { label: this.options.label }),
+      label: this.options.label,
       profile: this.plan.name,
       startedAt: new Date(Number.isNaN(originEpochMs) ? this.startedAt.getTime() : originEpochMs).toISOString(),
       endedAt: status === 'running' ? null : new Date().toISOString(),
       status,
-      ...(failure === undefined ? {} : { failure }),
+      failure,
       target: this.target.url,
       embeddedTarget: this.target.embedded,
       model: this.cap.model,
