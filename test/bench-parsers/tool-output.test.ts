@@ -7,8 +7,7 @@
  * the bench's request (method, path, headers, body), since wrk quietly sends GETs when its
  * script does not load.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autocannonArgv, parseAutocannonJson } from '../bench/autocannon-cli.ts';
@@ -20,6 +19,7 @@ import type { ToolCount } from '../bench/tool-spec.ts';
 import { parseWrkOutput, wrkArgv, writeWrkScript } from '../bench/wrk-cli.ts';
 import { sendJson, startScriptedServer } from '../support/http-server.ts';
 import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_TOKEN}` };
 const DURATION_S = 1;
@@ -32,14 +32,12 @@ const nginx = requireProgram('nginx', {
 });
 
 let target: BenchTarget;
-let workDir: string;
+const workDir = useTempDir('rpcload-bench-parsers-');
 beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'rpcload-bench-parsers-'));
   target = (nginx.path === null ? null : await startNginx(() => undefined, false)) ?? (await startRawResponder());
 });
 afterAll(async () => {
   await target.close();
-  rmSync(workDir, { recursive: true, force: true });
 });
 
 const autocannonCommand = (url: string, connections = CONNECTIONS): string[] =>

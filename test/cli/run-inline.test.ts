@@ -1,5 +1,5 @@
 /** `rpcload run` from flags alone — no profile file — against reference servers, plain and TLS. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +8,9 @@ import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-run-inline-'));
+const dir = useTempDir('rpcload-run-inline-');
 const SECRET = 'inline-secret:with-colon';
 let server: ServerHandle;
 let tlsServer: ServerHandle;

@@ -7,8 +7,7 @@
  * the PATH (failed instead under CI=true; see support/system-program.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,10 +17,11 @@ import { runRpcload } from '../support/cli.ts';
 import { freePort } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
 import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const prometheusProgram = requireProgram('prometheus', { package: 'prometheus' });
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-prometheus-'));
+const dir = useTempDir('rpcload-prometheus-');
 let prometheus: ChildProcess | undefined;
 
 afterAll(async () => {

@@ -4,8 +4,7 @@
  * its type and labels, counters never decrease, and the last scrape equals the result file —
  * in one thread and summed over worker threads.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { parseListenAddress } from '../../src/prometheus/metrics-endpoint.ts';
 import { runSession } from '../../src/session/run-session.ts';
 import { counterDecreases, freePort, scrape, sumBy, type Scrape } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 let server: ServerHandle | undefined;
 afterEach(async () => {
@@ -28,7 +28,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-metrics-'));
+const dir = useTempDir('rpcload-metrics-');
 const RUN_LABELS = ['profile', 'run_id', 'shard'];
 
 /** The metric tables of docs/metrics.md: name → type and labels. */

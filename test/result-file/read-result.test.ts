@@ -1,21 +1,15 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { readResultFile } from '../../src/result-file/read-result.ts';
 import { RESULT_SCHEMA_ID } from '../../src/contract/result-schema.ts';
 import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { writeResultFile } from '../../src/result-file/write-result.ts';
 import { sampleResult } from '../support/recorder-fixtures.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rpcload-read-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('rpcload-read-');
 
 const result = sampleResult();
 

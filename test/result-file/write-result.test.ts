@@ -1,20 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { compactUtcStamp, defaultResultPath, fileSafeName, writeResultFile } from '../../src/result-file/write-result.ts';
 import { sampleResult } from '../support/recorder-fixtures.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rpcload-write-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+beforeEach(() => {
+  dir = useTempDir('rpcload-write-');
 });
 
 const result = sampleResult();

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
@@ -9,6 +8,7 @@ import { renderReport } from '../../src/results/report/render-report.ts';
 import type { CheckResult } from '../../src/contract/result-schema.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /**
  * The report as a person sees it: headless Chromium (Debian's `chromium`, installed by .ci/run;
@@ -64,16 +64,14 @@ function realisticRun(seed: number, medianMs: number) {
 
 describe.skipIf(chromiumProgram.path === null)(`HTML report in headless Chromium${chromiumProgram.skipNote}`, () => {
   let browser: Browser;
-  let dir: string;
+  const dir = useTempDir('rpcload-report-');
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rpcload-report-'));
     browser = await chromium.launch({ executablePath: chromiumProgram.path!, args: HEADLESS_ARGS });
   });
 
   afterAll(async () => {
     await browser?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it.each([

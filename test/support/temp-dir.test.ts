@@ -36,3 +36,9 @@ describe('after that describe', () => {
     expect(existsSync(fileDir)).toBe(true);
   });
 });
+
+describe.concurrent('in concurrent tests', () => {
+  it('refuses: global hooks cannot tell which concurrent test is running', () => {
+    expect(() => useTempDir('rpcload-temp-dir-concurrent-')).toThrow(/concurrent test .* at the file or describe level/);
+  });
+});

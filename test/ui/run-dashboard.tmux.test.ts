@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { RPCLOAD_BIN } from '../support/cli.ts';
 import { COLOUR_SGR, completeFrame, shellQuote, TmuxSession } from '../support/tmux.ts';
 import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /**
  * The run dashboard on a real pseudo-terminal: `rpcload run --ui tui` (the built CLI, against the
@@ -14,7 +14,7 @@ import { requireProgram } from '../support/system-program.ts';
  * run gracefully (aborted result file, exit 130) and leave the terminal as it was found, with the
  * usual summary printed on the normal screen.
  */
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-ui-run-'));
+const dir = useTempDir('rpcload-ui-run-');
 const ROOT = join(import.meta.dirname, '..', '..');
 const tmux = requireProgram('tmux', { package: 'tmux' });
 let session: TmuxSession | null = null;

@@ -9,7 +9,7 @@
  *
  * Not a test (vitest does not collect it): numbers depend on the machine and what else runs.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../../src/contract/result-schema.ts';
@@ -20,6 +20,7 @@ import { shellQuote, TmuxSession } from '../../support/tmux.ts';
 const [runsArg = '5', rate = '2000', duration = '20s', profile = '', sizeArg = '80x24'] = process.argv.slice(2);
 const [width, height] = sizeArg.split('x').map(Number) as [number, number];
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-ui-cost-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 interface Row {
