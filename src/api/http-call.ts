@@ -1,5 +1,5 @@
 /**
- * One API exchange, promise-based: for the verifier and token requests, where clarity beats the
+ * One API call, promise-based: for the verifier and token requests, where clarity beats the
  * last microsecond. (The load driver's hot path uses undici's dispatch handlers instead.)
  */
 import { performance } from 'node:perf_hooks';
@@ -25,7 +25,7 @@ export interface ApiCall {
   readonly httpMethod?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * The whole exchange's deadline (ms), from sending to the body's last byte: a reply that
+   * The whole call's deadline (ms), from sending to the body's last byte: a reply that
    * trickles in slower ends as `transport:timeout`. Default 30,000.
    */
   readonly timeoutMs?: number;
@@ -33,7 +33,7 @@ export interface ApiCall {
   readonly bodyCapBytes?: number;
   /** A body longer than this is cut off: `transport:body_too_large`. Default 16 MiB. */
   readonly maxBodyBytes?: number;
-  /** Aborting cancels the exchange at once (it ends as transport:cancelled). */
+  /** Aborting cancels the call at once (it ends as transport:cancelled). */
   readonly signal?: AbortSignal;
 }
 
@@ -59,10 +59,10 @@ export interface ApiReply {
 const DEFAULT_CAP_BYTES = 1024 * 1024;
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
-/** Outcome of an exchange cancelled through the caller's signal (a stop, not the server's doing). */
+/** Outcome of a call cancelled through the caller's signal (a stop, not the server's doing). */
 export const OUTCOME_CANCELLED = 'transport:cancelled';
 
-/** Why an exchange was cut short by us rather than failed by the server. */
+/** Why a call was cut short by us rather than failed by the server. */
 type CutReason = 'timeout' | 'body_too_large' | 'cancelled';
 
 /** First value of a header that may repeat. */
@@ -79,7 +79,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
   const capBytes = call.bodyCapBytes ?? DEFAULT_CAP_BYTES;
   const maxBodyBytes = Math.max(capBytes, call.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const timeoutMs = call.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-  // undici's headers and body timeouts are idle gaps; this one deadline covers the whole exchange.
+  // undici's headers and body timeouts are idle gaps; this one deadline covers the whole call.
   const cut = new AbortController();
   let cutReason: CutReason | null = null;
   const cutShort = (reason: CutReason): void => {

@@ -43,7 +43,7 @@ const NAMED_TRANSPORT: Readonly<Record<string, string>> = {
 };
 
 /**
- * Outcome key of a failed exchange: a named outcome for timeouts, oversized replies and replies
+ * Outcome key of a failed request: a named outcome for timeouts, oversized replies and replies
  * that are not HTTP; otherwise undici's stable `code` (e.g. transport:UND_ERR_SOCKET) or the
  * system's (transport:ECONNREFUSED).
  */

@@ -92,8 +92,8 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     contentType: 'application/x-www-form-urlencoded',
     headers: { accept: 'application/json' },
     ...(req.clientAuth === 'basic' ? { authorization: `Basic ${basic}` } : {}),
-    ...(req.timeoutMs === undefined ? {} : { timeoutMs: req.timeoutMs }),
-    ...(req.signal === undefined ? {} : { signal: req.signal }),
+    timeoutMs: req.timeoutMs,
+    signal: req.signal,
     bodyCapBytes: 64 * 1024,
     maxBodyBytes: 1024 * 1024,
   });

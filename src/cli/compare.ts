@@ -12,7 +12,7 @@ import { compareRuns } from '../results/compare/compare-runs.ts';
 import { DEFAULT_FAIL_ON, parseFailOnRules } from '../results/compare/fail-on.ts';
 import { renderComparisonMarkdown } from '../results/compare/render-markdown.ts';
 import { renderComparisonTable } from '../results/compare/render-table.ts';
-import { readResultFile } from '../results/read-result.ts';
+import { readResultFile } from '../result-file/read-result.ts';
 import { setExitCode } from './exit.ts';
 import { oneOf } from './parsers.ts';
 

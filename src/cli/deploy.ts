@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { stringify } from 'yaml';
 import { RpcloadError } from '../errors.ts';
 import { readProfileDocument } from '../profile/load-profile.ts';
-import { kubernetesManifests, profileFacts } from '../session/distributed/kubernetes-manifests.ts';
+import { kubernetesManifests, profileFacts } from '../deploy/kubernetes-manifests.ts';
 import { parseStartAt, resolveRunId } from '../session/distributed/shard-spec.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { TOOL } from '../version.ts';
@@ -84,7 +84,7 @@ export function registerDeployCommand(program: Command): void {
       const name = objectName(flags.name ?? facts.name);
       const manifests = kubernetesManifests({
         name,
-        ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
+        namespace: flags.namespace,
         image: flags.image,
         shards: flags.shards,
         profileText: text,
@@ -95,8 +95,8 @@ export function registerDeployCommand(program: Command): void {
         cpu: flags.cpu,
         memory: flags.memory,
         storage: flags.storage,
-        ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
-        ...(flags.metricsPort === undefined ? {} : { metricsPort: flags.metricsPort }),
+        storageClass: flags.storageClass,
+        metricsPort: flags.metricsPort,
       });
       process.stdout.write(manifests.map((manifest) => stringify(manifest, { lineWidth: 0 })).join('---\n'));
     });

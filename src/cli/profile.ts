@@ -1,7 +1,7 @@
 /** `rpcload profile validate FILE…` and `rpcload profile schema`. */
 import type { Command } from 'commander';
 import { ExitCode, RpcloadError } from '../errors.ts';
-import { profileJsonSchemaText } from '../profile/json-schema.ts';
+import { profileJsonSchemaText } from '../profile/profile-schema.ts';
 import { loadPlan } from '../profile/load-profile.ts';
 import type { Plan } from '../profile/plan.ts';
 import { formatDurationMs } from '../util/duration.ts';

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
-import { assertSameKind, readResultFile } from '../results/read-result.ts';
+import { assertSameKind, readResultFile } from '../result-file/read-result.ts';
 import { renderReport } from '../results/report/render-report.ts';
 
 /** The report's default path: the result file's, with .html instead of .json. */

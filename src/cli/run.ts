@@ -9,7 +9,7 @@ import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
 import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
-import { STDOUT_PATH } from '../session/result/result-file.ts';
+import { STDOUT_PATH } from '../result-file/write-result.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';

@@ -1,11 +1,7 @@
 /** `rpcload serve`: the reference server, its rate limit, clients, TLS and faults set by flags. */
 import { readFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
-import { formatDurationMs } from '../util/duration.ts';
 import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
 import {
   FAULTS,
@@ -14,12 +10,12 @@ import {
   STORE_OUTAGE_POLICIES,
   type ClientCredential,
   type FaultName,
-  type ServerHandle,
   type ServerOptions,
 } from '../server/options.ts';
 import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
-import { startServer } from '../server/start-server.ts';
+import { serveSession, type ServeControls } from '../session/serve-session.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import { abortOnFirstSignal } from './signals.ts';
 
 interface ServeFlags {
   port: number;
@@ -103,8 +99,8 @@ function perSecond(value: string): number {
   return positiveNumber(value.replace(/\/s$/, ''));
 }
 
-/** `--token-ttl`: whole seconds, because expires_in is. */
-function wholeSeconds(value: string): number {
+/** `--token-ttl` in seconds (not ms): whole seconds, because expires_in is. */
+function wholeSecondsS(value: string): number {
   const ms = durationMs(value);
   if (ms < 1000 || ms % 1000 !== 0)
     throw new InvalidArgumentError(`expected whole seconds (≥ 1s) like 30s or 1h, found ${JSON.stringify(value)}`);
@@ -167,109 +163,12 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
       : { capacity: { ratePerS: flags.capacity, workers: flags.capacityWorkers, maxQueueMs: flags.maxQueue ?? null } }),
     faults: flags.fault ?? [],
     tls,
-    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    seed: flags.seed,
     replicas: flags.replicas,
     limiterStore: flags.limiterStore,
-    ...(flags.storeFaultFile === undefined ? {} : { storeFaultFile: flags.storeFaultFile }),
+    storeFaultFile: flags.storeFaultFile,
     storeOutagePolicy: flags.storeOutagePolicy,
   };
-}
-
-/** A few stderr lines saying what is being served (never a secret). */
-function summary(options: ServerOptions): string {
-  const who: string[] = [];
-  if (options.clients) who.push(`${options.clients.length} registered`);
-  const pattern = options.clientPattern ?? (options.clients ? undefined : DEMO_CLIENT_PATTERN);
-  if (pattern === DEMO_CLIENT_PATTERN)
-    who.push(`any ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}…"`).join(' or ')} ID with the demo secret (see --help)`);
-  else if (pattern) who.push(`any "${pattern.prefix}…" ID`);
-  return [
-    `rpcload serve: rate limit ${options.limit} per ${formatDurationMs(options.windowMs!)} per client (${options.algorithm}), payload limit ${options.payloadLimitBytes} bytes`,
-    `rpcload serve: clients: ${who.join(' + ')}; token method ${options.tokenMethod}, tokens live ${options.tokenTtlS}s`,
-    ...(options.capacity === undefined
-      ? []
-      : [
-          `rpcload serve: service capacity ${options.capacity.ratePerS}/s (${options.capacity.workers} workers, FIFO queue${options.capacity.maxQueueMs == null ? '' : `, shedding past ${formatDurationMs(options.capacity.maxQueueMs)}`})`,
-        ]),
-    ...deploymentLines(options),
-    `rpcload serve: faults: ${options.faults?.length ? options.faults.join(', ') : 'none'}; Ctrl-C to stop`,
-  ].join('\n');
-}
-
-/** What the replicas, their store and its outage switch are (stderr). */
-function deploymentLines(options: ServerOptions): string[] {
-  const replicas = options.replicas ?? 1;
-  const store =
-    options.limiterStore === 'memory'
-      ? 'each counts in its own memory (a client gets the limit once per replica)'
-      : 'they share one store (one quota per client)';
-  const outage = `store outage (policy ${options.storeOutagePolicy}): ${options.storeFaultFile === undefined ? '' : `while ${options.storeFaultFile} exists, or `}after SIGUSR1 (again to end it)`;
-  return [
-    ...(replicas > 1 ? [`rpcload serve: ${replicas} replicas behind a round-robin front; ${store}`] : []),
-    `rpcload serve: ${outage}; SIGHUP restarts the ${replicas > 1 ? 'replicas' : 'server'} (in-memory counts are lost, a shared store is kept)`,
-  ];
-}
-
-/** The self-signed certificate, written where `run --ca` / `verify --ca` can read it. */
-async function writeServedCertificate(server: ServerHandle, caOut: string | undefined): Promise<string> {
-  const path = caOut ?? join(tmpdir(), `rpcload-serve-${server.port}-ca.pem`);
-  await writeFile(path, server.certPem!, 'utf8').catch((err: unknown) => {
-    throw new RpcloadError('write_failed', `--ca-out: cannot write ${path}: ${describeError(err)}`);
-  });
-  return path;
-}
-
-/**
- * A command to paste into another terminal: a one-line load test of this server. The demo secret
- * is public (it is in --help); a registered or custom secret is never printed.
- */
-function tryCommand(options: ServerOptions, url: string, replicaUrls: readonly string[], caFile: string | null): string {
-  const registered = options.clients?.[0];
-  const client =
-    options.clientPattern !== undefined
-      ? `--client ${options.clientPattern.prefix}1 --secret-env CLIENT_SECRET`
-      : registered !== undefined
-        ? `--client ${registered.id} --secret-env CLIENT_SECRET`
-        : `--client ${DEMO_CLIENT_PATTERN.prefix}1:${DEMO_CLIENT_PATTERN.secret}`;
-  const method = options.tokenMethod === undefined || options.tokenMethod === 'auth.token' ? '' : ` --token-method ${options.tokenMethod}`;
-  const trust = caFile === null ? (url.startsWith('https:') ? ' --insecure' : '') : ` --ca ${caFile}`;
-  const replicas = replicaUrls.map((replica) => ` --replica ${replica}`).join('');
-  return `npx rpcload run --target ${url}${replicas} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
-}
-
-/**
- * SIGUSR1 switches the limiter's store down (again: up); SIGHUP restarts the replicas. Returns a
- * function that stops listening for them.
- */
-function controlBySignals(server: ServerHandle): () => void {
-  const onOutage = (): void => {
-    process.stderr.write(`rpcload serve: SIGUSR1, the limiter's store is now ${server.toggleStoreDown() ? 'down' : 'up'}\n`);
-  };
-  const onRestart = (): void => {
-    server.restart().then(
-      () => process.stderr.write('rpcload serve: SIGHUP, restarted\n'),
-      (err: unknown) => process.stderr.write(`rpcload serve: SIGHUP, restart failed: ${describeError(err)}\n`),
-    );
-  };
-  process.on('SIGUSR1', onOutage);
-  process.on('SIGHUP', onRestart);
-  return () => {
-    process.off('SIGUSR1', onOutage);
-    process.off('SIGHUP', onRestart);
-  };
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
 }
 
 /** `rpcload serve` — the reference server, until SIGINT/SIGTERM. */
@@ -299,7 +198,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--clients <list>', 'registered clients ID:SECRET[,ID:SECRET…] (repeatable)').argParser(collect))
     .addOption(new Option('--client-pattern <prefix:secret>', 'accept any client ID with this prefix and this one secret'))
     .addOption(new Option('--token-method <name>', 'method name of the token request').default('auth.token'))
-    .addOption(new Option('--token-ttl <duration>', 'access token lifetime (expires_in)').argParser(wholeSeconds).default(3600, '1h'))
+    .addOption(new Option('--token-ttl <duration>', 'access token lifetime (expires_in)').argParser(wholeSecondsS).default(3600, '1h'))
     .addOption(
       new Option('--token-response <shape>', 'token response: inside the API envelope, or bare RFC 6749 JSON')
         .choices(['envelope', 'bare'])
@@ -352,21 +251,42 @@ export function registerServeCommand(program: Command): void {
     )
     .addHelpText('after', faultHelp())
     .action(async (flags: ServeFlags) => {
-      const options = serverOptionsFromFlags(flags);
       // Listen for signals before announcing the URL: whoever parses that line may stop us at once.
-      const stopped = untilSignal();
-      const server = await startServer(options);
-      const caFile = server.certPem === undefined || flags.cert !== undefined ? null : await writeServedCertificate(server, flags.caOut);
-      const stopControl = controlBySignals(server);
-      process.stdout.write(`rpcload serve: listening on ${server.url}\n`);
-      server.replicaUrls.forEach((url, i) => process.stdout.write(`rpcload serve: replica ${i + 1} listening on ${url}\n`));
-      process.stderr.write(`${summary(options)}\n`);
-      if (caFile !== null) process.stderr.write(`rpcload serve: certificate written to ${caFile} (trust it with --ca ${caFile})\n`);
-      process.stderr.write(`rpcload serve: try  ${tryCommand(options, server.url, server.replicaUrls, caFile)}\n`);
-      const signal = await stopped;
+      const signal = abortOnFirstSignal((name) => process.stderr.write(`rpcload serve: ${name}, closing\n`));
+      let stopControl = (): void => {};
+      await serveSession({
+        server: serverOptionsFromFlags(flags),
+        caOut: flags.caOut,
+        signal,
+        onListening: ({ url, replicaUrls, notes, controls }) => {
+          stopControl = controlBySignals(controls);
+          process.stdout.write(`rpcload serve: listening on ${url}\n`);
+          replicaUrls.forEach((replica, i) => process.stdout.write(`rpcload serve: replica ${i + 1} listening on ${replica}\n`));
+          process.stderr.write(`${notes.join('\n')}\n`);
+        },
+      });
       stopControl();
-      process.stderr.write(`rpcload serve: ${signal}, closing\n`);
-      await server.close();
-      if (caFile !== null && flags.caOut === undefined) await rm(caFile, { force: true });
     });
+}
+
+/**
+ * SIGUSR1 switches the limiter's store down (again: up); SIGHUP restarts the replicas. Returns a
+ * function that stops listening for them.
+ */
+function controlBySignals(controls: ServeControls): () => void {
+  const onOutage = (): void => {
+    process.stderr.write(`rpcload serve: SIGUSR1, the limiter's store is now ${controls.toggleStoreDown() ? 'down' : 'up'}\n`);
+  };
+  const onRestart = (): void => {
+    controls.restart().then(
+      () => process.stderr.write('rpcload serve: SIGHUP, restarted\n'),
+      (err: unknown) => process.stderr.write(`rpcload serve: SIGHUP, restart failed: ${describeError(err)}\n`),
+    );
+  };
+  process.on('SIGUSR1', onOutage);
+  process.on('SIGHUP', onRestart);
+  return () => {
+    process.off('SIGUSR1', onOutage);
+    process.off('SIGHUP', onRestart);
+  };
 }

@@ -54,3 +54,21 @@ export async function withInterrupt<T>(command: (signal: AbortSignal, stop: () =
     // The watchdog stays armed (unref'd): printing the summary and exiting are part of the stop too.
   }
 }
+
+/**
+ * For `serve`, which has no result file to finish: a signal aborted by the first SIGINT or SIGTERM
+ * (after `onSignal` is told its name). Its handlers are removed then, so a second signal exits
+ * 130 at once through exitOnSignalUntilCommand's handler.
+ */
+export function abortOnFirstSignal(onSignal: (name: NodeJS.Signals) => void): AbortSignal {
+  const abort = new AbortController();
+  const handler = (name: NodeJS.Signals): void => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+    onSignal(name);
+    abort.abort();
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return abort.signal;
+}

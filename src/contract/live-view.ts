@@ -3,6 +3,7 @@
  * it never blocks the driver, and it can always be stopped. Plain progress lines and the blessed
  * dashboard both implement it.
  */
+import type { CapacityStep } from './capacity-schema.ts';
 import type { LiveSnapshot } from './live-snapshot.ts';
 
 export interface RunHeader {
@@ -62,3 +63,35 @@ export interface CheckProgress {
 export interface VerifyView extends LiveView {
   onProgress(record: CheckProgress): void;
 }
+
+/** One step of a capacity search as planned: the load it holds, and the phases that carry it. */
+export interface CapacityStepDefinition {
+  readonly index: number;
+  readonly kind: 'search' | 'confirm';
+  readonly model: 'open' | 'closed';
+  /** Arrivals per second (open model) or users (closed model). */
+  readonly load: number;
+  readonly phase: string;
+  readonly warmUpPhase: string | null;
+  readonly warmUpMs: number;
+  readonly holdMs: number;
+}
+
+/** Where a capacity search stands: the highest load that passed and the lowest that failed so far. */
+export interface CapacityBracket {
+  readonly lastPass: number | null;
+  readonly firstFail: number | null;
+}
+
+/**
+ * What the capacity view is told: a step has started (with its running load to pull snapshots
+ * from), or a step has been judged.
+ */
+export type CapacityProgress =
+  | {
+      readonly kind: 'step-start';
+      readonly step: CapacityStepDefinition;
+      readonly load: Pick<ViewSource, 'snapshot'>;
+      readonly bracket: CapacityBracket;
+    }
+  | { readonly kind: 'step-done'; readonly step: CapacityStep; readonly bracket: CapacityBracket };

@@ -5,7 +5,6 @@
 import { randomInt } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
-import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate.ts';
 import type { HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
@@ -189,6 +188,19 @@ function withTrustOverrides(http: Plan['http'], overrides: PlanOverrides): Plan[
  * Reads `clients.secretsFile` and `http.ca` relative to `source`. Throws a ProfileError listing
  * every problem (exit 2).
  */
+/**
+ * Freeze an object graph (plain objects and arrays; functions are left as they are). The plan is
+ * shared by the driver, the views and the result writer, so no one may change it under another.
+ */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    // Children first: an object frozen earlier (e.g. a parsed threshold) may still hold unfrozen ones.
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export function buildPlan(profile: Profile, options: PlanSource): Plan {
   let value: unknown = profile;
   if (options.env) {

@@ -1,11 +1,13 @@
 /**
- * The resolved plan as plain JSON, for the result file's `config`: every default visible, client
- * secrets replaced by "[redacted]", templates shown as written. Secrets can only hide in the
- * parts a user wrote freely (target URL credentials, token form fields, step args); those are
- * scrubbed by key and by value, the rest is built from known, secret-free fields.
+ * A resolved plan described. As plain JSON, for the result file's `config`: every default visible,
+ * client secrets replaced by "[redacted]", templates shown as written. Secrets can only hide in
+ * the parts a user wrote freely (target URL credentials, token form fields, step args); those are
+ * scrubbed by key and by value, the rest is built from known, secret-free fields. And its phases'
+ * load, in words for people and as the run's timing model.
  */
+import type { RunInfo } from '../contract/result-schema.ts';
 import { redactSecrets, REDACTED } from '../util/redact.ts';
-import type { Plan } from './plan.ts';
+import type { PhasePlan, Plan } from './plan.ts';
 
 export function describePlan(plan: Plan): Record<string, unknown> {
   const secrets = plan.clients.map((client) => client.secret);
@@ -44,4 +46,20 @@ function redactUrlCredentials(target: string): string {
   const url = new URL(target);
   if (url.username === '' && url.password === '') return target;
   return target.replace(/\/\/[^@/]*@/, `//${REDACTED}@`);
+}
+
+/** Human description of phases' load: "rate 100/s", "ramp 10→200/s", "concurrency 8", joined by " · ". */
+export function describeLoad(phases: readonly PhasePlan[]): string {
+  const parts = phases.map(({ load }) => {
+    if (load.kind === 'concurrency') return `concurrency ${load.vus}`;
+    return load.fromPerS === load.toPerS ? `rate ${load.fromPerS}/s` : `ramp ${load.fromPerS}→${load.toPerS}/s`;
+  });
+  return [...new Set(parts)].join(' · ');
+}
+
+/** open (arrival rate), closed (concurrency), or mixed across phases. */
+export function runModel(phases: readonly PhasePlan[]): RunInfo['model'] {
+  const kinds = new Set(phases.map((phase) => phase.load.kind));
+  if (kinds.size > 1) return 'mixed';
+  return kinds.has('concurrency') ? 'closed' : 'open';
 }

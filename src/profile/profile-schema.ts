@@ -190,6 +190,15 @@ export const ProfileSchema = Type.Object(
 );
 
 export type Profile = Static<typeof ProfileSchema>;
+
+/**
+ * The profile JSON Schema as published in schemas/profile.schema.json and printed by
+ * `rpcload profile schema`: the TypeBox schema serialized (its symbol keys drop out) under the
+ * draft-07 dialect, whose keywords TypeBox emits.
+ */
+export function profileJsonSchemaText(): string {
+  return `${JSON.stringify({ $schema: 'http://json-schema.org/draft-07/schema#', ...ProfileSchema }, null, 2)}\n`;
+}
 export type ClientsSettings = Static<typeof ClientsSchema>;
 export type ClientPatternSettings = Static<typeof ClientPatternSchema>;
 export type ScenarioSettings = Static<typeof ScenarioSchema>;

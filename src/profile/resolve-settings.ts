@@ -97,7 +97,7 @@ export function resolveServer(
       : {
           capacity: {
             ratePerS: server.capacity.rate,
-            ...(server.capacity.workers === undefined ? {} : { workers: server.capacity.workers }),
+            workers: server.capacity.workers,
             maxQueueMs:
               server.capacity.maxQueue === undefined
                 ? null

@@ -1,5 +1,5 @@
 /**
- * The reference server's contract: options, handle and stats. Every other module's tests start
+ * The reference server's interface: options, handle and stats. Every other module's tests start
  * the server through this interface, so changes here are deliberate.
  */
 import type { ServiceCapacitySettings } from './service-capacity.ts';

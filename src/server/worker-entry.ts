@@ -23,7 +23,7 @@ try {
       });
     }
   });
-  post({ type: 'ready', url: handle.url, port: handle.port, ...(handle.certPem === undefined ? {} : { certPem: handle.certPem }) });
+  post({ type: 'ready', url: handle.url, port: handle.port, certPem: handle.certPem });
 } catch (err) {
   post({ type: 'failed', message: describeError(err), ...(err instanceof RpcloadError ? { code: err.code } : {}) });
   port.close();

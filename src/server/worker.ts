@@ -15,7 +15,7 @@ type RequestBody = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 
 
 /**
  * Start the reference server in a worker thread, so that a load generator in this thread never
- * shares an event loop with its target. Same contract as startServer; stats, revocation and
+ * shares an event loop with its target. Same interface as startServer; stats, revocation and
  * close travel as messages.
  */
 export function startServerInWorker(options: ServerOptions = {}): Promise<RemoteServerHandle> {
@@ -48,7 +48,7 @@ export function startServerInWorker(options: ServerOptions = {}): Promise<Remote
     return {
       url: message.url,
       port: message.port,
-      ...(message.certPem === undefined ? {} : { certPem: message.certPem }),
+      certPem: message.certPem,
       stats: async () => {
         const reply = await call({ op: 'stats' });
         if (reply.stats === undefined) throw new Error('the server worker sent no stats');

@@ -7,12 +7,12 @@ import type { LiveSnapshot } from '../contract/live-snapshot.ts';
 import { planMethods } from '../driver/compiled-plan.ts';
 import { RunClock } from '../driver/run-clock.ts';
 import { runLoad } from '../driver/run-load.ts';
-import type { MetricsReadOptions, MetricsSnapshot } from '../metrics/metrics-snapshot.ts';
+import type { MetricsReadOptions, MetricsSnapshot } from '../prometheus/metrics-snapshot.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { Recorder } from '../metrics/recorder.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
 import type { Plan } from '../profile/plan.ts';
-import { newInFlightProbe, readLoadMetrics } from './metrics/load-metrics.ts';
+import { newInFlightProbe, readLoadMetrics } from '../prometheus/load-metrics.ts';
 import { LoadWorkers } from './workers/load-workers.ts';
 import { usableWorkers } from './workers/shard-plan.ts';
 

@@ -10,17 +10,16 @@ import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
 import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
-import { describePlan } from '../profile/describe-plan.ts';
+import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
 import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, type ShardSpec } from './distributed/shard-spec.ts';
 import { registerSecret } from '../util/redact.ts';
-import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
-import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
 import { openTarget, type Target } from './target.ts';
 import {
@@ -29,7 +28,7 @@ import {
   whileServing,
   type MetricsEndpoint,
   type MetricsOptions,
-} from './metrics/metrics-endpoint.ts';
+} from '../prometheus/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;
@@ -222,12 +221,12 @@ class RunRecord {
     return {
       id: this.id,
       kind: 'run',
-      ...(this.label === undefined ? {} : { label: this.label }),
+      label: this.label,
       profile: this.plan.name,
       startedAt: new Date(clock.started ? clock.originEpochMs : this.startedAt.getTime()).toISOString(),
       endedAt: status === 'running' ? null : new Date().toISOString(),
       status,
-      ...(failure === undefined ? {} : { failure }),
+      failure,
       target: this.target.url,
       embeddedTarget: this.target.embedded,
       model: runModel(this.plan.phases),

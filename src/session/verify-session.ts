@@ -15,7 +15,7 @@ import { resolveVerifyConfig, type VerifyConfig, type VerifyFlags } from '../ver
 import { runVerify, type VerifyReport } from '../verify/runner.ts';
 import { judgeVerifyOutcome, type VerifyOutcome } from '../verify/skip-policy.ts';
 import { buildRunResult } from './result/build-result.ts';
-import { assertResultPathWritable, defaultResultPath, writeFinalResultFile } from './result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, writeFinalResultFile } from '../result-file/write-result.ts';
 import { openTarget } from './target.ts';
 
 export interface VerifySessionOptions {

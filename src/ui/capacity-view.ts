@@ -5,9 +5,8 @@
  * the steps so far stay on screen above the current one. Plain mode prints the start and the row
  * of each step on stderr; `none` prints nothing.
  */
-import type { LiveView } from '../contract/live-view.ts';
+import type { CapacityBracket, CapacityProgress, LiveView } from '../contract/live-view.ts';
 import { capacityStepRows } from '../results/capacity-summary.ts';
-import type { Bracket, CapacityProgress } from '../session/capacity/capacity-session.ts';
 import { createRunView } from './create-view.ts';
 import type { UiMode } from './ui-mode.ts';
 
@@ -19,7 +18,7 @@ export interface CapacityView {
 
 const writeLine = (line: string): void => void process.stderr.write(`${line}\n`);
 
-function bracketText(bracket: Bracket, unit: string): string {
+function bracketText(bracket: CapacityBracket, unit: string): string {
   const show = (n: number | null): string => (n === null ? '–' : `${n}${unit}`);
   return `bracket [${show(bracket.lastPass)}, ${show(bracket.firstFail)}]`;
 }

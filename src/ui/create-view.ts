@@ -4,7 +4,7 @@
  * plain lines, since escape sequences there help nobody. Plain progress goes to stderr so stdout
  * stays clean for the summary or --json.
  */
-import { createPlainChecks } from './checks/plain-checks.ts';
+import { createPlainChecks } from './checks/check-lines.ts';
 import { createPlainProgress } from './plain-progress.ts';
 import { createRunDashboard } from './run-dashboard.ts';
 import { colourAllowed } from '../util/terminal-style.ts';

@@ -4,15 +4,15 @@
  * counter that races under concurrency (ratelimit.concurrent_burst's business) cannot blur them.
  */
 import type { ApiReply } from '../api/http-call.ts';
-import type { Exchange } from './exchange.ts';
+import type { RoundTrip } from './round-trip.ts';
 import type { CallSpec, CheckContext, Observed } from './check-context.ts';
 import { announcedResetMs } from './verdicts/window-bounds.ts';
 
 export interface Run {
   /** In send order. */
-  readonly exchanges: readonly Exchange[];
+  readonly roundTrips: readonly RoundTrip[];
   /** The first refusal received, when one came. */
-  readonly refusal: Exchange | null;
+  readonly refusal: RoundTrip | null;
   /** Why the run stopped: a refusal, a request without a limiter verdict, or the request cap. */
   readonly stop: 'refused' | 'failed' | 'cap';
   /** The reply of the last admitted request, and the one that ended the run (or the last). */
@@ -33,26 +33,26 @@ export async function sendUntilRefused(
   concurrency = 1,
   baseUrl?: string,
 ): Promise<Run> {
-  const exchanges: Exchange[] = [];
+  const roundTrips: RoundTrip[] = [];
   let stop: Run['stop'] = 'cap';
-  let refusal: Exchange | null = null;
+  let refusal: RoundTrip | null = null;
   let lastAdmittedReply: ApiReply | null = null;
   let lastReply: ApiReply | null = null;
   let sent = 0;
   const worker = async (): Promise<void> => {
     while (stop === 'cap' && sent < maxRequests) {
-      const { exchange, reply } = await check.call({ method: methodAt(sent++), clientId, ...(baseUrl === undefined ? {} : { baseUrl }) });
-      exchanges.push(exchange);
-      if (exchange.admission === 'admitted') lastAdmittedReply = reply;
+      const { roundTrip, reply } = await check.call({ method: methodAt(sent++), clientId, baseUrl });
+      roundTrips.push(roundTrip);
+      if (roundTrip.admission === 'admitted') lastAdmittedReply = reply;
       if (stop !== 'cap') continue;
       lastReply = reply;
-      if (exchange.admission === 'refused') [stop, refusal] = ['refused', exchange];
-      else if (exchange.admission === 'failed') stop = 'failed';
+      if (roundTrip.admission === 'refused') [stop, refusal] = ['refused', roundTrip];
+      else if (roundTrip.admission === 'failed') stop = 'failed';
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
-  exchanges.sort((a, b) => a.sentMs - b.sentMs);
-  return { exchanges, refusal, stop, lastAdmittedReply, lastReply };
+  roundTrips.sort((a, b) => a.sentMs - b.sentMs);
+  return { roundTrips, refusal, stop, lastAdmittedReply, lastReply };
 }
 
 /**
@@ -67,15 +67,15 @@ export async function awaitReadmission(
   method: string,
   resetMs: number,
   intervalMs: number,
-): Promise<{ readonly exchanges: Exchange[]; readonly stop: 'admitted' | 'failed' | 'not-readmitted' }> {
-  const exchanges: Exchange[] = [];
+): Promise<{ readonly roundTrips: RoundTrip[]; readonly stop: 'admitted' | 'failed' | 'not-readmitted' }> {
+  const roundTrips: RoundTrip[] = [];
   await check.until(resetMs);
   for (;;) {
-    const { exchange } = await check.call({ method, clientId });
-    exchanges.push(exchange);
-    if (exchange.admission !== 'refused') return { exchanges, stop: exchange.admission };
-    if (exchange.sentMs > resetMs + check.config.windowMs) return { exchanges, stop: 'not-readmitted' };
-    await check.until(exchange.sentMs + intervalMs);
+    const { roundTrip } = await check.call({ method, clientId });
+    roundTrips.push(roundTrip);
+    if (roundTrip.admission !== 'refused') return { roundTrips, stop: roundTrip.admission };
+    if (roundTrip.sentMs > resetMs + check.config.windowMs) return { roundTrips, stop: 'not-readmitted' };
+    await check.until(roundTrip.sentMs + intervalMs);
   }
 }
 
@@ -89,14 +89,14 @@ export async function pacedLoad(
   method: string,
   intervalMs: number,
   untilMs: number,
-): Promise<Exchange[]> {
-  const exchanges: Exchange[] = [];
+): Promise<RoundTrip[]> {
+  const roundTrips: RoundTrip[] = [];
   const startMs = check.elapsed();
   for (let sendAtMs = startMs; sendAtMs <= untilMs; sendAtMs += intervalMs) {
     await check.until(sendAtMs);
-    exchanges.push((await check.call({ method, clientId })).exchange);
+    roundTrips.push((await check.call({ method, clientId })).roundTrip);
   }
-  return exchanges;
+  return roundTrips;
 }
 
 /**
@@ -109,8 +109,8 @@ export async function callPolitely(check: CheckContext, spec: CallSpec): Promise
   const giveUpMs = check.elapsed() + 2 * windowMs;
   for (let refusals = 0; ; refusals++) {
     const observed = await check.call(spec);
-    const { exchange } = observed;
-    if (exchange.admission !== 'refused' || exchange.doneMs > giveUpMs) return { ...observed, refusals };
-    await check.until(Math.max(announcedResetMs(exchange, windowMs), exchange.doneMs + windowMs / limit));
+    const { roundTrip } = observed;
+    if (roundTrip.admission !== 'refused' || roundTrip.doneMs > giveUpMs) return { ...observed, refusals };
+    await check.until(Math.max(announcedResetMs(roundTrip, windowMs), roundTrip.doneMs + windowMs / limit));
   }
 }

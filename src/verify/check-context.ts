@@ -5,8 +5,8 @@
 import type { Dispatcher } from 'undici';
 import { callApi, type ApiReply } from '../api/http-call.ts';
 import type { ClientPool } from './client-pool.ts';
-import { sleepUntil, type Clock } from './clock.ts';
-import { toExchange, type Exchange } from './exchange.ts';
+import { sleepUntilOrThrow, type Clock } from './clock.ts';
+import { toRoundTrip, type RoundTrip } from './round-trip.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
 
@@ -38,7 +38,7 @@ export interface CallSpec {
 }
 
 export interface Observed {
-  readonly exchange: Exchange;
+  readonly roundTrip: RoundTrip;
   readonly reply: ApiReply;
 }
 
@@ -62,9 +62,9 @@ export class CheckContext {
     return this.run.clock.now() - this.originMs;
   }
 
-  /** Wait until `atMs` since the check started (never earlier, see sleepUntil). */
+  /** Wait until `atMs` since the check started (never earlier, see sleepUntilOrThrow). */
   until(atMs: number): Promise<void> {
-    return sleepUntil(this.run.clock, this.originMs + atMs, this.run.signal);
+    return sleepUntilOrThrow(this.run.clock, this.originMs + atMs, this.run.signal);
   }
 
   async call(spec: CallSpec): Promise<Observed> {
@@ -76,12 +76,12 @@ export class CheckContext {
       method: spec.method,
       body: spec.body ?? '{}',
       token,
-      ...(spec.authorization !== undefined ? { authorization: spec.authorization } : {}),
-      ...(spec.bodyCapBytes !== undefined ? { bodyCapBytes: spec.bodyCapBytes } : {}),
+      authorization: spec.authorization,
+      bodyCapBytes: spec.bodyCapBytes,
       timeoutMs: run.config.requestTimeoutMs,
       signal: run.signal,
     });
     if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);
-    return { exchange: toExchange(reply, spec.method, this.originMs, run.clock.epochMs()), reply };
+    return { roundTrip: toRoundTrip(reply, spec.method, this.originMs, run.clock.epochMs()), reply };
   }
 }

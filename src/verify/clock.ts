@@ -17,9 +17,10 @@ export const systemClock: Clock = { now: () => performance.now(), epochMs: () =>
 /**
  * Resolve once `clock.now() >= targetMs`. Timers may fire a little early on a busy event loop,
  * so the clock is checked again after every timer: waiting "exactly N s" means at least N s.
- * Rejects with the signal's reason when aborted.
+ * Rejects with the signal's reason when aborted (the driver's wait for a phase start resolves instead): a check
+ * that is stopped must not go on as if the wait had ended.
  */
-export async function sleepUntil(clock: Clock, targetMs: number, signal?: AbortSignal): Promise<void> {
+export async function sleepUntilOrThrow(clock: Clock, targetMs: number, signal?: AbortSignal): Promise<void> {
   for (;;) {
     signal?.throwIfAborted();
     const remainingMs = targetMs - clock.now();

@@ -5,7 +5,7 @@
  * lines, sanitized; the runner redacts every secret it knows from the evidence.
  */
 import { spawn } from 'node:child_process';
-import { round } from './exchange.ts';
+import { round } from './round-trip.ts';
 import type { HookRun } from './verdicts/hook-runs.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import type { CheckContext } from './check-context.ts';

@@ -1,8 +1,7 @@
 /** Every conformance check definition by id, and the selection verify runs, in report order. */
 import type { CheckDefinition } from './check.ts';
 import { envelope } from './checks/envelope.ts';
-import { authMissingToken } from './checks/auth-missing-token.ts';
-import { authInvalidToken } from './checks/auth-invalid-token.ts';
+import { authInvalidToken, authMissingToken } from './checks/auth.ts';
 import { ratelimitThreshold } from './checks/ratelimit-threshold.ts';
 import { ratelimitResponse } from './checks/ratelimit-response.ts';
 import { ratelimitRetryAfterHonoured } from './checks/ratelimit-retry-after-honoured.ts';

@@ -1,13 +1,13 @@
 /**
  * The bench's tool runners on real output (test/bench itself is not run by vitest): autocannon's
  * CLI and wrk run for 1 s under the measuring wrapper against the bench's own target (nginx when
- * installed, else its raw-socket responder); their parsed figures must be positive and consistent,
+ * it is on the PATH, else its raw-socket responder; under CI=true both nginx and wrk must be
+ * there, see support/system-program.ts); their parsed figures must be positive and consistent,
  * and the wrapper must have measured CPU and a peak RSS. A scripted server checks that both send
  * the bench's request (method, path, headers, body), since wrk quietly sends GETs when its
  * script does not load.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autocannonArgv, parseAutocannonJson } from '../bench/autocannon-cli.ts';
@@ -16,23 +16,28 @@ import { startNginx } from '../bench/nginx-target.ts';
 import { startRawResponder } from '../bench/raw-target.ts';
 import { runTool, type ToolOutcome } from '../bench/run-tool.ts';
 import type { ToolCount } from '../bench/tool-spec.ts';
-import { findWrk, parseWrkOutput, wrkArgv, writeWrkScript } from '../bench/wrk-cli.ts';
+import { parseWrkOutput, wrkArgv, writeWrkScript } from '../bench/wrk-cli.ts';
 import { sendJson, startScriptedServer } from '../support/http-server.ts';
+import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_TOKEN}` };
 const DURATION_S = 1;
 const CONNECTIONS = 8;
-const wrk = findWrk(false, () => undefined);
+const wrkProgram = requireProgram('wrk', { package: 'wrk' });
+const wrk = wrkProgram.path;
+const nginx = requireProgram('nginx', {
+  package: 'nginx-light',
+  withoutIt: 'the bench tool runners are tested against the raw-socket responder',
+});
 
 let target: BenchTarget;
-let workDir: string;
+const workDir = useTempDir('rpcload-bench-parsers-');
 beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'rpcload-bench-parsers-'));
-  target = (await startNginx(() => undefined, false)) ?? (await startRawResponder());
+  target = (nginx.path === null ? null : await startNginx(() => undefined, false)) ?? (await startRawResponder());
 });
 afterAll(async () => {
   await target.close();
-  rmSync(workDir, { recursive: true, force: true });
 });
 
 const autocannonCommand = (url: string, connections = CONNECTIONS): string[] =>
@@ -76,22 +81,22 @@ describe.skipIf(process.platform !== 'linux').concurrent('the bench tool runners
     expect(outcome.run.peakRssMb).toBeGreaterThan(20);
   });
 
+  it.skipIf(wrk === null)(`run wrk and read its text output${wrkProgram.skipNote}`, async () => {
+    const outcome = await runTool({ argv: wrkCommand(wrk!, target.url), deadlineS: 30 }, workDir, 'wrk');
+    expectConsistent(outcome, parseWrkOutput(outcome.stdout));
+  });
+
   it.skipIf(wrk === null)(
-    `run wrk and read its text output${wrk === null ? ' — skipped: wrk is not installed (apt-get install wrk)' : ''}`,
+    `refuses wrk output when its request script did not load (wrk then sends GETs and exits 0)${wrkProgram.skipNote}`,
     async () => {
-      const outcome = await runTool({ argv: wrkCommand(wrk!, target.url), deadlineS: 30 }, workDir, 'wrk');
-      expectConsistent(outcome, parseWrkOutput(outcome.stdout));
+      const broken = join(workDir, 'broken.lua');
+      writeFileSync(broken, 'wrk.headers[[[content-type]]] = "application/json"\n');
+      const argv = wrkArgv(wrk!, { url: `${target.url}${REQUEST_PATH}`, script: broken, connections: 1, durationS: DURATION_S });
+      const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'wrk-broken');
+      expect(outcome.stdout).toMatch(/requests in/);
+      expect(() => parseWrkOutput(outcome.stdout)).toThrow(/did not run the request script/);
     },
   );
-
-  it.skipIf(wrk === null)('refuses wrk output when its request script did not load (wrk then sends GETs and exits 0)', async () => {
-    const broken = join(workDir, 'broken.lua');
-    writeFileSync(broken, 'wrk.headers[[[content-type]]] = "application/json"\n');
-    const argv = wrkArgv(wrk!, { url: `${target.url}${REQUEST_PATH}`, script: broken, connections: 1, durationS: DURATION_S });
-    const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'wrk-broken');
-    expect(outcome.stdout).toMatch(/requests in/);
-    expect(() => parseWrkOutput(outcome.stdout)).toThrow(/did not run the request script/);
-  });
 
   const requestChecks: [string, (url: string) => string[]][] = [['autocannon', (url) => autocannonCommand(url, 1)]];
   if (wrk !== null) requestChecks.push(['wrk', (url) => wrkCommand(wrk, url, 1)]);

@@ -1,13 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { runRpcload } from '../support/cli.ts';
 import { testcases, xmlProblems } from '../support/xml.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-capacity-cli-'));
+const dir = useTempDir('rpcload-capacity-cli-');
 
 /** Four clients of 10 requests/s each against a server that sustains 200/s: the quotas bind first. */
 function quotaProfile(): string {

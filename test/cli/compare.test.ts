@@ -1,18 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeResult } from '../support/result-fixtures.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /** `rpcload compare` over files, as users and CI run it (the built CLI in a child process). */
 describe('rpcload compare', () => {
-  let dir: string;
+  const dir = useTempDir('rpcload-compare-');
   const path = (name: string) => join(dir, name);
   const compare = (...args: string[]) => runRpcload(['compare', ...args], { cwd: dir });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rpcload-compare-'));
     const files: Record<string, unknown> = {
       'base.json': makeResult({ seed: 1 }),
       'same.json': makeResult({ seed: 2 }),
@@ -22,10 +21,6 @@ describe('rpcload compare', () => {
     };
     for (const [name, content] of Object.entries(files)) await writeFile(path(name), JSON.stringify(content));
     await writeFile(path('broken.json'), '{"schema": "rpcload/result@1",');
-  });
-
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('exits 0 for two runs of the same setup, with a plain table on a pipe', async () => {

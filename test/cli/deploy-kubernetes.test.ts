@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -10,6 +9,7 @@ import { Job } from 'kubernetes-models/batch/v1/Job';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { runRpcload } from '../support/cli.ts';
 import { startTestServer } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'k8s-client-secret-value';
 
@@ -53,7 +53,7 @@ const containerOf = (job: Manifest): ContainerSpec =>
 
 describe('rpcload deploy kubernetes', () => {
   it.each([1, 4, 64])('prints manifests for %i shards that validate against the Kubernetes API schema', async (shards) => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-k8s-'));
+    const dir = useTempDir('rpcload-k8s-');
     const profile = writeProfile(dir, 'https://staging.example.test', 64);
     const { code, stdout, stderr } = await runRpcload([
       'deploy',
@@ -89,7 +89,7 @@ describe('rpcload deploy kubernetes', () => {
   });
 
   it('--metrics-port: every shard serves live metrics on that port, with scrape annotations, and still validates', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-k8s-metrics-'));
+    const dir = useTempDir('rpcload-k8s-metrics-');
     const profile = writeProfile(dir, 'https://staging.example.test', 4);
     const { code, stdout } = await runRpcload(['deploy', 'kubernetes', profile, '--shards', '2', '--metrics-port', '9464']);
     expect(code).toBe(0);
@@ -120,7 +120,7 @@ describe('rpcload deploy kubernetes', () => {
   });
 
   it('refuses more shards than client IDs in one line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-k8s-'));
+    const dir = useTempDir('rpcload-k8s-');
     const { code, stderr } = await runRpcload(['deploy', 'kubernetes', writeProfile(dir, 'https://x.test', 3), '--shards', '4']);
     expect(code).toBe(2);
     expect(stderr).toBe('rpcload: --shards 4: the profile has 3 client IDs, so at most 3 shards\n');
@@ -131,7 +131,7 @@ describe('rpcload deploy kubernetes', () => {
   // the merge pod's args. Only the container runtime and the volume are simulated.
   it("the Jobs' own commands, run as the pods would run them, give one merged and judged result", async () => {
     const server = await startTestServer({ limit: 1000, clientPattern: { prefix: 'k-', secret: SECRET } });
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-k8s-'));
+    const dir = useTempDir('rpcload-k8s-');
     const profile = writeProfile(dir, server.url, 4);
     const { stdout } = await runRpcload(['deploy', 'kubernetes', profile, '--shards', '2', '--start-in', '4s']);
     const [, , shardJob, mergeJob] = parseAllDocuments(stdout).map((doc) => doc.toJS() as Manifest);

@@ -5,21 +5,20 @@
  * per-replica reading of the existing checks, `run --replica`, and the flags' rules. Verify runs
  * in a child process against servers in this one (their event loop is idle meanwhile).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CheckResult, RunResult } from '../../src/contract/result-schema.ts';
 import type { ServerOptions } from '../../src/server/options.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
 import { startServeProcess } from '../support/serve-process.ts';
 import { startTestServer } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 // Each test starts the CLI at least once and waits out real windows: more than the default 30 s on a busy machine.
 vi.setConfig({ testTimeout: 90_000 });
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-deployment-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDir('rpcload-deployment-');
 let files = 0;
 
 const SHORT = ['--limit', '10', '--window', '2s'];

@@ -1,14 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { buildResult, fixtureSamples, schemaProblems } from '../support/result-fixtures.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /** `rpcload merge` over files: two shards of one run, split by client. */
 describe('rpcload merge', () => {
-  let dir: string;
+  const dir = useTempDir('rpcload-merge-');
   const options = { seed: 8, durationS: 20, clients: 6 };
   const samples = fixtureSamples(options);
   const shard = (clients: string[], runId: string, thresholds: RunResult['thresholds'] = []) =>
@@ -20,16 +20,11 @@ describe('rpcload merge', () => {
   const merge = (...args: string[]) => runRpcload(['merge', ...args], { cwd: dir });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rpcload-merge-'));
     const threshold = [{ expr: `requests < ${whole.summary.requests - 1}`, actual: 0, ok: true }];
     await writeFile(join(dir, 'a.json'), JSON.stringify(shard(['client-1', 'client-2', 'client-3'], 'a')));
     await writeFile(join(dir, 'b.json'), JSON.stringify(shard(['client-4', 'client-5', 'client-6'], 'b')));
     await writeFile(join(dir, 'a-limit.json'), JSON.stringify(shard(['client-1', 'client-2', 'client-3'], 'a2', threshold)));
     await writeFile(join(dir, 'b-limit.json'), JSON.stringify(shard(['client-4', 'client-5', 'client-6'], 'b2', threshold)));
-  });
-
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('writes one valid result file with the totals and percentiles of the whole run', async () => {

@@ -1,24 +1,19 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeResult } from '../support/result-fixtures.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /** `rpcload report` over files. */
 describe('rpcload report', () => {
-  let dir: string;
+  const dir = useTempDir('rpcload-report-cli-');
   const report = (...args: string[]) => runRpcload(['report', ...args], { cwd: dir });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rpcload-report-cli-'));
     await writeFile(join(dir, 'run.json'), JSON.stringify(makeResult({ seed: 1, durationS: 20 })));
     await writeFile(join(dir, 'base.json'), JSON.stringify(makeResult({ seed: 2, durationS: 20 })));
-  });
-
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('writes the report beside the result file by default', async () => {

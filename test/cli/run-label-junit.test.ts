@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { runRpcload } from '../support/cli.ts';
 import { testcases, xmlProblems } from '../support/xml.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 describe('rpcload run --label --junit', () => {
   it('stores the label in the result file and writes the thresholds and checks as JUnit test cases', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-run-junit-'));
+    const dir = useTempDir('rpcload-run-junit-');
     const out = join(dir, 'run.json');
     const junit = join(dir, 'run.xml');
     const run = await runRpcload([

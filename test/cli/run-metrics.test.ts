@@ -3,16 +3,16 @@
  * are one line on stderr and exit 2, before any load (no result file); a good one serves
  * /metrics during the run and 404 elsewhere.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runRpcload } from '../support/cli.ts';
 import { freePort, parsePrometheusText } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-metrics-cli-'));
+const dir = useTempDir('rpcload-metrics-cli-');
 let blocker: Server | undefined;
 afterEach(async () => {
   await new Promise<void>((resolve) => (blocker === undefined ? resolve() : blocker.close(() => resolve())));

@@ -1,13 +1,13 @@
 /** The first steps `rpcload serve` prints — its ready-to-paste command, its certificate file — work as printed. */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { runRpcload } from '../support/cli.ts';
 import { startServeProcess } from '../support/serve-process.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-serve-first-'));
+const dir = useTempDir('rpcload-serve-first-');
 
 /** The printed `npx rpcload run …` command's arguments, shortened to 1 s and written to `out`. */
 function pastedArgs(printed: string, out: string): string[] {

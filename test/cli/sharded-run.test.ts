@@ -1,10 +1,10 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { runRpcload } from '../support/cli.ts';
 import { startTestServer } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /**
  * One load as four shard processes started the way a Kubernetes Indexed Job starts them (the same
@@ -28,7 +28,7 @@ const refusedOf = (result: RunResult, client: string): number => result.byClient
 
 describe('a run in four shards (Indexed-Job environment), merged', () => {
   it('merges to the shards’ sum and the server’s own counts, with the verdicts of one process, a small start spread and union thresholds', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-shards-'));
+    const dir = useTempDir('rpcload-shards-');
     const shardDir = join(dir, 'results');
     mkdirSync(shardDir);
     const server = await startTestServer({ limit: LIMIT, windowMs: 1000, clientPattern: { prefix: 'c-', secret: 'shard-secret' } });
@@ -145,7 +145,7 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
   }, 90_000);
 
   it('refuses a shard without clients, and a sharded run without a shared run id, in one line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-shards-'));
+    const dir = useTempDir('rpcload-shards-');
     const path = join(dir, 'p.json');
     writeFileSync(path, JSON.stringify({ ...profile('http://127.0.0.1:9'), clients: { pattern: 'c-{n}', count: 2, secret: 's' } }));
     const empty = await runRpcload(['run', path, '--ui', 'none', '--shard', '3/3', '--run-id', 'r1']);

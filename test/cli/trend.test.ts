@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runRpcload } from '../support/cli.ts';
 import { capacityResult } from '../support/capacity-fixtures.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 describe('rpcload trend', () => {
   it('reads a directory, flags the latest run, writes markdown to the job summary and an HTML page, exits 1', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-trend-'));
+    const dir = useTempDir('rpcload-trend-');
     const rates = [300, 306, 294, 303, 297, 250];
     rates.forEach((ratePerS, i) => {
       const result = capacityResult({

@@ -1,8 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
@@ -10,6 +9,7 @@ import { CHECK_IDS } from '../../src/verify/check-ids.ts';
 import { runRpcload } from '../support/cli.ts';
 import { demoClients } from '../support/verify-reference.ts';
 import { testcases, xmlProblems } from '../support/xml.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 interface VerifyJson {
   readonly durationMs: number;
@@ -23,7 +23,7 @@ describe.concurrent('rpcload verify (CLI)', () => {
   let contract: ServerHandle;
   let short: ServerHandle;
   let noChallenge: ServerHandle;
-  let dir: string;
+  const dir = useTempDir('rpcload-verify-cli-');
   beforeAll(async () => {
     // The real contract (100 per 10 s); a short one; one breaking RFC 6750 for missing tokens.
     [contract, short, noChallenge] = await Promise.all([
@@ -31,11 +31,9 @@ describe.concurrent('rpcload verify (CLI)', () => {
       startServer({ limit: 10, windowMs: 1000 }),
       startServer({ limit: 10, windowMs: 1000, faults: ['auth-no-challenge'] }),
     ]);
-    dir = await mkdtemp(join(tmpdir(), 'rpcload-verify-cli-'));
   });
   afterAll(async () => {
     await Promise.all([contract.close(), short.close(), noChallenge.close()]);
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('verifies a conformant server at 100 per 10 s with 6 clients in about two windows', { timeout: 60_000 }, async () => {

@@ -5,8 +5,7 @@
  * CLI refuses (exit 2) or that crashes fails the test, so the docs cannot drift from the code.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,10 +13,11 @@ import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { RPCLOAD_BIN } from '../support/cli.ts';
 import { boundedCommand, jsonExampleAfter, shellExamples } from '../support/doc-examples.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'docs-example-secret';
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-docs-'));
+const dir = useTempDir('rpcload-docs-');
 const binDir = join(dir, 'bin');
 
 /** `rpcload` and `npx rpcload` on PATH, both the built CLI of this checkout. */

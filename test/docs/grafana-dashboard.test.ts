@@ -3,12 +3,11 @@
  * data-source variable, with the panels docs/metrics.md promises, and every metric its PromQL
  * names is one a real run's /metrics actually serves.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/metrics/metrics-snapshot.ts';
+import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/prometheus/metrics-snapshot.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
@@ -16,6 +15,7 @@ import { startServer } from '../../src/server/start-server.ts';
 import { runSession } from '../../src/session/run-session.ts';
 import { freePort, scrape, type Scrape } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 interface Target {
   readonly expr: string;
@@ -41,6 +41,8 @@ const exprs = targets.map((t) => t.expr);
 
 let server: ServerHandle;
 let last: Scrape;
+const dir = useTempDir('rpcload-dashboard-');
+
 beforeAll(async () => {
   // A short run with a 429 or two and per-client series, scraped during its linger.
   server = await startServer({ limit: 5, windowMs: 1000 });
@@ -59,7 +61,7 @@ beforeAll(async () => {
   let ended = false;
   const session = runSession({
     plan,
-    outPath: join(mkdtempSync(join(tmpdir(), 'rpcload-dashboard-')), 'run.json'),
+    outPath: join(dir, 'run.json'),
     signal: new AbortController().signal,
     createView: () => ({ start: () => undefined, stop: () => undefined }),
     metrics: { listen: { host: '127.0.0.1', port }, bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 1, lingerMs: 1000 },

@@ -3,12 +3,11 @@
  * the demo profile every second; its HTTP API then reports the run's total requests exactly as
  * the result file counts them (the endpoint lingers after the result is written, so the last
  * scrapes see the final figures), a non-zero 429 counter (the demo's greedy client), and accepts
- * every PromQL expression of the shipped Grafana dashboard.
- * RPCLOAD_SKIP_PROMETHEUS=1 skips it where Prometheus cannot be installed.
+ * every PromQL expression of the shipped Grafana dashboard. Skipped when `prometheus` is not on
+ * the PATH (failed instead under CI=true; see support/system-program.ts).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,10 +16,12 @@ import type { RunResult } from '../../src/contract/result-schema.ts';
 import { runRpcload } from '../support/cli.ts';
 import { freePort } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
+import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const skip = process.env.RPCLOAD_SKIP_PROMETHEUS === '1';
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-prometheus-'));
+const prometheusProgram = requireProgram('prometheus', { package: 'prometheus' });
+const dir = useTempDir('rpcload-prometheus-');
 let prometheus: ChildProcess | undefined;
 
 afterAll(async () => {
@@ -30,15 +31,6 @@ afterAll(async () => {
   await Promise.race([exited, sleep(5000)]);
   if (prometheus.exitCode === null) prometheus.kill('SIGKILL');
 });
-
-/** Fail clearly (not skip) when Prometheus is missing: CI installs it, and this test is the scrape's proof. */
-function requirePrometheus(): void {
-  const found = spawnSync('prometheus', ['--version'], { stdio: 'ignore' });
-  if (found.error !== undefined || found.status !== 0)
-    throw new Error(
-      "this test needs Debian's `prometheus` on PATH (it scrapes a real run): install it with `apt-get install prometheus`, or set RPCLOAD_SKIP_PROMETHEUS=1 to skip it",
-    );
-}
 
 async function startPrometheus(targetPort: number): Promise<string> {
   const port = await freePort();
@@ -58,7 +50,7 @@ async function startPrometheus(targetPort: number): Promise<string> {
   );
   const log = openSync(join(dir, 'prometheus.log'), 'w');
   prometheus = spawn(
-    'prometheus',
+    prometheusProgram.path!,
     [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
     { stdio: ['ignore', log, log] },
   );
@@ -102,55 +94,58 @@ function dashboardExpressions(): string[] {
     .map((t) => t.expr.replaceAll('$__rate_interval', '1m').replace(/\$(run_id|profile|shard)\b/g, '.*'));
 }
 
-describe('a real Prometheus scraping a real run', { timeout: 90_000 }, () => {
-  it.skipIf(skip)('sees the result file’s request count, the 429s of the greedy client, and answers every dashboard query', async () => {
-    requirePrometheus();
-    const metricsPort = await freePort();
-    const api = await startPrometheus(metricsPort);
-    const out = join(dir, 'demo.json');
-    const run = await runRpcload(
-      [
-        'run',
-        join(ROOT, 'profiles/demo.json'),
-        '--duration',
-        '10s',
-        '--ui',
-        'none',
-        '--out',
-        out,
-        '--metrics-listen',
-        `127.0.0.1:${metricsPort}`,
-        '--metrics-linger',
-        '3s',
-      ],
-      { timeoutMs: 60_000 },
-    );
-    expect(run.code, run.stderr).not.toBe(2);
-    const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
-    expect(result.summary.requests).toBeGreaterThan(100);
-    // The endpoint is closed now, so its series are stale: read each counter's highest value instead.
-    const total = 'sum(max_over_time(rpcload_requests_total[5m]))';
-    let seen: number | null = null;
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      seen = await scalar(api, total);
-      if (seen === result.summary.requests) break;
-      await sleep(500);
-    }
-    expect(seen).toBe(result.summary.requests);
-    const limited = await scalar(api, 'sum(max_over_time(rpcload_rate_limited_total[5m]))');
-    expect(limited).toBeGreaterThan(0);
-    const refused = Object.entries(result.summary.outcomes).reduce((n, [k, v]) => n + (outcomeClass(k) === 'rate_limited' ? v : 0), 0);
-    expect(limited).toBe(refused);
-    // The greedy client is client-1 (weight 10): the 429s are its.
-    expect(
-      Object.entries(result.rateLimit!.clients)
-        .filter(([, c]) => c.refused > 0)
-        .map(([id]) => id),
-    ).toEqual(['client-1']);
-    for (const expr of dashboardExpressions()) {
-      const answer = await query(api, expr.replaceAll('[1m]', '[5m]'));
-      expect(answer.status, `${expr}: ${answer.error ?? ''}`).toBe('success');
-    }
-  });
-});
+describe.skipIf(prometheusProgram.path === null)(
+  `a real Prometheus scraping a real run${prometheusProgram.skipNote}`,
+  { timeout: 90_000 },
+  () => {
+    it('sees the result file’s request count, the 429s of the greedy client, and answers every dashboard query', async () => {
+      const metricsPort = await freePort();
+      const api = await startPrometheus(metricsPort);
+      const out = join(dir, 'demo.json');
+      const run = await runRpcload(
+        [
+          'run',
+          join(ROOT, 'profiles/demo.json'),
+          '--duration',
+          '10s',
+          '--ui',
+          'none',
+          '--out',
+          out,
+          '--metrics-listen',
+          `127.0.0.1:${metricsPort}`,
+          '--metrics-linger',
+          '3s',
+        ],
+        { timeoutMs: 60_000 },
+      );
+      expect(run.code, run.stderr).not.toBe(2);
+      const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+      expect(result.summary.requests).toBeGreaterThan(100);
+      // The endpoint is closed now, so its series are stale: read each counter's highest value instead.
+      const total = 'sum(max_over_time(rpcload_requests_total[5m]))';
+      let seen: number | null = null;
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        seen = await scalar(api, total);
+        if (seen === result.summary.requests) break;
+        await sleep(500);
+      }
+      expect(seen).toBe(result.summary.requests);
+      const limited = await scalar(api, 'sum(max_over_time(rpcload_rate_limited_total[5m]))');
+      expect(limited).toBeGreaterThan(0);
+      const refused = Object.entries(result.summary.outcomes).reduce((n, [k, v]) => n + (outcomeClass(k) === 'rate_limited' ? v : 0), 0);
+      expect(limited).toBe(refused);
+      // The greedy client is client-1 (weight 10): the 429s are its.
+      expect(
+        Object.entries(result.rateLimit!.clients)
+          .filter(([, c]) => c.refused > 0)
+          .map(([id]) => id),
+      ).toEqual(['client-1']);
+      for (const expr of dashboardExpressions()) {
+        const answer = await query(api, expr.replaceAll('[1m]', '[5m]'));
+        expect(answer.status, `${expr}: ${answer.error ?? ''}`).toBe('success');
+      }
+    });
+  },
+);

@@ -3,16 +3,15 @@
  * bodies, never-answering servers, garbage), phases end at their duration, requests left
  * unanswered are counted and said, and loads this machine cannot honour are refused up front.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { LoadEngine } from '../../src/driver/engine.ts';
 import { runOpenPhase } from '../../src/driver/open-loop.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload } from '../support/cli.ts';
 import type { TestServer } from '../support/http-server.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
@@ -26,13 +25,10 @@ import {
   trickle,
   type Behaviour,
 } from '../support/stalling-api.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 let server: TestServer | undefined;
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rpcload-deadlines-'));
-  return () => rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('rpcload-deadlines-');
 afterEach(async () => {
   await server?.close();
   server = undefined;

@@ -4,13 +4,13 @@
  * may reach any output: stdout, stderr (progress lines included), the result file, --json, JUnit.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload } from '../support/cli.ts';
 import { rawResponse, startRawServer, type RawRequest, type TestServer } from '../support/http-server.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'Echo+Secret/4f9c=';
 const TOKEN = 'tok.Echoed-8d2e.f00d';
@@ -89,6 +89,10 @@ function expectNoSecret(where: string, text: string): void {
   for (const secret of [SECRET, TOKEN, encodeURIComponent(SECRET)]) expect(text.includes(secret), `${where} holds ${secret}`).toBe(false);
 }
 
+// Tests here run concurrently, and global test hooks cannot tell which one is running: each makes
+// its directory inside this one, which goes when the file is done.
+const root = useTempDir('rpcload-echo-');
+
 describe.concurrent('a server that echoes secrets and tokens', () => {
   it('a token error echoing the secret in error_description: exit 2, one line, no secret (run and verify)', async () => {
     const echoSecret: Echo = (request, socket) =>
@@ -104,7 +108,7 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
     await withEchoServer(
       () => undefined,
       async (server) => {
-        const dir = mkdtempSync(join(tmpdir(), 'rpcload-echo-'));
+        const dir = mkdtempSync(join(root, 'case-'));
         for (const command of ['run', 'verify']) {
           const result = await runRpcload([command, profileFor(dir, server.url), '--out', join(dir, `${command}.json`), '--ui', 'none'], {
             timeoutMs: 90_000,
@@ -122,7 +126,7 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
 
   it('run: every echo in turn → no token in the summary, --json, progress lines or the result file', async () => {
     await withEchoServer(everyEcho(), async (server) => {
-      const dir = mkdtempSync(join(tmpdir(), 'rpcload-echo-'));
+      const dir = mkdtempSync(join(root, 'case-'));
       const out = join(dir, 'run.json');
       const plain = await runRpcload(['run', profileFor(dir, server.url), '--out', out, '--ui', 'plain'], { timeoutMs: 90_000 });
       expect(plain.code, plain.stderr).toBe(0);
@@ -143,7 +147,7 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
 
   it('verify: every echo in turn → no token in the table, progress lines, --json, JUnit or the result file', async () => {
     await withEchoServer(everyEcho(), async (server) => {
-      const dir = mkdtempSync(join(tmpdir(), 'rpcload-echo-'));
+      const dir = mkdtempSync(join(root, 'case-'));
       const out = join(dir, 'verify.json');
       const junit = join(dir, 'junit.xml');
       const args = ['verify', profileFor(dir, server.url), '--paginated', 'items.list', '--out', out, '--junit', junit];

@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
 import { rawResponse, startRawServer, type TestServer } from '../support/http-server.ts';
 import { makeResult } from '../support/result-fixtures.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'fail-early-secret-2b7d';
 
@@ -54,7 +55,9 @@ function writeProfile(dir: string, target: string, extra: Record<string, unknown
   return path;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-early-'));
+// Tests here run concurrently, and global test hooks cannot tell which one is running: each makes
+// its directory inside this one, which goes when the file is done.
+const dir = useTempDir('rpcload-early-');
 writeFileSync(join(dir, 'a-file'), 'x');
 
 describe.concurrent('unwritable --out is refused before the load starts', () => {
@@ -67,7 +70,7 @@ describe.concurrent('unwritable --out is refused before the load starts', () => 
     '%s',
     async (out, why) => {
       await withTarget(async (server) => {
-        const profile = writeProfile(mkdtempSync(join(tmpdir(), 'rpcload-early-')), server.url);
+        const profile = writeProfile(mkdtempSync(join(dir, 'case-')), server.url);
         // verify goes through the same check; one case of it is enough.
         for (const command of out === '/dev/full' ? ['run', 'verify'] : ['run']) {
           const result = await runRpcload([command, profile, '--out', out, '--ui', 'none'], { timeoutMs: 90_000 });
@@ -93,7 +96,7 @@ describe.concurrent('unwritable --out is refused before the load starts', () => 
 
 describe.concurrent('bad input files are one line, exit 2', () => {
   it('a profile nested 200,000 levels deep (run and profile validate)', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'rpcload-early-')), 'deep.json');
+    const path = join(mkdtempSync(join(dir, 'case-')), 'deep.json');
     writeFileSync(path, `{"name":"deep","phases":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
     expectOneLineRefusal(
       await runRpcload(['run', path, '--ui', 'none']),
@@ -104,13 +107,13 @@ describe.concurrent('bad input files are one line, exit 2', () => {
 
   it('a CA file that holds no certificate: verify --ca, run --ca and a profile http.ca', async () => {
     await withTarget(async (server) => {
-      const profile = writeProfile(mkdtempSync(join(tmpdir(), 'rpcload-early-')), server.url.replace('http:', 'https:'), {
+      const profile = writeProfile(mkdtempSync(join(dir, 'case-')), server.url.replace('http:', 'https:'), {
         http: { ca: '/etc/passwd' },
       });
       // A flag error in commander's usage format: the reason on the first line, the --help hint after it.
       for (const command of [
         ['verify', '--target', server.url, '--client', `c1:${SECRET}`, '--method', 'ping'],
-        ['run', writeProfile(mkdtempSync(join(tmpdir(), 'rpcload-early-')), server.url)],
+        ['run', writeProfile(mkdtempSync(join(dir, 'case-')), server.url)],
       ]) {
         const flagged = await runRpcload([...command, '--ca', '/etc/passwd', '--ui', 'none']);
         expect(flagged.code, flagged.stderr).toBe(2);
@@ -125,7 +128,7 @@ describe.concurrent('bad input files are one line, exit 2', () => {
   }, 120_000);
 
   it('compare, merge and report refuse histograms swapped in from another run, naming the file and the JSON path', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'rpcload-early-'));
+    const work = mkdtempSync(join(dir, 'case-'));
     const base = makeResult({ seed: 1, rps: 50, durationS: 10 });
     const other = makeResult({ seed: 2, rps: 20, durationS: 10, latencyMs: { median: 80, spread: 0.5 } });
     writeFileSync(join(work, 'base.json'), JSON.stringify(base));
@@ -141,7 +144,7 @@ describe.concurrent('bad input files are one line, exit 2', () => {
   }, 120_000);
 
   it('report --baseline refuses a verify file for a load run', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'rpcload-early-'));
+    const work = mkdtempSync(join(dir, 'case-'));
     writeFileSync(join(work, 'run.json'), JSON.stringify(makeResult({ seed: 1, durationS: 5 })));
     writeFileSync(join(work, 'verify.json'), JSON.stringify(makeResult({ seed: 1, durationS: 5, kind: 'verify' })));
     const result = await runRpcload([
@@ -158,7 +161,7 @@ describe.concurrent('bad input files are one line, exit 2', () => {
 
 describe('a final write that still fails', () => {
   it('lands in a fallback file in the temp directory, and says where', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'rpcload-early-'));
+    const work = mkdtempSync(join(dir, 'case-'));
     const out = join(work, 'gone', 'result.json');
     const result = await runRpcload(['run', 'profiles/smoke.json', '--duration', '4s', '--rate', '5', '--out', out, '--ui', 'plain'], {
       timeoutMs: 90_000,

@@ -4,25 +4,21 @@
  * CLI is spawned and signalled; each stop exits 130 and still writes a valid result file.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
 import type { TestServer } from '../support/http-server.ts';
 import { answerSuccess, apiRequests, neverAnswer, startHostileApi, tokenRequests, until } from '../support/stalling-api.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /** Time from the signal to the exit: "about 2 s", with room for a loaded machine. */
 const STOP_BUDGET_MS = 3500;
 
 let server: TestServer | undefined;
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rpcload-interrupt-'));
-  return () => rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('rpcload-interrupt-');
 afterEach(async () => {
   await server?.close();
   server = undefined;

@@ -3,25 +3,21 @@
  * wait for decades: no 1 ms overflow timer, no warning repeated thousands of times, and a verify
  * check that would wait a (plausible) day ends at its deadline.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { resolveVerifyConfig } from '../../src/verify/config.ts';
 import { runVerify } from '../../src/verify/runner.ts';
 import { runRpcload } from '../support/cli.ts';
 import type { TestServer } from '../support/http-server.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
 import { apiRequests, refuseWithRetryAfter, startHostileApi } from '../support/stalling-api.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 let server: TestServer | undefined;
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rpcload-retry-after-'));
-  return () => rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('rpcload-retry-after-');
 afterEach(async () => {
   await server?.close();
   server = undefined;

@@ -4,13 +4,13 @@
  * skips classed `target_broken`, JUnit errors (not green), a valid result file, bounded time.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload } from '../support/cli.ts';
 import { rawResponse, startRawServer, type RawRequest, type TestServer } from '../support/http-server.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'hostile-secret-4f9c';
 const TOKEN = 'hostile-token-8d2e';
@@ -69,12 +69,16 @@ function noSecretIn(...texts: string[]): void {
 }
 
 // Each case is a child process mostly waiting on timeouts: run them side by side.
+// Tests here run concurrently, and global test hooks cannot tell which one is running: each makes
+// its directory inside this one, which goes when the file is done.
+const root = useTempDir('rpcload-broken-');
+
 describe.concurrent('verify against a broken target', () => {
   it.each(Object.keys(BROKEN))(
     '%s → exit 1, target_broken skips, JUnit errors, a valid result file',
     async (name) => {
       await withBrokenTarget(BROKEN[name]!, async (server) => {
-        const dir = mkdtempSync(join(tmpdir(), 'rpcload-broken-'));
+        const dir = mkdtempSync(join(root, 'case-'));
         const out = join(dir, 'out.json');
         const junit = join(dir, 'junit.xml');
         const started = Date.now();
@@ -107,7 +111,7 @@ describe.concurrent('verify against a broken target', () => {
 
   it('--allow-skip target_broken accepts those skips (exit 0), and JUnit shows them as skipped', async () => {
     await withBrokenTarget(BROKEN.garbage!, async (server) => {
-      const dir = mkdtempSync(join(tmpdir(), 'rpcload-broken-'));
+      const dir = mkdtempSync(join(root, 'case-'));
       const junit = join(dir, 'junit.xml');
       const result = await runRpcload(
         [

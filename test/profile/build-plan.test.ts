@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type PlanOverrides } from '../../src/profile/build-plan.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import { selfSignedMaterial } from '../../src/server/tls.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-plan-'));
+const dir = useTempDir('rpcload-plan-');
 const source = join(dir, 'my-profile.json');
 writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'client-2': 'from-file-2', b: 'from-file-b', 'client-9': 'unused' }));
 // A CA file must hold a certificate that parses, not just its BEGIN line.

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describePlan } from '../../src/profile/describe-plan.ts';
 import { loadPlan } from '../../src/profile/load-profile.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-describe-'));
+const dir = useTempDir('rpcload-describe-');
 const env = { LIST_SECRET: 'list-secret-from-env', SHARED: 'shared-secret-from-env', PASSWORD: 'url-password-123' };
 writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ b: 'file-secret-for-b' }));
 writeFileSync(

@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { defaultProfilePath, loadPlan, loadProfile } from '../../src/profile/load-profile.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-load-'));
+const dir = useTempDir('rpcload-load-');
 const write = (name: string, text: string): string => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { profileJsonSchemaText } from '../../src/profile/json-schema.ts';
+import { profileJsonSchemaText } from '../../src/profile/profile-schema.ts';
 
 const SCHEMA_FILE = fileURLToPath(new URL('../../schemas/profile.schema.json', import.meta.url));
 

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../src/profile/build-plan.ts';
 import { formatProblem } from '../../src/profile/problems.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-validate-'));
+const dir = useTempDir('rpcload-validate-');
 const source = join(dir, 'p.json');
 writeFileSync(join(dir, 'bad-secrets.json'), '["not", "an object"]');
 

@@ -3,8 +3,7 @@
  * one — a field replaced by any JSON value, or the file text cut or garbled — is refused as
  * RpcloadErrors with one line per problem (`file: /json/pointer: …`), never another kind of throw.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { RpcloadError } from '../../src/errors.ts';
 import { resolvePlan } from '../../src/profile/build-plan.ts';
 import { loadProfile } from '../../src/profile/load-profile.ts';
 import { formatProblem } from '../../src/profile/problems.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
 const duration = fc.tuple(fc.integer({ min: 1, max: 600 }), fc.constantFrom('ms', 's', 'm')).map(([n, unit]) => `${n}${unit}`);
@@ -88,7 +88,7 @@ describe('profiles (property)', () => {
   });
 
   it('a file cut short or garbled: refused as RpcloadErrors, one line per problem', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-profile-prop-'));
+    const dir = useTempDir('rpcload-profile-prop-');
     const file = join(dir, 'p.json');
     await fc.assert(
       fc.asyncProperty(validProfile, fc.nat(), fc.string({ maxLength: 5 }), async (profile, at, garbage) => {
@@ -106,7 +106,7 @@ describe('profiles (property)', () => {
   });
 
   it('a field nested deeper than 64 levels: one line naming where, before any recursive walk', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rpcload-profile-prop-'));
+    const dir = useTempDir('rpcload-profile-prop-');
     const file = join(dir, 'deep.json');
     await fc.assert(
       fc.asyncProperty(

@@ -3,17 +3,17 @@
  * any JSON value is read or refused as an RpcloadError, one line per problem naming the file —
  * never another kind of throw; histograms swapped between sections are always refused.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';
-import { readResultFile } from '../../src/results/read-result.ts';
+import { readResultFile } from '../../src/result-file/read-result.ts';
 import { makeResult } from '../support/result-fixtures.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-result-prop-'));
+const dir = useTempDir('rpcload-result-prop-');
 const base = makeResult({ seed: 7, rps: 20, durationS: 5, methods: { ping: 2, echo: 1 }, clients: 3 });
 
 /** Every path into a JSON value (as key lists), the root excluded. */

@@ -6,17 +6,17 @@
  * machine's conditions: a test machine's load changes from one minute to the next (other test
  * files, other jobs), and a change of the machine is a real change of the figures, not noise.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { compareRuns } from '../../src/results/compare/compare-runs.ts';
 import { DEFAULT_FAIL_ON, parseFailOnRules } from '../../src/results/compare/fail-on.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 const RUNS = 5;
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-false-alarms-'));
+const dir = useTempDir('rpcload-false-alarms-');
 
 /**
  * The demo's clients, mix and embedded server, at its steady rate after a short warm-up, with one

@@ -1,18 +1,18 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addHistograms, createLatencyHistogram, decodeHistogram, percentilesMs } from '../../src/metrics/hdr.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /**
  * compare and merge on result files of real runs (the unit tests use generated fixtures): the
  * embedded reference server, once with added latency, and two shards run side by side.
  */
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-e2e-'));
+const dir = useTempDir('rpcload-e2e-');
 mkdirSync(join(dir, 'profiles'));
 
 function profile(name: string, body: Record<string, unknown>): string {

@@ -11,7 +11,7 @@ import { compareRuns } from '../../src/results/compare/compare-runs.ts';
 import { DEFAULT_FAIL_ON, parseFailOnRules } from '../../src/results/compare/fail-on.ts';
 import { renderComparisonMarkdown } from '../../src/results/compare/render-markdown.ts';
 import { renderComparisonTable } from '../../src/results/compare/render-table.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { TOOL } from '../../src/version.ts';
 import { sampleResult } from '../support/recorder-fixtures.ts';
 import { makeResult } from '../support/result-fixtures.ts';

@@ -1,21 +1,34 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/results/report/render-report.ts';
 import type { CheckResult } from '../../src/contract/result-schema.ts';
-import { chromiumLaunch } from '../support/chromium.ts';
 import { makeResult } from '../support/result-fixtures.ts';
+import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /**
- * The report as a person sees it: headless Chromium (the system's, else the one the
- * @sparticuz/chromium npm package ships; see support/chromium.ts) opens the file with no network.
+ * The report as a person sees it: headless Chromium (Debian's `chromium`, installed by .ci/run;
+ * skipped when it is not on the PATH) opens the file with no network.
  * Set RPCLOAD_UPDATE_SCREENSHOT=1 to also refresh docs/report-screenshot.png (the README's).
  */
 const SCREENSHOT = new URL('../../docs/report-screenshot.png', import.meta.url);
+const chromiumProgram = requireProgram('chromium', { package: 'chromium' });
+
+/** Flags for a headless run with no network of its own. */
+const HEADLESS_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const CHECKS: CheckResult[] = [
   { id: 'envelope', verdict: 'pass', detail: 'every one of 9000 responses was a valid envelope', evidence: { responses: 9000, contentType: 'application/json' } },
@@ -49,19 +62,16 @@ function realisticRun(seed: number, medianMs: number) {
   });
 }
 
-describe('HTML report in headless Chromium', () => {
+describe.skipIf(chromiumProgram.path === null)(`HTML report in headless Chromium${chromiumProgram.skipNote}`, () => {
   let browser: Browser;
-  let dir: string;
+  const dir = useTempDir('rpcload-report-');
 
   beforeAll(async () => {
-    const launch = await chromiumLaunch();
-    dir = await mkdtemp(join(tmpdir(), 'rpcload-report-'));
-    browser = await chromium.launch({ executablePath: launch.executablePath, args: [...launch.args] });
+    browser = await chromium.launch({ executablePath: chromiumProgram.path!, args: HEADLESS_ARGS });
   });
 
   afterAll(async () => {
     await browser?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { call, rawExchange, requestToken, startTestServer, tokenFor } from '../support/server-helpers.ts';
+import { call, rawRoundTrip, requestToken, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 /** A JSON object body of exactly `bytes` bytes: {"pad":"xxx…"}. */
 const bodyOf = (bytes: number, fill = 'x'): string => `{"pad":"${fill.repeat(bytes - 10)}"}`;
@@ -52,7 +52,7 @@ describe('payload limit (default 100,000 bytes)', () => {
     const server = await startTestServer();
     const token = await tokenFor(server.url, 'client-a');
     const head = `POST /api/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100001\r\n\r\n`;
-    const { text, closedByServer } = await rawExchange(server.port, head, { keepOpen: true });
+    const { text, closedByServer } = await rawRoundTrip(server.port, head, { keepOpen: true });
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
     expect(text).toMatch(/\r\nconnection: close\r\n/i);
     expect(text.endsWith('{"status":"error","error":"payload_limit_exceeded"}')).toBe(true);
@@ -65,7 +65,7 @@ describe('payload limit (default 100,000 bytes)', () => {
     const chunk = (data: string): string => `${data.length.toString(16)}\r\n${data}\r\n`;
     // 1,001 bytes sent, and the body never terminated (no 0-length chunk): a client still sending
     const request = `POST /api/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk(`{"pad":"${'x'.repeat(500)}`)}${chunk('y'.repeat(493))}`;
-    const { text, closedByServer } = await rawExchange(server.port, request, { keepOpen: true });
+    const { text, closedByServer } = await rawRoundTrip(server.port, request, { keepOpen: true });
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
     expect(text.endsWith('{"status":"error","error":"payload_limit_exceeded"}')).toBe(true);
     expect(closedByServer).toBe(true);

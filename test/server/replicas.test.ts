@@ -3,16 +3,15 @@
  * shared store or one per replica in memory, restarts that keep or lose the counts, and a store
  * outage switched by a fault file or by hand, with each outage policy.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAULT_FILE_POLL_MS } from '../../src/server/limiter/store-outage.ts';
 import { call, sequence, sleep, startTestServer, tokenFor } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-replicas-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDir('rpcload-replicas-');
 
 const statuses = async (url: string, token: string, count: number): Promise<number[]> =>
   (await sequence(url, 'ping', token, count)).map((a) => a.status);

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/start-server.ts';
-import { call, rawExchange, sleep, startTestServer, tokenFor } from '../support/server-helpers.ts';
+import { call, rawRoundTrip, sleep, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 const STATUS_LINE = /^HTTP\/1\.1 (\d{3}) /;
 
@@ -19,7 +19,7 @@ describe('malformed input never crashes the server', () => {
     ['16 KiB of headers', `POST /api/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
   ])('%s → %d with an error envelope, then the server still answers', async (_name, payload, status) => {
     const server = await startTestServer();
-    const { text, closedByServer } = await rawExchange(server.port, payload);
+    const { text, closedByServer } = await rawRoundTrip(server.port, payload);
     expect(STATUS_LINE.exec(text)?.[1]).toBe(String(status));
     expect(text).toMatch(/\r\n\r\n\{"status":"error","error":"invalid_request"\}$/);
     expect(closedByServer).toBe(true);
@@ -29,7 +29,7 @@ describe('malformed input never crashes the server', () => {
   it('slow headers are cut off with 408 after headersTimeoutMs', async () => {
     const server = await startTestServer({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
     const startedMs = performance.now();
-    const { text, closedByServer } = await rawExchange(server.port, 'POST /api/ping HTTP/1.1\r\nHost: x\r\n', {
+    const { text, closedByServer } = await rawRoundTrip(server.port, 'POST /api/ping HTTP/1.1\r\nHost: x\r\n', {
       keepOpen: true,
       timeoutMs: 5000,
     });
@@ -41,7 +41,7 @@ describe('malformed input never crashes the server', () => {
 
   it('a client that half-closes after its request still gets the answer', async () => {
     const server = await startTestServer();
-    const { text } = await rawExchange(
+    const { text } = await rawRoundTrip(
       server.port,
       'POST /api/ping HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, rawExchange, requestToken, send, startTestServer, tokenFor } from '../support/server-helpers.ts';
+import { call, rawRoundTrip, requestToken, send, startTestServer, tokenFor } from '../support/server-helpers.ts';
 
 describe('stats()', () => {
   it('matches what was sent: requests, tokens, per-client verdicts, statuses', async () => {
@@ -11,7 +11,7 @@ describe('stats()', () => {
     await call(server.url, 'nope', b); // 404, admitted
     await call(server.url, 'ping', undefined); // 401, not a verdict
     await send(`${server.url}/elsewhere`, { method: 'GET' }); // 404
-    await rawExchange(server.port, 'NOT HTTP\r\n\r\n'); // 400 from the parser
+    await rawRoundTrip(server.port, 'NOT HTTP\r\n\r\n'); // 400 from the parser
     const stats = server.stats();
     expect(stats).toEqual({
       requests: 12,

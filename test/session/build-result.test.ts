@@ -3,7 +3,7 @@ import { decodeHistogram, percentilesMs } from '../../src/metrics/hdr.ts';
 import { mergeRecordedData } from '../../src/metrics/merge-recorded.ts';
 import { emptyRecordedData, type RecordedData } from '../../src/metrics/recorded-data.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { LAG_WARNING_P99_MS } from '../../src/session/result/result-warnings.ts';
 import { REDACTED } from '../../src/util/redact.ts';
 import { buildInput, DIMS, recordedData, recorderSamples, RUN, sample } from '../support/recorder-fixtures.ts';

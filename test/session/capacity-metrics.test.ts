@@ -3,15 +3,15 @@
  * never fall when a new step starts — and the step, its load and the bracket are gauges; after
  * the search the counts equal the result file's steps.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/metrics/metrics-snapshot.ts';
+import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/prometheus/metrics-snapshot.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import { capacitySession } from '../../src/session/capacity/capacity-session.ts';
 import { counterDecreases, freePort, scrape, sumBy, type Scrape } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 describe('rpcload capacity --metrics-listen', () => {
   it('adds the steps up, never decreasing, with the step, its load and the bracket as gauges', { timeout: 60_000 }, async () => {
@@ -30,7 +30,7 @@ describe('rpcload capacity --metrics-listen', () => {
     let ended = false;
     const session = capacitySession({
       plan,
-      outPath: join(mkdtempSync(join(tmpdir(), 'rpcload-capacity-metrics-')), 'capacity.json'),
+      outPath: join(useTempDir('rpcload-capacity-metrics-'), 'capacity.json'),
       signal: new AbortController().signal,
       metrics: { listen: { host: '127.0.0.1', port }, bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0, lingerMs: 1000 },
     }).finally(() => (ended = true));

@@ -1,14 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/profile/build-plan.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
-import { capacitySession, type CapacityProgress } from '../../src/session/capacity/capacity-session.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
+import type { CapacityProgress } from '../../src/contract/live-view.ts';
+import { capacitySession } from '../../src/session/capacity/capacity-session.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /** The embedded reference server sustains exactly this many calls per second. */
 const TRUE_CAPACITY = 200;
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-capacity-'));
+const dir = useTempDir('rpcload-capacity-');
 
 /** A capacity profile against the embedded server with the given capacity model and search settings. */
 function plan(server: Record<string, unknown>, capacity: Record<string, unknown>, clients = 30) {

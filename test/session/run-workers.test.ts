@@ -1,14 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSession } from '../../src/session/run-session.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
-import { validateRunResult } from '../../src/results/validate-result.ts';
+import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import type { LiveSnapshot } from '../../src/contract/live-snapshot.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 let server: ServerHandle | undefined;
 afterEach(async () => {
@@ -16,7 +15,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-workers-'));
+const dir = useTempDir('rpcload-workers-');
 
 /** `rpcload run --workers N` as the CLI does it: each worker receives its share of the plan. */
 async function runWithWorkers(

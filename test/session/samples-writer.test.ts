@@ -1,13 +1,13 @@
 /** `run --out-samples`: one JSON line per second, written while the run goes, adding up to the result. */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import type { SampleLine } from '../../src/session/samples-writer.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-samples-'));
+const dir = useTempDir('rpcload-samples-');
 
 describe('rpcload run --out-samples', () => {
   it('writes a line per second during the run whose figures add up to the result file', async () => {

@@ -142,7 +142,7 @@ export function tally(values: readonly (string | number)[]): Record<string, numb
  * the connection (or `timeoutMs` passes, then the socket is destroyed). `keepOpen`: do not end
  * our side after writing (a client still "sending").
  */
-export function rawExchange(
+export function rawRoundTrip(
   port: number,
   payload: string | Buffer,
   options: { keepOpen?: boolean; timeoutMs?: number } = {},

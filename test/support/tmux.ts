@@ -1,28 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-
 /**
  * Drive a program on a real pseudo-terminal: a detached tmux session of a given size, on a private
  * tmux server (its own socket, no user config), so tests neither see nor disturb anyone's tmux.
  * The command runs inside a small shell wrapper that records the terminal mode before and after
  * and prints the exit code, then keeps the pane open for the final captures.
  */
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
 let counter = 0;
-
-export function tmuxVersion(): string | null {
-  const result = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
-  return result.status === 0 ? result.stdout.trim() : null;
-}
-
-/** Fail clearly (not skip) when tmux is missing: CI installs it, and these tests are the dashboard's proof. */
-export function requireTmux(): void {
-  if (tmuxVersion() === null) {
-    throw new Error(
-      'the dashboard tests need tmux on PATH (they drive the CLI on a real pseudo-terminal): install it, e.g. `apt-get install tmux`',
-    );
-  }
-}
 
 export interface TmuxStartOptions {
   readonly width: number;

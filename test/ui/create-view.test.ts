@@ -1,10 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-ui-plain-'));
+const dir = useTempDir('rpcload-ui-plain-');
 
 describe('rpcload run --ui tui without a terminal', () => {
   it('falls back to plain progress lines: no escape sequences in a pipe', { timeout: 60_000 }, async () => {

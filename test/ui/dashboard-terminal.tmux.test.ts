@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { completeFrame, requireTmux, shellQuote, TmuxSession } from '../support/tmux.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { completeFrame, shellQuote, TmuxSession } from '../support/tmux.ts';
+import { requireProgram } from '../support/system-program.ts';
 
 /**
  * The terminal guard and the verify view, on a real pseudo-terminal, through small driver
@@ -11,9 +12,9 @@ import { completeFrame, requireTmux, shellQuote, TmuxSession } from '../support/
 const ROOT = join(import.meta.dirname, '..', '..');
 const DRIVER = 'test/support/dashboard-driver.ts';
 const VERIFY_DRIVER = 'test/support/verify-dashboard-driver.ts';
+const tmux = requireProgram('tmux', { package: 'tmux' });
 let session: TmuxSession | null = null;
 
-beforeAll(() => requireTmux());
 afterEach(() => {
   session?.kill();
   session = null;
@@ -40,7 +41,7 @@ function expectRestored(s: TmuxSession): string {
 
 const dashboardUp = (screen: string): boolean => screen.startsWith('rpcload run · ') && screen.includes('? help');
 
-describe('the terminal is always restored', { timeout: 60_000 }, () => {
+describe.skipIf(tmux.path === null)(`the terminal is always restored${tmux.skipNote}`, { timeout: 60_000 }, () => {
   it.each([
     // [mode, exit code, what Node printed on the normal screen]
     ['throw', 1, /Error: boom from the driver/],
@@ -55,7 +56,7 @@ describe('the terminal is always restored', { timeout: 60_000 }, () => {
   });
 });
 
-describe('hostile server text', { timeout: 60_000 }, () => {
+describe.skipIf(tmux.path === null)(`hostile server text${tmux.skipNote}`, { timeout: 60_000 }, () => {
   it('is drawn as inert text: no title change, no cleared screen, no injected markup', async () => {
     const s = start(DRIVER, 'hostile');
     const title = s.display('#{pane_title}');
@@ -74,7 +75,7 @@ describe('hostile server text', { timeout: 60_000 }, () => {
   });
 });
 
-describe('verify view', { timeout: 60_000 }, () => {
+describe.skipIf(tmux.path === null)(`verify view${tmux.skipNote}`, { timeout: 60_000 }, () => {
   it('shows each check as its state lands, and restores the terminal on q', async () => {
     const s = start(VERIFY_DRIVER, '');
     const waiting = await s.waitFor(

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { RPCLOAD_BIN } from '../support/cli.ts';
-import { COLOUR_SGR, completeFrame, requireTmux, shellQuote, TmuxSession } from '../support/tmux.ts';
+import { COLOUR_SGR, completeFrame, shellQuote, TmuxSession } from '../support/tmux.ts';
+import { requireProgram } from '../support/system-program.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /**
  * The run dashboard on a real pseudo-terminal: `rpcload run --ui tui` (the built CLI, against the
@@ -13,11 +14,11 @@ import { COLOUR_SGR, completeFrame, requireTmux, shellQuote, TmuxSession } from 
  * run gracefully (aborted result file, exit 130) and leave the terminal as it was found, with the
  * usual summary printed on the normal screen.
  */
-const dir = mkdtempSync(join(tmpdir(), 'rpcload-ui-run-'));
+const dir = useTempDir('rpcload-ui-run-');
 const ROOT = join(import.meta.dirname, '..', '..');
+const tmux = requireProgram('tmux', { package: 'tmux' });
 let session: TmuxSession | null = null;
 
-beforeAll(() => requireTmux());
 afterEach(() => {
   session?.kill();
   session = null;
@@ -55,7 +56,7 @@ function expectRestored(s: TmuxSession, out: string): string {
   return screen;
 }
 
-describe('rpcload run --ui tui', { timeout: 60_000 }, () => {
+describe.skipIf(tmux.path === null)(`rpcload run --ui tui${tmux.skipNote}`, { timeout: 60_000 }, () => {
   it('shows a live dashboard at 80×24, adapts to a resize to 120×40, and stops gracefully on q', async () => {
     const out = join(dir, 'q.json');
     const s = startRun(out, 80, 24, {});

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { cellAttribute } from '../../src/ui/terminal/frame-screen.ts';
 import { captureStderr } from '../../src/ui/terminal/stderr-capture.ts';
-import { guardTerminal } from '../../src/ui/terminal/terminal-guard.ts';
+import { guardTerminal } from '../../src/ui/terminal/dashboard-loop.ts';
 import { dashboardPossible } from '../../src/ui/create-view.ts';
 import { resolveUiMode } from '../../src/ui/ui-mode.ts';
 import { colourAllowed } from '../../src/util/terminal-style.ts';

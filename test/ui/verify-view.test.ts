@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyProgress, checkDurationMs, countStates, emptyBoard, LOG_LIMIT, type CheckBoard } from '../../src/ui/checks/check-board.ts';
-import { stateMark } from '../../src/ui/checks/check-marks.ts';
-import { createPlainChecks } from '../../src/ui/checks/plain-checks.ts';
+import { createPlainChecks, stateMark } from '../../src/ui/checks/check-lines.ts';
 import { renderVerifyFrame, type VerifyFrameModel } from '../../src/ui/checks/verify-frame.ts';
 import { frameToTags, frameToText, lineText } from '../../src/ui/text/styled.ts';
 import type { CheckProgress } from '../../src/contract/live-view.ts';

@@ -7,7 +7,7 @@ import { expectReasonedSkips, verdicts, verifyReference } from '../support/verif
  * Every limiter algorithm and every convention fault of the reference server, at 10 requests per
  * 2 s with 6 clients. Runs are independent servers and clients, so they run concurrently.
  */
-// Runs wait for a slot (see support/reference.ts): the time limit covers the wait.
+// Runs wait for a slot (see support/verify-reference.ts): the time limit covers the wait.
 describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)', { timeout: 120_000 }, () => {
   it.each(['fixed', 'fixed-aligned', 'sliding'] as const)('%s limiter: conformant, nothing fails', async (algorithm) => {
     const report = await verifyReference({ algorithm });

@@ -1,26 +1,24 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 /** The `tls` check against https reference servers, through the CLI (trust via --ca or --insecure). */
 describe.concurrent('verify tls (https targets)', () => {
   let modern: ServerHandle;
   let legacy: ServerHandle;
-  let dir: string;
+  const dir = useTempDir('rpcload-verify-tls-');
   let caFile: string;
   beforeAll(async () => {
     [modern, legacy] = await Promise.all([startServer({ tls: true }), startServer({ tls: true, faults: ['tls-legacy'] })]);
-    dir = await mkdtemp(join(tmpdir(), 'rpcload-verify-tls-'));
     caFile = join(dir, 'ca.pem');
     await writeFile(caFile, modern.certPem!);
   });
   afterAll(async () => {
     await Promise.all([modern.close(), legacy.close()]);
-    await rm(dir, { recursive: true, force: true });
   });
 
   const verifyTls = (server: ServerHandle, trust: string[]) =>

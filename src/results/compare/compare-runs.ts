@@ -10,7 +10,7 @@ import { loadShapeDifferences } from './load-shape.ts';
 import { metricsFor, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';
 import { noiseBound } from './noise.ts';
 import { ComparedRunFigures } from './compared-run-figures.ts';
-import { judgeMetric, judgeStatus, VERDICT_ORDER, type RowVerdict } from './verdict.ts';
+import { judgeMetric, judgeStatus, ROW_VERDICT_ORDER, type RowVerdict } from './row-verdict.ts';
 
 /** One metric of one scope in both runs. Ratios are fractions; deltas are in the metric's unit. */
 export interface MetricRow {
@@ -181,7 +181,7 @@ export function compareRuns(base: LabelledResult, head: LabelledResult, options:
     ...statusRows('check', checksOf(base.result), checksOf(head.result), options.rules.find((r) => r.kind === 'checks')),
     ...statusRows('threshold', thresholdsOf(base.result), thresholdsOf(head.result), options.rules.find((r) => r.kind === 'thresholds')),
   ];
-  const counts = Object.fromEntries(VERDICT_ORDER.map((v) => [v, rows.filter((row) => row.verdict === v).length])) as Record<RowVerdict, number>;
+  const counts = Object.fromEntries(ROW_VERDICT_ORDER.map((v) => [v, rows.filter((row) => row.verdict === v).length])) as Record<RowVerdict, number>;
   return {
     schema: 'rpcload/compare@1',
     base: describeRun(base),

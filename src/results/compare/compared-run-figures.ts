@@ -4,7 +4,7 @@
  */
 import { usToMs, valuesAtPercentilesUs, type Histogram } from '../../metrics/hdr.ts';
 import type { RunResult, Stats } from '../../contract/result-schema.ts';
-import { decodeHistogramAt } from './decode-histogram.ts';
+import { decodeHistogramAt } from '../../result-file/histograms.ts';
 import type { MetricSpec } from './metrics.ts';
 import {
   quantileSamplingSe,

@@ -2,7 +2,7 @@
 import { sanitizeText } from '../../util/sanitize.ts';
 import type { Comparison, ComparisonRow } from './compare-runs.ts';
 import type { MetricUnit } from './metrics.ts';
-import { VERDICT_ORDER } from './verdict.ts';
+import { ROW_VERDICT_ORDER } from './row-verdict.ts';
 
 /** ms with precision that suits the size: 0.412, 12.35, 1234.5. */
 export function formatMs(ms: number): string {
@@ -79,7 +79,7 @@ export function rowCells(row: ComparisonRow): RowCells {
 /** "2 regressions · 1 improvement · 12 within noise · 30 ok", zero counts left out. */
 export function countsLine(comparison: Comparison): string {
   const noun = (verdict: string, n: number) => (n !== 1 && (verdict === 'regression' || verdict === 'improvement') ? `${verdict}s` : verdict);
-  return VERDICT_ORDER.filter((v) => comparison.counts[v] > 0)
+  return ROW_VERDICT_ORDER.filter((v) => comparison.counts[v] > 0)
     .map((v) => `${comparison.counts[v]} ${noun(v, comparison.counts[v])}`)
     .join(' · ');
 }
@@ -99,6 +99,6 @@ export function regressionLines(comparison: Comparison): string[] {
 export function rowsBySeverity(rows: readonly ComparisonRow[]): ComparisonRow[] {
   return rows
     .map((row, index) => ({ row, index }))
-    .sort((a, b) => VERDICT_ORDER.indexOf(a.row.verdict) - VERDICT_ORDER.indexOf(b.row.verdict) || a.index - b.index)
+    .sort((a, b) => ROW_VERDICT_ORDER.indexOf(a.row.verdict) - ROW_VERDICT_ORDER.indexOf(b.row.verdict) || a.index - b.index)
     .map(({ row }) => row);
 }

@@ -5,7 +5,7 @@
 import { sanitizeText } from '../../util/sanitize.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
 import { countsLine, rowCells, rowsBySeverity } from './format.ts';
-import type { RowVerdict } from './verdict.ts';
+import type { RowVerdict } from './row-verdict.ts';
 
 const MARK: Readonly<Record<RowVerdict, string>> = {
   regression: '🔴',

@@ -3,7 +3,7 @@ import { sanitizeText } from '../../util/sanitize.ts';
 import { paint, type Style } from '../../util/terminal-style.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
 import { countsLine, regressionLines, rowCells, type RowCells } from './format.ts';
-import type { RowVerdict } from './verdict.ts';
+import type { RowVerdict } from './row-verdict.ts';
 
 export interface TableOptions {
   /** ANSI colours; the caller decides (colourEnabled). */

@@ -7,7 +7,7 @@
 import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
 import { describeError } from '../../errors.ts';
 import type { CheckResult, CheckVerdict, RunResult, SkipClass, ThresholdResult } from '../../contract/result-schema.ts';
-import type { Shard } from './shard.ts';
+import type { Shard } from './shard-set.ts';
 
 const mergedVerdict = (verdicts: readonly CheckVerdict[]): CheckVerdict =>
   verdicts.includes('fail') ? 'fail' : verdicts.includes('pass') ? 'pass' : 'skip';
@@ -30,7 +30,7 @@ export function mergeChecks(shards: readonly Shard[]): CheckResult[] {
     return {
       id,
       verdict,
-      ...(skipClass === undefined ? {} : { skipClass }),
+      skipClass,
       detail: details.length === 1 ? details[0]! : reasons.map((p) => `${p.label}: ${p.check.detail}`).join('; '),
       evidence: { byShard: Object.fromEntries(parts.map((p) => [p.label, { verdict: p.check.verdict, detail: p.check.detail, evidence: p.check.evidence }])) },
       ...(durations.length > 0 ? { durationMs: Math.max(...durations) } : {}),

@@ -11,9 +11,9 @@ import type { RunResult } from '../../contract/result-schema.ts';
 import { ExitCode, RpcloadError } from '../../errors.ts';
 import { readProfileDocument } from '../../profile/load-profile.ts';
 import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
-import { writeResultFile } from '../../session/result/result-file.ts';
+import { writeResultFile } from '../../result-file/write-result.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
-import { readResultFile } from '../read-result.ts';
+import { readResultFile } from '../../result-file/read-result.ts';
 import { mergeRuns } from './merge-runs.ts';
 
 export interface MergeFilesOptions {

@@ -6,9 +6,9 @@
  */
 import { RpcloadError } from '../../errors.ts';
 import { addHistograms, createCompactHistogram, createLatencyHistogram, encodeHistogram, type Histogram } from '../../metrics/hdr.ts';
-import { decodeHistogramAt } from '../compare/decode-histogram.ts';
+import { decodeHistogramAt } from '../../result-file/histograms.ts';
 import type { Histograms, RunResult } from '../../contract/result-schema.ts';
-import type { Shard } from './shard.ts';
+import type { Shard } from './shard-set.ts';
 
 type Pair = { latency: Histogram; serviceTime: Histogram };
 type PairRecordKey = 'byMethod' | 'byPhase' | 'byOutcome' | 'byClient';

@@ -7,7 +7,7 @@
  */
 import type { RateLimitClient, RateLimitPeriod, RateLimitReport } from '../../contract/result-schema.ts';
 import { sumCounts } from './merge-stats.ts';
-import type { Shard } from './shard.ts';
+import type { Shard } from './shard-set.ts';
 
 function mergePeriods(lists: readonly (readonly RateLimitPeriod[])[]): RateLimitPeriod[] {
   const byT = new Map<number, RateLimitPeriod>();

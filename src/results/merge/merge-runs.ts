@@ -16,8 +16,7 @@ import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumReco
 import { mergeRateLimit } from './merge-rate-limit.ts';
 import { mergeStats, phaseDurationS, sumCounts } from './merge-stats.ts';
 import { mergeTimelines } from './merge-timeline.ts';
-import { checkShardSet } from './shard-set.ts';
-import { toShards, type Shard } from './shard.ts';
+import { checkShardSet, toShards, type Shard } from './shard-set.ts';
 
 export interface MergeOptions {
   /** Merge even when the shards' load shapes differ (the differences become warnings). */
@@ -121,7 +120,7 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
   const merged: RunResult = {
     schema: 'rpcload/result@1',
     tool: { name: TOOL.name, version: TOOL.version },
-    run: { ...mergedRunInfo(shards, startMs), ...(shardSet === null ? {} : { shardSet: shardSet.set }) },
+    run: { ...mergedRunInfo(shards, startMs), shardSet: shardSet?.set },
     config: mergedConfig(shards),
     summary: {
       ...mergeStats(results.map((r) => r.summary), { latency, serviceTime }, durationS),

@@ -1,12 +1,33 @@
 /**
- * The shard set of a merge: files written by `run --shard I/N` name their run and index, so a
+ * The inputs of a merge as shards. Each is placed on the merged run's clock by how long after the
+ * earliest one it started. Files written by `run --shard I/N` name their run and index, so a
  * merge can tell a complete set from one with a shard missing, a file of another run, or the same
  * shard twice — each a one-line refusal, because any of them would silently change the counts and
  * verdicts of the merged result.
  */
 import { RpcloadError } from '../../errors.ts';
-import type { ShardSet } from '../../contract/result-schema.ts';
+import type { RunResult, ShardSet } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
+
+/** One input of a merge, placed on the merged run's clock. */
+export interface Shard {
+  readonly label: string;
+  readonly result: RunResult;
+  /** How long after the earliest shard this one started (ms). */
+  readonly offsetMs: number;
+  /** The same offset in whole seconds (rounded to the nearest): where its timeline rows land. */
+  readonly offsetS: number;
+}
+
+/** Place the inputs on one clock: the merged run starts when the earliest shard started. */
+export function toShards(inputs: readonly LabelledResult[]): { shards: Shard[]; startMs: number } {
+  const startMs = Math.min(...inputs.map((input) => Date.parse(input.result.run.startedAt)));
+  const shards = inputs.map(({ label, result }) => {
+    const offsetMs = Date.parse(result.run.startedAt) - startMs;
+    return { label, result, offsetMs, offsetS: Math.round(offsetMs / 1000) };
+  });
+  return { shards, startMs };
+}
 
 /** Start spreads beyond this are worth a warning: the merged timeline's edges carry fewer shards. */
 const SPREAD_WARNING_MS = 1000;

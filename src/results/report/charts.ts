@@ -2,7 +2,7 @@
  * The report's three charts. With a baseline, both runs are drawn on the same axes (time since
  * each run's start): the run solid, the baseline dashed in the same colours.
  */
-import { decodeHistogramAt } from '../compare/decode-histogram.ts';
+import { decodeHistogramAt } from '../../result-file/histograms.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { mergeTimelines } from '../merge/merge-timeline.ts';
 import type { TimelineRow } from '../../contract/result-schema.ts';

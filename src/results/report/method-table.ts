@@ -2,7 +2,7 @@
 import { outcomeShare } from '../compare/metrics.ts';
 import type { Stats } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
-import { code, count, ms, percent, withBaseline } from './format-cells.ts';
+import { code, count, ms, percent, withBaseline } from './html.ts';
 
 const COLUMNS: readonly (readonly [title: string, value: (s: Stats) => string])[] = [
   ['requests', (s) => count(s.requests)],

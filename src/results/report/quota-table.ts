@@ -6,7 +6,7 @@
  */
 import type { RateLimitClient, RateLimitReport } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
-import { code, count } from './format-cells.ts';
+import { code, count } from './html.ts';
 
 export const TOP_CLIENTS = 25;
 

@@ -3,8 +3,7 @@ import { formatDurationMs } from '../../util/duration.ts';
 import { outcomeShare } from '../compare/metrics.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
-import { count, ms, percent, withBaseline } from './format-cells.ts';
-import { text } from './html.ts';
+import { count, ms, percent, text, withBaseline } from './html.ts';
 
 /**
  * The run's status, coloured by its verdict rather than by whether it ran to the end: a completed

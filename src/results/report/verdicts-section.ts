@@ -1,9 +1,8 @@
 /** Check verdicts with their evidence (collapsed unless failing), thresholds and warnings. */
 import type { CheckResult, ThresholdResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
-import { code } from './format-cells.ts';
 import { thresholdActual } from '../text-table.ts';
-import { preformatted, text } from './html.ts';
+import { code, preformatted, text } from './html.ts';
 
 const badge = (verdict: string): string => `<span class="badge ${text(verdict)}">${text(verdict)}</span>`;
 

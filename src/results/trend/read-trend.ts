@@ -5,7 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RpcloadError } from '../../errors.ts';
-import { readResultFile } from '../read-result.ts';
+import { readResultFile } from '../../result-file/read-result.ts';
 import { trendPoint, type TrendPoint } from './trend-series.ts';
 
 export interface TrendInput {

@@ -9,17 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CapacityLimit, CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
+import type { CapacityBracket, CapacityProgress, CapacityStepDefinition } from '../../contract/live-view.ts';
 import type { RunInfo, RunResult, RunStatus, ThresholdResult } from '../../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
-import { defaultResultPath, writeResultFile } from '../result/result-file.ts';
+import { defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
 import { openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
-import { judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepDefinition } from './judge-step.ts';
+import { judgeStep, THROUGHPUT_LINE, type JudgedStep } from './judge-step.ts';
 import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
 import { fitUsl } from './usl.ts';
 import {
@@ -28,7 +29,7 @@ import {
   whileServing,
   type MetricsEndpoint,
   type MetricsOptions,
-} from '../metrics/metrics-endpoint.ts';
+} from '../../prometheus/metrics-endpoint.ts';
 
 export interface CapacitySessionOptions {
   readonly plan: Plan;
@@ -40,15 +41,6 @@ export interface CapacitySessionOptions {
   readonly onProgress?: (event: CapacityProgress) => void;
   /** `--metrics-listen` and companions: live Prometheus metrics of every step, until the result file is written. */
   readonly metrics?: MetricsOptions | null;
-}
-
-export type CapacityProgress =
-  | { readonly kind: 'step-start'; readonly step: StepDefinition; readonly load: RunningLoad; readonly bracket: Bracket }
-  | { readonly kind: 'step-done'; readonly step: CapacityStep; readonly bracket: Bracket };
-
-export interface Bracket {
-  readonly lastPass: number | null;
-  readonly firstFail: number | null;
 }
 
 export interface CapacitySessionResult {
@@ -179,7 +171,7 @@ class CapacitySearch {
   }
 
   /** The search's end in terms of the record. */
-  private endOf(reason: string, bracket: Bracket, ceiling: SearchCeiling | null, bound: QuotaBound | null): SearchEnd {
+  private endOf(reason: string, bracket: CapacityBracket, ceiling: SearchCeiling | null, bound: QuotaBound | null): SearchEnd {
     const { lastPass, firstFail } = bracket;
     if (reason === 'ceiling' && ceiling !== null) {
       const quota = ceiling.reason === 'client quota' && bound !== null;
@@ -234,7 +226,16 @@ class CapacitySearch {
       ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad }]),
       { name, durationMs: holdMs, load: phaseLoad },
     ];
-    const def: StepDefinition = { index, kind, model: cap.model, load, phase: name, warmUpPhase: warmUp, warmUpMs: cap.warmUpMs, holdMs };
+    const def: CapacityStepDefinition = {
+      index,
+      kind,
+      model: cap.model,
+      load,
+      phase: name,
+      warmUpPhase: warmUp,
+      warmUpMs: cap.warmUpMs,
+      holdMs,
+    };
     const stepPlan = { ...plan, target: this.target.url, phases };
     // Each step listens on its own signal, relayed from the session's: the driver's listeners go
     // with the step instead of piling up on the session's signal.
@@ -249,7 +250,7 @@ class CapacitySearch {
   }
 
   private async runStep(
-    def: StepDefinition,
+    def: CapacityStepDefinition,
     stepPlan: Plan & { readonly target: string },
     phases: readonly PhasePlan[],
     rules: Parameters<typeof judgeStep>[1],
@@ -304,7 +305,7 @@ class CapacitySearch {
     return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs };
   }
 
-  private bracket(): Bracket {
+  private bracket(): CapacityBracket {
     return bracketOf(
       this.searchSteps()
         .filter((r) => r.verdict !== 'generator-bound')
@@ -358,7 +359,7 @@ class CapacitySearch {
         include429: cap.include429,
       },
       steps: this.steps.map((s) => s.judged.record),
-      ...(usl === undefined ? {} : { usl }),
+      usl,
     };
   }
 
@@ -366,12 +367,12 @@ class CapacitySearch {
     return {
       id: this.id,
       kind: 'capacity',
-      ...(this.options.label === undefined ? {} : { label: this.options.label }),
+      label: this.options.label,
       profile: this.plan.name,
       startedAt: new Date(Number.isNaN(originEpochMs) ? this.startedAt.getTime() : originEpochMs).toISOString(),
       endedAt: status === 'running' ? null : new Date().toISOString(),
       status,
-      ...(failure === undefined ? {} : { failure }),
+      failure,
       target: this.target.url,
       embeddedTarget: this.target.embedded,
       model: this.cap.model,

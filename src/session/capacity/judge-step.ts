@@ -5,6 +5,7 @@
  */
 import { outcomeClass } from '../../api/outcome.ts';
 import type { CapacityLimit, CapacityStep } from '../../contract/capacity-schema.ts';
+import type { CapacityStepDefinition } from '../../contract/live-view.ts';
 import type { Percentiles, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import { evaluateThreshold, parseThreshold, type ParsedThreshold } from '../../profile/thresholds.ts';
@@ -16,17 +17,6 @@ export const THROUGHPUT_LINE = 'achieved >= 99% of offered';
 const THROUGHPUT_SHARE = 0.99;
 /** Without include429, a step with more 429s than this measured the limiter, not the server. */
 export const QUOTA_LINE = parseThreshold('rate_limited < 1%');
-
-export interface StepDefinition {
-  readonly index: number;
-  readonly kind: 'search' | 'confirm';
-  readonly model: 'open' | 'closed';
-  readonly load: number;
-  readonly phase: string;
-  readonly warmUpPhase: string | null;
-  readonly warmUpMs: number;
-  readonly holdMs: number;
-}
 
 export interface StepRules {
   readonly slo: readonly ParsedThreshold[];
@@ -57,7 +47,7 @@ export function limitOf(line: ParsedThreshold): CapacityLimit {
  * rounding and what the schedule lag p99 could push past the window's end), and a schedule lag p99 above maxLagMs makes the step generator-bound.
  * `stepResult` is the step's own result record (built from `data`).
  */
-export function judgeStep(def: StepDefinition, rules: StepRules, data: RecordedData, stepResult: RunResult): JudgedStep {
+export function judgeStep(def: CapacityStepDefinition, rules: StepRules, data: RecordedData, stepResult: RunResult): JudgedStep {
   const holdS = def.holdMs / 1000;
   const warmS = Math.round(def.warmUpMs / 1000);
   const hold = statsOf(data.byPhase[def.phase], holdS);

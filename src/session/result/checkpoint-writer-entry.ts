@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { describeError } from '../../errors.ts';
 import { buildRunResult } from './build-result.ts';
-import { writeResultFile } from './result-file.ts';
+import { writeResultFile } from '../../result-file/write-result.ts';
 import type { CheckpointMessage, CheckpointReply } from './checkpoint-writer.ts';
 
 const port = parentPort!;

@@ -11,7 +11,7 @@ import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
 import { registerSecret } from '../../util/redact.ts';
-import { newInFlightProbe, readLoadMetrics } from '../metrics/load-metrics.ts';
+import { newInFlightProbe, readLoadMetrics } from '../../prometheus/load-metrics.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
 const SNAPSHOT_EVERY_MS = 500;

@@ -4,7 +4,7 @@
  * structured-cloneable.
  */
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
-import type { MetricsReadOptions, MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import type { MetricsReadOptions, MetricsSnapshot } from '../../prometheus/metrics-snapshot.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { LoadRunOutcome } from '../../driver/run-load.ts';

@@ -11,7 +11,7 @@ import { startModuleWorker } from '../../util/module-worker.ts';
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
-import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../metrics/metrics-snapshot.ts';
+import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../prometheus/metrics-snapshot.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 import { shardPlan } from './shard-plan.ts';

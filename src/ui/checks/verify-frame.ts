@@ -11,8 +11,7 @@ import { drawOverlay } from '../text/overlay.ts';
 import { fitLine, seg, spread, wrapLine, type StyledLine } from '../text/styled.ts';
 import type { VerifyHeader } from '../../contract/live-view.ts';
 import { countStates, type CheckBoard } from './check-board.ts';
-import { STATE_MARK } from './check-marks.ts';
-import { checkRowLine, progressLine } from './check-lines.ts';
+import { checkRowLine, progressLine, STATE_MARK } from './check-lines.ts';
 
 export interface VerifyFrameModel {
   readonly header: VerifyHeader;

@@ -4,15 +4,15 @@
  * lines of exactly `size.width` cells, the same text a screen capture shows.
  */
 import { Canvas, contentRect, type Rect } from '../text/canvas.ts';
-import type { StyledLine } from '../text/styled.ts';
+import { drawOverlay } from '../text/overlay.ts';
+import { seg, type StyledLine } from '../text/styled.ts';
 import { latencyChartLines, latencyChartTitle, throughputLines, throughputTitle } from './chart-panels.ts';
 import { clientsLines, clientsTitle } from './clients-panel.ts';
 import { headerLines } from './header-panel.ts';
-import { drawRunHelp } from './help-overlay.ts';
 import { planRunLayout, type RunPanelId, type Size } from './layout.ts';
 import { logLines, logTitle } from './log-panel.ts';
 import { outcomesLines, outcomesTitle } from './outcomes-panel.ts';
-import { percentilesLines, percentilesTitle } from './percentiles-panel.ts';
+import { LAG_WARN_MS, percentilesLines, percentilesTitle } from './percentiles-panel.ts';
 import type { RunFrameModel } from './run-model.ts';
 
 type PanelRenderer = (model: RunFrameModel, inner: Rect) => { readonly title: StyledLine; readonly lines: readonly StyledLine[] };
@@ -40,4 +40,30 @@ export function renderRunFrame(model: RunFrameModel, size: Size): StyledLine[] {
   }
   if (model.help) drawRunHelp(canvas);
   return canvas.lines();
+}
+
+const KEY = 12;
+const helpRow = (key: string, text: string): StyledLine => [seg(key.padEnd(KEY), 'accent'), seg(text)];
+const helpMore = (text: string): StyledLine => [seg(' '.repeat(KEY)), seg(text)];
+
+/** What `?` shows on the run dashboard: the keys, and how to read the figures. */
+const RUN_HELP: readonly StyledLine[] = [
+  helpRow('q, Ctrl-C', 'stop gracefully: in-flight requests finish, the'),
+  helpMore('result file is written, exit code 130'),
+  helpRow('Ctrl-C ×2', 'quit at once'),
+  helpRow('?, Esc', 'close this help'),
+  [],
+  helpRow('latency', "percentiles since the start, from each request's"),
+  helpMore('intended start (open model); service: from the send'),
+  helpRow('lag p99', `how late requests left their schedule; over ${LAG_WARN_MS} ms`),
+  helpMore('the generator, not the server, is the bottleneck'),
+  helpRow('outcomes', 'count, share, and rate over the last 10 s'),
+  helpRow('throughput', 'completions per second: ok, 429, errors'),
+  helpMore('(each on its own scale; ↑ = the peak shown)'),
+  helpRow('clients', 'backing off first, then most 429s; win = admitted'),
+  helpMore('in the current window; wait = Retry-After left'),
+];
+
+function drawRunHelp(canvas: Canvas): void {
+  drawOverlay(canvas, 'rpcload run · help', RUN_HELP, 12);
 }

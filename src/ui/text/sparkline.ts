@@ -33,5 +33,5 @@ export function columnChart(values: readonly number[], options: ColumnChartOptio
 
 /** A one-row chart. */
 export function sparkline(values: readonly number[], width: number, max?: number): string {
-  return columnChart(values, { width, rows: 1, ...(max === undefined ? {} : { max }) })[0] ?? '';
+  return columnChart(values, { width, rows: 1, max })[0] ?? '';
 }

@@ -33,16 +33,16 @@ export const envelope: CheckDefinition = {
     const samples: EnvelopeSample[] = [];
     let refusalsWaited = 0;
     for (const method of plan) {
-      const { exchange, reply, refusals } = await callPolitely(check, { method, clientId });
+      const { roundTrip, reply, refusals } = await callPolitely(check, { method, clientId });
       refusalsWaited += refusals;
-      if (exchange.admission === 'refused') continue;
+      if (roundTrip.admission === 'refused') continue;
       samples.push({
         method,
         unknownMethod: method === unknown,
-        atMs: exchange.sentMs,
-        status: exchange.status,
+        atMs: roundTrip.sentMs,
+        status: roundTrip.status,
         kind: reply.classification?.kind ?? null,
-        outcome: exchange.outcome,
+        outcome: roundTrip.outcome,
         violations: reply.classification?.violations ?? [],
         bodyExcerpt: excerptBody(reply.body, 120),
       });

@@ -35,14 +35,14 @@ async function walk(check: CheckContext, clientId: string, { method, field }: Pa
   });
 
   while (pages.length < MAX_PAGES) {
-    const { exchange, reply } = await callPolitely(check, { method, clientId, body: cursor === null ? '{}' : appendCursor('{}', cursor) });
+    const { roundTrip, reply } = await callPolitely(check, { method, clientId, body: cursor === null ? '{}' : appendCursor('{}', cursor) });
     const data = reply.classification?.data ?? null;
     if (data === null) {
       pages.push({
-        atMs: exchange.sentMs,
+        atMs: roundTrip.sentMs,
         items: null,
         next: '-',
-        problem: `expected a success envelope, got HTTP ${exchange.status} ${exchange.outcome}`,
+        problem: `expected a success envelope, got HTTP ${roundTrip.status} ${roundTrip.outcome}`,
       });
       return observation('problem');
     }
@@ -58,7 +58,7 @@ async function walk(check: CheckContext, clientId: string, { method, field }: Pa
             ? `${items!.length} items on one page, at most ${MAX_PAGE_ITEMS} allowed`
             : null;
     pages.push({
-      atMs: exchange.sentMs,
+      atMs: roundTrip.sentMs,
       items: items?.length ?? null,
       next: 'cursor' in next ? (next.cursor === null ? 'null' : 'string') : next.problem,
       problem,

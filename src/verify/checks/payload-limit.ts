@@ -5,7 +5,7 @@
 import { excerptBody } from '../../util/sanitize.ts';
 import { callPolitely } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import { contentTypeOf } from '../exchange.ts';
+import { contentTypeOf } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { judgePayloadLimit, payloadBracket, payloadResult, type PayloadProbe } from '../verdicts/payload-limit.ts';
 
@@ -24,7 +24,7 @@ export function paddedBody(bytes: number): string {
 }
 
 async function probe(check: CheckContext, clientId: string, bytes: number): Promise<PayloadProbe> {
-  const { exchange, reply } = await callPolitely(check, {
+  const { roundTrip, reply } = await callPolitely(check, {
     method: check.config.methods[0]!,
     clientId,
     body: paddedBody(bytes),
@@ -32,10 +32,10 @@ async function probe(check: CheckContext, clientId: string, bytes: number): Prom
   });
   return {
     bytes,
-    atMs: exchange.sentMs,
-    status: exchange.status,
-    outcome: exchange.outcome,
-    result: payloadResult(exchange.status, exchange.outcome),
+    atMs: roundTrip.sentMs,
+    status: roundTrip.status,
+    outcome: roundTrip.outcome,
+    result: payloadResult(roundTrip.status, roundTrip.outcome),
     contentType: contentTypeOf(reply) ?? null,
     bodyExcerpt: excerptBody(reply.body, 100),
   };

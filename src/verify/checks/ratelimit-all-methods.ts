@@ -4,7 +4,7 @@
  */
 import { awaitReadmission, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../verdicts/ratelimit-all-methods.ts';
 import { announcedResetMs } from '../verdicts/window-bounds.ts';
@@ -23,17 +23,17 @@ async function attempt(
   clientId: string,
   first: string,
   second: string,
-  after: Exchange | null,
+  after: RoundTrip | null,
 ): Promise<MethodsAttempt> {
   const { limit, windowMs } = check.config;
   const half = Math.ceil(limit / 2);
   const methodAt = (i: number): string => (i >= half && i < limit ? second : first);
-  if (after === null) return { kind: 'idle', exchanges: (await sendUntilRefused(check, clientId, burstCap(limit), methodAt)).exchanges };
+  if (after === null) return { kind: 'idle', roundTrips: (await sendUntilRefused(check, clientId, burstCap(limit), methodAt)).roundTrips };
   const opening = await awaitReadmission(check, clientId, first, announcedResetMs(after, windowMs), windowMs / (2 * limit));
-  const opener = opening.exchanges.at(-1)!;
-  if (opening.stop !== 'admitted') return { kind: 'reset', exchanges: [opener] };
+  const opener = opening.roundTrips.at(-1)!;
+  if (opening.stop !== 'admitted') return { kind: 'reset', roundTrips: [opener] };
   const rest = await sendUntilRefused(check, clientId, burstCap(limit) - 1, (i) => methodAt(i + 1));
-  return { kind: 'reset', exchanges: [opener, ...rest.exchanges] };
+  return { kind: 'reset', roundTrips: [opener, ...rest.roundTrips] };
 }
 
 export const ratelimitAllMethods: CheckDefinition = {
@@ -47,7 +47,7 @@ export const ratelimitAllMethods: CheckDefinition = {
     const [first, second] = [methods[0]!, methods[1]!];
     const attempts = [await attempt(check, clientId!, first, second, null)];
     while (attempts.length < MAX_ATTEMPTS && attemptIsAmbiguous(attempts.at(-1)!, attempts.at(-2), limit, windowMs)) {
-      attempts.push(await attempt(check, clientId!, first, second, attempts.at(-1)!.exchanges.at(-1)!));
+      attempts.push(await attempt(check, clientId!, first, second, attempts.at(-1)!.roundTrips.at(-1)!));
     }
     return judgeAllMethods({ limit, windowMs, methods: [first, second], attempts });
   },

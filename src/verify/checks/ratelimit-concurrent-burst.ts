@@ -24,7 +24,7 @@ async function burst(check: CheckContext, clientId: string, size: number, kind: 
     const token = await check.run.tokens.get(clientId);
     await Promise.all(Array.from({ length: size }, () => check.call({ method, token: null, dispatcher })));
     const observed = await Promise.all(Array.from({ length: size }, () => check.call({ method, clientId, token, dispatcher })));
-    return { kind, exchanges: observed.map((o) => o.exchange).sort((a, b) => a.sentMs - b.sentMs) };
+    return { kind, roundTrips: observed.map((o) => o.roundTrip).sort((a, b) => a.sentMs - b.sentMs) };
   } finally {
     await dispatcher.close();
   }
@@ -38,7 +38,7 @@ export const ratelimitConcurrentBurst: CheckDefinition = {
     const size = Math.ceil(1.5 * limit);
     const attempts = [await burst(check, clientId!, size, 'idle')];
     while (attempts.length < MAX_ATTEMPTS && concurrentAttemptIsAmbiguous(attempts.at(-1)!, attempts.at(-2), limit, windowMs)) {
-      const refusals = attempts.at(-1)!.exchanges.filter((e) => e.admission === 'refused');
+      const refusals = attempts.at(-1)!.roundTrips.filter((e) => e.admission === 'refused');
       await check.until(Math.max(...refusals.map((e) => announcedResetMs(e, windowMs))));
       attempts.push(await burst(check, clientId!, size, 'reset'));
     }

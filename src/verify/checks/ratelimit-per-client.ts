@@ -4,7 +4,7 @@
  */
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { attemptIsInconclusive, judgePerClient, type PerClientAttempt } from '../verdicts/ratelimit-per-client.ts';
 import { announcedResetMs, tooSlowToJudge } from '../verdicts/window-bounds.ts';
@@ -19,17 +19,17 @@ async function attempt(check: CheckContext, clientA: string, clientB: string, se
   const method = methods[0]!;
   const run = await sendUntilRefused(check, clientA, burstCap(limit), () => method);
   const exhaustion = {
-    admitted: run.exchanges.filter((e) => e.admission === 'admitted').length,
+    admitted: run.roundTrips.filter((e) => e.admission === 'admitted').length,
     stop: run.stop,
-    last: run.exchanges.at(-1) ?? null,
-    tooSlow: run.stop === 'cap' ? tooSlowToJudge(run.exchanges, limit, check.config.windowMs) : null,
+    last: run.roundTrips.at(-1) ?? null,
+    tooSlow: run.stop === 'cap' ? tooSlowToJudge(run.roundTrips, limit, check.config.windowMs) : null,
   };
   if (run.stop !== 'refused') return { exhaustion, secondToken: [], control: null, otherClient: null };
-  const secondToken: Exchange[] = [];
+  const secondToken: RoundTrip[] = [];
   for (let i = 0; i < Math.min(limit, SECOND_TOKEN_REQUESTS); i++)
-    secondToken.push((await check.call({ method, clientId: clientA, token: secondTokenOfA })).exchange);
-  const control = (await check.call({ method, clientId: clientA })).exchange;
-  const otherClient = (await check.call({ method, clientId: clientB })).exchange;
+    secondToken.push((await check.call({ method, clientId: clientA, token: secondTokenOfA })).roundTrip);
+  const control = (await check.call({ method, clientId: clientA })).roundTrip;
+  const otherClient = (await check.call({ method, clientId: clientB })).roundTrip;
   return { exhaustion, secondToken, control, otherClient };
 }
 

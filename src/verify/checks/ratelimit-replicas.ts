@@ -21,7 +21,7 @@ export function routesOf(config: VerifyConfig): Route[] {
 async function runThrough(check: CheckContext, clientId: string, route: Route): Promise<RouteRun> {
   const { limit, methods } = check.config;
   const run = await sendUntilRefused(check, clientId, burstCap(limit), () => methods[0]!, 1, route.url);
-  return { route, exchanges: run.exchanges, stop: run.stop };
+  return { route, roundTrips: run.roundTrips, stop: run.stop };
 }
 
 async function probeAll(
@@ -51,7 +51,7 @@ export const ratelimitReplicas: CheckDefinition = {
     const resetFromMs = spentResetFromMs(spent, config.windowMs);
     if (spent.stop === 'refused' && resetFromMs !== null) {
       probes.push(...(await probeAll(check, clientId!, others, 'at once')));
-      const refusal = spent.exchanges.find((e) => e.admission === 'refused')!;
+      const refusal = spent.roundTrips.find((e) => e.admission === 'refused')!;
       const laterMs = (refusal.doneMs + resetFromMs) / 2;
       const healthy = probes.every((p) => p.stop !== 'failed');
       if (healthy && resetFromMs - Math.max(laterMs, check.elapsed()) >= MIN_LATER_LEAD_MS) {

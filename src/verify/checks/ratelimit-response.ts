@@ -6,9 +6,9 @@ import type { ApiReply } from '../../api/http-call.ts';
 import { excerptBody } from '../../util/sanitize.ts';
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import { contentTypeOf, retryAfterOf, round } from '../exchange.ts';
+import { contentTypeOf, retryAfterOf, round } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
-import { advertisedLimits, rateLimitHeaderNotes } from '../verdicts/ratelimit-headers.ts';
+import { advertisedLimits, rateLimitHeaderNotes } from '../verdicts/rate-limit-headers.ts';
 import { judgeResponse, type RefusalSample } from '../verdicts/ratelimit-response.ts';
 import { tooSlowToJudge } from '../verdicts/window-bounds.ts';
 import { burstCap } from './ratelimit-threshold.ts';
@@ -39,8 +39,8 @@ export const ratelimitResponse: CheckDefinition = {
     const refusals = run.stop === 'refused' ? [refusalSample(check, run.lastReply!)] : [];
     for (let i = 0; i < EXTRA_REFUSALS && run.stop === 'refused'; i++) {
       // Another method too, when there is one: a refusal looks the same whatever was called.
-      const { exchange, reply } = await check.call({ method: methods[(i + 1) % methods.length]!, clientId });
-      if (exchange.admission === 'refused') refusals.push(refusalSample(check, reply));
+      const { roundTrip, reply } = await check.call({ method: methods[(i + 1) % methods.length]!, clientId });
+      if (roundTrip.admission === 'refused') refusals.push(refusalSample(check, reply));
     }
     const nowEpochS = check.run.clock.epochMs() / 1000;
     const headerNotes = rateLimitHeaderNotes(
@@ -50,10 +50,10 @@ export const ratelimitResponse: CheckDefinition = {
       { limit, windowMs },
     );
     return judgeResponse({
-      admittedBefore: run.exchanges.filter((e) => e.admission === 'admitted').length,
-      tooSlow: run.stop === 'cap' ? tooSlowToJudge(run.exchanges, limit, windowMs) : null,
+      admittedBefore: run.roundTrips.filter((e) => e.admission === 'admitted').length,
+      tooSlow: run.stop === 'cap' ? tooSlowToJudge(run.roundTrips, limit, windowMs) : null,
       stop: run.stop,
-      failedOutcome: run.stop === 'failed' ? (run.exchanges.at(-1)?.outcome ?? null) : null,
+      failedOutcome: run.stop === 'failed' ? (run.roundTrips.at(-1)?.outcome ?? null) : null,
       refusals,
       headerNotes,
     });

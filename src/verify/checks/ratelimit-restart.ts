@@ -5,7 +5,7 @@
  */
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { hooksUnavailable, runHook } from '../hooks.ts';
 import { hookProblem, type HookRun } from '../verdicts/hook-runs.ts';
 import { judgeRestart, restartResetFromMs } from '../verdicts/ratelimit-restart.ts';
@@ -29,8 +29,8 @@ export const ratelimitRestart: CheckDefinition = {
     const hooks = check.config.hooks!;
     const method = methods[0]!;
     const spent = await sendUntilRefused(check, clientId!, burstCap(limit), () => method);
-    const observation = { limit, windowMs, hookTimeoutMs: hooks.timeoutMs, spent: spent.exchanges, spentStop: spent.stop };
-    const resetFromMs = restartResetFromMs(spent.exchanges, windowMs);
+    const observation = { limit, windowMs, hookTimeoutMs: hooks.timeoutMs, spent: spent.roundTrips, spentStop: spent.stop };
+    const resetFromMs = restartResetFromMs(spent.roundTrips, windowMs);
     if (spent.stop !== 'refused' || resetFromMs === null) return judgeRestart({ ...observation, fault: null, heal: null, after: [] });
     let fault: HookRun | null = null;
     let heal: HookRun | null = null;
@@ -39,15 +39,15 @@ export const ratelimitRestart: CheckDefinition = {
     } finally {
       heal = await runHook(check, 'heal', hooks.heal, hooks.timeoutMs);
     }
-    const after: Exchange[] = [];
+    const after: RoundTrip[] = [];
     if (hookProblem(fault, hooks.timeoutMs) === null && hookProblem(heal, hooks.timeoutMs) === null) {
       const pollMs = Math.max(MIN_POLL_MS, windowMs / 10);
       let admitted = 0;
       while (check.elapsed() < resetFromMs) {
-        const { exchange } = await check.call({ method, clientId: clientId! });
-        after.push(exchange);
+        const { roundTrip } = await check.call({ method, clientId: clientId! });
+        after.push(roundTrip);
         // Admitted: keep sending, to count what a fresh budget hands out; else wait for the next poll.
-        if (outageAnswerOf(exchange) === 'admitted' && ++admitted < burstCap(limit)) continue;
+        if (outageAnswerOf(roundTrip) === 'admitted' && ++admitted < burstCap(limit)) continue;
         await check.until(Math.min(resetFromMs, check.elapsed() + pollMs));
       }
     }

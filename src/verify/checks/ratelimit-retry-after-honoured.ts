@@ -4,7 +4,7 @@
  */
 import { sendUntilRefused, type Run } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import {
   judgeRetryAfterHonoured,
@@ -19,11 +19,11 @@ type Problem = HonourObservation['problem'];
 
 function runProblem(run: Run, limit: number, windowMs: number): Problem {
   if (run.stop === 'failed')
-    return { kind: 'failed', detail: `a request got no verdict from the limiter (${run.exchanges.at(-1)?.outcome ?? 'unknown'})` };
+    return { kind: 'failed', detail: `a request got no verdict from the limiter (${run.roundTrips.at(-1)?.outcome ?? 'unknown'})` };
   if (run.stop !== 'cap') return null;
-  const slow = tooSlowToJudge(run.exchanges, limit, windowMs);
+  const slow = tooSlowToJudge(run.roundTrips, limit, windowMs);
   return slow === null
-    ? { kind: 'no-refusal', detail: `no refusal after ${run.exchanges.length} requests sent back to back` }
+    ? { kind: 'no-refusal', detail: `no refusal after ${run.roundTrips.length} requests sent back to back` }
     : { kind: 'failed', detail: slow };
 }
 
@@ -32,13 +32,13 @@ async function honour(
   check: CheckContext,
   clientId: string,
   method: string,
-  refusal: Exchange,
+  refusal: RoundTrip,
   exhaustedAtMs: number,
 ): Promise<HonourSample> {
   if (refusal.retryAfterS === null) return { exhaustedAtMs, refusal, probe: null };
   await check.until(announcedResetMs(refusal, 0));
-  const { exchange } = await check.call({ method, clientId });
-  return { exhaustedAtMs, refusal, probe: exchange };
+  const { roundTrip } = await check.call({ method, clientId });
+  return { exhaustedAtMs, refusal, probe: roundTrip };
 }
 
 /**
@@ -63,9 +63,9 @@ async function observe(check: CheckContext, clientId: string): Promise<HonourObs
   const opener = second.refusal;
   const waitS = opener.retryAfterS ?? 0;
   await check.until(opener.doneMs + (waitS >= 2 ? (waitS - 1) * 1000 : waitS * 500));
-  const { exchange: later } = await check.call({ method, clientId });
+  const { roundTrip: later } = await check.call({ method, clientId });
   const slack: SlackProbe | null = waitS >= 2 ? { refusal: opener, probe: later } : null;
-  let lateRefusal: Exchange | null = later.admission === 'refused' ? later : null;
+  let lateRefusal: RoundTrip | null = later.admission === 'refused' ? later : null;
   if (lateRefusal === null && later.admission === 'admitted') {
     // Admitted early (slack, or a quota that refills): exhaust once more for a refusal to honour.
     const third = await exhaust();

@@ -5,7 +5,7 @@
  */
 import { pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { hooksUnavailable, runHook } from '../hooks.ts';
 import type { HookRun } from '../verdicts/hook-runs.ts';
 import { hookProblem } from '../verdicts/hook-runs.ts';
@@ -30,11 +30,11 @@ export const ratelimitStoreOutage: CheckDefinition = {
       windowMs,
       hookTimeoutMs: hooks.timeoutMs,
       declared: hooks.outagePolicy,
-      spent: spent.exchanges,
+      spent: spent.roundTrips,
     };
     if (spent.stop !== 'cap') return judgeStoreOutage({ ...observation, fault: null, outage: [], heal: null, afterHeal: null });
     let fault: HookRun | null = null;
-    let outage: Exchange[] = [];
+    let outage: RoundTrip[] = [];
     let heal: HookRun | null = null;
     try {
       fault = await runHook(check, 'fault', hooks.fault, hooks.timeoutMs);
@@ -43,7 +43,7 @@ export const ratelimitStoreOutage: CheckDefinition = {
     } finally {
       heal = await runHook(check, 'heal', hooks.heal, hooks.timeoutMs);
     }
-    const afterHeal = (await check.call({ method, clientId: clientId! })).exchange;
+    const afterHeal = (await check.call({ method, clientId: clientId! })).roundTrip;
     return judgeStoreOutage({ ...observation, fault, outage, heal, afterHeal });
   },
 };

@@ -4,7 +4,7 @@
  */
 import { awaitReadmission, pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import type { CheckContext } from '../check-context.ts';
 import { judgeThreshold, nextBurst, summarizeBurst } from '../verdicts/ratelimit-threshold.ts';
 import type { BurstRecord, LoadRecord } from '../verdicts/threshold-records.ts';
@@ -42,11 +42,11 @@ async function opening(
   kind: BurstRecord['kind'],
   startMs: number,
   intervalMs: number,
-): Promise<{ exchanges: Exchange[]; stop: BurstRecord['stop'] | 'admitted' }> {
+): Promise<{ roundTrips: RoundTrip[]; stop: BurstRecord['stop'] | 'admitted' }> {
   if (kind === 'reset') return awaitReadmission(check, clientId, method, startMs, intervalMs);
   await check.until(startMs);
   const run = await sendUntilRefused(check, clientId, 1, () => method);
-  return { exchanges: [...run.exchanges], stop: run.stop === 'cap' ? 'admitted' : run.stop };
+  return { roundTrips: [...run.roundTrips], stop: run.stop === 'cap' ? 'admitted' : run.stop };
 }
 
 /**
@@ -65,11 +65,11 @@ async function burst(
   const { limit, methods } = check.config;
   const method = methods[0]!;
   const first = await opening(check, clientId, method, kind, startMs, intervalMs);
-  if (first.stop !== 'admitted') return { kind, exchanges: first.exchanges, concurrency: 1, stop: first.stop };
-  const opener = first.exchanges.at(-1)!;
+  if (first.stop !== 'admitted') return { kind, roundTrips: first.roundTrips, concurrency: 1, stop: first.stop };
+  const opener = first.roundTrips.at(-1)!;
   const concurrency = sequential ? 1 : burstConcurrency(limit, opener.doneMs - opener.sentMs);
   const rest = await sendUntilRefused(check, clientId, burstCap(limit) - 1, () => method, concurrency);
-  return { kind, exchanges: [...first.exchanges, ...rest.exchanges], concurrency, stop: rest.stop };
+  return { kind, roundTrips: [...first.roundTrips, ...rest.roundTrips], concurrency, stop: rest.stop };
 }
 
 /**
@@ -79,10 +79,10 @@ async function burst(
 async function continuedLoad(check: CheckContext, clientId: string, decisive: BurstRecord, intervalMs: number): Promise<LoadRecord> {
   const { windowMs, methods } = check.config;
   const { refusal } = summarizeBurst(decisive);
-  const opener = decisive.exchanges.find((e) => e.admission === 'admitted')!;
+  const opener = decisive.roundTrips.find((e) => e.admission === 'admitted')!;
   const resetByMs = Math.max(announcedResetMs(refusal!, windowMs), opener.doneMs + windowMs);
-  const exchanges = await pacedLoad(check, clientId, methods[0]!, intervalMs, resetByMs + LOAD_TAIL_SENDS * intervalMs);
-  return { intervalMs, exchanges };
+  const roundTrips = await pacedLoad(check, clientId, methods[0]!, intervalMs, resetByMs + LOAD_TAIL_SENDS * intervalMs);
+  return { intervalMs, roundTrips };
 }
 
 export const ratelimitThreshold: CheckDefinition = {
@@ -102,7 +102,7 @@ export const ratelimitThreshold: CheckDefinition = {
       const startMs =
         next.kind === 'reset'
           ? announcedResetMs(summarizeBurst(last).refusal!, windowMs)
-          : Math.max(...last.exchanges.map((e) => e.doneMs)) + windowMs + REST_MARGIN_MS;
+          : Math.max(...last.roundTrips.map((e) => e.doneMs)) + windowMs + REST_MARGIN_MS;
       bursts.push(await burst(check, clientId!, next.kind, next.sequential, startMs, intervalMs));
     }
     const decisive = bursts.at(-1)!;

@@ -22,7 +22,7 @@ const checkResult = (
   verdict,
   detail,
   evidence,
-  ...(notes === undefined ? {} : { notes }),
+  notes,
 });
 
 /** One announced window as evidence (without its client): where its reset lies and how many were admitted inside. */

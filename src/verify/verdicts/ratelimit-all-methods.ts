@@ -2,7 +2,7 @@
  * `ratelimit.all_methods`: ⌈limit/2⌉ requests on one method and ⌊limit/2⌋ on another are all
  * admitted, and the next one is refused: one quota across methods. Requests are sequential.
  */
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { withPerReplicaReading } from './per-replica-hint.ts';
@@ -12,7 +12,7 @@ export interface MethodsAttempt {
   /** `idle`: from a rested client; `reset`: right after waiting for the previous attempt's reset. */
   readonly kind: 'idle' | 'reset';
   /** The halves, the next request, then (only when that was admitted) more until the first refusal. */
-  readonly exchanges: readonly Exchange[];
+  readonly roundTrips: readonly RoundTrip[];
 }
 
 export interface AllMethodsObservation {
@@ -32,21 +32,21 @@ export function attemptIsAmbiguous(
   limit: number,
   windowMs: number,
 ): boolean {
-  const refusal = attempt.exchanges.find((e) => e.admission === 'refused');
-  const admitted = attempt.exchanges.filter((e) => e.admission === 'admitted').length;
-  if (refusal === undefined || admitted <= limit || tooSlowToJudge(attempt.exchanges, limit, windowMs) !== null) return false;
-  if (attempt.kind === 'idle') return boundaryMayFallInside(attempt.exchanges[0]!.sentMs, refusal, windowMs);
-  const previousRefusal = previous?.exchanges.find((e) => e.admission === 'refused');
+  const refusal = attempt.roundTrips.find((e) => e.admission === 'refused');
+  const admitted = attempt.roundTrips.filter((e) => e.admission === 'admitted').length;
+  if (refusal === undefined || admitted <= limit || tooSlowToJudge(attempt.roundTrips, limit, windowMs) !== null) return false;
+  if (attempt.kind === 'idle') return boundaryMayFallInside(attempt.roundTrips[0]!.sentMs, refusal, windowMs);
+  const previousRefusal = previous?.roundTrips.find((e) => e.admission === 'refused');
   return previousRefusal !== undefined && mayStraddleAfterReset(refusal.doneMs, previousRefusal, windowMs);
 }
 
 /** The idle attempt's count: admissions before its first refusal, and over how long they were decided. */
 export function idleCountOf(obs: AllMethodsObservation): IdleCount | undefined {
   const idle = obs.attempts.find((a) => a.kind === 'idle');
-  const first = idle?.exchanges[0];
+  const first = idle?.roundTrips[0];
   if (idle === undefined || first === undefined) return undefined;
-  const refusedAt = idle.exchanges.findIndex((e) => e.admission === 'refused');
-  const counted = refusedAt === -1 ? idle.exchanges : idle.exchanges.slice(0, refusedAt + 1);
+  const refusedAt = idle.roundTrips.findIndex((e) => e.admission === 'refused');
+  const counted = refusedAt === -1 ? idle.roundTrips : idle.roundTrips.slice(0, refusedAt + 1);
   return {
     admitted: counted.filter((e) => e.admission === 'admitted').length,
     spanMs: Math.max(...counted.map((e) => e.doneMs)) - first.sentMs,
@@ -64,26 +64,26 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
     plan: `${half} × ${first}, ${limit - half} × ${second}, then 1 × ${first}`,
     attempts: attempts.map((a) => ({
       kind: a.kind,
-      startMs: a.exchanges[0]?.sentMs ?? null,
-      admitted: a.exchanges.filter((e) => e.admission === 'admitted').length,
-      firstRefusal: a.exchanges.findIndex((e) => e.admission === 'refused') + 1 || null,
-      retryAfterS: a.exchanges.find((e) => e.admission === 'refused')?.retryAfterS ?? null,
+      startMs: a.roundTrips[0]?.sentMs ?? null,
+      admitted: a.roundTrips.filter((e) => e.admission === 'admitted').length,
+      firstRefusal: a.roundTrips.findIndex((e) => e.admission === 'refused') + 1 || null,
+      retryAfterS: a.roundTrips.find((e) => e.admission === 'refused')?.retryAfterS ?? null,
     })),
   };
   const decisive = attempts.at(-1);
   if (decisive === undefined) return skip('inconclusive', 'no attempt was made', evidence);
-  const failed = decisive.exchanges.find((e) => e.admission === 'failed');
+  const failed = decisive.roundTrips.find((e) => e.admission === 'failed');
   if (failed !== undefined) return skip('target_broken', `a request got no verdict from the limiter (${failed.outcome})`, evidence);
   const notes =
     attempts.length > 1
       ? [`the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
       : [];
-  const refusedAt = decisive.exchanges.findIndex((e) => e.admission === 'refused');
+  const refusedAt = decisive.roundTrips.findIndex((e) => e.admission === 'refused');
   if (refusedAt !== -1 && refusedAt < limit) {
     const onFirst = Math.min(refusedAt, half);
     return {
       ...fail(
-        `request ${refusedAt + 1} (${decisive.exchanges[refusedAt]!.method}, after ${onFirst} × ${first} and ${refusedAt - onFirst} × ${second}) was refused; the limit is ${limit} across methods`,
+        `request ${refusedAt + 1} (${decisive.roundTrips[refusedAt]!.method}, after ${onFirst} × ${first} and ${refusedAt - onFirst} × ${second}) was refused; the limit is ${limit} across methods`,
         evidence,
         notes,
       ),
@@ -92,9 +92,9 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
   }
   if (refusedAt !== limit) {
     // The next request may rightly be in a new window when sending was that slow.
-    const slow = tooSlowToJudge(decisive.exchanges, limit, obs.windowMs);
+    const slow = tooSlowToJudge(decisive.roundTrips, limit, obs.windowMs);
     if (slow !== null) return skip('inconclusive', slow, evidence, notes);
-    const admitted = decisive.exchanges.filter((e) => e.admission === 'admitted').length;
+    const admitted = decisive.roundTrips.filter((e) => e.admission === 'admitted').length;
     const total = refusedAt === -1 ? `no refusal after ${admitted}` : `${admitted} admitted before the first refusal`;
     const failed = withPerReplicaReading(
       fail(

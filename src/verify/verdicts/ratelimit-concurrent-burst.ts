@@ -2,7 +2,7 @@
  * `ratelimit.concurrent_burst`: 1.5 × limit requests in flight at once from an idle client
  * admit at most `limit`.
  */
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import type { CheckOutcome, IdleCount } from '../check.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { boundaryMayFallInside, mayStraddleAfterReset } from './window-bounds.ts';
@@ -10,7 +10,7 @@ import { boundaryMayFallInside, mayStraddleAfterReset } from './window-bounds.ts
 export interface ConcurrentAttempt {
   readonly kind: 'idle' | 'reset';
   /** All requests of the burst (sent together), in send order. */
-  readonly exchanges: readonly Exchange[];
+  readonly roundTrips: readonly RoundTrip[];
 }
 
 export interface ConcurrentObservation {
@@ -19,13 +19,13 @@ export interface ConcurrentObservation {
   readonly attempts: readonly ConcurrentAttempt[];
 }
 
-function count(attempt: ConcurrentAttempt, admission: Exchange['admission']): number {
-  return attempt.exchanges.filter((e) => e.admission === admission).length;
+function count(attempt: ConcurrentAttempt, admission: RoundTrip['admission']): number {
+  return attempt.roundTrips.filter((e) => e.admission === admission).length;
 }
 
 /** The refusal decided first (received first): the best estimate of where the window stood. */
-function firstRefusal(attempt: ConcurrentAttempt): Exchange | undefined {
-  return attempt.exchanges.filter((e) => e.admission === 'refused').sort((a, b) => a.doneMs - b.doneMs)[0];
+function firstRefusal(attempt: ConcurrentAttempt): RoundTrip | undefined {
+  return attempt.roundTrips.filter((e) => e.admission === 'refused').sort((a, b) => a.doneMs - b.doneMs)[0];
 }
 
 /** Over the limit, but a window boundary may have fallen inside the burst: repeat right after the reset. */
@@ -37,19 +37,19 @@ export function concurrentAttemptIsAmbiguous(
 ): boolean {
   const refusal = firstRefusal(attempt);
   if (refusal === undefined || count(attempt, 'admitted') <= limit) return false;
-  if (attempt.kind === 'idle') return boundaryMayFallInside(attempt.exchanges[0]!.sentMs, refusal, windowMs);
+  if (attempt.kind === 'idle') return boundaryMayFallInside(attempt.roundTrips[0]!.sentMs, refusal, windowMs);
   const previousRefusal = previous && firstRefusal(previous);
-  const endMs = Math.max(...attempt.exchanges.map((e) => e.doneMs));
+  const endMs = Math.max(...attempt.roundTrips.map((e) => e.doneMs));
   return previousRefusal !== undefined && mayStraddleAfterReset(endMs, previousRefusal, windowMs);
 }
 
 /** The idle burst's count: its admissions, decided between its first send and its last response. */
 export function idleBurstCount(obs: ConcurrentObservation): IdleCount | undefined {
   const idle = obs.attempts.find((a) => a.kind === 'idle');
-  if (idle === undefined || idle.exchanges.length === 0) return undefined;
+  if (idle === undefined || idle.roundTrips.length === 0) return undefined;
   return {
     admitted: count(idle, 'admitted'),
-    spanMs: Math.max(...idle.exchanges.map((e) => e.doneMs)) - Math.min(...idle.exchanges.map((e) => e.sentMs)),
+    spanMs: Math.max(...idle.roundTrips.map((e) => e.doneMs)) - Math.min(...idle.roundTrips.map((e) => e.sentMs)),
     limit: obs.limit,
     windowMs: obs.windowMs,
   };
@@ -59,20 +59,20 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   const { limit, attempts } = obs;
   const describe = (a: ConcurrentAttempt): Record<string, unknown> => ({
     kind: a.kind,
-    sent: a.exchanges.length,
-    sentWithinMs: Math.round((Math.max(...a.exchanges.map((e) => e.sentMs)) - Math.min(...a.exchanges.map((e) => e.sentMs))) * 10) / 10,
-    firstResponseAtMs: Math.min(...a.exchanges.map((e) => e.doneMs)),
-    lastResponseAtMs: Math.max(...a.exchanges.map((e) => e.doneMs)),
+    sent: a.roundTrips.length,
+    sentWithinMs: Math.round((Math.max(...a.roundTrips.map((e) => e.sentMs)) - Math.min(...a.roundTrips.map((e) => e.sentMs))) * 10) / 10,
+    firstResponseAtMs: Math.min(...a.roundTrips.map((e) => e.doneMs)),
+    lastResponseAtMs: Math.max(...a.roundTrips.map((e) => e.doneMs)),
     admitted: count(a, 'admitted'),
     refused: count(a, 'refused'),
     failed: count(a, 'failed'),
-    retryAfterS: [...new Set(a.exchanges.map((e) => e.retryAfterS).filter((s) => s !== null))],
+    retryAfterS: [...new Set(a.roundTrips.map((e) => e.retryAfterS).filter((s) => s !== null))],
   });
   const evidence = { limit, attempts: attempts.map(describe) };
   const decisive = attempts.at(-1);
-  if (decisive === undefined || decisive.exchanges.length === 0) return skip('inconclusive', 'no burst was sent', evidence);
+  if (decisive === undefined || decisive.roundTrips.length === 0) return skip('inconclusive', 'no burst was sent', evidence);
   const admitted = count(decisive, 'admitted');
-  const failed = decisive.exchanges.filter((e) => e.admission === 'failed');
+  const failed = decisive.roundTrips.filter((e) => e.admission === 'failed');
   const notes =
     attempts.length > 1
       ? [`an earlier burst admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
@@ -80,7 +80,7 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   if (admitted > limit) {
     return {
       ...fail(
-        `${admitted} of ${decisive.exchanges.length} requests in flight at once were admitted; the limit is ${limit}`,
+        `${admitted} of ${decisive.roundTrips.length} requests in flight at once were admitted; the limit is ${limit}`,
         evidence,
         notes,
       ),
@@ -90,10 +90,10 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   if (failed.length > 0)
     return skip(
       'target_broken',
-      `${failed.length} of ${decisive.exchanges.length} requests got no verdict from the limiter (${failed[0]!.outcome}); cannot count admissions`,
+      `${failed.length} of ${decisive.roundTrips.length} requests got no verdict from the limiter (${failed[0]!.outcome}); cannot count admissions`,
       evidence,
       notes,
     );
   if (admitted < limit) notes.push(`only ${admitted} admitted from an idle client (see ratelimit.threshold)`);
-  return pass(`${admitted} of ${decisive.exchanges.length} requests in flight at once were admitted (at most ${limit})`, evidence, notes);
+  return pass(`${admitted} of ${decisive.roundTrips.length} requests in flight at once were admitted (at most ${limit})`, evidence, notes);
 }

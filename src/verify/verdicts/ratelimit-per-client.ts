@@ -5,7 +5,7 @@
  * token must still be refused (else a window boundary passed and the attempt proves nothing).
  */
 import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { fail, pass, skip } from '../verdict.ts';
 
 export interface PerClientAttempt {
@@ -13,15 +13,15 @@ export interface PerClientAttempt {
   readonly exhaustion: {
     readonly admitted: number;
     readonly stop: 'refused' | 'failed' | 'cap';
-    readonly last: Exchange | null;
+    readonly last: RoundTrip | null;
     readonly tooSlow: string | null;
   };
   /** Requests with a second token of A, right after the exhaustion. */
-  readonly secondToken: readonly Exchange[];
+  readonly secondToken: readonly RoundTrip[];
   /** One more request with A's first token. */
-  readonly control: Exchange | null;
+  readonly control: RoundTrip | null;
   /** A request as client B. */
-  readonly otherClient: Exchange | null;
+  readonly otherClient: RoundTrip | null;
 }
 
 export interface PerClientObservation {

@@ -6,7 +6,7 @@
  * the effective limit it gives a client.
  */
 import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { withPerReplicaReading } from './per-replica-hint.ts';
 import { announcedResetMs, resetLowerBoundMs, tooSlowToJudge } from './window-bounds.ts';
@@ -21,7 +21,7 @@ export interface Route {
 /** Requests of the client through one route until its first refusal (or failure, or the cap). */
 export interface RouteRun {
   readonly route: Route;
-  readonly exchanges: readonly Exchange[];
+  readonly roundTrips: readonly RoundTrip[];
   readonly stop: 'refused' | 'failed' | 'cap';
 }
 
@@ -48,21 +48,21 @@ const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
  * admission (a window that starts at the client's first request).
  */
 export function spentResetFromMs(spent: RouteRun, windowMs: number): number | null {
-  const refusal = spent.exchanges.find((e) => e.admission === 'refused');
-  const opener = spent.exchanges.find((e) => e.admission === 'admitted');
+  const refusal = spent.roundTrips.find((e) => e.admission === 'refused');
+  const opener = spent.roundTrips.find((e) => e.admission === 'admitted');
   if (refusal === undefined) return null;
   if (refusal.retryAfterS !== null || opener === undefined) return resetLowerBoundMs(refusal);
   return opener.sentMs + windowMs;
 }
 
-const admitted = (exchanges: readonly Exchange[]): number => exchanges.filter((e) => e.admission === 'admitted').length;
+const admitted = (roundTrips: readonly RoundTrip[]): number => roundTrips.filter((e) => e.admission === 'admitted').length;
 
 export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
   const { limit, windowMs, spent, probes } = obs;
-  const spentAdmitted = admitted(spent.exchanges);
-  const refusal = spent.exchanges.find((e) => e.admission === 'refused') ?? null;
+  const spentAdmitted = admitted(spent.roundTrips);
+  const refusal = spent.roundTrips.find((e) => e.admission === 'refused') ?? null;
   const resetFromMs = spentResetFromMs(spent, windowMs);
-  const judged = (e: Exchange): boolean => resetFromMs !== null && e.sentMs < resetFromMs;
+  const judged = (e: RoundTrip): boolean => resetFromMs !== null && e.sentMs < resetFromMs;
   const evidence: Record<string, unknown> = {
     limit,
     windowMs,
@@ -75,22 +75,22 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
       ...(resetFromMs === null ? {} : { resetNotBeforeMs: resetFromMs }),
     },
     probes: probes.map((p) => {
-      const first = p.exchanges[0];
-      const refused = p.exchanges.find((e) => e.admission === 'refused');
+      const first = p.roundTrips[0];
+      const refused = p.roundTrips.find((e) => e.admission === 'refused');
       return {
         route: p.route.name,
         url: p.route.url,
         round: p.round,
         ...(first === undefined ? {} : { firstSentAtMs: first.sentMs }),
-        admitted: admitted(p.exchanges.filter(judged)),
-        ...(admitted(p.exchanges.filter((e) => !judged(e))) > 0
-          ? { admittedAfterPossibleReset: admitted(p.exchanges.filter((e) => !judged(e))) }
+        admitted: admitted(p.roundTrips.filter(judged)),
+        ...(admitted(p.roundTrips.filter((e) => !judged(e))) > 0
+          ? { admittedAfterPossibleReset: admitted(p.roundTrips.filter((e) => !judged(e))) }
           : {}),
         ...(refused === undefined ? { stop: p.stop } : { refusedAtMs: refused.sentMs, retryAfterS: refused.retryAfterS }),
       };
     }),
   };
-  const failed = [spent, ...probes].flatMap((run) => run.exchanges.filter((e) => e.admission === 'failed').map((e) => ({ run, e })))[0];
+  const failed = [spent, ...probes].flatMap((run) => run.roundTrips.filter((e) => e.admission === 'failed').map((e) => ({ run, e })))[0];
   if (failed !== undefined)
     return skip(
       'target_broken',
@@ -98,7 +98,7 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
       evidence,
     );
   if (spent.stop !== 'refused' || refusal === null || resetFromMs === null) {
-    const slow = tooSlowToJudge(spent.exchanges, limit, windowMs);
+    const slow = tooSlowToJudge(spent.roundTrips, limit, windowMs);
     return skip(
       'inconclusive',
       slow ?? `no refusal after ${spentAdmitted} requests through ${spent.route.name}: no spent quota to compare (see ratelimit.threshold)`,
@@ -108,28 +108,28 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
   const notes: string[] = [];
   if (refusal.retryAfterS === null)
     notes.push(`the refusal through ${spent.route.name} had no Retry-After: the reset was taken to be a window after the first admission`);
-  const late = probes.reduce((sum, p) => sum + admitted(p.exchanges.filter((e) => !judged(e))), 0);
+  const late = probes.reduce((sum, p) => sum + admitted(p.roundTrips.filter((e) => !judged(e))), 0);
   if (late > 0) notes.push(`${late} admission(s) came after the earliest moment the announced reset can have happened: not judged`);
   if (!probes.some((p) => p.round === 'later'))
     notes.push('no second look later in the window: the announced reset was too close (a longer --window gives one)');
 
   const problems: string[] = [];
-  const early = probes.filter((p) => admitted(p.exchanges.filter(judged)) > 0);
-  const effective = spentAdmitted + early.reduce((sum, p) => sum + admitted(p.exchanges.filter(judged)), 0);
+  const early = probes.filter((p) => admitted(p.roundTrips.filter(judged)) > 0);
+  const effective = spentAdmitted + early.reduce((sum, p) => sum + admitted(p.roundTrips.filter(judged)), 0);
   const atLeast = early.some((p) => p.stop === 'cap') ? 'at least ' : '';
   const perWindow = `effective limit ${atLeast}${effective} per ${seconds(windowMs)} with ${obs.replicaCount} replica${obs.replicaCount === 1 ? '' : 's'}`;
   if (spentAdmitted > limit) problems.push(`${spent.route.name} admitted ${spentAdmitted} before its first refusal; the limit is ${limit}`);
   if (early.length > 0) {
     const [first, ...more] = early;
-    const n = admitted(first!.exchanges.filter(judged));
+    const n = admitted(first!.roundTrips.filter(judged));
     const also =
       more.length > 0
-        ? ` (and ${more.map((p) => `${p.route.name} ${admitted(p.exchanges.filter(judged))} ${p.round === 'later' ? 'later' : ''}`.trim()).join(', ')})`
+        ? ` (and ${more.map((p) => `${p.route.name} ${admitted(p.roundTrips.filter(judged))} ${p.round === 'later' ? 'later' : ''}`.trim()).join(', ')})`
         : '';
     const what =
       first!.round === 'at once'
         ? `${first!.route.name} admitted ${n} more after ${spent.route.name} refused`
-        : `${first!.route.name} refused at first, but admitted ${n} at ${seconds(first!.exchanges.find((e) => e.admission === 'admitted')!.sentMs)}, before the reset ${spent.route.name} announced (not before ${seconds(resetFromMs)})`;
+        : `${first!.route.name} refused at first, but admitted ${n} at ${seconds(first!.roundTrips.find((e) => e.admission === 'admitted')!.sentMs)}, before the reset ${spent.route.name} announced (not before ${seconds(resetFromMs)})`;
     problems.push(`${what}${also}: ${perWindow}`);
     evidence.effectiveLimit = effective;
   }
@@ -143,7 +143,7 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
   const others = [...new Set(probes.map((p) => p.route.name))];
   const later = probes.find((p) => p.round === 'later');
   return pass(
-    `after ${spent.route.name} refused (${spentAdmitted} admitted), ${others.join(' and ')} refused the same client at once${later ? ` and again ${seconds(later.exchanges[0]!.sentMs - refusal.sentMs)} later` : ''}, before the announced reset${agreement.compared > 1 ? '; their Retry-After agree within the 1 s rounding' : ''}`,
+    `after ${spent.route.name} refused (${spentAdmitted} admitted), ${others.join(' and ')} refused the same client at once${later ? ` and again ${seconds(later.roundTrips[0]!.sentMs - refusal.sentMs)} later` : ''}, before the announced reset${agreement.compared > 1 ? '; their Retry-After agree within the 1 s rounding' : ''}`,
     evidence,
     notes,
   );
@@ -157,10 +157,10 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
 function retryAfterAgreement(
   spent: RouteRun,
   probes: readonly RouteProbe[],
-  judged: (e: Exchange) => boolean,
+  judged: (e: RoundTrip) => boolean,
 ): { problem: string | null; compared: number; evidence: Record<string, unknown> } {
   const refusals = [spent, ...probes].flatMap((run) => {
-    const refusal = run.exchanges.find((e) => e.admission === 'refused' && e.retryAfterS !== null && (run === spent || judged(e)));
+    const refusal = run.roundTrips.find((e) => e.admission === 'refused' && e.retryAfterS !== null && (run === spent || judged(e)));
     return refusal === undefined ? [] : [{ route: run.route.name, refusal }];
   });
   const resets = refusals.map(({ route, refusal }) => ({

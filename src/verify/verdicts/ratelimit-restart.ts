@@ -5,7 +5,7 @@
  * be fail the check, with their count.
  */
 import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { hookProblem, type HookRun } from './hook-runs.ts';
 import { outageAnswerOf } from './ratelimit-store-outage.ts';
@@ -16,18 +16,18 @@ export interface RestartObservation {
   readonly windowMs: number;
   readonly hookTimeoutMs: number;
   /** The quota spent before the restart: one at a time until the first refusal. */
-  readonly spent: readonly Exchange[];
+  readonly spent: readonly RoundTrip[];
   readonly spentStop: 'refused' | 'failed' | 'cap';
   readonly fault: HookRun | null;
   readonly heal: HookRun | null;
   /** Every request after the heal, until the announced reset. */
-  readonly after: readonly Exchange[];
+  readonly after: readonly RoundTrip[];
 }
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 /** From when an admission after the restart may be the announced reset's, not the restart's doing. */
-export function restartResetFromMs(spent: readonly Exchange[], windowMs: number): number | null {
+export function restartResetFromMs(spent: readonly RoundTrip[], windowMs: number): number | null {
   const refusal = spent.find((e) => e.admission === 'refused');
   const opener = spent.find((e) => e.admission === 'admitted');
   if (refusal === undefined) return null;

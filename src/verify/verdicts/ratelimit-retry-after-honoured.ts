@@ -4,23 +4,23 @@
  * informational unless strict: a probe one second early on a refusal of its own shows whether
  * Retry-After overstates the wait by more than whole-second rounding explains.
  */
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 export interface HonourSample {
   /** The exhaustion refusal that opened this throttled stretch (the sample's moment is relative to it). */
   readonly exhaustedAtMs: number;
   /** The refusal whose Retry-After was honoured. */
-  readonly refusal: Exchange;
+  readonly refusal: RoundTrip;
   /** The request sent once Retry-After had passed; null when the refusal gave no Retry-After. */
-  readonly probe: Exchange | null;
+  readonly probe: RoundTrip | null;
 }
 
 export interface SlackProbe {
   /** A refusal saying Retry-After N ≥ 2 … */
-  readonly refusal: Exchange;
+  readonly refusal: RoundTrip;
   /** … and a request sent N − 1 s after its receipt. */
-  readonly probe: Exchange;
+  readonly probe: RoundTrip;
 }
 
 export interface HonourObservation {

@@ -8,7 +8,7 @@
  */
 import type { CheckOutcome } from '../check.ts';
 import type { OutagePolicy } from '../config.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { hookProblem, type HookRun } from './hook-runs.ts';
 import { fail, pass, skip } from '../verdict.ts';
 
@@ -18,19 +18,19 @@ export interface StoreOutageObservation {
   readonly hookTimeoutMs: number;
   readonly declared: OutagePolicy | null;
   /** The half budget spent before the fault (one at a time, until half the limit or a refusal). */
-  readonly spent: readonly Exchange[];
+  readonly spent: readonly RoundTrip[];
   readonly fault: HookRun | null;
   /** Sent at twice the contract rate for one window while the store was down. */
-  readonly outage: readonly Exchange[];
+  readonly outage: readonly RoundTrip[];
   readonly heal: HookRun | null;
   /** One request after the heal: does the target answer again? */
-  readonly afterHeal: Exchange | null;
+  readonly afterHeal: RoundTrip | null;
 }
 
 /** How an answer during the outage counts. */
 export type OutageAnswer = 'admitted' | 'refused' | 'unavailable' | 'failed';
 
-export function outageAnswerOf(e: Exchange): OutageAnswer {
+export function outageAnswerOf(e: RoundTrip): OutageAnswer {
   if (e.admission === 'failed') return 'failed';
   if (e.admission === 'refused') return 'refused';
   return e.status >= 500 ? 'unavailable' : 'admitted';

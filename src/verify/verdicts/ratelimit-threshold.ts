@@ -9,7 +9,7 @@
  * a whole window of rest.
  */
 import type { CheckOutcome } from '../check.ts';
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import { fail, pass, skip } from '../verdict.ts';
 import { withPerReplicaReading } from './per-replica-hint.ts';
 import { loadFindings } from './threshold-load.ts';
@@ -17,14 +17,14 @@ import type { BurstRecord, BurstSummary, ThresholdObservation } from './threshol
 import { announcedResetMs, boundaryMayFallInside, mayStraddleAfterReset, tooSlowToJudge } from './window-bounds.ts';
 
 export function summarizeBurst(burst: BurstRecord): BurstSummary {
-  const firstAdmitted = burst.exchanges.findIndex((e) => e.admission === 'admitted');
-  const refusedBeforeAdmission = firstAdmitted === -1 ? burst.exchanges.length : firstAdmitted;
-  const refusals = burst.exchanges.slice(refusedBeforeAdmission).filter((e) => e.admission === 'refused');
+  const firstAdmitted = burst.roundTrips.findIndex((e) => e.admission === 'admitted');
+  const refusedBeforeAdmission = firstAdmitted === -1 ? burst.roundTrips.length : firstAdmitted;
+  const refusals = burst.roundTrips.slice(refusedBeforeAdmission).filter((e) => e.admission === 'refused');
   return {
     kind: burst.kind,
-    startMs: burst.exchanges[0]?.sentMs ?? 0,
-    endMs: Math.max(0, ...burst.exchanges.map((e) => e.doneMs)),
-    admitted: burst.exchanges.filter((e) => e.admission === 'admitted').length,
+    startMs: burst.roundTrips[0]?.sentMs ?? 0,
+    endMs: Math.max(0, ...burst.roundTrips.map((e) => e.doneMs)),
+    admitted: burst.roundTrips.filter((e) => e.admission === 'admitted').length,
     refusedBeforeAdmission,
     refusal: burst.stop === 'refused' ? (refusals.sort((a, b) => a.doneMs - b.doneMs)[0] ?? null) : null,
     concurrency: burst.concurrency,
@@ -37,11 +37,11 @@ export function summarizeBurst(burst: BurstRecord): BurstSummary {
  * races could explain it (ratelimit.concurrent_burst's business), and a window boundary may have
  * fallen inside the burst. The procedure then repeats right after the reset, one at a time.
  */
-export function burstIsAmbiguous(burst: BurstRecord, previousRefusal: Exchange | null, limit: number, windowMs: number): boolean {
+export function burstIsAmbiguous(burst: BurstRecord, previousRefusal: RoundTrip | null, limit: number, windowMs: number): boolean {
   const summary = summarizeBurst(burst);
   if (summary.stop !== 'refused' || summary.admitted <= limit) return false;
   if (summary.concurrency > 1) return true;
-  const lastRefusalBefore = burst.exchanges.slice(0, summary.refusedBeforeAdmission).at(-1) ?? previousRefusal;
+  const lastRefusalBefore = burst.roundTrips.slice(0, summary.refusedBeforeAdmission).at(-1) ?? previousRefusal;
   if (summary.kind !== 'reset' || lastRefusalBefore === null) return boundaryMayFallInside(summary.startMs, summary.refusal!, windowMs);
   return mayStraddleAfterReset(summary.endMs, lastRefusalBefore, windowMs);
 }
@@ -53,7 +53,7 @@ export function burstIsAmbiguous(burst: BurstRecord, previousRefusal: Exchange |
  */
 export function slidingWindowExplains(
   burst: BurstRecord,
-  earlierAdmissions: readonly Exchange[],
+  earlierAdmissions: readonly RoundTrip[],
   limit: number,
   windowMs: number,
 ): boolean {
@@ -79,7 +79,7 @@ export function nextBurst(
   const previous = bursts.at(-2);
   const ambiguous = burstIsAmbiguous(last, previous ? summarizeBurst(previous).refusal : null, limit, windowMs);
   if (previous === undefined || ambiguous) return { kind: 'reset', sequential: ambiguous };
-  const earlier = bursts.slice(0, -1).flatMap((b) => b.exchanges.filter((e) => e.admission === 'admitted'));
+  const earlier = bursts.slice(0, -1).flatMap((b) => b.roundTrips.filter((e) => e.admission === 'admitted'));
   return last.kind === 'reset' && slidingWindowExplains(last, earlier, limit, windowMs) ? { kind: 'rested', sequential: false } : null;
 }
 
@@ -97,7 +97,7 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
   const load = obs.load !== null && decisive?.stop === 'refused' && summaries.length > 1 ? loadFindings(obs, summaries) : null;
   const evidence = { limit, windowMs, bursts: summaries.map(burstEvidence), ...(load ? { load: load.evidence } : {}) };
   if (idle === undefined || decisive === undefined) return skip('inconclusive', 'no burst was sent', evidence);
-  const failed = obs.bursts.flatMap((b) => b.exchanges).find((e) => e.admission === 'failed');
+  const failed = obs.bursts.flatMap((b) => b.roundTrips).find((e) => e.admission === 'failed');
   if (failed !== undefined)
     return skip(
       'target_broken',
@@ -117,7 +117,7 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
 
   // Counts prove nothing when this machine could not send faster than the limit.
   const slow = obs.bursts
-    .map((b, i) => tooSlowToJudge(b.exchanges.slice(summaries[i]!.refusedBeforeAdmission), limit, windowMs))
+    .map((b, i) => tooSlowToJudge(b.roundTrips.slice(summaries[i]!.refusedBeforeAdmission), limit, windowMs))
     .find((why) => why !== null);
   if (slow !== undefined) return skip('inconclusive', slow, evidence, notes);
 

@@ -5,7 +5,7 @@
  * request sent just before a boundary may be counted just after it. Where requests are counted
  * within a window, only those surely inside it by their send and receipt times count.
  */
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 import type { BurstSummary, ThresholdObservation } from './threshold-records.ts';
 import { announcedResetMs, resetLowerBoundMs } from './window-bounds.ts';
 
@@ -14,7 +14,7 @@ const EPSILON_MS = 5;
 
 interface Period {
   readonly admitted: boolean;
-  readonly exchanges: readonly Exchange[];
+  readonly roundTrips: readonly RoundTrip[];
 }
 
 export interface LoadFindings {
@@ -28,14 +28,14 @@ export interface LoadFindings {
 }
 
 /** Split a sequence into alternating runs of admissions and refusals. */
-function periodsOf(exchanges: readonly Exchange[]): Period[] {
-  const periods: { admitted: boolean; exchanges: Exchange[] }[] = [];
-  for (const exchange of exchanges) {
-    if (exchange.admission === 'failed') continue;
-    const admitted = exchange.admission === 'admitted';
+function periodsOf(roundTrips: readonly RoundTrip[]): Period[] {
+  const periods: { admitted: boolean; roundTrips: RoundTrip[] }[] = [];
+  for (const roundTrip of roundTrips) {
+    if (roundTrip.admission === 'failed') continue;
+    const admitted = roundTrip.admission === 'admitted';
     const current = periods.at(-1);
-    if (current !== undefined && current.admitted === admitted) current.exchanges.push(exchange);
-    else periods.push({ admitted, exchanges: [exchange] });
+    if (current !== undefined && current.admitted === admitted) current.roundTrips.push(roundTrip);
+    else periods.push({ admitted, roundTrips: [roundTrip] });
   }
   return periods;
 }
@@ -46,14 +46,14 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
   const decisiveBurst = obs.bursts.at(-1)!;
   const decisive = summaries.at(-1)!;
   const previousRefusal = summaries.at(-2)?.refusal ?? null;
-  const polled = decisiveBurst.exchanges.slice(0, decisive.refusedBeforeAdmission);
+  const polled = decisiveBurst.roundTrips.slice(0, decisive.refusedBeforeAdmission);
   // The burst is one open period then the start of a refusal streak, whatever order requests in
   // flight together were answered in: its admissions first, then its refusals as received.
-  const burstTail = decisiveBurst.exchanges.slice(decisive.refusedBeforeAdmission);
+  const burstTail = decisiveBurst.roundTrips.slice(decisive.refusedBeforeAdmission);
   const sequence = [
     ...burstTail.filter((e) => e.admission === 'admitted'),
     ...burstTail.filter((e) => e.admission === 'refused').sort((a, b) => a.doneMs - b.doneMs),
-    ...load.exchanges,
+    ...load.roundTrips,
   ];
   const periods = periodsOf(sequence);
   // Each rule reports its first violation, and how often it was broken.
@@ -72,14 +72,14 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
 
   const admissions = sequence.filter((e) => e.admission === 'admitted');
   for (const [index, period] of periods.entries()) {
-    const first = period.exchanges[0]!;
-    const last = period.exchanges.at(-1)!;
-    const count = period.exchanges.length;
+    const first = period.roundTrips[0]!;
+    const last = period.roundTrips.at(-1)!;
+    const count = period.roundTrips.length;
     if (period.admitted) {
       periodEvidence.push({ admitted: count, fromMs: first.sentMs, toMs: last.doneMs });
       if (index === 0) continue; // the decisive burst: judged by step 2
       // Answered before a window had passed since the first was sent: all within one window.
-      const inOneWindow = period.exchanges.filter((e) => e.doneMs < first.sentMs + windowMs).length;
+      const inOneWindow = period.roundTrips.filter((e) => e.doneMs < first.sentMs + windowMs).length;
       if (inOneWindow > limit)
         problem('over', `${inOneWindow} admitted within a window from ${first.sentMs} ms without a refusal; the limit is ${limit}`);
       // A re-admission must fit a fixed window (a reset at least a window after the last one) or a
@@ -96,7 +96,7 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
       openedNoEarlierThanMs = lastRefusedSentMs;
       continue;
     }
-    const opener = periods[index - 1]!.exchanges[0]!;
+    const opener = periods[index - 1]!.roundTrips[0]!;
     // The later of what the server announced and one window after the quota before it opened.
     const resetBoundMs = Math.max(announcedResetMs(first, windowMs), opener.doneMs + windowMs);
     periodEvidence.push({
@@ -118,9 +118,9 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
     lastRefusedSentMs = last.sentMs;
   }
 
-  const sent = load.exchanges.length;
-  const startMs = load.exchanges[0]?.sentMs ?? 0;
-  const endMs = load.exchanges.at(-1)?.doneMs ?? 0;
+  const sent = load.roundTrips.length;
+  const startMs = load.roundTrips[0]?.sentMs ?? 0;
+  const endMs = load.roundTrips.at(-1)?.doneMs ?? 0;
   const ratePerS = 1000 / load.intervalMs;
   // The most telling first.
   const order = ['gradual', 'over', 'extended'];
@@ -138,9 +138,9 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
       startMs,
       endMs,
       sent,
-      admitted: load.exchanges.filter((e) => e.admission === 'admitted').length,
-      refused: load.exchanges.filter((e) => e.admission === 'refused').length,
-      failed: load.exchanges.filter((e) => e.admission === 'failed').length,
+      admitted: load.roundTrips.filter((e) => e.admission === 'admitted').length,
+      refused: load.roundTrips.filter((e) => e.admission === 'refused').length,
+      failed: load.roundTrips.filter((e) => e.admission === 'failed').length,
       periods: periodEvidence,
     },
   };

@@ -3,7 +3,7 @@
  * continued load after them. The verdict (ratelimit-threshold.ts) and the load reading
  * (threshold-load.ts) both read these.
  */
-import type { Exchange } from '../exchange.ts';
+import type { RoundTrip } from '../round-trip.ts';
 
 export interface BurstRecord {
   /**
@@ -12,7 +12,7 @@ export interface BurstRecord {
    */
   readonly kind: 'idle' | 'reset' | 'rested';
   /** In send order: refusals polled one at a time before the first admission (reset bursts), then the burst. */
-  readonly exchanges: readonly Exchange[];
+  readonly roundTrips: readonly RoundTrip[];
   /** Requests in flight at once during the burst (1 = one at a time). */
   readonly concurrency: number;
   /** `not-readmitted`: a reset burst that kept being refused for a window after the announced reset. */
@@ -35,7 +35,7 @@ export interface BurstSummary {
   /** Refusals before the first admission (a Retry-After that was too short). */
   readonly refusedBeforeAdmission: number;
   /** The refusal that ended the burst (the first one received after an admission). */
-  readonly refusal: Exchange | null;
+  readonly refusal: RoundTrip | null;
   readonly concurrency: number;
   readonly stop: BurstRecord['stop'];
 }
@@ -43,5 +43,5 @@ export interface BurstSummary {
 /** Step 3's load at twice the contract rate: when requests were sent, and how each ended. */
 export interface LoadRecord {
   readonly intervalMs: number;
-  readonly exchanges: readonly Exchange[];
+  readonly roundTrips: readonly RoundTrip[];
 }

@@ -9,16 +9,18 @@
  *
  * Not a test (vitest does not collect it): numbers depend on the machine and what else runs.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../../src/contract/result-schema.ts';
 import { RPCLOAD_BIN } from '../../support/cli.ts';
-import { requireTmux, shellQuote, TmuxSession } from '../../support/tmux.ts';
+import { absenceReason, findOnPath } from '../../support/system-program.ts';
+import { shellQuote, TmuxSession } from '../../support/tmux.ts';
 
 const [runsArg = '5', rate = '2000', duration = '20s', profile = '', sizeArg = '80x24'] = process.argv.slice(2);
 const [width, height] = sizeArg.split('x').map(Number) as [number, number];
 const dir = mkdtempSync(join(tmpdir(), 'rpcload-ui-cost-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 interface Row {
@@ -72,7 +74,7 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-requireTmux();
+if (findOnPath('tmux') === null) throw new Error(`the dashboard bench drives tmux: ${absenceReason('tmux', { package: 'tmux' })}`);
 console.log(
   `${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}; ${profile || 'demo profile'} --rate ${rate} --duration ${duration}, ${width}×${height}`,
 );

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../../../src/verify/verdicts/ratelimit-all-methods.ts';
-import { admitted, ex } from '../../support/verify-exchanges.ts';
+import { admitted, ex } from '../../support/round-trips.ts';
 
 /** 5 × ping, 5 × echo, then `after` (admitted count before the refusal beyond the 10). */
 function attemptOf(kind: MethodsAttempt['kind'], fromMs: number, admittedCount: number, retryAfterS = 1): MethodsAttempt {
-  const exchanges = Array.from({ length: admittedCount }, (_, i) =>
+  const roundTrips = Array.from({ length: admittedCount }, (_, i) =>
     ex(fromMs + i, 'admitted', { method: i >= 5 && i < 10 ? 'echo' : 'ping' }),
   );
   return {
     kind,
-    exchanges: [
-      ...exchanges,
+    roundTrips: [
+      ...roundTrips,
       ex(fromMs + admittedCount, 'refused', { retryAfterS, method: admittedCount >= 5 && admittedCount < 10 ? 'echo' : 'ping' }),
     ],
   };
@@ -60,7 +60,7 @@ describe('judgeAllMethods', () => {
   });
 
   it('does not count requests without a limiter verdict', () => {
-    const result = judgeAllMethods(observe({ kind: 'idle', exchanges: [...admitted(3, 0), ex(3, 'failed')] }));
+    const result = judgeAllMethods(observe({ kind: 'idle', roundTrips: [...admitted(3, 0), ex(3, 'failed')] }));
     expect(result.verdict).toBe('skip');
   });
 });

@@ -4,13 +4,13 @@ import {
   judgeConcurrentBurst,
   type ConcurrentAttempt,
 } from '../../../src/verify/verdicts/ratelimit-concurrent-burst.ts';
-import { ex } from '../../support/verify-exchanges.ts';
+import { ex } from '../../support/round-trips.ts';
 
 /** 15 requests sent within 2 ms: `admittedCount` admitted, the rest refused (answered ~20 ms later). */
 function attemptOf(kind: ConcurrentAttempt['kind'], fromMs: number, admittedCount: number, failed = 0): ConcurrentAttempt {
   return {
     kind,
-    exchanges: Array.from({ length: 15 }, (_, i) =>
+    roundTrips: Array.from({ length: 15 }, (_, i) =>
       ex(fromMs + i / 8, i < failed ? 'failed' : i < failed + admittedCount ? 'admitted' : 'refused', {
         doneMs: fromMs + 20 + i,
         retryAfterS: 1,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgePerClient, type PerClientAttempt } from '../../../src/verify/verdicts/ratelimit-per-client.ts';
-import { ex } from '../../support/verify-exchanges.ts';
+import { ex } from '../../support/round-trips.ts';
 
 const exhaustion = { admitted: 10, stop: 'refused' as const, last: ex(10, 'refused'), tooSlow: null };
 const attempt = (t2: ('admitted' | 'refused')[], control: 'admitted' | 'refused', other: 'admitted' | 'refused'): PerClientAttempt => ({

@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { judgeReplicas, type RouteProbe, type RouteRun } from '../../../src/verify/verdicts/ratelimit-replicas.ts';
 import { perReplicaReading } from '../../../src/verify/verdicts/per-replica-hint.ts';
-import { admitted, ex } from '../../support/verify-exchanges.ts';
+import { admitted, ex } from '../../support/round-trips.ts';
 
 const target = { name: 'target', url: 'http://127.0.0.1:1' };
 const r1 = { name: 'replica 1', url: 'http://127.0.0.1:2' };
 const r2 = { name: 'replica 2', url: 'http://127.0.0.1:3' };
 
 /** 10 admitted through replica 1 from t = 0, then refused at 20 ms announcing a reset 10 s ahead. */
-const spent: RouteRun = { route: r1, exchanges: [...admitted(10, 0, 2), ex(20, 'refused', { retryAfterS: 10 })], stop: 'refused' };
+const spent: RouteRun = { route: r1, roundTrips: [...admitted(10, 0, 2), ex(20, 'refused', { retryAfterS: 10 })], stop: 'refused' };
 const probe = (
   route: typeof r1,
   round: RouteProbe['round'],
-  exchanges: RouteProbe['exchanges'],
+  roundTrips: RouteProbe['roundTrips'],
   stop: RouteRun['stop'] = 'refused',
 ): RouteProbe => ({
   route,
   round,
-  exchanges,
+  roundTrips,
   stop,
 });
 const judge = (probes: RouteProbe[], spentRun: RouteRun = spent) =>
@@ -88,7 +88,7 @@ describe('ratelimit.replicas verdict', () => {
   });
 
   it('says when the spent route itself admitted a multiple of the limit: per-replica counting behind it', () => {
-    const viaTarget: RouteRun = { route: target, exchanges: [...admitted(20, 0), ex(20, 'refused', { retryAfterS: 10 })], stop: 'refused' };
+    const viaTarget: RouteRun = { route: target, roundTrips: [...admitted(20, 0), ex(20, 'refused', { retryAfterS: 10 })], stop: 'refused' };
     const result = judge([probe(r1, 'at once', [ex(30, 'refused', { retryAfterS: 10 })])], viaTarget);
     expect(result.verdict).toBe('fail');
     expect(result.detail).toMatch(
@@ -98,7 +98,7 @@ describe('ratelimit.replicas verdict', () => {
   });
 
   it('does not judge a spend that was never refused', () => {
-    const result = judge([], { route: r1, exchanges: admitted(25, 0), stop: 'cap' });
+    const result = judge([], { route: r1, roundTrips: admitted(25, 0), stop: 'cap' });
     expect(result).toMatchObject({ verdict: 'skip', skipClass: 'inconclusive' });
     expect(result.detail).toMatch(/no refusal after 25 requests through replica 1/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advertisedLimits, rateLimitHeaderNotes } from '../../../src/verify/verdicts/ratelimit-headers.ts';
+import { advertisedLimits, rateLimitHeaderNotes } from '../../../src/verify/verdicts/rate-limit-headers.ts';
 import { judgeResponse, type RefusalSample, type ResponseObservation } from '../../../src/verify/verdicts/ratelimit-response.ts';
 
 const good: RefusalSample = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgeRetryAfterHonoured, type HonourObservation } from '../../../src/verify/verdicts/ratelimit-retry-after-honoured.ts';
-import { ex } from '../../support/verify-exchanges.ts';
+import { ex } from '../../support/round-trips.ts';
 
 // Right after exhaustion: refused at 100 saying 10 s, admitted at 10 101 ms.
 const early = { exhaustedAtMs: 100, refusal: ex(100, 'refused', { retryAfterS: 10 }), probe: ex(10_101, 'admitted') };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../../src/verify/exchange.ts';
+import type { RoundTrip } from '../../../src/verify/round-trip.ts';
 import type { HookRun } from '../../../src/verify/verdicts/hook-runs.ts';
 import { judgeRestart, type RestartObservation } from '../../../src/verify/verdicts/ratelimit-restart.ts';
 import { judgeStoreOutage, type StoreOutageObservation } from '../../../src/verify/verdicts/ratelimit-store-outage.ts';
-import { admitted, ex } from '../../support/verify-exchanges.ts';
+import { admitted, ex } from '../../support/round-trips.ts';
 
 const hook = (name: HookRun['hook'], startedMs: number, over: Partial<HookRun> = {}): HookRun => ({
   hook: name,
@@ -17,13 +17,13 @@ const hook = (name: HookRun['hook'], startedMs: number, over: Partial<HookRun> =
   stderr: [],
   ...over,
 });
-const unavailable = (count: number, fromMs: number): Exchange[] =>
+const unavailable = (count: number, fromMs: number): RoundTrip[] =>
   Array.from({ length: count }, (_, i) => ({ ...ex(fromMs + i * 50, 'admitted', { status: 503 }), outcome: 'error:unexpected_error' }));
-const refusals = (count: number, fromMs: number): Exchange[] =>
+const refusals = (count: number, fromMs: number): RoundTrip[] =>
   Array.from({ length: count }, (_, i) => ex(fromMs + i * 50, 'refused', { retryAfterS: 1 }));
 
 /** Limit 10 per 1 s: 5 spent, then 20 sent at twice the rate while the store is down. */
-const outage = (during: Exchange[], over: Partial<StoreOutageObservation> = {}): StoreOutageObservation => ({
+const outage = (during: RoundTrip[], over: Partial<StoreOutageObservation> = {}): StoreOutageObservation => ({
   limit: 10,
   windowMs: 1000,
   hookTimeoutMs: 60_000,
@@ -123,7 +123,7 @@ describe('ratelimit.store_outage verdict', () => {
 });
 
 /** Limit 10 per 2 s: spent by 20 ms, refused announcing a reset 2 s ahead (not before 1.02 s); restarted by 100 ms. */
-const restart = (after: Exchange[], over: Partial<RestartObservation> = {}): RestartObservation => ({
+const restart = (after: RoundTrip[], over: Partial<RestartObservation> = {}): RestartObservation => ({
   limit: 10,
   windowMs: 2000,
   hookTimeoutMs: 60_000,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../../src/verify/exchange.ts';
+import type { RoundTrip } from '../../../src/verify/round-trip.ts';
 import { burstIsAmbiguous, judgeThreshold, nextBurst } from '../../../src/verify/verdicts/ratelimit-threshold.ts';
 import type { BurstRecord, ThresholdObservation } from '../../../src/verify/verdicts/threshold-records.ts';
-import { admitted, ex, refused } from '../../support/verify-exchanges.ts';
+import { admitted, ex, refused } from '../../support/round-trips.ts';
 
 /** A burst of `n` admissions 1 ms apart from `fromMs`, ended by a refusal announcing `retryAfterS`. */
 function burst(
@@ -10,12 +10,12 @@ function burst(
   fromMs: number,
   n: number,
   retryAfterS: number | null,
-  options: { polls?: Exchange[]; concurrency?: number; stepMs?: number } = {},
+  options: { polls?: RoundTrip[]; concurrency?: number; stepMs?: number } = {},
 ): BurstRecord {
   const step = options.stepMs ?? 1;
   return {
     kind,
-    exchanges: [...(options.polls ?? []), ...admitted(n, fromMs, step), ex(fromMs + n * step, 'refused', { retryAfterS })],
+    roundTrips: [...(options.polls ?? []), ...admitted(n, fromMs, step), ex(fromMs + n * step, 'refused', { retryAfterS })],
     concurrency: options.concurrency ?? 1,
     stop: 'refused',
   };
@@ -29,10 +29,10 @@ function load(
   open: (t: number) => boolean,
   retryAfterS: (t: number) => number | null = () => 1,
 ): ThresholdObservation['load'] {
-  const exchanges: Exchange[] = [];
+  const roundTrips: RoundTrip[] = [];
   for (let t = fromMs; t <= untilMs; t += intervalMs)
-    exchanges.push(open(t) ? ex(t, 'admitted') : ex(t, 'refused', { retryAfterS: retryAfterS(t) }));
-  return { intervalMs, exchanges };
+    roundTrips.push(open(t) ? ex(t, 'admitted') : ex(t, 'refused', { retryAfterS: retryAfterS(t) }));
+  return { intervalMs, roundTrips };
 }
 
 /** Admitted in the first half of each window starting at `resetMs` (2× load over a fixed window of `limit`). */
@@ -208,14 +208,14 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // no refusal at all
     'no limit',
-    { limit: L, windowMs: W, bursts: [{ kind: 'idle', exchanges: admitted(25, 0), concurrency: 1, stop: 'cap' }], load: null },
+    { limit: L, windowMs: W, bursts: [{ kind: 'idle', roundTrips: admitted(25, 0), concurrency: 1, stop: 'cap' }], load: null },
     'fail',
     /no refusal after 25 requests/,
   ],
   [
     // no refusal, but 25 requests took 2.4 s: this machine could not send faster than the limit
     'generator too slow',
-    { limit: L, windowMs: W, bursts: [{ kind: 'idle', exchanges: admitted(25, 0, 100), concurrency: 1, stop: 'cap' }], load: null },
+    { limit: L, windowMs: W, bursts: [{ kind: 'idle', roundTrips: admitted(25, 0, 100), concurrency: 1, stop: 'cap' }], load: null },
     'skip',
     /the generator, not the server, is the bottleneck: 25 requests took 2401 ms to send/,
   ],
@@ -225,7 +225,7 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
     {
       limit: L,
       windowMs: W,
-      bursts: [{ kind: 'idle', exchanges: [...admitted(3, 0), ex(3, 'failed')], concurrency: 1, stop: 'failed' }],
+      bursts: [{ kind: 'idle', roundTrips: [...admitted(3, 0), ex(3, 'failed')], concurrency: 1, stop: 'failed' }],
       load: null,
     },
     'skip',
@@ -237,7 +237,7 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
     {
       limit: L,
       windowMs: W,
-      bursts: [burst('idle', 0, 10, 1), { kind: 'reset', exchanges: refused(22, 1011, 50, 1), concurrency: 1, stop: 'not-readmitted' }],
+      bursts: [burst('idle', 0, 10, 1), { kind: 'reset', roundTrips: refused(22, 1011, 50, 1), concurrency: 1, stop: 'not-readmitted' }],
       load: null,
     },
     'fail',

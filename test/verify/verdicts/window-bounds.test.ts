@@ -6,7 +6,7 @@ import {
   resetLowerBoundMs,
   tooSlowToJudge,
 } from '../../../src/verify/verdicts/window-bounds.ts';
-import { admitted, ex } from '../../support/verify-exchanges.ts';
+import { admitted, ex } from '../../support/round-trips.ts';
 
 describe('window bounds from Retry-After', () => {
   it.each([
@@ -58,8 +58,8 @@ describe('window bounds from Retry-After', () => {
     [[...admitted(11, 0, 10), ex(110, 'refused')], null],
     // refused after 11, but the 11th went 1 s after the first: it may be in a new window
     [[...admitted(11, 0, 100), ex(1100, 'refused')], /11 requests took 1000 ms/],
-  ] as const)('tooSlowToJudge %#', (exchanges, expected) => {
-    const why = tooSlowToJudge(exchanges, 10, 1000);
+  ] as const)('tooSlowToJudge %#', (roundTrips, expected) => {
+    const why = tooSlowToJudge(roundTrips, 10, 1000);
     if (expected === null) expect(why).toBeNull();
     else expect(why).toMatch(expected);
   });

@@ -1,0 +1,161 @@
+/**
+ * The `--metrics-listen HOST:PORT` endpoint of `run` and `capacity`: an HTTP server answering
+ * `GET /metrics` in the Prometheus text format (404 for anything else). It is opened before any
+ * load (a port in use is a one-line error, exit 2), follows the running load(s) — the steps of a
+ * capacity search add up, so counters only grow — and closes after the result file is written,
+ * optionally after a linger so Prometheus gets a last scrape of the final figures.
+ */
+import { createServer, type Server } from 'node:http';
+import { RpcloadError } from '../errors.ts';
+import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
+import type { Plan } from '../profile/plan.ts';
+import { createMetricsRegistry, type CapacityGauges, type RunLabels } from './metrics-registry.ts';
+
+/** A host and port to listen on (`--metrics-listen`). */
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** `--metrics-listen` and its companions, as the CLI parsed them. */
+export interface MetricsOptions {
+  readonly listen: ListenAddress;
+  /** Histogram bucket bounds, ascending ms. */
+  readonly bucketsMs: readonly number[];
+  /** Per-client series for the first N clients (0 = none). */
+  readonly clients: number;
+  /** Keep serving this long after the result file is written (ms). */
+  readonly lingerMs: number;
+}
+
+/** What the endpoint reads its figures from: a running load's metrics, null until it has any. */
+export type MetricsFeed = () => MetricsSnapshot | null;
+
+export interface MetricsEndpoint {
+  /** Follow this load from now on; the previous load's last figures are kept and added to its. */
+  follow(feed: MetricsFeed): void;
+  /** The capacity search's position (`capacity` only). */
+  setCapacity(gauges: CapacityGauges): void;
+  /** Close; with `linger`, after serving the final figures for the linger time (resolves when closed). */
+  close(linger: boolean): Promise<void>;
+}
+
+/** The figures read for one scrape are reused by scrapes within this long: however often it is scraped, the load pays at most one read a second. */
+const REFRESH_MS = 1000;
+
+/** What a load of `plan` reads for the endpoint: the bounds, and the plan's first N client IDs (`--metrics-clients N`). */
+export function metricsReadOptions(options: MetricsOptions | null, plan: Plan): MetricsReadOptions | null {
+  if (options === null) return null;
+  return { bucketsMs: options.bucketsMs, labelledClients: plan.clients.slice(0, options.clients).map((c) => c.id) };
+}
+
+/** `HOST:PORT`, `[IPv6]:PORT` or `PORT` (127.0.0.1); null when it is none of these. */
+export function parseListenAddress(text: string): ListenAddress | null {
+  const match = /^(?:(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]*)):)?(\d{1,5})$/.exec(text.trim());
+  if (match === null) return null;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return null;
+  const host = match[1] ?? (match[2] === undefined || match[2] === '' ? '127.0.0.1' : match[2]);
+  return { host, port };
+}
+
+/** Open the endpoint; rejects with a one-line RpcloadError (exit 2) when the address cannot be listened on. */
+export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLabels, capacity = false): Promise<MetricsEndpoint> {
+  let finished: MetricsSnapshot | null = null;
+  let feed: MetricsFeed | null = null;
+  let cached: { atMs: number; snapshot: MetricsSnapshot | null } | null = null;
+  let capacityGauges: CapacityGauges | null = null;
+  /** Finished loads' figures plus the current one's (gauges are the current load's). */
+  const read = (): MetricsSnapshot | null => {
+    const current = feed?.() ?? null;
+    return sumMetricsSnapshots([...(finished === null ? [] : [finished]), ...(current === null ? [] : [current])], 'last');
+  };
+  const current = (): MetricsSnapshot | null => {
+    const now = performance.now();
+    if (cached === null || now - cached.atMs >= REFRESH_MS) cached = { atMs: now, snapshot: read() };
+    return cached.snapshot;
+  };
+  let scrape: MetricsSnapshot | null = null;
+  const registry = createMetricsRegistry(labels, {
+    snapshot: () => scrape,
+    clientsCap: options.clients,
+    ...(capacity ? { capacity: () => capacityGauges } : {}),
+  });
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: scrape /metrics\n');
+      return;
+    }
+    // One snapshot per scrape: every metric of the answer shows the same moment.
+    scrape = current();
+    registry
+      .metrics()
+      .then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text))
+      .catch((err: unknown) => res.writeHead(500).end(`${String(err)}\n`));
+  });
+  server.keepAliveTimeout = 5000;
+  await listen(server, options.listen);
+  return {
+    follow(next) {
+      // The new load starts empty: until it reports, show what came before (with its gauges at rest).
+      const before = read();
+      finished = before === null ? null : { ...before, gauges: { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 0 } };
+      cached = null;
+      feed = next;
+    },
+    setCapacity(gauges) {
+      capacityGauges = gauges;
+    },
+    async close(linger) {
+      cached = null;
+      if (linger && options.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, options.lingerMs));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/**
+ * Run a session's `body` while the endpoint (if any) serves it. When the body succeeds, the
+ * endpoint lingers in the background — `closed` resolves once it has closed, for the command to
+ * await after it has reported — so the summary is not held back by the linger; when the body
+ * fails, the endpoint closes at once.
+ */
+export async function whileServing<T>(
+  endpoint: MetricsEndpoint | null,
+  body: () => Promise<T>,
+): Promise<{ value: T; closed: Promise<void> }> {
+  let value: T;
+  try {
+    value = await body();
+  } catch (err) {
+    await endpoint?.close(false);
+    throw err;
+  }
+  return { value, closed: endpoint === null ? Promise.resolve() : endpoint.close(true) };
+}
+
+function listen(server: Server, address: ListenAddress): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const where = `${address.host}:${address.port}`;
+      const why =
+        err.code === 'EADDRINUSE'
+          ? 'the port is in use'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+              ? 'no such local address'
+              : (err.code ?? err.message);
+      reject(new RpcloadError('bad_flag', `--metrics-listen ${where}: cannot listen (${why})`));
+    };
+    server.once('error', onError);
+    server.listen(address.port, address.host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * The metrics snapshot: what `--metrics-listen` exposes, as one plain JSON-able record read off the
+ * recorder when a scrape (or a worker's periodic report) asks — never per request. Counters per
+ * (phase, method, outcome), Prometheus-style cumulative bucket counts for latency, service time
+ * and schedule lag, token, skip and Retry-After figures, per-client counts and a few gauges.
+ * Snapshots of worker threads (and of the steps of a capacity search) add up exactly.
+ */
+import { valuesAtPercentilesUs, type Histogram } from '../metrics/hdr.ts';
+import type { LiveSnapshot } from '../contract/live-snapshot.ts';
+import type { RecorderDimensions } from '../metrics/sample.ts';
+
+/** Bucket bounds (ms) suited to API latencies: the default of `--metrics-buckets`. */
+export const DEFAULT_METRICS_BUCKETS_MS: readonly number[] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+
+/** A Prometheus histogram's figures: counts at or below each bound (cumulative), the sum and the count. */
+export interface BucketCounts {
+  /** One per bound of the snapshot's `boundsMs`, cumulative (the `+Inf` bucket is `count`). */
+  readonly cumulative: readonly number[];
+  readonly sumSeconds: number;
+  readonly count: number;
+}
+
+export interface RequestCount {
+  readonly phase: string;
+  readonly method: string;
+  readonly outcome: string;
+  readonly count: number;
+}
+
+export interface PhaseMethodBuckets {
+  readonly phase: string;
+  readonly method: string;
+  readonly buckets: BucketCounts;
+}
+
+export interface PhaseBuckets {
+  readonly phase: string;
+  readonly buckets: BucketCounts;
+}
+
+/** What a load needs to read its metrics: the histogram bounds and the client IDs labelled one by one. */
+export interface MetricsReadOptions {
+  /** Histogram bucket bounds (ms), ascending. */
+  readonly bucketsMs: readonly number[];
+  /** `--metrics-clients N`: the run's first N client IDs; every other client counts as "other". */
+  readonly labelledClients: readonly string[];
+}
+
+/** The client label of every client beyond the labelled ones. */
+export const OTHER_CLIENTS = 'other';
+
+export interface ClientCount {
+  /** A labelled client ID, or OTHER_CLIENTS. */
+  readonly client: string;
+  /** API requests completed. */
+  readonly sent: number;
+  /** Refused with 429. */
+  readonly rateLimited: number;
+}
+
+/** Figures of the moment (not counters): summed across workers, taken from the latest step in a search. */
+export interface MetricsGauges {
+  readonly inFlight: number;
+  /** Arrivals per second the schedule asks for now (0 in the closed model and between phases). */
+  readonly offeredArrivalRate: number;
+  /** Requests completed in the last whole second. */
+  readonly achievedRequestRate: number;
+}
+
+export interface MetricsSnapshot {
+  readonly boundsMs: readonly number[];
+  readonly requests: readonly RequestCount[];
+  readonly latency: readonly PhaseMethodBuckets[];
+  readonly serviceTime: readonly PhaseMethodBuckets[];
+  /** Open-model phases only (the closed model has no schedule). */
+  readonly scheduleLag: readonly PhaseBuckets[];
+  readonly tokens: { readonly requests: number; readonly failures: number };
+  /** Arrivals not sent, by the driver's reason. */
+  readonly skipped: Readonly<Record<string, number>>;
+  /** Back-offs a client sat out before its next request: how many, and the seconds waited in all. */
+  readonly retryAfterWaits: { readonly count: number; readonly seconds: number };
+  /** Empty without labelled clients: the cap is applied where the figures are read, so a message stays small. */
+  readonly clients: readonly ClientCount[];
+  readonly gauges: MetricsGauges;
+}
+
+/** One phase × method cell of the recorder (see RecordedCell): its counts and µs histograms. */
+export interface MetricsCell {
+  readonly phaseIndex: number;
+  readonly methodIndex: number;
+  readonly stats: {
+    readonly requests: number;
+    /** Indexed like `MetricsSource.outcomeKeys`. */
+    readonly outcomeCounts: ArrayLike<number>;
+    readonly latency: Histogram;
+    readonly serviceTime: Histogram;
+  };
+}
+
+/** What a snapshot is read from (the Recorder): its cells and the figures it keeps beside them. */
+export interface MetricsSource {
+  readonly dimensions: RecorderDimensions;
+  /** Outcome keys by outcome index. */
+  readonly outcomeKeys: readonly string[];
+  forEachCell(visit: (cell: MetricsCell) => void): void;
+  /** A phase's schedule-lag histogram (µs); undefined when it had no open-model request. */
+  scheduleLagOf(phaseIndex: number): Histogram | undefined;
+  /** Retry-After back-offs sat out before a request: count and total ms waited. */
+  retryAfterWaits(): { readonly count: number; readonly waitedMs: number };
+}
+
+/**
+ * Counts at or below each bound (µs) of an HDR histogram: a value counts as at or below a bound
+ * when it lies in the HDR bucket holding the bound or below (HDR's precision, 0.1 % for latency
+ * histograms). One pass over the counts array, reading it directly (as valuesAtPercentilesUs does)
+ * and stopping at the last recorded value; the sum is the histogram's mean × count.
+ */
+export function bucketCounts(histogram: Histogram, boundsUs: readonly number[]): BucketCounts {
+  const h = histogram as unknown as {
+    totalCount: number;
+    countsArrayLength: number;
+    countsArrayIndex(value: number): number;
+    getCountAtIndex(i: number): number;
+    _counts?: ArrayLike<number>;
+  };
+  const total = h.totalCount;
+  if (total === 0) return { cumulative: boundsUs.map(() => 0), sumSeconds: 0, count: 0 };
+  const counts = h._counts;
+  const length = h.countsArrayLength;
+  let i = 0;
+  let seen = 0;
+  const cumulative = boundsUs.map((boundUs) => {
+    const last = Math.min(h.countsArrayIndex(Math.max(0, Math.floor(boundUs))), length - 1);
+    for (; i <= last && seen < total; i++) seen += counts === undefined ? h.getCountAtIndex(i) : counts[i]!;
+    return seen;
+  });
+  const { meanUs } = valuesAtPercentilesUs(histogram, []);
+  return { cumulative, sumSeconds: (meanUs * total) / 1e6, count: total };
+}
+
+const emptyBuckets = (bounds: number): BucketCounts => ({ cumulative: new Array<number>(bounds).fill(0), sumSeconds: 0, count: 0 });
+
+function addBuckets(a: BucketCounts, b: BucketCounts): BucketCounts {
+  return {
+    cumulative: a.cumulative.map((n, i) => n + (b.cumulative[i] ?? 0)),
+    sumSeconds: a.sumSeconds + b.sumSeconds,
+    count: a.count + b.count,
+  };
+}
+
+const key = (...parts: string[]): string => parts.join('\u0000');
+
+/**
+ * Read a snapshot off `source` (a few histogram passes per cell; call it at most a few times a
+ * second). `live` is the recorder's live snapshot of the same moment (tokens, skips, clients,
+ * last-second rate), `gauges` what only the driver knows.
+ */
+export function buildMetricsSnapshot(
+  source: MetricsSource,
+  live: LiveSnapshot,
+  gauges: Omit<MetricsGauges, 'achievedRequestRate'>,
+  options: MetricsReadOptions,
+): MetricsSnapshot {
+  const { methods, phases } = source.dimensions;
+  const boundsMs = options.bucketsMs;
+  const boundsUs = boundsMs.map((ms) => ms * 1000);
+  const outcomeKeys = source.outcomeKeys;
+  const requests: RequestCount[] = [];
+  const latency: PhaseMethodBuckets[] = [];
+  const serviceTime: PhaseMethodBuckets[] = [];
+  source.forEachCell(({ phaseIndex, methodIndex, stats }) => {
+    if (stats.requests === 0) return;
+    const phase = phases[phaseIndex] ?? `phase-${phaseIndex}`;
+    const method = methods[methodIndex] ?? `method-${methodIndex}`;
+    outcomeKeys.forEach((outcome, i) => {
+      const count = stats.outcomeCounts[i] ?? 0;
+      if (count > 0) requests.push({ phase, method, outcome, count });
+    });
+    latency.push({ phase, method, buckets: bucketCounts(stats.latency, boundsUs) });
+    serviceTime.push({ phase, method, buckets: bucketCounts(stats.serviceTime, boundsUs) });
+  });
+  const scheduleLag = phases.flatMap((phase, i) => {
+    const lag = source.scheduleLagOf(i);
+    return lag === undefined || lag.totalCount === 0 ? [] : [{ phase, buckets: bucketCounts(lag, boundsUs) }];
+  });
+  const waits = source.retryAfterWaits();
+  return {
+    boundsMs: [...boundsMs],
+    requests,
+    latency,
+    serviceTime,
+    scheduleLag,
+    tokens: { requests: live.tokens.requests, failures: live.tokens.failures },
+    skipped: { ...live.skipped },
+    retryAfterWaits: { count: waits.count, seconds: waits.waitedMs / 1000 },
+    clients: labelClients(live, options.labelledClients),
+    gauges: { ...gauges, achievedRequestRate: live.rpsLastSecond },
+  };
+}
+
+/** The labelled clients' counts, and the others' summed as OTHER_CLIENTS (none without labelled clients). */
+function labelClients(live: LiveSnapshot, labelled: readonly string[]): ClientCount[] {
+  if (labelled.length === 0) return [];
+  const kept = new Set(labelled);
+  const clients: ClientCount[] = [];
+  const other = { client: OTHER_CLIENTS, sent: 0, rateLimited: 0 };
+  let others = 0;
+  for (const c of live.clients) {
+    if (kept.has(c.id)) clients.push({ client: c.id, sent: c.sent, rateLimited: c.refused });
+    else {
+      others++;
+      other.sent += c.sent;
+      other.rateLimited += c.refused;
+    }
+  }
+  return others === 0 ? clients : [...clients, other];
+}
+
+/**
+ * The exact sum of snapshots taken with the same bounds: counters and histograms add up; gauges
+ * add up too (`gauges: 'sum'`, worker threads running side by side) or are the last part's
+ * (`'last'`: finished capacity steps plus the running one). Null when there is nothing to sum.
+ */
+export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: 'sum' | 'last' = 'sum'): MetricsSnapshot | null {
+  const first = parts[0];
+  if (first === undefined) return null;
+  const bounds = first.boundsMs.length;
+  if (parts.some((p) => p.boundsMs.length !== bounds || p.boundsMs.some((b, i) => b !== first.boundsMs[i])))
+    throw new RangeError('metrics snapshots with different bucket bounds cannot be summed');
+  const requests = new Map<string, RequestCount>();
+  const latency = new Map<string, PhaseMethodBuckets>();
+  const serviceTime = new Map<string, PhaseMethodBuckets>();
+  const scheduleLag = new Map<string, PhaseBuckets>();
+  const skipped: Record<string, number> = {};
+  const clients = new Map<string, ClientCount>();
+  let tokenRequests = 0;
+  let tokenFailures = 0;
+  let waitCount = 0;
+  let waitSeconds = 0;
+  const addHistograms = <T extends { readonly buckets: BucketCounts }>(into: Map<string, T>, k: string, item: T): void => {
+    const before = into.get(k);
+    into.set(k, { ...item, buckets: addBuckets(before?.buckets ?? emptyBuckets(bounds), item.buckets) });
+  };
+  for (const part of parts) {
+    for (const r of part.requests) {
+      const k = key(r.phase, r.method, r.outcome);
+      requests.set(k, { ...r, count: (requests.get(k)?.count ?? 0) + r.count });
+    }
+    for (const l of part.latency) addHistograms(latency, key(l.phase, l.method), l);
+    for (const s of part.serviceTime) addHistograms(serviceTime, key(s.phase, s.method), s);
+    for (const l of part.scheduleLag) addHistograms(scheduleLag, l.phase, l);
+    for (const [reason, n] of Object.entries(part.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
+    for (const c of part.clients) {
+      const before = clients.get(c.client);
+      clients.set(c.client, {
+        client: c.client,
+        sent: (before?.sent ?? 0) + c.sent,
+        rateLimited: (before?.rateLimited ?? 0) + c.rateLimited,
+      });
+    }
+    tokenRequests += part.tokens.requests;
+    tokenFailures += part.tokens.failures;
+    waitCount += part.retryAfterWaits.count;
+    waitSeconds += part.retryAfterWaits.seconds;
+  }
+  const sumOf = (pick: (g: MetricsGauges) => number): number => parts.reduce((total, p) => total + pick(p.gauges), 0);
+  return {
+    boundsMs: [...first.boundsMs],
+    requests: [...requests.values()],
+    latency: [...latency.values()],
+    serviceTime: [...serviceTime.values()],
+    scheduleLag: [...scheduleLag.values()],
+    tokens: { requests: tokenRequests, failures: tokenFailures },
+    skipped,
+    retryAfterWaits: { count: waitCount, seconds: waitSeconds },
+    clients: [...clients.values()],
+    gauges:
+      gauges === 'last'
+        ? { ...parts[parts.length - 1]!.gauges }
+        : {
+            inFlight: sumOf((g) => g.inFlight),
+            offeredArrivalRate: sumOf((g) => g.offeredArrivalRate),
+            achievedRequestRate: sumOf((g) => g.achievedRequestRate),
+          },
+  };
+}
