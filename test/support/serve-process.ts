@@ -10,6 +10,8 @@ export interface ServeProcess {
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** SIGTERM, then the exit and the whole output. */
   stop(): Promise<CliResult>;
+  /** Send `signal` (e.g. SIGKILL: the server dies without closing anything), then the exit and the whole output. */
+  kill(signal: NodeJS.Signals): Promise<CliResult>;
 }
 
 /** Start `rpcload serve ARGS` and resolve once it prints its URL. */
@@ -41,6 +43,10 @@ export async function startServeProcess(args: readonly string[]): Promise<ServeP
     },
     stop: () => {
       child!.kill('SIGTERM');
+      return done;
+    },
+    kill: (signal) => {
+      child!.kill(signal);
       return done;
     },
   };
