@@ -18,6 +18,7 @@ import {
 import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
 import { startServer } from '../server/start-server.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import { onInterrupt } from './signals.ts';
 
 interface ServeFlags {
   port: number;
@@ -211,20 +212,17 @@ function tryCommand(options: ServerOptions, url: string, caFile: string | null):
   return `npx rpcload run --target ${url} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
+/** Resolves on the first SIGINT, SIGTERM or SIGHUP (a second one then exits 130 at once). */
 function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+    const release = onInterrupt((signal) => {
+      release();
       resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    });
   });
 }
 
-/** `rpcload serve` — the reference server, until SIGINT/SIGTERM. */
+/** `rpcload serve` — the reference server, until SIGINT, SIGTERM or SIGHUP. */
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')

@@ -64,7 +64,6 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   for (const client of config.clients) registerSecret(client.secret);
   const abort = new AbortController();
   const stop = (): void => abort.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', stop, { once: true });
   const dispatcher = createDispatcher({
     connections: null,
     ca: config.ca,
@@ -73,6 +72,9 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   });
   // Aborting also cuts requests in flight, so a check waiting on a response ends at once.
   abort.signal.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
+  // Stopped already (a signal during the start-up): every check is skipped as interrupted.
+  if (options.signal?.aborted) stop();
+  else options.signal?.addEventListener('abort', stop, { once: true });
   const tokens = new TokenBook(config, dispatcher, clock);
   const pool = new ClientPool(
     config.clients.map((c) => c.id),

@@ -24,6 +24,15 @@ export function requireTmux(): void {
   }
 }
 
+/**
+ * Why a test that needs tmux cannot run here (null when it can): such a test skips with this line.
+ * Under CI=true a missing tmux is a failure, not a skip (null is returned; requireTmux then fails).
+ */
+export function tmuxMissing(): string | null {
+  if (tmuxVersion() !== null || process.env.CI === 'true') return null;
+  return 'tmux is not on PATH: this test drives the CLI on a real pseudo-terminal (`apt-get install tmux`)';
+}
+
 export interface TmuxStartOptions {
   readonly width: number;
   readonly height: number;

@@ -240,7 +240,8 @@ class CapacitySearch {
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();
     const relay = (): void => stepAbort.abort();
-    this.options.signal.addEventListener('abort', relay, { once: true });
+    if (this.options.signal.aborted) relay();
+    else this.options.signal.addEventListener('abort', relay, { once: true });
     try {
       return await this.runStep(def, stepPlan, phases, rules, stepAbort.signal);
     } finally {
