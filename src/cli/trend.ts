@@ -7,6 +7,7 @@ import { renderTrendHtml, renderTrendMarkdown, renderTrendTable } from '../resul
 import { trendSeries } from '../results/trend/trend-series.ts';
 import { setExitCode } from './exit.ts';
 import { positiveInt } from './parsers.ts';
+import { assertDistinctFiles } from '../util/output-files.ts';
 
 interface TrendFlags {
   readonly markdown?: boolean;
@@ -33,6 +34,14 @@ export function registerTrendCommand(program: Command): void {
     .option('--window <n>', 'judge each run against the median of this many runs before it', positiveInt, 5)
     .option('--summary-md <file>', 'append the markdown to this file (default: $GITHUB_STEP_SUMMARY when set)')
     .action(async (paths: string[], flags: TrendFlags) => {
+      const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
+      await assertDistinctFiles(
+        [
+          { name: '--html', path: flags.html },
+          { name: '--summary-md', path: summary === '' ? undefined : summary },
+        ],
+        paths.map((path) => ({ name: 'the input', path })),
+      );
       const input = await readTrendInput(paths);
       const series = trendSeries(input.points, flags.window);
       const markdown = renderTrendMarkdown(series);
@@ -40,7 +49,6 @@ export function registerTrendCommand(program: Command): void {
       if (input.skipped.length > 0)
         process.stderr.write(`rpcload trend: skipped ${input.skipped.length} file(s) that are not result files\n`);
       if (flags.html !== undefined) await write(flags.html, renderTrendHtml(series), false);
-      const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
       if (summary !== undefined && summary !== '') await write(summary, markdown, true);
       setExitCode(series.latestRegressed ? ExitCode.failed : ExitCode.ok);
     });

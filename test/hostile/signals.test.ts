@@ -3,11 +3,12 @@
  * SSH session) stops a run like SIGTERM: aborted result file, exit 130 — also when the terminal is
  * really gone. A signal that arrives while the CLI is still loading is never lost in the hand-over
  * from the launcher's early handler to the CLI's own, and signals swept over the first second of a
- * run each end it at once.
+ * run each end it at once. `merge --wait` ended by a signal is an interruption (130), not a
+ * shard set found incomplete (2).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +18,7 @@ import type { RunResult } from '../../src/contract/result-schema.ts';
 import { readResultFile } from '../../src/results/read-result.ts';
 import { RPCLOAD_BIN, runRpcload } from '../support/cli.ts';
 import type { TestServer } from '../support/http-server.ts';
+import { makeResult } from '../support/result-fixtures.ts';
 import { apiRequests, neverAnswer, startHostileApi, until } from '../support/stalling-api.ts';
 import { requireTmux, shellQuote, TmuxSession, tmuxMissing } from '../support/tmux.ts';
 
@@ -152,4 +154,30 @@ describe('a signal is never dropped', () => {
     }
     expect(outcomes).toEqual([]);
   }, 180_000);
+});
+
+describe('merge --wait', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'ended by %s while waiting for shards: exit 130, "interrupted while waiting"',
+    async (signal) => {
+      const shards = await mkdtemp(join(dir, 'shards-'));
+      const first = makeResult({ seed: 7, rps: 10, durationS: 5 });
+      const shard = { runId: 'run-1', index: 1, count: 3, clients: Object.keys(first.byClient).length, startAt: null, startLateMs: null };
+      await writeFile(join(shards, 'shard-1.json'), JSON.stringify({ ...first, run: { ...first.run, shard } }));
+      let child: ChildProcess | undefined;
+      const exited = runRpcload(['merge', shards, '--out', join(dir, `merged-${signal}.json`), '--wait', '10m'], {
+        timeoutMs: 20_000,
+        onSpawn: (c) => {
+          child = c;
+          c.stderr!.once('data', () => c.kill(signal)); // its first line: waiting for shards
+        },
+      });
+      const cli = await exited;
+      expect(child).toBeDefined();
+      expect(cli.code, cli.stderr).toBe(130);
+      expect(cli.stderr).toMatch(/^rpcload: merge: interrupted while waiting for shards \(1 of 3 shards present; missing 2, 3\)$/m);
+      expect(cli.stderr).not.toMatch(/shard.*missing.*--partial|\n\s+at /);
+    },
+    30_000,
+  );
 });

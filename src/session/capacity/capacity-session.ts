@@ -15,7 +15,7 @@ import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-setti
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
-import { defaultResultPath, writeResultFile } from '../result/result-file.ts';
+import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../result/result-file.ts';
 import { openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
@@ -74,6 +74,8 @@ interface SearchEnd {
 }
 
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
+  // Found out now, not after the whole search.
+  if (options.outPath !== undefined) await assertResultPathWritable(options.outPath);
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
