@@ -14,6 +14,7 @@ interface TrendFlags {
   readonly html?: string;
   readonly window: number;
   readonly summaryMd?: string;
+  readonly allowIncomplete?: boolean;
 }
 
 async function write(path: string, text: string, append: boolean): Promise<void> {
@@ -33,6 +34,7 @@ export function registerTrendCommand(program: Command): void {
     .option('--html <file>', 'also write a self-contained HTML page with the charts')
     .option('--window <n>', 'judge each run against the median of this many runs before it', positiveInt, 5)
     .option('--summary-md <file>', 'append the markdown to this file (default: $GITHUB_STEP_SUMMARY when set)')
+    .option('--allow-incomplete', 'include runs that did not complete (status running, aborted or failed) instead of refusing them')
     .action(async (paths: string[], flags: TrendFlags) => {
       const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
       await assertDistinctFiles(
@@ -42,7 +44,7 @@ export function registerTrendCommand(program: Command): void {
         ],
         paths.map((path) => ({ name: 'the input', path })),
       );
-      const input = await readTrendInput(paths);
+      const input = await readTrendInput(paths, flags.allowIncomplete ?? false);
       const series = trendSeries(input.points, flags.window);
       const markdown = renderTrendMarkdown(series);
       process.stdout.write(flags.markdown ? markdown : renderTrendTable(series));
