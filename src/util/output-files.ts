@@ -25,7 +25,7 @@ export interface NamedFile {
 }
 
 /** What kind of thing `stats` is when it is not a regular file or a directory; null when it is one. */
-export function specialFileKind(stats: Stats): string | null {
+function specialFileKind(stats: Stats): string | null {
   if (stats.isFile() || stats.isDirectory()) return null;
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
@@ -35,7 +35,7 @@ export function specialFileKind(stats: Stats): string | null {
 }
 
 /** True when `stats` is /dev/null's: the one special file an output may be (it never blocks, and takes everything). */
-export async function isDevNull(stats: Stats): Promise<boolean> {
+async function isDevNull(stats: Stats): Promise<boolean> {
   if (!stats.isCharacterDevice()) return false;
   const devNull = await stat(DEV_NULL).catch(() => null);
   return devNull !== null && devNull.dev === stats.dev && devNull.ino === stats.ino && devNull.rdev === stats.rdev;
