@@ -44,18 +44,22 @@ function expectRefusal(cli: CliResult, file: string, status: string): void {
 }
 
 describe('compare', () => {
-  it.each(['running', 'aborted', 'failed'] as const)('refuses a %s run as HEAD or BASE (exit 2)', async (status) => {
-    const partial = endedAs(`${status}.json`, status);
-    expectRefusal(await runRpcload(['compare', basePath, partial]), partial, status);
-    expectRefusal(await runRpcload(['compare', partial, basePath]), partial, status);
-  });
+  it.each(['running', 'aborted', 'failed'] as const)(
+    'refuses a %s run as HEAD or BASE (exit 2)',
+    async (status) => {
+      const partial = endedAs(`${status}.json`, status);
+      expectRefusal(await runRpcload(['compare', basePath, partial]), partial, status);
+      expectRefusal(await runRpcload(['compare', partial, basePath]), partial, status);
+    },
+    60_000,
+  );
 
   it('--allow-incomplete compares it, and the output says what it is', async () => {
     const partial = endedAs('running-allowed.json', 'running');
     const cli = await runRpcload(['compare', basePath, partial, '--allow-incomplete', '--force']);
     expect([0, 1]).toContain(cli.code);
     expect(cli.stdout).toMatch(/^head .*· running ·/m);
-  });
+  }, 60_000);
 });
 
 describe('trend', () => {
@@ -71,5 +75,5 @@ describe('trend', () => {
     const allowed = await runRpcload(['trend', runs, '--allow-incomplete']);
     expect([0, 1]).toContain(allowed.code);
     expect(allowed.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(4); // a header and three runs
-  });
+  }, 60_000);
 });

@@ -56,7 +56,7 @@ describe('one file as two outputs, or as an output and an input, is refused befo
     expectOneLineRefusal(result, /^rpcload: --out \S+profile\.json: the same file as the profile \(\S+profile\.json\), which is read/);
     expect(readFileSync(profile, 'utf8')).toBe(profileText);
     expect(server.seen.length).toBe(before); // not even a token request
-  });
+  }, 90_000);
 
   it('--junit equal to --out, through a symbolic link', async () => {
     const out = join(dir, 'result.json');
@@ -67,13 +67,13 @@ describe('one file as two outputs, or as an output and an input, is refused befo
       result,
       /^rpcload: --junit \S+link\.json: the same file as --out \(\S+result\.json\); each output needs a file of its own$/,
     );
-  });
+  }, 90_000);
 
   it('--out-samples equal to --out (a file that does not exist yet)', async () => {
     const out = join(dir, 'new.json');
     const result = await runRpcload(['run', profile, '--out', out, '--out-samples', join(dir, '.', 'new.json'), '--ui', 'none']);
     expectOneLineRefusal(result, /^rpcload: --out-samples \S+new\.json: the same file as --out/);
-  });
+  }, 90_000);
 
   it('verify and capacity: --junit equal to the profile', async () => {
     for (const command of ['verify', 'capacity']) {
@@ -81,7 +81,7 @@ describe('one file as two outputs, or as an output and an input, is refused befo
       expectOneLineRefusal(result, /^rpcload: --junit \S+profile\.json: the same file as the profile/);
     }
     expect(readFileSync(profile, 'utf8')).toBe(profileText);
-  });
+  }, 90_000);
 
   it('a report over its result file, a merge over one of its inputs', async () => {
     expectOneLineRefusal(
@@ -93,7 +93,7 @@ describe('one file as two outputs, or as an output and an input, is refused befo
       /^rpcload: --out \S+a\.json: the same file as the input \(\S+a\.json\)/,
     );
     expect(readFileSync(resultPath, 'utf8')).toBe(resultText);
-  });
+  }, 90_000);
 });
 
 describe('an output that is not a regular file is refused up front, never opened', () => {
@@ -113,7 +113,7 @@ describe('an output that is not a regular file is refused up front, never opened
     async (command, flag, what) => {
       const before = server.seen.length;
       const args = command === 'report' ? ['report', resultPath, flag, fifo] : [command, profile, flag, fifo, '--ui', 'none'];
-      const result = await runRpcload(args, { timeoutMs: 20_000 });
+      const result = await runRpcload(args, { timeoutMs: 60_000 });
       expectOneLineRefusal(
         result,
         new RegExp(
@@ -122,7 +122,7 @@ describe('an output that is not a regular file is refused up front, never opened
       );
       expect(server.seen.length).toBe(before);
     },
-    30_000,
+    90_000,
   );
 
   it('/dev/null is still fine as an output, several times over', async () => {
@@ -139,5 +139,5 @@ describe('an output that is not a regular file is refused up front, never opened
       'none',
     ]);
     expect(result.code, result.stderr).toBe(0);
-  }, 30_000);
+  }, 90_000);
 });

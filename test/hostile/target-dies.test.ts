@@ -44,7 +44,7 @@ describe('a target that dies with requests in flight', () => {
       const run = runRpcload(
         ['run', '--target', server.url, '--method', 'ping', ...RUN_FLAGS, '--ui', 'none', '--workers', String(workers), '--out', out],
         {
-          timeoutMs: 30_000,
+          timeoutMs: 60_000,
         },
       );
       try {
@@ -66,7 +66,7 @@ describe('a target that dies with requests in flight', () => {
       expect(outcomes['transport:ECONNREFUSED']).toBeGreaterThan(0);
       expect(requests + skippedArrivals(result)).toBe(ARRIVALS); // every arrival accounted for
     },
-    40_000,
+    90_000,
   );
 
   it('`rpcload serve` killed with SIGKILL while its slow calls are in flight', async () => {
@@ -76,7 +76,7 @@ describe('a target that dies with requests in flight', () => {
     const run = runRpcload(
       ['run', '--target', serve.url, '--method', 'work:{"delayMs":5000}', ...RUN_FLAGS, '--ui', 'plain', '--out', out],
       {
-        timeoutMs: 30_000,
+        timeoutMs: 60_000,
         // The first progress line comes 2 s into the load: 200 calls of 5 s each sent, most of them waiting for a connection.
         onSpawn: (child) => {
           progress = new Promise((resolve) => child.stderr!.on('data', (chunk: Buffer) => /^\[/m.test(chunk.toString()) && resolve()));
@@ -92,5 +92,5 @@ describe('a target that dies with requests in flight', () => {
     expect(result.run.status).toBe('completed');
     expect(result.summary.outcomes['transport:ECONNREFUSED']).toBeGreaterThan(0);
     expect(result.summary.requests + skippedArrivals(result)).toBe(ARRIVALS);
-  }, 40_000);
+  }, 90_000);
 });

@@ -48,8 +48,9 @@ describe('verify against a target that never answers', () => {
       ],
       { timeoutMs: 120_000 },
     );
-    // One round of 2 s timeouts, not one per call: before, the envelope check alone took 40 × 2 s.
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // One round of 2 s timeouts, not one per call: before, the envelope check alone took 40 × 2 s
+    // (the bound leaves room for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(40_000);
     expect(cli.code, cli.stderr).toBe(1);
     const { checks } = await readResultFile(out);
     const broken = checks.filter((c) => c.skipClass === 'target_broken');
