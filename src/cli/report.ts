@@ -3,8 +3,7 @@ import type { Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
 import { assertSameKind, readResultFile } from '../results/read-result.ts';
 import { renderReport } from '../results/report/render-report.ts';
-import { assertResultPathWritable } from '../session/result/result-file.ts';
-import { assertDistinctFiles, writeFileAtomically } from '../util/output-files.ts';
+import { assertDistinctFiles, assertSafeOutput, writeFileAtomically } from '../util/output-files.ts';
 
 /** The report's default path: the result file's, with .html instead of .json. */
 export function defaultReportPath(resultPath: string): string {
@@ -28,7 +27,7 @@ export function registerReportCommand(program: Command): void {
           { name: '--baseline', path: flags.baseline },
         ],
       );
-      await assertResultPathWritable(out, '--out', 'the report');
+      await assertSafeOutput(out, '--out', 'the report');
       const [result, baseline] = await Promise.all([
         readResultFile(resultPath),
         flags.baseline === undefined ? undefined : readResultFile(flags.baseline),
@@ -43,7 +42,10 @@ export function registerReportCommand(program: Command): void {
         // Atomically: a full disk leaves the previous report (or none), never a truncated page.
         await writeFileAtomically(out, html);
       } catch (err) {
-        throw new RpcloadError('bad_output', `${out}: cannot write the report (${describeError(err)})`);
+        throw new RpcloadError(
+          'bad_output',
+          `${out}: cannot write the report (${(err as NodeJS.ErrnoException).code ?? describeError(err)})`,
+        );
       }
       process.stdout.write(`report → ${out}\n`);
     });

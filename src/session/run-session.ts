@@ -15,6 +15,7 @@ import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, type ShardSpec } from './distributed/shard-spec.ts';
+import { assertSafeOutput } from '../util/output-files.ts';
 import { registerSecret } from '../util/redact.ts';
 import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
@@ -83,7 +84,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     options.outPath ?? defaultResultPath(shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`, startedAt);
   // Found out now, not after the whole run.
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
-  if (options.samplesPath !== undefined) await assertResultPathWritable(options.samplesPath, '--out-samples', 'the samples file');
+  if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   for (const client of plan.clients) registerSecret(client.secret);
   const runId = randomUUID();

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RpcloadError } from '../errors.ts';
 
@@ -46,11 +46,24 @@ async function isDevNull(stats: Stats): Promise<boolean> {
  * device other than /dev/null); null when it is fine (regular, absent, /dev/null, or a directory,
  * which the caller refuses in its own words).
  */
-export async function unsafeOutputKind(path: string): Promise<string | null> {
+async function unsafeOutputKind(path: string): Promise<string | null> {
   const stats = await stat(path).catch(() => null);
   if (stats === null) return null;
   const kind = specialFileKind(stats);
   return kind === null || (await isDevNull(stats)) ? null : kind;
+}
+
+/**
+ * Refuse (exit 2, one line) an existing output that is a FIFO, a socket or a device other than
+ * /dev/null: opening or writing one can block forever, past every deadline and Ctrl-C.
+ */
+export async function assertSafeOutput(path: string, flag: string, what: string): Promise<void> {
+  const kind = await unsafeOutputKind(path);
+  if (kind !== null)
+    throw new RpcloadError(
+      'bad_flag',
+      `${flag} ${path}: cannot write ${what} there (${kind}, not a regular file: writing to it can block; give a file or /dev/null)`,
+    );
 }
 
 /** A file's identity: device and inode when it exists, else its directory's real path and its name. */
@@ -91,11 +104,11 @@ export async function assertDistinctFiles(outputs: readonly NamedFile[], inputs:
 }
 
 /**
- * Write `text` to `path` atomically: into a temporary file in the same directory (created if
- * needed), flushed to disk, then renamed over the target — a reader, or a crash or a full disk
- * mid-write, sees the old file or the new one, never half of one. /dev/null (or another existing
- * file that is not a regular one) is written in place: renaming over it would replace the device
- * with a plain file. Rejects with the file system's error; no temporary file is left behind.
+ * Write `text` to `path` atomically: into a temporary file in the same directory, flushed to
+ * disk, then renamed over the target — a reader, or a crash or a full disk mid-write, sees the old
+ * file or the new one, never half of one. /dev/null (or another existing file that is not a
+ * regular one) is written in place: renaming over it would replace the device with a plain file.
+ * Rejects with the file system's error; no temporary file is left behind.
  */
 export async function writeFileAtomically(path: string, text: string): Promise<void> {
   const stats = await stat(path).catch(() => null);
@@ -103,10 +116,8 @@ export async function writeFileAtomically(path: string, text: string): Promise<v
     await writeFile(path, text, 'utf8');
     return;
   }
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await mkdir(dir, { recursive: true });
     const file = await open(temp, 'wx');
     try {
       await file.writeFile(text, 'utf8');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { RpcloadError } from '../../errors.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
-import { unsafeOutputKind, writeFileAtomically } from '../../util/output-files.ts';
+import { assertSafeOutput, writeFileAtomically } from '../../util/output-files.ts';
 import { redactSecrets } from '../../util/redact.ts';
 
 /** `2026-11-22T12:55:00.123Z` → `20261122T125500Z`: sortable, and safe on every filesystem. */
@@ -65,8 +65,7 @@ export async function assertResultPathWritable(path: string, flag = '--out', wha
   const refuse = (why: string): RpcloadError => new RpcloadError('bad_flag', `${flag} ${path}: cannot write ${what} there (${why})`);
   const stats = await stat(path).catch(() => null);
   if (stats?.isDirectory()) throw refuse('it is a directory');
-  const unsafe = await unsafeOutputKind(path);
-  if (unsafe !== null) throw refuse(`${unsafe}, not a regular file: writing to it can block; give a file or /dev/null`);
+  await assertSafeOutput(path, flag, what);
   if (stats !== null && !stats.isFile()) return; // /dev/null
   try {
     const dir = dirname(path);
@@ -131,6 +130,7 @@ export async function writeResultFile(path: string, result: RunResult): Promise<
     return;
   }
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFileAtomically(path, text);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
