@@ -14,6 +14,7 @@ import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
+import { checkOutputFlags } from './output-flags.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
 
@@ -111,6 +112,7 @@ export function registerCapacityCommand(program: Command): void {
   addMetricsOptions(command).action(async (profilePath: string | undefined, flags: CapacityFlags) => {
     const metrics = metricsOptionsOf(flags);
     const path = profilePath ?? fileURLToPath(new URL(`../../${DEFAULT_CAPACITY_PROFILE}`, import.meta.url));
+    await checkOutputFlags(flags, path);
     const plan = await loadPlan(path, {
       ...(flags.target === undefined ? {} : { target: flags.target }),
       ...(flags.clients === undefined ? {} : { clients: flags.clients }),

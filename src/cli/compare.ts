@@ -12,7 +12,7 @@ import { compareRuns } from '../results/compare/compare-runs.ts';
 import { DEFAULT_FAIL_ON, parseFailOnRules } from '../results/compare/fail-on.ts';
 import { renderComparisonMarkdown } from '../results/compare/render-markdown.ts';
 import { renderComparisonTable } from '../results/compare/render-table.ts';
-import { readResultFile } from '../result-file/read-result.ts';
+import { assertCompleted, readResultFile } from '../result-file/read-result.ts';
 import { setExitCode } from './exit.ts';
 import { oneOf } from './parsers.ts';
 
@@ -20,6 +20,7 @@ interface CompareFlags {
   readonly format: 'table' | 'markdown' | 'json';
   readonly failOn: string;
   readonly force?: boolean;
+  readonly allowIncomplete?: boolean;
 }
 
 export function registerCompareCommand(program: Command): void {
@@ -40,6 +41,7 @@ export function registerCompareCommand(program: Command): void {
       DEFAULT_FAIL_ON,
     )
     .option('--force', 'compare even when the two runs had different load shapes')
+    .option('--allow-incomplete', 'compare runs that did not complete (status running, aborted or failed) instead of refusing them')
     .action(async (basePath: string, headPath: string, flags: CompareFlags) => {
       // Rules first: a typo fails before any file is read. Capacity rules apply to capacity files.
       const written = flags.failOn.split(',').map((rule) => rule.trim());
@@ -48,6 +50,11 @@ export function registerCompareCommand(program: Command): void {
       const failOnCapacity = flags.failOn === DEFAULT_FAIL_ON ? null : flags.failOn;
       capacityRule(failOnCapacity);
       const [base, head] = await Promise.all([readResultFile(basePath), readResultFile(headPath)]);
+      for (const [label, result] of [
+        [basePath, base],
+        [headPath, head],
+      ] as const)
+        assertCompleted(label, result, flags.allowIncomplete ?? false);
       if (isCapacityResult(base) || isCapacityResult(head)) {
         const capacity = compareCapacity({ label: basePath, result: base }, { label: headPath, result: head }, failOnCapacity);
         if (flags.format === 'json') process.stdout.write(`${JSON.stringify(capacity, null, 2)}\n`);

@@ -3,9 +3,9 @@
 import { describeError, ExitCode } from '../errors.ts';
 import { exitAfterFlush } from './exit.ts';
 import { runCli } from './program.ts';
-import { exitOnSignalUntilCommand } from './signals.ts';
+import { installSignalHandlers } from './signals.ts';
 
-exitOnSignalUntilCommand();
+installSignalHandlers();
 runCli(process.argv.slice(2)).then(exitAfterFlush, (err: unknown) => {
   process.stderr.write(`rpcload: internal error: ${describeError(err)}\n`);
   exitAfterFlush(ExitCode.failed);

@@ -1,9 +1,9 @@
 /** `rpcload report`: a result file (and optionally a baseline) as one self-contained HTML page. */
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
 import { assertSameKind, readResultFile } from '../result-file/read-result.ts';
 import { renderReport } from '../results/report/render-report.ts';
+import { assertDistinctFiles, assertSafeOutput, writeFileAtomically } from '../util/output-files.ts';
 
 /** The report's default path: the result file's, with .html instead of .json. */
 export function defaultReportPath(resultPath: string): string {
@@ -19,6 +19,15 @@ export function registerReportCommand(program: Command): void {
     .option('--out <file>', 'where to write the report (default: the result file with .html)')
     .option('--baseline <file>', 'another result file to overlay (dashed) and show side by side')
     .action(async (resultPath: string, flags: { out?: string; baseline?: string }) => {
+      const out = flags.out ?? defaultReportPath(resultPath);
+      await assertDistinctFiles(
+        [{ name: '--out', path: out }],
+        [
+          { name: 'the result file', path: resultPath },
+          { name: '--baseline', path: flags.baseline },
+        ],
+      );
+      await assertSafeOutput(out, '--out', 'the report');
       const [result, baseline] = await Promise.all([
         readResultFile(resultPath),
         flags.baseline === undefined ? undefined : readResultFile(flags.baseline),
@@ -29,11 +38,14 @@ export function registerReportCommand(program: Command): void {
         { label: resultPath, result },
         baseline && flags.baseline ? { label: flags.baseline, result: baseline } : undefined,
       );
-      const out = flags.out ?? defaultReportPath(resultPath);
       try {
-        await writeFile(out, html);
+        // Atomically: a full disk leaves the previous report (or none), never a truncated page.
+        await writeFileAtomically(out, html);
       } catch (err) {
-        throw new RpcloadError('bad_output', `${out}: cannot write the report (${describeError(err)})`);
+        throw new RpcloadError(
+          'bad_output',
+          `${out}: cannot write the report (${(err as NodeJS.ErrnoException).code ?? describeError(err)})`,
+        );
       }
       process.stdout.write(`report → ${out}\n`);
     });

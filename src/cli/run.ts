@@ -19,6 +19,7 @@ import { setExitCode } from './exit.ts';
 import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, rateSpec, stagesSpec } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
+import { checkOutputFlags } from './output-flags.ts';
 
 interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
   target?: string;
@@ -174,6 +175,7 @@ export function registerRunCommand(program: Command): void {
     .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case');
   addMetricsOptions(command).action(async (profilePath: string | undefined, flags: RunFlags) => {
     const metrics = metricsOptionsOf(flags);
+    await checkOutputFlags(flags, profilePath ?? (wantsInlineProfile(flags) ? undefined : defaultProfilePath()));
     const plan = await planOf(profilePath, flags);
     const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
     // With the result on stdout, everything else a user reads goes to stderr.

@@ -171,7 +171,7 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
   };
 }
 
-/** `rpcload serve` — the reference server, until SIGINT/SIGTERM. */
+/** `rpcload serve` — the reference server, until SIGINT, SIGTERM or SIGHUP. */
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
@@ -270,8 +270,9 @@ export function registerServeCommand(program: Command): void {
 }
 
 /**
- * SIGUSR1 switches the limiter's store down (again: up); SIGHUP restarts the replicas. Returns a
- * function that stops listening for them.
+ * SIGUSR1 switches the limiter's store down (again: up); SIGUSR2 restarts the replicas. Not SIGHUP,
+ * the daemon convention: a closed terminal sends it, and that must stop the server, not restart it.
+ * Returns a function that stops listening for them.
  */
 function controlBySignals(controls: ServeControls): () => void {
   const onOutage = (): void => {
@@ -279,14 +280,14 @@ function controlBySignals(controls: ServeControls): () => void {
   };
   const onRestart = (): void => {
     controls.restart().then(
-      () => process.stderr.write('rpcload serve: SIGHUP, restarted\n'),
-      (err: unknown) => process.stderr.write(`rpcload serve: SIGHUP, restart failed: ${describeError(err)}\n`),
+      () => process.stderr.write('rpcload serve: SIGUSR2, restarted\n'),
+      (err: unknown) => process.stderr.write(`rpcload serve: SIGUSR2, restart failed: ${describeError(err)}\n`),
     );
   };
   process.on('SIGUSR1', onOutage);
-  process.on('SIGHUP', onRestart);
+  process.on('SIGUSR2', onRestart);
   return () => {
     process.off('SIGUSR1', onOutage);
-    process.off('SIGHUP', onRestart);
+    process.off('SIGUSR2', onRestart);
   };
 }

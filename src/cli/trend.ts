@@ -7,12 +7,14 @@ import { renderTrendHtml, renderTrendMarkdown, renderTrendTable } from '../resul
 import { trendSeries } from '../results/trend/trend-series.ts';
 import { setExitCode } from './exit.ts';
 import { positiveInt } from './parsers.ts';
+import { assertDistinctFiles } from '../util/output-files.ts';
 
 interface TrendFlags {
   readonly markdown?: boolean;
   readonly html?: string;
   readonly window: number;
   readonly summaryMd?: string;
+  readonly allowIncomplete?: boolean;
 }
 
 async function write(path: string, text: string, append: boolean): Promise<void> {
@@ -32,15 +34,23 @@ export function registerTrendCommand(program: Command): void {
     .option('--html <file>', 'also write a self-contained HTML page with the charts')
     .option('--window <n>', 'judge each run against the median of this many runs before it', positiveInt, 5)
     .option('--summary-md <file>', 'append the markdown to this file (default: $GITHUB_STEP_SUMMARY when set)')
+    .option('--allow-incomplete', 'include runs that did not complete (status running, aborted or failed) instead of refusing them')
     .action(async (paths: string[], flags: TrendFlags) => {
-      const input = await readTrendInput(paths);
+      const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
+      await assertDistinctFiles(
+        [
+          { name: '--html', path: flags.html },
+          { name: '--summary-md', path: summary === '' ? undefined : summary },
+        ],
+        paths.map((path) => ({ name: 'the input', path })),
+      );
+      const input = await readTrendInput(paths, flags.allowIncomplete ?? false);
       const series = trendSeries(input.points, flags.window);
       const markdown = renderTrendMarkdown(series);
       process.stdout.write(flags.markdown ? markdown : renderTrendTable(series));
       if (input.skipped.length > 0)
         process.stderr.write(`rpcload trend: skipped ${input.skipped.length} file(s) that are not result files\n`);
       if (flags.html !== undefined) await write(flags.html, renderTrendHtml(series), false);
-      const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
       if (summary !== undefined && summary !== '') await write(summary, markdown, true);
       setExitCode(series.latestRegressed ? ExitCode.failed : ExitCode.ok);
     });

@@ -1,10 +1,10 @@
 /** `rpcload verify [profile]`: the conformance checks, with evidence; writes one result file. */
-import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { Plan } from '../profile/plan.ts';
 import { renderJunit } from '../results/junit.ts';
+import { writeJunitFile } from '../results/result-junit.ts';
 import { renderVerifyTable, verifyJson } from '../results/verify-table.ts';
 import { verifySession } from '../session/verify-session.ts';
 import { createVerifyView } from '../ui/create-view.ts';
@@ -14,6 +14,7 @@ import { colourEnabled } from '../util/terminal-style.ts';
 import type { VerifyFlags } from '../verify/config.ts';
 import { setExitCode } from './exit.ts';
 import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt } from './parsers.ts';
+import { checkOutputFlags } from './output-flags.ts';
 import { withInterrupt } from './signals.ts';
 
 interface VerifyOptions extends VerifyFlags {
@@ -29,12 +30,6 @@ interface VerifyOptions extends VerifyFlags {
 async function planFor(profile: string | undefined, flags: VerifyOptions): Promise<Plan | null> {
   if (profile !== undefined) return loadPlan(profile);
   return flags.target === undefined ? loadPlan(defaultProfilePath()) : null;
-}
-
-async function writeJunit(path: string, xml: string): Promise<void> {
-  await writeFile(path, xml, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new RpcloadError('write_failed', `${path}: cannot write the JUnit file: ${err.code ?? err.message}`);
-  });
 }
 
 export function registerVerifyCommand(program: Command): void {
@@ -97,6 +92,7 @@ export function registerVerifyCommand(program: Command): void {
     .action(async (profile: string | undefined, flags: VerifyOptions) => {
       if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
       if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
+      await checkOutputFlags(flags, profile ?? (flags.target === undefined ? defaultProfilePath() : undefined));
       const plan = await planFor(profile, flags);
       const caPem = flags.ca ?? null;
       const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
@@ -105,8 +101,7 @@ export function registerVerifyCommand(program: Command): void {
           plan,
           flags,
           caPem,
-          outPath: flags.out,
-          junitPath: flags.junit,
+          ...(flags.out === undefined ? {} : { outPath: flags.out }),
           createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
           signal,
         }),
@@ -122,7 +117,7 @@ export function registerVerifyCommand(program: Command): void {
       if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
       if (flags.junit !== undefined) {
         const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
-        await writeJunit(
+        await writeJunitFile(
           flags.junit,
           renderJunit(report.checks, {
             name: `rpcload verify ${config.target}`,

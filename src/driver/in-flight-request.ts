@@ -148,9 +148,19 @@ export class InFlightRequest<T> implements RoutedRequest {
     this.finish();
   }
 
+  /**
+   * The request failed. The engine hears of it in a microtask, not now: undici calls this from
+   * inside loops that fail a Client's whole queue (a refused reconnect, a closed socket) and then
+   * assert that queue is empty (`assert(client[kSize] === 0)`). The engine's answer to a finished
+   * request is to hand its connection to the next request — a dispatch into that very Client —
+   * which, made synchronously from here, refilled the queue mid-loop and crashed the run when a
+   * target died with requests waiting for a connection.
+   */
   onError(err: Error): void {
+    if (this.finished) return;
+    this.finished = true;
     this.error = err;
-    this.finish();
+    queueMicrotask(this.notifyDone);
   }
 
   /** The body up to the cap (one buffer; usually the only chunk, so no copy). */
@@ -164,6 +174,9 @@ export class InFlightRequest<T> implements RoutedRequest {
     this.finished = true;
     this.listener.onRequestDone(this);
   }
+
+  /** One bound function per (recycled) request: deferring an error allocates nothing. */
+  private readonly notifyDone = (): void => this.listener.onRequestDone(this);
 }
 
 /** Recycled requests kept at most (more than that are left to the GC). */

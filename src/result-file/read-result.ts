@@ -80,3 +80,23 @@ export function assertSameKind(a: { label: string; result: RunResult }, b: { lab
       `${b.label}: /run/kind: expected "${kindOf(a.result)}" like ${a.label}, found "${kindOf(b.result)}": a ${kindOf(b.result)} file cannot be compared with a ${kindOf(a.result)} file`,
     );
 }
+
+/** How a run that did not complete ended, in words. */
+const NOT_COMPLETED: Readonly<Record<string, string>> = {
+  running: 'a checkpoint: the run was still going, or died without finishing',
+  aborted: 'the run was interrupted',
+  failed: 'the run failed',
+};
+
+/**
+ * Compare and trend judge finished runs: a checkpoint of a run still going or one that crashed
+ * (`running`), an interrupted or a failed run holds only part of the load, and read as complete it
+ * passes for "within noise". Refused (exit 2) unless the user allows incomplete runs.
+ */
+export function assertCompleted(label: string, result: RunResult, allowIncomplete: boolean): void {
+  const { status } = result.run;
+  if (status === 'completed' || allowIncomplete) return;
+  throw bad(
+    `${label}: /run/status: expected "completed", found "${status}" (${NOT_COMPLETED[status] ?? 'not a finished run'}); --allow-incomplete uses it anyway`,
+  );
+}

@@ -3,12 +3,13 @@
  * written, and writing one atomically (to a fallback in the temp directory when that still fails).
  */
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync } from 'node:fs';
-import { access, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { RpcloadError } from '../errors.ts';
 import type { RunResult } from '../contract/result-schema.ts';
+import { assertSafeOutput, writeFileAtomically } from '../util/output-files.ts';
 import { redactSecrets } from '../util/redact.ts';
 
 /** `2026-11-22T12:55:00.123Z` → `20261122T125500Z`: sortable, and safe on every filesystem. */
@@ -52,37 +53,26 @@ function redactResult(result: RunResult): RunResult {
   ) as RunResult;
 }
 
-/** True when `path` exists and is not a regular file (a device such as /dev/null, a FIFO …). */
-async function isSpecialFile(path: string): Promise<boolean> {
-  try {
-    return !(await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Refuse, before any load starts, a result path that cannot be written: a directory, a device
- * that refuses writes (`/dev/full`), a place where no file can be created (`/proc/…`, below a
- * regular file, a read-only directory). Probes with what the final write does: a temporary file
- * created next to the target (its directory is created as the write would), or, for a character
- * device, one newline written to it. Throws a one-line RpcloadError (exit 2).
+ * Refuse, before any load starts, a path that cannot be written: a directory; a FIFO, socket or
+ * device other than /dev/null (opening or writing one can block forever, past every deadline and
+ * Ctrl-C: `/dev/full` too, which refuses every write); a place where no file can be created
+ * (`/proc/…`, below a regular file, a read-only directory). Probes with what the final write does:
+ * a temporary file created next to the target (its directory is created as the write would).
+ * Throws a one-line RpcloadError (exit 2).
  */
 export async function assertResultPathWritable(path: string, flag = '--out', what = 'the result file'): Promise<void> {
   const refuse = (why: string): RpcloadError => new RpcloadError('bad_flag', `${flag} ${path}: cannot write ${what} there (${why})`);
   const stats = await stat(path).catch(() => null);
   if (stats?.isDirectory()) throw refuse('it is a directory');
+  await assertSafeOutput(path, flag, what);
+  if (stats !== null && !stats.isFile()) return; // /dev/null
   try {
-    if (stats !== null && stats.isCharacterDevice()) await writeFile(path, '\n', { flag: 'a' });
-    else if (stats !== null && !stats.isFile())
-      await access(path, constants.W_OK); // a FIFO: opening it would block
-    else {
-      const dir = dirname(path);
-      await mkdir(dir, { recursive: true });
-      const probe = join(dir, `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.probe`);
-      await (await open(probe, 'wx')).close();
-      await rm(probe, { force: true });
-    }
+    const dir = dirname(path);
+    await mkdir(dir, { recursive: true });
+    const probe = join(dir, `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.probe`);
+    await (await open(probe, 'wx')).close();
+    await rm(probe, { force: true });
   } catch (err) {
     throw refuse((err as NodeJS.ErrnoException).code ?? (err as Error).message);
   }
@@ -102,7 +92,9 @@ export interface WrittenResult {
 /**
  * Write the final result file; when that fails (the disk filled up, the directory went away
  * during the run), write it to a fallback path instead so that the run's data is never lost, and
- * say so. Throws only when the fallback fails too.
+ * say so. What is still at the path asked for (the run's last checkpoint, `"status": "running"`,
+ * or an older file) is not this run's result: it is removed, so that whatever reads that path next
+ * fails instead of taking a stale file for it. Throws only when the fallback fails too.
  */
 export async function writeFinalResultFile(path: string, result: RunResult): Promise<WrittenResult> {
   try {
@@ -112,7 +104,15 @@ export async function writeFinalResultFile(path: string, result: RunResult): Pro
     if (!(err instanceof RpcloadError)) throw err;
     const fallback = fallbackResultPath(path);
     await writeResultFile(fallback, result);
-    return { path: fallback, problem: `${err.message}; wrote it to ${fallback} instead` };
+    const stale = (await stat(path).catch(() => null))?.isFile() === true;
+    const removed =
+      stale &&
+      (await rm(path).then(
+        () => true,
+        () => false,
+      ));
+    const note = removed ? ` (and removed the stale file at ${path})` : stale ? ` (the file at ${path} is stale)` : '';
+    return { path: fallback, problem: `${err.message}; wrote it to ${fallback} instead${note}` };
   }
 }
 
@@ -129,31 +129,10 @@ export async function writeResultFile(path: string, result: RunResult): Promise<
     await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
     return;
   }
-  if (await isSpecialFile(path)) {
-    try {
-      await writeFile(path, text, 'utf8');
-      return;
-    } catch (err) {
-      throw new RpcloadError(
-        'write_failed',
-        `${path}: cannot write the result file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      );
-    }
-  }
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await mkdir(dir, { recursive: true });
-    const file = await open(temp, 'wx');
-    try {
-      await file.writeFile(text, 'utf8');
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, path);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomically(path, text);
   } catch (err) {
-    await rm(temp, { force: true }).catch(() => undefined);
     const code = (err as NodeJS.ErrnoException).code;
     throw new RpcloadError('write_failed', `${path}: cannot write the result file: ${code ?? (err as Error).message}`);
   }

@@ -3,9 +3,9 @@
  * and each check is a test case, and a capacity result adds one case for the capacity itself
  * (failed when no load met the SLO or the confirmation failed).
  */
-import { writeFile } from 'node:fs/promises';
 import type { CheckResult, RunResult } from '../contract/result-schema.ts';
 import { RpcloadError } from '../errors.ts';
+import { writeFileAtomically } from '../util/output-files.ts';
 import { renderJunit } from './junit.ts';
 
 /** The result's verdicts as check-shaped test cases. */
@@ -47,9 +47,9 @@ export function renderResultJunit(result: RunResult): string {
   );
 }
 
-/** Write a JUnit file; a path that cannot be written is a one-line error (exit 2). */
+/** Write a JUnit file atomically (never half a file); a path that cannot be written is a one-line error (exit 2). */
 export async function writeJunitFile(path: string, xml: string): Promise<void> {
-  await writeFile(path, xml, 'utf8').catch((err: NodeJS.ErrnoException) => {
+  await writeFileAtomically(path, xml).catch((err: NodeJS.ErrnoException) => {
     throw new RpcloadError('write_failed', `${path}: cannot write the JUnit file: ${err.code ?? err.message}`);
   });
 }

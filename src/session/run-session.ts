@@ -15,6 +15,7 @@ import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, type ShardSpec } from './distributed/shard-spec.ts';
+import { assertSafeOutput } from '../util/output-files.ts';
 import { registerSecret } from '../util/redact.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
@@ -82,6 +83,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     options.outPath ?? defaultResultPath(shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`, startedAt);
   // Found out now, not after the whole run.
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
+  if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   for (const client of plan.clients) registerSecret(client.secret);
   const runId = randomUUID();
@@ -141,13 +143,18 @@ async function runWithEndpoint(
       await checkpoints.stop();
     }
     const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
-    const result = judged(
+    const built = judged(
       plan,
       buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
     );
-    samples?.finish(result.timeline);
+    samples?.finish(built.timeline);
+    const samplesProblem = samples?.problem() ?? null;
+    const result = samplesProblem === null ? built : { ...built, warnings: [...built.warnings, samplesProblem] };
     const written = await writeFinalResultFile(path, result);
-    return { result, path: written.path, writeProblem: written.problem, exitCode: exitCodeOf(result), serverStats };
+    // Not where it was asked for: whatever reads that path next must not take a stale file for this run's result.
+    const judgedCode = exitCodeOf(result);
+    const exitCode = written.problem !== null && judgedCode === ExitCode.ok ? ExitCode.failed : judgedCode;
+    return { result, path: written.path, writeProblem: written.problem, exitCode, serverStats };
   } finally {
     await target.close();
   }

@@ -28,6 +28,8 @@ export interface SampleLine {
 export interface SamplesWriter {
   /** Write the seconds the final timeline has that were not written yet (the last, partial one included), then close. */
   finish(timeline: readonly TimelineRow[]): void;
+  /** Why the file stopped being written (a full disk); null while it is written. */
+  problem(): string | null;
 }
 
 /** How often the live snapshot is read for completed seconds. */
@@ -36,7 +38,8 @@ const POLL_MS = 250;
 /**
  * Open `path` now (an unwritable path is a one-line error before any load, exit 2) and write each
  * completed second as the run goes. `originEpochMs` is read when needed: the clock starts after
- * the tokens are in.
+ * the tokens are in. A write that fails later (the disk filled up) never stops the run: the file
+ * is closed where it got to and `problem()` says why, once.
  */
 export function startSamplesWriter(
   path: string,
@@ -50,13 +53,31 @@ export function startSamplesWriter(
   }
   let nextT = 0;
   let closed = false;
+  let problem: string | null = null;
+  const close = (): void => {
+    clearInterval(timer);
+    if (closed) return;
+    closed = true;
+    try {
+      closeSync(fd);
+    } catch {
+      // Closing after a failed write may fail the same way; the descriptor is released either way.
+    }
+  };
   const write = (rows: readonly TimelineRow[], upToT: number): void => {
+    if (closed) return;
     const lines = rows
       .filter((row) => row.t >= nextT && row.t < upToT)
       .map((row) => JSON.stringify(lineOf(row, source.originEpochMs())))
       .join('\n');
     if (lines === '') return;
-    writeSync(fd, `${lines}\n`);
+    try {
+      writeSync(fd, `${lines}\n`);
+    } catch (err) {
+      problem = `--out-samples ${path}: stopped writing samples at second ${nextT} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); the result file has every second`;
+      close();
+      return;
+    }
     nextT = Math.max(nextT, ...rows.filter((row) => row.t < upToT).map((row) => row.t + 1));
   };
   const timer = setInterval(() => {
@@ -66,15 +87,10 @@ export function startSamplesWriter(
   }, POLL_MS).unref();
   return {
     finish: (timeline) => {
-      clearInterval(timer);
-      if (closed) return;
-      closed = true;
-      try {
-        write(timeline, Number.POSITIVE_INFINITY);
-      } finally {
-        closeSync(fd);
-      }
+      write(timeline, Number.POSITIVE_INFINITY);
+      close();
     },
+    problem: () => problem,
   };
 }
 

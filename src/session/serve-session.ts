@@ -22,7 +22,7 @@ export interface ServeSessionOptions {
   readonly onListening: (listening: Listening) => void;
 }
 
-/** What a running server can be told from outside (the CLI maps SIGUSR1 and SIGHUP onto these). */
+/** What a running server can be told from outside (the CLI maps SIGUSR1 and SIGUSR2 onto these). */
 export type ServeControls = Pick<ServerHandle, 'restart' | 'toggleStoreDown'>;
 
 export interface Listening {
@@ -66,7 +66,7 @@ function deploymentLines(options: ServerOptions): string[] {
   const outage = `store outage (policy ${options.storeOutagePolicy}): ${options.storeFaultFile === undefined ? '' : `while ${options.storeFaultFile} exists, or `}after SIGUSR1 (again to end it)`;
   return [
     ...(replicas > 1 ? [`rpcload serve: ${replicas} replicas behind a round-robin front; ${store}`] : []),
-    `rpcload serve: ${outage}; SIGHUP restarts the ${replicas > 1 ? 'replicas' : 'server'} (in-memory counts are lost, a shared store is kept)`,
+    `rpcload serve: ${outage}; SIGUSR2 restarts the ${replicas > 1 ? 'replicas' : 'server'} (in-memory counts are lost, a shared store is kept)`,
   ];
 }
 

@@ -26,8 +26,6 @@ export interface VerifySessionOptions {
   readonly caPem: string | null;
   /** Result file path; default results/<UTC timestamp>-<profile>.json. */
   readonly outPath?: string;
-  /** Where the CLI will write JUnit XML: checked up front like the result file. */
-  readonly junitPath?: string;
   readonly createView: (header: VerifyHeader) => VerifyView;
   /** Abort = stop: running checks end as skipped (interrupted), the result file is still written. */
   readonly signal: AbortSignal;
@@ -57,7 +55,6 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   const path = options.outPath ?? defaultResultPath(profile, new Date());
   // Found out now, not after the whole run.
   await assertResultPathWritable(path);
-  if (options.junitPath !== undefined) await assertResultPathWritable(options.junitPath, '--junit', 'the JUnit file');
   // The reference server verifies the contract under test, so `--limit 10 --window 1s` is a quick demo.
   const target = embedded ? await openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
   try {
@@ -74,7 +71,10 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
     const result = verifyResult(report, config, profile, embedded);
     const written = await writeFinalResultFile(path, result);
     const outcome = judgeVerifyOutcome(report.checks, config.allowSkip);
-    return { result, report, config, path: written.path, writeProblem: written.problem, outcome, exitCode: exitCodeOf(report, outcome) };
+    // Not where it was asked for: whatever reads that path next must not take a stale file for this run's result.
+    const judgedCode = exitCodeOf(report, outcome);
+    const exitCode = written.problem !== null && judgedCode === ExitCode.ok ? ExitCode.failed : judgedCode;
+    return { result, report, config, path: written.path, writeProblem: written.problem, outcome, exitCode };
   } finally {
     await target?.close();
   }

@@ -4,6 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { callApi, type ApiReply } from '../api/http-call.ts';
+import { OUTCOME_TIMEOUT } from '../api/outcome.ts';
 import type { ClientPool } from './client-pool.ts';
 import { sleepUntilOrThrow, type Clock } from './clock.ts';
 import { toRoundTrip, type RoundTrip } from './round-trip.ts';
@@ -48,6 +49,8 @@ export interface Observed {
  */
 export class CheckContext {
   readonly originMs: number;
+  /** Whether a call of this check went unanswered until its timeout (the target may be silent). */
+  timedOut = false;
 
   constructor(readonly run: VerifyContext) {
     this.originMs = run.clock.now();
@@ -82,6 +85,7 @@ export class CheckContext {
       signal: run.signal,
     });
     if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);
+    if (reply.transportError === OUTCOME_TIMEOUT) this.timedOut = true;
     return { roundTrip: toRoundTrip(reply, spec.method, this.originMs, run.clock.epochMs()), reply };
   }
 }

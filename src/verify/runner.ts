@@ -66,7 +66,6 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   for (const client of config.clients) registerSecret(client.secret);
   const abort = new AbortController();
   const stop = (): void => abort.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', stop, { once: true });
   const dispatcher = createDispatcher({
     connections: null,
     ca: config.ca,
@@ -75,6 +74,9 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   });
   // Aborting also cuts requests in flight, so a check waiting on a response ends at once.
   abort.signal.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
+  // Stopped already (a signal during the start-up): every check is skipped as interrupted.
+  if (options.signal?.aborted) stop();
+  else options.signal?.addEventListener('abort', stop, { once: true });
   const tokens = new TokenBook(config, dispatcher, clock);
   const pool = new ClientPool(
     config.clients.map((c) => c.id),
@@ -112,6 +114,10 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
       if (outcome) progress(id, 'skip', outcome.detail);
       else if (scheduled.some((s) => s.definition.id === id)) progress(id, 'waiting', '');
     }
+    // A target that does not answer at all: the first check it leaves target_broken by a timeout
+    // speaks for every other one, which would each wait out the same timeouts (minutes in all).
+    const silence = new AbortController();
+    let silentReason = '';
     const ran = await runScheduled(scheduled, {
       pool,
       clock,
@@ -122,24 +128,42 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
       },
       onSettled: (id, outcome) => progress(id, outcome.verdict, outcome.detail),
       execute: async (check, clientIds) => {
+        if (silence.signal.aborted) return skip('target_broken', silentReason);
         const overdue = new AbortController();
         const deadline = safeTimeout(() => overdue.abort(), deadlineMs);
-        const signal = AbortSignal.any([abort.signal, overdue.signal]);
+        const signal = AbortSignal.any([abort.signal, overdue.signal, silence.signal]);
         // Every request of a burst (100+ at once) listens on it while in flight: that is not a leak.
         setMaxListeners(0, signal);
         const session = new CheckContext({ ...context, signal });
         const timedOut = (): CheckOutcome =>
           skip('target_broken', `not judged: the check did not finish within its ${formatDurationMs(deadlineMs)} deadline`);
+        /** A verdict reached after a stop rests on observations cut short: the stop's reason instead. */
+        const cutShort = (): CheckOutcome | null =>
+          abort.signal.aborted
+            ? skip('interrupted', 'interrupted')
+            : overdue.signal.aborted
+              ? timedOut()
+              : silence.signal.aborted
+                ? skip('target_broken', silentReason)
+                : null;
+        const noteSilence = (outcome: CheckOutcome): CheckOutcome => {
+          const byTimeout = session.timedOut || overdue.signal.aborted;
+          if (!silence.signal.aborted && outcome.verdict === 'skip' && outcome.skipClass === 'target_broken' && byTimeout) {
+            silentReason = `not run: the target left ${check.definition.id} unanswered until its timeout (${outcome.detail})`;
+            silence.abort();
+          }
+          return outcome;
+        };
         try {
           const outcome = await check.definition.run(session, clientIds);
-          // A verdict reached after the abort rests on observations cut short.
-          return abort.signal.aborted ? skip('interrupted', 'interrupted') : overdue.signal.aborted ? timedOut() : outcome;
+          return noteSilence(cutShort() ?? outcome);
         } catch (err) {
-          if (abort.signal.aborted) return skip('interrupted', 'interrupted');
-          if (overdue.signal.aborted) return timedOut();
-          return err instanceof RpcloadError
-            ? skip('target_broken', err.message)
-            : skip('internal_error', `internal error: ${describeError(err)}`);
+          return noteSilence(
+            cutShort() ??
+              (err instanceof RpcloadError
+                ? skip('target_broken', err.message)
+                : skip('internal_error', `internal error: ${describeError(err)}`)),
+          );
         } finally {
           clearTimeout(deadline);
           durations.set(check.definition.id, clock.now() - session.originMs);

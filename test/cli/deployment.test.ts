@@ -1,7 +1,7 @@
 /**
  * The limiter as deployed, through the CLI: `verify --replica` against the reference server's
  * replicas (a shared store passes, per-replica counting fails with the effective limit), the store
- * outage policies switched by a fault file from `--fault`/`--heal` hooks, restarts by SIGHUP, the
+ * outage policies switched by a fault file from `--fault`/`--heal` hooks, restarts by SIGUSR2, the
  * per-replica reading of the existing checks, `run --replica`, and the flags' rules. Verify runs
  * in a child process against servers in this one (their event loop is idle meanwhile).
  */
@@ -152,7 +152,7 @@ describe('verify --fault/--heal: ratelimit.store_outage through a fault file', (
   });
 });
 
-describe('verify --fault/--heal: ratelimit.restart by SIGHUP', () => {
+describe('verify --fault/--heal: ratelimit.restart by SIGUSR2', () => {
   it.each([
     // Both replicas start afresh: the front hands out up to 2 × 10.
     ['memory', 1, /^the restart handed out a fresh budget: (1\d|20) admitted after it/],
@@ -162,7 +162,7 @@ describe('verify --fault/--heal: ratelimit.restart by SIGHUP', () => {
     async (store, code, detail) => {
       const serve = await startServeProcess(['--replicas', '2', '--limiter-store', store, '--limit', '10', '--window', '2s']);
       try {
-        const hooks = ['--fault', `kill -HUP ${serve.pid}`, '--heal', 'sleep 0.3'];
+        const hooks = ['--fault', `kill -USR2 ${serve.pid}`, '--heal', 'sleep 0.3'];
         const { result, checks } = await verify(['--target', serve.url, ...CLIENTS, ...SHORT, ...hooks, '--only', 'ratelimit.restart']);
         expect(result.code, result.stderr).toBe(code);
         expect(only(checks, 'ratelimit.restart').detail).toMatch(detail);

@@ -47,7 +47,7 @@ async function outcomesAgainst(api: Behaviour, http: Record<string, unknown> = {
 
 /** A profile file for the CLI, aimed at `target`. */
 async function profileFile(name: string, profile: Record<string, unknown>): Promise<string> {
-  const path = join(dir, `${name}.json`);
+  const path = join(dir, `${name}-profile.json`); // not the name of a result file: an output is never its own profile
   await writeFile(path, JSON.stringify({ clients: { pattern: 'client-{n}', count: 2, secret: 's3cret' }, scenarios: ping, ...profile }));
   return path;
 }

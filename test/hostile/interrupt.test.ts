@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 async function profileFile(name: string, phases: unknown[]): Promise<string> {
-  const path = join(dir, `${name}.json`);
+  const path = join(dir, `${name}-profile.json`); // not the name of a result file: an output is never its own profile
   await writeFile(
     path,
     JSON.stringify({

@@ -6,7 +6,7 @@ export interface ServeProcess {
   readonly url: string;
   /** The replicas' URLs it printed (`serve --replicas N`), in order. */
   readonly replicaUrls: readonly string[];
-  /** Its process id, to send it signals (SIGHUP restarts its replicas). */
+  /** Its process id, to send it signals (SIGUSR2 restarts its replicas). */
   readonly pid: number;
   /** Everything written to stderr so far. */
   stderr(): string;
@@ -14,6 +14,8 @@ export interface ServeProcess {
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** SIGTERM, then the exit and the whole output. */
   stop(): Promise<CliResult>;
+  /** Send `signal` (e.g. SIGKILL: the server dies without closing anything), then the exit and the whole output. */
+  kill(signal: NodeJS.Signals): Promise<CliResult>;
 }
 
 /** Start `rpcload serve ARGS` and resolve once it prints its URL. */
@@ -52,6 +54,10 @@ export async function startServeProcess(args: readonly string[]): Promise<ServeP
     },
     stop: () => {
       child!.kill('SIGTERM');
+      return done;
+    },
+    kill: (signal) => {
+      child!.kill(signal);
       return done;
     },
   };

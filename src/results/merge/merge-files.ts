@@ -11,7 +11,8 @@ import type { RunResult } from '../../contract/result-schema.ts';
 import { ExitCode, RpcloadError } from '../../errors.ts';
 import { readProfileDocument } from '../../profile/load-profile.ts';
 import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
-import { writeResultFile } from '../../result-file/write-result.ts';
+import { assertResultPathWritable, writeResultFile } from '../../result-file/write-result.ts';
+import { assertDistinctFiles } from '../../util/output-files.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { readResultFile } from '../../result-file/read-result.ts';
 import { mergeRuns } from './merge-runs.ts';
@@ -84,7 +85,22 @@ function complete(inputs: readonly LabelledResult[]): boolean {
   return new Set(inputs.map((input) => input.result.run.shard?.index)).size === shard.count;
 }
 
+/** What the set still lacks, e.g. `2 of 4 shards present; missing 2, 4`: never the list of those present, however long. */
+function missing(inputs: readonly LabelledResult[]): string {
+  const count = inputs[0]?.result.run.shard?.count;
+  if (count === undefined) return 'no shard file yet';
+  const have = new Set(inputs.map((input) => input.result.run.shard?.index));
+  const absent = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !have.has(index));
+  const running = inputs.filter((input) => input.result.run.status === 'running').map((input) => input.result.run.shard?.index);
+  return [
+    `${count - absent.length} of ${count} shards present`,
+    ...(absent.length > 0 ? [`missing ${absent.join(', ')}`] : []),
+    ...(running.length > 0 ? [`still running ${running.join(', ')}`] : []),
+  ].join('; ');
+}
+
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted === true) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
@@ -115,6 +131,12 @@ async function profileThresholds(profilePath: string, merged: RunResult): Promis
 }
 
 export async function mergeFiles(options: MergeFilesOptions): Promise<MergedFiles> {
+  // Before any wait: the merged file must not replace one of its inputs, and must be writable.
+  await assertDistinctFiles(
+    [{ name: '--out', path: options.out }],
+    [...options.paths.map((path) => ({ name: 'the input', path })), { name: '--profile', path: options.profilePath }],
+  );
+  await assertResultPathWritable(options.out);
   const deadline = Date.now() + (options.waitMs ?? 0);
   let inputs = await collect(options.paths, options.runId);
   while (!complete(inputs) && Date.now() < deadline && options.signal?.aborted !== true) {
@@ -123,6 +145,9 @@ export async function mergeFiles(options: MergeFilesOptions): Promise<MergedFile
     await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
     inputs = await collect(options.paths, options.runId);
   }
+  // Stopped while waiting: an interruption (exit 130), not a set found incomplete.
+  if (options.signal?.aborted === true && options.waitMs !== undefined && !complete(inputs))
+    throw new RpcloadError('interrupted', `merge: interrupted while waiting for shards (${missing(inputs)})`, ExitCode.interrupted);
   if (inputs.length === 0) throw new RpcloadError('bad_flag', `merge: no shard files found in ${options.paths.join(', ')}`);
   const draft = mergeRuns(inputs, { force: options.force ?? false, partial: options.partial ?? false });
   const result = options.profilePath === undefined ? draft : { ...draft, thresholds: await profileThresholds(options.profilePath, draft) };

@@ -16,7 +16,7 @@ import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-setti
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
-import { defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
+import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
 import { openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
@@ -66,6 +66,8 @@ interface SearchEnd {
 }
 
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
+  // Found out now, not after the whole search.
+  if (options.outPath !== undefined) await assertResultPathWritable(options.outPath);
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
@@ -241,7 +243,8 @@ class CapacitySearch {
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();
     const relay = (): void => stepAbort.abort();
-    this.options.signal.addEventListener('abort', relay, { once: true });
+    if (this.options.signal.aborted) relay();
+    else this.options.signal.addEventListener('abort', relay, { once: true });
     try {
       return await this.runStep(def, stepPlan, phases, rules, stepAbort.signal);
     } finally {

@@ -106,7 +106,9 @@ export class LoadWorkers {
     const { signal } = this.o;
     const settled = this.states.map((state) => this.watch(state));
     const stop = (): void => this.broadcast({ type: 'stop' });
-    signal.addEventListener('abort', stop, { once: true });
+    // Stopped already (a signal while the workers were starting): they stop as soon as they can.
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
     try {
       // Each worker is ready, or has failed (its run's error), or ended without ever being ready.
       const ready = this.states.map((state, i) =>

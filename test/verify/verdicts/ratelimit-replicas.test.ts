@@ -88,7 +88,11 @@ describe('ratelimit.replicas verdict', () => {
   });
 
   it('says when the spent route itself admitted a multiple of the limit: per-replica counting behind it', () => {
-    const viaTarget: RouteRun = { route: target, roundTrips: [...admitted(20, 0), ex(20, 'refused', { retryAfterS: 10 })], stop: 'refused' };
+    const viaTarget: RouteRun = {
+      route: target,
+      roundTrips: [...admitted(20, 0), ex(20, 'refused', { retryAfterS: 10 })],
+      stop: 'refused',
+    };
     const result = judge([probe(r1, 'at once', [ex(30, 'refused', { retryAfterS: 10 })])], viaTarget);
     expect(result.verdict).toBe('fail');
     expect(result.detail).toMatch(
