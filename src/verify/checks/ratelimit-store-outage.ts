@@ -1,7 +1,10 @@
 /**
  * The `ratelimit.store_outage` check's procedure: half of a rested client's budget spent, the
  * fault hook run, load at twice the contract rate for one window, the heal hook run (always, also
- * when the check is stopped: the target must not stay broken), then one request to see it answer.
+ * when the check is stopped: the target must not stay broken), then requests, a tenth of a window
+ * apart, until it answers other than 5xx (or the hook deadline passes): the checks after this one
+ * (ratelimit.restart) need a target that has recovered — a client library reconnects to a store
+ * that is back only on its own schedule.
  */
 import { pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
@@ -9,7 +12,10 @@ import type { RoundTrip } from '../round-trip.ts';
 import { hooksUnavailable, runHook } from '../hooks.ts';
 import type { HookRun } from '../verdicts/hook-runs.ts';
 import { hookProblem } from '../verdicts/hook-runs.ts';
-import { judgeStoreOutage } from '../verdicts/ratelimit-store-outage.ts';
+import { judgeStoreOutage, outageAnswerOf } from '../verdicts/ratelimit-store-outage.ts';
+
+/** Polls after the heal, at most this often. */
+const MIN_POLL_MS = 50;
 
 export const ratelimitStoreOutage: CheckDefinition = {
   id: 'ratelimit.store_outage',
@@ -43,7 +49,15 @@ export const ratelimitStoreOutage: CheckDefinition = {
     } finally {
       heal = await runHook(check, 'heal', hooks.heal, hooks.timeoutMs);
     }
-    const afterHeal = (await check.call({ method, clientId: clientId! })).roundTrip;
+    let afterHeal = (await check.call({ method, clientId: clientId! })).roundTrip;
+    if (hookProblem(heal, hooks.timeoutMs) === null) {
+      const giveUpAtMs = check.elapsed() + hooks.timeoutMs;
+      const pollMs = Math.max(MIN_POLL_MS, windowMs / 10);
+      while (outageAnswerOf(afterHeal) === 'unavailable' && check.elapsed() + pollMs < giveUpAtMs) {
+        await check.until(check.elapsed() + pollMs);
+        afterHeal = (await check.call({ method, clientId: clientId! })).roundTrip;
+      }
+    }
     return judgeStoreOutage({ ...observation, fault, outage, heal, afterHeal });
   },
 };
