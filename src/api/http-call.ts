@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { safeTimeout } from '../util/timers.ts';
 import { classifyResponse, type Classification } from './envelope.ts';
-import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
+import { headerBlockError, OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
 
 export interface ApiCall {
   /** Base URL without trailing slash; the request goes to {baseUrl}/api/{method}. */
@@ -92,6 +92,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
   else call.signal?.addEventListener('abort', onCancel, { once: true });
   const sentAtMs = performance.now();
   let headersAtMs = sentAtMs;
+  let headersReceived = false;
   try {
     const response = await dispatcher.request({
       origin: url.origin,
@@ -104,6 +105,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       signal: cut.signal,
     });
     headersAtMs = performance.now();
+    headersReceived = true;
     const kept: Buffer[] = [];
     let keptBytes = 0;
     let bodyBytes = 0;
@@ -130,7 +132,13 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       body,
       bodyBytes,
       truncated,
-      classification: classifyResponse(response.statusCode, headerValue(responseHeaders, 'content-type'), body, truncated),
+      classification: classifyResponse(
+        response.statusCode,
+        headerValue(responseHeaders, 'content-type'),
+        body,
+        truncated,
+        headerValue(responseHeaders, 'content-encoding'),
+      ),
       transportError: null,
       sentAtMs,
       headersAtMs,
@@ -145,7 +153,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       bodyBytes: 0,
       truncated: false,
       classification: null,
-      transportError: cutOutcome(cutReason) ?? transportOutcome(err),
+      transportError: cutOutcome(cutReason) ?? transportOutcome(headersReceived || !(err instanceof Error) ? err : headerBlockError(err)),
       sentAtMs,
       headersAtMs: doneAtMs,
       doneAtMs,

@@ -7,7 +7,8 @@ import type { Dispatcher } from 'undici';
 import { registerSecret } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { normalizeErrorCode } from './envelope.ts';
-import { callApi } from './http-call.ts';
+import { callApi, headerValue } from './http-call.ts';
+import { contentEncodingOutcome } from './outcome.ts';
 
 export interface TokenRequest {
   readonly baseUrl: string;
@@ -101,6 +102,13 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });
   if (reply.transportError !== null)
     return fail(reply.transportError, `token request failed: ${reply.transportError}${untrustedCertificateHint(reply.transportError)}`);
+  const contentEncoding = headerValue(reply.headers, 'content-encoding');
+  const encoded = contentEncodingOutcome(contentEncoding);
+  if (encoded !== null)
+    return fail(
+      encoded,
+      `token response (HTTP ${reply.status}) is encoded with Content-Encoding ${sanitizeText(contentEncoding!, 40)}, which rpcload does not decode`,
+    );
 
   let parsed: unknown = null;
   try {

@@ -4,9 +4,11 @@
  * allocates no handler, options or context record per request. It uses undici's raw-header
  * legacy callbacks (onConnect/onHeaders/onData/onComplete/onError) on purpose: with them undici
  * neither wraps the handler nor parses every response header into an object (measured: ~19 % less
- * CPU per request than a new-style handler). Only Content-Type and Retry-After are looked at.
+ * CPU per request than a new-style handler). Only Content-Type, Content-Encoding and Retry-After
+ * are looked at.
  */
 import type { Dispatcher } from 'undici';
+import { headerBlockError } from '../api/outcome.ts';
 import type { ConnectionRequest } from './connection-set.ts';
 
 export interface InFlightListener<T> {
@@ -15,6 +17,7 @@ export interface InFlightListener<T> {
 const EMPTY = Buffer.alloc(0);
 const NO_HEADERS: readonly string[] = Object.freeze([]);
 const CONTENT_TYPE = 'content-type';
+const CONTENT_ENCODING = 'content-encoding';
 const RETRY_AFTER = 'retry-after';
 
 function headerNameIs(name: Buffer | string, lowerName: string): boolean {
@@ -38,7 +41,9 @@ export class InFlightRequest<T> implements ConnectionRequest {
   sentAtMs = 0;
   status = 0;
   contentType: string | undefined = undefined;
-  retryAfter: string | undefined = undefined;
+  contentEncoding: string | undefined = undefined;
+  /** The 429's Retry-After; every value when the header came more than once (a finding). */
+  retryAfter: string | string[] | undefined = undefined;
   bodyBytes = 0;
   truncated = false;
   error: Error | null = null;
@@ -73,6 +78,7 @@ export class InFlightRequest<T> implements ConnectionRequest {
     this.sentAtMs = dispatchedAtMs;
     this.status = 0;
     this.contentType = undefined;
+    this.contentEncoding = undefined;
     this.retryAfter = undefined;
     this.bodyBytes = 0;
     this.truncated = false;
@@ -120,9 +126,15 @@ export class InFlightRequest<T> implements ConnectionRequest {
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const name = rawHeaders[i]!;
       if (headerNameIs(name, CONTENT_TYPE)) this.contentType = rawHeaders[i + 1]!.toString();
-      else if (statusCode === 429 && headerNameIs(name, RETRY_AFTER)) this.retryAfter = rawHeaders[i + 1]!.toString();
+      else if (headerNameIs(name, CONTENT_ENCODING)) this.contentEncoding = rawHeaders[i + 1]!.toString();
+      else if (statusCode === 429 && headerNameIs(name, RETRY_AFTER)) this.addRetryAfter(rawHeaders[i + 1]!.toString());
     }
     return true;
+  }
+
+  private addRetryAfter(value: string): void {
+    const seen = this.retryAfter;
+    this.retryAfter = seen === undefined ? value : typeof seen === 'string' ? [seen, value] : [...seen, value];
   }
 
   onData(chunk: Buffer): boolean {
@@ -147,7 +159,8 @@ export class InFlightRequest<T> implements ConnectionRequest {
   }
 
   onError(err: Error): void {
-    this.error = err;
+    // No status yet: the head itself was broken, whatever undici calls it.
+    this.error = this.status === 0 ? headerBlockError(err) : err;
     this.finish();
   }
 

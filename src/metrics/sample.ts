@@ -11,7 +11,7 @@ export interface Sample {
   readonly phaseIndex: number;
   /** Index into `RecorderDimensions.clients`. */
   readonly clientIndex: number;
-  /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation. */
+  /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation, content_encoding:<coding>. */
   readonly outcome: string;
   /** HTTP status code; 0 when no response arrived (transport outcome). */
   readonly status: number;
