@@ -65,6 +65,19 @@ export const OUTCOME_CANCELLED = 'transport:cancelled';
 /** Why an exchange was cut short by us rather than failed by the server. */
 type CutReason = 'timeout' | 'body_too_large' | 'cancelled';
 
+/**
+ * A method name the conventions can address as `{base}/api/{method}`: one URL path segment of
+ * unreserved characters (RFC 3986: letters, digits, `.`, `_`, `~`, `-`), not starting with a dot —
+ * so no `/`, no `..`, no spaces, no CR/LF that would break every request.
+ */
+const METHOD_NAME = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$/;
+/** What a method name must be, worded for "expected …" messages. */
+export const METHOD_NAME_EXPECTED = 'a method name of letters, digits, ".", "_", "~" and "-" (not starting with ".", at most 128)';
+
+export function isMethodName(name: string): boolean {
+  return METHOD_NAME.test(name);
+}
+
 /** First value of a header that may repeat. */
 export function headerValue(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
   const value = headers[name];

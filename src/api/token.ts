@@ -71,6 +71,13 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
   return null;
 }
 
+/**
+ * What an access token may hold to be sent as `Authorization: Bearer <token>`: visible ASCII. A CR
+ * or LF (or any control character) would fail every request as an invalid header (RFC 6750's
+ * b64token is stricter still; servers issuing other visible characters are common enough to allow).
+ */
+const SENDABLE_TOKEN = /^[\x21-\x7e]+$/;
+
 /** Transport errors that mean "the certificate is not trusted". */
 const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
 
@@ -135,6 +142,12 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   if (typeof accessToken === 'string') registerSecret(accessToken);
   if (!ok2xx || typeof accessToken !== 'string' || accessToken.length === 0) {
     return fail(ok2xx ? 'envelope_violation' : `http:${reply.status}`, `token response (HTTP ${reply.status}) has no access_token`);
+  }
+  if (!SENDABLE_TOKEN.test(accessToken)) {
+    return fail(
+      'envelope_violation',
+      `token response (HTTP ${reply.status}) has an access_token with a control character, space or non-ASCII character in it: it cannot be sent in an Authorization header`,
+    );
   }
   const tokenType = body.fields.token_type;
   if (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer') {

@@ -1,8 +1,9 @@
 /**
  * The resolved plan as plain JSON, for the result file's `config`: every default visible, client
  * secrets replaced by "[redacted]", templates shown as written. Secrets can only hide in the
- * parts a user wrote freely (target URL credentials, token form fields, step args); those are
- * scrubbed by key and by value, the rest is built from known, secret-free fields.
+ * parts a user wrote freely (token form fields, step args; a target URL with credentials is
+ * refused when the profile is validated); those are scrubbed by key and by value, the rest is
+ * built from known, secret-free fields.
  */
 import { redactSecrets, REDACTED } from '../util/redact.ts';
 import type { Plan } from './plan.ts';
@@ -14,7 +15,7 @@ export function describePlan(plan: Plan): Record<string, unknown> {
   return structuredClone({
     name: plan.name,
     source: plan.source,
-    target: plan.target === null ? null : redactUrlCredentials(plan.target),
+    target: plan.target,
     embeddedServer: plan.target === null ? { ...plan.embeddedServer } : null,
     auth: { ...plan.auth, extraFields: scrub({ ...plan.auth.extraFields }) },
     clients: plan.clients.map((client) => ({ id: client.id, secret: REDACTED, weight: client.weight })),
@@ -36,10 +37,4 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     seed: plan.seed,
     checkpointEveryMs: plan.checkpointEveryMs,
   });
-}
-
-function redactUrlCredentials(target: string): string {
-  const url = new URL(target);
-  if (url.username === '' && url.password === '') return target;
-  return target.replace(/\/\/[^@/]*@/, `//${REDACTED}@`);
 }
