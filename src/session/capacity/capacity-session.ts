@@ -172,7 +172,10 @@ class CapacitySearch {
     const exitCode =
       status === 'aborted'
         ? ExitCode.interrupted
-        : status === 'failed' || record.ratePerS === null || record.confirmation?.passed === false
+        : status === 'failed' ||
+            record.ratePerS === null ||
+            record.confirmation?.passed === false ||
+            result.checks.some((c) => c.verdict === 'fail')
           ? ExitCode.failed
           : ExitCode.ok;
     return { result, record, path: this.path, exitCode };
@@ -279,11 +282,14 @@ class CapacitySearch {
       warnings: [],
     });
     if (finished.status === 'aborted') {
-      this.steps.push({ judged: judgeStep(def, rules, finished.data, stepResult), data: this.stepData(phases, finished.data, running) });
+      this.steps.push({
+        judged: judgeStep(def, rules, finished.data, stepResult),
+        data: this.stepData(phases, stepResult, finished.data, running),
+      });
       return null;
     }
     const judged = judgeStep(def, rules, finished.data, stepResult);
-    this.steps.push({ judged, data: this.stepData(phases, finished.data, running) });
+    this.steps.push({ judged, data: this.stepData(phases, stepResult, finished.data, running) });
     this.options.onProgress?.({ kind: 'step-done', step: judged.record, bracket: this.bracket() });
     const { lastPass, firstFail } = this.bracket();
     this.endpoint?.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
@@ -300,8 +306,8 @@ class CapacitySearch {
     return this.steps.map((s) => s.judged.record).filter((r) => r.kind === 'search' && r.retried !== true);
   }
 
-  private stepData(phases: readonly PhasePlan[], data: StepData['data'], running: RunningLoad): StepData {
-    return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs };
+  private stepData(phases: readonly PhasePlan[], stepResult: RunResult, data: StepData['data'], running: RunningLoad): StepData {
+    return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs, checks: stepResult.checks };
   }
 
   private bracket(): Bracket {
