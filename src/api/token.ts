@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import { registerSecret } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { normalizeErrorCode } from './envelope.ts';
+import { certificateHint } from './certificate-hint.ts';
 import { callApi, headerValue } from './http-call.ts';
 import { contentEncodingOutcome } from './outcome.ts';
 
@@ -78,16 +79,6 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
  */
 const SENDABLE_TOKEN = /^[\x21-\x7e]+$/;
 
-/** Transport errors that mean "the certificate is not trusted". */
-const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
-
-/** For a transport outcome that means an untrusted certificate, the hint saying what to pass ('' otherwise). */
-export function untrustedCertificateHint(outcome: string): string {
-  return outcome.startsWith('transport:') && UNTRUSTED_CERTIFICATE.test(outcome)
-    ? ' (the server certificate is not trusted: pass --ca FILE or --insecure, or set http.ca in the profile)'
-    : '';
-}
-
 export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): Promise<TokenResult> {
   // Known before the server can echo them: every later output of this thread is scrubbed of them.
   registerSecret(req.clientSecret);
@@ -108,7 +99,10 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
   const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });
   if (reply.transportError !== null)
-    return fail(reply.transportError, `token request failed: ${reply.transportError}${untrustedCertificateHint(reply.transportError)}`);
+    return fail(
+      reply.transportError,
+      `token request failed: ${reply.transportError}${await certificateHint(req.baseUrl, reply.transportError)}`,
+    );
   const contentEncoding = headerValue(reply.headers, 'content-encoding');
   const encoded = contentEncodingOutcome(contentEncoding);
   if (encoded !== null)

@@ -35,7 +35,8 @@ export function fraction(value: string): number {
 export function durationMs(value: string): number {
   const ms = parseDurationMs(value);
   if (ms === undefined) throw new InvalidArgumentError(`expected a duration like 500ms, 10s or 1m30s, found ${JSON.stringify(value)}`);
-  if (ms > MAX_DURATION_MS) throw new InvalidArgumentError(`expected a duration of at most ${MAX_DURATION_TEXT}, found ${JSON.stringify(value)}`);
+  if (ms > MAX_DURATION_MS)
+    throw new InvalidArgumentError(`expected a duration of at most ${MAX_DURATION_TEXT}, found ${JSON.stringify(value)}`);
   return ms;
 }
 

@@ -92,6 +92,7 @@ export function registerVerifyCommand(program: Command): void {
           ...(flags.junit === undefined ? {} : { junitPath: flags.junit }),
           createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
           signal,
+          warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
         }),
       );
       const { report, config, outcome } = session;

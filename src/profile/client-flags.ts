@@ -93,6 +93,9 @@ export function parsePaginatedFlag(value: string): PaginatedMethod {
   const method = colon === -1 ? value : value.slice(0, colon);
   const field = colon === -1 ? null : value.slice(colon + 1);
   if (!isMethodName(method) || field === '')
-    throw new RpcloadError('bad_flag', `--paginated: expected NAME or NAME:ARRAYFIELD with ${METHOD_NAME_EXPECTED}, found ${JSON.stringify(value)}`);
+    throw new RpcloadError(
+      'bad_flag',
+      `--paginated: expected NAME or NAME:ARRAYFIELD with ${METHOD_NAME_EXPECTED}, found ${JSON.stringify(value)}`,
+    );
   return { method, field };
 }

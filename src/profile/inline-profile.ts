@@ -48,7 +48,6 @@ export interface MethodFlag {
   readonly weight: number | undefined;
 }
 
-
 function badMethod(expectedWhat: string, value: string): never {
   throw new RpcloadError('bad_flag', `--method: expected ${expectedWhat}, found ${JSON.stringify(value)}`);
 }

@@ -30,7 +30,8 @@ export function resolveScenarios(scenarios: unknown, tokenMethod: string, proble
 }
 
 function resolveStep(step: Partial<StepSettings>, pointer: string, tokenMethod: string, problems: Problem[]): StepPlan {
-  if (step.method !== undefined && !isMethodName(step.method)) problems.push(expected(`${pointer}/method`, METHOD_NAME_EXPECTED, step.method));
+  if (step.method !== undefined && !isMethodName(step.method))
+    problems.push(expected(`${pointer}/method`, METHOD_NAME_EXPECTED, step.method));
   else if (step.method === tokenMethod) {
     problems.push(expected(`${pointer}/method`, `an API method (the driver makes the token request "${tokenMethod}" itself)`, step.method));
   }

@@ -2,12 +2,10 @@
  * The verify run's preflight: the target reached and a token obtained for every client
  * before any check starts.
  */
+import { certificateHint } from '../api/certificate-hint.ts';
 import { RpcloadError } from '../errors.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
-
-/** Transport errors that mean "the certificate is not trusted". */
-const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
 
 /**
  * Before any check: reach the target and get a token for every client, so that a wrong URL, an
@@ -22,7 +20,7 @@ export async function preflight(config: VerifyConfig, tokens: TokenBook): Promis
     }
     if (result.outcome.startsWith('transport:')) {
       const code = result.outcome.slice('transport:'.length);
-      const hint = UNTRUSTED_CERTIFICATE.test(code) ? ' (the server certificate is not trusted: pass --ca FILE or --insecure)' : '';
+      const hint = await certificateHint(config.target, result.outcome);
       throw new RpcloadError('unreachable', `cannot reach ${config.target}: ${code}${hint}`);
     }
     const hint =

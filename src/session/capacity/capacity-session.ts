@@ -16,7 +16,7 @@ import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
 import { defaultResultPath, writeResultFile } from '../result/result-file.ts';
-import { openTarget, type Target } from '../target.ts';
+import { insecureWarning, openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
 import { judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepDefinition } from './judge-step.ts';
@@ -40,6 +40,8 @@ export interface CapacitySessionOptions {
   readonly onProgress?: (event: CapacityProgress) => void;
   /** `--metrics-listen` and companions: live Prometheus metrics of every step, until the result file is written. */
   readonly metrics?: MetricsOptions | null;
+  /** Told, before the first step, what the result file will also record as warnings (e.g. `--insecure`). */
+  readonly warn?: (warning: string) => void;
 }
 
 export type CapacityProgress =
@@ -98,6 +100,8 @@ class CapacitySearch {
   private readonly cap: CapacityPlan;
   private readonly path: string;
   private readonly steps: { judged: JudgedStep; readonly data: StepData }[] = [];
+  /** Said before the first step and kept in the result file's warnings. */
+  private readonly warnings: readonly string[];
   private originEpochMs = Number.NaN;
   private target!: Target;
 
@@ -108,6 +112,9 @@ class CapacitySearch {
   ) {
     this.cap = options.plan.capacity ?? resolveCapacity({}, []);
     this.path = options.outPath ?? defaultResultPath(`${options.plan.name}-capacity`, this.startedAt);
+    const insecure = insecureWarning(options.plan.target, options.plan.http.insecure);
+    this.warnings = insecure === null ? [] : [insecure];
+    for (const warning of this.warnings) options.warn?.(warning);
   }
 
   private get plan(): Plan {
@@ -413,7 +420,7 @@ class CapacitySearch {
       steps: this.steps.map((s) => s.data),
       record,
       thresholds,
-      warnings: [],
+      warnings: this.warnings,
     });
     await writeResultFile(this.path, result);
     return result;
