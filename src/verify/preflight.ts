@@ -26,7 +26,9 @@ export async function preflight(config: VerifyConfig, tokens: TokenBook): Promis
     const hint =
       result.status === 404
         ? ` — is the token method ${JSON.stringify(config.tokenMethod)} right (--token-method)?`
-        : ' — check the client ID and secret, and --client-auth';
+        : result.status === 429
+          ? '' // the detail says how often the identity provider refused, and how long rpcload waited
+          : ' — check the client ID and secret, and --client-auth';
     throw new RpcloadError('token_failed', `client ${client.id}: ${result.detail}${hint}`);
   }
 }

@@ -73,7 +73,7 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   });
   // Aborting also cuts requests in flight, so a check waiting on a response ends at once.
   abort.signal.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
-  const tokens = new TokenBook(config, dispatcher, clock);
+  const tokens = new TokenBook(config, dispatcher, clock, abort.signal);
   const pool = new ClientPool(
     config.clients.map((c) => c.id),
     config.limit,
