@@ -69,7 +69,7 @@ function expiresIn(value: unknown): Pick<Extract<TokenResult, { ok: true }>, 'ex
   if (value === undefined || value === null) return { expiresInS: null, unusableExpiresIn: null };
   const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return { expiresInS: seconds, unusableExpiresIn: null };
-  return { expiresInS: null, unusableExpiresIn: sanitizeText(JSON.stringify(value) ?? String(value), 40) };
+  return { expiresInS: null, unusableExpiresIn: sanitizeText(JSON.stringify(value) ?? '', 40) };
 }
 
 type TokenBody = { shape: 'envelope' | 'bare'; fields: Record<string, unknown> } | { errorCode: string; description: string };
