@@ -139,6 +139,7 @@ export function registerCapacityCommand(program: Command): void {
           ...(flags.label === undefined ? {} : { label: flags.label }),
           metrics,
           onProgress: (event) => view.onProgress(event),
+          warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
         });
       } finally {
         view.stop();

@@ -194,6 +194,7 @@ export function registerRunCommand(program: Command): void {
         metrics,
         createView: (source) => createRunView(mode, source, { onQuit: stop }),
         signal,
+        warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
       }),
     );
     const { result, path } = session;

@@ -104,6 +104,7 @@ export function registerVerifyCommand(program: Command): void {
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
           createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
           signal,
+          warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
         }),
       );
       const { report, config, outcome } = session;

@@ -7,7 +7,7 @@
 import { ResponseClassifier } from '../api/envelope.ts';
 import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, OUTCOME_UNANSWERED, outcomeClass, transportOutcome } from '../api/outcome.ts';
 import { readNextCursor, appendCursor } from '../api/pagination.ts';
-import { retryAfterSeconds } from '../api/retry-after.ts';
+import { describeUnusableRetryAfter, retryAfterSeconds } from '../api/retry-after.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Sample } from '../metrics/sample.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
@@ -271,7 +271,13 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       outcome = transportOutcome(request.error);
       detail = sanitizeText(request.error.message, 120);
     } else {
-      const classification = this.classifier.classify(request.status, request.contentType, request.responseBody(), request.truncated);
+      const classification = this.classifier.classify(
+        request.status,
+        request.contentType,
+        request.responseBody(),
+        request.truncated,
+        request.contentEncoding,
+      );
       outcome = classification.outcome;
       data = classification.data;
       if (classification.kind === 'invalid') detail = classification.violations.join('; ');
@@ -291,12 +297,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   }
 
   /** Said once per run: the back-off then lasts one window (an absurd wait is a finding, not an instruction). */
-  private noticeUnusableRetryAfter(raw: string | undefined): void {
+  private noticeUnusableRetryAfter(raw: string | string[] | undefined): void {
     if (this.unusableRetryAfterNoticed) return;
     this.unusableRetryAfterNoticed = true;
-    this.o.recorder.notice(
-      `the server sent an unusable Retry-After (first: ${JSON.stringify(sanitizeText(raw ?? '', 60))}; not delay-seconds or an HTTP-date within a day): clients backed off one rate-limit window instead`,
-    );
+    this.o.recorder.notice(`the server sent ${describeUnusableRetryAfter(raw)}: clients backed off one rate-limit window instead`);
   }
 
   private record(

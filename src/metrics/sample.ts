@@ -13,7 +13,7 @@ export interface Sample {
   readonly clientIndex: number;
   /** Index into `RecorderDimensions.replicas` (the route that carried it); ignored without replicas. */
   readonly replicaIndex?: number;
-  /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation. */
+  /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation, content_encoding:<coding>. */
   readonly outcome: string;
   /** HTTP status code; 0 when no response arrived (transport outcome). */
   readonly status: number;

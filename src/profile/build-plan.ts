@@ -17,6 +17,7 @@ import { resolveScenarios } from './resolve-scenarios.ts';
 import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { targetUrlProblem } from './target-url.ts';
 import { parseThreshold } from './thresholds.ts';
 import { isRecord, validFields } from './valid-fields.ts';
 
@@ -124,13 +125,8 @@ function withRequestTimeout(http: HttpPlan, timeoutMs: number | undefined, probl
 /** The base URL without trailing slashes; absent or empty → null (embedded server). */
 function resolveTarget(value: string | undefined, pointer: string, problems: Problem[]): string | null {
   if (value === undefined || value === '') return null;
-  let protocol = '';
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    // reported below
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') problems.push(expected(pointer, 'an http:// or https:// URL', value));
+  const problem = targetUrlProblem(value);
+  if (problem !== null) problems.push({ path: pointer, message: problem });
   return value.replace(/\/+$/, '');
 }
 

@@ -5,6 +5,7 @@
  * validation and resolution as a file; the load flags (`--rate`, `--duration`, `--stages`, `-n`)
  * then reshape its one default phase exactly as they reshape a file's phases.
  */
+import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
 import { resolvePlan, type PlanOverrides } from './build-plan.ts';
 import { clientsFromFlags, parsePaginatedFlag, type ClientFlags } from './client-flags.ts';
@@ -47,8 +48,6 @@ export interface MethodFlag {
   readonly weight: number | undefined;
 }
 
-const METHOD_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-
 function badMethod(expectedWhat: string, value: string): never {
   throw new RpcloadError('bad_flag', `--method: expected ${expectedWhat}, found ${JSON.stringify(value)}`);
 }
@@ -57,7 +56,7 @@ function badMethod(expectedWhat: string, value: string): never {
 export function parseMethodFlag(value: string): MethodFlag {
   const nameEnd = value.search(/[:@]/);
   const method = nameEnd === -1 ? value : value.slice(0, nameEnd);
-  if (!METHOD_NAME.test(method)) badMethod('NAME[:JSON_ARGS][@WEIGHT] with a method name of letters, digits, _ . -', value);
+  if (!isMethodName(method)) badMethod(`NAME[:JSON_ARGS][@WEIGHT] with ${METHOD_NAME_EXPECTED}`, value);
   let rest = nameEnd === -1 ? '' : value.slice(nameEnd);
   let weight: number | undefined;
   const at = /@(\d+(?:\.\d+)?)$/.exec(rest);
