@@ -1,5 +1,5 @@
 /**
- * What a handler answers: a plain record written to the socket in one place (send.ts), where
+ * What a handler answers: a plain record written to the socket in one place (responder.ts), where
  * added latency, chaos faults and status counting apply. Handlers never touch `res`.
  */
 export interface Reply {

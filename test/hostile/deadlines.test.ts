@@ -10,7 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadEngine } from '../../src/driver/engine.ts';
 import { runOpenPhase } from '../../src/driver/open-loop.ts';
+import { createPacer } from '../../src/driver/pacer.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
+import { rateLoad } from '../../src/profile/phase-load.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import { readResultFile } from '../../src/results/read-result.ts';
 import { runRpcload } from '../support/cli.ts';
@@ -76,10 +78,10 @@ describe('every API call has an overall deadline and a named outcome', () => {
 
 describe('the load ends at its duration plus a bounded drain', () => {
   it('an open phase ends at its duration whatever its rate (1e12/s once never ended)', async () => {
-    const engine = { startIteration: () => false } as unknown as LoadEngine;
+    const engine = { startArrival: () => undefined } as unknown as LoadEngine;
     const origin = performance.now();
     const now = (): number => performance.now() - origin;
-    const run = runOpenPhase(engine, 0, { fromPerS: 1e12, toPerS: 1e12 }, 300, 0, now);
+    const run = runOpenPhase(engine, 0, createPacer(rateLoad(1e12), 300), 300, 0, now);
     await run.done;
     expect(now()).toBeLessThan(2000);
   });
