@@ -40,7 +40,7 @@ const loadFlag = (load: PhaseLoad): PhasesSource => (load.kind === 'rate' ? '--r
  */
 export function resolvePhases(phases: unknown, overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] {
   const resolved: PhasePlan[] = [];
-  /** A profile phase without a valid load (reported by the schema or below) runs an idle placeholder. */
+  // A profile phase without a valid load (reported by the schema or below) holds an idle placeholder.
   let placeholders = false;
   const checkName = uniqueNames('phase', problems);
   (Array.isArray(phases) ? phases : []).forEach((phase: unknown, index) => {
@@ -62,6 +62,16 @@ export function resolvePhases(phases: unknown, overrides: PhaseOverrides, proble
     resolved.push({ name, durationMs: phaseMs, load: profileLoad(fields) });
   });
   const { phases: played, source } = applyOverrides(resolved, overrides, problems);
+  checkLoads(played, source, placeholders, problems);
+  return played;
+}
+
+/**
+ * The one check of the loads a run plays, whatever stated them: each load can run (loadProblem),
+ * not every phase is idle, and this machine can honour each. `placeholders`: some profile phase
+ * had no valid load (already a problem), so the idle check would only repeat it.
+ */
+function checkLoads(played: readonly PhasePlan[], source: PhasesSource, placeholders: boolean, problems: Problem[]): void {
   const pointerOf = (index: number, field: 'rate' | 'concurrency'): string => (source === 'profile' ? `/phases/${index}/${field}` : source);
   const loadProblems = played.flatMap((phase, index) => loadProblem(phase.load, pointerOf(index, phase.load.kind)) ?? []);
   problems.push(...loadProblems);
@@ -72,7 +82,6 @@ export function resolvePhases(phases: unknown, overrides: PhaseOverrides, proble
       message: 'expected a rate above 0 at some point (a run that sends nothing measures nothing), found 0 throughout',
     });
   problems.push(...infeasiblePhases(played, pointerOf));
-  return played;
 }
 
 /** The phase's load; a phase without a valid one has problems, so its (idle) placeholder is never run. */

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadEngine } from '../../src/driver/engine.ts';
 import { runOpenPhase } from '../../src/driver/open-loop.ts';
 import { createPacer } from '../../src/driver/pacer.ts';
-import { buildPlan } from '../../src/profile/build-plan.ts';
+import { buildPlan, type PlanOverrides } from '../../src/profile/build-plan.ts';
 import { rateLoad } from '../../src/profile/phase-load.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import { readResultFile } from '../../src/results/read-result.ts';
@@ -156,7 +156,7 @@ describe('a token endpoint that never finishes answering', () => {
 });
 
 describe('loads this machine cannot honour are refused before anything starts', () => {
-  const refusal = (profile: Record<string, unknown>, overrides = {}): string => {
+  const refusal = (profile: Record<string, unknown>, overrides: PlanOverrides = {}): string => {
     const started = performance.now();
     try {
       buildPlan({ clients: { pattern: 'c-{n}', count: 2, secret: 's' }, scenarios: ping, ...profile } as never, {
@@ -173,7 +173,9 @@ describe('loads this machine cannot honour are refused before anything starts', 
 
   it('refuses a rate, virtual users or a client count beyond what is feasible, saying both', () => {
     const phases = [{ duration: '3s', rate: 10 }];
-    expect(refusal({ phases }, { rate: 1e12 })).toMatch(/^--rate: expected at most \d+ arrivals per second .*, found 1000000000000$/);
+    expect(refusal({ phases }, { load: rateLoad(1e12) })).toMatch(
+      /^--rate: expected at most \d+ arrivals per second .*, found 1000000000000$/,
+    );
     expect(refusal({ phases: [{ duration: '3s', concurrency: 1e8 }] })).toMatch(
       /^p\.json: \/phases\/0\/concurrency: expected at most \d+ virtual users .*, found 100000000$/,
     );
