@@ -27,7 +27,16 @@ import { createPickerState, pickClient, type PickerState } from './client-picker
 import { pickScenario, type CompiledPlan } from './compiled-plan.ts';
 import type { ConnectionSet } from './connection-set.ts';
 import { InFlightRequestPool, type InFlightListener, type InFlightRequest } from './in-flight-request.ts';
-import { Iteration, newRequestContext, RequestBodies, walkOn, type LoadModel, type RequestContext } from './iteration.ts';
+import {
+  currentStep,
+  newIteration,
+  newRequestContext,
+  RequestBodies,
+  walkOn,
+  type Iteration,
+  type LoadModel,
+  type RequestContext,
+} from './iteration.ts';
 import { judgeRequest, newRequestOutcome, type RequestOutcome } from './request-outcome.ts';
 import { SampleWriter } from './sample-writer.ts';
 import type { TokenManager } from './token-manager.ts';
@@ -108,7 +117,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       return this.o.recorder.recordSkipped(
         this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token',
       );
-    this.send(this.newIteration(clientIndex, phaseIndex, 'open', null), dueMs, nowMs);
+    this.send(this.iterationOn(clientIndex, phaseIndex, 'open', null), dueMs, nowMs);
   }
 
   /**
@@ -120,7 +129,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const nowMs = this.o.now();
     const clientIndex = this.availableClient(nowMs);
     if (clientIndex < 0) return false;
-    this.send(this.newIteration(clientIndex, phaseIndex, 'closed', onDone), nowMs, nowMs);
+    this.send(this.iterationOn(clientIndex, phaseIndex, 'closed', onDone), nowMs, nowMs);
     return true;
   }
 
@@ -193,9 +202,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     return pickClient(this.picker, this.isClientAvailable);
   }
 
-  private newIteration(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration {
+  /** A new iteration of a scenario picked by weight, on the client at `clientIndex`. */
+  private iterationOn(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration {
     const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
-    return new Iteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
+    return newIteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
   }
 
   /** Send the iteration's next request, due at `intendedMs`. */
@@ -208,7 +218,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     context.intendedMs = intendedMs;
     context.tokenGeneration = client.tokenGeneration;
     context.backoff = client.takeBackoffMark(nowMs);
-    request.start(it.step.path, client.headers!, body, nowMs);
+    request.start(currentStep(it).path, client.headers!, body, nowMs);
     this.inFlight++;
     this.live.add(request);
     // The request carries its own reusable options and is the handler: nothing else is allocated.
@@ -243,7 +253,6 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   /** Back on the free list: the dispatcher reports nothing more about a finished request. */
   private recycle(request: InFlightRequest<RequestContext>): void {
     request.context.iteration = null;
-    request.context.backoff = null;
     this.requests.give(request);
   }
 

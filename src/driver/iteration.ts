@@ -18,29 +18,42 @@ import type { CompiledScenario, CompiledStep } from './compiled-plan.ts';
  */
 export type LoadModel = 'open' | 'closed';
 
-export class Iteration {
-  stepIndex = 0;
+/**
+ * One iteration's record. A plain object made by `newIteration` (an object literal: the cheapest
+ * record V8 makes, one per iteration on the hot path); the walk mutates its position.
+ */
+export interface Iteration {
+  readonly scenario: CompiledScenario;
+  readonly client: ClientIdentity;
+  readonly phaseIndex: number;
+  readonly model: LoadModel;
+  /** Iteration counter of the run (templates' `iteration`). */
+  readonly number: number;
+  /** Told when the iteration ends (a closed-model user then starts its next one); null in the open model. */
+  readonly onDone: (() => void) | null;
+  stepIndex: number;
   /** Page of the current step (0 = its first request). */
-  page = 0;
+  page: number;
   /** The `next` cursor the current page is asked for with; null on a step's first page. */
-  cursor: string | null = null;
+  cursor: string | null;
   /** The current step's first-page body text, which later pages repeat byte for byte. */
-  bodyText = '';
+  bodyText: string;
+}
 
-  constructor(
-    readonly scenario: CompiledScenario,
-    readonly client: ClientIdentity,
-    readonly phaseIndex: number,
-    readonly model: LoadModel,
-    /** Iteration counter of the run (templates' `iteration`). */
-    readonly number: number,
-    /** Told when the iteration ends (a closed-model user then starts its next one); null in the open model. */
-    readonly onDone: (() => void) | null,
-  ) {}
+export function newIteration(
+  scenario: CompiledScenario,
+  client: ClientIdentity,
+  phaseIndex: number,
+  model: LoadModel,
+  number: number,
+  onDone: (() => void) | null,
+): Iteration {
+  return { scenario, client, phaseIndex, model, number, onDone, stepIndex: 0, page: 0, cursor: null, bodyText: '' };
+}
 
-  get step(): CompiledStep {
-    return this.scenario.steps[this.stepIndex]!;
-  }
+/** The step the iteration's next (or current) request belongs to. */
+export function currentStep(it: Iteration): CompiledStep {
+  return it.scenario.steps[it.stepIndex]!;
 }
 
 /**
@@ -70,7 +83,7 @@ export function newRequestContext(): RequestContext {
  */
 export function walkOn(it: Iteration, successData: Readonly<Record<string, unknown>> | null): number | null {
   if (successData === null) return null;
-  const step = it.step;
+  const step = currentStep(it);
   const paginate = step.plan.paginate;
   if (paginate !== null && it.page + 1 < paginate.maxPages) {
     const next = readNextCursor(successData);
@@ -108,8 +121,7 @@ export class RequestBodies {
   next(it: Iteration): Buffer {
     if (it.page > 0) return Buffer.from(appendCursor(it.bodyText, it.cursor!));
     this.rendering = it;
-    const rendered = it.step.body(it.client.index, this.context);
-    this.rendering = null;
+    const rendered = currentStep(it).body(it.client.index, this.context);
     it.bodyText = rendered.text;
     return rendered.bytes;
   }

@@ -8,7 +8,7 @@ import type { Recorder } from '../metrics/recorder.ts';
 import { NO_BACKOFF, NO_LAG, type Sample } from '../metrics/sample.ts';
 import { RETRY_AFTER_ABSENT } from '../api/retry-after.ts';
 import type { InFlightRequest } from './in-flight-request.ts';
-import type { RequestContext } from './iteration.ts';
+import { currentStep, type RequestContext } from './iteration.ts';
 import type { RequestOutcome } from './request-outcome.ts';
 
 type MutableSample = { -readonly [K in keyof Sample]: Sample[K] };
@@ -39,7 +39,7 @@ export class SampleWriter {
     const it = iteration!;
     const openModel = it.model === 'open';
     const s = this.sample;
-    s.methodIndex = it.step.methodIndex;
+    s.methodIndex = currentStep(it).methodIndex;
     s.phaseIndex = it.phaseIndex;
     s.clientIndex = it.client.index;
     s.outcome = outcome.outcome;

@@ -1,21 +1,22 @@
 /**
  * CPU time per request of the load engine, A/B between builds: a check of a hot-path change that
- * means something on a busy machine, where requests per second do not.
+ * means something on a busy machine, where requests per second do not. Each build is one dist/
+ * directory; every figure is process CPU time (process.cpuUsage) over the requests recorded, in a
+ * closed-model load of 64 virtual users. Two modes:
  *
- * Each measurement is a fresh Node process that imports one build's dist/, runs a closed-model
- * load (64 virtual users) and reads process.cpuUsage() and the recorder's request count over a
- * window that starts after one second (the JIT warm). Two modes:
- * - `socket`: runLoad with 64 connections against the raw-socket responder (a process of its own):
- *   everything a request costs, undici and the kernel's loopback included;
- * - `engine`: the LoadEngine alone, its connections replaced by an in-process stand-in that answers
- *   every request with the same success envelope on the next turn of the event loop: the engine,
- *   the classifier and the recorder without undici or sockets, so the figure moves with their code
- *   and far less with the neighbours' (a starved responder makes the socket figure swing).
- * In each round the builds run at the same time (so that they share whatever CPU the neighbours
- * leave); the report gives each build's best and median µs per request, the spread, and for two
- * builds the ratio of the second to the first per round and its median.
+ * - `engine` (default): one process imports every build and runs their LoadEngines in turn, in
+ *   short slices (build A, build B, B, A, …), each engine's connections replaced by an in-process
+ *   stand-in that answers every request with the same success envelope on the next turn of the
+ *   event loop. That is the engine, the classifier and the recorder without undici or sockets, and
+ *   alternating slices of a few hundred ms share whatever CPU the neighbours leave: the most
+ *   robust figure on a shared machine. Reports each build's best and median µs per request and the
+ *   median ratio of the second build to the first over pairs of neighbouring slices.
+ * - `socket`: each round runs every build at once, each in a fresh process, runLoad with 64
+ *   connections against the raw-socket responder (a process of its own), measured over a window
+ *   that starts after one second: everything a request costs, undici and the kernel's loopback
+ *   included — and so everything the neighbours disturb.
  *
- *   npx tsx test/bench/engine-cpu.ts [--mode engine|socket] [--rounds 6] [--seconds 4] DIST_A [DIST_B …]
+ *   npx tsx test/bench/engine-cpu.ts [--mode engine|socket] [--rounds N] [--slice-ms MS | --seconds S] DIST_A DIST_B
  *
  * A dist directory outside the repository needs a node_modules beside it (a symlink to this one).
  */
@@ -39,8 +40,6 @@ import { median } from './bench-stats.ts';
 import { SUCCESS_BODY } from './bench-target.ts';
 import { startRawResponder } from './raw-target.ts';
 
-type Mode = 'engine' | 'socket';
-const WARM_MS = 1000;
 const USERS = 64;
 
 interface Measurement {
@@ -65,61 +64,26 @@ async function importBuild(dist: string) {
 }
 type Build = Awaited<ReturnType<typeof importBuild>>;
 
-/** Reads CPU time and requests at the window's start and end. */
-function windowReader(read: () => number) {
-  const marks: Measurement[] = [];
-  const mark = (): void => {
-    const cpu = process.cpuUsage();
-    marks.push({ requests: read(), cpuUs: cpu.user + cpu.system });
-  };
-  return {
-    arm(seconds: number): NodeJS.Timeout[] {
-      return [setTimeout(mark, WARM_MS), setTimeout(mark, seconds * 1000 - 100)];
-    },
-    result(): Measurement {
-      const [a, b] = marks;
-      if (a === undefined || b === undefined) throw new Error('the run ended before its measuring window');
-      return { requests: b.requests - a.requests, cpuUs: b.cpuUs - a.cpuUs };
-    },
-  };
+function cpuUs(): number {
+  const cpu = process.cpuUsage();
+  return cpu.user + cpu.system;
 }
 
-function benchPlan(build: Build, target: string, seconds: number): Plan {
+function benchPlan(build: Build, target: string, durationS: number): Plan {
   return build.buildPlan(
     {
       target,
       clients: { pattern: 'bench-{n}', count: 4, secret: 'bench-secret' },
       scenarios: [{ name: 'ping', steps: [{ method: 'ping', args: { message: 'hello', n: 1 } }] }],
-      phases: [{ name: 'load', duration: `${seconds}s`, concurrency: USERS }],
+      phases: [{ name: 'load', duration: `${durationS}s`, concurrency: USERS }],
       http: { connections: USERS },
     },
     { source: '' },
   );
 }
 
-async function measureSocket(build: Build, url: string, seconds: number): Promise<Measurement> {
-  const plan = benchPlan(build, url, seconds);
-  const recorder = new build.Recorder(
-    { methods: ['ping'], phases: ['load'], clients: plan.clients.map((c) => c.id) },
-    { rateLimit: plan.rateLimit },
-  );
-  const clock = new build.RunClock();
-  const reader = windowReader(() => recorder.snapshot(clock.now()).requests);
-  let timers: NodeJS.Timeout[] = [];
-  await build.runLoad({
-    plan,
-    baseUrl: url,
-    recorder,
-    clock,
-    signal: new AbortController().signal,
-    startClock: () => {
-      clock.start();
-      timers = reader.arm(seconds);
-      return Promise.resolve();
-    },
-  });
-  for (const timer of timers) clearTimeout(timer);
-  return reader.result();
+function newRecorder(build: Build, plan: Plan): RecorderModule.Recorder {
+  return new build.Recorder({ methods: ['ping'], phases: ['load'], clients: plan.clients.map((c) => c.id) }, { rateLimit: plan.rateLimit });
 }
 
 const REPLY_HEADERS = [Buffer.from('content-type'), Buffer.from('application/json')];
@@ -153,12 +117,11 @@ class InstantConnections {
   };
 }
 
-async function measureEngine(build: Build, seconds: number): Promise<Measurement> {
-  const plan = benchPlan(build, 'http://127.0.0.1:9', seconds);
-  const recorder = new build.Recorder(
-    { methods: ['ping'], phases: ['load'], clients: plan.clients.map((c) => c.id) },
-    { rateLimit: plan.rateLimit },
-  );
+/** A build's engine on the stand-in connections, run slice by slice. */
+async function engineBench(dist: string) {
+  const build = await importBuild(dist);
+  const plan = benchPlan(build, 'http://127.0.0.1:9', 3600);
+  const recorder = newRecorder(build, plan);
   const clock = new build.RunClock();
   const clients = plan.clients.map((c, i) => new build.ClientIdentity(i, c.id, c.secret, c.weight));
   for (const client of clients) client.setToken('bench');
@@ -177,14 +140,102 @@ async function measureEngine(build: Build, seconds: number): Promise<Measurement
     random: build.createRandom(plan.seed),
   });
   clock.start();
-  const reader = windowReader(() => recorder.snapshot(clock.now()).requests);
-  const timers = reader.arm(seconds);
-  // Each build's closed loop starts users through its own engine's method.
-  await build.runClosedPhase(engine, 0, USERS, seconds * 1000, clock.now).done;
-  await engine.stop();
-  engine.abandonInFlight();
+  const requests = (): number => recorder.snapshot(clock.now()).requests;
+  return {
+    /** Run the engine for `ms` (each build's closed loop starts users through its own engine). */
+    async slice(ms: number): Promise<Measurement> {
+      const [cpu0, requests0] = [cpuUs(), requests()];
+      await build.runClosedPhase(engine, 0, USERS, clock.now() + ms, clock.now).done;
+      // The users' last iterations end on the next turns; they start nothing more.
+      for (let i = 0; i < 2; i++) await new Promise((resolveTurn) => setImmediate(resolveTurn));
+      return { requests: requests() - requests0, cpuUs: cpuUs() - cpu0 };
+    },
+  };
+}
+
+async function engineMode(dists: readonly string[], rounds: number, sliceMs: number): Promise<void> {
+  if (dists.length !== 2) throw new Error('engine mode compares two builds');
+  const [a, b] = await Promise.all(dists.map(engineBench));
+  for (let i = 0; i < 4; i++) for (const bench of [a!, b!]) await bench.slice(sliceMs); // JIT warm
+  const perRequest: [number[], number[]] = [[], []];
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    const figures: number[] = [0, 0];
+    for (const i of order) {
+      const m = await [a!, b!][i]!.slice(sliceMs);
+      figures[i] = m.cpuUs / m.requests;
+      perRequest[i as 0 | 1].push(figures[i]);
+    }
+    ratios.push(figures[1]! / figures[0]!);
+  }
+  dists.forEach((dist, i) => report(dist, 'engine', perRequest[i as 0 | 1]));
+  process.stdout.write(`second ÷ first over ${rounds} pairs of slices: median ${median(ratios).toFixed(3)}, ${quartiles(ratios)}\n`);
+}
+
+async function measureSocket(dist: string, url: string, seconds: number): Promise<Measurement> {
+  const build = await importBuild(dist);
+  const plan = benchPlan(build, url, seconds);
+  const recorder = newRecorder(build, plan);
+  const clock = new build.RunClock();
+  const marks: Measurement[] = [];
+  const mark = (): number => marks.push({ requests: recorder.snapshot(clock.now()).requests, cpuUs: cpuUs() });
+  let timers: NodeJS.Timeout[] = [];
+  await build.runLoad({
+    plan,
+    baseUrl: url,
+    recorder,
+    clock,
+    signal: new AbortController().signal,
+    startClock: () => {
+      clock.start();
+      // From one second in (JIT warm) to just before the end.
+      timers = [setTimeout(mark, 1000), setTimeout(mark, seconds * 1000 - 100)];
+      return Promise.resolve();
+    },
+  });
   for (const timer of timers) clearTimeout(timer);
-  return reader.result();
+  const [first, last] = marks;
+  if (first === undefined || last === undefined) throw new Error('the run ended before its measuring window');
+  return { requests: last.requests - first.requests, cpuUs: last.cpuUs - first.cpuUs };
+}
+
+async function socketMode(dists: readonly string[], rounds: number, seconds: number): Promise<void> {
+  const target = await startRawResponder();
+  const perRequest = dists.map((): number[] => []);
+  const ratios: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const figures = await Promise.all(
+        dists.map(async (dist) => {
+          const argv = ['--import', 'tsx', import.meta.filename, '--socket-child', dist, target.url, String(seconds)];
+          const { stdout } = await promisify(execFile)(process.execPath, argv, { encoding: 'utf8' });
+          const m = JSON.parse(stdout.trim().split('\n').at(-1)!) as Measurement;
+          return m.cpuUs / m.requests;
+        }),
+      );
+      figures.forEach((us, i) => perRequest[i]!.push(us));
+      if (figures.length === 2) ratios.push(figures[1]! / figures[0]!);
+    }
+  } finally {
+    await target.close();
+  }
+  dists.forEach((dist, i) => report(dist, 'socket', perRequest[i]!));
+  if (ratios.length > 0)
+    process.stdout.write(`second ÷ first over ${rounds} rounds: median ${median(ratios).toFixed(3)}, ${quartiles(ratios)}\n`);
+}
+
+function report(dist: string, mode: string, list: readonly number[]): void {
+  const best = Math.min(...list);
+  process.stdout.write(
+    `${dist} (${mode}): best ${best.toFixed(2)} µs, median ${median(list).toFixed(2)} µs, worst ${Math.max(...list).toFixed(2)} µs CPU per request\n`,
+  );
+}
+
+function quartiles(values: readonly number[]): string {
+  const sorted = [...values].sort((x, y) => x - y);
+  const at = (q: number): string => sorted[Math.floor(q * (sorted.length - 1))]!.toFixed(3);
+  return `quartiles ${at(0.25)}–${at(0.75)}, range ${at(0)}–${at(1)}`;
 }
 
 function flag(args: string[], name: string, fallback: string): string {
@@ -197,52 +248,22 @@ function flag(args: string[], name: string, fallback: string): string {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') {
-    const [, mode, dist, url, seconds] = args;
-    const build = await importBuild(dist!);
-    const result = mode === 'socket' ? await measureSocket(build, url!, Number(seconds)) : await measureEngine(build, Number(seconds));
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+  if (args[0] === '--socket-child') {
+    const [, dist, url, seconds] = args;
+    process.stdout.write(`${JSON.stringify(await measureSocket(dist!, url!, Number(seconds)))}\n`);
     return;
   }
-  const mode = flag(args, '--mode', 'engine') as Mode;
-  const rounds = Number(flag(args, '--rounds', '6'));
+  const mode = flag(args, '--mode', 'engine');
+  const rounds = Number(flag(args, '--rounds', mode === 'engine' ? '80' : '8'));
+  const sliceMs = Number(flag(args, '--slice-ms', '250'));
   const seconds = Number(flag(args, '--seconds', '4'));
   const dists = args.map((dist) => resolve(dist));
-  if (dists.length === 0) throw new Error('usage: engine-cpu.ts [--mode engine|socket] [--rounds N] [--seconds S] DIST_A [DIST_B …]');
-  const target = mode === 'socket' ? await startRawResponder() : null;
-  const perRequestUs = new Map<string, number[]>(dists.map((dist) => [dist, []]));
-  const ratios: number[] = [];
-  try {
-    for (let round = 0; round < rounds; round++) {
-      // The builds of a round run at the same time, so that they share whatever the neighbours leave them.
-      const figures = await Promise.all(dists.map((dist) => measureInChild(mode, dist, target?.url ?? '-', seconds)));
-      figures.forEach((m, i) => {
-        const us = m.cpuUs / m.requests;
-        perRequestUs.get(dists[i]!)!.push(us);
-        process.stdout.write(`round ${round + 1} ${dists[i]}: ${m.requests} requests, ${us.toFixed(2)} µs CPU per request\n`);
-      });
-      if (figures.length === 2) ratios.push(figures[1]!.cpuUs / figures[1]!.requests / (figures[0]!.cpuUs / figures[0]!.requests));
-    }
-  } finally {
-    await target?.close();
-  }
-  for (const [dist, list] of perRequestUs) {
-    const best = Math.min(...list);
-    const spread = ((Math.max(...list) - best) / best) * 100;
-    process.stdout.write(
-      `${dist} (${mode}): best ${best.toFixed(2)} µs, median ${median(list).toFixed(2)} µs, worst ${Math.max(...list).toFixed(2)} µs per request (spread ${spread.toFixed(0)} %)\n`,
-    );
-  }
-  if (ratios.length > 0) {
-    const shown = ratios.map((r) => r.toFixed(3)).join(' ');
-    process.stdout.write(`second ÷ first, per round: ${shown}; median ${median(ratios).toFixed(3)}\n`);
-  }
-}
-
-async function measureInChild(mode: Mode, dist: string, url: string, seconds: number): Promise<Measurement> {
-  const argv = ['--import', 'tsx', import.meta.filename, '--child', mode, dist, url, String(seconds)];
-  const { stdout } = await promisify(execFile)(process.execPath, argv, { encoding: 'utf8' });
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Measurement;
+  if (dists.length < 2)
+    throw new Error('usage: engine-cpu.ts [--mode engine|socket] [--rounds N] [--slice-ms MS | --seconds S] DIST_A DIST_B');
+  if (mode === 'socket') await socketMode(dists, rounds, seconds);
+  else await engineMode(dists, rounds, sliceMs);
 }
 
 await main();
+// The engines' sweep timers are unref'd; the stand-ins hold nothing open.
+process.exit(0);

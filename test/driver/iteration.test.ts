@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClientIdentity } from '../../src/driver/client-identity.ts';
 import { compilePlan } from '../../src/driver/compiled-plan.ts';
-import { Iteration, RequestBodies, walkOn } from '../../src/driver/iteration.ts';
+import { newIteration, RequestBodies, walkOn, type Iteration } from '../../src/driver/iteration.ts';
 import { testPlan } from '../support/load-run.ts';
 
 /** A walk of up to 3 pages of items.list, then a ping after 25 ms of think time. */
@@ -25,7 +25,7 @@ const client = new ClientIdentity(0, 'client-1', 'secret', 1);
 
 /** An iteration at `stepIndex`, on page `page`. */
 function at(stepIndex: number, page = 0): Iteration {
-  const it = new Iteration(scenario, client, 0, 'open', 7, null);
+  const it = newIteration(scenario, client, 0, 'open', 7, null);
   it.stepIndex = stepIndex;
   it.page = page;
   return it;
