@@ -78,6 +78,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly picker: PickerState;
   /** The time `isClientAvailable` judges at: exists only so that predicate needs no closure per pick. */
   private availabilityNowMs = 0;
+  /** pickClient's predicate, made once (see availabilityNowMs). */
   private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
   private idleWaiter: (() => void) | null = null;
   private readonly requests: InFlightRequestPool<RequestContext>;

@@ -3,9 +3,10 @@
  * of its requests carries: the record the engine keeps per iteration, the walk from one request
  * to the next, and the rendering of each request's body.
  *
- * What is per iteration lives here, so that state later carried from step to step (values saved
- * from a reply, a data-file row, a trace id) is one more field of `Iteration`, and what varies per
- * request (a body, later headers) one more step of `RequestBodies`' kind.
+ * State an iteration carries from step to step (today its position; values saved from a reply, a
+ * data-file row or a trace id would be more fields) lives in `Iteration`; the walk reads each
+ * finished request's reply (`walkOn`); what a request's content depends on is rendered from the
+ * iteration (`RequestBodies`).
  */
 import { appendCursor, readNextCursor } from '../api/pagination.ts';
 import type { TemplateContext } from '../profile/plan.ts';
