@@ -44,14 +44,20 @@ export function parseRetryAfter(value: HeaderValues, nowEpochMs: number): RetryA
   return seconds <= MAX_RETRY_AFTER_S ? { form: 'date', seconds } : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
 }
 
+/** The compact form's state when there was no Retry-After (or the reply was no 429). */
+export const RETRY_AFTER_ABSENT = -1;
+/** The compact form's state when the Retry-After cannot be followed (not delay-seconds or an HTTP-date within a day). */
+export const RETRY_AFTER_UNUSABLE = -2;
+
 /**
- * The compact form the driver's samples carry: seconds ≥ 0, -1 when absent, -2 when unusable.
- * The driver passes the header text it scanned from raw headers (an array when it came twice).
+ * The compact form the driver's samples carry, a number so that the hot path allocates nothing:
+ * seconds ≥ 0, else RETRY_AFTER_ABSENT or RETRY_AFTER_UNUSABLE. The driver passes the header
+ * text it scanned from raw headers (an array when it came twice).
  */
 export function retryAfterSeconds(value: HeaderValues, nowEpochMs: number): number {
   const parsed = parseRetryAfter(value, nowEpochMs);
-  if (parsed.form === 'missing') return -1;
-  if (parsed.form === 'invalid') return -2;
+  if (parsed.form === 'missing') return RETRY_AFTER_ABSENT;
+  if (parsed.form === 'invalid') return RETRY_AFTER_UNUSABLE;
   return parsed.seconds;
 }
 

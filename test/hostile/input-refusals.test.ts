@@ -71,6 +71,14 @@ describe('a target URL with credentials in it is refused, and the password is ne
       await runRpcload(['verify', '--target', withCredentials, '--client', `c1:${SECRET}`, '--method', 'ping', '--ui', 'none']),
       why,
     );
+    // Replicas are target URLs too.
+    expectOneLineRefusal(
+      await runRpcload(['run', writeProfile({ target: server.url }), '--replica', withCredentials, '--ui', 'none']),
+      /^rpcload: --replica: expected a URL without user:password@/,
+    );
+    expect(problemsOf({ target: server.url, replicas: [withCredentials] })).toEqual([
+      expect.stringMatching(/^\/replicas\/0: .*credentials/),
+    ]);
     expect(server.seen).toHaveLength(0);
   }, 60_000);
 
