@@ -20,7 +20,6 @@ import { OUTCOME_UNANSWERED, outcomeClass } from '../api/outcome.ts';
 import { describeUnusableRetryAfter, RETRY_AFTER_ABSENT, RETRY_AFTER_UNUSABLE } from '../api/retry-after.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { Recorder } from '../metrics/recorder.ts';
-import { sanitizeText } from '../util/sanitize.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
