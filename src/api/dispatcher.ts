@@ -3,6 +3,7 @@
  * limits, timeouts and trust settings.
  */
 import { Agent } from 'undici';
+import { interimTolerantConnector } from './interim-responses.ts';
 
 /** Connection settings shared by every client-side HTTP user (verify, tokens, the driver's pools). */
 export interface DispatcherOptions {
@@ -27,13 +28,13 @@ export function connectOptions(options: DispatcherOptions): { timeout: number; c
   };
 }
 
-/** An undici Agent (a Pool per origin) with keep-alive and the given limits. */
+/** An undici Agent (a Pool per origin) with keep-alive and the given limits; unsolicited 1xx responses are skipped. */
 export function createDispatcher(options: DispatcherOptions = {}): Agent {
   return new Agent({
     connections: options.connections ?? null,
     pipelining: options.pipelining ?? 1,
     headersTimeout: options.headersTimeoutMs ?? 10_000,
     bodyTimeout: options.bodyTimeoutMs ?? 10_000,
-    connect: connectOptions(options),
+    connect: interimTolerantConnector(connectOptions(options)),
   });
 }

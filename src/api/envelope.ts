@@ -4,10 +4,10 @@
  */
 import { redactText, secretsGeneration } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
-import { OUTCOME_ENVELOPE_VIOLATION, OUTCOME_SUCCESS } from './outcome.ts';
+import { contentEncodingOutcome, OUTCOME_ENVELOPE_VIOLATION, OUTCOME_SUCCESS } from './outcome.ts';
 
 export interface Classification {
-  /** success | error:<code> | http:<status> | envelope_violation (see outcome.ts). */
+  /** success | error:<code> | http:<status> | envelope_violation | content_encoding:<coding> (see outcome.ts). */
   readonly outcome: string;
   readonly kind: 'success' | 'error' | 'invalid';
   /** The success envelope's `data`; null otherwise. */
@@ -74,14 +74,22 @@ function parseObject(body: Buffer): Record<string, unknown> | string {
 /**
  * Classify a reply. A valid envelope keeps its outcome even when only its Content-Type is wrong
  * (that is reported as a violation); a structurally broken body is `envelope_violation` on 2xx
- * and `http:<status>` otherwise (e.g. a proxy's HTML error page).
+ * and `http:<status>` otherwise (e.g. a proxy's HTML error page). An encoded body (Content-Encoding
+ * gzip, br, …) is not read at all: `content_encoding:<coding>`.
  */
 export function classifyResponse(
   statusCode: number,
   contentType: string | undefined,
   body: Buffer | null,
   truncated: boolean,
+  contentEncoding?: string,
 ): Classification {
+  const encoded = contentEncodingOutcome(contentEncoding);
+  if (encoded !== null) {
+    const coding = sanitizeText(contentEncoding!, 40);
+    const why = `body is encoded with Content-Encoding ${coding}, which rpcload does not decode (it sends no Accept-Encoding)`;
+    return { outcome: encoded, kind: 'invalid', data: null, errorCode: null, violations: [why] };
+  }
   const violations: string[] = [];
   if (!isJsonContentType(contentType)) {
     violations.push(
@@ -143,7 +151,14 @@ export class ResponseClassifier {
   private lastGeneration = -1;
   private last: Classification | null = null;
 
-  classify(statusCode: number, contentType: string | undefined, body: Buffer | null, truncated: boolean): Classification {
+  classify(
+    statusCode: number,
+    contentType: string | undefined,
+    body: Buffer | null,
+    truncated: boolean,
+    contentEncoding?: string,
+  ): Classification {
+    if (contentEncoding !== undefined) return classifyResponse(statusCode, contentType, body, truncated, contentEncoding); // rare: not remembered
     const generation = secretsGeneration();
     const last = this.last;
     if (

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { safeTimeout } from '../util/timers.ts';
 import { classifyResponse, type Classification } from './envelope.ts';
-import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
+import { headerBlockError, OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
 
 export interface ApiCall {
   /** Base URL without trailing slash; the request goes to {baseUrl}/api/{method}. */
@@ -65,6 +65,19 @@ export const OUTCOME_CANCELLED = 'transport:cancelled';
 /** Why a call was cut short by us rather than failed by the server. */
 type CutReason = 'timeout' | 'body_too_large' | 'cancelled';
 
+/**
+ * A method name the conventions can address as `{base}/api/{method}`: one URL path segment of
+ * unreserved characters (RFC 3986: letters, digits, `.`, `_`, `~`, `-`), not starting with a dot —
+ * so no `/`, no `..`, no spaces, no CR/LF that would break every request.
+ */
+const METHOD_NAME = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$/;
+/** What a method name must be, worded for "expected …" messages. */
+export const METHOD_NAME_EXPECTED = 'a method name of letters, digits, ".", "_", "~" and "-" (not starting with ".", at most 128)';
+
+export function isMethodName(name: string): boolean {
+  return METHOD_NAME.test(name);
+}
+
 /** First value of a header that may repeat. */
 export function headerValue(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
   const value = headers[name];
@@ -92,6 +105,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
   else call.signal?.addEventListener('abort', onCancel, { once: true });
   const sentAtMs = performance.now();
   let headersAtMs = sentAtMs;
+  let headersReceived = false;
   try {
     const response = await dispatcher.request({
       origin: url.origin,
@@ -104,6 +118,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       signal: cut.signal,
     });
     headersAtMs = performance.now();
+    headersReceived = true;
     const kept: Buffer[] = [];
     let keptBytes = 0;
     let bodyBytes = 0;
@@ -130,7 +145,13 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       body,
       bodyBytes,
       truncated,
-      classification: classifyResponse(response.statusCode, headerValue(responseHeaders, 'content-type'), body, truncated),
+      classification: classifyResponse(
+        response.statusCode,
+        headerValue(responseHeaders, 'content-type'),
+        body,
+        truncated,
+        headerValue(responseHeaders, 'content-encoding'),
+      ),
       transportError: null,
       sentAtMs,
       headersAtMs,
@@ -145,7 +166,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       bodyBytes: 0,
       truncated: false,
       classification: null,
-      transportError: cutOutcome(cutReason) ?? transportOutcome(err),
+      transportError: cutOutcome(cutReason) ?? transportOutcome(headersReceived || !(err instanceof Error) ? err : headerBlockError(err)),
       sentAtMs,
       headersAtMs: doneAtMs,
       doneAtMs,

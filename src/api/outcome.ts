@@ -4,6 +4,8 @@
  * - `error:<code>`            a valid error envelope (e.g. error:rate_limit_exceeded)
  * - `http:<status>`           a non-2xx reply whose body is not an envelope (e.g. an nginx 502 page)
  * - `envelope_violation`      a 2xx reply whose body breaks the envelope rules
+ * - `content_encoding:<coding>` a reply whose body is compressed (e.g. gzip): rpcload sends no
+ *                             Accept-Encoding and does not decode it, so it cannot judge the envelope
  * - `transport:<code>`        no usable response: reset, refused, timeout, TLS (undici's err.code)
  */
 export const OUTCOME_SUCCESS = 'success';
@@ -55,4 +57,36 @@ export function transportOutcome(err: unknown): string {
   }
   if (typeof name === 'string' && NAMED_TRANSPORT[name] !== undefined) return NAMED_TRANSPORT[name];
   return 'transport:UNKNOWN';
+}
+
+/** A content coding as an outcome key part: lower case, no spaces; an odd one is `other` (no unbounded keys). */
+const SAFE_CODING = /^[a-z0-9._,-]{1,40}$/;
+
+/**
+ * The `content_encoding:<coding>` outcome of a reply whose body is encoded, or null when it is not
+ * (no Content-Encoding, empty, or `identity`).
+ */
+export function contentEncodingOutcome(contentEncoding: string | undefined): string | null {
+  if (contentEncoding === undefined) return null;
+  const coding = contentEncoding.toLowerCase().replace(/\s+/g, '');
+  if (coding === '' || coding === 'identity') return null;
+  return `content_encoding:${SAFE_CODING.test(coding) ? coding : 'other'}`;
+}
+
+const CONTENT_LENGTH_MISMATCH = 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
+
+/**
+ * The error of an exchange that failed before its response head was complete. undici reports any
+ * parse error met after a Content-Length header — a control character in a later header, or in
+ * the Content-Length value itself — as a content-length mismatch (its parser's error path checks
+ * the length first). Before the head is complete no body byte was read, so such a "mismatch" is an
+ * invalid header block, and is named so (an HTTPParserError: `transport:invalid_http`).
+ */
+export function headerBlockError(err: Error): Error {
+  if ((err as { code?: unknown }).code !== CONTENT_LENGTH_MISMATCH) return err;
+  const named = new Error(
+    'Response does not match the HTTP/1.1 protocol (invalid character in a response header, e.g. a control character)',
+  );
+  named.name = 'HTTPParserError';
+  return named;
 }

@@ -38,3 +38,8 @@ export function tokenLifetimeNotice(expiresInS: number, marginS: number): string
     return `the server's tokens expire after ${expiresInS} s, within the ${marginS} s refresh margin: refreshed at half their lifetime instead`;
   return null;
 }
+
+/** What a run's result says about an `expires_in` that is no positive number of seconds (0, -5, "soon"). */
+export function unusableLifetimeNotice(expiresIn: string): string {
+  return `the server's tokens claim expires_in ${expiresIn}, not a positive number of seconds: ignored (a client fetches a new token when one is refused as invalid_token)`;
+}

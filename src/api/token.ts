@@ -7,7 +7,10 @@ import type { Dispatcher } from 'undici';
 import { registerSecret } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { normalizeErrorCode } from './envelope.ts';
-import { callApi } from './http-call.ts';
+import { certificateHint } from './certificate-hint.ts';
+import { callApi, headerValue } from './http-call.ts';
+import { contentEncodingOutcome } from './outcome.ts';
+import { retryAfterSeconds } from './retry-after.ts';
 
 export interface TokenRequest {
   readonly baseUrl: string;
@@ -28,11 +31,22 @@ export type TokenResult =
   | {
       readonly ok: true;
       readonly accessToken: string;
+      /** The token's lifetime: a positive `expires_in`, or null (none given, or none usable). */
       readonly expiresInS: number | null;
+      /** An `expires_in` that is no positive number of seconds (0, -5, "soon"), as text; null otherwise. */
+      readonly unusableExpiresIn: string | null;
       readonly shape: 'envelope' | 'bare';
       readonly latencyUs: number;
     }
-  | { readonly ok: false; readonly outcome: string; readonly status: number; readonly detail: string; readonly latencyUs: number };
+  | {
+      readonly ok: false;
+      readonly outcome: string;
+      readonly status: number;
+      readonly detail: string;
+      readonly latencyUs: number;
+      /** A 429's Retry-After in the driver's compact form (seconds; -1 absent, -2 unusable); absent on other failures. */
+      readonly retryAfterS?: number;
+    };
 
 /** application/x-www-form-urlencoded encoding of one value (RFC 6749 §2.3.1 for Basic credentials). */
 function formEncode(value: string): string {
@@ -50,9 +64,12 @@ function tokenForm(req: TokenRequest): string {
   return form.toString();
 }
 
-function expiresIn(value: unknown): number | null {
-  const seconds = typeof value === 'string' ? Number(value) : value;
-  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : null;
+/** `expires_in` read: a positive number of seconds, or — when it is given but no such number — its text. */
+function expiresIn(value: unknown): Pick<Extract<TokenResult, { ok: true }>, 'expiresInS' | 'unusableExpiresIn'> {
+  if (value === undefined || value === null) return { expiresInS: null, unusableExpiresIn: null };
+  const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return { expiresInS: seconds, unusableExpiresIn: null };
+  return { expiresInS: null, unusableExpiresIn: sanitizeText(JSON.stringify(value) ?? '', 40) };
 }
 
 type TokenBody = { shape: 'envelope' | 'bare'; fields: Record<string, unknown> } | { errorCode: string; description: string };
@@ -70,15 +87,12 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
   return null;
 }
 
-/** Transport errors that mean "the certificate is not trusted". */
-const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
-
-/** For a transport outcome that means an untrusted certificate, the hint saying what to pass ('' otherwise). */
-export function untrustedCertificateHint(outcome: string): string {
-  return outcome.startsWith('transport:') && UNTRUSTED_CERTIFICATE.test(outcome)
-    ? ' (the server certificate is not trusted: pass --ca FILE or --insecure, or set http.ca in the profile)'
-    : '';
-}
+/**
+ * What an access token may hold to be sent as `Authorization: Bearer <token>`: visible ASCII. A CR
+ * or LF (or any control character) would fail every request as an invalid header (RFC 6750's
+ * b64token is stricter still; servers issuing other visible characters are common enough to allow).
+ */
+const SENDABLE_TOKEN = /^[\x21-\x7e]+$/;
 
 export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): Promise<TokenResult> {
   // Known before the server can echo them: every later output of this thread is scrubbed of them.
@@ -98,9 +112,27 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     maxBodyBytes: 1024 * 1024,
   });
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
-  const fail = (outcome: string, detail: string): TokenResult => ({ ok: false, outcome, status: reply.status, detail, latencyUs });
+  const retryAfter = reply.status === 429 ? { retryAfterS: retryAfterSeconds(reply.headers['retry-after'], Date.now()) } : {};
+  const fail = (outcome: string, detail: string): TokenResult => ({
+    ok: false,
+    outcome,
+    status: reply.status,
+    detail,
+    latencyUs,
+    ...retryAfter,
+  });
   if (reply.transportError !== null)
-    return fail(reply.transportError, `token request failed: ${reply.transportError}${untrustedCertificateHint(reply.transportError)}`);
+    return fail(
+      reply.transportError,
+      `token request failed: ${reply.transportError}${await certificateHint(req.baseUrl, reply.transportError)}`,
+    );
+  const contentEncoding = headerValue(reply.headers, 'content-encoding');
+  const encoded = contentEncodingOutcome(contentEncoding);
+  if (encoded !== null)
+    return fail(
+      encoded,
+      `token response (HTTP ${reply.status}) is encoded with Content-Encoding ${sanitizeText(contentEncoding!, 40)}, which rpcload does not decode`,
+    );
 
   let parsed: unknown = null;
   try {
@@ -128,9 +160,77 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   if (!ok2xx || typeof accessToken !== 'string' || accessToken.length === 0) {
     return fail(ok2xx ? 'envelope_violation' : `http:${reply.status}`, `token response (HTTP ${reply.status}) has no access_token`);
   }
+  if (!SENDABLE_TOKEN.test(accessToken)) {
+    return fail(
+      'envelope_violation',
+      `token response (HTTP ${reply.status}) has an access_token with a control character, space or non-ASCII character in it: it cannot be sent in an Authorization header`,
+    );
+  }
   const tokenType = body.fields.token_type;
   if (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer') {
     return fail('error:unsupported_token_type', `token_type ${JSON.stringify(sanitizeText(tokenType, 20))} is not Bearer`);
   }
-  return { ok: true, accessToken, expiresInS: expiresIn(body.fields.expires_in), shape: body.shape, latencyUs };
+  return { ok: true, accessToken, ...expiresIn(body.fields.expires_in), shape: body.shape, latencyUs };
+}
+
+/** How long a token request refused with 429 is retried: the identity provider rate-limits token requests too. */
+export interface TokenRetryPolicy {
+  /** Token requests in all, the first included. */
+  readonly maxAttempts: number;
+  /** The longest Retry-After waited for (s); a longer one ends the retries at once. */
+  readonly maxWaitS: number;
+}
+
+export const TOKEN_RETRY: TokenRetryPolicy = { maxAttempts: 4, maxWaitS: 30 };
+/** The wait after a 429 without a usable Retry-After (s). */
+const DEFAULT_TOKEN_RETRY_WAIT_S = 1;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * requestToken, honouring a 429's Retry-After (many clients fetching tokens at once is what an
+ * identity provider rate-limits): waits what it asks — a second when it says nothing usable — and
+ * asks again, at most `maxAttempts` times and never waiting longer than `maxWaitS` at once.
+ * `onRefused` is told of each refusal that is retried (so it can be counted); the result is the
+ * last request's, its detail counting the refusals when the provider kept refusing.
+ */
+export async function requestTokenHonouringRetryAfter(
+  dispatcher: Dispatcher,
+  req: TokenRequest,
+  onRefused: (refusal: TokenResult) => void = () => undefined,
+  policy: TokenRetryPolicy = TOKEN_RETRY,
+): Promise<TokenResult> {
+  let waitedS = 0;
+  for (let attempt = 1; ; attempt++) {
+    const result = await requestToken(dispatcher, req);
+    if (result.ok || result.status !== 429 || req.signal?.aborted) return result;
+    const asked = result.retryAfterS ?? -1;
+    const refusedTimes = `${attempt} time${attempt === 1 ? '' : 's'}`;
+    if (asked > policy.maxWaitS)
+      return {
+        ...result,
+        detail: `${result.detail}; refused with HTTP 429 ${refusedTimes}, the last asking to wait ${asked} s — longer than rpcload waits for a token (${policy.maxWaitS} s)`,
+      };
+    if (attempt >= policy.maxAttempts)
+      return {
+        ...result,
+        detail: `${result.detail}; the identity provider refused ${refusedTimes} with HTTP 429 (Retry-After honoured, ${waitedS} s waited)`,
+      };
+    onRefused(result);
+    const waitS = asked >= 0 ? asked : DEFAULT_TOKEN_RETRY_WAIT_S;
+    waitedS += waitS;
+    await pause(waitS * 1000, req.signal);
+  }
 }

@@ -11,6 +11,7 @@ import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { capacitySession } from '../session/capacity/capacity-session.ts';
 import { createCapacityView } from '../ui/capacity-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
+import { definedFields } from '../util/defined-fields.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
 import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
@@ -44,7 +45,8 @@ interface CapacityFlags extends MetricsFlags {
 
 const DEFAULT_CAPACITY_PROFILE = 'profiles/capacity.json';
 
-function wholeSeconds(flag: string) {
+/** A duration flag that must be whole seconds (steps are measured per second), in ms. */
+function wholeSecondsMs(flag: string) {
   return (value: string): number => {
     const ms = durationMs(value);
     if (ms % 1000 !== 0) throw new RpcloadError('bad_flag', `${flag}: expected whole seconds like 5s, found ${JSON.stringify(value)}`);
@@ -59,17 +61,21 @@ function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): Capac
   return {
     ...cap,
     model,
-    ...(flags.start === undefined ? (flags.closed && cap.model !== 'closed' ? { start: 1 } : {}) : { start: flags.start }),
-    ...(flags.factor === undefined ? {} : { factor: flags.factor }),
-    ...(flags.tolerance === undefined ? {} : { tolerance: flags.tolerance }),
-    ...(flags.max === undefined ? {} : { max: flags.max }),
-    ...(flags.warmUp === undefined ? {} : { warmUpMs: flags.warmUp }),
-    ...(flags.hold === undefined ? {} : { holdMs: flags.hold }),
-    ...(flags.confirm === undefined ? {} : { confirmMs: flags.confirm }),
-    ...(flags.slo === undefined ? {} : { slo: flags.slo.map((line) => parseThreshold(line)) }),
-    ...(flags.include429 ? { include429: true } : {}),
-    ...(flags.maxLag === undefined ? {} : { maxLagMs: flags.maxLag }),
-    ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
+    // --closed over an open-model profile: its start is a rate, not a number of users.
+    ...(flags.closed && cap.model !== 'closed' ? { start: 1 } : {}),
+    ...definedFields({
+      start: flags.start,
+      factor: flags.factor,
+      tolerance: flags.tolerance,
+      max: flags.max,
+      warmUpMs: flags.warmUp,
+      holdMs: flags.hold,
+      confirmMs: flags.confirm,
+      slo: flags.slo?.map((line) => parseThreshold(line)),
+      include429: flags.include429 ? true : undefined,
+      maxLagMs: flags.maxLag,
+      maxSteps: flags.maxSteps,
+    }),
   };
 }
 
@@ -88,9 +94,9 @@ export function registerCapacityCommand(program: Command): void {
     .option('--factor <x>', 'growth factor until a step fails (default 2)', positiveNumber)
     .option('--tolerance <x>', 'bisect until the bracket is this narrow, relative (default 0.05)', positiveNumber)
     .option('--max <n>', 'never step above this rate (or concurrency)', positiveNumber)
-    .option('--warm-up <duration>', 'warm-up of each step, whole seconds (default 2s)', wholeSeconds('--warm-up'))
-    .option('--hold <duration>', 'measured hold of each step, whole seconds (default 5s)', wholeSeconds('--hold'))
-    .option('--confirm <duration>', 'hold of the confirmation, whole seconds; 0 = none (default 15s)', wholeSeconds('--confirm'))
+    .option('--warm-up <duration>', 'warm-up of each step, whole seconds (default 2s)', wholeSecondsMs('--warm-up'))
+    .option('--hold <duration>', 'measured hold of each step, whole seconds (default 5s)', wholeSecondsMs('--hold'))
+    .option('--confirm <duration>', 'hold of the confirmation, whole seconds; 0 = none (default 15s)', wholeSecondsMs('--confirm'))
     .option(
       '--slo <line>',
       'an SLO line, e.g. "p99 < 250ms" (repeatable; default: the profile\'s thresholds)',
@@ -134,11 +140,12 @@ export function registerCapacityCommand(program: Command): void {
         return await capacitySession({
           plan: { ...plan, capacity },
           signal,
-          ...(flags.workers === undefined ? {} : { workers: flags.workers }),
-          ...(flags.out === undefined ? {} : { outPath: flags.out }),
-          ...(flags.label === undefined ? {} : { label: flags.label }),
+          workers: flags.workers,
+          outPath: flags.out,
+          label: flags.label,
           metrics,
           onProgress: (event) => view.onProgress(event),
+          warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
         });
       } finally {
         view.stop();

@@ -22,6 +22,7 @@ interface KubernetesFlags {
   storage: string;
   storageClass?: string;
   metricsPort?: number;
+  allowInlineSecrets?: boolean;
 }
 
 /** A DNS-1123 label for object names: lower case, digits and '-', at most 40 so suffixes fit. */
@@ -63,9 +64,18 @@ export function registerDeployCommand(program: Command): void {
       'each shard serves live Prometheus metrics on this port, with scrape annotations (docs/metrics.md)',
       positiveInt,
     )
+    .option('--allow-inline-secrets', 'copy secrets written into the profile into the ConfigMap anyway (default: refuse, exit 2)')
     .action(async (profilePath: string, flags: KubernetesFlags) => {
       const { text, value } = await readProfileDocument(profilePath);
       const facts = profileFacts(profilePath, value, (duration) => parseDurationMs(duration));
+      const name = objectName(flags.name ?? facts.name);
+      const [first, ...more] = facts.inlineSecrets;
+      if (first !== undefined && flags.allowInlineSecrets !== true) {
+        throw new RpcloadError(
+          'inline_secret',
+          `${profilePath}: ${first}${more.length > 0 ? ` (and ${more.length} more)` : ''}: a secret written into the profile would be stored in the clear in the ConfigMap; write it as "\${VAR}" and put VAR in the Secret ${name}-secrets (its keys become the pods' environment; see docs/distributed.md), or pass --allow-inline-secrets`,
+        );
+      }
       if (flags.shards > facts.clientCount) {
         throw new RpcloadError(
           'bad_flag',
@@ -81,7 +91,6 @@ export function registerDeployCommand(program: Command): void {
         flags.startAt === undefined
           ? Math.ceil((Date.now() + flags.startIn) / 1000) * 1000
           : parseStartAt(flags.startAt, '--start-at', Date.now());
-      const name = objectName(flags.name ?? facts.name);
       const manifests = kubernetesManifests({
         name,
         namespace: flags.namespace,

@@ -5,7 +5,7 @@ import { RpcloadError } from '../errors.ts';
 import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { Plan, ReplicaAffinity } from '../profile/plan.ts';
-import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
+import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
 import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
@@ -16,20 +16,20 @@ import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
-import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, rateSpec, stagesSpec } from './parsers.ts';
+import { caFile, collect, concurrencySpec, durationMs, httpUrl, oneOf, positiveInt, rateSpec, replicaUrl, stagesSpec } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
 import { checkOutputFlags } from './output-flags.ts';
 
 interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
   target?: string;
-  rate?: RateOverride;
-  stages?: StageOverride[];
+  rate?: RateLoad;
+  stages?: Stage[];
   requests?: number;
   ca?: string;
   insecure?: boolean;
   threshold?: string[];
-  concurrency?: number;
+  concurrency?: ConcurrencyLoad;
   duration?: number;
   clients?: number;
   timeout?: number;
@@ -44,21 +44,21 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
   replicaAffinity?: ReplicaAffinity;
 }
 
+/** The profile overrides the flags ask for (every reader of PlanOverrides takes undefined for absent). */
 function overridesOf(flags: RunFlags): PlanOverrides {
   return {
-    ...(flags.target === undefined ? {} : { target: flags.target }),
-    ...(flags.rate === undefined ? {} : { rate: flags.rate }),
-    ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
-    ...(flags.duration === undefined ? {} : { durationMs: flags.duration }),
-    ...(flags.clients === undefined ? {} : { clients: flags.clients }),
-    ...(flags.timeout === undefined ? {} : { requestTimeoutMs: flags.timeout }),
-    ...(flags.stages === undefined ? {} : { stages: flags.stages }),
-    ...(flags.requests === undefined ? {} : { requests: flags.requests }),
-    ...(flags.ca === undefined ? {} : { ca: flags.ca }),
-    ...(flags.insecure === undefined ? {} : { insecure: flags.insecure }),
-    ...(flags.threshold === undefined ? {} : { thresholds: flags.threshold }),
-    ...(flags.replica === undefined ? {} : { replicas: flags.replica }),
-    ...(flags.replicaAffinity === undefined ? {} : { replicaAffinity: flags.replicaAffinity }),
+    target: flags.target,
+    load: flags.rate ?? flags.concurrency,
+    durationMs: flags.duration,
+    clients: flags.clients,
+    requestTimeoutMs: flags.timeout,
+    stages: flags.stages,
+    requests: flags.requests,
+    ca: flags.ca,
+    insecure: flags.insecure,
+    thresholds: flags.threshold,
+    replicas: flags.replica,
+    replicaAffinity: flags.replicaAffinity,
   };
 }
 
@@ -66,8 +66,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
 async function planOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
   if (profilePath === undefined && wantsInlineProfile(flags)) {
     // A --client-pattern already made --clients clients; --clients otherwise takes the first N --clients.
-    const { clients, ...rest } = overridesOf(flags);
-    return inlinePlan(flags, flags.clientPattern === undefined && clients !== undefined ? { ...rest, clients } : rest);
+    return inlinePlan(flags, { ...overridesOf(flags), clients: flags.clientPattern === undefined ? flags.clients : undefined });
   }
   const inlineOnly = INLINE_ONLY_FLAGS.find(([key]) => flags[key] !== undefined);
   if (inlineOnly)
@@ -102,7 +101,7 @@ export function registerRunCommand(program: Command): void {
         .argParser(rateSpec)
         .conflicts('concurrency'),
     )
-    .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", positiveInt)
+    .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", concurrencySpec)
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
     .addOption(
       new Option(
@@ -132,7 +131,7 @@ export function registerRunCommand(program: Command): void {
     .option(
       '--replica <url>',
       'spread the load over this replica of the API, reached directly (repeatable; tokens still come from the target)',
-      (value: string, previous: string[] | undefined) => collect(httpUrl(value), previous),
+      (value: string, previous: string[] | undefined) => collect(replicaUrl(value), previous),
     )
     .option(
       '--replica-affinity <mode>',
@@ -188,12 +187,13 @@ export function registerRunCommand(program: Command): void {
         workers: flags.workers ?? 1,
         shard,
         startAtEpochMs,
-        ...(flags.out === undefined ? {} : { outPath: flags.out }),
-        ...(flags.outSamples === undefined ? {} : { samplesPath: flags.outSamples }),
-        ...(flags.label === undefined ? {} : { label: flags.label }),
+        outPath: flags.out,
+        samplesPath: flags.outSamples,
+        label: flags.label,
         metrics,
         createView: (source) => createRunView(mode, source, { onQuit: stop }),
         signal,
+        warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
       }),
     );
     const { result, path } = session;

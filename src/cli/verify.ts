@@ -13,7 +13,7 @@ import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import type { VerifyFlags } from '../verify/config.ts';
 import { setExitCode } from './exit.ts';
-import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt } from './parsers.ts';
+import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, replicaUrl } from './parsers.ts';
 import { checkOutputFlags } from './output-flags.ts';
 import { withInterrupt } from './signals.ts';
 
@@ -75,7 +75,7 @@ export function registerVerifyCommand(program: Command): void {
     .option(
       '--replica <url>',
       'a replica of the API reached directly, e.g. a pod IP or per-instance port (repeatable; ratelimit.replicas)',
-      (value: string, previous: string[] | undefined) => collect(httpUrl(value), previous),
+      (value: string, previous: string[] | undefined) => collect(replicaUrl(value), previous),
     )
     .option(
       '--fault <command>',
@@ -104,6 +104,7 @@ export function registerVerifyCommand(program: Command): void {
           ...(flags.out === undefined ? {} : { outPath: flags.out }),
           createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
           signal,
+          warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
         }),
       );
       const { report, config, outcome } = session;

@@ -6,7 +6,7 @@
  *
  * Units: durations in milliseconds with 3 decimals (`…Ms`), rates per second, `t` in whole
  * seconds since `run.startedAt`. Outcome keys: `success`, `error:<code>`, `http:<status>`,
- * `transport:<code>`, `envelope_violation`.
+ * `transport:<code>`, `envelope_violation`, `content_encoding:<coding>`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CapacityRecordSchema } from './capacity-schema.ts';
@@ -23,7 +23,7 @@ export const PercentilesSchema = Type.Object(
 );
 
 export const OutcomeCountsSchema = Type.Record(Type.String({ minLength: 1 }), Count, {
-  description: 'Requests by outcome: success, error:<code>, http:<status>, transport:<code>, envelope_violation',
+  description: 'Requests by outcome: success, error:<code>, http:<status>, transport:<code>, envelope_violation, content_encoding:<coding>',
 });
 
 export const StatsSchema = Type.Object(

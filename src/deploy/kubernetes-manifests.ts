@@ -9,6 +9,7 @@
  * user creates (see docs/distributed.md).
  */
 import { RpcloadError } from '../errors.ts';
+import { isSecretKey } from '../util/redact.ts';
 import { SHARD_ENV } from '../session/distributed/shard-spec.ts';
 
 export interface KubernetesOptions {
@@ -231,6 +232,37 @@ export interface ProfileFacts {
   readonly loadDurationMs: number;
   readonly clientCount: number;
   readonly secretsFileName: string | null;
+  /**
+   * JSON pointers of secrets written into the profile itself (not `${VAR}`): the ConfigMap holds
+   * the profile as it is, so they would be stored in the cluster in the clear.
+   */
+  readonly inlineSecrets: readonly string[];
+}
+
+/** A secret's value that comes from the environment alone: `${NAME}` (or `${NAME:-}`, an empty default). */
+const FROM_ENVIRONMENT = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-)?\}$/;
+
+/**
+ * Where a profile holds a secret as text rather than `${VAR}`: client secrets (a pattern's, a
+ * list's), token form fields under a secret-ish name (`client_assertion`, `password`), and
+ * credentials in the target URL.
+ */
+function inlineSecretPaths(profile: Record<string, unknown>): string[] {
+  const paths: string[] = [];
+  const check = (value: unknown, pointer: string): void => {
+    if (typeof value === 'string' && value !== '' && !FROM_ENVIRONMENT.test(value)) paths.push(pointer);
+  };
+  const clients = (profile.clients ?? {}) as { secret?: unknown; list?: unknown };
+  check(clients.secret, '/clients/secret');
+  if (Array.isArray(clients.list))
+    clients.list.forEach((client: unknown, i) => check((client as { secret?: unknown } | null)?.secret, `/clients/list/${i}/secret`));
+  const extraFields = ((profile.auth ?? {}) as { extraFields?: unknown }).extraFields;
+  if (typeof extraFields === 'object' && extraFields !== null)
+    for (const [key, value] of Object.entries(extraFields))
+      if (isSecretKey(key)) check(value, `/auth/extraFields/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  const target = profile.target;
+  if (typeof target === 'string' && /^[^:/?#]+:\/\/[^/?#]*@/.test(target)) paths.push('/target');
+  return paths;
 }
 
 /** Read ProfileFacts from a parsed profile; a missing or malformed part is one line naming the file and JSON path. */
@@ -255,5 +287,5 @@ export function profileFacts(path: string, value: unknown, parseDuration: (text:
   if (secretsFileName !== null && (secretsFileName.includes('/') || secretsFileName.startsWith('.'))) {
     fail('/clients/secretsFile', 'a file name beside the profile (in the cluster both are mounted in one directory)');
   }
-  return { name, loadDurationMs, clientCount, secretsFileName };
+  return { name, loadDurationMs, clientCount, secretsFileName, inlineSecrets: inlineSecretPaths(profile) };
 }

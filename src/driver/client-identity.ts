@@ -1,3 +1,11 @@
+/** A client's first request after sitting out a Retry-After back-off carries this, once. */
+export interface BackoffMark {
+  /** How long the client actually waited since the 429 that started the back-off (ms). */
+  readonly waitedMs: number;
+  /** The Retry-After (s) it honoured, in the compact form of api/retry-after.ts (absent or unusable included). */
+  readonly retryAfterS: number;
+}
+
 /**
  * One client ID's live state in a run: its current token (as a ready-made undici header list),
  * its back-off after a 429 under the `honour` policy, and the mark that tells the recorder which
@@ -20,9 +28,8 @@ export class ClientIdentity {
 
   /** Honour policy: no new request before this time (run clock, ms). */
   backoffUntilMs = 0;
-  /** When the 429 that started the current back-off was received, and its Retry-After (s). */
-  private backoffReceivedAtMs = -1;
-  private backoffRetryAfterS = -1;
+  /** The 429 that started the back-off: when it was received (run clock, ms) and its Retry-After (s); null once marked. */
+  private backoffStart: { readonly receivedAtMs: number; readonly retryAfterS: number } | null = null;
 
   constructor(
     readonly index: number,
@@ -53,19 +60,17 @@ export class ClientIdentity {
     const untilMs = receivedAtMs + (retryAfterS >= 0 ? retryAfterS * 1000 : fallbackMs);
     if (untilMs <= this.backoffUntilMs) return;
     this.backoffUntilMs = untilMs;
-    this.backoffReceivedAtMs = receivedAtMs;
-    this.backoffRetryAfterS = retryAfterS;
+    this.backoffStart = { receivedAtMs, retryAfterS };
   }
 
   /**
    * Called when a request is sent: if it is the first since a back-off ended, returns how long the
    * client actually waited since the 429 and the Retry-After it honoured (else null), once.
    */
-  takeBackoffMark(sentAtMs: number): { readonly waitedMs: number; readonly retryAfterS: number } | null {
-    if (this.backoffReceivedAtMs < 0 || sentAtMs < this.backoffUntilMs) return null;
-    const mark = { waitedMs: sentAtMs - this.backoffReceivedAtMs, retryAfterS: this.backoffRetryAfterS };
-    this.backoffReceivedAtMs = -1;
-    this.backoffRetryAfterS = -1;
-    return mark;
+  takeBackoffMark(sentAtMs: number): BackoffMark | null {
+    const start = this.backoffStart;
+    if (start === null || sentAtMs < this.backoffUntilMs) return null;
+    this.backoffStart = null;
+    return { waitedMs: sentAtMs - start.receivedAtMs, retryAfterS: start.retryAfterS };
   }
 }

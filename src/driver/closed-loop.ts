@@ -15,14 +15,15 @@ export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: numb
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
 
-  const startUser = (): void => {
+  /** A user's next turn: its next iteration, or a wait for a client (each user loops through this one function). */
+  const nextTurn = (): void => {
     if (!active) return;
     if (now() >= phaseEndMs) return stop();
-    if (engine.startIteration(phaseIndex, now(), false, startUser)) return;
+    if (engine.startUser(phaseIndex, nextTurn)) return;
     const waitMs = Math.min(IDLE_RECHECK_MS, Math.max(1, engine.nextAvailabilityMs() - now()));
     const wait = setTimeout(() => {
       waits.delete(wait);
-      startUser();
+      nextTurn();
     }, waitMs);
     waits.add(wait);
   };
@@ -37,6 +38,6 @@ export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: numb
 
   const endTimer = safeTimeout(stop, phaseEndMs - now());
   // Users start together; a start-up that overruns the phase stops at its end.
-  for (let i = 0; i < vus && active; i++) startUser();
+  for (let i = 0; i < vus && active; i++) nextTurn();
   return { done, stop };
 }

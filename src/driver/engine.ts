@@ -1,24 +1,43 @@
 /**
- * The load engine: starts scenario iterations on a client, sends each step through undici's
- * dispatch API, classifies every response into one Sample for the recorder, and walks the
- * iteration on (next page, next step after think time). Schedulers (open or closed model) only
- * decide *when* an iteration starts; everything per request happens here.
+ * The load engine: starts scenario iterations (an open-model arrival, a closed-model user's next
+ * turn) on a client, sends each of their requests through undici's dispatch API, judges and
+ * records every finished request, and walks the iteration on. Schedulers (open-loop.ts,
+ * closed-loop.ts) only decide *when* an iteration starts; everything per request happens here,
+ * with its parts in their own modules: the iteration and its walk (iteration.ts), what a finished
+ * request came to (request-outcome.ts), its Sample (sample-writer.ts).
+ *
+ * Why the hot path makes no closure per request: at tens of thousands of requests per second on
+ * one thread, every closure or callback object made per request is a heap allocation the garbage
+ * collector must trace and free, and one that captures the engine or an iteration holds it for as
+ * long as undici holds the callback. So what a request needs travels in records recycled with it
+ * (an InFlightRequest is undici's handler and carries its RequestContext), and the few functions
+ * the hot path hands out are made once per engine, reading their per-call input from a field set
+ * just before the call. Fields that exist only for this say so. (A think time or a back-off wait
+ * does make a timer closure: that request waits anyway.)
  */
 import { ResponseClassifier } from '../api/envelope.ts';
-import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, OUTCOME_UNANSWERED, outcomeClass, transportOutcome } from '../api/outcome.ts';
-import { readNextCursor, appendCursor } from '../api/pagination.ts';
-import { retryAfterSeconds } from '../api/retry-after.ts';
-import type { Recorder } from '../metrics/recorder.ts';
-import type { Sample } from '../metrics/sample.ts';
+import { OUTCOME_UNANSWERED, outcomeClass } from '../api/outcome.ts';
+import { describeUnusableRetryAfter, RETRY_AFTER_ABSENT, RETRY_AFTER_UNUSABLE } from '../api/retry-after.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
-import type { TemplateContext } from '../profile/plan.ts';
-import { sanitizeText } from '../util/sanitize.ts';
+import type { Recorder } from '../metrics/recorder.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
-import type { ReplicaRouter } from './replica-router.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
-import { pickScenario, type CompiledPlan, type CompiledScenario } from './compiled-plan.ts';
-import { InFlightRequestPool, type InFlightRequest, type InFlightListener } from './in-flight-request.ts';
+import { pickScenario, type CompiledPlan } from './compiled-plan.ts';
+import type { ReplicaRouter } from './replica-router.ts';
+import { InFlightRequestPool, type InFlightListener, type InFlightRequest } from './in-flight-request.ts';
+import {
+  currentStep,
+  newIteration,
+  newRequestContext,
+  RequestBodies,
+  walkOn,
+  type Iteration,
+  type LoadModel,
+  type RequestContext,
+} from './iteration.ts';
+import { judgeRequest, newRequestOutcome, type RequestOutcome } from './request-outcome.ts';
+import { SampleWriter } from './sample-writer.ts';
 import type { TokenManager } from './token-manager.ts';
 
 export interface EngineOptions {
@@ -35,6 +54,7 @@ export interface EngineOptions {
   readonly maxBodyBytes: number;
   /** Every request's overall deadline (ms): one still unfinished then is cut (transport:timeout). */
   readonly requestTimeoutMs: number;
+  /** Open model: arrivals beyond this many requests in flight are skipped (and counted). */
   readonly maxInFlight: number;
   /** Run clock: ms since the run's origin. */
   readonly now: () => number;
@@ -42,37 +62,24 @@ export interface EngineOptions {
   readonly random: () => number;
 }
 
-interface Iteration {
-  readonly scenario: CompiledScenario;
-  readonly client: ClientIdentity;
-  readonly phaseIndex: number;
-  readonly openModel: boolean;
-  readonly number: number;
-  readonly onDone: (() => void) | null;
-  stepIndex: number;
-  page: number;
-  cursor: string | null;
-  /** The current step's first-page body text, which later pages repeat byte for byte. */
-  bodyText: string;
-}
-
-/** The engine's part of one request; one mutable record per InFlightRequest, recycled with it. */
-interface RequestContext {
-  iteration: Iteration | null;
-  intendedMs: number;
-  tokenGeneration: number;
-  backoffWaitedMs: number;
-  backoffRetryAfterS: number;
-}
-
-type MutableSample = { -readonly [K in keyof Sample]: Sample[K] };
+/** What a request written off at the run's end came to. */
+const UNANSWERED: RequestOutcome = Object.freeze({
+  outcome: OUTCOME_UNANSWERED,
+  successData: null,
+  retryAfterS: RETRY_AFTER_ABSENT,
+  detail: 'no reply before the end of the run',
+});
 
 export class LoadEngine implements InFlightListener<RequestContext> {
+  /** Requests sent and not yet finished (read by the live metrics). */
   inFlight = 0;
   private stopped = false;
   private iterations = 0;
   private readonly picker: PickerState;
+  /** The time `isClientAvailable` judges at: exists only so that predicate needs no closure per pick. */
   private availabilityNowMs = 0;
+  /** pickClient's predicate, made once (see availabilityNowMs). */
+  private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
   private idleWaiter: (() => void) | null = null;
   private readonly requests: InFlightRequestPool<RequestContext>;
   /** Requests in flight, oldest first (a Set keeps insertion order): what the deadline sweep and the end of the run look at. */
@@ -81,84 +88,49 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
-  /**
-   * The iteration whose body is being rendered, read by templateContext: one context maker for the
-   * engine instead of a closure per request (only templates that vary per request call it).
-   */
-  private templateIteration: Iteration | null = null;
-  private readonly templateContext = (): TemplateContext => {
-    const it = this.templateIteration!;
-    return { clientId: it.client.id, clientIndex: it.client.index, iteration: it.number, random: this.o.random };
-  };
+  private readonly bodies: RequestBodies;
   private readonly classifier = new ResponseClassifier();
-  /** Reused for every record() call: the recorder copies what it needs synchronously. */
-  private readonly sample: MutableSample = {
-    methodIndex: 0,
-    phaseIndex: 0,
-    clientIndex: 0,
-    replicaIndex: 0,
-    outcome: '',
-    status: 0,
-    sentAtMs: 0,
-    doneAtMs: 0,
-    latencyUs: 0,
-    serviceUs: 0,
-    lagUs: -1,
-    retryAfterS: -1,
-    backoffWaitedMs: -1,
-    backoffRetryAfterS: -1,
-    detail: '',
-  };
+  /** Refilled by judgeRequest for every finished request, read before the next one finishes. */
+  private readonly outcome = newRequestOutcome();
+  private readonly samples: SampleWriter;
 
   constructor(private readonly o: EngineOptions) {
     this.picker = createPickerState(o.clients.map((c) => c.weight));
-    const newContext = (): RequestContext => ({
-      iteration: null,
-      intendedMs: 0,
-      tokenGeneration: 0,
-      backoffWaitedMs: -1,
-      backoffRetryAfterS: -1,
-    });
-    this.requests = new InFlightRequestPool(newContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this);
+    this.bodies = new RequestBodies(o.random);
+    this.samples = new SampleWriter(o.recorder);
+    this.requests = new InFlightRequestPool(newRequestContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this);
     // One sweep a few times per deadline, instead of a timer per request on the hot path.
     this.sweepTimer = setInterval(() => this.cutOverdue(), Math.min(1000, Math.max(50, o.requestTimeoutMs / 4)));
     this.sweepTimer.unref();
   }
 
-  private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
+  /**
+   * Open model: start an iteration for the arrival due at `dueMs` (its latency counts from then).
+   * An arrival that cannot start — too many requests in flight, no client available — is recorded
+   * as skipped, with the reason.
+   */
+  startArrival(phaseIndex: number, dueMs: number): void {
+    if (this.stopped) return;
+    const nowMs = this.o.now();
+    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached');
+    const clientIndex = this.availableClient(nowMs);
+    if (clientIndex < 0)
+      return this.o.recorder.recordSkipped(
+        this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token',
+      );
+    this.send(this.iterationOn(clientIndex, phaseIndex, 'open', null), dueMs, nowMs);
+  }
 
   /**
-   * Start one iteration due at `intendedMs`. Returns false when it cannot start; in the open
-   * model the arrival is then recorded as skipped, with the reason.
+   * Closed model: start a user's next iteration now; `onDone` is told when it ends. Returns false
+   * when no client is available (the user waits, see nextAvailabilityMs) or the engine stopped.
    */
-  startIteration(phaseIndex: number, intendedMs: number, openModel: boolean, onDone: (() => void) | null): boolean {
+  startUser(phaseIndex: number, onDone: () => void): boolean {
     if (this.stopped) return false;
     const nowMs = this.o.now();
-    if (openModel && this.inFlight >= this.o.maxInFlight) {
-      this.o.recorder.recordSkipped('max in-flight reached');
-      return false;
-    }
-    this.availabilityNowMs = nowMs;
-    const clientIndex = pickClient(this.picker, this.isClientAvailable);
-    if (clientIndex < 0) {
-      if (openModel)
-        this.o.recorder.recordSkipped(this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token');
-      return false;
-    }
-    const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
-    const iteration: Iteration = {
-      scenario,
-      client: this.o.clients[clientIndex]!,
-      phaseIndex,
-      openModel,
-      number: this.iterations++,
-      onDone,
-      stepIndex: 0,
-      page: 0,
-      cursor: null,
-      bodyText: '',
-    };
-    this.send(iteration, intendedMs, nowMs);
+    const clientIndex = this.availableClient(nowMs);
+    if (clientIndex < 0) return false;
+    this.send(this.iterationOn(clientIndex, phaseIndex, 'closed', onDone), nowMs, nowMs);
     return true;
   }
 
@@ -174,7 +146,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.stopped = true;
     for (const [timer, it] of this.waiting) {
       clearTimeout(timer);
-      this.finishIteration(it);
+      it.onDone?.();
     }
     this.waiting.clear();
     return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.idleWaiter = resolve));
@@ -194,55 +166,11 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       request.abandoned = true;
       request.status = 0; // whatever head arrived, no reply did
       this.inFlight--;
-      const step = request.context.iteration!.scenario.steps[request.context.iteration!.stepIndex]!;
-      this.record(request, step.methodIndex, OUTCOME_UNANSWERED, 'no reply before the end of the run', -1, nowMs);
+      this.samples.write(request, UNANSWERED, nowMs);
     }
     this.live.clear();
     this.settle();
     return abandoned;
-  }
-
-  /** Cut every request past its deadline (those still queued for a connection are cut once on one). */
-  private cutOverdue(): void {
-    const deadlineMs = this.o.now() - this.o.requestTimeoutMs;
-    for (const request of this.live) {
-      if (request.dispatchedAtMs > deadlineMs) break; // oldest first: the rest are younger
-      request.cut('timeout');
-    }
-  }
-
-  private send(it: Iteration, intendedMs: number, nowMs: number): void {
-    const step = it.scenario.steps[it.stepIndex]!;
-    const client = it.client;
-    let body: Buffer;
-    if (it.page === 0) {
-      this.templateIteration = it;
-      const rendered = step.body(client.index, this.templateContext);
-      it.bodyText = rendered.text;
-      body = rendered.bytes;
-    } else {
-      body = Buffer.from(appendCursor(it.bodyText, it.cursor!));
-    }
-    const mark = client.takeBackoffMark(nowMs);
-    const request = this.requests.take();
-    const context = request.context;
-    context.iteration = it;
-    context.intendedMs = intendedMs;
-    context.tokenGeneration = client.tokenGeneration;
-    context.backoffWaitedMs = mark?.waitedMs ?? -1;
-    context.backoffRetryAfterS = mark?.retryAfterS ?? -1;
-    request.route = this.o.connections.pick(client.index);
-    request.start(step.paths[request.route]!, client.headers!, body, nowMs);
-    this.inFlight++;
-    this.live.add(request);
-    // The request carries its own reusable options and is the handler: nothing else is allocated.
-    this.o.connections.dispatch(request);
-  }
-
-  /** Back on the free list: the dispatcher reports nothing more about a finished request. */
-  private recycle(request: InFlightRequest<RequestContext>): void {
-    request.context.iteration = null;
-    this.requests.give(request);
   }
 
   onRequestDone(request: InFlightRequest<RequestContext>): void {
@@ -256,97 +184,47 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.live.delete(request);
     const nowMs = this.o.now();
     const it = request.context.iteration!;
-    const step = it.scenario.steps[it.stepIndex]!;
-    let outcome: string;
-    let data: Readonly<Record<string, unknown>> | null = null;
-    let detail = '';
-    let retryAfterS = -1;
-    if (request.cutReason !== null) {
-      outcome = request.cutReason === 'timeout' ? OUTCOME_TIMEOUT : OUTCOME_BODY_TOO_LARGE;
-      detail =
-        request.cutReason === 'timeout'
-          ? `no complete reply within ${this.o.requestTimeoutMs} ms`
-          : `reply body over ${this.o.maxBodyBytes} bytes`;
-    } else if (request.error !== null) {
-      outcome = transportOutcome(request.error);
-      detail = sanitizeText(request.error.message, 120);
-    } else {
-      const classification = this.classifier.classify(request.status, request.contentType, request.responseBody(), request.truncated);
-      outcome = classification.outcome;
-      data = classification.data;
-      if (classification.kind === 'invalid') detail = classification.violations.join('; ');
-      if (request.status === 429) {
-        retryAfterS = retryAfterSeconds(request.retryAfter, Date.now());
-        if (retryAfterS === -2) this.noticeUnusableRetryAfter(request.retryAfter);
-      }
-    }
-    const client = it.client;
-    if (outcomeClass(outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour')
-      client.startBackoff(nowMs, retryAfterS, this.o.rateLimit.windowMs);
-    if (request.status === 401) this.o.tokens.onInvalidToken(client, request.context.tokenGeneration);
-    this.record(request, step.methodIndex, outcome, detail, retryAfterS, nowMs);
-    this.recycle(request); // before advance(), which may send the iteration's next request
-    this.advance(it, outcome === 'success' ? data : null, nowMs);
+    const outcome = judgeRequest(request, this.o, this.classifier, Date.now, this.outcome);
+    if (outcome.retryAfterS === RETRY_AFTER_UNUSABLE) this.noticeUnusableRetryAfter(request.retryAfter);
+    if (outcomeClass(outcome.outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour')
+      it.client.startBackoff(nowMs, outcome.retryAfterS, this.o.rateLimit.windowMs);
+    if (request.status === 401) this.o.tokens.onInvalidToken(it.client, request.context.tokenGeneration);
+    this.samples.write(request, outcome, nowMs);
+    this.recycle(request); // before the walk on, which may send the iteration's next request
+    const waitMs = this.stopped ? null : walkOn(it, outcome.successData);
+    if (waitMs === null) it.onDone?.();
+    else this.continueAt(it, nowMs + waitMs);
     this.settle();
   }
 
-  /** Said once per run: the back-off then lasts one window (an absurd wait is a finding, not an instruction). */
-  private noticeUnusableRetryAfter(raw: string | undefined): void {
-    if (this.unusableRetryAfterNoticed) return;
-    this.unusableRetryAfterNoticed = true;
-    this.o.recorder.notice(
-      `the server sent an unusable Retry-After (first: ${JSON.stringify(sanitizeText(raw ?? '', 60))}; not delay-seconds or an HTTP-date within a day): clients backed off one rate-limit window instead`,
-    );
+  /** The next available client by weight, judged at `nowMs`; -1 when none is. */
+  private availableClient(nowMs: number): number {
+    this.availabilityNowMs = nowMs;
+    return pickClient(this.picker, this.isClientAvailable);
   }
 
-  private record(
-    request: InFlightRequest<RequestContext>,
-    methodIndex: number,
-    outcome: string,
-    detail: string,
-    retryAfterS: number,
-    nowMs: number,
-  ): void {
-    const { iteration, intendedMs } = request.context;
-    const it = iteration!;
-    const s = this.sample;
-    s.methodIndex = methodIndex;
-    s.phaseIndex = it.phaseIndex;
-    s.clientIndex = it.client.index;
-    s.replicaIndex = request.route;
-    s.outcome = outcome;
-    s.status = request.error === null ? request.status : 0;
-    s.sentAtMs = request.sentAtMs;
-    s.doneAtMs = nowMs;
-    s.serviceUs = (nowMs - request.sentAtMs) * 1000;
-    // Open model: from the intended start (coordinated-omission-correct); closed: from the send.
-    s.latencyUs = it.openModel ? (nowMs - intendedMs) * 1000 : s.serviceUs;
-    s.lagUs = it.openModel ? Math.max(0, request.dispatchedAtMs - intendedMs) * 1000 : -1;
-    s.retryAfterS = retryAfterS;
-    s.backoffWaitedMs = request.context.backoffWaitedMs;
-    s.backoffRetryAfterS = request.context.backoffRetryAfterS;
-    s.detail = detail;
-    this.o.recorder.record(s);
+  /** A new iteration of a scenario picked by weight, on the client at `clientIndex`. */
+  private iterationOn(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration {
+    const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
+    return newIteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
   }
 
-  /** Next page, next step (after its think time), or the end of the iteration. */
-  private advance(it: Iteration, successData: Readonly<Record<string, unknown>> | null, nowMs: number): void {
-    if (this.stopped || successData === null) return this.finishIteration(it);
-    const step = it.scenario.steps[it.stepIndex]!;
-    const paginate = step.plan.paginate;
-    if (paginate !== null && it.page + 1 < paginate.maxPages) {
-      const next = readNextCursor(successData);
-      if ('cursor' in next && next.cursor !== null) {
-        it.page++;
-        it.cursor = next.cursor;
-        return this.continueAt(it, nowMs);
-      }
-    }
-    it.stepIndex++;
-    it.page = 0;
-    it.cursor = null;
-    if (it.stepIndex >= it.scenario.steps.length) return this.finishIteration(it);
-    this.continueAt(it, nowMs + step.plan.thinkMs);
+  /** Send the iteration's next request, due at `intendedMs`. */
+  private send(it: Iteration, intendedMs: number, nowMs: number): void {
+    const body = this.bodies.next(it);
+    const client = it.client;
+    const request = this.requests.take();
+    const context = request.context;
+    context.iteration = it;
+    context.intendedMs = intendedMs;
+    context.tokenGeneration = client.tokenGeneration;
+    context.backoff = client.takeBackoffMark(nowMs);
+    request.route = this.o.connections.pick(client.index);
+    request.start(currentStep(it).paths[request.route]!, client.headers!, body, nowMs);
+    this.inFlight++;
+    this.live.add(request);
+    // The request carries its own reusable options and is the handler: nothing else is allocated.
+    this.o.connections.dispatch(request);
   }
 
   /**
@@ -359,14 +237,32 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     if (delayMs <= 0) return this.send(it, startMs, this.o.now());
     const timer = safeTimeout(() => {
       this.waiting.delete(timer);
-      if (this.stopped) this.finishIteration(it);
+      if (this.stopped) it.onDone?.();
       else this.send(it, startMs, this.o.now());
     }, delayMs);
     this.waiting.set(timer, it);
   }
 
-  private finishIteration(it: Iteration): void {
-    it.onDone?.();
+  /** Cut every request past its deadline (those still queued for a connection are cut once on one). */
+  private cutOverdue(): void {
+    const deadlineMs = this.o.now() - this.o.requestTimeoutMs;
+    for (const request of this.live) {
+      if (request.dispatchedAtMs > deadlineMs) break; // oldest first: the rest are younger
+      request.cut('timeout');
+    }
+  }
+
+  /** Back on the free list: the dispatcher reports nothing more about a finished request. */
+  private recycle(request: InFlightRequest<RequestContext>): void {
+    request.context.iteration = null;
+    this.requests.give(request);
+  }
+
+  /** Said once per run: the back-off then lasts one window (an absurd wait is a finding, not an instruction). */
+  private noticeUnusableRetryAfter(raw: string | string[] | undefined): void {
+    if (this.unusableRetryAfterNoticed) return;
+    this.unusableRetryAfterNoticed = true;
+    this.o.recorder.notice(`the server sent ${describeUnusableRetryAfter(raw)}: clients backed off one rate-limit window instead`);
   }
 
   private settle(): void {

@@ -1,12 +1,12 @@
 /**
- * Open model: start iterations at the phase's arrival rate, each due at the pacer's time. One
+ * Open model: start an iteration at each arrival of the phase, due at the pacer's time. One
  * timer loop releases whatever is due; a stalled event loop is caught up at a bounded rate
  * (releaseAtMs) and the stall is recorded as schedule lag, never hidden. The phase ends at its
  * duration, whatever is left of its arrivals: a backlog never stretches it.
  */
 import type { LoadEngine } from './engine.ts';
 import { safeTimeout } from '../util/timers.ts';
-import { arrivalCount, arrivalOffsetMs, releaseAtMs, type RateLoad } from './pacer.ts';
+import { releaseAtMs, type Pacer } from './pacer.ts';
 
 export interface PhaseRun {
   readonly done: Promise<void>;
@@ -23,12 +23,12 @@ const SPIN_BELOW_MS = 1.5;
 export function runOpenPhase(
   engine: LoadEngine,
   phaseIndex: number,
-  load: RateLoad,
+  pacer: Pacer,
   durationMs: number,
   phaseStartMs: number,
   now: () => number,
 ): PhaseRun {
-  const total = arrivalCount(load, durationMs);
+  const phaseEndMs = phaseStartMs + durationMs;
   let k = 0;
   let previousDueMs = phaseStartMs;
   let previousReleaseMs = Number.NEGATIVE_INFINITY;
@@ -46,7 +46,7 @@ export function runOpenPhase(
     finish();
   };
   // Arrivals still owed at the phase's end (a backlog after a stall) are not sent: the phase is over.
-  const endTimer = safeTimeout(stop, phaseStartMs + durationMs - now());
+  const endTimer = safeTimeout(stop, phaseEndMs - now());
 
   const wake = (atMs: number): void => {
     const waitMs = atMs - now();
@@ -57,13 +57,13 @@ export function runOpenPhase(
     timer = null;
     if (stopped) return;
     const nowMs = now();
-    for (let released = 0; k < total; released++) {
-      const dueMs = phaseStartMs + arrivalOffsetMs(load, durationMs, k);
+    for (let released = 0; ; released++) {
+      const dueMs = phaseStartMs + pacer.dueOffsetMs(k);
+      if (!(dueMs < phaseEndMs)) break; // no arrival left in the phase (or float noise at its very end)
       const releaseMs = releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR);
       if (releaseMs > nowMs) return wake(releaseMs);
       if (released === MAX_ARRIVALS_PER_TICK) return wake(nowMs);
-      if (dueMs >= phaseStartMs + durationMs) break; // (float noise at the very end)
-      engine.startIteration(phaseIndex, dueMs, true, null);
+      engine.startArrival(phaseIndex, dueMs);
       previousDueMs = dueMs;
       previousReleaseMs = releaseMs;
       k++;

@@ -1,17 +1,57 @@
 /**
- * The pacer: when each arrival of an open-model phase is due. Pure functions of the phase's
- * load and the arrival's index, so a long run never drifts (times are computed, not accumulated)
- * and the schedule is testable without a clock.
+ * The pacer: when each arrival of an open-model phase is due, and the rate the schedule asks for
+ * at any moment of it. The open loop releases arrivals at its times; the live metrics read its
+ * rate (the offered arrival rate gauge), so the two never disagree.
  *
- * A phase with rate r0 → r1 over D seconds expects N(t) = r0·t + (r1 − r0)·t² / (2D) arrivals by
- * time t; arrival k (0-based) is due when N(t) = k.
+ * Today's arrival process is uniform along the phase's rate: pure functions of the load and the
+ * arrival's index, so a long run never drifts (times are computed, not accumulated) and the
+ * schedule is testable without a clock. A phase with rate r0 → r1 over D seconds expects
+ * N(t) = r0·t + (r1 − r0)·t² / (2D) arrivals by time t; arrival k (0-based) is due when N(t) = k.
+ * Another process (Poisson gaps, the times of a replayed log) is another Pacer, chosen by
+ * createPacer from the phase's load.
  */
-export interface RateLoad {
-  readonly fromPerS: number;
-  readonly toPerS: number;
+import type { RateLoad } from '../profile/phase-load.ts';
+
+/** One open-model phase's schedule. */
+export interface Pacer {
+  /**
+   * Offset (ms from the phase's start) at which arrival `k` (0-based) is due; Infinity when the
+   * phase holds no arrival k. Asked for k = 0, 1, 2, … in order (the same k possibly more than
+   * once), so a random process may draw each gap when first asked.
+   */
+  dueOffsetMs(k: number): number;
+  /** Arrivals per second the schedule asks for `elapsedMs` into the phase; 0 outside it. */
+  rateAt(elapsedMs: number): number;
 }
 
-/** Offset (ms from phase start) at which arrival `k` is due. */
+/** The pacer of a phase of `load` lasting `durationMs`. */
+export function createPacer(load: RateLoad, durationMs: number): Pacer {
+  return new UniformPacer(load, durationMs);
+}
+
+/** Arrivals evenly spaced along the phase's rate (constant or ramp). */
+class UniformPacer implements Pacer {
+  private readonly count: number;
+
+  constructor(
+    private readonly load: RateLoad,
+    private readonly durationMs: number,
+  ) {
+    this.count = arrivalCount(load, durationMs);
+  }
+
+  dueOffsetMs(k: number): number {
+    return k < this.count ? arrivalOffsetMs(this.load, this.durationMs, k) : Number.POSITIVE_INFINITY;
+  }
+
+  rateAt(elapsedMs: number): number {
+    if (!(elapsedMs >= 0 && elapsedMs < this.durationMs)) return 0;
+    const { fromPerS, toPerS } = this.load;
+    return fromPerS + ((toPerS - fromPerS) * elapsedMs) / this.durationMs;
+  }
+}
+
+/** Offset (ms from phase start) at which arrival `k` is due, arrivals spaced evenly along the rate. */
 export function arrivalOffsetMs(load: RateLoad, durationMs: number, k: number): number {
   const durationS = durationMs / 1000;
   const slope = (load.toPerS - load.fromPerS) / (2 * durationS); // the `a` of a·t² + r0·t = k

@@ -7,7 +7,7 @@
 import { connectOptions, createDispatcher } from '../api/dispatcher.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Recorder } from '../metrics/recorder.ts';
-import type { Plan } from '../profile/plan.ts';
+import type { PhasePlan, Plan } from '../profile/plan.ts';
 import { createRandom } from '../util/random.ts';
 import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
@@ -17,6 +17,7 @@ import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
+import { createPacer, type Pacer } from './pacer.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
 import { createWarmConnector } from './warm-connector.ts';
@@ -36,8 +37,19 @@ export interface LoadRunOptions {
    * report ready and wait for the run's shared origin.
    */
   readonly startClock?: () => Promise<void>;
-  /** Told the engine once it exists: the session's metrics read its in-flight count when scraped. */
-  readonly onEngine?: (engine: { readonly inFlight: number }) => void;
+  /** Told once the load has started (its clock too): the live metrics read these gauges when scraped. */
+  readonly onStart?: (gauges: LoadGauges) => void;
+}
+
+/** What the live metrics read of a running load, when scraped (never per request). */
+export interface LoadGauges {
+  /** Requests sent and not yet finished. */
+  readonly inFlight: number;
+  /**
+   * Arrivals per second the schedule asks for at `nowMs` (run clock): the rate of the pacer of
+   * the phase playing then; 0 in a closed-model phase and after the last phase.
+   */
+  offeredRatePerS(nowMs: number): number;
 }
 
 export interface LoadRunOutcome {
@@ -51,7 +63,8 @@ const DEFAULT_GRACE_MS = 1000;
 /** After the last phase, requests in flight get at most this long (and at most their deadline) to finish. */
 export const MAX_DRAIN_MS = 5000;
 
-function sleepUntil(clock: RunClock, atMs: number, signal: AbortSignal): Promise<void> {
+/** Resolves when the run clock reaches `atMs`, or at once when `signal` aborts. */
+function untilClockOrAbort(clock: RunClock, atMs: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve(); // an 'abort' listener added now would never fire
   return new Promise((resolve) => {
     const timer = safeTimeout(done, atMs - clock.now());
@@ -62,6 +75,35 @@ function sleepUntil(clock: RunClock, atMs: number, signal: AbortSignal): Promise
       resolve();
     }
   });
+}
+
+/** A phase of the plan placed on the run's clock (phases play back to back). */
+interface ScheduledPhase {
+  readonly phase: PhasePlan;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** The pacer of an open-model phase (made for each); null for a closed-model one. */
+  readonly pacer: Pacer | null;
+}
+
+function scheduleOf(phases: readonly PhasePlan[]): ScheduledPhase[] {
+  let startMs = 0;
+  return phases.map((phase) => {
+    const scheduled = {
+      phase,
+      startMs,
+      endMs: startMs + phase.durationMs,
+      pacer: phase.load.kind === 'rate' ? createPacer(phase.load, phase.durationMs) : null,
+    };
+    startMs = scheduled.endMs;
+    return scheduled;
+  });
+}
+
+/** The offered rate at `nowMs`: the pacer of the phase playing then says it. */
+function offeredRatePerS(schedule: readonly ScheduledPhase[], nowMs: number): number {
+  const playing = schedule.find((scheduled) => nowMs < scheduled.endMs);
+  return playing === undefined || playing.pacer === null ? 0 : playing.pacer.rateAt(Math.max(0, nowMs - playing.startMs));
 }
 
 /** `promise`, or nothing once `signal` aborts (a stop during start-up must not wait for connect timeouts). */
@@ -164,23 +206,27 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       now: clock.now,
       random: createRandom(plan.seed),
     });
-    options.onEngine?.(engine);
-    let phaseStartMs = 0;
-    for (const [index, phase] of plan.phases.entries()) {
+    const schedule = scheduleOf(plan.phases);
+    const running = engine;
+    options.onStart?.({
+      get inFlight() {
+        return running.inFlight;
+      },
+      offeredRatePerS: (nowMs) => offeredRatePerS(schedule, nowMs),
+    });
+    for (const [index, { phase, startMs, pacer }] of schedule.entries()) {
       if (signal.aborted) break;
-      const load = phase.load;
       const run: PhaseRun =
-        load.kind === 'rate'
-          ? runOpenPhase(engine, index, load, phase.durationMs, phaseStartMs, clock.now)
-          : runClosedPhase(engine, index, load.vus, phaseStartMs + phase.durationMs, clock.now);
+        phase.load.kind === 'rate'
+          ? runOpenPhase(engine, index, pacer!, phase.durationMs, startMs, clock.now)
+          : runClosedPhase(engine, index, phase.load.vus, startMs + phase.durationMs, clock.now);
       const stopPhase = (): void => run.stop();
       signal.addEventListener('abort', stopPhase, { once: true });
       await run.done;
       signal.removeEventListener('abort', stopPhase);
-      phaseStartMs += phase.durationMs;
     }
     // An open phase has released its last arrival before its end: the run lasts its full length.
-    await sleepUntil(clock, phaseStartMs, signal);
+    await untilClockOrAbort(clock, schedule.at(-1)?.endMs ?? 0, signal);
     await within(engine.stop(), signal.aborted ? graceMs : Math.min(MAX_DRAIN_MS, plan.http.requestTimeoutMs), signal, graceMs);
     return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {

@@ -2,14 +2,15 @@
  * Token lifecycle for every client: fetch before the first request, refresh before `expires_in`
  * runs out (see token-lifetime.ts: never a storm, whatever the server says), and once more on a
  * 401 invalid_token — at most once per MIN_REFRESH_INTERVAL_MS per client. Token requests go through
- * their own dispatcher and are recorded apart from the API's figures. Failures are counted
- * outcomes; a client without a token is simply not picked until a retry succeeds.
+ * their own dispatcher and are recorded apart from the API's figures. A token request refused with
+ * 429 is asked again after its Retry-After (a few times, each refusal counted). Failures are
+ * counted outcomes; a client without a token is simply not picked until a retry succeeds.
  */
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { requestToken, type TokenResult } from '../api/token.ts';
-import { MIN_REFRESH_INTERVAL_MS, refreshDelayMs, tokenLifetimeNotice } from '../api/token-lifetime.ts';
+import { requestTokenHonouringRetryAfter, type TokenResult } from '../api/token.ts';
+import { MIN_REFRESH_INTERVAL_MS, refreshDelayMs, tokenLifetimeNotice, unusableLifetimeNotice } from '../api/token-lifetime.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { AuthPlan } from '../profile/plan.ts';
@@ -98,7 +99,15 @@ export class TokenManager {
     const { dispatcher, baseUrl, auth, recorder, now, timeoutMs } = this.options;
     client.refreshing = true;
     client.lastTokenRequestAtMs = performance.now();
-    const result = await requestToken(dispatcher, {
+    const record = (result: TokenResult): void =>
+      recorder.recordToken({
+        clientIndex: client.index,
+        outcome: result.ok ? 'success' : result.outcome,
+        latencyUs: result.latencyUs,
+        doneAtMs: now(),
+        detail: result.ok ? '' : result.detail,
+      });
+    const request = {
       baseUrl,
       tokenMethod: auth.tokenMethod,
       clientId: client.id,
@@ -108,20 +117,16 @@ export class TokenManager {
       extraFields: auth.extraFields,
       timeoutMs,
       signal: this.cancel.signal,
-    });
+    };
+    const result = await requestTokenHonouringRetryAfter(dispatcher, request, record);
     client.refreshing = false;
     // A request we cancelled ourselves says nothing about the server; one answered before the
     // cancel took effect was still a token the server issued, and is counted.
     if (!result.ok && (this.stopped || this.cancel.signal.aborted)) return result;
-    recorder.recordToken({
-      clientIndex: client.index,
-      outcome: result.ok ? 'success' : result.outcome,
-      latencyUs: result.latencyUs,
-      doneAtMs: now(),
-      detail: result.ok ? '' : result.detail,
-    });
+    record(result);
     if (result.ok) {
       client.setToken(result.accessToken);
+      if (result.unusableExpiresIn !== null) recorder.notice(unusableLifetimeNotice(result.unusableExpiresIn));
       if (result.expiresInS !== null) {
         const notice = tokenLifetimeNotice(result.expiresInS, auth.refreshMarginS);
         if (notice !== null) recorder.notice(notice);

@@ -8,13 +8,15 @@
  * loop spent in socket set-up in the first second, which showed up as schedule lag and dominated
  * the whole run's p99 (2,000/s: lag p99 67 ms, all of it in second 0). Opening the sockets before
  * the clock starts moves that cost out of the measurement. Sockets are made by undici's own
- * connector (same TLS trust, session cache, keep-alive and no-delay settings as lazy ones).
+ * connector (same TLS trust, session cache, keep-alive and no-delay settings as lazy ones), which
+ * skips unsolicited interim responses (see interim-responses.ts).
  *
  * A parked socket nobody asked for within `maxIdleMs` is closed: by then the start-up burst is
  * over, and a server's keep-alive timeout (Node's default is 5 s) could close it under us.
  */
 import type { Socket } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
+import { interimTolerantConnector } from '../api/interim-responses.ts';
 
 export interface WarmConnector {
   /** Pass as the Clients' (or a Pool's) `connect` option. */
@@ -37,7 +39,7 @@ function ignoreError(): void {
 }
 
 export function createWarmConnector(origin: URL, options: buildConnector.BuildOptions, maxIdleMs = DEFAULT_MAX_IDLE_MS): WarmConnector {
-  const base = buildConnector(options);
+  const base = interimTolerantConnector(options);
   const parked: ParkedSocket[] = [];
   let expiryTimer: NodeJS.Timeout | null = null;
   let disposed = false;

@@ -16,6 +16,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import { Recorder } from '../metrics/recorder.ts';
+import { peakOf, rateLoad } from '../profile/phase-load.ts';
 import type { Plan } from '../profile/plan.ts';
 import { createRandom } from '../util/random.ts';
 import { ClientIdentity } from './client-identity.ts';
@@ -25,7 +26,7 @@ import { ReplicaRouter } from './replica-router.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
-import type { RateLoad } from './pacer.ts';
+import { createPacer } from './pacer.ts';
 
 /** Time spent warming, in all (split between the closed and the open model when the plan has both). */
 export const WARM_UP_MS = 400;
@@ -42,9 +43,7 @@ const WARM_FROM_VUS = 8;
 
 /** Does the plan load hard enough for a cold code path to fall behind or lose throughput? */
 export function worthWarming(plan: Plan): boolean {
-  return plan.phases.some((p) =>
-    p.load.kind === 'rate' ? Math.max(p.load.fromPerS, p.load.toPerS) >= WARM_FROM_RATE_PER_S : p.load.vus >= WARM_FROM_VUS,
-  );
+  return plan.phases.some((p) => peakOf(p.load) >= (p.load.kind === 'rate' ? WARM_FROM_RATE_PER_S : WARM_FROM_VUS));
 }
 
 const REPLY_BODY = '{"status":"success","data":{}}';
@@ -154,8 +153,8 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
     }
     if (open?.load.kind === 'rate') {
       const clamp = (perS: number): number => Math.min(MAX_WARM_RATE_PER_S, Math.max(MIN_WARM_RATE_PER_S, perS));
-      const load: RateLoad = { fromPerS: clamp(open.load.fromPerS), toPerS: clamp(open.load.toPerS) };
-      runs.push(() => runOpenPhase(engine!, 0, load, sliceMs, now(), now));
+      const pacer = createPacer(rateLoad(clamp(open.load.fromPerS), clamp(open.load.toPerS)), sliceMs);
+      runs.push(() => runOpenPhase(engine!, 0, pacer, sliceMs, now(), now));
     }
     for (const start of runs) {
       if (signal.aborted) break;

@@ -2,13 +2,14 @@
  * The recorder's passive rate-limit ledger: per-client quota use gathered on the hot path,
  * serialized as LedgerData.
  */
+import { RETRY_AFTER_ABSENT } from '../api/retry-after.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { roundMs } from './hdr.ts';
 import { AnnouncedWindows } from './announced-windows.ts';
 import { MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData } from './ledger-data.ts';
-import type { Sample } from './sample.ts';
+import { NO_BACKOFF, type Sample } from './sample.ts';
 
 class ClientLedger {
   sent = 0;
@@ -60,7 +61,7 @@ export class RateLimitLedger {
       c.refused++;
       this.noteRetryAfter(c, s);
     }
-    if (s.backoffWaitedMs >= 0) {
+    if (s.backoffWaitedMs !== NO_BACKOFF) {
       c.honouredWaitedMs += s.backoffWaitedMs;
       this.noteHonouredRetry(c, s, admitted, refused);
     }
@@ -121,7 +122,7 @@ export class RateLimitLedger {
 
   private noteRetryAfter(c: ClientLedger, s: Sample): void {
     const valid = s.retryAfterS >= 0;
-    const key = valid ? String(s.retryAfterS) : s.retryAfterS === -1 ? 'absent' : 'unparseable';
+    const key = valid ? String(s.retryAfterS) : s.retryAfterS === RETRY_AFTER_ABSENT ? 'absent' : 'unparseable';
     const seen = c.retryAfterS.get(key);
     if (seen !== undefined) c.retryAfterS.set(key, seen + 1);
     else if (c.retryAfterS.size < MAX_RETRY_AFTER_VALUES) c.retryAfterS.set(key, 1);

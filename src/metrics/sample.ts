@@ -13,7 +13,7 @@ export interface Sample {
   readonly clientIndex: number;
   /** Index into `RecorderDimensions.replicas` (the route that carried it); ignored without replicas. */
   readonly replicaIndex?: number;
-  /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation. */
+  /** Outcome key: success, error:<code>, http:<status>, transport:<code>, envelope_violation, content_encoding:<coding>. */
   readonly outcome: string;
   /** HTTP status code; 0 when no response arrived (transport outcome). */
   readonly status: number;
@@ -25,20 +25,28 @@ export interface Sample {
   readonly latencyUs: number;
   /** Service time in µs: from the actual send to the end of the response. */
   readonly serviceUs: number;
-  /** Schedule lag in µs (actual send − intended start); -1 in the closed model. */
+  /** Schedule lag in µs (actual send − intended start); NO_LAG in the closed model. */
   readonly lagUs: number;
-  /** Retry-After seconds of a 429 (integer ≥ 0); -1 when absent or not a 429; -2 when unparseable. */
+  /**
+   * Retry-After seconds of a 429 (integer ≥ 0); RETRY_AFTER_ABSENT when absent or not a 429,
+   * RETRY_AFTER_UNUSABLE when it cannot be followed (api/retry-after.ts).
+   */
   readonly retryAfterS: number;
   /**
    * Set only on the first request a client sends after sitting out a Retry-After back-off:
-   * how long it actually waited since receiving the 429 (ms), else -1.
+   * how long it actually waited since receiving the 429 (ms), else NO_BACKOFF.
    */
   readonly backoffWaitedMs: number;
-  /** The Retry-After (s) that back-off honoured, else -1. */
+  /** The Retry-After (s, in the compact form of `retryAfterS`) that back-off honoured, else NO_BACKOFF. */
   readonly backoffRetryAfterS: number;
   /** Short sanitized description for failures (error log pane); empty for successes. */
   readonly detail: string;
 }
+
+/** `lagUs` of a request without an intended start (closed model): it has no schedule to lag behind. */
+export const NO_LAG = -1;
+/** `backoffWaitedMs` and `backoffRetryAfterS` of a request that is not a client's first after a back-off. */
+export const NO_BACKOFF = -1;
 
 /** One token request (never mixed into the API's latency figures). */
 export interface TokenSample {

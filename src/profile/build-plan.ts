@@ -12,11 +12,13 @@ import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
 import { resolveClients } from './resolve-clients.ts';
 import { durationMs, POSITIVE } from './resolve-durations.ts';
-import { resolvePhases, type RateOverride, type StageOverride } from './resolve-phases.ts';
+import type { PhaseLoad, Stage } from './phase-load.ts';
+import { resolvePhases } from './resolve-phases.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
 import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { targetUrlProblem } from './target-url.ts';
 import { parseThreshold } from './thresholds.ts';
 import { isRecord, validFields } from './valid-fields.ts';
 
@@ -24,10 +26,11 @@ import { isRecord, validFields } from './valid-fields.ts';
 export interface PlanOverrides {
   /** `--target URL`: replaces the profile's target (the embedded server is then not started). */
   readonly target?: string;
-  /** `--rate N` or `--rate FROM:TO`: one phase of N iterations/s (or a linear ramp) instead of the profile's phases. */
-  readonly rate?: RateOverride;
-  /** `--concurrency N`: one phase of N virtual users instead of the profile's phases. */
-  readonly concurrency?: number;
+  /**
+   * `--rate N` or `--rate FROM:TO` (N iterations/s, or a linear ramp), or `--concurrency N` (N virtual
+   * users): one phase of this load instead of the profile's phases.
+   */
+  readonly load?: PhaseLoad;
   /** `--duration`: length of the `--rate`/`--concurrency` phase, or of the profile's only phase (ms). */
   readonly durationMs?: number;
   /** `--clients N`: pattern clients → count N; listed clients → the first N. */
@@ -35,7 +38,7 @@ export interface PlanOverrides {
   /** `--timeout`: every request's overall deadline (ms), replacing http.requestTimeout. */
   readonly requestTimeoutMs?: number;
   /** `--stages D:R,…`: ramping open-model phases instead of the profile's. */
-  readonly stages?: readonly StageOverride[];
+  readonly stages?: readonly Stage[];
   /** `-n N`: the constant-rate phase lasts N arrivals. */
   readonly requests?: number;
   /** `--ca FILE` (its PEM text) and `--insecure`: the transport's trust, over the profile's `http`. */
@@ -124,13 +127,8 @@ function withRequestTimeout(http: HttpPlan, timeoutMs: number | undefined, probl
 /** The base URL without trailing slashes; absent or empty → null (embedded server). */
 function resolveTarget(value: string | undefined, pointer: string, problems: Problem[]): string | null {
   if (value === undefined || value === '') return null;
-  let protocol = '';
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    // reported below
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') problems.push(expected(pointer, 'an http:// or https:// URL', value));
+  const problem = targetUrlProblem(value);
+  if (problem !== null) problems.push({ path: pointer, message: problem });
   return value.replace(/\/+$/, '');
 }
 

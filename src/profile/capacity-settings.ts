@@ -84,7 +84,8 @@ export interface CapacityPlan {
   readonly maxLagMs: number;
 }
 
-function wholeSeconds(text: string, pointer: string, problems: Problem[], allowZero: boolean): number {
+/** A duration that must be whole seconds (steps are measured per second), in ms. */
+function wholeSecondsMs(text: string, pointer: string, problems: Problem[], allowZero: boolean): number {
   const ms = durationMs(text, pointer, problems, allowZero ? ALLOW_ZERO : POSITIVE);
   if (ms % 1000 !== 0) problems.push(expected(pointer, 'whole seconds (steps are measured per second)', text));
   return ms;
@@ -110,9 +111,9 @@ export function resolveCapacity(fields: Partial<CapacitySettings>, problems: Pro
     factor: fields.factor ?? C.factor,
     tolerance: fields.tolerance ?? C.tolerance,
     max: fields.max ?? null,
-    warmUpMs: wholeSeconds(fields.warmUp ?? C.warmUp, '/capacity/warmUp', problems, true),
-    holdMs: wholeSeconds(fields.hold ?? C.hold, '/capacity/hold', problems, false),
-    confirmMs: wholeSeconds(fields.confirm ?? C.confirm, '/capacity/confirm', problems, true),
+    warmUpMs: wholeSecondsMs(fields.warmUp ?? C.warmUp, '/capacity/warmUp', problems, true),
+    holdMs: wholeSecondsMs(fields.hold ?? C.hold, '/capacity/hold', problems, false),
+    confirmMs: wholeSecondsMs(fields.confirm ?? C.confirm, '/capacity/confirm', problems, true),
     maxSteps: fields.maxSteps ?? C.maxSteps,
     slo,
     include429: fields.include429 ?? C.include429,

@@ -5,6 +5,7 @@
  * secret need not appear in the shell history or the process list. Errors are one-line
  * RpcloadErrors that never echo a value (it may be a secret typed without its ID).
  */
+import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
 
 /** A client ID with its secret (the secret never leaves the token request). */
@@ -91,7 +92,10 @@ export function parsePaginatedFlag(value: string): PaginatedMethod {
   const colon = value.indexOf(':');
   const method = colon === -1 ? value : value.slice(0, colon);
   const field = colon === -1 ? null : value.slice(colon + 1);
-  if (method.length === 0 || field === '')
-    throw new RpcloadError('bad_flag', `--paginated: expected NAME or NAME:ARRAYFIELD, found ${JSON.stringify(value)}`);
+  if (!isMethodName(method) || field === '')
+    throw new RpcloadError(
+      'bad_flag',
+      `--paginated: expected NAME or NAME:ARRAYFIELD with ${METHOD_NAME_EXPECTED}, found ${JSON.stringify(value)}`,
+    );
   return { method, field };
 }

@@ -1,7 +1,8 @@
 /**
  * A resolved plan described. As plain JSON, for the result file's `config`: every default visible,
  * client secrets replaced by "[redacted]", templates shown as written. Secrets can only hide in
- * the parts a user wrote freely (target URL credentials, token form fields, step args); those are
+ * the parts a user wrote freely (token form fields, step args; a target URL with credentials is
+ * refused when the profile is validated, replica URLs are scrubbed all the same); those are
  * scrubbed by key and by value, the rest is built from known, secret-free fields. And its phases'
  * load, in words for people and as the run's timing model.
  */

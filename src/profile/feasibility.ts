@@ -6,6 +6,7 @@
  * Each refusal is one problem line: what was asked and what is feasible here.
  */
 import { availableParallelism } from 'node:os';
+import { peakOf } from './phase-load.ts';
 import type { PhasePlan } from './plan.ts';
 import type { Problem } from './problems.ts';
 
@@ -42,17 +43,17 @@ export function infeasiblePhases(
   const problems: Problem[] = [];
   phases.forEach((phase, index) => {
     const { load } = phase;
+    const peak = peakOf(load);
     if (load.kind === 'rate') {
-      const peak = Math.max(load.fromPerS, load.toPerS);
       if (peak > limits.maxRatePerS)
         problems.push({
           path: pointerOf(index, 'rate'),
           message: `expected at most ${limits.maxRatePerS} arrivals per second (what rpcload can send ${on(limits)}), found ${peak}`,
         });
-    } else if (load.vus > limits.maxVus) {
+    } else if (peak > limits.maxVus) {
       problems.push({
         path: pointerOf(index, 'concurrency'),
-        message: `expected at most ${limits.maxVus} virtual users (what rpcload can keep going ${on(limits)}), found ${load.vus}`,
+        message: `expected at most ${limits.maxVus} virtual users (what rpcload can keep going ${on(limits)}), found ${peak}`,
       });
     }
   });

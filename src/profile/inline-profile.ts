@@ -5,7 +5,9 @@
  * validation and resolution as a file; the load flags (`--rate`, `--duration`, `--stages`, `-n`)
  * then reshape its one default phase exactly as they reshape a file's phases.
  */
+import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
+import { definedFields } from '../util/defined-fields.ts';
 import { resolvePlan, type PlanOverrides } from './build-plan.ts';
 import { clientsFromFlags, parsePaginatedFlag, type ClientFlags } from './client-flags.ts';
 import type { Plan } from './plan.ts';
@@ -47,8 +49,6 @@ export interface MethodFlag {
   readonly weight: number | undefined;
 }
 
-const METHOD_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-
 function badMethod(expectedWhat: string, value: string): never {
   throw new RpcloadError('bad_flag', `--method: expected ${expectedWhat}, found ${JSON.stringify(value)}`);
 }
@@ -57,7 +57,7 @@ function badMethod(expectedWhat: string, value: string): never {
 export function parseMethodFlag(value: string): MethodFlag {
   const nameEnd = value.search(/[:@]/);
   const method = nameEnd === -1 ? value : value.slice(0, nameEnd);
-  if (!METHOD_NAME.test(method)) badMethod('NAME[:JSON_ARGS][@WEIGHT] with a method name of letters, digits, _ . -', value);
+  if (!isMethodName(method)) badMethod(`NAME[:JSON_ARGS][@WEIGHT] with ${METHOD_NAME_EXPECTED}`, value);
   let rest = nameEnd === -1 ? '' : value.slice(nameEnd);
   let weight: number | undefined;
   const at = /@(\d+(?:\.\d+)?)$/.exec(rest);
@@ -119,24 +119,22 @@ export function buildInlineProfile(flags: InlineProfileFlags, env: NodeJS.Proces
   const scenarios = methods.map(({ method, args, weight }) => {
     const seen = (names.get(method) ?? 0) + 1;
     names.set(method, seen);
-    return {
+    return definedFields({
       name: seen === 1 ? method : `${method}-${seen}`,
-      ...(weight === undefined ? {} : { weight }),
-      steps: [{ method, ...(args === undefined ? {} : { args }), ...(paginated.has(method) ? { paginate: true } : {}) }],
-    };
+      weight,
+      steps: [definedFields({ method, args, paginate: paginated.has(method) ? true : undefined })],
+    });
   });
-  const auth = {
-    ...(flags.tokenMethod === undefined ? {} : { tokenMethod: flags.tokenMethod }),
-    ...(flags.clientAuth === undefined ? {} : { clientAuth: flags.clientAuth }),
-  };
-  return {
+  const auth = definedFields({ tokenMethod: flags.tokenMethod, clientAuth: flags.clientAuth });
+  // A document like a profile file's: a field the flags do not set is absent, not undefined.
+  return definedFields({
     name: profileName(flags.target),
-    ...(flags.target === undefined ? {} : { target: flags.target }),
-    ...(Object.keys(auth).length === 0 ? {} : { auth }),
-    ...(clients.length === 0 ? {} : { clients: { list: clients.map(({ id, secret }) => ({ id, secret })) } }),
+    target: flags.target,
+    auth: Object.keys(auth).length === 0 ? undefined : auth,
+    clients: clients.length === 0 ? undefined : { list: clients.map(({ id, secret }) => ({ id, secret })) },
     scenarios,
     phases: [{ ...INLINE_DEFAULT_PHASE }],
-  };
+  });
 }
 
 /** The plan of a profile built from flags; its problems are reported as the command line's. */

@@ -5,6 +5,7 @@
  */
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { CapacityPlan } from './capacity-settings.ts';
+import type { PhaseLoad } from './phase-load.ts';
 import type { ParsedThreshold } from './thresholds.ts';
 import type { ServerOptions } from '../server/options.ts';
 
@@ -99,13 +100,10 @@ export interface TemplateContext {
   random(): number;
 }
 
-/** Open model (arrivals per second, constant when from === to, else a linear ramp) or closed model. */
-export type PhaseLoad =
-  { readonly kind: 'rate'; readonly fromPerS: number; readonly toPerS: number } | { readonly kind: 'concurrency'; readonly vus: number };
-
 export interface PhasePlan {
   readonly name: string;
   readonly durationMs: number;
+  /** Open model (a rate or a ramp) or closed model (virtual users); see phase-load.ts. */
   readonly load: PhaseLoad;
 }
 

@@ -66,7 +66,11 @@ export const ClientsSchema = Type.Union([ClientPatternSchema, ClientListSchema],
 
 export const StepSchema = Type.Object(
   {
-    method: Type.String({ minLength: 1, description: 'API method name, sent as POST {target}/api/{method}.' }),
+    method: Type.String({
+      minLength: 1,
+      description:
+        'API method name, sent as POST {target}/api/{method}: letters, digits, ".", "_", "~" and "-", not starting with "." (at most 128).',
+    }),
     args: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description:

@@ -1,30 +1,23 @@
 /**
- * Resolves a profile's `phases`, then applies the `rpcload run` load flags that
- * replace or re-time them.
+ * Resolves a profile's `phases`, then applies the `rpcload run` load flags that replace or re-time
+ * them. Every phase's load is checked here, once, whatever stated it: a file, `--rate`,
+ * `--concurrency` or `--stages` (the flags' parsers only read their numbers).
  */
 import { infeasiblePhases } from './feasibility.ts';
-import type { PhaseLoad, PhasePlan } from './plan.ts';
+import { concurrencyLoad, isIdle, loadProblem, rateLoad, type PhaseLoad, type Stage } from './phase-load.ts';
+import type { PhasePlan } from './plan.ts';
 import { PhaseSchema } from './profile-schema.ts';
 import { expected, uniqueNames, type Problem } from './problems.ts';
 import { durationMs, POSITIVE } from './resolve-durations.ts';
 import { isRecord, validFields } from './valid-fields.ts';
 
-/** `--rate`: a constant rate, or `FROM:TO`, a linear ramp over the phase. */
-export type RateOverride = number | { readonly from: number; readonly to: number };
-
-/** One `--stages` entry `DURATION:RATE`: ramp linearly from the previous stage's rate (0 first) to `toPerS`. */
-export interface StageOverride {
-  readonly durationMs: number;
-  readonly toPerS: number;
-}
-
 /** The load flags of `rpcload run` that replace or reshape the profile's phases. */
 export interface PhaseOverrides {
-  readonly rate?: RateOverride;
-  readonly concurrency?: number;
+  /** `--rate N`, `--rate FROM:TO` or `--concurrency N`: one phase of this load instead of the profile's. */
+  readonly load?: PhaseLoad;
   readonly durationMs?: number;
   /** `--stages 30s:50,2m:50,30s:0`: open-model phases `stage-1` … in place of the profile's. */
-  readonly stages?: readonly StageOverride[];
+  readonly stages?: readonly Stage[];
   /** `-n N`: the constant-rate phase lasts exactly N arrivals (N / rate seconds). */
   readonly requests?: number;
 }
@@ -32,15 +25,23 @@ export interface PhaseOverrides {
 /** Name of the single phase that `--rate` / `--concurrency` put in place of the profile's phases. */
 export const OVERRIDE_PHASE_NAME = 'cli';
 
+/** Where the phases a run plays came from: the profile, or the flag that replaced them (named in problems). */
+type PhasesSource = 'profile' | '--rate' | '--concurrency' | '--stages';
+
+const loadFlag = (load: PhaseLoad): PhasesSource => (load.kind === 'rate' ? '--rate' : '--concurrency');
+
 /**
  * Resolve the `phases` value (field by field: a field that failed the schema is reported there
- * and skipped here), then apply the load flags:
- * - `--rate N` / `--concurrency N` replace the phases with one phase of that load, lasting
+ * and skipped here), apply the load flags, then check the loads of the phases the run will play:
+ * - `--rate` / `--concurrency` replace the phases with one phase of that load, lasting
  *   `--duration` or the profile's total;
+ * - `--stages` replaces them with its stages;
  * - `--duration` alone scales the phases to that total, keeping their loads and proportions.
  */
 export function resolvePhases(phases: unknown, overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] {
   const resolved: PhasePlan[] = [];
+  // A profile phase without a valid load (reported by the schema or below) holds an idle placeholder.
+  let placeholders = false;
   const checkName = uniqueNames('phase', problems);
   (Array.isArray(phases) ? phases : []).forEach((phase: unknown, index) => {
     const pointer = `/phases/${index}`;
@@ -56,48 +57,59 @@ export function resolvePhases(phases: unknown, overrides: PhaseOverrides, proble
         message: `expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found ${found}`,
       });
     }
+    placeholders ||= fields.rate === undefined && fields.concurrency === undefined;
     const phaseMs = fields.duration === undefined ? 0 : durationMs(fields.duration, `${pointer}/duration`, problems, POSITIVE);
-    resolved.push({ name, durationMs: phaseMs, load: phaseLoad(fields) });
+    resolved.push({ name, durationMs: phaseMs, load: profileLoad(fields) });
   });
-  const phasesRun = applyOverrides(resolved, overrides, problems);
-  const flag = overrides.rate !== undefined ? '--rate' : overrides.concurrency !== undefined ? '--concurrency' : null;
-  problems.push(...infeasiblePhases(phasesRun, (index, field) => flag ?? `/phases/${index}/${field}`));
-  return phasesRun;
+  const { phases: played, source } = applyOverrides(resolved, overrides, problems);
+  checkLoads(played, source, placeholders, problems);
+  return played;
 }
 
-/** The phase's load; a phase without a valid one has problems, so its placeholder is never run. */
-function phaseLoad({ rate, concurrency }: { rate?: number | { from: number; to: number }; concurrency?: number }): PhaseLoad {
-  if (concurrency !== undefined) return { kind: 'concurrency', vus: concurrency };
-  if (typeof rate === 'number') return { kind: 'rate', fromPerS: rate, toPerS: rate };
-  return { kind: 'rate', fromPerS: rate?.from ?? 0, toPerS: rate?.to ?? 0 };
+/**
+ * The one check of the loads a run plays, whatever stated them: each load can run (loadProblem),
+ * not every phase is idle, and this machine can honour each. `placeholders`: some profile phase
+ * had no valid load (already a problem), so the idle check would only repeat it.
+ */
+function checkLoads(played: readonly PhasePlan[], source: PhasesSource, placeholders: boolean, problems: Problem[]): void {
+  const pointerOf = (index: number, field: 'rate' | 'concurrency'): string => (source === 'profile' ? `/phases/${index}/${field}` : source);
+  const loadProblems = played.flatMap((phase, index) => loadProblem(phase.load, pointerOf(index, phase.load.kind)) ?? []);
+  problems.push(...loadProblems);
+  const judged = loadProblems.length === 0 && !(source === 'profile' && placeholders);
+  if (judged && played.length > 0 && played.every((phase) => isIdle(phase.load)))
+    problems.push({
+      path: source === 'profile' ? '/phases' : source,
+      message: 'expected a rate above 0 at some point (a run that sends nothing measures nothing), found 0 throughout',
+    });
+  problems.push(...infeasiblePhases(played, pointerOf));
 }
 
-function applyOverrides(phases: PhasePlan[], overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] {
-  const { rate, concurrency, stages, requests } = overrides;
-  const from = rate === undefined ? undefined : typeof rate === 'number' ? rate : rate.from;
-  const to = rate === undefined ? undefined : typeof rate === 'number' ? rate : rate.to;
-  if (typeof rate === 'number' && !(Number.isFinite(rate) && rate > 0)) problems.push(expected('--rate', 'a positive number', rate));
-  if (typeof rate === 'object' && !(isRate(from) && isRate(to) && Math.max(from!, to!) > 0))
-    problems.push(expected('--rate', 'FROM:TO rates of 0 or more, not both 0', `${from}:${to}`));
-  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0))
-    problems.push(expected('--concurrency', 'a positive integer', concurrency));
+/** The phase's load; a phase without a valid one has problems, so its (idle) placeholder is never run. */
+function profileLoad({ rate, concurrency }: { rate?: number | { from: number; to: number }; concurrency?: number }): PhaseLoad {
+  if (concurrency !== undefined) return concurrencyLoad(concurrency);
+  if (typeof rate === 'number') return rateLoad(rate);
+  return rateLoad(rate?.from ?? 0, rate?.to ?? 0);
+}
+
+function applyOverrides(
+  phases: PhasePlan[],
+  overrides: PhaseOverrides,
+  problems: Problem[],
+): { readonly phases: PhasePlan[]; readonly source: PhasesSource } {
+  const { load, stages, requests } = overrides;
   if (overrides.durationMs !== undefined && !(Number.isFinite(overrides.durationMs) && overrides.durationMs > 0))
     problems.push(expected('--duration', 'a duration greater than 0', overrides.durationMs));
   if (requests !== undefined && !(Number.isInteger(requests) && requests > 0))
     problems.push(expected('--requests', 'a positive integer', requests));
-  if (rate !== undefined && concurrency !== undefined) {
-    problems.push({ path: '--concurrency', message: 'expected either --rate (open model) or --concurrency (closed model), found both' });
-    return phases;
+  if (stages !== undefined) {
+    const staged = stagePhases(stages, overrides, problems);
+    return staged === undefined ? { phases, source: 'profile' } : { phases: staged, source: '--stages' };
   }
-  if (stages !== undefined) return stagePhases(stages, overrides, problems) ?? phases;
   const overrideMs = requests === undefined ? overrides.durationMs : requestsDurationMs(requests, overrides, phases, problems);
   const totalMs = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
-  if (from !== undefined && to !== undefined)
-    return [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load: { kind: 'rate', fromPerS: from, toPerS: to } }];
-  if (concurrency !== undefined)
-    return [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load: { kind: 'concurrency', vus: concurrency } }];
-  if (overrideMs === undefined) return phases;
-  return scaledPhases(phases, overrideMs);
+  if (load !== undefined)
+    return { phases: [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load }], source: loadFlag(load) };
+  return { phases: overrideMs === undefined ? phases : scaledPhases(phases, overrideMs), source: 'profile' };
 }
 
 /**
@@ -115,28 +127,23 @@ function scaledPhases(phases: readonly PhasePlan[], totalMs: number): PhasePlan[
   });
 }
 
-const isRate = (n: number | undefined): boolean => n !== undefined && Number.isFinite(n) && n >= 0;
-
-/** `--stages`: each stage ramps from the previous one's rate (0 for the first) to its own. */
-function stagePhases(stages: readonly StageOverride[], overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] | undefined {
-  const others = (['rate', 'concurrency', 'durationMs', 'requests'] as const).filter((key) => overrides[key] !== undefined);
-  if (others.length > 0) {
-    const flag = { rate: '--rate', concurrency: '--concurrency', durationMs: '--duration', requests: '--requests' }[others[0]!];
+/** `--stages`: the stages as phases `stage-1` …, each its own duration and ramp. */
+function stagePhases(stages: readonly Stage[], overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] | undefined {
+  const { load, durationMs: overrideMs, requests } = overrides;
+  const flag =
+    load !== undefined ? loadFlag(load) : overrideMs !== undefined ? '--duration' : requests !== undefined ? '--requests' : undefined;
+  if (flag !== undefined) {
     problems.push({ path: '--stages', message: `expected --stages alone (the stages set both rate and duration), found ${flag} too` });
     return undefined;
   }
-  if (stages.length === 0 || stages.some((s) => !(s.durationMs > 0 && isRate(s.toPerS)))) {
+  if (stages.length === 0 || stages.some((stage) => !(stage.durationMs > 0))) {
     problems.push({
       path: '--stages',
       message: 'expected DURATION:RATE[,DURATION:RATE…] with durations above 0, found none or a bad stage',
     });
     return undefined;
   }
-  return stages.map((stage, index) => ({
-    name: `stage-${index + 1}`,
-    durationMs: stage.durationMs,
-    load: { kind: 'rate', fromPerS: index === 0 ? 0 : stages[index - 1]!.toPerS, toPerS: stage.toPerS },
-  }));
+  return stages.map((stage, index) => ({ name: `stage-${index + 1}`, durationMs: stage.durationMs, load: stage.load }));
 }
 
 /**
@@ -149,14 +156,9 @@ function requestsDurationMs(
   phases: readonly PhasePlan[],
   problems: Problem[],
 ): number | undefined {
-  const { rate } = overrides;
   const [only] = phases;
-  const perS =
-    typeof rate === 'number'
-      ? rate
-      : rate === undefined && phases.length === 1 && only?.load.kind === 'rate' && only.load.fromPerS === only.load.toPerS
-        ? only.load.fromPerS
-        : undefined;
+  const load = overrides.load ?? (phases.length === 1 ? only?.load : undefined);
+  const perS = load?.kind === 'rate' && load.fromPerS === load.toPerS ? load.fromPerS : undefined;
   if (overrides.durationMs !== undefined || perS === undefined || !(perS > 0)) {
     problems.push({
       path: '--requests',

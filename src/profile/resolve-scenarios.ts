@@ -3,6 +3,7 @@
  * pagination and think time. Works on the raw value so that every step that passed the schema is
  * checked, whatever is wrong elsewhere (that is reported by the schema).
  */
+import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import type { ScenarioPlan, StepPlan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ScenarioSchema, StepSchema, type StepSettings } from './profile-schema.ts';
@@ -29,7 +30,9 @@ export function resolveScenarios(scenarios: unknown, tokenMethod: string, proble
 }
 
 function resolveStep(step: Partial<StepSettings>, pointer: string, tokenMethod: string, problems: Problem[]): StepPlan {
-  if (step.method === tokenMethod) {
+  if (step.method !== undefined && !isMethodName(step.method))
+    problems.push(expected(`${pointer}/method`, METHOD_NAME_EXPECTED, step.method));
+  else if (step.method === tokenMethod) {
     problems.push(expected(`${pointer}/method`, `an API method (the driver makes the token request "${tokenMethod}" itself)`, step.method));
   }
   const args = step.args ?? {};

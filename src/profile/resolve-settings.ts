@@ -1,4 +1,5 @@
 /** Resolve the settings sections (auth, rateLimit, http, server): defaults applied, durations in ms. */
+import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { AuthPlan, HttpPlan, Plan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
@@ -8,6 +9,8 @@ import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
 import type { AuthSettings, HttpSettings, RateLimitSettings, ServerSettings } from './schema-settings.ts';
 
 export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
+  if (auth.tokenMethod !== undefined && !isMethodName(auth.tokenMethod))
+    problems.push(expected('/auth/tokenMethod', METHOD_NAME_EXPECTED, auth.tokenMethod));
   return {
     tokenMethod: auth.tokenMethod ?? D.auth.tokenMethod,
     clientAuth: auth.clientAuth ?? D.auth.clientAuth,

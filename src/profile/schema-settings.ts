@@ -7,7 +7,7 @@ import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
-const DURATION_HINT = 'A duration like "500ms", "10s" or "1m30s" (a bare number is seconds).';
+const DURATION_HINT = 'A duration like "500ms", "10s" or "1m30s" (a bare number is seconds), at most 7 days.';
 
 /** A duration string; parsed and range-checked by the plan builder. */
 export function DurationSchema(description: string, defaultValue?: string) {
@@ -42,7 +42,7 @@ export const AuthSchema = OptionalFields(
     tokenMethod: Type.String({
       minLength: 1,
       default: D.auth.tokenMethod,
-      description: `Token request method, sent form-encoded as POST {target}/api/{tokenMethod}. Default "${D.auth.tokenMethod}".`,
+      description: `Token request method, sent form-encoded as POST {target}/api/{tokenMethod} (a method name like any other). Default "${D.auth.tokenMethod}".`,
     }),
     clientAuth: Literals(
       ['post', 'basic'],

@@ -1,44 +1,29 @@
 /**
  * A load's metrics snapshot, read in the thread that runs it (the main thread, or each load
- * worker): the recorder's cells and figures, plus what only the driver and the plan know — the
- * requests in flight and the arrival rate the schedule asks for now. Read when asked (a scrape,
- * or a worker's periodic report), never per request.
+ * worker): the recorder's cells and figures, plus what only the running load knows — the
+ * requests in flight and the arrival rate its pacer asks for now. Read when asked (a scrape, or a
+ * worker's periodic report), never per request.
  */
 import type { LiveSnapshot } from '../contract/live-snapshot.ts';
 import type { RunClock } from '../driver/run-clock.ts';
+import type { LoadGauges } from '../driver/run-load.ts';
 import { buildMetricsSnapshot, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
 import type { Recorder } from '../metrics/recorder.ts';
-import type { PhasePlan } from '../profile/plan.ts';
 
-/** Arrivals per second the schedule asks for at `nowMs` (phases back to back); 0 in a closed phase and after the last. */
-export function offeredArrivalRate(phases: readonly PhasePlan[], nowMs: number): number {
-  let startMs = 0;
-  for (const phase of phases) {
-    if (nowMs < startMs + phase.durationMs) {
-      if (phase.load.kind !== 'rate') return 0;
-      const { fromPerS, toPerS } = phase.load;
-      return fromPerS + ((toPerS - fromPerS) * Math.max(0, nowMs - startMs)) / phase.durationMs;
-    }
-    startMs += phase.durationMs;
-  }
-  return 0;
+/** The running load's gauges: set once it has started (runLoad's onStart); until then, zeros. */
+export interface LoadGaugesProbe {
+  gauges: LoadGauges | null;
 }
 
-/** The driver's view the metrics need: set once the engine exists (see runLoad's onEngine). */
-export interface InFlightProbe {
-  inFlight: () => number;
-}
-
-export function newInFlightProbe(): InFlightProbe {
-  return { inFlight: () => 0 };
+export function newLoadGaugesProbe(): LoadGaugesProbe {
+  return { gauges: null };
 }
 
 /** The load's metrics now (`live`: the recorder's live snapshot of this moment, when already taken); null before its clock has started. */
 export function readLoadMetrics(
   recorder: Recorder,
-  phases: readonly PhasePlan[],
   clock: RunClock,
-  probe: InFlightProbe,
+  probe: LoadGaugesProbe,
   options: MetricsReadOptions,
   live?: LiveSnapshot,
 ): MetricsSnapshot | null {
@@ -47,7 +32,7 @@ export function readLoadMetrics(
   return buildMetricsSnapshot(
     recorder,
     live ?? recorder.snapshot(nowMs),
-    { inFlight: probe.inFlight(), offeredArrivalRate: offeredArrivalRate(phases, nowMs) },
+    { inFlight: probe.gauges?.inFlight ?? 0, offeredArrivalRate: probe.gauges?.offeredRatePerS(nowMs) ?? 0 },
     options,
   );
 }

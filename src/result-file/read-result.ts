@@ -8,6 +8,7 @@ import { MAX_JSON_DEPTH, tooDeepAt } from '../util/json-depth.ts';
 import { locateJsonError } from '../util/json-error-position.ts';
 import { RESULT_SCHEMA_ID, type RunResult } from '../contract/result-schema.ts';
 import { histogramCountProblem } from './histograms.ts';
+import { outcomeCountProblem } from './outcome-counts.ts';
 import { describeFound, validateRunResult } from './validate-result.ts';
 
 const bad = (message: string): RpcloadError => new RpcloadError('bad_result', message);
@@ -30,8 +31,9 @@ function parseJson(path: string, text: string): unknown {
 
 /**
  * Read and check an `rpcload/result@1` file. Every user-facing failure is an RpcloadError
- * (exit 2) naming the file: unreadable, not JSON (with line and column), another schema id, or
- * schema violations — all of them, one line each, as `file: /json/path: expected …, found …`.
+ * (exit 2) naming the file: unreadable, not JSON (with line and column), another schema id,
+ * schema violations — all of them, one line each, as `file: /json/path: expected …, found …` — or
+ * counts that do not add up (outcomes beyond the requests, histograms of other requests).
  */
 export async function readResultFile(path: string): Promise<RunResult> {
   let text: string;
@@ -66,6 +68,8 @@ export async function readResultFile(path: string): Promise<RunResult> {
   }
   const problems = validateRunResult(value);
   if (problems.length > 0) throw bad(problems.map((p) => `${path}: ${p}`).join('\n'));
+  const outcomes = outcomeCountProblem(value as RunResult);
+  if (outcomes !== null) throw bad(`${path}: ${outcomes}`);
   const mismatch = histogramCountProblem(value as RunResult, path);
   if (mismatch !== null) throw bad(`${path}: ${mismatch}`);
   return value as RunResult;

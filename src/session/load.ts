@@ -12,7 +12,7 @@ import type { RecordedData } from '../metrics/recorded-data.ts';
 import { Recorder } from '../metrics/recorder.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
 import type { Plan } from '../profile/plan.ts';
-import { newInFlightProbe, readLoadMetrics } from '../prometheus/load-metrics.ts';
+import { newLoadGaugesProbe, readLoadMetrics } from '../prometheus/load-metrics.ts';
 import { LoadWorkers } from './workers/load-workers.ts';
 import { usableWorkers } from './workers/shard-plan.ts';
 
@@ -76,13 +76,13 @@ export function startLoad(
   const count = usableWorkers(options.workers, plan);
   const metrics = options.metrics ?? null;
   if (count === 1) {
-    const probe = newInFlightProbe();
+    const probe = newLoadGaugesProbe();
     return {
       clock,
       workers: 1,
       snapshot: () => recorder.snapshot(clock.now()),
       recorded: () => Promise.resolve(recorder.serialize()),
-      metrics: () => (metrics === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metrics)),
+      metrics: () => (metrics === null ? null : readLoadMetrics(recorder, clock, probe, metrics)),
       finished: async () => {
         const outcome = await runLoad({
           plan,
@@ -90,7 +90,7 @@ export function startLoad(
           recorder,
           clock,
           signal: options.signal,
-          onEngine: (engine) => (probe.inFlight = () => engine.inFlight),
+          onStart: (gauges) => (probe.gauges = gauges),
           startClock: async () => {
             await waitUntilEpoch(startAt, options.signal);
             clock.start();

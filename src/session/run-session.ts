@@ -14,7 +14,7 @@ import { describeLoad, describePlan, runModel } from '../profile/describe-plan.t
 import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
-import { planForShard, type ShardSpec } from './distributed/shard-spec.ts';
+import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
 import { assertSafeOutput } from '../util/output-files.ts';
 import { registerSecret } from '../util/redact.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
@@ -22,7 +22,7 @@ import { buildRunResult, type BuildResultInput } from './result/build-result.ts'
 import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
-import { openTarget, type Target } from './target.ts';
+import { insecureWarning, openTarget, type Target } from './target.ts';
 import {
   metricsReadOptions,
   openMetricsEndpoint,
@@ -50,6 +50,8 @@ export interface RunSessionOptions {
   readonly label?: string;
   /** `--metrics-listen` and companions: serve live Prometheus metrics until the result file is written. */
   readonly metrics?: MetricsOptions | null;
+  /** Told, before the load starts, what the run will also record as warnings (e.g. `--insecure`). */
+  readonly warn?: (warning: string) => void;
 }
 
 export interface RunSessionResult {
@@ -86,6 +88,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   for (const client of plan.clients) registerSecret(client.secret);
+  const upfront = upfrontWarnings(plan, startAt, Date.now());
+  for (const warning of upfront) options.warn?.(warning);
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const metrics = options.metrics ?? null;
@@ -98,7 +102,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
           shard: shard === null ? '1/1' : `${shard.index}/${shard.count}`,
         });
   const { value, closed } = await whileServing(endpoint, () =>
-    runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt }, endpoint),
+    runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt, upfront }, endpoint),
   );
   return { ...value, metricsClosed: closed };
 }
@@ -107,10 +111,10 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
 async function runWithEndpoint(
   options: RunSessionOptions,
   plan: Plan,
-  run: { runId: string; path: string; startedAt: Date; shard: ShardSpec | null; startAt: number | null },
+  run: { runId: string; path: string; startedAt: Date; shard: ShardSpec | null; startAt: number | null; upfront: readonly string[] },
   endpoint: MetricsEndpoint | null,
 ): Promise<Omit<RunSessionResult, 'metricsClosed'>> {
-  const { runId, path, startedAt, shard, startAt } = run;
+  const { runId, path, startedAt, shard, startAt, upfront } = run;
   const target = await openTarget(plan);
   try {
     const load = startLoad(
@@ -132,7 +136,7 @@ async function runWithEndpoint(
       // A result written to stdout is written once, at the end.
       everyMs: path === STDOUT_PATH ? 2 ** 31 - 1 : plan.checkpointEveryMs,
       due: () => load.clock.started,
-      input: async () => record.input(await load.recorded(), 'running', [], checkpoints.problem()),
+      input: async () => record.input(await load.recorded(), 'running', upfront, checkpoints.problem()),
     });
     view.start();
     let ending: Ending;
@@ -145,7 +149,7 @@ async function runWithEndpoint(
     const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
     const built = judged(
       plan,
-      buildRunResult(record.input(ending.data, ending.status, ending.notes, checkpoints.problem(), ending.failure)),
+      buildRunResult(record.input(ending.data, ending.status, [...upfront, ...ending.notes], checkpoints.problem(), ending.failure)),
     );
     samples?.finish(built.timeline);
     const samplesProblem = samples?.problem() ?? null;
@@ -158,6 +162,24 @@ async function runWithEndpoint(
   } finally {
     await target.close();
   }
+}
+
+/**
+ * What a run warns about before it starts (and records in its result file): certificates not
+ * checked (`--insecure`), and a start instant (`--start-at`) that has already passed — the run then
+ * starts at once, late, and a shard's clock no longer agrees with the others'.
+ */
+function upfrontWarnings(plan: Plan, startAtEpochMs: number | null, nowMs: number): string[] {
+  const warnings: string[] = [];
+  const insecure = insecureWarning(plan.target, plan.http.insecure);
+  if (insecure !== null) warnings.push(insecure);
+  if (startAtEpochMs !== null && nowMs - startAtEpochMs >= 1000) {
+    const lateS = Math.round((nowMs - startAtEpochMs) / 1000);
+    warnings.push(
+      `the start instant ${new Date(startAtEpochMs).toISOString()} (--start-at, ${SHARD_ENV.startAt}) passed ${lateS} s ago: the run starts at once, ${lateS} s late`,
+    );
+  }
+  return warnings;
 }
 
 /** What the samples file reads from the running load. */
@@ -264,7 +286,9 @@ function judged(plan: Plan, draft: RunResult): RunResult {
   return { ...draft, thresholds: plan.thresholds.map((threshold) => evaluateThreshold(threshold, draft)) };
 }
 
+/** 130 when interrupted; 1 when the run failed, a threshold failed or a check of its own traffic failed (a broken limiter). */
 function exitCodeOf(result: RunResult): ExitCode {
   if (result.run.status === 'aborted') return ExitCode.interrupted;
-  return result.run.status === 'failed' || result.thresholds.some((t) => !t.ok) ? ExitCode.failed : ExitCode.ok;
+  const failed = result.run.status === 'failed' || result.thresholds.some((t) => !t.ok) || result.checks.some((c) => c.verdict === 'fail');
+  return failed ? ExitCode.failed : ExitCode.ok;
 }

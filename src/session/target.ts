@@ -30,3 +30,13 @@ export async function openTarget(plan: Plan, serverOverrides: Partial<ServerOpti
   });
   return { url: server.url, embedded: true, certPem: server.certPem ?? null, stats: () => server.stats(), close: () => server.close() };
 }
+
+/**
+ * The warning a session gives — as a line when it starts, and in its result file — when it will
+ * not check an https target's certificate (`--insecure`, `http.insecure`): whoever answered, the
+ * figures and verdicts are theirs. Null when certificates are checked, or there is none to check.
+ */
+export function insecureWarning(targetUrl: string | null, insecure: boolean): string | null {
+  if (!insecure || targetUrl === null || !targetUrl.startsWith('https:')) return null;
+  return `TLS certificate verification is off (--insecure or http.insecure): ${targetUrl} was not authenticated, so anyone able to answer in its place could have produced these results`;
+}

@@ -16,7 +16,7 @@ import { runVerify, type VerifyReport } from '../verify/runner.ts';
 import { judgeVerifyOutcome, type VerifyOutcome } from '../verify/skip-policy.ts';
 import { buildRunResult } from './result/build-result.ts';
 import { assertResultPathWritable, defaultResultPath, writeFinalResultFile } from '../result-file/write-result.ts';
-import { openTarget } from './target.ts';
+import { insecureWarning, openTarget } from './target.ts';
 
 export interface VerifySessionOptions {
   /** The profile's plan (target, auth, clients, methods, contract), or null when flags say it all. */
@@ -29,6 +29,8 @@ export interface VerifySessionOptions {
   readonly createView: (header: VerifyHeader) => VerifyView;
   /** Abort = stop: running checks end as skipped (interrupted), the result file is still written. */
   readonly signal: AbortSignal;
+  /** Told, before the checks start, what the result file will also record as warnings (e.g. `--insecure`). */
+  readonly warn?: (warning: string) => void;
 }
 
 export interface VerifySessionResult {
@@ -56,6 +58,8 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   // Found out now, not after the whole run.
   await assertResultPathWritable(path);
   // The reference server verifies the contract under test, so `--limit 10 --window 1s` is a quick demo.
+  const insecure = embedded ? null : insecureWarning(resolved.target, resolved.insecure);
+  if (insecure !== null) options.warn?.(insecure);
   const target = embedded ? await openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
   try {
     const config: VerifyConfig =
@@ -68,7 +72,7 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
     } finally {
       view.stop();
     }
-    const result = verifyResult(report, config, profile, embedded);
+    const result = verifyResult(report, config, profile, embedded, insecure === null ? [] : [insecure]);
     const written = await writeFinalResultFile(path, result);
     const outcome = judgeVerifyOutcome(report.checks, config.allowSkip);
     // Not where it was asked for: whatever reads that path next must not take a stale file for this run's result.
@@ -86,7 +90,13 @@ function configRecord(config: VerifyConfig, profile: string): Record<string, unk
   return { command: 'verify', profile, ...rest, clients: clients.map((c) => c.id), ca: ca === null ? null : 'given' };
 }
 
-function verifyResult(report: VerifyReport, config: VerifyConfig, profile: string, embedded: boolean): RunResult {
+function verifyResult(
+  report: VerifyReport,
+  config: VerifyConfig,
+  profile: string,
+  embedded: boolean,
+  warnings: readonly string[],
+): RunResult {
   return buildRunResult({
     run: {
       id: randomUUID(),
@@ -108,7 +118,7 @@ function verifyResult(report: VerifyReport, config: VerifyConfig, profile: strin
     dims: { methods: [], phases: [], clients: [] },
     checks: report.checks,
     thresholds: [],
-    warnings: [],
+    warnings,
   });
 }
 

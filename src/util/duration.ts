@@ -9,6 +9,14 @@ const DURATION_PATTERN = /^(?:(\d+(?:\.\d+)?)(ms|s|m|h))+$/;
 const PART_PATTERN = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 
 /**
+ * The longest duration a profile or flag may give (a week): beyond it a value is a typo
+ * ("99999999h"), not a plan, and would overflow timers.
+ */
+export const MAX_DURATION_MS = 7 * 24 * 3_600_000;
+/** MAX_DURATION_MS, worded for "expected …" messages. */
+export const MAX_DURATION_TEXT = '7 days (168h)';
+
+/**
  * Parse a human duration ("500ms", "10s", "1m30s", "2h") into milliseconds.
  * A bare number is read as seconds, the unit the API's Retry-After uses.
  * Returns undefined when the text is not a duration, so callers can report it with context.

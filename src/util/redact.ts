@@ -9,12 +9,17 @@
 export const REDACTED = '[redacted]';
 
 /**
- * Keys whose string values are secrets: those that *end* in secret, token, password, … — so
- * `clientSecret`, `accessToken` and `authorization` are redacted while settings that merely start
- * with such a word (`tokenMethod`, `tokenResponse`, `secretsFile`) are kept. Numbers (e.g. a
- * `tokens` count) are never secrets.
+ * Keys whose string values are secrets: those that *end* in secret, token, password, assertion,
+ * private key, … — so `clientSecret`, `accessToken`, `client_assertion` and `authorization` are
+ * redacted while settings that merely start with such a word (`tokenMethod`, `tokenResponse`,
+ * `secretsFile`) are kept. Numbers (e.g. a `tokens` count) are never secrets.
  */
-const SECRET_KEY = /(secret|password|passwd|token|authorization|credential|api[-_]?key)s?$/i;
+const SECRET_KEY = /(secret|password|passwd|token|authorization|credential|assertion|api[-_]?key|private[-_]?key)s?$/i;
+
+/** Whether values under this key are secrets (by the rule above). */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
 
 /** Shorter strings are too likely to occur by chance ("abc" in every word) to be scrubbed as secrets. */
 const MIN_SECRET_LENGTH = 4;

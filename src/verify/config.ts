@@ -2,6 +2,7 @@
  * The verify run's configuration: `rpcload verify` flags parsed, then resolved over a
  * profile's plan and the defaults.
  */
+import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Plan } from '../profile/plan.ts';
 import { clientsFromFlags, parseClientFlag, parsePaginatedFlag, type FlagClient, type PaginatedMethod } from '../profile/client-flags.ts';
@@ -162,6 +163,12 @@ function planMethods(plan: Plan): { methods: string[]; paginated: PaginatedMetho
   return { methods, paginated };
 }
 
+/** Method names given as flags (a profile's are checked when it is validated). */
+function assertMethodNames(flag: string, names: readonly string[]): void {
+  const bad = names.find((name) => !isMethodName(name));
+  if (bad !== undefined) throw new RpcloadError('bad_flag', `${flag}: expected ${METHOD_NAME_EXPECTED}, found ${JSON.stringify(bad)}`);
+}
+
 /**
  * The run's configuration: flags override the profile's plan, which overrides the defaults of
  * the conventions. `target` is the resolved base URL (the embedded server's when the plan has
@@ -181,6 +188,8 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
   const methods = flags.method ? [...new Set(flags.method)] : fromPlan.methods;
   if (methods.length === 0)
     throw new RpcloadError('no_method', 'no method to probe: pass --method NAME (repeatable; the first is the cheap probe method)');
+  assertMethodNames('--method', flags.method ?? []);
+  assertMethodNames('--token-method', flags.tokenMethod === undefined ? [] : [flags.tokenMethod]);
   return {
     target: target.replace(/\/+$/, ''),
     tokenMethod: flags.tokenMethod ?? plan?.auth.tokenMethod ?? PROFILE_DEFAULTS.auth.tokenMethod,

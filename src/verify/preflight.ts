@@ -4,12 +4,10 @@
  */
 import type { Dispatcher } from 'undici';
 import { callApi } from '../api/http-call.ts';
+import { certificateHint } from '../api/certificate-hint.ts';
 import { RpcloadError } from '../errors.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
-
-/** Transport errors that mean "the certificate is not trusted". */
-const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
 
 /**
  * Before any check: reach the target and get a token for every client, then reach every replica,
@@ -25,13 +23,15 @@ export async function preflight(config: VerifyConfig, tokens: TokenBook, dispatc
     }
     if (result.outcome.startsWith('transport:')) {
       const code = result.outcome.slice('transport:'.length);
-      const hint = UNTRUSTED_CERTIFICATE.test(code) ? ' (the server certificate is not trusted: pass --ca FILE or --insecure)' : '';
+      const hint = await certificateHint(config.target, result.outcome);
       throw new RpcloadError('unreachable', `cannot reach ${config.target}: ${code}${hint}`);
     }
     const hint =
       result.status === 404
         ? ` — is the token method ${JSON.stringify(config.tokenMethod)} right (--token-method)?`
-        : ' — check the client ID and secret, and --client-auth';
+        : result.status === 429
+          ? '' // the detail says how often the identity provider refused, and how long rpcload waited
+          : ' — check the client ID and secret, and --client-auth';
     throw new RpcloadError('token_failed', `client ${client.id}: ${result.detail}${hint}`);
   }
   await reachReplicas(config, dispatcher);

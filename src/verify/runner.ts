@@ -77,7 +77,7 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   // Stopped already (a signal during the start-up): every check is skipped as interrupted.
   if (options.signal?.aborted) stop();
   else options.signal?.addEventListener('abort', stop, { once: true });
-  const tokens = new TokenBook(config, dispatcher, clock);
+  const tokens = new TokenBook(config, dispatcher, clock, abort.signal);
   const pool = new ClientPool(
     config.clients.map((c) => c.id),
     config.limit,

@@ -3,7 +3,7 @@
  * remembered for redaction.
  */
 import type { Dispatcher } from 'undici';
-import { requestToken, type TokenResult } from '../api/token.ts';
+import { requestTokenHonouringRetryAfter, type TokenResult } from '../api/token.ts';
 import { refreshDelayMs } from '../api/token-lifetime.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Clock } from './clock.ts';
@@ -31,6 +31,8 @@ export class TokenBook {
     private readonly config: VerifyConfig,
     private readonly dispatcher: Dispatcher,
     private readonly clock: Clock,
+    /** The verify's stop: ends a wait for a Retry-After at once. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   /** The client's current token, fetched on first use and again before it expires. */
@@ -48,11 +50,11 @@ export class TokenBook {
     return result.accessToken;
   }
 
-  /** One raw token request (preflight turns a failure into one clear message). */
+  /** One token request, asked again after a 429's Retry-After (preflight turns a failure into one clear message). */
   request(clientId: string): Promise<TokenResult> {
     const client = this.config.clients.find((c) => c.id === clientId);
     if (client === undefined) throw new Error(`unknown client ${clientId}`);
-    return requestToken(this.dispatcher, {
+    return requestTokenHonouringRetryAfter(this.dispatcher, {
       baseUrl: this.config.target,
       tokenMethod: this.config.tokenMethod,
       clientId: client.id,
@@ -61,6 +63,7 @@ export class TokenBook {
       scope: this.config.scope,
       extraFields: this.config.extraFields,
       timeoutMs: this.config.requestTimeoutMs,
+      ...(this.signal === undefined ? {} : { signal: this.signal }),
     });
   }
 

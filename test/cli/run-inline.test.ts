@@ -136,6 +136,12 @@ describe('rpcload run without a profile', () => {
     ],
     [['--method', 'ping', '--rate', 'fast'], /--rate <n>' argument 'fast' is invalid\. expected a positive rate like 50, or FROM:TO/],
     [['--method', 'ping', '--stages', '30s:50,2m'], /--stages <list>' argument '30s:50,2m' is invalid/],
+    // the flags' numbers are checked with the profile's phases, by the same rules
+    [['--method', 'ping', '--rate', '0'], /^rpcload: --rate: expected a rate above 0 at some point/m],
+    [
+      ['--method', 'ping', '--concurrency', '1.5'],
+      /^rpcload: --concurrency: expected a positive whole number of virtual users, found 1\.5$/m,
+    ],
     [
       ['--method', 'ping', '--ca', join(tmpdir(), 'no-such-ca.pem')],
       /--ca <file>' argument .* is invalid\. expected a readable PEM certificate file, found ".*no-such-ca.pem": no such file/,

@@ -1,31 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { arrivalCount, arrivalOffsetMs, releaseAtMs } from '../../src/driver/pacer.ts';
+import { arrivalCount, arrivalOffsetMs, createPacer, releaseAtMs } from '../../src/driver/pacer.ts';
+import { rateLoad } from '../../src/profile/phase-load.ts';
 
 describe('arrivalOffsetMs', () => {
   it.each([
     // constant rate: evenly spaced, first arrival at the phase start
-    [{ fromPerS: 100, toPerS: 100 }, 10_000, 0, 0],
-    [{ fromPerS: 100, toPerS: 100 }, 10_000, 1, 10],
-    [{ fromPerS: 100, toPerS: 100 }, 10_000, 999, 9990],
-    [{ fromPerS: 20_000, toPerS: 20_000 }, 1000, 3, 0.15],
+    [rateLoad(100, 100), 10_000, 0, 0],
+    [rateLoad(100, 100), 10_000, 1, 10],
+    [rateLoad(100, 100), 10_000, 999, 9990],
+    [rateLoad(20_000, 20_000), 1000, 3, 0.15],
     // ramp 0 → 100/s over 10 s: N(t) = 5t², so arrival 500 (the last) is due at 10 s
-    [{ fromPerS: 0, toPerS: 100 }, 10_000, 500, 10_000],
-    [{ fromPerS: 0, toPerS: 100 }, 10_000, 125, 5000],
+    [rateLoad(0, 100), 10_000, 500, 10_000],
+    [rateLoad(0, 100), 10_000, 125, 5000],
     // ramp 100 → 0/s: half the arrivals come in the first ~2.93 s
-    [{ fromPerS: 100, toPerS: 0 }, 10_000, 250, 2928.932],
+    [rateLoad(100, 0), 10_000, 250, 2928.932],
     // a rate of zero never delivers
-    [{ fromPerS: 0, toPerS: 0 }, 10_000, 1, Number.POSITIVE_INFINITY],
+    [rateLoad(0, 0), 10_000, 1, Number.POSITIVE_INFINITY],
   ])('%j over %d ms: arrival %d due at %d ms', (load, durationMs, k, expectedMs) => {
     expect(arrivalOffsetMs(load, durationMs, k)).toBeCloseTo(expectedMs, 3);
   });
 
   it('has no cumulative drift over a long phase', () => {
     // 20k/s for one hour: the 72,000,000th arrival is still due exactly at 3600 s
-    expect(arrivalOffsetMs({ fromPerS: 20_000, toPerS: 20_000 }, 3_600_000, 72_000_000)).toBe(3_600_000);
+    expect(arrivalOffsetMs(rateLoad(20_000, 20_000), 3_600_000, 72_000_000)).toBe(3_600_000);
   });
 
   it('is monotonic along a ramp', () => {
-    const load = { fromPerS: 10, toPerS: 2000 };
+    const load = rateLoad(10, 2000);
     let previous = -1;
     for (let k = 0; k < arrivalCount(load, 30_000); k += 97) {
       const at = arrivalOffsetMs(load, 30_000, k);
@@ -37,18 +38,42 @@ describe('arrivalOffsetMs', () => {
 
 describe('arrivalCount', () => {
   it.each([
-    [{ fromPerS: 100, toPerS: 100 }, 10_000, 1000],
-    [{ fromPerS: 0, toPerS: 100 }, 10_000, 500],
-    [{ fromPerS: 3, toPerS: 3 }, 1500, 5], // 4.5 expected: arrivals at 0, .33, .67, 1.0, 1.33 s
-    [{ fromPerS: 0.1, toPerS: 0.1 }, 30_000, 3],
-    [{ fromPerS: 1 / 3, toPerS: 1 / 3 }, 30_000, 10], // 9.999999… is 10, not 11
+    [rateLoad(100, 100), 10_000, 1000],
+    [rateLoad(0, 100), 10_000, 500],
+    [rateLoad(3, 3), 1500, 5], // 4.5 expected: arrivals at 0, .33, .67, 1.0, 1.33 s
+    [rateLoad(0.1, 0.1), 30_000, 3],
+    [rateLoad(1 / 3, 1 / 3), 30_000, 10], // 9.999999… is 10, not 11
   ])('%j over %d ms → %d arrivals', (load, durationMs, expected) => expect(arrivalCount(load, durationMs)).toBe(expected));
 
   it('counts exactly the arrivals due before the end', () => {
-    const load = { fromPerS: 3, toPerS: 3 };
+    const load = rateLoad(3, 3);
     const count = arrivalCount(load, 1500);
     expect(arrivalOffsetMs(load, 1500, count - 1)).toBeLessThan(1500);
     expect(arrivalOffsetMs(load, 1500, count)).toBeGreaterThanOrEqual(1500);
+  });
+});
+
+describe('createPacer', () => {
+  it.each([
+    // a constant rate asks for itself throughout the phase
+    [rateLoad(50), 10_000, 0, 50],
+    [rateLoad(50), 10_000, 9999, 50],
+    // a ramp 10 → 110/s over 10 s: 60/s half-way
+    [rateLoad(10, 110), 10_000, 5000, 60],
+    [rateLoad(10, 110), 10_000, 0, 10],
+    // outside the phase: nothing
+    [rateLoad(50), 10_000, 10_000, 0],
+    [rateLoad(50), 10_000, -1, 0],
+  ])('%j over %d ms asks for, %d ms in, %d arrivals/s', (load, durationMs, elapsedMs, expectedPerS) => {
+    expect(createPacer(load, durationMs).rateAt(elapsedMs)).toBeCloseTo(expectedPerS, 9);
+  });
+
+  it('schedules exactly the arrivals of the phase, then none', () => {
+    const load = rateLoad(3);
+    const pacer = createPacer(load, 1500);
+    const count = arrivalCount(load, 1500);
+    for (let k = 0; k < count; k++) expect(pacer.dueOffsetMs(k)).toBe(arrivalOffsetMs(load, 1500, k));
+    expect(pacer.dueOffsetMs(count)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

@@ -9,7 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LoadEngine } from '../../src/driver/engine.ts';
 import { runOpenPhase } from '../../src/driver/open-loop.ts';
-import { buildPlan } from '../../src/profile/build-plan.ts';
+import { createPacer } from '../../src/driver/pacer.ts';
+import { buildPlan, type PlanOverrides } from '../../src/profile/build-plan.ts';
+import { rateLoad } from '../../src/profile/phase-load.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload } from '../support/cli.ts';
@@ -72,10 +74,10 @@ describe('every API call has an overall deadline and a named outcome', () => {
 
 describe('the load ends at its duration plus a bounded drain', () => {
   it('an open phase ends at its duration whatever its rate (1e12/s once never ended)', async () => {
-    const engine = { startIteration: () => false } as unknown as LoadEngine;
+    const engine = { startArrival: () => undefined } as unknown as LoadEngine;
     const origin = performance.now();
     const now = (): number => performance.now() - origin;
-    const run = runOpenPhase(engine, 0, { fromPerS: 1e12, toPerS: 1e12 }, 300, 0, now);
+    const run = runOpenPhase(engine, 0, createPacer(rateLoad(1e12), 300), 300, 0, now);
     await run.done;
     expect(now()).toBeLessThan(2000);
   });
@@ -150,7 +152,7 @@ describe('a token endpoint that never finishes answering', () => {
 });
 
 describe('loads this machine cannot honour are refused before anything starts', () => {
-  const refusal = (profile: Record<string, unknown>, overrides = {}): string => {
+  const refusal = (profile: Record<string, unknown>, overrides: PlanOverrides = {}): string => {
     const started = performance.now();
     try {
       buildPlan({ clients: { pattern: 'c-{n}', count: 2, secret: 's' }, scenarios: ping, ...profile } as never, {
@@ -167,7 +169,9 @@ describe('loads this machine cannot honour are refused before anything starts', 
 
   it('refuses a rate, virtual users or a client count beyond what is feasible, saying both', () => {
     const phases = [{ duration: '3s', rate: 10 }];
-    expect(refusal({ phases }, { rate: 1e12 })).toMatch(/^--rate: expected at most \d+ arrivals per second .*, found 1000000000000$/);
+    expect(refusal({ phases }, { load: rateLoad(1e12) })).toMatch(
+      /^--rate: expected at most \d+ arrivals per second .*, found 1000000000000$/,
+    );
     expect(refusal({ phases: [{ duration: '3s', concurrency: 1e8 }] })).toMatch(
       /^p\.json: \/phases\/0\/concurrency: expected at most \d+ virtual users .*, found 100000000$/,
     );

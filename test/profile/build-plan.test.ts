@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type PlanOverrides } from '../../src/profile/build-plan.ts';
+import { concurrencyLoad, parseStages, rateLoad } from '../../src/profile/phase-load.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import { selfSignedMaterial } from '../../src/server/tls.ts';
@@ -210,11 +211,19 @@ describe('buildPlan: overrides', () => {
 
   it.each([
     // --rate replaces all phases with one, lasting the profile's total
-    [twoPhases, { rate: 50 }, [{ name: 'cli', durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }]],
+    [twoPhases, { load: rateLoad(50) }, [{ name: 'cli', durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }]],
     // --rate with --duration
-    [twoPhases, { rate: 50, durationMs: 5000 }, [{ name: 'cli', durationMs: 5000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }]],
+    [
+      twoPhases,
+      { load: rateLoad(50), durationMs: 5000 },
+      [{ name: 'cli', durationMs: 5000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }],
+    ],
     // --concurrency likewise
-    [twoPhases, { concurrency: 8, durationMs: 60_000 }, [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 } }]],
+    [
+      twoPhases,
+      { load: concurrencyLoad(8), durationMs: 60_000 },
+      [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 } }],
+    ],
     // --duration alone re-times a single phase, keeping its load (a ramp stays a ramp)
     [onePhase, { durationMs: 90_000 }, [{ name: 'only', durationMs: 90_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
     // --duration alone with several phases scales them, keeping their proportions and loads
@@ -233,14 +242,19 @@ describe('buildPlan: overrides', () => {
   });
 
   it.each([
-    // both load kinds
+    // a load flag's values are checked here, as a file's loads are (its parser only reads numbers)
+    [twoPhases, { load: rateLoad(0) }, '--rate: expected a rate above 0 at some point (a run that sends nothing measures nothing)'],
+    [twoPhases, { load: rateLoad(-1, 5) }, '--rate: expected arrivals per second of 0 or more (N, or FROM:TO for a ramp), found "-1:5"'],
+    [twoPhases, { load: rateLoad(Number.POSITIVE_INFINITY) }, '--rate: expected arrivals per second of 0 or more'],
+    [twoPhases, { load: concurrencyLoad(1.5) }, '--concurrency: expected a positive whole number of virtual users, found 1.5'],
     [
       twoPhases,
-      { rate: 5, concurrency: 5 },
-      '--concurrency: expected either --rate (open model) or --concurrency (closed model), found both',
+      { stages: parseStages('10s:5,5s:-3')! },
+      '--stages: expected arrivals per second of 0 or more (N, or FROM:TO for a ramp), found "5:-3"',
     ],
-    // nonsense values (the CLI parsers catch these first; the API checks too)
-    [twoPhases, { rate: 0 }, '--rate: expected a positive number, found 0'],
+    [twoPhases, { stages: parseStages('10s:0,5s:0')! }, '--stages: expected a rate above 0 at some point'],
+    [twoPhases, { stages: parseStages('0s:5')! }, '--stages: expected DURATION:RATE[,DURATION:RATE…] with durations above 0'],
+    // nonsense values of other flags
     [twoPhases, { clients: 1.5 }, '--clients: expected a positive integer, found 1.5'],
     // more clients than listed
     [
@@ -253,6 +267,23 @@ describe('buildPlan: overrides', () => {
   ])('%#: %j is a flag problem', (profile, overrides, message) => {
     expect(() => plan(profile, overrides)).toThrow(ProfileError);
     expect(() => plan(profile, overrides)).toThrow(message);
+  });
+
+  it('refuses a profile whose phases all send nothing, but keeps an idle phase between others', () => {
+    const idle = {
+      phases: [
+        { duration: '10s', rate: 0 },
+        { duration: '5s', rate: { from: 0, to: 0 } },
+      ],
+    };
+    expect(() => plan(idle)).toThrow(`${source}: /phases: expected a rate above 0 at some point`);
+    const pause = {
+      phases: [
+        { duration: '10s', rate: 5 },
+        { name: 'pause', duration: '5s', rate: 0 },
+      ],
+    };
+    expect(plan(pause).phases[1]).toEqual({ name: 'pause', durationMs: 5000, load: { kind: 'rate', fromPerS: 0, toPerS: 0 } });
   });
 
   it('--clients N makes a pattern of N clients, or keeps the first N listed', () => {
@@ -274,7 +305,7 @@ describe('buildPlan: overrides', () => {
   it('reports flag problems with the profile’s own problems, flags first', () => {
     const error = (() => {
       try {
-        plan({ ...twoPhases, thresholds: ['nope'] }, { rate: 5, concurrency: 5 });
+        plan({ ...twoPhases, thresholds: ['nope'] }, { load: concurrencyLoad(0) });
       } catch (err) {
         return err as ProfileError;
       }

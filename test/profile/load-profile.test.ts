@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import { defaultProfilePath, loadPlan, loadProfile } from '../../src/profile/load-profile.ts';
+import { rateLoad } from '../../src/profile/phase-load.ts';
 import { ProfileError } from '../../src/profile/problems.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
@@ -85,7 +86,7 @@ describe('loadPlan', () => {
       join(sub, 'nightly.json'),
       `{ "target": "https://api.example.com", "clients": { "pattern": "c-{n}", "count": 1, "secretsFile": "secrets.json" }, ${minimal} }`,
     );
-    const plan = await loadPlan(join(sub, 'nightly.json'), { rate: 3 }, {});
+    const plan = await loadPlan(join(sub, 'nightly.json'), { load: rateLoad(3) }, {});
     expect(plan).toMatchObject({
       name: 'nightly',
       target: 'https://api.example.com',

@@ -8,6 +8,7 @@ import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
+import type { RecordedData } from '../../src/metrics/recorded-data.ts';
 
 /** The reference server's demo clients: any `client-*` ID with this secret. */
 export const DEMO_SECRET = 'demo-secret';
@@ -27,6 +28,8 @@ export interface LoadRun {
   readonly outcome: LoadRunOutcome;
   readonly result: RunResult;
   readonly plan: Plan;
+  /** What the recorder kept, e.g. its recent errors with their details. */
+  readonly recorded: RecordedData;
 }
 
 /** Run a plan against `baseUrl` in this process and build its result (status from the outcome). */
@@ -36,6 +39,7 @@ export async function runPlan(plan: Plan, baseUrl: string, signal: AbortSignal =
   const clock = new RunClock();
   const startedAt = new Date().toISOString();
   const outcome = await runLoad({ plan, baseUrl, recorder, clock, signal, graceMs: 500 });
+  const recorded = recorder.serialize();
   const result = buildRunResult({
     run: {
       id: 'test',
@@ -53,11 +57,11 @@ export async function runPlan(plan: Plan, baseUrl: string, signal: AbortSignal =
       host: hostname(),
     },
     config: {},
-    data: recorder.serialize(),
+    data: recorded,
     dims,
     checks: [],
     thresholds: [],
     warnings: [],
   });
-  return { outcome, result, plan };
+  return { outcome, result, plan, recorded };
 }

@@ -61,7 +61,7 @@ describe.concurrent('verify tls (https targets)', () => {
     const result = await verifyTls(modern, []);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toMatch(
-      /^rpcload: cannot reach https:\/\/127\.0\.0\.1:\d+: \w+ \(the server certificate is not trusted: pass --ca FILE or --insecure\)$/,
+      /^rpcload: cannot reach https:\/\/127\.0\.0\.1:\d+: \w+ \(the server certificate is not trusted: pass --ca FILE or --insecure, or set http\.ca in the profile\)$/,
     );
   });
 });

@@ -32,7 +32,17 @@ export function toShards(inputs: readonly LabelledResult[]): { shards: Shard[]; 
 /** Start spreads beyond this are worth a warning: the merged timeline's edges carry fewer shards. */
 const SPREAD_WARNING_MS = 1000;
 
-const list = (numbers: readonly number[]): string => numbers.join(', ');
+/** Sorted shard indices, runs of consecutive ones as ranges: `1–3, 50, 120–121` (200 indices stay a short line). */
+function ranges(numbers: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < numbers.length; ) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j]! + 1) j++;
+    parts.push(j === i ? String(numbers[i]) : `${numbers[i]}–${numbers[j]}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}
 
 /**
  * Check that sharded inputs form one run's set (all of it, unless `partial`). Null when no input
@@ -65,7 +75,7 @@ export function checkShardSet(inputs: readonly LabelledResult[], partial: boolea
   if (missing.length > 0 && !partial) {
     throw new RpcloadError(
       'incomplete',
-      `cannot merge: ${missing.length === 1 ? 'shard' : 'shards'} ${list(missing)} of ${count} of run ${runId} ${missing.length === 1 ? 'is' : 'are'} missing (have ${list(merged)}); merge --partial merges the shards present and marks the result partial`,
+      `cannot merge: ${missing.length === 1 ? 'shard' : 'shards'} ${ranges(missing)} of ${count} of run ${runId} ${missing.length === 1 ? 'is' : 'are'} missing (have ${merged.length} of ${count}); merge --partial merges the shards present and marks the result partial`,
     );
   }
   const starts = sharded.map((input) => Date.parse(input.result.run.startedAt));
@@ -73,7 +83,9 @@ export function checkShardSet(inputs: readonly LabelledResult[], partial: boolea
   const lates = sharded.map((input) => input.result.run.shard!.startLateMs).filter((ms): ms is number => ms !== null);
   const warnings: string[] = [];
   if (missing.length > 0) {
-    warnings.push(`partial merge: shard${missing.length === 1 ? '' : 's'} ${list(missing)} of ${count} missing; counts, checks and thresholds cover only shards ${list(merged)}`);
+    warnings.push(
+      `partial merge: shard${missing.length === 1 ? '' : 's'} ${ranges(missing)} of ${count} missing; counts, checks and thresholds cover only shards ${ranges(merged)}`,
+    );
   }
   if (startSpreadMs > SPREAD_WARNING_MS) {
     warnings.push(`the shards started ${Math.round(startSpreadMs)} ms apart: the merged timeline's first and last seconds carry fewer shards (use --start-at)`);

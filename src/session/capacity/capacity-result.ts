@@ -4,23 +4,27 @@
  * `byPhase` and `histograms.byPhase` hold every step's warm-up and hold, plus the `capacity`
  * record. The steps' rate-limit ledgers are not merged (each step's windows start at its own
  * origin), so the file has no `rateLimit` section; the quota bound is the search's own business.
+ * The passive rate-limit checks each step judged on its own traffic are combined: a limiter that
+ * admitted one request too many in any step fails the search's check.
  */
 import type { CapacityRecord } from '../../contract/capacity-schema.ts';
-import type { RunInfo, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
+import type { CheckResult, RunInfo, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
 import { planMethods } from '../../driver/compiled-plan.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import { emptyTimelineRow } from '../../metrics/timeline.ts';
 import { describePlan } from '../../profile/describe-plan.ts';
 import type { Plan } from '../../profile/plan.ts';
+import { combineChecks } from '../../verify/passive/combine-checks.ts';
 import { buildRunResult } from '../result/build-result.ts';
 
-/** One step as run: its phases' names and data, and when its clock started. */
+/** One step as run: its phases' names and data, when its clock started, and the passive checks of its traffic. */
 export interface StepData {
   readonly phases: readonly string[];
   readonly data: RecordedData;
   /** Wall-clock origin of the step's clock (epoch ms). */
   readonly originEpochMs: number;
+  readonly checks: readonly CheckResult[];
 }
 
 /** A step's data moved `offsetMs` later: its timeline padded with empty seconds in front. */
@@ -60,7 +64,11 @@ export function buildCapacityResult(input: CapacityResultInput): RunResult {
     },
     data: mergeSteps(steps, origin),
     dims: { methods: planMethods(plan), phases: steps.flatMap((s) => s.phases), clients: plan.clients.map((c) => c.id) },
-    checks: [],
+    // Labelled by the step's hold phase (its last), e.g. step-03.
+    checks: combineChecks(
+      steps.map((step) => ({ label: step.phases.at(-1) ?? '', checks: step.checks })),
+      'byStep',
+    ),
     thresholds: input.thresholds,
     warnings: input.warnings,
   });

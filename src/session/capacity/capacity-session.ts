@@ -17,7 +17,7 @@ import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
 import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
-import { openTarget, type Target } from '../target.ts';
+import { insecureWarning, openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
 import { judgeStep, THROUGHPUT_LINE, type JudgedStep } from './judge-step.ts';
@@ -41,6 +41,8 @@ export interface CapacitySessionOptions {
   readonly onProgress?: (event: CapacityProgress) => void;
   /** `--metrics-listen` and companions: live Prometheus metrics of every step, until the result file is written. */
   readonly metrics?: MetricsOptions | null;
+  /** Told, before the first step, what the result file will also record as warnings (e.g. `--insecure`). */
+  readonly warn?: (warning: string) => void;
 }
 
 export interface CapacitySessionResult {
@@ -92,6 +94,8 @@ class CapacitySearch {
   private readonly cap: CapacityPlan;
   private readonly path: string;
   private readonly steps: { judged: JudgedStep; readonly data: StepData }[] = [];
+  /** Said before the first step and kept in the result file's warnings. */
+  private readonly warnings: readonly string[];
   private originEpochMs = Number.NaN;
   private target!: Target;
 
@@ -102,6 +106,9 @@ class CapacitySearch {
   ) {
     this.cap = options.plan.capacity ?? resolveCapacity({}, []);
     this.path = options.outPath ?? defaultResultPath(`${options.plan.name}-capacity`, this.startedAt);
+    const insecure = insecureWarning(options.plan.target, options.plan.http.insecure);
+    this.warnings = insecure === null ? [] : [insecure];
+    for (const warning of this.warnings) options.warn?.(warning);
   }
 
   private get plan(): Plan {
@@ -166,7 +173,10 @@ class CapacitySearch {
     const exitCode =
       status === 'aborted'
         ? ExitCode.interrupted
-        : status === 'failed' || record.ratePerS === null || record.confirmation?.passed === false
+        : status === 'failed' ||
+            record.ratePerS === null ||
+            record.confirmation?.passed === false ||
+            result.checks.some((c) => c.verdict === 'fail')
           ? ExitCode.failed
           : ExitCode.ok;
     return { result, record, path: this.path, exitCode };
@@ -283,11 +293,14 @@ class CapacitySearch {
       warnings: [],
     });
     if (finished.status === 'aborted') {
-      this.steps.push({ judged: judgeStep(def, rules, finished.data, stepResult), data: this.stepData(phases, finished.data, running) });
+      this.steps.push({
+        judged: judgeStep(def, rules, finished.data, stepResult),
+        data: this.stepData(phases, stepResult, finished.data, running),
+      });
       return null;
     }
     const judged = judgeStep(def, rules, finished.data, stepResult);
-    this.steps.push({ judged, data: this.stepData(phases, finished.data, running) });
+    this.steps.push({ judged, data: this.stepData(phases, stepResult, finished.data, running) });
     this.options.onProgress?.({ kind: 'step-done', step: judged.record, bracket: this.bracket() });
     const { lastPass, firstFail } = this.bracket();
     this.endpoint?.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
@@ -304,8 +317,8 @@ class CapacitySearch {
     return this.steps.map((s) => s.judged.record).filter((r) => r.kind === 'search' && r.retried !== true);
   }
 
-  private stepData(phases: readonly PhasePlan[], data: StepData['data'], running: RunningLoad): StepData {
-    return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs };
+  private stepData(phases: readonly PhasePlan[], stepResult: RunResult, data: StepData['data'], running: RunningLoad): StepData {
+    return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs, checks: stepResult.checks };
   }
 
   private bracket(): CapacityBracket {
@@ -411,7 +424,7 @@ class CapacitySearch {
       steps: this.steps.map((s) => s.data),
       record,
       thresholds,
-      warnings: [],
+      warnings: this.warnings,
     });
     await writeResultFile(this.path, result);
     return result;

@@ -32,6 +32,11 @@ export const SHARD_ENV = {
 
 /** The furthest ahead a start instant may lie: a typo in a date must not park a CI job for days. */
 const MAX_START_AHEAD_MS = 24 * 3600_000;
+/**
+ * The longest a start instant may have passed: a shard a little late (a slow image pull) starts at
+ * once, with a warning; one hours late holds a stale instant (last night's RPCLOAD_START_AT).
+ */
+const MAX_START_BEHIND_MS = 5 * 60_000;
 
 /** Parse `I/N` (1 ≤ I ≤ N); `from` names the flag or variable for the error. */
 export function parseShard(text: string, from: string): { index: number; count: number } {
@@ -66,8 +71,8 @@ export function shardFromEnvironment(env: NodeJS.ProcessEnv): { index: number; c
 
 /**
  * Parse a start instant: an ISO 8601 date-time with a time zone (e.g. 2026-11-25T02:00:00Z) or
- * Unix seconds. Refused when it lies more than a day ahead of `nowMs`; an instant already past
- * is accepted (the shard starts at once and records how late it was).
+ * Unix seconds. Refused when it lies more than a day ahead of `nowMs`; a run also refuses one
+ * passed long ago (see resolveShardOptions).
  */
 export function parseStartAt(text: string, from: string, nowMs: number): number {
   const trimmed = text.trim();
@@ -144,7 +149,11 @@ export interface ShardFlags {
   readonly startAt?: string;
 }
 
-/** Flags first, then the environment: this process's shard (null = not sharded) and start instant. */
+/**
+ * Flags first, then the environment: this process's shard (null = not sharded) and start instant.
+ * A start instant passed more than MAX_START_BEHIND_MS ago is refused; one passed more recently is
+ * accepted (the run warns, starts at once, and a shard records how late it was).
+ */
 export function resolveShardOptions(
   flags: ShardFlags,
   env: NodeJS.ProcessEnv,
@@ -155,6 +164,12 @@ export function resolveShardOptions(
   const startText = flags.startAt ?? (env[SHARD_ENV.startAt] || undefined);
   const startFrom = flags.startAt !== undefined ? '--start-at' : SHARD_ENV.startAt;
   const startAtEpochMs = startText === undefined ? null : parseStartAt(startText, startFrom, nowMs);
+  if (startAtEpochMs !== null && nowMs - startAtEpochMs > MAX_START_BEHIND_MS) {
+    throw new RpcloadError(
+      'bad_flag',
+      `${startFrom}: ${new Date(startAtEpochMs).toISOString()} passed ${Math.round((nowMs - startAtEpochMs) / 60_000)} min ago; expected a start at most ${MAX_START_BEHIND_MS / 60_000} min in the past (a stale start instant?)`,
+    );
+  }
   if (part === null) return { shard: null, startAtEpochMs };
   const runId = resolveRunId(flags.runId ?? (env[SHARD_ENV.runId] || undefined), plan, startAtEpochMs, part.count);
   return { shard: { ...part, runId }, startAtEpochMs };

@@ -11,7 +11,7 @@ import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
 import { registerSecret } from '../../util/redact.ts';
-import { newInFlightProbe, readLoadMetrics } from '../../prometheus/load-metrics.ts';
+import { newLoadGaugesProbe, readLoadMetrics } from '../../prometheus/load-metrics.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
 const SNAPSHOT_EVERY_MS = 500;
@@ -38,9 +38,9 @@ async function main(): Promise<void> {
       startOrigin?.(null);
     } else if (message.type === 'serialize') post({ type: 'serialized', id: message.id, data: recorder.serialize() });
   });
-  const probe = newInFlightProbe();
+  const probe = newLoadGaugesProbe();
   const postMetrics = (live?: LiveSnapshot): void => {
-    const metrics = metricsOptions === null ? null : readLoadMetrics(recorder, plan.phases, clock, probe, metricsOptions, live);
+    const metrics = metricsOptions === null ? null : readLoadMetrics(recorder, clock, probe, metricsOptions, live);
     if (metrics !== null) post({ type: 'metrics', metrics });
   };
   let ticks = 0;
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       recorder,
       clock,
       signal: abort.signal,
-      onEngine: (engine) => (probe.inFlight = () => engine.inFlight),
+      onStart: (gauges) => (probe.gauges = gauges),
       startClock: async () => {
         post({ type: 'ready' });
         const originMs = await origin;

@@ -53,9 +53,11 @@ function refusalProblems(sample: RefusalSample): string[] {
   if (sample.retryAfter.form === 'missing') problems.push('no Retry-After header');
   else if (sample.retryAfter.form === 'invalid')
     problems.push(
-      sample.retryAfter.tooLong
-        ? `Retry-After ${retryAfterText(sample.retryAfter)} asks for a wait of over a day (not followed)`
-        : `Retry-After ${retryAfterText(sample.retryAfter)} is not a number of seconds`,
+      sample.retryAfter.repeated !== undefined
+        ? `${sample.retryAfter.repeated} Retry-After headers (${sample.retryAfter.raw}): unusable, it is a singleton field`
+        : sample.retryAfter.tooLong
+          ? `Retry-After ${retryAfterText(sample.retryAfter)} asks for a wait of over a day (not followed)`
+          : `Retry-After ${retryAfterText(sample.retryAfter)} is not a number of seconds`,
     );
   else if (sample.retryAfter.form === 'date') problems.push('Retry-After is an HTTP-date; the conventions promise a number of seconds');
   if (sample.envelope !== 'error' || sample.errorCode !== 'rate_limit_exceeded') {

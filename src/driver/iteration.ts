@@ -1,0 +1,129 @@
+/**
+ * One scenario iteration — one client walking a scenario's steps and their pages — and what each
+ * of its requests carries: the record the engine keeps per iteration, the walk from one request
+ * to the next, and the rendering of each request's body.
+ *
+ * State an iteration carries from step to step (today its position; values saved from a reply, a
+ * data-file row or a trace id would be more fields) lives in `Iteration`; the walk reads each
+ * finished request's reply (`walkOn`); what a request's content depends on is rendered from the
+ * iteration (`RequestBodies`).
+ */
+import { appendCursor, readNextCursor } from '../api/pagination.ts';
+import type { TemplateContext } from '../profile/plan.ts';
+import type { BackoffMark, ClientIdentity } from './client-identity.ts';
+import type { CompiledScenario, CompiledStep } from './compiled-plan.ts';
+
+/**
+ * How latency is measured: from the arrival's due time (open model, coordinated-omission-correct)
+ * or from the send (closed model, whose users wait for their own replies).
+ */
+export type LoadModel = 'open' | 'closed';
+
+/**
+ * One iteration's record. A plain object made by `newIteration` (an object literal: the cheapest
+ * record V8 makes, one per iteration on the hot path); the walk mutates its position.
+ */
+export interface Iteration {
+  readonly scenario: CompiledScenario;
+  readonly client: ClientIdentity;
+  readonly phaseIndex: number;
+  readonly model: LoadModel;
+  /** Iteration counter of the run (templates' `iteration`). */
+  readonly number: number;
+  /** Told when the iteration ends (a closed-model user then starts its next one); null in the open model. */
+  readonly onDone: (() => void) | null;
+  stepIndex: number;
+  /** Page of the current step (0 = its first request). */
+  page: number;
+  /** The `next` cursor the current page is asked for with; null on a step's first page. */
+  cursor: string | null;
+  /** The current step's first-page body text, which later pages repeat byte for byte. */
+  bodyText: string;
+}
+
+export function newIteration(
+  scenario: CompiledScenario,
+  client: ClientIdentity,
+  phaseIndex: number,
+  model: LoadModel,
+  number: number,
+  onDone: (() => void) | null,
+): Iteration {
+  return { scenario, client, phaseIndex, model, number, onDone, stepIndex: 0, page: 0, cursor: null, bodyText: '' };
+}
+
+/** The step the iteration's next (or current) request belongs to. */
+export function currentStep(it: Iteration): CompiledStep {
+  return it.scenario.steps[it.stepIndex]!;
+}
+
+/**
+ * The engine's part of one request: one mutable record per InFlightRequest, recycled with it, so
+ * undici's handler (the request itself) reaches its iteration without a closure.
+ */
+export interface RequestContext {
+  /** The iteration this request belongs to; null while the record waits on the free list. */
+  iteration: Iteration | null;
+  /** When the request was due (run clock, ms): its arrival, its user's start, or the end of a think time or back-off. */
+  intendedMs: number;
+  /** The client's token generation when sent: a 401 for an older token does not refresh it again. */
+  tokenGeneration: number;
+  /** Set on a client's first request after sitting out a Retry-After; null on every other. */
+  backoff: BackoffMark | null;
+}
+
+export function newRequestContext(): RequestContext {
+  return { iteration: null, intendedMs: 0, tokenGeneration: 0, backoff: null };
+}
+
+/**
+ * Walk the iteration on after a request that ended with `successData` (null: it failed, which ends
+ * the iteration): to the next page of its step (when the step paginates and the reply had a
+ * cursor), else to its next step. Returns the wait before that request (ms; the step's think time
+ * before a new step), or null when the iteration is over.
+ */
+export function walkOn(it: Iteration, successData: Readonly<Record<string, unknown>> | null): number | null {
+  if (successData === null) return null;
+  const step = currentStep(it);
+  const paginate = step.plan.paginate;
+  if (paginate !== null && it.page + 1 < paginate.maxPages) {
+    const next = readNextCursor(successData);
+    if ('cursor' in next && next.cursor !== null) {
+      it.page++;
+      it.cursor = next.cursor;
+      return 0;
+    }
+  }
+  it.stepIndex++;
+  it.page = 0;
+  it.cursor = null;
+  return it.stepIndex < it.scenario.steps.length ? step.plan.thinkMs : null;
+}
+
+/**
+ * Renders the body of each iteration's next request. One per engine: a template that varies per
+ * request asks for its context through one function made here, which reads the iteration being
+ * rendered from a field, instead of a closure made per request.
+ */
+export class RequestBodies {
+  /** The iteration being rendered: exists only so that `context` needs no closure per request. */
+  private rendering: Iteration | null = null;
+  private readonly context = (): TemplateContext => {
+    const it = this.rendering!;
+    return { clientId: it.client.id, clientIndex: it.client.index, iteration: it.number, random: this.random };
+  };
+
+  constructor(
+    /** Seeded uniform random in [0, 1), for templates' random parts. */
+    private readonly random: () => number,
+  ) {}
+
+  /** The bytes of the iteration's next request: its step's body, or the first page's with the next cursor. */
+  next(it: Iteration): Buffer {
+    if (it.page > 0) return Buffer.from(appendCursor(it.bodyText, it.cursor!));
+    this.rendering = it;
+    const rendered = currentStep(it).body(it.client.index, this.context);
+    it.bodyText = rendered.text;
+    return rendered.bytes;
+  }
+}
