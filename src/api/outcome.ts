@@ -5,6 +5,7 @@
  * - `http:<status>`           a non-2xx reply whose body is not an envelope (e.g. an nginx 502 page)
  * - `envelope_violation`      a 2xx reply whose body breaks the envelope rules
  * - `transport:<code>`        no usable response: reset, refused, timeout, TLS (undici's err.code)
+ * - `sign:error`              the profile's sign function failed, so the request was never sent
  */
 export const OUTCOME_SUCCESS = 'success';
 export const OUTCOME_ENVELOPE_VIOLATION = 'envelope_violation';
@@ -30,6 +31,8 @@ export const OUTCOME_HEADERS_TOO_LARGE = 'transport:headers_too_large';
 export const OUTCOME_INVALID_HTTP = 'transport:invalid_http';
 /** A request that was sent and never answered before the run's bounded drain ended. */
 export const OUTCOME_UNANSWERED = 'transport:unanswered';
+/** The profile's sign function threw or returned no headers object: the request was not sent. */
+export const OUTCOME_SIGN_ERROR = 'sign:error';
 
 /** undici codes (and error names, for errors without a code) that have a plainer name. */
 const NAMED_TRANSPORT: Readonly<Record<string, string>> = {

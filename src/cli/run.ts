@@ -19,8 +19,9 @@ import { setExitCode } from './exit.ts';
 import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, rateSpec, stagesSpec } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
+import { addTransportOptions, transportOverridesOf, type TransportFlags } from './transport-flags.ts';
 
-interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
+interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, TransportFlags {
   target?: string;
   rate?: RateOverride;
   stages?: StageOverride[];
@@ -54,6 +55,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     ...(flags.ca === undefined ? {} : { ca: flags.ca }),
     ...(flags.insecure === undefined ? {} : { insecure: flags.insecure }),
     ...(flags.threshold === undefined ? {} : { thresholds: flags.threshold }),
+    ...transportOverridesOf(flags),
   };
 }
 
@@ -130,7 +132,8 @@ export function registerRunCommand(program: Command): void {
       '--timeout <duration>',
       "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",
       durationMs,
-    )
+    );
+  addTransportOptions(command)
     .option(
       '--workers <n>',
       'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)',

@@ -11,6 +11,7 @@ import {
   FAULTS,
   LIMITER_ALGORITHMS,
   type ClientCredential,
+  type ClientPublicKey,
   type FaultName,
   type ServerHandle,
   type ServerOptions,
@@ -27,8 +28,11 @@ interface ServeFlags {
   algorithm: ServerOptions['algorithm'];
   fault?: FaultName[];
   tls?: boolean;
+  http2?: boolean;
   cert?: string;
   key?: string;
+  clientCa?: string;
+  clientKey?: string[];
   clients?: string[];
   clientPattern?: string;
   tokenMethod: string;
@@ -133,9 +137,23 @@ function readPem(path: string, flag: string): string {
   }
 }
 
+/** `--client-key ID:FILE`: the public key (PEM or JWK; a certificate or private key will do) a client's assertions are checked with. */
+function parseClientKeys(values: readonly string[]): ClientPublicKey[] {
+  return values.map((value) => {
+    const colon = value.indexOf(':');
+    if (colon <= 0 || colon === value.length - 1)
+      throw new RpcloadError('bad_flag', `--client-key: expected ID:FILE, found ${JSON.stringify(value)}`);
+    return { id: value.slice(0, colon), key: readPem(value.slice(colon + 1), '--client-key') };
+  });
+}
+
 function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
   if ((flags.cert === undefined) !== (flags.key === undefined)) throw new RpcloadError('bad_flag', '--cert and --key go together');
   const tls = flags.cert !== undefined ? { cert: readPem(flags.cert, '--cert'), key: readPem(flags.key!, '--key') } : flags.tls === true;
+  if (flags.http2 === true && tls === false)
+    throw new RpcloadError('bad_flag', '--http2: needs --tls (HTTP/2 is negotiated with TLS ALPN)');
+  if (flags.clientCa !== undefined && tls === false)
+    throw new RpcloadError('bad_flag', '--client-ca: needs --tls (client certificates are part of TLS)');
   return {
     host: flags.host,
     port: flags.port,
@@ -161,6 +179,9 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
       : { capacity: { ratePerS: flags.capacity, workers: flags.capacityWorkers, maxQueueMs: flags.maxQueue ?? null } }),
     faults: flags.fault ?? [],
     tls,
+    ...(flags.http2 === true ? { http2: true } : {}),
+    ...(flags.clientCa === undefined ? {} : { clientCa: readPem(flags.clientCa, '--client-ca') }),
+    ...(flags.clientKey === undefined ? {} : { clientKeys: parseClientKeys(flags.clientKey) }),
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
   };
 }
@@ -173,7 +194,13 @@ function summary(options: ServerOptions): string {
   if (pattern === DEMO_CLIENT_PATTERN)
     who.push(`any ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}…"`).join(' or ')} ID with the demo secret (see --help)`);
   else if (pattern) who.push(`any "${pattern.prefix}…" ID`);
+  const transport = [
+    ...(options.http2 === true ? ['HTTP/2 (and HTTP/1.1 to clients without h2)'] : []),
+    ...(options.clientCa === undefined ? [] : ['client certificates required (mTLS)']),
+    ...(options.clientKeys === undefined ? [] : [`private_key_jwt for ${options.clientKeys.map((k) => k.id).join(', ')}`]),
+  ];
   return [
+    ...(transport.length === 0 ? [] : [`rpcload serve: ${transport.join('; ')}`]),
     `rpcload serve: rate limit ${options.limit} per ${formatDurationMs(options.windowMs!)} per client (${options.algorithm}), payload limit ${options.payloadLimitBytes} bytes`,
     `rpcload serve: clients: ${who.join(' + ')}; token method ${options.tokenMethod}, tokens live ${options.tokenTtlS}s`,
     ...(options.capacity === undefined
@@ -208,7 +235,8 @@ function tryCommand(options: ServerOptions, url: string, caFile: string | null):
         : `--client ${DEMO_CLIENT_PATTERN.prefix}1:${DEMO_CLIENT_PATTERN.secret}`;
   const method = options.tokenMethod === undefined || options.tokenMethod === 'auth.token' ? '' : ` --token-method ${options.tokenMethod}`;
   const trust = caFile === null ? (url.startsWith('https:') ? ' --insecure' : '') : ` --ca ${caFile}`;
-  return `npx rpcload run --target ${url} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
+  const transport = `${options.http2 === true ? ' --http2' : ''}${options.clientCa === undefined ? '' : ' --cert CLIENT.pem --key CLIENT.key'}`;
+  return `npx rpcload run --target ${url} ${client}${method}${trust}${transport} --method ping --rate 5 --duration 10s`;
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -240,6 +268,16 @@ export function registerServeCommand(program: Command): void {
       ),
     )
     .addOption(new Option('--tls', 'serve HTTPS (TLS ≥ 1.2) with a self-signed certificate made at start'))
+    .addOption(new Option('--http2', 'with --tls: serve HTTP/2 (node:http2), and HTTP/1.1 to clients that do not offer h2'))
+    .addOption(
+      new Option('--client-ca <file>', 'with --tls: require a client certificate issued by this CA (PEM) on every connection (mTLS)'),
+    )
+    .addOption(
+      new Option(
+        '--client-key <id:file>',
+        'accept private_key_jwt assertions of client ID, checked with this public key (PEM or JWK; a certificate will do) (repeatable)',
+      ).argParser(collect),
+    )
     .addOption(new Option('--cert <file>', 'PEM certificate to serve instead (implies --tls; with --key)'))
     .addOption(new Option('--key <file>', 'PEM private key of --cert'))
     .addOption(

@@ -15,8 +15,9 @@ import type { VerifyFlags } from '../verify/config.ts';
 import { setExitCode } from './exit.ts';
 import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt } from './parsers.ts';
 import { withInterrupt } from './signals.ts';
+import { addTransportOptions, identityFromFlags, type TransportFlags } from './transport-flags.ts';
 
-interface VerifyOptions extends VerifyFlags {
+interface VerifyOptions extends VerifyFlags, Omit<TransportFlags, 'http2'> {
   readonly ui: UiMode;
   readonly out?: string;
   readonly junit?: string;
@@ -38,7 +39,7 @@ async function writeJunit(path: string, xml: string): Promise<void> {
 }
 
 export function registerVerifyCommand(program: Command): void {
-  program
+  const command = program
     .command('verify')
     .description('conformance checks of the API conventions, with evidence (exit 1 when a check fails)')
     .argument(
@@ -76,46 +77,48 @@ export function registerVerifyCommand(program: Command): void {
       '--allow-skip [list]',
       'skips that do not fail the run: all, or comma-separated skip classes (not_applicable, target_broken, inconclusive, internal_error) and check ids',
     )
-    .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding')
-    .action(async (profile: string | undefined, flags: VerifyOptions) => {
-      if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
-      if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
-      const plan = await planFor(profile, flags);
-      const caPem = flags.ca ?? null;
-      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-      const session = await withInterrupt((signal, stop) =>
-        verifySession({
-          plan,
-          flags,
-          caPem,
-          ...(flags.out === undefined ? {} : { outPath: flags.out }),
-          ...(flags.junit === undefined ? {} : { junitPath: flags.junit }),
-          createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
-          signal,
+    .option('--strict-retry-after', 'fail when Retry-After overstates the wait by more than whole-second rounding');
+  addTransportOptions(command).action(async (profile: string | undefined, flags: VerifyOptions) => {
+    if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
+    if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
+    const identity = identityFromFlags(flags) ?? null;
+    const plan = await planFor(profile, flags);
+    const caPem = flags.ca ?? null;
+    const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+    const session = await withInterrupt((signal, stop) =>
+      verifySession({
+        plan,
+        flags,
+        caPem,
+        identity,
+        ...(flags.out === undefined ? {} : { outPath: flags.out }),
+        ...(flags.junit === undefined ? {} : { junitPath: flags.junit }),
+        createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
+        signal,
+      }),
+    );
+    const { report, config, outcome } = session;
+    process.stdout.write(
+      flags.json
+        ? `${JSON.stringify(redactSecrets(verifyJson(report, config)), null, 2)}\n`
+        : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
+    );
+    process.stderr.write(`result file: ${session.path}\n`);
+    if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
+    if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
+    if (flags.junit !== undefined) {
+      const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
+      await writeJunit(
+        flags.junit,
+        renderJunit(report.checks, {
+          name: `rpcload verify ${config.target}`,
+          timestamp: report.startedAt,
+          durationMs: report.durationMs,
+          properties,
+          blockingSkips: outcome.blockingSkips,
         }),
       );
-      const { report, config, outcome } = session;
-      process.stdout.write(
-        flags.json
-          ? `${JSON.stringify(redactSecrets(verifyJson(report, config)), null, 2)}\n`
-          : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
-      );
-      process.stderr.write(`result file: ${session.path}\n`);
-      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
-      if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
-      if (flags.junit !== undefined) {
-        const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
-        await writeJunit(
-          flags.junit,
-          renderJunit(report.checks, {
-            name: `rpcload verify ${config.target}`,
-            timestamp: report.startedAt,
-            durationMs: report.durationMs,
-            properties,
-            blockingSkips: outcome.blockingSkips,
-          }),
-        );
-      }
-      setExitCode(session.exitCode);
-    });
+    }
+    setExitCode(session.exitCode);
+  });
 }

@@ -5,8 +5,16 @@
  * decide *when* an iteration starts; everything per request happens here.
  */
 import { ResponseClassifier } from '../api/envelope.ts';
-import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, OUTCOME_UNANSWERED, outcomeClass, transportOutcome } from '../api/outcome.ts';
+import {
+  OUTCOME_BODY_TOO_LARGE,
+  OUTCOME_SIGN_ERROR,
+  OUTCOME_TIMEOUT,
+  OUTCOME_UNANSWERED,
+  outcomeClass,
+  transportOutcome,
+} from '../api/outcome.ts';
 import { readNextCursor, appendCursor } from '../api/pagination.ts';
+import { SignError, type RequestSigner } from '../api/request-signer.ts';
 import { retryAfterSeconds } from '../api/retry-after.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { Sample } from '../metrics/sample.ts';
@@ -39,6 +47,8 @@ export interface EngineOptions {
   readonly now: () => number;
   /** Seeded uniform random in [0, 1). */
   readonly random: () => number;
+  /** The profile's sign module: adds its headers to every request before it is sent; null = none. */
+  readonly signer?: RequestSigner | null;
 }
 
 interface Iteration {
@@ -230,10 +240,44 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     context.backoffWaitedMs = mark?.waitedMs ?? -1;
     context.backoffRetryAfterS = mark?.retryAfterS ?? -1;
     request.start(step.path, client.headers!, body, nowMs);
+    request.lane = client.lane;
     this.inFlight++;
     this.live.add(request);
+    if (this.o.signer != null) return this.signThenDispatch(this.o.signer, request, client);
     // The request carries its own reusable options and is the handler: nothing else is allocated.
     this.o.connections.dispatch(request);
+  }
+
+  /**
+   * Add the sign module's headers, then send. A failed signature ends the request unsent (outcome
+   * sign:error) on a later turn of the event loop, never inside this send: a loop of iterations
+   * whose every signature fails must still let timers (the end of the phase) run.
+   */
+  private signThenDispatch(signer: RequestSigner, request: InFlightRequest<RequestContext>, client: ClientIdentity): void {
+    const input = {
+      method: 'POST',
+      path: request.options.path,
+      body: request.options.body,
+      clientId: client.id,
+      signingSecret: client.signingSecret,
+    };
+    const failUnsent = (err: unknown): void =>
+      void setImmediate(() => request.onError(err instanceof SignError ? err : new SignError(String(err))));
+    let signed: string[] | Promise<string[]>;
+    try {
+      signed = signer.sign(input, request.options.headers);
+    } catch (err) {
+      return failUnsent(err);
+    }
+    if (Array.isArray(signed)) {
+      request.options.headers = signed;
+      this.o.connections.dispatch(request);
+      return;
+    }
+    signed.then((headers) => {
+      request.options.headers = headers;
+      this.o.connections.dispatch(request);
+    }, failUnsent);
   }
 
   /** Back on the free list: the dispatcher reports nothing more about a finished request. */
@@ -264,6 +308,9 @@ export class LoadEngine implements InFlightListener<RequestContext> {
         request.cutReason === 'timeout'
           ? `no complete reply within ${this.o.requestTimeoutMs} ms`
           : `reply body over ${this.o.maxBodyBytes} bytes`;
+    } else if (request.error instanceof SignError) {
+      outcome = OUTCOME_SIGN_ERROR;
+      detail = sanitizeText(request.error.message, 160);
     } else if (request.error !== null) {
       outcome = transportOutcome(request.error);
       detail = sanitizeText(request.error.message, 120);

@@ -33,6 +33,8 @@ export class InFlightRequest<T> implements ConnectionRequest {
   readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY };
   /** The connection carrying it (see ConnectionSet); -1 while it waits for one. */
   connection = -1;
+  /** The connection lane (TLS identity) of its client; 0 when every client shares the connections. */
+  lane = 0;
   dispatchedAtMs = 0;
   /** Time the request was written to a socket (run clock, ms); dispatch time until then. */
   sentAtMs = 0;

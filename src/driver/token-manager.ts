@@ -16,7 +16,8 @@ import type { AuthPlan } from '../profile/plan.ts';
 import type { ClientIdentity } from './client-identity.ts';
 
 export interface TokenManagerOptions {
-  readonly dispatcher: Dispatcher;
+  /** By connection lane: a client's token requests go through its lane's (they present its certificate). */
+  readonly dispatchers: readonly Dispatcher[];
   readonly baseUrl: string;
   readonly auth: AuthPlan;
   readonly recorder: Recorder;
@@ -95,15 +96,16 @@ export class TokenManager {
   }
 
   private async fetch(client: ClientIdentity): Promise<TokenResult> {
-    const { dispatcher, baseUrl, auth, recorder, now, timeoutMs } = this.options;
+    const { dispatchers, baseUrl, auth, recorder, now, timeoutMs } = this.options;
     client.refreshing = true;
     client.lastTokenRequestAtMs = performance.now();
-    const result = await requestToken(dispatcher, {
+    const result = await requestToken(dispatchers[client.lane]!, {
       baseUrl,
       tokenMethod: auth.tokenMethod,
       clientId: client.id,
       clientSecret: client.secret,
       clientAuth: auth.clientAuth,
+      assertionKey: client.assertionKey,
       scope: auth.scope,
       extraFields: auth.extraFields,
       timeoutMs,

@@ -1,6 +1,7 @@
 /**
  * The resolved plan as plain JSON, for the result file's `config`: every default visible, client
- * secrets replaced by "[redacted]", templates shown as written. Secrets can only hide in the
+ * secrets replaced by "[redacted]", certificates and keys named by their file only, templates
+ * shown as written. Secrets can only hide in the
  * parts a user wrote freely (target URL credentials, token form fields, step args); those are
  * scrubbed by key and by value, the rest is built from known, secret-free fields.
  */
@@ -17,7 +18,15 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     target: plan.target === null ? null : redactUrlCredentials(plan.target),
     embeddedServer: plan.target === null ? { ...plan.embeddedServer } : null,
     auth: { ...plan.auth, extraFields: scrub({ ...plan.auth.extraFields }) },
-    clients: plan.clients.map((client) => ({ id: client.id, secret: REDACTED, weight: client.weight })),
+    clients: plan.clients.map((client) => ({
+      id: client.id,
+      secret: REDACTED,
+      weight: client.weight,
+      ...(client.tls === null ? {} : { certificate: client.tls.source }),
+      ...(client.assertionKey === null
+        ? {}
+        : { signingKey: `${client.assertionKey.format.toUpperCase()} key, ${client.assertionKey.alg}` }),
+    })),
     scenarios: plan.scenarios.map((scenario) => ({
       name: scenario.name,
       weight: scenario.weight,
@@ -32,7 +41,12 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     phases: plan.phases,
     rateLimit: plan.rateLimit,
     thresholds: plan.thresholds.map((threshold) => threshold.expr),
-    http: { ...plan.http, ca: plan.http.ca === null ? null : `(PEM, ${plan.http.ca.length} characters)` },
+    http: {
+      ...plan.http,
+      ca: plan.http.ca === null ? null : `(PEM, ${plan.http.ca.length} characters)`,
+      identity: plan.http.identity === null ? null : `(client certificate ${plan.http.identity.source})`,
+    },
+    sign: plan.sign,
     seed: plan.seed,
     checkpointEveryMs: plan.checkpointEveryMs,
   });

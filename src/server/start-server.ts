@@ -1,8 +1,9 @@
-/** Starts the reference server (HTTP or HTTPS) in the calling thread, and closes it gracefully. */
+/** Starts the reference server (HTTP, HTTPS, or HTTP/2 over TLS) in the calling thread, and closes it gracefully. */
 import { randomInt } from 'node:crypto';
 import { createServer as createHttpServer, STATUS_CODES, type Server } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { RpcloadError } from '../errors.ts';
 import { createApp } from './app.ts';
 import { resolveServerConfig } from './resolved-config.ts';
@@ -30,10 +31,23 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
     // HTTP keep-alive is Node's default (idle connections close after keepAliveTimeout, 5 s).
   };
-  const server: Server = tls
-    ? createHttpsServer({ ...httpOptions, ...tlsServerOptions(tls, config.faults.has('tls-legacy')) }, app.handle)
-    : createHttpServer(httpOptions, app.handle);
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, app.stats));
+  const secure = tls === undefined ? null : tlsServerOptions(tls, config.faults.has('tls-legacy'), config.clientCa);
+  let server: NetServer;
+  let closeServer: () => Promise<void>;
+  if (secure !== null && config.http2) {
+    // node:http2 with its compatibility API, so the one request handler serves both; clients that
+    // do not offer h2 in ALPN get HTTP/1.1 on the same port.
+    const http2Server = createSecureServer({ ...secure, allowHTTP1: true }, app.handle);
+    const open = trackConnections(http2Server);
+    closeServer = () => closeHttp2Gracefully(http2Server, open, CLOSE_GRACE_MS);
+    server = http2Server;
+  } else {
+    const httpServer =
+      secure !== null ? createHttpsServer({ ...httpOptions, ...secure }, app.handle) : createHttpServer(httpOptions, app.handle);
+    httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, app.stats));
+    closeServer = () => closeGracefully(httpServer, CLOSE_GRACE_MS);
+    server = httpServer;
+  }
 
   const port = await listen(server, config.host, config.port);
   const sweeper = setInterval(() => app.sweep(Date.now()), Math.min(60_000, Math.max(1000, config.windowMs))).unref();
@@ -47,13 +61,13 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     revokeTokens: (clientId) => app.tokens.revoke(clientId),
     close: () => {
       clearInterval(sweeper);
-      closing ??= closeGracefully(server, CLOSE_GRACE_MS).finally(() => timers.clear());
+      closing ??= closeServer().finally(() => timers.clear());
       return closing;
     },
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
+function listen(server: NetServer, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const why =
@@ -85,6 +99,37 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, stats: St
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The open HTTP/2 sessions and TLS connections of an HTTP/2 server, kept up to date as they come and go. */
+function trackConnections(server: Http2SecureServer): { readonly sessions: Set<Http2Session>; readonly sockets: Set<Socket> } {
+  const sessions = new Set<Http2Session>();
+  const sockets = new Set<Socket>();
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return { sessions, sockets };
+}
+
+/**
+ * The HTTP/2 server's close: stop accepting, tell every session to finish its streams and go away
+ * (GOAWAY), then destroy whatever is still open after `graceMs` (HTTP/1.1 keep-alive connections
+ * on the same port included).
+ */
+async function closeHttp2Gracefully(server: Http2SecureServer, open: ReturnType<typeof trackConnections>, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const session of open.sessions) session.close();
+  const deadline = setTimeout(() => {
+    for (const session of open.sessions) session.destroy();
+    for (const socket of open.sockets) socket.destroy();
+  }, graceMs);
+  await closed;
+  clearTimeout(deadline);
 }
 
 /** Stop accepting, let in-flight requests finish for up to `graceMs`, then destroy what is left. */

@@ -11,18 +11,18 @@ import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/resul
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describePlan } from '../profile/describe-plan.ts';
+import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, type ShardSpec } from './distributed/shard-spec.ts';
-import { registerSecret } from '../util/redact.ts';
 import { describeLoad, runModel } from './load-description.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from './result/result-file.ts';
 import { startSamplesWriter } from './samples-writer.ts';
-import { openTarget, type Target } from './target.ts';
+import { aimedAt, openTarget, type Target } from './target.ts';
 import {
   metricsReadOptions,
   openMetricsEndpoint,
@@ -84,7 +84,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   // Found out now, not after the whole run.
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
-  for (const client of plan.clients) registerSecret(client.secret);
+  registerPlanSecrets(plan);
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const metrics = options.metrics ?? null;
@@ -112,15 +112,12 @@ async function runWithEndpoint(
   const { runId, path, startedAt, shard, startAt } = run;
   const target = await openTarget(plan);
   try {
-    const load = startLoad(
-      { ...plan, target: target.url },
-      {
-        workers: options.workers ?? 1,
-        signal: options.signal,
-        startAtEpochMs: startAt,
-        metrics: metricsReadOptions(options.metrics ?? null, plan),
-      },
-    );
+    const load = startLoad(aimedAt(plan, target), {
+      workers: options.workers ?? 1,
+      signal: options.signal,
+      startAtEpochMs: startAt,
+      metrics: metricsReadOptions(options.metrics ?? null, plan),
+    });
     endpoint?.follow(() => load.metrics());
     // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
     const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));

@@ -3,7 +3,9 @@
  * calls and its own clock).
  */
 import type { Dispatcher } from 'undici';
+import type { IdentityDispatchers } from '../api/dispatcher.ts';
 import { callApi, type ApiReply } from '../api/http-call.ts';
+import type { RequestSigner } from '../api/request-signer.ts';
 import type { ClientPool } from './client-pool.ts';
 import { sleepUntil, type Clock } from './clock.ts';
 import { toExchange, type Exchange } from './exchange.ts';
@@ -13,7 +15,10 @@ import type { VerifyConfig } from './config.ts';
 /** What every check of one verify run shares. */
 export interface VerifyContext {
   readonly config: VerifyConfig;
-  readonly dispatcher: Dispatcher;
+  /** Connections by TLS identity: a client's calls present its certificate. */
+  readonly dispatchers: IdentityDispatchers;
+  /** The profile's sign module; null = requests are not signed. */
+  readonly signer: RequestSigner | null;
   readonly clock: Clock;
   readonly tokens: TokenBook;
   readonly pool: ClientPool;
@@ -69,7 +74,9 @@ export class CheckContext {
     const { run } = this;
     run.signal.throwIfAborted();
     const token = spec.token !== undefined ? spec.token : spec.clientId !== undefined ? await run.tokens.get(spec.clientId) : null;
-    const reply = await callApi(spec.dispatcher ?? run.dispatcher, {
+    const client = spec.clientId === undefined ? undefined : run.config.clients.find((c) => c.id === spec.clientId);
+    const signer = run.signer;
+    const reply = await callApi(spec.dispatcher ?? run.dispatchers.for(spec.clientId), {
       baseUrl: run.config.target,
       method: spec.method,
       body: spec.body ?? '{}',
@@ -78,6 +85,12 @@ export class CheckContext {
       ...(spec.bodyCapBytes !== undefined ? { bodyCapBytes: spec.bodyCapBytes } : {}),
       timeoutMs: run.config.requestTimeoutMs,
       signal: run.signal,
+      ...(signer === null
+        ? {}
+        : {
+            sign: ({ method, path, body, headers }) =>
+              signer.sign({ method, path, body, clientId: client?.id ?? null, signingSecret: client?.signingSecret ?? null }, headers),
+          }),
     });
     if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);
     return { exchange: toExchange(reply, spec.method, this.originMs, run.clock.epochMs()), reply };

@@ -2,6 +2,8 @@
  * The verify run's preflight: the target reached and a token obtained for every client
  * before any check starts.
  */
+import type { DispatcherOptions } from '../api/dispatcher.ts';
+import { clientCertificateProblem } from '../api/tls-diagnosis.ts';
 import { RpcloadError } from '../errors.ts';
 import type { TokenBook } from './tokens.ts';
 import type { VerifyConfig } from './config.ts';
@@ -11,9 +13,10 @@ const UNTRUSTED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
 
 /**
  * Before any check: reach the target and get a token for every client, so that a wrong URL, an
- * untrusted certificate or a wrong secret is one clear line (exit 2), not twelve failed checks.
+ * untrusted certificate, a refused client certificate or a wrong secret is one clear line (exit 2),
+ * not twelve failed checks.
  */
-export async function preflight(config: VerifyConfig, tokens: TokenBook): Promise<void> {
+export async function preflight(config: VerifyConfig, tokens: TokenBook, transport: DispatcherOptions): Promise<void> {
   const results = await Promise.all(config.clients.map(async (client) => ({ client, result: await tokens.request(client.id) })));
   for (const { client, result } of results) {
     if (result.ok) {
@@ -22,13 +25,22 @@ export async function preflight(config: VerifyConfig, tokens: TokenBook): Promis
     }
     if (result.outcome.startsWith('transport:')) {
       const code = result.outcome.slice('transport:'.length);
+      // An mTLS server turning the connection away shows only as a reset to HTTP: say which it is.
+      const certificate = await clientCertificateProblem(
+        new URL(config.target),
+        { ...transport, identity: client.tls ?? config.identity },
+        config.requestTimeoutMs,
+      );
+      if (certificate !== null) throw new RpcloadError('unreachable', `cannot reach ${config.target}: ${certificate}`);
       const hint = UNTRUSTED_CERTIFICATE.test(code) ? ' (the server certificate is not trusted: pass --ca FILE or --insecure)' : '';
       throw new RpcloadError('unreachable', `cannot reach ${config.target}: ${code}${hint}`);
     }
     const hint =
       result.status === 404
         ? ` — is the token method ${JSON.stringify(config.tokenMethod)} right (--token-method)?`
-        : ' — check the client ID and secret, and --client-auth';
+        : config.clientAuth === 'private_key_jwt'
+          ? " — check the client's private key and the server's registered public key"
+          : ' — check the client ID and secret, and --client-auth';
     throw new RpcloadError('token_failed', `client ${client.id}: ${result.detail}${hint}`);
   }
 }

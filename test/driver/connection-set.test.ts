@@ -7,6 +7,7 @@ import { sendJson, startScriptedServer, type TestServer } from '../support/http-
 /** A request that records how it ended; `ended` resolves then. */
 class TestRequest implements ConnectionRequest {
   connection = -1;
+  lane = 0;
   status = 0;
   error: Error | null = null;
   readonly ended: Promise<void>;
@@ -50,11 +51,11 @@ afterEach(async () => {
 
 function newSet(origin: string, connections: number, pipelining = 1): ConnectionSet {
   return new ConnectionSet(origin, {
-    connections,
-    pipelining,
+    lanes: [{ connections, connect: buildConnector({}) }],
+    slots: pipelining,
+    allowH2: false,
     headersTimeoutMs: 5000,
     bodyTimeoutMs: 5000,
-    connect: buildConnector({}),
   });
 }
 

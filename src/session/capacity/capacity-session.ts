@@ -16,7 +16,7 @@ import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
 import { defaultResultPath, writeResultFile } from '../result/result-file.ts';
-import { openTarget, type Target } from '../target.ts';
+import { aimedAt, openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
 import { judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepDefinition } from './judge-step.ts';
@@ -235,7 +235,7 @@ class CapacitySearch {
       { name, durationMs: holdMs, load: phaseLoad },
     ];
     const def: StepDefinition = { index, kind, model: cap.model, load, phase: name, warmUpPhase: warmUp, warmUpMs: cap.warmUpMs, holdMs };
-    const stepPlan = { ...plan, target: this.target.url, phases };
+    const stepPlan = { ...aimedAt(plan, this.target), phases };
     // Each step listens on its own signal, relayed from the session's: the driver's listeners go
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();
