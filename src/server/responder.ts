@@ -3,7 +3,7 @@
  * or broken as the config says.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
-import { Http2ServerResponse } from 'node:http2';
+import { constants as http2, Http2ServerResponse } from 'node:http2';
 import type { ServerConfig } from './resolved-config.ts';
 import { breakEnvelope } from './faults/broken-envelope.ts';
 import { Chaos, type ChaosEffect } from './faults/chaos.ts';
@@ -67,8 +67,9 @@ export class Responder {
     // The client may be gone (or a chaos reset already happened): nothing to write to.
     if (res.headersSent || res.destroyed) return;
     if (effect?.kind === 'reset') {
-      // HTTP/2: the compatibility API routes destroy() to the request's stream (RST_STREAM), not the connection.
-      res.socket?.destroy();
+      // HTTP/2: reset just the request's stream, as an error (RST_STREAM INTERNAL_ERROR).
+      if (res instanceof Http2ServerResponse) res.stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+      else res.socket?.destroy();
       return;
     }
     const out = effect?.kind === 'reply' ? effect.reply : reply;

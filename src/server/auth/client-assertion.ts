@@ -96,6 +96,9 @@ function refusalReason(err: unknown, audience: string): string {
   if (err instanceof errors.JWSSignatureVerificationFailed)
     return 'the client assertion signature does not verify with the key registered for the client';
   if (err instanceof errors.JOSEAlgNotAllowed) return 'the client assertion is signed with an algorithm other than RS256, PS256 or ES256';
+  // An algorithm the registered key cannot verify (ES256 against an RSA key): another key signed it.
+  if (err instanceof errors.JOSENotSupported)
+    return 'the client assertion signature does not verify: it is signed for another kind of key than the one registered for the client';
   if (err instanceof errors.JWTClaimValidationFailed) {
     if (err.claim === 'aud') return `the client assertion audience is not this token endpoint (${audience})`;
     return `the client assertion ${err.claim} claim is wrong or missing (${err.reason})`;
