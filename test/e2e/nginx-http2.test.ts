@@ -58,7 +58,10 @@ async function accepting(port: number, timeoutMs: number, alive: () => boolean):
   while (Date.now() < deadline && alive()) {
     const ok = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => resolve(!void socket.destroy()));
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
     });
     if (ok) return;
