@@ -139,8 +139,12 @@ describe('ConnectionSet', () => {
 describe('ConnectionSet over HTTP/2 (node:http2, ALPN)', () => {
   let h2: Http2SecureServer | undefined;
   afterEach(async () => {
-    h2?.close();
+    // The client side first: the server's close waits for its sessions to end.
+    await set?.destroy();
+    set = undefined;
+    const closing = h2;
     h2 = undefined;
+    if (closing !== undefined) await new Promise((resolve) => closing.close(resolve));
   });
 
   /** An HTTP/2 server that holds every stream until told; counts sessions and the most streams open at once. */

@@ -99,20 +99,19 @@ describe('readAssertionKey', () => {
 });
 
 describe('a plan with credentials', () => {
-  const profile = (): Profile =>
-    ({
-      target: 'https://api.example',
-      auth: { clientAuth: 'private_key_jwt' },
-      http: { cert: 'locked.pem', key: 'locked.key', keyPassphrase: 'pw-1' },
-      clients: {
-        list: [
-          { id: 'a', privateKey: 'rsa.pem', signingSecret: 'sig-a', cert: 'both.pem' },
-          { id: 'b', privateKey: 'ps.json' },
-        ],
-      },
-      scenarios: [{ steps: [{ method: 'ping' }] }],
-      phases: [{ duration: '1s', rate: 1 }],
-    }) as Profile;
+  const profile = (): Profile => ({
+    target: 'https://api.example',
+    auth: { clientAuth: 'private_key_jwt' },
+    http: { cert: 'locked.pem', key: 'locked.key', keyPassphrase: 'pw-1' },
+    clients: {
+      list: [
+        { id: 'a', privateKey: 'rsa.pem', signingSecret: 'sig-a', cert: 'both.pem' },
+        { id: 'b', privateKey: 'ps.json' },
+      ],
+    },
+    scenarios: [{ steps: [{ method: 'ping' }] }],
+    phases: [{ duration: '1s', rate: 1 }],
+  });
 
   it('carries every key and secret for the redactor, and none of them into the result file’s config', () => {
     const plan = buildPlan(profile(), { source: `${dir.path}/p.json` });
