@@ -1,9 +1,30 @@
 /**
  * Client-side HTTP connections: the undici Agent and TLS connect options, built from one set of
- * limits, timeouts and trust settings.
+ * limits, timeouts, trust settings, client certificate and HTTP version; the ALPN probe that says
+ * which protocol a target negotiates; and one dispatcher per TLS identity for clients that each
+ * present their own certificate.
  */
-import { Agent } from 'undici';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { interimTolerantConnector } from './interim-responses.ts';
+
+/** The HTTP version asked for: 1.1 only, HTTP/2 required (ALPN h2 over TLS), or whatever the server offers. */
+export type HttpVersion = '1.1' | '2' | 'auto';
+
+/**
+ * A client certificate (mTLS) as plain data: PEM certificate and key, or a PKCS#12 bundle (base64),
+ * with the passphrase of an encrypted key. Secrets: never written anywhere.
+ */
+export interface ClientTlsIdentity {
+  readonly cert?: string;
+  readonly key?: string;
+  /** PKCS#12 (.pfx/.p12) bundle, base64. */
+  readonly pfx?: string;
+  readonly passphrase?: string;
+  /** Where it came from, for messages (file names only). */
+  readonly source: string;
+}
 
 /** Connection settings shared by every client-side HTTP user (verify, tokens, the driver's pools). */
 export interface DispatcherOptions {
@@ -17,24 +38,135 @@ export interface DispatcherOptions {
   readonly ca?: string | null;
   /** Skip certificate verification (self-signed test servers). */
   readonly insecure?: boolean;
+  /** The client certificate presented to https targets; null = none. */
+  readonly identity?: ClientTlsIdentity | null;
+  /** '2' and 'auto' offer h2 in ALPN (HTTP/2 over TLS); default '1.1'. */
+  readonly httpVersion?: HttpVersion;
 }
 
-/** undici's `connect` options for the TLS trust settings (also used by the driver's Pool). */
-export function connectOptions(options: DispatcherOptions): { timeout: number; ca?: string; rejectUnauthorized: boolean } {
+/** node:tls options for the trust settings and the client certificate: what every TLS connection of rpcload uses. */
+export interface TlsOptions {
+  ca?: string;
+  rejectUnauthorized: boolean;
+  cert?: string;
+  key?: string;
+  pfx?: Buffer;
+  passphrase?: string;
+}
+
+/** undici's `connect` options: TLS trust, the client certificate, and whether h2 is offered. */
+export interface TlsConnectOptions extends TlsOptions {
+  timeout: number;
+  allowH2: boolean;
+}
+
+/** The node:tls options of `options`' trust settings and client certificate. */
+export function tlsOptions(options: Pick<DispatcherOptions, 'ca' | 'insecure' | 'identity'>): TlsOptions {
+  const identity = options.identity ?? null;
   return {
-    timeout: options.connectTimeoutMs ?? 10_000,
     ...(options.ca ? { ca: options.ca } : {}),
     rejectUnauthorized: options.insecure !== true,
+    ...(identity?.cert === undefined ? {} : { cert: identity.cert }),
+    ...(identity?.key === undefined ? {} : { key: identity.key }),
+    ...(identity?.pfx === undefined ? {} : { pfx: Buffer.from(identity.pfx, 'base64') }),
+    ...(identity?.passphrase === undefined ? {} : { passphrase: identity.passphrase }),
   };
+}
+
+/** undici's `connect` options for the trust settings, client certificate and HTTP version. */
+export function connectOptions(options: DispatcherOptions): TlsConnectOptions {
+  return { timeout: options.connectTimeoutMs ?? 10_000, ...tlsOptions(options), allowH2: (options.httpVersion ?? '1.1') !== '1.1' };
 }
 
 /** An undici Agent (a Pool per origin) with keep-alive and the given limits; unsolicited 1xx responses are skipped. */
 export function createDispatcher(options: DispatcherOptions = {}): Agent {
+  const connect = connectOptions(options);
   return new Agent({
     connections: options.connections ?? null,
     pipelining: options.pipelining ?? 1,
     headersTimeout: options.headersTimeoutMs ?? 10_000,
     bodyTimeout: options.bodyTimeoutMs ?? 10_000,
-    connect: interimTolerantConnector(connectOptions(options)),
+    allowH2: connect.allowH2,
+    connect: interimTolerantConnector(connect),
   });
+}
+
+/** The ALPN id of a protocol: `h2`, or `http/1.1` (also for plain-http connections, which have no ALPN). */
+export type NegotiatedProtocol = 'h2' | 'http/1.1';
+
+/** The protocol a connected socket speaks. */
+export function socketProtocol(socket: Socket): NegotiatedProtocol {
+  return (socket as Partial<TLSSocket>).alpnProtocol === 'h2' ? 'h2' : 'http/1.1';
+}
+
+/**
+ * Open one connection to `target` with `options` (h2 offered unless httpVersion is 1.1) and say
+ * which protocol it negotiated, or why it could not connect (undici's or the system's error code).
+ */
+export function probeProtocol(target: URL, options: DispatcherOptions): Promise<{ protocol: NegotiatedProtocol } | { error: string }> {
+  const connect = buildConnector(connectOptions(options));
+  return new Promise((resolve) => {
+    connect(
+      { hostname: target.hostname.replace(/^\[|\]$/g, ''), host: target.host, protocol: target.protocol, port: target.port },
+      (error, socket) => {
+        if (error !== null) return resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message.split('\n')[0] ?? 'unknown' });
+        const protocol = socketProtocol(socket);
+        socket.destroy();
+        resolve({ protocol });
+      },
+    );
+  });
+}
+
+/**
+ * The one-line error for a target that did not negotiate HTTP/2 when it was required, or null when
+ * the probe is fine (for '1.1' and 'auto', any protocol is).
+ */
+export function requiredH2Problem(
+  target: string,
+  version: HttpVersion,
+  probe: { protocol: NegotiatedProtocol } | { error: string },
+): string | null {
+  if (version !== '2' || !('protocol' in probe) || probe.protocol === 'h2') return null;
+  return `${target} does not speak HTTP/2: ALPN negotiated ${probe.protocol} (http.version "2" / --http2 requires h2; "auto" takes what the server offers)`;
+}
+
+/**
+ * Dispatchers by TLS identity: one shared by every client without a certificate of its own (it
+ * presents the common one, if any), and one per client that has its own, made when first used.
+ */
+export class IdentityDispatchers {
+  private readonly shared: Agent;
+  private readonly own = new Map<string, Agent>();
+
+  constructor(
+    private readonly base: DispatcherOptions,
+    /** Clients with a certificate of their own, by client id. */
+    private readonly identities: ReadonlyMap<string, ClientTlsIdentity>,
+  ) {
+    this.shared = createDispatcher(base);
+  }
+
+  /** The dispatcher for requests sent as `clientId` (the shared one when it has no certificate of its own, or no client is named). */
+  for(clientId?: string | null): Dispatcher {
+    const identity = clientId == null ? undefined : this.identities.get(clientId);
+    if (identity === undefined) return this.shared;
+    let agent = this.own.get(clientId!);
+    if (agent === undefined) this.own.set(clientId!, (agent = createDispatcher({ ...this.base, identity })));
+    return agent;
+  }
+
+  /** A dispatcher of its own for `clientId`'s identity, with other limits (the caller closes it). */
+  create(clientId: string | null, overrides: Pick<DispatcherOptions, 'connections'>): Agent {
+    const identity = clientId === null ? undefined : this.identities.get(clientId);
+    return createDispatcher({ ...this.base, ...(identity === undefined ? {} : { identity }), ...overrides });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.shared, ...this.own.values()].map((agent) => agent.close().catch(() => undefined)));
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all([this.shared, ...this.own.values()].map((agent) => agent.destroy().catch(() => undefined)));
+  }
 }

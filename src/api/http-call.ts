@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { safeTimeout } from '../util/timers.ts';
 import { classifyResponse, type Classification } from './envelope.ts';
-import { headerBlockError, OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
+import { headerBlockError, OUTCOME_BODY_TOO_LARGE, OUTCOME_SIGN_ERROR, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
+import { SignError } from './request-signer.ts';
 
 export interface ApiCall {
   /** Base URL without trailing slash; the request goes to {baseUrl}/api/{method}. */
@@ -35,6 +36,16 @@ export interface ApiCall {
   readonly maxBodyBytes?: number;
   /** Aborting cancels the call at once (it ends as transport:cancelled). */
   readonly signal?: AbortSignal;
+  /**
+   * Request signing: given the request as it will be sent, resolves with the full header list
+   * (undici's flat form) to send instead; a SignError ends the exchange as `sign:error`, unsent.
+   */
+  readonly sign?: (request: {
+    readonly method: string;
+    readonly path: string;
+    readonly body: Uint8Array;
+    readonly headers: readonly string[];
+  }) => string[] | Promise<string[]>;
 }
 
 export interface ApiReply {
@@ -106,13 +117,21 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
   const sentAtMs = performance.now();
   let headersAtMs = sentAtMs;
   let headersReceived = false;
+  const httpMethod = call.httpMethod ?? 'POST';
+  const path = `${url.pathname}${url.search}`;
+  const requestBody = call.body ?? (call.httpMethod && call.httpMethod !== 'POST' ? undefined : '{}');
   try {
+    const bytes = typeof requestBody === 'string' ? Buffer.from(requestBody) : requestBody;
+    const sent =
+      call.sign === undefined
+        ? headers
+        : await call.sign({ method: httpMethod, path, body: bytes ?? Buffer.alloc(0), headers: Object.entries(headers).flat() });
     const response = await dispatcher.request({
       origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: call.httpMethod ?? 'POST',
-      headers,
-      body: call.body ?? (call.httpMethod && call.httpMethod !== 'POST' ? undefined : '{}'),
+      path,
+      method: httpMethod,
+      headers: sent,
+      body: bytes,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: cut.signal,
@@ -166,7 +185,11 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
       bodyBytes: 0,
       truncated: false,
       classification: null,
-      transportError: cutOutcome(cutReason) ?? transportOutcome(headersReceived || !(err instanceof Error) ? err : headerBlockError(err)),
+      transportError:
+        cutOutcome(cutReason) ??
+        (err instanceof SignError
+          ? OUTCOME_SIGN_ERROR
+          : transportOutcome(headersReceived || !(err instanceof Error) ? err : headerBlockError(err))),
       sentAtMs,
       headersAtMs: doneAtMs,
       doneAtMs,

@@ -86,7 +86,8 @@ export function interimTolerantConnector(options: buildConnector.BuildOptions): 
   const connect = buildConnector(options);
   return (connectOptions, callback) =>
     connect(connectOptions, (error, socket) => {
-      if (error === null) callback(null, skipInterimResponses(socket));
-      else callback(error, null);
+      if (error !== null) callback(error, null);
+      // HTTP/2 frames its own interim responses (and its session reads the socket natively).
+      else callback(null, (socket as { alpnProtocol?: string | false }).alpnProtocol === 'h2' ? socket : skipInterimResponses(socket));
     });
 }

@@ -7,6 +7,7 @@
  * - `content_encoding:<coding>` a reply whose body is compressed (e.g. gzip): rpcload sends no
  *                             Accept-Encoding and does not decode it, so it cannot judge the envelope
  * - `transport:<code>`        no usable response: reset, refused, timeout, TLS (undici's err.code)
+ * - `sign:error`              the profile's sign function failed, so the request was never sent
  */
 export const OUTCOME_SUCCESS = 'success';
 export const OUTCOME_ENVELOPE_VIOLATION = 'envelope_violation';
@@ -32,6 +33,8 @@ export const OUTCOME_HEADERS_TOO_LARGE = 'transport:headers_too_large';
 export const OUTCOME_INVALID_HTTP = 'transport:invalid_http';
 /** A request that was sent and never answered before the run's bounded drain ended. */
 export const OUTCOME_UNANSWERED = 'transport:unanswered';
+/** The profile's sign function threw or returned no headers object: the request was not sent. */
+export const OUTCOME_SIGN_ERROR = 'sign:error';
 
 /** undici codes (and error names, for errors without a code) that have a plainer name. */
 const NAMED_TRANSPORT: Readonly<Record<string, string>> = {

@@ -6,19 +6,25 @@
 import type { Dispatcher } from 'undici';
 import { registerSecret } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
+import { assertionKeyObject, CLIENT_ASSERTION_TYPE, signClientAssertion, tokenEndpointUrl, type AssertionKey } from './client-assertion.ts';
 import { normalizeErrorCode } from './envelope.ts';
 import { certificateHint } from './certificate-hint.ts';
 import { callApi, headerValue } from './http-call.ts';
 import { contentEncodingOutcome } from './outcome.ts';
 import { retryAfterSeconds } from './retry-after.ts';
 
+/** How a client authenticates its token request: client_secret_post, client_secret_basic, or private_key_jwt. */
+export type ClientAuthMethod = 'post' | 'basic' | 'private_key_jwt';
+
 export interface TokenRequest {
   readonly baseUrl: string;
   readonly tokenMethod: string;
   readonly clientId: string;
   readonly clientSecret: string;
-  /** client_secret_post (form fields) or client_secret_basic (Authorization: Basic). */
-  readonly clientAuth: 'post' | 'basic';
+  /** client_secret_post (form fields), client_secret_basic (Authorization: Basic) or private_key_jwt (a signed assertion). */
+  readonly clientAuth: ClientAuthMethod;
+  /** private_key_jwt: the client's signing key. */
+  readonly assertionKey?: AssertionKey | null;
   readonly scope?: string | null;
   readonly extraFields?: Readonly<Record<string, string>>;
   /** The request's overall deadline (ms); default callApi's. */
@@ -53,15 +59,36 @@ function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2);
 }
 
-function tokenForm(req: TokenRequest): string {
+function tokenForm(req: TokenRequest, assertion: string | null): string {
   const form = new URLSearchParams({ grant_type: 'client_credentials' });
   if (req.scope) form.set('scope', req.scope);
   for (const [name, value] of Object.entries(req.extraFields ?? {})) form.set(name, value);
   if (req.clientAuth === 'post') {
     form.set('client_id', req.clientId);
     form.set('client_secret', req.clientSecret);
+  } else if (assertion !== null) {
+    // RFC 7521 §4.2: client_id is optional beside an assertion; sent, it names the client plainly.
+    form.set('client_id', req.clientId);
+    form.set('client_assertion_type', CLIENT_ASSERTION_TYPE);
+    form.set('client_assertion', assertion);
   }
   return form.toString();
+}
+
+/** A fresh signed assertion for a private_key_jwt token request, or why none could be made. */
+async function clientAssertion(req: TokenRequest): Promise<{ assertion: string } | { problem: string }> {
+  if (req.assertionKey == null)
+    return { problem: "private_key_jwt needs the client's private key (clients.list[].privateKey or clients.privateKeyPattern)" };
+  try {
+    const key = req.assertionKey;
+    const assertion = await signClientAssertion(key, assertionKeyObject(key), {
+      clientId: req.clientId,
+      audience: tokenEndpointUrl(req.baseUrl, req.tokenMethod),
+    });
+    return { assertion };
+  } catch (err) {
+    return { problem: `cannot sign the client assertion: ${sanitizeText((err as Error).message, 120)}` };
+  }
 }
 
 /** `expires_in` read: a positive number of seconds, or — when it is given but no such number — its text. */
@@ -99,10 +126,18 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   registerSecret(req.clientSecret);
   const basic = Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64');
   if (req.clientAuth === 'basic') registerSecret(basic);
+  let assertion: string | null = null;
+  if (req.clientAuth === 'private_key_jwt') {
+    const made = await clientAssertion(req);
+    if ('problem' in made) return { ok: false, outcome: 'error:client_assertion', status: 0, detail: made.problem, latencyUs: 0 };
+    assertion = made.assertion;
+    // Before the server can echo it: an assertion is a credential while it lives.
+    registerSecret(assertion);
+  }
   const reply = await callApi(dispatcher, {
     baseUrl: req.baseUrl,
     method: req.tokenMethod,
-    body: tokenForm(req),
+    body: tokenForm(req, assertion),
     contentType: 'application/x-www-form-urlencoded',
     headers: { accept: 'application/json' },
     ...(req.clientAuth === 'basic' ? { authorization: `Basic ${basic}` } : {}),

@@ -18,8 +18,9 @@ import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
 import { checkOutputFlags } from './output-flags.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
+import { addTransportOptions, transportOverridesOf, type TransportFlags } from './transport-flags.ts';
 
-interface CapacityFlags extends MetricsFlags {
+interface CapacityFlags extends MetricsFlags, TransportFlags {
   target?: string;
   clients?: number;
   workers?: number;
@@ -115,13 +116,14 @@ export function registerCapacityCommand(program: Command): void {
         .default('auto'),
     )
     .option('--json', 'print the capacity record as JSON on stdout instead of the summary');
-  addMetricsOptions(command).action(async (profilePath: string | undefined, flags: CapacityFlags) => {
+  addMetricsOptions(addTransportOptions(command)).action(async (profilePath: string | undefined, flags: CapacityFlags) => {
     const metrics = metricsOptionsOf(flags);
     const path = profilePath ?? fileURLToPath(new URL(`../../${DEFAULT_CAPACITY_PROFILE}`, import.meta.url));
     await checkOutputFlags(flags, path);
     const plan = await loadPlan(path, {
       ...(flags.target === undefined ? {} : { target: flags.target }),
       ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+      ...transportOverridesOf(flags),
     });
     const capacity = capacityOf(plan.capacity, flags);
     const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });

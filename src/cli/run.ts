@@ -20,8 +20,9 @@ import { caFile, collect, concurrencySpec, durationMs, httpUrl, oneOf, positiveI
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
 import { checkOutputFlags } from './output-flags.ts';
+import { addTransportOptions, transportOverridesOf, type TransportFlags } from './transport-flags.ts';
 
-interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
+interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, TransportFlags {
   target?: string;
   rate?: RateLoad;
   stages?: Stage[];
@@ -59,6 +60,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     thresholds: flags.threshold,
     replicas: flags.replica,
     replicaAffinity: flags.replicaAffinity,
+    ...transportOverridesOf(flags),
   };
 }
 
@@ -144,7 +146,8 @@ export function registerRunCommand(program: Command): void {
       '--timeout <duration>',
       "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",
       durationMs,
-    )
+    );
+  addTransportOptions(command)
     .option(
       '--workers <n>',
       'load worker threads, each with its own connections over a share of the clients and of the load (at most one per client)',

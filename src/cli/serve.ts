@@ -9,6 +9,7 @@ import {
   LIMITER_STORES,
   STORE_OUTAGE_POLICIES,
   type ClientCredential,
+  type ClientPublicKey,
   type FaultName,
   type ServerOptions,
 } from '../server/options.ts';
@@ -25,8 +26,11 @@ interface ServeFlags {
   algorithm: ServerOptions['algorithm'];
   fault?: FaultName[];
   tls?: boolean;
+  http2?: boolean;
   cert?: string;
   key?: string;
+  clientCa?: string;
+  clientKey?: string[];
   clients?: string[];
   clientPattern?: string;
   tokenMethod: string;
@@ -135,9 +139,23 @@ function readPem(path: string, flag: string): string {
   }
 }
 
+/** `--client-key ID:FILE`: the public key (PEM or JWK; a certificate or private key will do) a client's assertions are checked with. */
+function parseClientKeys(values: readonly string[]): ClientPublicKey[] {
+  return values.map((value) => {
+    const colon = value.indexOf(':');
+    if (colon <= 0 || colon === value.length - 1)
+      throw new RpcloadError('bad_flag', `--client-key: expected ID:FILE, found ${JSON.stringify(value)}`);
+    return { id: value.slice(0, colon), key: readPem(value.slice(colon + 1), '--client-key') };
+  });
+}
+
 function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
   if ((flags.cert === undefined) !== (flags.key === undefined)) throw new RpcloadError('bad_flag', '--cert and --key go together');
   const tls = flags.cert !== undefined ? { cert: readPem(flags.cert, '--cert'), key: readPem(flags.key!, '--key') } : flags.tls === true;
+  if (flags.http2 === true && tls === false)
+    throw new RpcloadError('bad_flag', '--http2: needs --tls (HTTP/2 is negotiated with TLS ALPN)');
+  if (flags.clientCa !== undefined && tls === false)
+    throw new RpcloadError('bad_flag', '--client-ca: needs --tls (client certificates are part of TLS)');
   return {
     host: flags.host,
     port: flags.port,
@@ -168,6 +186,9 @@ function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
     limiterStore: flags.limiterStore,
     storeFaultFile: flags.storeFaultFile,
     storeOutagePolicy: flags.storeOutagePolicy,
+    ...(flags.http2 === true ? { http2: true } : {}),
+    ...(flags.clientCa === undefined ? {} : { clientCa: readPem(flags.clientCa, '--client-ca') }),
+    ...(flags.clientKey === undefined ? {} : { clientKeys: parseClientKeys(flags.clientKey) }),
   };
 }
 
@@ -187,6 +208,16 @@ export function registerServeCommand(program: Command): void {
       ),
     )
     .addOption(new Option('--tls', 'serve HTTPS (TLS ≥ 1.2) with a self-signed certificate made at start'))
+    .addOption(new Option('--http2', 'with --tls: serve HTTP/2 (node:http2), and HTTP/1.1 to clients that do not offer h2'))
+    .addOption(
+      new Option('--client-ca <file>', 'with --tls: require a client certificate issued by this CA (PEM) on every connection (mTLS)'),
+    )
+    .addOption(
+      new Option(
+        '--client-key <id:file>',
+        'accept private_key_jwt assertions of client ID, checked with this public key (PEM or JWK; a certificate will do) (repeatable)',
+      ).argParser(collect),
+    )
     .addOption(new Option('--cert <file>', 'PEM certificate to serve instead (implies --tls; with --key)'))
     .addOption(new Option('--key <file>', 'PEM private key of --cert'))
     .addOption(

@@ -16,8 +16,9 @@ import { setExitCode } from './exit.ts';
 import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, replicaUrl } from './parsers.ts';
 import { checkOutputFlags } from './output-flags.ts';
 import { withInterrupt } from './signals.ts';
+import { addTransportOptions, identityFromFlags, type TransportFlags } from './transport-flags.ts';
 
-interface VerifyOptions extends VerifyFlags {
+interface VerifyOptions extends VerifyFlags, Omit<TransportFlags, 'http2'> {
   readonly ui: UiMode;
   readonly out?: string;
   readonly junit?: string;
@@ -33,7 +34,7 @@ async function planFor(profile: string | undefined, flags: VerifyOptions): Promi
 }
 
 export function registerVerifyCommand(program: Command): void {
-  program
+  const command = program
     .command('verify')
     .description('conformance checks of the API conventions, with evidence (exit 1 when a check fails)')
     .argument(
@@ -88,47 +89,49 @@ export function registerVerifyCommand(program: Command): void {
       oneOf(['open', 'closed'] as const),
     )
     .option('--hook-timeout <duration>', 'deadline of each --fault/--heal command (default 60s)', durationMs)
-    .option('--hooks-on-embedded', 'run --fault/--heal even when the target is the embedded reference server')
-    .action(async (profile: string | undefined, flags: VerifyOptions) => {
-      if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
-      if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
-      await checkOutputFlags(flags, profile ?? (flags.target === undefined ? defaultProfilePath() : undefined));
-      const plan = await planFor(profile, flags);
-      const caPem = flags.ca ?? null;
-      const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-      const session = await withInterrupt((signal, stop) =>
-        verifySession({
-          plan,
-          flags,
-          caPem,
-          ...(flags.out === undefined ? {} : { outPath: flags.out }),
-          createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
-          signal,
-          warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
+    .option('--hooks-on-embedded', 'run --fault/--heal even when the target is the embedded reference server');
+  addTransportOptions(command).action(async (profile: string | undefined, flags: VerifyOptions) => {
+    if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
+    if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
+    await checkOutputFlags(flags, profile ?? (flags.target === undefined ? defaultProfilePath() : undefined));
+    const identity = identityFromFlags(flags) ?? null;
+    const plan = await planFor(profile, flags);
+    const caPem = flags.ca ?? null;
+    const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+    const session = await withInterrupt((signal, stop) =>
+      verifySession({
+        plan,
+        flags,
+        caPem,
+        identity,
+        ...(flags.out === undefined ? {} : { outPath: flags.out }),
+        createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
+        signal,
+        warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
+      }),
+    );
+    const { report, config, outcome } = session;
+    process.stdout.write(
+      flags.json
+        ? `${JSON.stringify(redactSecrets(verifyJson(report, config)), null, 2)}\n`
+        : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
+    );
+    process.stderr.write(`result file: ${session.path}\n`);
+    if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
+    if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
+    if (flags.junit !== undefined) {
+      const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
+      await writeJunitFile(
+        flags.junit,
+        renderJunit(report.checks, {
+          name: `rpcload verify ${config.target}`,
+          timestamp: report.startedAt,
+          durationMs: report.durationMs,
+          properties,
+          blockingSkips: outcome.blockingSkips,
         }),
       );
-      const { report, config, outcome } = session;
-      process.stdout.write(
-        flags.json
-          ? `${JSON.stringify(redactSecrets(verifyJson(report, config)), null, 2)}\n`
-          : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
-      );
-      process.stderr.write(`result file: ${session.path}\n`);
-      if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
-      if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
-      if (flags.junit !== undefined) {
-        const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
-        await writeJunitFile(
-          flags.junit,
-          renderJunit(report.checks, {
-            name: `rpcload verify ${config.target}`,
-            timestamp: report.startedAt,
-            durationMs: report.durationMs,
-            properties,
-            blockingSkips: outcome.blockingSkips,
-          }),
-        );
-      }
-      setExitCode(session.exitCode);
-    });
+    }
+    setExitCode(session.exitCode);
+  });
 }

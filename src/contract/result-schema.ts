@@ -67,6 +67,20 @@ export const SummarySchema = Type.Composite(
       skipped: Type.Record(Type.String(), Count, {
         description: 'Arrivals not sent, by reason (e.g. "all clients backing off", "max in-flight reached")',
       }),
+      connections: Type.Optional(
+        Type.Object(
+          {
+            opened: Count,
+            byProtocol: Type.Record(Type.String(), Count, {
+              description: 'Connections by the protocol each negotiated (ALPN id): h2, http/1.1',
+            }),
+          },
+          {
+            additionalProperties: false,
+            description: "The load's connections and the protocol each negotiated; absent in files written before it was counted",
+          },
+        ),
+      ),
     }),
   ],
   { additionalProperties: false },

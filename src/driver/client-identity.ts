@@ -9,9 +9,11 @@ export interface BackoffMark {
 /**
  * One client ID's live state in a run: its current token (as a ready-made undici header list),
  * its back-off after a 429 under the `honour` policy, and the mark that tells the recorder which
- * request was the first one sent after waiting out a Retry-After. The secret stays here, in
- * memory; nothing here is ever serialized.
+ * request was the first one sent after waiting out a Retry-After. The secret, signing secret and
+ * signing key stay here, in memory; nothing here is ever serialized.
  */
+import type { AssertionKey } from '../api/client-assertion.ts';
+
 export class ClientIdentity {
   /** Header list for API requests with the current token; null until the first token arrives. */
   headers: string[] | null = null;
@@ -37,6 +39,12 @@ export class ClientIdentity {
     readonly secret: string,
     /** Relative share of arrivals. */
     readonly weight: number,
+    /** Its connection lane (see ConnectionSet): 0 unless it presents a certificate of its own. */
+    readonly lane = 0,
+    /** Handed to the sign module with each of its requests. */
+    readonly signingSecret = secret,
+    /** private_key_jwt: the key its token requests' assertions are signed with. */
+    readonly assertionKey: AssertionKey | null = null,
   ) {}
 
   /** Can this client send now? */

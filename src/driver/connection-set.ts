@@ -8,58 +8,68 @@
  * 'drain' event per request; measured on one thread against nginx with 64 connections, the
  * bare dispatch loop costs ~10 % less CPU per request on Clients driven this way.
  *
- * Each connection has `pipelining` slots. A free slot is taken from a stack (the most recently
- * freed connection first, so a light load keeps using warm sockets and the rest stay unopened:
- * a Client connects at its first request, like the Pool's lazily created ones). A request that
- * finds no free slot waits in a FIFO and takes the next slot freed.
+ * Each connection has `slots`: requests it carries at once (the HTTP/1.1 pipelining depth, or the
+ * streams of an HTTP/2 connection). A free slot is taken from a stack (the most recently freed
+ * connection first, so a light load keeps using warm sockets and the rest stay unopened: a Client
+ * connects at its first request, like the Pool's lazily created ones). A request that finds no
+ * free slot waits in a FIFO and takes the next slot freed.
+ *
+ * Connections are grouped in lanes, one per TLS identity: a connection presents one client
+ * certificate, so clients with certificates of their own each need connections of their own. A
+ * request names its lane; the common case (no per-client certificates) is one lane for everybody.
  */
 import { Client, type Dispatcher, type buildConnector } from 'undici';
 
-/** A request the set can carry: its undici options and handler, and the slot it was given. */
+/** A request the set can carry: its undici options and handler, its lane, and the slot it was given. */
 export interface ConnectionRequest extends Dispatcher.DispatchHandler {
   readonly options: Dispatcher.DispatchOptions;
   /** The connection carrying it (set by the set; -1 while it waits for one). */
   connection: number;
+  /** The lane (TLS identity) whose connections carry it; 0 when every client shares them. */
+  lane: number;
 }
 
-export interface ConnectionSetOptions {
+/** The connections of one TLS identity. */
+export interface LaneOptions {
   readonly connections: number;
-  readonly pipelining: number;
-  readonly headersTimeoutMs: number;
-  readonly bodyTimeoutMs: number;
   /** undici's connector (e.g. the warm connector's, which hands out sockets opened before the clock). */
   readonly connect: buildConnector.connector;
 }
 
-export class ConnectionSet {
+export interface ConnectionSetOptions {
+  readonly lanes: readonly LaneOptions[];
+  /** Requests in flight at once per connection: the pipelining depth, or HTTP/2 streams. */
+  readonly slots: number;
+  /** Offer HTTP/2 in ALPN, and carry `slots` requests as streams of one connection when it is negotiated. */
+  readonly allowH2: boolean;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+}
+
+/** One lane: its connections, their free slots and the requests waiting for one. */
+class Lane {
   private readonly clients: (Client | undefined)[];
   /** Free slots as connection indexes (one entry per free slot), the next to take on top. */
   private readonly freeSlots: number[] = [];
   /** Requests waiting for a slot, oldest at `waitingHead`. */
   private waiting: ConnectionRequest[] = [];
   private waitingHead = 0;
-  private destroyed = false;
 
   constructor(
     private readonly origin: string,
+    private readonly lane: LaneOptions,
     private readonly options: ConnectionSetOptions,
   ) {
-    this.clients = new Array<Client | undefined>(options.connections).fill(undefined);
+    this.clients = new Array<Client | undefined>(lane.connections).fill(undefined);
     // Connection 0 on top: the first requests go to the first connections (those warmed first).
-    for (let c = options.connections - 1; c >= 0; c--) for (let s = 0; s < options.pipelining; s++) this.freeSlots.push(c);
+    for (let c = lane.connections - 1; c >= 0; c--) for (let s = 0; s < options.slots; s++) this.freeSlots.push(c);
   }
 
-  /** Requests waiting for a free connection. */
   get queued(): number {
     return this.waiting.length - this.waitingHead;
   }
 
-  /** Send `request` on a free connection, or queue it for the next one freed. */
   dispatch(request: ConnectionRequest): void {
-    if (this.destroyed) {
-      request.onError?.(new Error('the connections were closed'));
-      return;
-    }
     const connection = this.freeSlots.pop();
     if (connection === undefined) {
       request.connection = -1;
@@ -69,36 +79,32 @@ export class ConnectionSet {
     this.send(connection, request);
   }
 
-  /**
-   * `request` has ended (its handler saw onComplete or onError): its slot goes to the oldest
-   * waiting request, or back to the free slots. Call once per dispatched request.
-   */
-  release(request: ConnectionRequest): void {
-    const connection = request.connection;
-    request.connection = -1;
-    if (connection < 0 || this.destroyed) return;
+  release(connection: number): void {
     const next = this.takeWaiting();
     if (next !== undefined) this.send(connection, next);
     else this.freeSlots.push(connection);
   }
 
-  /** Close every connection; requests on them end through onError, waiting ones are dropped. */
-  async destroy(): Promise<void> {
-    this.destroyed = true;
+  destroy(): Promise<void>[] {
     this.waiting = [];
     this.waitingHead = 0;
-    await Promise.all(this.clients.flatMap((client) => (client === undefined ? [] : [client.destroy()])));
+    return this.clients.flatMap((client) => (client === undefined ? [] : [client.destroy()]));
   }
 
   private send(connection: number, request: ConnectionRequest): void {
     request.connection = connection;
+    const { slots, allowH2 } = this.options;
     const client = (this.clients[connection] ??= new Client(this.origin, {
-      pipelining: this.options.pipelining,
+      pipelining: slots,
       headersTimeout: this.options.headersTimeoutMs,
       bodyTimeout: this.options.bodyTimeoutMs,
-      connect: this.options.connect,
+      connect: this.lane.connect,
+      ...(allowH2 ? { allowH2, maxConcurrentStreams: slots } : {}),
     }));
-    // The return value says the Client is at its pipelining depth; the slots already keep it there.
+    // undici holds back every other request while a non-idempotent one (a POST) is in flight on an
+    // HTTP/2 connection. rpcload never retries a request, so its POSTs may share the connection.
+    if (allowH2) request.options.idempotent = true;
+    // The return value says the Client is at its depth; the slots already keep it there.
     client.dispatch(request.options, request);
   }
 
@@ -111,5 +117,47 @@ export class ConnectionSet {
       this.waitingHead = 0;
     }
     return next;
+  }
+}
+
+export class ConnectionSet {
+  private readonly lanes: readonly Lane[];
+  private destroyed = false;
+
+  constructor(origin: string, options: ConnectionSetOptions) {
+    this.lanes = options.lanes.map((lane) => new Lane(origin, lane, options));
+  }
+
+  /** Requests waiting for a free connection. */
+  get queued(): number {
+    let queued = 0;
+    for (const lane of this.lanes) queued += lane.queued;
+    return queued;
+  }
+
+  /** Send `request` on a free connection of its lane, or queue it for the next one freed. */
+  dispatch(request: ConnectionRequest): void {
+    if (this.destroyed) {
+      request.onError?.(new Error('the connections were closed'));
+      return;
+    }
+    this.lanes[request.lane]!.dispatch(request);
+  }
+
+  /**
+   * `request` has ended (its handler saw onComplete or onError): its slot goes to the oldest
+   * waiting request of its lane, or back to the free slots. Call once per dispatched request.
+   */
+  release(request: ConnectionRequest): void {
+    const connection = request.connection;
+    request.connection = -1;
+    if (connection < 0 || this.destroyed) return;
+    this.lanes[request.lane]!.release(connection);
+  }
+
+  /** Close every connection; requests on them end through onError, waiting ones are dropped. */
+  async destroy(): Promise<void> {
+    this.destroyed = true;
+    await Promise.all(this.lanes.flatMap((lane) => lane.destroy()));
   }
 }

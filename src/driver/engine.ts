@@ -17,6 +17,7 @@
  */
 import { ResponseClassifier } from '../api/envelope.ts';
 import { OUTCOME_UNANSWERED, outcomeClass } from '../api/outcome.ts';
+import { SignError, type RequestSigner } from '../api/request-signer.ts';
 import { describeUnusableRetryAfter, RETRY_AFTER_ABSENT, RETRY_AFTER_UNUSABLE } from '../api/retry-after.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { Recorder } from '../metrics/recorder.ts';
@@ -60,6 +61,8 @@ export interface EngineOptions {
   readonly now: () => number;
   /** Seeded uniform random in [0, 1). */
   readonly random: () => number;
+  /** The profile's sign module: adds its headers to every request before it is sent; null = none. */
+  readonly signer?: RequestSigner | null;
 }
 
 /** What a request written off at the run's end came to. */
@@ -173,6 +176,38 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     return abandoned;
   }
 
+  /**
+   * Add the sign module's headers, then send. A failed signature ends the request unsent (outcome
+   * sign:error) on a later turn of the event loop, never inside this send: a loop of iterations
+   * whose every signature fails must still let timers (the end of the phase) run.
+   */
+  private signThenDispatch(signer: RequestSigner, request: InFlightRequest<RequestContext>, client: ClientIdentity): void {
+    const input = {
+      method: 'POST',
+      path: request.options.path,
+      body: request.options.body,
+      clientId: client.id,
+      signingSecret: client.signingSecret,
+    };
+    const failUnsent = (err: unknown): void =>
+      void setImmediate(() => request.onError(err instanceof SignError ? err : new SignError(String(err))));
+    let signed: string[] | Promise<string[]>;
+    try {
+      signed = signer.sign(input, request.options.headers);
+    } catch (err) {
+      return failUnsent(err);
+    }
+    if (Array.isArray(signed)) {
+      request.options.headers = signed;
+      this.o.connections.dispatch(request);
+      return;
+    }
+    signed.then((headers) => {
+      request.options.headers = headers;
+      this.o.connections.dispatch(request);
+    }, failUnsent);
+  }
+
   onRequestDone(request: InFlightRequest<RequestContext>): void {
     this.o.connections.release(request); // first: the freed connection may carry a waiting request at once
     if (request.abandoned) {
@@ -221,8 +256,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     context.backoff = client.takeBackoffMark(nowMs);
     request.route = this.o.connections.pick(client.index);
     request.start(currentStep(it).paths[request.route]!, client.headers!, body, nowMs);
+    request.lane = client.lane;
     this.inFlight++;
     this.live.add(request);
+    if (this.o.signer != null) return this.signThenDispatch(this.o.signer, request, client);
     // The request carries its own reusable options and is the handler: nothing else is allocated.
     this.o.connections.dispatch(request);
   }

@@ -39,6 +39,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   connection = -1;
   /** Which of the run's routes (the target, or a replica) carries it (see ReplicaRouter). */
   route = 0;
+  /** The connection lane (TLS identity) of its client; 0 when every client shares the connections. */
+  lane = 0;
   dispatchedAtMs = 0;
   /** Time the request was written to a socket (run clock, ms); dispatch time until then. */
   sentAtMs = 0;

@@ -6,7 +6,8 @@
  * token refresh, the iteration's next request) and records it.
  */
 import type { ResponseClassifier } from '../api/envelope.ts';
-import { OUTCOME_BODY_TOO_LARGE, OUTCOME_TIMEOUT, transportOutcome } from '../api/outcome.ts';
+import { OUTCOME_BODY_TOO_LARGE, OUTCOME_SIGN_ERROR, OUTCOME_TIMEOUT, transportOutcome } from '../api/outcome.ts';
+import { SignError } from '../api/request-signer.ts';
 import { RETRY_AFTER_ABSENT, retryAfterSeconds } from '../api/retry-after.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 
@@ -74,6 +75,9 @@ export function judgeRequest(
   } else if (request.cutReason === 'body_too_large') {
     into.outcome = OUTCOME_BODY_TOO_LARGE;
     into.detail = `reply body over ${limits.maxBodyBytes} bytes`;
+  } else if (request.error instanceof SignError) {
+    into.outcome = OUTCOME_SIGN_ERROR;
+    into.detail = sanitizeText(request.error.message, 160);
   } else if (request.error !== null) {
     into.outcome = transportOutcome(request.error);
     into.detail = sanitizeText(request.error.message, 120);

@@ -1,18 +1,31 @@
 /**
- * One load run from a plan: fetch every client's token, start the clock, play the phases back to
- * back on that clock (each ends at its duration), then let in-flight requests finish for a
- * bounded drain (a shorter grace when aborted). Requests still unanswered then are recorded as
+ * One load run from a plan: load the sign module, learn which protocol the target speaks (when
+ * HTTP/2 is asked for), fetch every client's token, start the clock, play the phases back to back
+ * on that clock (each ends at its duration), then let in-flight requests finish for a bounded
+ * drain (a shorter grace when aborted). Requests still unanswered then are recorded as
  * transport:unanswered. All data goes to the recorder; this returns only how the run ended.
  */
-import { connectOptions, createDispatcher } from '../api/dispatcher.ts';
+import type { Socket } from 'node:net';
+import {
+  connectOptions,
+  createDispatcher,
+  probeProtocol,
+  requiredH2Problem,
+  socketProtocol,
+  type DispatcherOptions,
+} from '../api/dispatcher.ts';
+import { loadRequestSigner } from '../api/request-signer.ts';
+import { clientCertificateProblem } from '../api/tls-diagnosis.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { PhasePlan, Plan } from '../profile/plan.ts';
+import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import { createRandom } from '../util/random.ts';
 import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
+import { connectionLanes } from './connection-lanes.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
@@ -135,38 +148,77 @@ function within(promise: Promise<void>, ms: number, signal: AbortSignal, graceMs
   });
 }
 
+/**
+ * Whether the load's connections carry HTTP/2: never for http.version 1.1; otherwise what one
+ * connection opened now negotiates (ALPN). HTTP/2 required but refused is a one-line error before
+ * the run; an unreachable target is left to the token requests to report.
+ */
+async function negotiatesH2(plan: Plan, target: URL, transport: DispatcherOptions): Promise<boolean> {
+  if (plan.http.version === '1.1' || target.protocol !== 'https:') return false;
+  const probe = await probeProtocol(target, transport);
+  const problem = requiredH2Problem(target.origin, plan.http.version, probe);
+  if (problem !== null) throw new RpcloadError('http2_refused', problem);
+  return 'protocol' in probe && probe.protocol === 'h2';
+}
+
 export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> {
   const { plan, recorder, clock, signal } = options;
   const target = new URL(options.baseUrl);
-  const trust = { ca: plan.http.ca, insecure: plan.http.insecure, connectTimeoutMs: plan.http.connectTimeoutMs };
+  // Keys, passphrases and signing secrets: known to this thread's redactor before any reply could echo them.
+  registerPlanSecrets(plan);
+  const signer = plan.sign === null ? null : await loadRequestSigner(plan.sign);
+  const layout = connectionLanes(plan.clients, plan.http.connections, plan.http.identity);
+  const transport: DispatcherOptions = {
+    ca: plan.http.ca,
+    insecure: plan.http.insecure,
+    connectTimeoutMs: plan.http.connectTimeoutMs,
+    identity: layout.lanes[0]?.identity ?? null,
+    httpVersion: plan.http.version,
+  };
+  // The replicas are the same API as the target: what the target negotiates, they do.
+  const h2 = await negotiatesH2(plan, target, transport);
+  const laneTransport = (identity: DispatcherOptions['identity']): DispatcherOptions => ({
+    ...transport,
+    identity,
+    httpVersion: h2 ? '2' : '1.1',
+  });
   // The hot path: undici's dispatch API on keep-alive connections to each route's origin — the
   // target, or each replica the load is spread over (see replica-router.ts) — one undici Client
-  // each (see connection-set.ts), which may be opened before the clock starts (see warm-connector.ts).
+  // each (see connection-set.ts), which may be opened before the clock starts (see
+  // warm-connector.ts); on each route one lane of them per TLS identity (see connection-lanes.ts).
   const routes = (plan.replicas.length > 0 ? plan.replicas : [options.baseUrl]).map((url) => new URL(url));
-  const connectors = routes.map((route) => createWarmConnector(route, connectOptions(trust)));
+  const countConnection = (socket: Socket): void => recorder.recordConnection(socketProtocol(socket));
+  const connectors = routes.map((route) =>
+    layout.lanes.map((lane) => createWarmConnector(route, connectOptions(laneTransport(lane.identity)), undefined, countConnection)),
+  );
   const connections = new ReplicaRouter(
     routes.map(
-      (route, i) =>
+      (route, r) =>
         new ConnectionSet(route.origin, {
-          connections: plan.http.connections,
-          pipelining: plan.http.pipelining,
+          lanes: layout.lanes.map((lane, l) => ({ connections: lane.connections, connect: connectors[r]![l]!.connect })),
+          slots: h2 ? plan.http.maxConcurrentStreams : plan.http.pipelining,
+          allowH2: h2,
           headersTimeoutMs: plan.http.headersTimeoutMs,
           bodyTimeoutMs: plan.http.bodyTimeoutMs,
-          connect: connectors[i]!.connect,
         }),
     ),
     plan.replicaAffinity,
   );
-  const tokenDispatcher = createDispatcher({
-    ...trust,
-    connections: 8,
-    headersTimeoutMs: plan.http.headersTimeoutMs,
-    bodyTimeoutMs: plan.http.bodyTimeoutMs,
-  });
-  const clients = plan.clients.map((c, i) => new ClientIdentity(i, c.id, c.secret, c.weight));
+  // Token requests present the same certificate as their client's API calls.
+  const tokenDispatchers = layout.lanes.map((lane) =>
+    createDispatcher({
+      ...laneTransport(lane.identity),
+      connections: 8,
+      headersTimeoutMs: plan.http.headersTimeoutMs,
+      bodyTimeoutMs: plan.http.bodyTimeoutMs,
+    }),
+  );
+  const clients = plan.clients.map(
+    (c, i) => new ClientIdentity(i, c.id, c.secret, c.weight, layout.laneOf[i], c.signingSecret, c.assertionKey),
+  );
   let engine: LoadEngine | undefined;
   const tokens = new TokenManager({
-    dispatcher: tokenDispatcher,
+    dispatchers: tokenDispatchers,
     baseUrl: options.baseUrl,
     auth: plan.auth,
     recorder,
@@ -177,6 +229,14 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   try {
     const fetched = await tokens.fetchAll(clients, signal);
     if (fetched.ok === 0 && !signal.aborted) {
+      // An mTLS server turning the connection away shows only as a reset to HTTP: say which it is.
+      const certificate = await clientCertificateProblem(
+        target,
+        laneTransport(layout.lanes[layout.laneOf[0] ?? 0]?.identity ?? null),
+        plan.http.connectTimeoutMs,
+      );
+      if (certificate !== null)
+        throw new RpcloadError('auth_failed', `no client could obtain a token from ${options.baseUrl}: ${certificate}`);
       throw new RpcloadError(
         'auth_failed',
         `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`,
@@ -186,7 +246,10 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     // The code path first, then the connections: the warm-up's own sockets are closed by then.
     await warmUpOnce(plan, basePath, signal);
     if (plan.http.preconnect && !signal.aborted)
-      await untilAborted(Promise.all(connectors.map((connector) => connector.warm(plan.http.connections))), signal);
+      await untilAborted(
+        Promise.all(connectors.flatMap((lanes) => lanes.map((connector, l) => connector.warm(layout.lanes[l]!.connections)))),
+        signal,
+      );
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
@@ -205,6 +268,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       maxInFlight: plan.http.maxInFlight,
       now: clock.now,
       random: createRandom(plan.seed),
+      signer,
     });
     const schedule = scheduleOf(plan.phases);
     const running = engine;
@@ -231,9 +295,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {
     tokens.stop(clients);
-    for (const connector of connectors) connector.dispose();
+    for (const connector of connectors.flat()) connector.dispose();
     // What is still in flight was sent and never answered; closing the connections then cancels it.
     engine?.abandonInFlight();
-    await Promise.all([connections.destroy(), tokenDispatcher.destroy()]);
+    await Promise.all([connections.destroy(), ...tokenDispatchers.map((dispatcher) => dispatcher.destroy())]);
   }
 }

@@ -17,7 +17,8 @@ import type { AuthPlan } from '../profile/plan.ts';
 import type { ClientIdentity } from './client-identity.ts';
 
 export interface TokenManagerOptions {
-  readonly dispatcher: Dispatcher;
+  /** By connection lane: a client's token requests go through its lane's (they present its certificate). */
+  readonly dispatchers: readonly Dispatcher[];
   readonly baseUrl: string;
   readonly auth: AuthPlan;
   readonly recorder: Recorder;
@@ -96,7 +97,7 @@ export class TokenManager {
   }
 
   private async fetch(client: ClientIdentity): Promise<TokenResult> {
-    const { dispatcher, baseUrl, auth, recorder, now, timeoutMs } = this.options;
+    const { dispatchers, baseUrl, auth, recorder, now, timeoutMs } = this.options;
     client.refreshing = true;
     client.lastTokenRequestAtMs = performance.now();
     const record = (result: TokenResult): void =>
@@ -113,12 +114,13 @@ export class TokenManager {
       clientId: client.id,
       clientSecret: client.secret,
       clientAuth: auth.clientAuth,
+      assertionKey: client.assertionKey,
       scope: auth.scope,
       extraFields: auth.extraFields,
       timeoutMs,
       signal: this.cancel.signal,
     };
-    const result = await requestTokenHonouringRetryAfter(dispatcher, request, record);
+    const result = await requestTokenHonouringRetryAfter(dispatchers[client.lane]!, request, record);
     client.refreshing = false;
     // A request we cancelled ourselves says nothing about the server; one answered before the
     // cancel took effect was still a token the server issued, and is counted.

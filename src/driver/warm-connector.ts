@@ -13,6 +13,8 @@
  *
  * A parked socket nobody asked for within `maxIdleMs` is closed: by then the start-up burst is
  * over, and a server's keep-alive timeout (Node's default is 5 s) could close it under us.
+ * `onConnection` sees every socket handed to a Client (parked or new): what the run's connections
+ * negotiated is counted there.
  */
 import type { Socket } from 'node:net';
 import type { buildConnector } from 'undici';
@@ -38,7 +40,12 @@ function ignoreError(): void {
   // A parked socket's error (a reset by the server) only means it is not handed out.
 }
 
-export function createWarmConnector(origin: URL, options: buildConnector.BuildOptions, maxIdleMs = DEFAULT_MAX_IDLE_MS): WarmConnector {
+export function createWarmConnector(
+  origin: URL,
+  options: buildConnector.BuildOptions,
+  maxIdleMs = DEFAULT_MAX_IDLE_MS,
+  onConnection: (socket: Socket) => void = () => undefined,
+): WarmConnector {
   const base = interimTolerantConnector(options);
   const parked: ParkedSocket[] = [];
   let expiryTimer: NodeJS.Timeout | null = null;
@@ -70,7 +77,12 @@ export function createWarmConnector(origin: URL, options: buildConnector.BuildOp
 
   const connect: buildConnector.connector = (connectOptions, callback) => {
     const socket = takeParked();
-    if (socket === null) return base(connectOptions, callback);
+    if (socket === null)
+      return base(connectOptions, (...args) => {
+        if (args[0] === null) onConnection(args[1]);
+        callback(...args);
+      });
+    onConnection(socket);
     // undici's own connector always answers asynchronously; its Clients rely on that ordering.
     queueMicrotask(() => callback(null, socket));
   };

@@ -117,11 +117,11 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
     for (const client of clients) client.setToken('warm-up');
     const connectionCount = Math.min(plan.http.connections, MAX_WARM_CONNECTIONS);
     connections = new ConnectionSet(`http://127.0.0.1:${port}`, {
-      connections: connectionCount,
-      pipelining: plan.http.pipelining,
+      lanes: [{ connections: connectionCount, connect: buildConnector({}) }],
+      slots: plan.http.pipelining,
+      allowH2: false,
       headersTimeoutMs: plan.http.headersTimeoutMs,
       bodyTimeoutMs: plan.http.bodyTimeoutMs,
-      connect: buildConnector({}),
     });
     const startedAt = performance.now();
     const now = (): number => performance.now() - startedAt;

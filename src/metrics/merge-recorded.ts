@@ -175,5 +175,9 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
     recentErrors: mergeRecentErrors(parts.map((p) => p.recentErrors)),
     ledger: mergeLedgerData(parts.map((p) => p.ledger)),
     notices: [...new Set(parts.flatMap((p) => p.notices ?? []))],
+    connections: addCounts(
+      parts.map((p) => p.connections ?? {}),
+      (k) => k,
+    ),
   };
 }

@@ -54,6 +54,11 @@ export interface RecordedData {
    * Absent in data recorded before notices existed.
    */
   readonly notices?: readonly string[];
+  /**
+   * Connections the load opened, by the protocol each negotiated (`h2`, `http/1.1`). Absent in
+   * data recorded before connections were counted.
+   */
+  readonly connections?: Readonly<Record<string, number>>;
 }
 
 let emptyEncoding: string | undefined;

@@ -73,6 +73,8 @@ export class Recorder {
   private readonly tokenLatency = createLatencyHistogram();
   private readonly skipped = new Map<string, number>();
   private readonly notices = new Set<string>();
+  /** Connections opened, by negotiated protocol. */
+  private readonly connections = new Map<string, number>();
   private lastAtMs = 0;
 
   constructor(
@@ -175,6 +177,11 @@ export class Recorder {
     if (this.notices.size < MAX_NOTICES) this.notices.add(text);
   }
 
+  /** A connection the load opened, and the protocol it negotiated (`h2`, `http/1.1`). */
+  recordConnection(protocol: string): void {
+    this.connections.set(protocol, (this.connections.get(protocol) ?? 0) + 1);
+  }
+
   /** One token request: timed and counted apart from the API figures. */
   recordToken(t: TokenSample): void {
     this.tokenCounts[this.tokenOutcomes.indexOf(t.outcome)]!++;
@@ -265,6 +272,7 @@ export class Recorder {
       recentErrors: this.recentErrors.list(),
       ledger: this.ledger.serialize(),
       notices: [...this.notices],
+      connections: Object.fromEntries(this.connections),
     };
   }
 

@@ -3,7 +3,9 @@
  * overrides applied; a plan is built only from a profile without problems.
  */
 import { randomInt } from 'node:crypto';
-import { basename, dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { ClientTlsIdentity, HttpVersion } from '../api/dispatcher.ts';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { interpolateEnv } from './interpolate.ts';
 import type { HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
@@ -14,6 +16,7 @@ import { resolveClients } from './resolve-clients.ts';
 import { durationMs, POSITIVE } from './resolve-durations.ts';
 import type { PhaseLoad, Stage } from './phase-load.ts';
 import { resolvePhases } from './resolve-phases.ts';
+import { fileErrorReason } from './profile-files.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
 import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
@@ -44,6 +47,10 @@ export interface PlanOverrides {
   /** `--ca FILE` (its PEM text) and `--insecure`: the transport's trust, over the profile's `http`. */
   readonly ca?: string;
   readonly insecure?: boolean;
+  /** `--cert`/`--key` or `--pfx` (read and checked): the common client certificate, over the profile's. */
+  readonly identity?: ClientTlsIdentity;
+  /** `--http2`: HTTP/2 required, over http.version. */
+  readonly httpVersion?: HttpVersion;
   /** `--threshold EXPR` (repeatable): judged after the profile's own thresholds. */
   readonly thresholds?: readonly string[];
   /** `--replica URL` (repeatable): replaces the profile's replicas. */
@@ -92,23 +99,34 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   // Clients are all or nothing: a broken union has no meaningful parts, and its defaults could
   // report a false "no secret" problem.
   const clientsValid = raw.clients === undefined || doc.clients !== undefined;
+  const httpSettings = validFields(HttpSchema, raw.http);
+  const baseHttp = withRequestTimeout(resolveHttp(httpSettings, baseDir, problems), overrides.requestTimeoutMs, problems);
+  const http = withTransportOverrides(baseHttp, overrides);
+  const clientsContext = {
+    external: target !== null && auth.clientAuth !== 'private_key_jwt',
+    baseDir,
+    count: clientCount,
+    keyPassphrase: httpSettings.keyPassphrase,
+    assertionAlg: auth.assertionAlg,
+    needsAssertionKey: auth.clientAuth === 'private_key_jwt',
+  };
+  const embeddedServer = resolveServer(validFields(ServerSchema, raw.server), { rateLimit, tokenMethod: auth.tokenMethod, seed }, problems);
+  checkHttpVersion(http.version, target, embeddedServer, overrides.httpVersion === undefined ? '/http/version' : '--http2', problems);
   const plan: Plan = {
     name: doc.name ?? (basename(source, '.json') || 'profile'),
     source,
     target,
     replicas: resolveReplicas(overrides.replicas, doc.replicas, target, problems),
     replicaAffinity: overrides.replicaAffinity ?? 'request',
-    embeddedServer: resolveServer(validFields(ServerSchema, raw.server), { rateLimit, tokenMethod: auth.tokenMethod, seed }, problems),
+    embeddedServer,
     auth,
-    clients: clientsValid ? resolveClients(doc.clients ?? {}, { external: target !== null, baseDir, count: clientCount }, problems) : [],
+    clients: clientsValid ? resolveClients(doc.clients ?? {}, clientsContext, problems) : [],
     scenarios: resolveScenarios(raw.scenarios, auth.tokenMethod, problems),
     phases: resolvePhases(raw.phases, overrides, problems),
     rateLimit,
     thresholds: [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)],
-    http: withTrustOverrides(
-      withRequestTimeout(resolveHttp(validFields(HttpSchema, raw.http), baseDir, problems), overrides.requestTimeoutMs, problems),
-      overrides,
-    ),
+    http,
+    sign: doc.sign === undefined ? null : resolveSignModule(doc.sign, baseDir, problems),
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
@@ -175,9 +193,50 @@ function flagThresholds(exprs: readonly string[] | undefined, problems: Problem[
   });
 }
 
-/** `--ca` replaces the profile's CA; `--insecure` can only switch verification off. */
-function withTrustOverrides(http: Plan['http'], overrides: PlanOverrides): Plan['http'] {
-  return { ...http, ca: overrides.ca ?? http.ca, insecure: http.insecure || overrides.insecure === true };
+/**
+ * `--ca` replaces the profile's CA; `--insecure` can only switch verification off; `--cert`/`--pfx`
+ * replace the common client certificate; `--http2` requires HTTP/2.
+ */
+function withTransportOverrides(http: Plan['http'], overrides: PlanOverrides): Plan['http'] {
+  return {
+    ...http,
+    ca: overrides.ca ?? http.ca,
+    insecure: http.insecure || overrides.insecure === true,
+    identity: overrides.identity ?? http.identity,
+    version: overrides.httpVersion ?? http.version,
+  };
+}
+
+/** HTTP/2 is negotiated with TLS ALPN: "2" needs an https target, or an embedded server serving TLS and HTTP/2. */
+function checkHttpVersion(
+  version: Plan['http']['version'],
+  target: string | null,
+  server: Plan['embeddedServer'],
+  pointer: string,
+  problems: Problem[],
+): void {
+  if (version !== '2') return;
+  if (target !== null && !target.startsWith('https:'))
+    problems.push(expected(pointer, 'an https:// target for HTTP/2 (it is negotiated with TLS ALPN)', target));
+  if (target === null && !(server.tls === true && server.http2 === true))
+    problems.push({
+      path: pointer,
+      message: 'expected server.tls and server.http2 for HTTP/2 against the embedded server, found them off',
+    });
+}
+
+/** The sign module's absolute path; a problem when it is not a readable file. */
+function resolveSignModule(setting: string, baseDir: string, problems: Problem[]): string {
+  const path = resolve(baseDir, setting);
+  try {
+    if (!statSync(path).isFile()) problems.push(expected('/sign', 'a JavaScript module file (relative to the profile)', setting));
+  } catch (err) {
+    problems.push({
+      path: '/sign',
+      message: `expected a JavaScript module file (relative to the profile), found ${JSON.stringify(setting)}: ${fileErrorReason(err)}`,
+    });
+  }
+  return path;
 }
 
 /**

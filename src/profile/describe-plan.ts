@@ -1,10 +1,11 @@
 /**
  * A resolved plan described. As plain JSON, for the result file's `config`: every default visible,
- * client secrets replaced by "[redacted]", templates shown as written. Secrets can only hide in
- * the parts a user wrote freely (token form fields, step args; a target URL with credentials is
- * refused when the profile is validated, replica URLs are scrubbed all the same); those are
- * scrubbed by key and by value, the rest is built from known, secret-free fields. And its phases'
- * load, in words for people and as the run's timing model.
+ * client secrets replaced by "[redacted]", certificates and keys named by their file only,
+ * templates shown as written. Secrets can only hide in the parts a user wrote freely (token form
+ * fields, step args; a target URL with credentials is refused when the profile is validated,
+ * replica URLs are scrubbed all the same); those are scrubbed by key and by value, the rest is
+ * built from known, secret-free fields. And its phases' load, in words for people and as the run's
+ * timing model.
  */
 import type { RunInfo } from '../contract/result-schema.ts';
 import { redactSecrets, REDACTED } from '../util/redact.ts';
@@ -22,7 +23,15 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     replicaAffinity: plan.replicaAffinity,
     embeddedServer: plan.target === null ? { ...plan.embeddedServer } : null,
     auth: { ...plan.auth, extraFields: scrub({ ...plan.auth.extraFields }) },
-    clients: plan.clients.map((client) => ({ id: client.id, secret: REDACTED, weight: client.weight })),
+    clients: plan.clients.map((client) => ({
+      id: client.id,
+      secret: REDACTED,
+      weight: client.weight,
+      ...(client.tls === null ? {} : { certificate: client.tls.source }),
+      ...(client.assertionKey === null
+        ? {}
+        : { signingKey: `${client.assertionKey.format.toUpperCase()} key, ${client.assertionKey.alg}` }),
+    })),
     scenarios: plan.scenarios.map((scenario) => ({
       name: scenario.name,
       weight: scenario.weight,
@@ -37,7 +46,12 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     phases: plan.phases,
     rateLimit: plan.rateLimit,
     thresholds: plan.thresholds.map((threshold) => threshold.expr),
-    http: { ...plan.http, ca: plan.http.ca === null ? null : `(PEM, ${plan.http.ca.length} characters)` },
+    http: {
+      ...plan.http,
+      ca: plan.http.ca === null ? null : `(PEM, ${plan.http.ca.length} characters)`,
+      identity: plan.http.identity === null ? null : `(client certificate ${plan.http.identity.source})`,
+    },
+    sign: plan.sign,
     seed: plan.seed,
     checkpointEveryMs: plan.checkpointEveryMs,
   });

@@ -3,6 +3,9 @@
  * ms, templates checked, thresholds parsed. Plain, structured-cloneable data: the driver and its
  * worker threads consume it as it is; user-facing optionality lives in the profile schema.
  */
+import type { AssertionAlg, AssertionKey } from '../api/client-assertion.ts';
+import type { ClientTlsIdentity, HttpVersion } from '../api/dispatcher.ts';
+import type { ClientAuthMethod } from '../api/token.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { CapacityPlan } from './capacity-settings.ts';
 import type { PhaseLoad } from './phase-load.ts';
@@ -23,8 +26,8 @@ export interface Plan {
   readonly replicas: readonly string[];
   /** With replicas: a replica per request (round robin), or one per client (its index modulo the replicas). */
   readonly replicaAffinity: ReplicaAffinity;
-  /** Options for the embedded server (used only when target is null); its clients come from `clients`. */
-  readonly embeddedServer: Readonly<Omit<ServerOptions, 'clients' | 'clientPattern' | 'host' | 'port'>>;
+  /** Options for the embedded server (used only when target is null); its clients (and their public keys) come from `clients`. */
+  readonly embeddedServer: Readonly<Omit<ServerOptions, 'clients' | 'clientPattern' | 'clientKeys' | 'clientCa' | 'host' | 'port'>>;
   readonly auth: AuthPlan;
   readonly clients: readonly ClientPlan[];
   readonly scenarios: readonly ScenarioPlan[];
@@ -33,6 +36,8 @@ export interface Plan {
   /** Parsed when the plan is built, so a typo fails before any load; evaluated on the result. */
   readonly thresholds: readonly ParsedThreshold[];
   readonly http: HttpPlan;
+  /** Absolute path of the request-signing module (the profile's `sign`); null = requests are not signed. */
+  readonly sign: string | null;
   /** Seed of the run's random choices (scenario picks, template picks). */
   readonly seed: number;
   /** Result checkpoint interval (ms). */
@@ -46,8 +51,10 @@ export type ReplicaAffinity = 'request' | 'client';
 export interface AuthPlan {
   /** Token request method name, sent as POST {base}/api/{tokenMethod}. */
   readonly tokenMethod: string;
-  /** client_secret_post or client_secret_basic. */
-  readonly clientAuth: 'post' | 'basic';
+  /** client_secret_post, client_secret_basic or private_key_jwt. */
+  readonly clientAuth: ClientAuthMethod;
+  /** private_key_jwt: the algorithm asked for; null = each key's own. */
+  readonly assertionAlg: AssertionAlg | null;
   readonly scope: string | null;
   /** Extra form fields sent with the token request. */
   readonly extraFields: Readonly<Record<string, string>>;
@@ -61,6 +68,12 @@ export interface ClientPlan {
   readonly secret: string;
   /** Relative share of arrivals (default 1); a greedy client has a larger weight. */
   readonly weight: number;
+  /** This client's own certificate (mTLS); null = the common one (`http.identity`), if any. */
+  readonly tls: ClientTlsIdentity | null;
+  /** private_key_jwt: the key its client assertions are signed with; null when it has none. */
+  readonly assertionKey: AssertionKey | null;
+  /** Handed to the sign module with each of its requests (its own, else the client secret). */
+  readonly signingSecret: string;
 }
 
 export interface ScenarioPlan {
@@ -111,6 +124,10 @@ export interface HttpPlan {
   /** Connections per origin (undici Pool). */
   readonly connections: number;
   readonly pipelining: number;
+  /** HTTP version asked for: 1.1, 2 (h2 required, an error before the run otherwise) or auto. */
+  readonly version: HttpVersion;
+  /** HTTP/2: requests in flight at once per connection. */
+  readonly maxConcurrentStreams: number;
   readonly connectTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
@@ -125,6 +142,8 @@ export interface HttpPlan {
   /** Extra CA (PEM) to trust, and whether to skip certificate verification. */
   readonly ca: string | null;
   readonly insecure: boolean;
+  /** The client certificate (mTLS) of every client without one of its own; null = none. */
+  readonly identity: ClientTlsIdentity | null;
   /** Open the load's connections before the clock starts (unused ones close after 2 s). */
   readonly preconnect: boolean;
   /** Warm the request code path against an in-process responder before the clock starts (see driver/warm-up.ts). */

@@ -12,6 +12,8 @@ export const PROFILE_DEFAULTS = {
   http: {
     connections: 64,
     pipelining: 1,
+    version: '1.1',
+    maxConcurrentStreams: 100,
     connectTimeout: '10s',
     headersTimeout: '10s',
     bodyTimeout: '10s',
@@ -39,6 +41,7 @@ export const PROFILE_DEFAULTS = {
     tokenResponse: 'envelope',
     addedLatency: '0ms',
     tls: false,
+    http2: false,
   },
   checkpointEvery: '10s',
 } as const;

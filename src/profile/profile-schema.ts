@@ -20,6 +20,28 @@ const Weight = (description: string) =>
     description: `${description} Greater than 0. Default ${D.clients.weight}.`,
   });
 
+const CertPattern = Type.String({
+  minLength: 1,
+  description:
+    'Per-client certificate file (mTLS), relative to the profile; {id} is the client id, e.g. "certs/{id}.pem". The file may hold the key too. Default: none (http.cert, if any, for every client).',
+});
+const KeyPattern = Type.String({
+  minLength: 1,
+  description: 'Private key file of each client\'s certificate, e.g. "certs/{id}.key". Default: the key in the certificate file.',
+});
+const PrivateKeyPattern = Type.String({
+  minLength: 1,
+  description:
+    'private_key_jwt: each client\'s signing key file (PEM or JWK), relative to the profile; {id} is the client id, e.g. "keys/{id}.pem". Default: none.',
+});
+const SigningSecret = (who: string) =>
+  Type.String({
+    description: `${who} signing secret, handed to the sign module with each request. Write it as "\${ENV_VAR}". Default: the client secret.`,
+  });
+
+/** Credential files found by client id, in either form of `clients`. */
+const CredentialPatterns = { certPattern: CertPattern, keyPattern: KeyPattern, privateKeyPattern: PrivateKeyPattern };
+
 const SecretsFile = Type.String({
   minLength: 1,
   description:
@@ -39,6 +61,8 @@ export const ClientPatternSchema = OptionalFields(
       description: 'Weights of particular clients by id (e.g. one greedy client). Default: every client weighs 1.',
     }),
     secretsFile: SecretsFile,
+    signingSecret: SigningSecret("The clients'"),
+    ...CredentialPatterns,
   },
   'Clients generated from an id pattern.',
 );
@@ -48,6 +72,23 @@ export const ClientEntrySchema = Type.Object(
     id: Type.String({ minLength: 1, description: 'Client id.' }),
     secret: Type.Optional(Type.String({ description: `Client secret. ${SECRET_HINT}` })),
     weight: Type.Optional(Weight('Share of arrivals of this client, relative to the others.')),
+    cert: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "This client's certificate (mTLS), a PEM file relative to the profile; it may hold the key too. Default: certPattern, else http.cert.",
+      }),
+    ),
+    key: Type.Optional(
+      Type.String({ minLength: 1, description: "Private key file of this client's certificate. Default: the key in the cert file." }),
+    ),
+    privateKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "private_key_jwt: this client's signing key, a PEM or JWK file relative to the profile. Default: privateKeyPattern.",
+      }),
+    ),
+    signingSecret: Type.Optional(SigningSecret("This client's")),
   },
   { additionalProperties: false },
 );
@@ -56,6 +97,9 @@ export const ClientListSchema = Type.Object(
   {
     list: Type.Array(ClientEntrySchema, { minItems: 1, description: 'The clients, in order.' }),
     secretsFile: Type.Optional(SecretsFile),
+    certPattern: Type.Optional(CertPattern),
+    keyPattern: Type.Optional(KeyPattern),
+    privateKeyPattern: Type.Optional(PrivateKeyPattern),
   },
   { additionalProperties: false, description: 'An explicit list of clients.' },
 );
@@ -175,6 +219,13 @@ export const ProfileSchema = Type.Object(
       }),
     ),
     http: Type.Optional(HttpSchema),
+    sign: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Request signing: a JavaScript module (path relative to the profile, e.g. "./sign.mjs") whose default export receives each API request { method, path, headers, body, clientId, signingSecret } and returns headers to add. It runs on every request; an error it throws is the outcome sign:error. Default: none.',
+      }),
+    ),
     capacity: Type.Optional(CapacitySchema),
     seed: Type.Optional(
       Type.Integer({

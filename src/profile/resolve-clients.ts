@@ -1,6 +1,6 @@
 /**
  * Resolves a profile's `clients` (a list or an ID pattern) into client identities with
- * their secrets and weights.
+ * their secrets, weights and credentials (certificates, signing keys, signing secrets).
  */
 import { randomBytes } from 'node:crypto';
 import { infeasibleClientCount } from './feasibility.ts';
@@ -9,9 +9,13 @@ import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { readSecretsFile } from './profile-files.ts';
 import type { ClientsSettings } from './profile-schema.ts';
 import { childPointer, expected, type Problem } from './problems.ts';
+import { withCredentials, type CredentialContext } from './resolve-client-credentials.ts';
 
-export interface ClientsContext {
-  /** An external target needs a real secret for every client; the embedded one takes random ones. */
+export interface ClientsContext extends CredentialContext {
+  /**
+   * Every client needs a real secret: an external target authenticating clients by secret (not
+   * private_key_jwt). The embedded server takes random ones.
+   */
   readonly external: boolean;
   /** Directory the secrets file is relative to. */
   readonly baseDir: string;
@@ -41,17 +45,24 @@ export function resolveClients(settings: ClientsSettings, context: ClientsContex
       });
   }
   const secretOf = (id: string, own: string | undefined): string | undefined => own || fileSecrets.get(id);
-  return 'list' in settings ? fromList(settings, context, secretOf, problems) : fromPattern(settings, context, secretOf, problems);
+  if ('list' in settings) {
+    const clients = fromList(settings, context, secretOf, problems);
+    return withCredentials(clients, (i) => settings.list[i], settings, undefined, context, problems);
+  }
+  const clients = fromPattern(settings, context, secretOf, problems);
+  return withCredentials(clients, () => undefined, settings, settings.signingSecret, context, problems);
 }
 
 type SecretLookup = (id: string, own: string | undefined) => string | undefined;
+
+type BaseClient = Pick<ClientPlan, 'id' | 'secret' | 'weight'>;
 
 function fromList(
   settings: Extract<ClientsSettings, { list: unknown }>,
   context: ClientsContext,
   secretOf: SecretLookup,
   problems: Problem[],
-): ClientPlan[] {
+): BaseClient[] {
   const firstIndex = new Map<string, number>();
   settings.list.forEach((entry, index) => {
     const earlier = firstIndex.get(entry.id);
@@ -81,7 +92,7 @@ function fromPattern(
   context: ClientsContext,
   secretOf: SecretLookup,
   problems: Problem[],
-): ClientPlan[] {
+): BaseClient[] {
   const pattern = settings.pattern ?? D.clients.pattern;
   if (!pattern.includes('{n}')) problems.push(expected('/clients/pattern', 'a client id pattern containing {n}', pattern));
   const start = settings.start ?? D.clients.start;
@@ -102,7 +113,7 @@ function fromPattern(
       if (!ids.has(id)) problems.push(expected(childPointer('/clients/weights', id), `a client id the pattern makes (${range})`, id));
     }
   }
-  const clients = Array.from({ length: context.count ?? declaredCount }, (_, offset): ClientPlan => {
+  const clients = Array.from({ length: context.count ?? declaredCount }, (_, offset): BaseClient => {
     const id = idAt(offset);
     return { id, secret: secretOf(id, undefined) || settings.secret || '', weight: weights[id] ?? D.clients.weight };
   });

@@ -3,6 +3,7 @@ import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { AuthPlan, HttpPlan, Plan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
+import { readTlsIdentity } from './key-files.ts';
 import { readCa } from './profile-files.ts';
 import { expected, type Problem } from './problems.ts';
 import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
@@ -14,6 +15,7 @@ export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
   return {
     tokenMethod: auth.tokenMethod ?? D.auth.tokenMethod,
     clientAuth: auth.clientAuth ?? D.auth.clientAuth,
+    assertionAlg: auth.assertionAlg ?? null,
     scope: auth.scope ?? null,
     extraFields: { ...auth.extraFields },
     refreshMarginS: durationMs(auth.refreshMargin ?? D.auth.refreshMargin, '/auth/refreshMargin', problems, ALLOW_ZERO) / 1000,
@@ -44,6 +46,8 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
   return {
     connections: http.connections ?? D.http.connections,
     pipelining: http.pipelining ?? D.http.pipelining,
+    version: http.version ?? D.http.version,
+    maxConcurrentStreams: http.maxConcurrentStreams ?? D.http.maxConcurrentStreams,
     connectTimeoutMs: timeout('connectTimeout'),
     headersTimeoutMs: timeout('headersTimeout'),
     bodyTimeoutMs: timeout('bodyTimeout'),
@@ -53,9 +57,29 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     maxInFlight: http.maxInFlight ?? D.http.maxInFlight,
     ca,
     insecure: http.insecure ?? D.http.insecure,
+    identity: resolveIdentity(http, baseDir, problems),
     preconnect: http.preconnect ?? D.http.preconnect,
     warmUp: http.warmUp ?? D.http.warmUp,
   };
+}
+
+/** The common client certificate (`http.cert` + `http.key`, or `http.pfx`), checked; null when none is given. */
+function resolveIdentity(http: HttpSettings, baseDir: string, problems: Problem[]): HttpPlan['identity'] {
+  if (http.cert === undefined && http.pfx === undefined) {
+    if (http.key !== undefined) problems.push(expected('/http/key', 'http.cert beside it (a key without its certificate)', 'a key alone'));
+    return null;
+  }
+  if (http.cert !== undefined && http.pfx !== undefined) {
+    problems.push(expected('/http/pfx', 'either cert (+ key) or pfx', 'both'));
+    return null;
+  }
+  const read = readTlsIdentity(baseDir, { cert: http.cert, key: http.key, pfx: http.pfx, passphrase: http.keyPassphrase });
+  if (read.ok) return read.value;
+  problems.push({
+    path: http.pfx === undefined ? '/http/cert' : '/http/pfx',
+    message: `expected a client certificate with its private key, found ${read.reason}`,
+  });
+  return null;
 }
 
 /**
@@ -76,6 +100,8 @@ export function resolveServer(
   const p99Text = server.workLatency?.p99 ?? S.workLatencyP99;
   const p50Ms = durationMs(p50Text, '/server/workLatency/p50', problems, POSITIVE);
   const p99Ms = durationMs(p99Text, '/server/workLatency/p99', problems, POSITIVE);
+  if (server.http2 === true && server.tls !== true)
+    problems.push(expected('/server/http2', 'server.tls true beside it (HTTP/2 is served over TLS)', true));
   if (p99Ms < p50Ms) problems.push(expected('/server/workLatency/p99', `at least p50 (${JSON.stringify(p50Text)})`, p99Text));
   return {
     limit: server.limit ?? context.rateLimit.limit,
@@ -95,6 +121,7 @@ export function resolveServer(
     addedLatencyMs: durationMs(server.addedLatency ?? S.addedLatency, '/server/addedLatency', problems, ALLOW_ZERO),
     faults: [...(server.faults ?? [])],
     tls: server.tls ?? S.tls,
+    http2: server.http2 ?? S.http2,
     ...(server.capacity === undefined
       ? {}
       : {

@@ -4,6 +4,7 @@
  * states its default (editors show these).
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { ASSERTION_ALGS } from '../api/client-assertion.ts';
 import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
@@ -45,9 +46,16 @@ export const AuthSchema = OptionalFields(
       description: `Token request method, sent form-encoded as POST {target}/api/{tokenMethod} (a method name like any other). Default "${D.auth.tokenMethod}".`,
     }),
     clientAuth: Literals(
-      ['post', 'basic'],
-      'How the client authenticates the token request: client_secret_post (id and secret as form fields) or client_secret_basic (HTTP Basic).',
+      ['post', 'basic', 'private_key_jwt'],
+      "How the client authenticates the token request: client_secret_post (id and secret as form fields), client_secret_basic (HTTP Basic) or private_key_jwt (a JWT signed with the client's private key, RFC 7523: clients.list[].privateKey or clients.privateKeyPattern).",
       D.auth.clientAuth,
+    ),
+    assertionAlg: Type.Union(
+      ASSERTION_ALGS.map((alg) => Type.Literal(alg)),
+      {
+        description:
+          "private_key_jwt: the assertion's signature algorithm, one of RS256, PS256 (RSA keys), ES256 (P-256 keys). Default: a JWK's own alg, else RS256 for RSA keys and ES256 for P-256 keys.",
+      },
     ),
     scope: Type.String({ description: 'OAuth scope sent with the token request. Default: none.' }),
     extraFields: Type.Record(Type.String(), Type.String(), { description: 'Extra form fields of the token request. Default: none.' }),
@@ -71,8 +79,22 @@ export const RateLimitSchema = OptionalFields(
 
 export const HttpSchema = OptionalFields(
   {
-    connections: Int(1, 'Connections per origin (keep-alive pool).', D.http.connections),
+    connections: Int(
+      1,
+      'Connections per origin (keep-alive pool). With per-client certificates they are shared out over the clients, at least one each.',
+      D.http.connections,
+    ),
     pipelining: Int(1, 'HTTP/1.1 pipelining depth per connection.', D.http.pipelining),
+    version: Literals(
+      ['1.1', '2', 'auto'],
+      'HTTP version: 1.1; 2 = HTTP/2 required (negotiated with TLS ALPN, so an https target; a target that does not offer h2 is an error before the run); auto = whatever the server offers.',
+      D.http.version,
+    ),
+    maxConcurrentStreams: Int(
+      1,
+      'HTTP/2: requests in flight at once on one connection (streams); more wait for a free stream.',
+      D.http.maxConcurrentStreams,
+    ),
     connectTimeout: DurationSchema('Connect timeout.', D.http.connectTimeout),
     headersTimeout: DurationSchema('Time allowed until the response headers arrive.', D.http.headersTimeout),
     bodyTimeout: DurationSchema('Time allowed between body chunks.', D.http.bodyTimeout),
@@ -92,6 +114,22 @@ export const HttpSchema = OptionalFields(
       description: 'Extra CA certificate to trust: a PEM file path (relative to the profile) or inline PEM. Default: none.',
     }),
     insecure: Type.Boolean({ default: D.http.insecure, description: `Skip TLS certificate verification. Default ${D.http.insecure}.` }),
+    cert: Type.String({
+      minLength: 1,
+      description:
+        'Client certificate (mTLS) presented to the target, for token requests and API calls: a PEM file path (relative to the profile) or inline PEM; the file may hold the private key too. Per-client certificates (clients.list[].cert, clients.certPattern) take precedence. Default: none.',
+    }),
+    key: Type.String({
+      minLength: 1,
+      description: 'Private key of `cert`: a PEM file path or inline PEM. Default: the key in the cert file.',
+    }),
+    pfx: Type.String({
+      minLength: 1,
+      description: 'Client certificate and key as a PKCS#12 (.pfx/.p12) file path, instead of cert and key. Default: none.',
+    }),
+    keyPassphrase: Type.String({
+      description: 'Passphrase of encrypted client certificate keys (and PKCS#12 files). Write it as "${ENV_VAR}". Default: none.',
+    }),
     preconnect: Type.Boolean({
       default: D.http.preconnect,
       description: `Open every connection before the clock starts (as wrk and autocannon do), so connection set-up never counts as schedule lag or latency; false = connect lazily as requests need them. Default ${D.http.preconnect}.`,
@@ -131,6 +169,10 @@ export const ServerSchema = OptionalFields(
     payloadLimitBytes: Int(1, 'Largest accepted request body in bytes.', S.payloadLimitBytes),
     addedLatency: DurationSchema('Extra latency added to every API response.', S.addedLatency),
     tls: Type.Boolean({ default: S.tls, description: `Serve HTTPS with a self-signed certificate made at start. Default ${S.tls}.` }),
+    http2: Type.Boolean({
+      default: S.http2,
+      description: `With tls: serve HTTP/2 (and HTTP/1.1 to clients that do not offer h2). Default ${S.http2}.`,
+    }),
     capacity: Type.Object(
       {
         rate: Type.Number({ exclusiveMinimum: 0, description: 'API calls per second the server sustains.' }),

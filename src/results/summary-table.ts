@@ -67,6 +67,14 @@ function requestLines(result: RunResult): string[] {
   ];
 }
 
+/** `64 (h2 64)`: how many connections, and what each negotiated. */
+export function connectionsLine(connections: NonNullable<RunResult['summary']['connections']>): string {
+  const protocols = Object.entries(connections.byProtocol)
+    .sort(([, a], [, b]) => b - a)
+    .map(([protocol, n]) => `${safe(protocol, 20)} ${formatCount(n)}`);
+  return `${formatCount(connections.opened)} (${protocols.join(', ')})`;
+}
+
 function checkLines(checks: readonly CheckResult[], painters: { pass: Paint; fail: Paint; skip: Paint }): string[] {
   const width = Math.max(...checks.map((c) => safe(c.id, 40).length));
   return checks.map((c) => {
@@ -95,6 +103,7 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
   const sentLoad = summary.requests > 0 || run.kind === 'run';
   const { tokens } = summary;
   const extras = [
+    ...(summary.connections === undefined ? [] : [labelled('connections', connectionsLine(summary.connections))]),
     ...(tokens.requests > 0 ? [labelled('tokens', `${formatCount(tokens.requests)} requests, ${formatCount(tokens.failures)} failed, p50 ${formatMs(tokens.latencyMs.p50)} ms, p99 ${formatMs(tokens.latencyMs.p99)} ms`)] : []),
     ...block('skipped', Object.entries(summary.skipped).map(([reason, n]) => `${safe(reason, 80)}: ${formatCount(n)}`)),
   ];

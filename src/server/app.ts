@@ -2,7 +2,7 @@
  * The reference server's request handler: routes token requests and API method calls, passing each
  * call through auth, the rate limit and the payload checks.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AssertionVerifier } from './auth/client-assertion.ts';
 import { ClientRegistry } from './auth/clients.ts';
 import { authenticateBearer, bearerRefusals } from './auth/bearer.ts';
 import { handleTokenRequest, type TokenEndpointSettings } from './auth/token-endpoint.ts';
@@ -10,7 +10,7 @@ import { TokenStore } from './auth/token-store.ts';
 import { acceptedPatterns, METHOD_NAME_PATTERN, type ServerConfig } from './resolved-config.ts';
 import type { MethodHandler } from './methods/method.ts';
 import { createMethods } from './methods/registry.ts';
-import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE } from './payload.ts';
+import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE, type ServerReply, type ServerRequest } from './payload.ts';
 import type { Limiter } from './limiter/limiter.ts';
 import type { StoreOutage } from './limiter/store-outage.ts';
 import { createGateLimiter, RateGate } from './rate-gate.ts';
@@ -50,7 +50,8 @@ export interface SharedState {
 
 /** The request handler and the state behind it (tokens, quotas, counters). */
 export interface App {
-  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Serves HTTP/1.1 requests and, on an HTTP/2 server, its compatibility API's requests alike. */
+  readonly handle: (req: ServerRequest, res: ServerReply) => void;
   readonly stats: StatsRecorder;
   readonly tokens: TokenStore;
   /** Forget expired tokens and idle quota state. */
@@ -94,11 +95,13 @@ export function createApp(
     payloadLimitBytes: config.payloadLimitBytes,
     realm: config.realm,
     shape: config.tokenResponse,
+    assertions: config.clientKeys.length === 0 ? null : new AssertionVerifier(config.clientKeys),
+    tokenMethod: config.tokenMethod,
   };
   const sleep = (delayMs: number): Promise<void> => timers.sleep(delayMs);
   const capacity = config.capacity === null ? null : new ServiceCapacity(config.capacity);
 
-  async function callMethod(req: IncomingMessage, method: string): Promise<Reply> {
+  async function callMethod(req: ServerRequest, method: string): Promise<Reply> {
     const auth = authenticateBearer(req.headers.authorization, tokens, refusals, now());
     if (!auth.ok) return auth.reply; // refused for auth: not counted against any quota
     const verdict = gate.admit({ clientId: auth.clientId, token: auth.token, method }, now());
@@ -120,7 +123,7 @@ export function createApp(
     return handler(args, { nowMs: now(), clientId: auth.clientId, sleep });
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function route(req: ServerRequest, res: ServerReply): Promise<void> {
     const target = routeOf(req.method, req.url);
     if (!('method' in target)) {
       responder.send(res, target, req.url?.startsWith(API_PREFIX) === true ? 'method' : 'other');
@@ -133,7 +136,7 @@ export function createApp(
     }
   }
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const handle = (req: ServerRequest, res: ServerReply): void => {
     stats.request();
     route(req, res).catch(() => responder.send(res, UNEXPECTED_ERROR, 'method'));
   };

@@ -1,11 +1,14 @@
 /**
- * One HTTP or HTTPS listener of the reference server: the Node server around a request handler,
- * the answers to requests the HTTP parser rejects, listening on a port, and a graceful close.
+ * One HTTP, HTTPS or HTTP/2-over-TLS listener of the reference server: the Node server around a
+ * request handler, the answers to requests the HTTP parser rejects, listening on a port, and a
+ * graceful close.
  */
-import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, STATUS_CODES, type Server } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { RpcloadError } from '../errors.ts';
+import type { ServerReply, ServerRequest } from './payload.ts';
 import type { ServerConfig } from './resolved-config.ts';
 import type { StatsRecorder } from './stats.ts';
 import { tlsServerOptions, type TlsMaterial } from './tls.ts';
@@ -26,7 +29,7 @@ export interface Listener {
  * RpcloadError when the address cannot be bound (port taken, unknown host).
  */
 export async function listenHttp(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  handler: (req: ServerRequest, res: ServerReply) => void,
   config: ServerConfig,
   tls: TlsMaterial | undefined,
   port: number,
@@ -39,20 +42,33 @@ export async function listenHttp(
     connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
     // HTTP keep-alive is Node's default (idle connections close after keepAliveTimeout, 5 s).
   };
-  const server: Server = tls
-    ? createHttpsServer({ ...httpOptions, ...tlsServerOptions(tls, config.faults.has('tls-legacy')) }, handler)
-    : createHttpServer(httpOptions, handler);
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, stats));
+  const secure = tls === undefined ? null : tlsServerOptions(tls, config.faults.has('tls-legacy'), config.clientCa);
+  let server: NetServer;
+  let closeServer: (graceMs: number) => Promise<void>;
+  if (secure !== null && config.http2) {
+    // node:http2 with its compatibility API, so the one request handler serves both; clients that
+    // do not offer h2 in ALPN get HTTP/1.1 on the same port.
+    const http2Server = createSecureServer({ ...secure, allowHTTP1: true }, handler);
+    const open = trackConnections(http2Server);
+    closeServer = (graceMs) => closeHttp2Gracefully(http2Server, open, graceMs);
+    server = http2Server;
+  } else {
+    const httpServer: Server =
+      secure !== null ? createHttpsServer({ ...httpOptions, ...secure }, handler) : createHttpServer(httpOptions, handler);
+    httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, stats));
+    closeServer = (graceMs) => closeGracefully(httpServer, graceMs);
+    server = httpServer;
+  }
   const bound = await listen(server, config.host, port);
   let closing: Promise<void> | undefined;
   return {
     url: `${tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${bound}`,
     port: bound,
-    close: (graceMs = CLOSE_GRACE_MS) => (closing ??= closeGracefully(server, graceMs)),
+    close: (graceMs = CLOSE_GRACE_MS) => (closing ??= closeServer(graceMs)),
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
+function listen(server: NetServer, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const why =
@@ -84,6 +100,37 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, stats: St
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The open HTTP/2 sessions and TLS connections of an HTTP/2 server, kept up to date as they come and go. */
+function trackConnections(server: Http2SecureServer): { readonly sessions: Set<Http2Session>; readonly sockets: Set<Socket> } {
+  const sessions = new Set<Http2Session>();
+  const sockets = new Set<Socket>();
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return { sessions, sockets };
+}
+
+/**
+ * The HTTP/2 server's close: stop accepting, tell every session to finish its streams and go away
+ * (GOAWAY), then destroy whatever is still open after `graceMs` (HTTP/1.1 keep-alive connections
+ * on the same port included).
+ */
+async function closeHttp2Gracefully(server: Http2SecureServer, open: ReturnType<typeof trackConnections>, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const session of open.sessions) session.close();
+  const deadline = setTimeout(() => {
+    for (const session of open.sessions) session.destroy();
+    for (const socket of open.sockets) socket.destroy();
+  }, graceMs);
+  await closed;
+  clearTimeout(deadline);
 }
 
 /** Stop accepting, let in-flight requests finish for up to `graceMs`, then destroy what is left. */

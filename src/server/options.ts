@@ -146,6 +146,12 @@ export interface ClientCredential {
   readonly secret: string;
 }
 
+/** A client's public key for private_key_jwt: PEM (public key, certificate or private key) or a JWK as JSON text. */
+export interface ClientPublicKey {
+  readonly id: string;
+  readonly key: string;
+}
+
 /** Everything optional; defaults follow the API conventions. */
 export interface ServerOptions {
   /** Default 127.0.0.1. */
@@ -198,6 +204,15 @@ export interface ServerOptions {
   capacity?: ServiceCapacitySettings;
   /** Serve HTTPS: true = self-signed certificate made at start; or PEM cert and key. */
   tls?: boolean | { readonly cert: string; readonly key: string };
+  /** With `tls`: serve HTTP/2 (node:http2), and HTTP/1.1 to clients that do not offer h2 in ALPN. Default false. */
+  http2?: boolean;
+  /** With `tls`: require a client certificate signed by this CA (PEM) on every connection (mTLS). Default: none asked for. */
+  clientCa?: string;
+  /**
+   * private_key_jwt: the public keys client assertions are verified with, by client id. A client
+   * listed here may authenticate its token request with an assertion (besides any secret).
+   */
+  clientKeys?: readonly ClientPublicKey[];
   /** `realm` of WWW-Authenticate challenges. Default `rpcload`. */
   realm?: string;
   /** Slow-client guards (ms). Defaults 10,000 / 30,000. */

@@ -3,7 +3,13 @@
  * checked as UTF-8 JSON objects.
  */
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+
+/** A request as the server sees it: HTTP/1.1, or HTTP/2 through node:http2's compatibility API. */
+export type ServerRequest = IncomingMessage | Http2ServerRequest;
+/** The response to a ServerRequest. */
+export type ServerReply = ServerResponse | Http2ServerResponse;
 
 /** Returned by readBody when the body is over the limit; the rest of it was left unread. */
 export const TOO_LARGE = Symbol('payload too large');
@@ -14,7 +20,7 @@ export const TOO_LARGE = Symbol('payload too large');
  * too) and reading stops at the first byte past the limit, so nothing far past it is buffered.
  * Rejects when the client goes away mid-body.
  */
-export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | typeof TOO_LARGE> {
+export function readBody(req: ServerRequest, limitBytes: number): Promise<Buffer | typeof TOO_LARGE> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limitBytes) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {

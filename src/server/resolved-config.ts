@@ -3,12 +3,15 @@
  * before the server starts.
  */
 import { RpcloadError } from '../errors.ts';
+import { pemCertificateProblem } from '../util/pem.ts';
+import { publicKeyProblem } from './auth/client-assertion.ts';
 import {
   FAULT_NAMES,
   LIMITER_ALGORITHMS,
   LIMITER_STORES,
   STORE_OUTAGE_POLICIES,
   type ClientCredential,
+  type ClientPublicKey,
   type FaultName,
   type LimiterAlgorithm,
   type LimiterStore,
@@ -67,6 +70,10 @@ export interface ServerConfig {
   readonly capacity: ServiceCapacitySettings | null;
   readonly faults: ReadonlySet<FaultName>;
   readonly tls: ServerOptions['tls'];
+  readonly http2: boolean;
+  /** PEM CA that client certificates must chain to; null = no client certificate asked for. */
+  readonly clientCa: string | null;
+  readonly clientKeys: readonly ClientPublicKey[];
   readonly realm: string;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -114,6 +121,9 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     capacity: options.capacity ?? null,
     faults,
     tls: options.tls ?? false,
+    http2: options.http2 ?? false,
+    clientCa: options.clientCa ?? null,
+    clientKeys: options.clientKeys ?? [],
     realm: options.realm ?? 'rpcload',
     headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
@@ -138,6 +148,14 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     check(client.id.length > 0 && client.secret.length > 0, 'every client needs a non-empty id and secret');
   }
   check(config.clientPattern === null || config.clientPattern.secret.length > 0, 'clientPattern needs a non-empty secret');
+  check(!config.http2 || config.tls !== false, 'http2 needs tls (HTTP/2 is served over TLS, negotiated with ALPN)');
+  check(config.clientCa === null || config.tls !== false, 'clientCa needs tls (client certificates are a TLS matter)');
+  const caProblem = config.clientCa === null ? null : pemCertificateProblem(config.clientCa);
+  if (caProblem !== null) problems.push(`clientCa: ${caProblem}`);
+  for (const key of config.clientKeys) {
+    const problem = publicKeyProblem(key);
+    if (problem !== null) problems.push(problem);
+  }
   check(
     METHOD_NAME_PATTERN.test(config.tokenMethod),
     `tokenMethod must match ${METHOD_NAME_PATTERN.source}, found ${JSON.stringify(config.tokenMethod)}`,

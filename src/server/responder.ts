@@ -2,7 +2,8 @@
  * The last step of every request on the reference server: its reply written to the socket, delayed
  * or broken as the config says.
  */
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { constants as http2, Http2ServerResponse } from 'node:http2';
 import type { ServerConfig } from './resolved-config.ts';
 import { breakEnvelope } from './faults/broken-envelope.ts';
 import { Chaos, type ChaosEffect } from './faults/chaos.ts';
@@ -17,6 +18,16 @@ import type { TimerSet } from './timers.ts';
  * against a chaotic server still gets its tokens).
  */
 export type ReplyKind = 'method' | 'token' | 'other';
+
+/** What the responder uses of a response: an HTTP/1.1 ServerResponse and node:http2's compatibility response alike. */
+export interface ReplyStream {
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  readonly socket: { destroy(): void } | null;
+  writeHead(status: number, headers: OutgoingHttpHeaders): unknown;
+  write(chunk: Buffer): boolean;
+  end(chunk: string | Buffer): unknown;
+}
 
 /** Number of pieces a `chaos-slow` reply is dripped in. */
 const DRIP_PIECES = 30;
@@ -39,7 +50,7 @@ export class Responder {
     this.#addedLatencyMs = config.addedLatencyMs;
   }
 
-  send(res: ServerResponse, reply: Reply, kind: ReplyKind): void {
+  send(res: ReplyStream, reply: Reply, kind: ReplyKind): void {
     let out = reply;
     let effect: ChaosEffect | undefined;
     if (kind === 'method') {
@@ -52,18 +63,21 @@ export class Responder {
     else this.#deliver(res, out, effect);
   }
 
-  #deliver(res: ServerResponse, reply: Reply, effect: ChaosEffect | undefined): void {
+  #deliver(res: ReplyStream, reply: Reply, effect: ChaosEffect | undefined): void {
     // The client may be gone (or a chaos reset already happened): nothing to write to.
     if (res.headersSent || res.destroyed) return;
     if (effect?.kind === 'reset') {
-      res.socket?.destroy();
+      // HTTP/2: reset just the request's stream, as an error (RST_STREAM INTERNAL_ERROR).
+      if (res instanceof Http2ServerResponse) res.stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+      else res.socket?.destroy();
       return;
     }
     const out = effect?.kind === 'reply' ? effect.reply : reply;
     const headers: OutgoingHttpHeaders = { 'Content-Type': out.contentType, 'Content-Length': Buffer.byteLength(out.body), ...out.headers };
     // We stopped reading this request's body (whatever a chaos fault answers instead), so the
-    // connection cannot carry another request.
-    if (reply.close === true) headers.Connection = 'close';
+    // connection cannot carry another request. (HTTP/2 forbids the header: ending the reply ends
+    // just the stream, and the connection carries on.)
+    if (reply.close === true && !(res instanceof Http2ServerResponse)) headers.Connection = 'close';
     this.stats.status(out.status);
     res.writeHead(out.status, headers);
     if (effect?.kind === 'drip') this.#drip(res, Buffer.from(out.body), effect.overMs);
@@ -71,7 +85,7 @@ export class Responder {
   }
 
   /** Write `body` in pieces spread evenly over `overMs`: a slow server, not a stalled one. */
-  #drip(res: ServerResponse, body: Buffer, overMs: number): void {
+  #drip(res: ReplyStream, body: Buffer, overMs: number): void {
     const pieces = Math.max(1, Math.min(DRIP_PIECES, body.length));
     let piece = 0;
     const step = (): void => {

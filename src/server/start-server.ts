@@ -4,7 +4,7 @@
  * rate-limit counts. Closes it gracefully, and restarts its replicas on request.
  */
 import { randomInt } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerReply, ServerRequest } from './payload.ts';
 import { createApp, type App, type SharedState } from './app.ts';
 import { listenHttp, type Listener } from './http-listener.ts';
 import { StoreOutage } from './limiter/store-outage.ts';
@@ -51,7 +51,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     }
     if (!single) {
       let next = 0;
-      const roundRobin = (req: IncomingMessage, res: ServerResponse): void => replicas[next++ % replicas.length]!.app.handle(req, res);
+      const roundRobin = (req: ServerRequest, res: ServerReply): void => replicas[next++ % replicas.length]!.app.handle(req, res);
       front = await listenHttp(roundRobin, config, tls, config.port, shared.stats);
     }
   } catch (err) {

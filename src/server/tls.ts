@@ -49,11 +49,17 @@ export async function resolveTlsMaterial(tls: ServerOptions['tls']): Promise<Tls
 }
 
 /**
- * Options for https.createServer: TLS 1.2 or later, as the conventions require. The `tls-legacy`
- * fault also accepts TLS 1.0/1.1, which OpenSSL 3 only negotiates at security level 0.
+ * Options for https.createServer (and http2.createSecureServer): TLS 1.2 or later, as the
+ * conventions require. The `tls-legacy` fault also accepts TLS 1.0/1.1, which OpenSSL 3 only
+ * negotiates at security level 0. With `clientCa`, every connection must present a client
+ * certificate that chains to it (mTLS); the handshake fails otherwise.
  */
-export function tlsServerOptions(material: TlsMaterial, legacy: boolean): TlsOptions & SecureContextOptions {
-  return legacy
-    ? { cert: material.cert, key: material.key, minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' }
-    : { cert: material.cert, key: material.key, minVersion: 'TLSv1.2' };
+export function tlsServerOptions(
+  material: TlsMaterial,
+  legacy: boolean,
+  clientCa: string | null = null,
+): TlsOptions & SecureContextOptions {
+  const versions = legacy ? { minVersion: 'TLSv1' as const, ciphers: 'DEFAULT@SECLEVEL=0' } : { minVersion: 'TLSv1.2' as const };
+  const mutual = clientCa === null ? {} : { requestCert: true, rejectUnauthorized: true, ca: clientCa };
+  return { cert: material.cert, key: material.key, ...versions, ...mutual };
 }

@@ -11,18 +11,18 @@ import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/resul
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
+import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
 import { assertSafeOutput } from '../util/output-files.ts';
-import { registerSecret } from '../util/redact.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
-import { insecureWarning, openTarget, type Target } from './target.ts';
+import { aimedAt, insecureWarning, openTarget, type Target } from './target.ts';
 import {
   metricsReadOptions,
   openMetricsEndpoint,
@@ -87,7 +87,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
-  for (const client of plan.clients) registerSecret(client.secret);
+  registerPlanSecrets(plan);
   const upfront = upfrontWarnings(plan, startAt, Date.now());
   for (const warning of upfront) options.warn?.(warning);
   const runId = randomUUID();
@@ -117,15 +117,12 @@ async function runWithEndpoint(
   const { runId, path, startedAt, shard, startAt, upfront } = run;
   const target = await openTarget(plan);
   try {
-    const load = startLoad(
-      { ...plan, target: target.url },
-      {
-        workers: options.workers ?? 1,
-        signal: options.signal,
-        startAtEpochMs: startAt,
-        metrics: metricsReadOptions(options.metrics ?? null, plan),
-      },
-    );
+    const load = startLoad(aimedAt(plan, target), {
+      workers: options.workers ?? 1,
+      signal: options.signal,
+      startAtEpochMs: startAt,
+      metrics: metricsReadOptions(options.metrics ?? null, plan),
+    });
     endpoint?.follow(() => load.metrics());
     // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
     const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));

@@ -43,7 +43,13 @@ function servedSummary(options: ServerOptions): string[] {
   if (pattern === DEMO_CLIENT_PATTERN)
     who.push(`any ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}…"`).join(' or ')} ID with the demo secret (see --help)`);
   else if (pattern) who.push(`any "${pattern.prefix}…" ID`);
+  const transport = [
+    ...(options.http2 === true ? ['HTTP/2 (and HTTP/1.1 to clients without h2)'] : []),
+    ...(options.clientCa === undefined ? [] : ['client certificates required (mTLS)']),
+    ...(options.clientKeys === undefined ? [] : [`private_key_jwt for ${options.clientKeys.map((k) => k.id).join(', ')}`]),
+  ];
   return [
+    ...(transport.length === 0 ? [] : [`rpcload serve: ${transport.join('; ')}`]),
     `rpcload serve: rate limit ${options.limit} per ${formatDurationMs(options.windowMs!)} per client (${options.algorithm}), payload limit ${options.payloadLimitBytes} bytes`,
     `rpcload serve: clients: ${who.join(' + ')}; token method ${options.tokenMethod}, tokens live ${options.tokenTtlS}s`,
     ...(options.capacity === undefined
@@ -94,7 +100,8 @@ function tryCommand(options: ServerOptions, url: string, replicaUrls: readonly s
   const method = options.tokenMethod === undefined || options.tokenMethod === 'auth.token' ? '' : ` --token-method ${options.tokenMethod}`;
   const trust = caFile === null ? (url.startsWith('https:') ? ' --insecure' : '') : ` --ca ${caFile}`;
   const replicas = replicaUrls.map((replica) => ` --replica ${replica}`).join('');
-  return `npx rpcload run --target ${url}${replicas} ${client}${method}${trust} --method ping --rate 5 --duration 10s`;
+  const transport = `${options.http2 === true ? ' --http2' : ''}${options.clientCa === undefined ? '' : ' --cert CLIENT.pem --key CLIENT.key'}`;
+  return `npx rpcload run --target ${url}${replicas} ${client}${method}${trust}${transport} --method ping --rate 5 --duration 10s`;
 }
 
 const aborted = (signal: AbortSignal): Promise<void> =>

@@ -4,6 +4,7 @@
  * has none), run the checks through a live view, and write the result file.
  */
 import { randomUUID } from 'node:crypto';
+import type { ClientTlsIdentity } from '../api/dispatcher.ts';
 import { hostname } from 'node:os';
 import type { VerifyHeader, VerifyView } from '../contract/live-view.ts';
 import type { RunResult } from '../contract/result-schema.ts';
@@ -24,6 +25,8 @@ export interface VerifySessionOptions {
   readonly flags: VerifyFlags;
   /** The text of `--ca`, when given. */
   readonly caPem: string | null;
+  /** The client certificate of `--cert`/`--key` or `--pfx`, when given. */
+  readonly identity?: ClientTlsIdentity | null;
   /** Result file path; default results/<UTC timestamp>-<profile>.json. */
   readonly outPath?: string;
   readonly createView: (header: VerifyHeader) => VerifyView;
@@ -50,7 +53,7 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   const { plan, flags } = options;
   const profile = plan?.name ?? 'verify';
   // Flags are checked before anything starts; an embedded server's URL is filled in after.
-  const resolved = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', options.caPem);
+  const resolved = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', options.caPem, options.identity ?? null);
   const embedded = resolved.target === '' && plan !== null;
   if (embedded && resolved.replicas.length > 0)
     throw new RpcloadError('bad_flag', '--replica: replicas need a --target (the URL clients use); the embedded server has no replicas');
@@ -84,10 +87,17 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   }
 }
 
-/** The resolved configuration as recorded in the result file (no secrets, the CA only as a fact). */
+/** The resolved configuration as recorded in the result file (no secrets; the CA and client certificate only as facts). */
 function configRecord(config: VerifyConfig, profile: string): Record<string, unknown> {
-  const { clients, ca, ...rest } = config;
-  return { command: 'verify', profile, ...rest, clients: clients.map((c) => c.id), ca: ca === null ? null : 'given' };
+  const { clients, ca, identity, ...rest } = config;
+  return {
+    command: 'verify',
+    profile,
+    ...rest,
+    clients: clients.map((c) => c.id),
+    ca: ca === null ? null : 'given',
+    identity: identity === null ? null : `(client certificate ${identity.source})`,
+  };
 }
 
 function verifyResult(

@@ -1,7 +1,8 @@
 /**
- * Secrets (client secrets, tokens, Authorization values) must never reach result files, logs or
- * the dashboard. One redactor per thread knows every configured client secret and every token
- * issued so far (the token request registers both), and scrubs them, in their raw and their
+ * Secrets (client secrets, signing secrets, tokens, Authorization values, private keys and their
+ * passphrases, client assertions) must never reach result files, logs or the dashboard. One
+ * redactor per thread knows every configured secret and every token and assertion made so far
+ * (the token request registers them), and scrubs them, in their raw and their
  * URL-encoded spelling, from text at the boundaries: where server text becomes an outcome key or
  * a sanitized excerpt, and where outputs are written. `redactSecrets` deep-copies a JSON-like
  * value, scrubbing keys and values and replacing values under secret-ish keys.
@@ -9,12 +10,13 @@
 export const REDACTED = '[redacted]';
 
 /**
- * Keys whose string values are secrets: those that *end* in secret, token, password, assertion,
- * private key, … — so `clientSecret`, `accessToken`, `client_assertion` and `authorization` are
- * redacted while settings that merely start with such a word (`tokenMethod`, `tokenResponse`,
- * `secretsFile`) are kept. Numbers (e.g. a `tokens` count) are never secrets.
+ * Keys whose string values are secrets: those that *end* in secret, token, password, private key,
+ * passphrase, assertion … — so `clientSecret`, `signingSecret`, `accessToken`, `privateKey`,
+ * `client_assertion` and `authorization` are redacted while settings that merely start with such a
+ * word (`tokenMethod`, `tokenResponse`, `secretsFile`, `privateKeyPattern`) are kept. Numbers (e.g.
+ * a `tokens` count) are never secrets.
  */
-const SECRET_KEY = /(secret|password|passwd|token|authorization|credential|assertion|api[-_]?key|private[-_]?key)s?$/i;
+const SECRET_KEY = /(secret|password|passwd|passphrase|token|authorization|credential|assertion|api[-_]?key|private[-_]?key)s?$/i;
 
 /** Whether values under this key are secrets (by the rule above). */
 export function isSecretKey(key: string): boolean {

@@ -3,8 +3,10 @@
  * calls and its own clock).
  */
 import type { Dispatcher } from 'undici';
+import type { IdentityDispatchers } from '../api/dispatcher.ts';
 import { callApi, type ApiReply } from '../api/http-call.ts';
 import { OUTCOME_TIMEOUT } from '../api/outcome.ts';
+import type { RequestSigner } from '../api/request-signer.ts';
 import type { ClientPool } from './client-pool.ts';
 import { sleepUntilOrThrow, type Clock } from './clock.ts';
 import { toRoundTrip, type RoundTrip } from './round-trip.ts';
@@ -14,7 +16,10 @@ import type { VerifyConfig } from './config.ts';
 /** What every check of one verify run shares. */
 export interface VerifyContext {
   readonly config: VerifyConfig;
-  readonly dispatcher: Dispatcher;
+  /** Connections by TLS identity: a client's calls present its certificate. */
+  readonly dispatchers: IdentityDispatchers;
+  /** The profile's sign module; null = requests are not signed. */
+  readonly signer: RequestSigner | null;
   readonly clock: Clock;
   readonly tokens: TokenBook;
   readonly pool: ClientPool;
@@ -74,7 +79,9 @@ export class CheckContext {
     const { run } = this;
     run.signal.throwIfAborted();
     const token = spec.token !== undefined ? spec.token : spec.clientId !== undefined ? await run.tokens.get(spec.clientId) : null;
-    const reply = await callApi(spec.dispatcher ?? run.dispatcher, {
+    const client = spec.clientId === undefined ? undefined : run.config.clients.find((c) => c.id === spec.clientId);
+    const signer = run.signer;
+    const reply = await callApi(spec.dispatcher ?? run.dispatchers.for(spec.clientId), {
       baseUrl: spec.baseUrl ?? run.config.target,
       method: spec.method,
       body: spec.body ?? '{}',
@@ -83,6 +90,12 @@ export class CheckContext {
       bodyCapBytes: spec.bodyCapBytes,
       timeoutMs: run.config.requestTimeoutMs,
       signal: run.signal,
+      ...(signer === null
+        ? {}
+        : {
+            sign: ({ method, path, body, headers }) =>
+              signer.sign({ method, path, body, clientId: client?.id ?? null, signingSecret: client?.signingSecret ?? null }, headers),
+          }),
     });
     if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);
     if (reply.transportError === OUTCOME_TIMEOUT) this.timedOut = true;

@@ -3,6 +3,9 @@
  * profile's plan and the defaults.
  */
 import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
+import type { AssertionKey } from '../api/client-assertion.ts';
+import type { ClientTlsIdentity, HttpVersion } from '../api/dispatcher.ts';
+import type { ClientAuthMethod } from '../api/token.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Plan } from '../profile/plan.ts';
 import { clientsFromFlags, parseClientFlag, parsePaginatedFlag, type FlagClient, type PaginatedMethod } from '../profile/client-flags.ts';
@@ -11,8 +14,15 @@ import { parseDurationMs } from '../util/duration.ts';
 import { CHECK_IDS, isCheckId, type CheckId } from './check-ids.ts';
 import { parseAllowSkipFlag, type AllowedSkips } from './skip-policy.ts';
 
-/** A client ID with its secret (the secret never leaves the token request). */
-export type VerifyClient = FlagClient;
+/** A client ID with its secret (the secret never leaves the token request) and its other credentials. */
+export interface VerifyClient extends FlagClient {
+  /** Its own certificate (mTLS); null = the common one, if any. */
+  readonly tls: ClientTlsIdentity | null;
+  /** private_key_jwt: its signing key. */
+  readonly assertionKey: AssertionKey | null;
+  /** Handed to the sign module with its requests. */
+  readonly signingSecret: string;
+}
 export type { PaginatedMethod };
 // Parsed where `rpcload run` parses them too (a profile built from flags).
 export { parseClientFlag, parsePaginatedFlag };
@@ -22,7 +32,7 @@ export interface VerifyConfig {
   /** Base URL without a trailing slash. */
   readonly target: string;
   readonly tokenMethod: string;
-  readonly clientAuth: 'post' | 'basic';
+  readonly clientAuth: ClientAuthMethod;
   readonly scope: string | null;
   readonly extraFields: Readonly<Record<string, string>>;
   readonly clients: readonly VerifyClient[];
@@ -39,6 +49,12 @@ export interface VerifyConfig {
   /** Extra CA (PEM text) to trust, and whether to skip certificate verification. */
   readonly ca: string | null;
   readonly insecure: boolean;
+  /** The client certificate of clients without one of their own; null = none. */
+  readonly identity: ClientTlsIdentity | null;
+  /** HTTP version asked for: 2 makes a target without h2 an error before any check. */
+  readonly httpVersion: HttpVersion;
+  /** Absolute path of the request-signing module; null = requests are not signed. */
+  readonly sign: string | null;
   /** Treat Retry-After slack over the 1 s rounding allowance as a failure. */
   readonly strictRetryAfter: boolean;
   /** Every request's overall deadline, token requests included (ms). */
@@ -89,6 +105,8 @@ export interface VerifyFlags {
   /** Comma-separated check ids. */
   readonly only?: string;
   readonly insecure?: boolean;
+  /** `--http2`: HTTP/2 required. */
+  readonly http2?: boolean;
   readonly strictRetryAfter?: boolean;
   /** `--timeout`: every request's overall deadline (ms). */
   readonly timeout?: number;
@@ -172,9 +190,16 @@ function assertMethodNames(flag: string, names: readonly string[]): void {
 /**
  * The run's configuration: flags override the profile's plan, which overrides the defaults of
  * the conventions. `target` is the resolved base URL (the embedded server's when the plan has
- * none); `caPem` is the text of `--ca` (or the plan's). Throws one-line RpcloadErrors.
+ * none); `caPem` is the text of `--ca` (or the plan's); `identity` the client certificate of
+ * `--cert`/`--key` or `--pfx`. Throws one-line RpcloadErrors.
  */
-export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, target: string, caPem: string | null): VerifyConfig {
+export function resolveVerifyConfig(
+  flags: VerifyFlags,
+  plan: Plan | null,
+  target: string,
+  caPem: string | null,
+  identity: ClientTlsIdentity | null = null,
+): VerifyConfig {
   // Flag syntax first, then what is missing.
   const only = flags.only === undefined ? null : parseOnlyFlag(flags.only);
   const allowSkip = parseAllowSkipFlag(flags.allowSkip);
@@ -182,8 +207,16 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
   const hooks = resolveHooks(flags);
   const replicas = [...new Set((flags.replica ?? plan?.replicas ?? []).map((url) => url.replace(/\/+$/, '')))];
   const fromPlan = plan === null ? { methods: [], paginated: [] } : planMethods(plan);
-  const fromFlags = clientsFromFlags(flags, VERIFY_PATTERN_CLIENTS);
-  const clients = fromFlags.length > 0 ? fromFlags : (plan?.clients.map(({ id, secret }) => ({ id, secret })) ?? []);
+  const fromFlags = clientsFromFlags(flags, VERIFY_PATTERN_CLIENTS).map((c): VerifyClient => ({
+    ...c,
+    tls: null,
+    assertionKey: null,
+    signingSecret: c.secret,
+  }));
+  const clients =
+    fromFlags.length > 0
+      ? fromFlags
+      : (plan?.clients.map(({ id, secret, tls, assertionKey, signingSecret }) => ({ id, secret, tls, assertionKey, signingSecret })) ?? []);
   if (clients.length === 0) throw new RpcloadError('no_clients', 'no client to verify with: pass --client ID:SECRET (repeatable)');
   const methods = flags.method ? [...new Set(flags.method)] : fromPlan.methods;
   if (methods.length === 0)
@@ -205,6 +238,9 @@ export function resolveVerifyConfig(flags: VerifyFlags, plan: Plan | null, targe
     only,
     ca: caPem ?? plan?.http.ca ?? null,
     insecure: flags.insecure === true || plan?.http.insecure === true,
+    identity: identity ?? plan?.http.identity ?? null,
+    httpVersion: flags.http2 === true ? '2' : (plan?.http.version ?? PROFILE_DEFAULTS.http.version),
+    sign: plan?.sign ?? null,
     strictRetryAfter: flags.strictRetryAfter === true,
     requestTimeoutMs: flags.timeout ?? plan?.http.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     allowSkip,

@@ -3,11 +3,13 @@
  * results gathered in one report.
  */
 import { setMaxListeners } from 'node:events';
-import { createDispatcher } from '../api/dispatcher.ts';
+import { IdentityDispatchers, probeProtocol, requiredH2Problem, type DispatcherOptions } from '../api/dispatcher.ts';
+import { loadRequestSigner } from '../api/request-signer.ts';
 import { describeError, RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';
 import { formatDurationMs } from '../util/duration.ts';
-import { redactSecrets, redactText, registerSecret } from '../util/redact.ts';
+import { redactSecrets, redactText } from '../util/redact.ts';
+import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { CheckOutcome } from './check.ts';
 import { ClientPool } from './client-pool.ts';
@@ -63,32 +65,40 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
   const clock = options.clock ?? systemClock;
   const deadlineMs = options.checkDeadlineMs ?? checkDeadlineMs(config);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
-  for (const client of config.clients) registerSecret(client.secret);
-  const abort = new AbortController();
-  const stop = (): void => abort.abort(options.signal?.reason);
-  const dispatcher = createDispatcher({
+  registerPlanSecrets({ clients: config.clients, http: { identity: config.identity } });
+  const signer = config.sign === null ? null : await loadRequestSigner(config.sign);
+  const transport: DispatcherOptions = {
     connections: null,
     ca: config.ca,
     insecure: config.insecure,
     connectTimeoutMs: config.requestTimeoutMs,
-  });
+    identity: config.identity,
+    httpVersion: config.httpVersion,
+  };
+  await requireHttpVersion(config, transport);
+  const abort = new AbortController();
+  const stop = (): void => abort.abort(options.signal?.reason);
+  const dispatchers = new IdentityDispatchers(
+    transport,
+    new Map(config.clients.flatMap((c) => (c.tls === null ? [] : [[c.id, c.tls] as const]))),
+  );
   // Aborting also cuts requests in flight, so a check waiting on a response ends at once.
-  abort.signal.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
+  abort.signal.addEventListener('abort', () => void dispatchers.destroy(), { once: true });
   // Stopped already (a signal during the start-up): every check is skipped as interrupted.
   if (options.signal?.aborted) stop();
   else options.signal?.addEventListener('abort', stop, { once: true });
-  const tokens = new TokenBook(config, dispatcher, clock, abort.signal);
+  const tokens = new TokenBook(config, dispatchers, clock, abort.signal);
   const pool = new ClientPool(
     config.clients.map((c) => c.id),
     config.limit,
     config.windowMs,
     clock,
   );
-  const context: VerifyContext = { config, dispatcher, clock, tokens, pool, signal: abort.signal };
+  const context: VerifyContext = { config, dispatchers, signer, clock, tokens, pool, signal: abort.signal };
   const startedAt = new Date();
   try {
     try {
-      await preflight(config, tokens, dispatcher);
+      await preflight(config, tokens, transport, dispatchers.for(undefined));
     } catch (err) {
       // A stop during the start-up probe is an interruption (exit 130, result written), not an unreachable target.
       if (!abort.signal.aborted) throw err;
@@ -187,8 +197,21 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
     };
   } finally {
     options.signal?.removeEventListener('abort', stop);
-    await dispatcher.close().catch(() => undefined);
+    await dispatchers.close();
   }
+}
+
+/** HTTP/2 required (`--http2`, http.version "2"): an https target that negotiates h2, or one clear line before any check. */
+async function requireHttpVersion(config: VerifyConfig, transport: DispatcherOptions): Promise<void> {
+  if (config.httpVersion !== '2') return;
+  const target = new URL(config.target);
+  if (target.protocol !== 'https:')
+    throw new RpcloadError(
+      'bad_flag',
+      `--http2: HTTP/2 is negotiated with TLS ALPN, so it needs an https:// target, found ${config.target}`,
+    );
+  const problem = requiredH2Problem(config.target, '2', await probeProtocol(target, transport));
+  if (problem !== null) throw new RpcloadError('http2_refused', problem);
 }
 
 function toResult(

@@ -2,7 +2,7 @@
  * The verifier's access tokens per client: cached, refreshed before expiry, and
  * remembered for redaction.
  */
-import type { Dispatcher } from 'undici';
+import type { IdentityDispatchers } from '../api/dispatcher.ts';
 import { requestTokenHonouringRetryAfter, type TokenResult } from '../api/token.ts';
 import { refreshDelayMs } from '../api/token-lifetime.ts';
 import { RpcloadError } from '../errors.ts';
@@ -29,7 +29,7 @@ export class TokenBook {
 
   constructor(
     private readonly config: VerifyConfig,
-    private readonly dispatcher: Dispatcher,
+    private readonly dispatchers: IdentityDispatchers,
     private readonly clock: Clock,
     /** The verify's stop: ends a wait for a Retry-After at once. */
     private readonly signal?: AbortSignal,
@@ -54,12 +54,13 @@ export class TokenBook {
   request(clientId: string): Promise<TokenResult> {
     const client = this.config.clients.find((c) => c.id === clientId);
     if (client === undefined) throw new Error(`unknown client ${clientId}`);
-    return requestTokenHonouringRetryAfter(this.dispatcher, {
+    return requestTokenHonouringRetryAfter(this.dispatchers.for(client.id), {
       baseUrl: this.config.target,
       tokenMethod: this.config.tokenMethod,
       clientId: client.id,
       clientSecret: client.secret,
       clientAuth: this.config.clientAuth,
+      assertionKey: client.assertionKey,
       scope: this.config.scope,
       extraFields: this.config.extraFields,
       timeoutMs: this.config.requestTimeoutMs,

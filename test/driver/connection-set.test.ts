@@ -1,12 +1,16 @@
 import type { ServerResponse } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type Http2ServerResponse } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { buildConnector, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionSet, type ConnectionRequest } from '../../src/driver/connection-set.ts';
+import { selfSignedMaterial } from '../../src/server/tls.ts';
 import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
 
 /** A request that records how it ended; `ended` resolves then. */
 class TestRequest implements ConnectionRequest {
   connection = -1;
+  lane = 0;
   status = 0;
   error: Error | null = null;
   readonly ended: Promise<void>;
@@ -50,11 +54,11 @@ afterEach(async () => {
 
 function newSet(origin: string, connections: number, pipelining = 1): ConnectionSet {
   return new ConnectionSet(origin, {
-    connections,
-    pipelining,
+    lanes: [{ connections, connect: buildConnector({}) }],
+    slots: pipelining,
+    allowH2: false,
     headersTimeoutMs: 5000,
     bodyTimeoutMs: 5000,
-    connect: buildConnector({}),
   });
 }
 
@@ -129,5 +133,88 @@ describe('ConnectionSet', () => {
     connections.dispatch(late);
     await late.ended;
     expect(late.error?.message).toMatch(/closed/);
+  });
+});
+
+describe('ConnectionSet over HTTP/2 (node:http2, ALPN)', () => {
+  let h2: Http2SecureServer | undefined;
+  afterEach(async () => {
+    // The client side first: the server's close waits for its sessions to end.
+    await set?.destroy();
+    set = undefined;
+    const closing = h2;
+    h2 = undefined;
+    if (closing !== undefined) await new Promise((resolve) => closing.close(resolve));
+  });
+
+  /** An HTTP/2 server that holds every stream until told; counts sessions and the most streams open at once. */
+  async function startHolding(): Promise<{
+    url: string;
+    held: Http2ServerResponse[];
+    sessions: () => number;
+    peakStreams: () => number;
+    ca: string;
+  }> {
+    const material = await selfSignedMaterial();
+    const held: Http2ServerResponse[] = [];
+    let sessions = 0;
+    let open = 0;
+    let peak = 0;
+    h2 = createSecureServer({ cert: material.cert, key: material.key, allowHTTP1: false }, (req, res) => {
+      open++;
+      peak = Math.max(peak, open);
+      res.once('finish', () => open--);
+      req.resume();
+      req.once('end', () => held.push(res));
+    });
+    h2.on('session', () => sessions++);
+    await new Promise<void>((resolve) => h2!.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `https://127.0.0.1:${(h2.address() as AddressInfo).port}`,
+      held,
+      sessions: () => sessions,
+      peakStreams: () => peak,
+      ca: material.cert,
+    };
+  }
+
+  const h2Set = (url: string, ca: string, lanes: number, slots: number): ConnectionSet =>
+    new ConnectionSet(url, {
+      lanes: Array.from({ length: lanes }, () => ({ connections: 1, connect: buildConnector({ ca, allowH2: true }) })),
+      slots,
+      allowH2: true,
+      headersTimeoutMs: 5000,
+      bodyTimeoutMs: 5000,
+    });
+
+  it('carries `slots` requests at once as streams of one connection; the rest wait for a free stream', async () => {
+    const server2 = await startHolding();
+    const connections = h2Set(server2.url, server2.ca, 1, 4);
+    set = connections;
+    const requests = Array.from({ length: 6 }, (_, i) => new TestRequest(`s${i}`, (r) => connections.release(r)));
+    for (const r of requests) connections.dispatch(r);
+    await expect.poll(() => server2.held.length).toBe(4);
+    expect(connections.queued).toBe(2);
+    expect(server2.sessions()).toBe(1); // four POSTs in flight at once on one connection
+    for (let answered = 0; answered < 6; answered++) {
+      await expect.poll(() => server2.held.length).toBeGreaterThan(0);
+      server2.held.shift()!.end('{"status":"success","data":{}}');
+    }
+    await Promise.all(requests.map((r) => r.ended));
+    expect(requests.map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect(server2.peakStreams()).toBe(4);
+    expect(server2.sessions()).toBe(1);
+  });
+
+  it('gives each lane connections of its own', async () => {
+    const server2 = await startHolding();
+    const connections = h2Set(server2.url, server2.ca, 2, 4);
+    set = connections;
+    const requests = [0, 1, 0, 1].map((lane, i) => Object.assign(new TestRequest(`l${i}`, (r) => connections.release(r)), { lane }));
+    for (const r of requests) connections.dispatch(r);
+    await expect.poll(() => server2.held.length).toBe(4);
+    expect(server2.sessions()).toBe(2);
+    for (const res of server2.held.splice(0)) res.end('{}');
+    await Promise.all(requests.map((r) => r.ended));
   });
 });

@@ -45,9 +45,10 @@ describe('buildPlan: defaults', () => {
         addedLatencyMs: 0,
         faults: [],
         tls: false,
+        http2: false,
         seed,
       },
-      auth: { tokenMethod: 'auth.token', clientAuth: 'post', scope: null, extraFields: {}, refreshMarginS: 30 },
+      auth: { tokenMethod: 'auth.token', clientAuth: 'post', assertionAlg: null, scope: null, extraFields: {}, refreshMarginS: 30 },
       scenarios: [
         {
           name: 'scenario-1',
@@ -63,6 +64,8 @@ describe('buildPlan: defaults', () => {
       http: {
         connections: 64,
         pipelining: 1,
+        version: '1.1',
+        maxConcurrentStreams: 100,
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 10_000,
         bodyTimeoutMs: 10_000,
@@ -72,9 +75,11 @@ describe('buildPlan: defaults', () => {
         maxInFlight: 10_000,
         ca: null,
         insecure: false,
+        identity: null,
         preconnect: true,
         warmUp: true,
       },
+      sign: null,
       checkpointEveryMs: 10_000,
     });
     expect(clients.map((c) => [c.id, c.weight])).toEqual(Array.from({ length: 10 }, (_, i) => [`client-${i + 1}`, 1]));
@@ -196,7 +201,9 @@ describe('buildPlan: clients and secrets', () => {
   });
 
   it('keeps given secrets for the embedded server too', () => {
-    expect(plan({ clients: { list: [{ id: 'a', secret: 'mine', weight: 2 }] } }).clients).toEqual([{ id: 'a', secret: 'mine', weight: 2 }]);
+    expect(plan({ clients: { list: [{ id: 'a', secret: 'mine', weight: 2 }] } }).clients).toEqual([
+      { id: 'a', secret: 'mine', weight: 2, tls: null, assertionKey: null, signingSecret: 'mine' },
+    ]);
   });
 });
 

@@ -24,7 +24,7 @@ describe('profile validation: one problem each, with its path and message', () =
     [
       { phasez: [] },
       '/phasez',
-      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, rateLimit, thresholds, http, capacity, seed, checkpointEvery, found unknown property "phasez"',
+      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, rateLimit, thresholds, http, sign, capacity, seed, checkpointEvery, found unknown property "phasez"',
     ],
     // a required section missing
     [{ scenarios: undefined }, '/scenarios', 'expected a list of at least 1 item (required), found nothing'],
@@ -35,7 +35,7 @@ describe('profile validation: one problem each, with its path and message', () =
     // a number out of range
     [{ server: { flakyRate: 1.5 } }, '/server/flakyRate', 'expected a number from 0 to 1, found 1.5'],
     // an enum
-    [{ auth: { clientAuth: 'digest' } }, '/auth/clientAuth', 'expected one of "post", "basic", found "digest"'],
+    [{ auth: { clientAuth: 'digest' } }, '/auth/clientAuth', 'expected one of "post", "basic", "private_key_jwt", found "digest"'],
     // an unknown nested property
     [{ rateLimit: { limt: 5 } }, '/rateLimit/limt', 'expected one of the properties limit, window, on429, found unknown property "limt"'],
     // a weight must be positive
@@ -48,7 +48,7 @@ describe('profile validation: one problem each, with its path and message', () =
     [
       { clients: { list: [{ id: 'a' }], count: 2 } },
       '/clients/count',
-      'expected one of the properties list, secretsFile, found unknown property "count"',
+      'expected one of the properties list, secretsFile, certPattern, keyPattern, privateKeyPattern, found unknown property "count"',
     ],
     // paginate: true or an object
     [
@@ -211,7 +211,7 @@ describe('profile validation: every problem in one pass', () => {
     const lines = resolvePlan(profile, { source: 'multi.json' }).problems.map((p) => formatProblem('multi.json', p));
     expect(lines).toEqual([
       'multi.json: /target: expected an http:// or https:// URL, found "not a url"',
-      'multi.json: /auth/clientAuth: expected one of "post", "basic", found "digest"',
+      'multi.json: /auth/clientAuth: expected one of "post", "basic", "private_key_jwt", found "digest"',
       'multi.json: /auth/refreshMargin: expected a duration like "500ms", "10s" or "1m30s", found "soon"',
       'multi.json: /scenarios/0/weight: expected a number greater than 0, found -1',
       'multi.json: /scenarios/0/steps/0/args/x: expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}} or {{pad N}}, found "{{nope}}"',

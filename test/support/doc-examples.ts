@@ -50,10 +50,15 @@ function stripComment(line: string): string {
 
 /** The first ```json block after the line that contains `marker`. */
 export function jsonExampleAfter(path: string, marker: string): string {
+  return codeExampleAfter(path, marker, 'json');
+}
+
+/** The first fenced block in `language` (```js, ```json …) after the line that contains `marker`. */
+export function codeExampleAfter(path: string, marker: string, language: string): string {
   const text = readFileSync(path, 'utf8');
   const at = text.indexOf(marker);
-  const block = /```json\n([\s\S]*?)\n```/.exec(text.slice(at));
-  if (at === -1 || block === null) throw new Error(`${path}: no json block after ${JSON.stringify(marker)}`);
+  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\``).exec(text.slice(at));
+  if (at === -1 || block === null) throw new Error(`${path}: no ${language} block after ${JSON.stringify(marker)}`);
   return block[1]!;
 }
 

@@ -41,6 +41,19 @@ describe('redactSecrets', () => {
     expect(input.clients[0]!.secret).toBe('s3cr3t-value'); // the input is not modified
   });
 
+  it('redacts the new credentials by key — private keys, passphrases, assertions, signing secrets — and keeps their settings', () => {
+    const out = redactSecrets({
+      clients: [{ id: 'a', privateKey: '-----BEGIN PRIVATE KEY-----x', signingSecret: 'sig', privateKeyPattern: 'keys/{id}.pem' }],
+      http: { keyPassphrase: 'pass', cert: 'client.pem', keyPattern: 'certs/{id}.key' },
+      form: { client_assertion: 'eyJ.x.y', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' },
+    });
+    expect(out).toEqual({
+      clients: [{ id: 'a', privateKey: REDACTED, signingSecret: REDACTED, privateKeyPattern: 'keys/{id}.pem' }],
+      http: { keyPassphrase: REDACTED, cert: 'client.pem', keyPattern: 'certs/{id}.key' },
+      form: { client_assertion: REDACTED, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' },
+    });
+  });
+
   it.each([
     // credentials go …
     ['Authorization: Bearer abc.def-123 sent', `Authorization: Bearer ${REDACTED} sent`],

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/api/dispatcher.ts';
+import { IdentityDispatchers } from '../../src/api/dispatcher.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { ratelimitThreshold } from '../../src/verify/checks/ratelimit-threshold.ts';
@@ -27,12 +27,20 @@ describe('ratelimit.threshold against a clock-aligned window resetting mid-burst
     leadMs: number,
   ): Promise<{ verdict: string; detail: string; idleAdmitted: number }> {
     const config = configFor(server);
-    const dispatcher = createDispatcher({ connections: null });
+    const dispatchers = new IdentityDispatchers({ connections: null }, new Map());
     try {
-      const tokens = new TokenBook(config, dispatcher, systemClock);
+      const tokens = new TokenBook(config, dispatchers, systemClock);
       await tokens.get(clientId);
       const pool = new ClientPool([clientId], SHORT.limit, SHORT.windowMs, systemClock);
-      const session = new CheckContext({ config, dispatcher, clock: systemClock, tokens, pool, signal: new AbortController().signal });
+      const session = new CheckContext({
+        config,
+        dispatchers,
+        signer: null,
+        clock: systemClock,
+        tokens,
+        pool,
+        signal: new AbortController().signal,
+      });
       const boundary = Math.ceil((Date.now() + 100) / SHORT.windowMs) * SHORT.windowMs;
       await sleep(boundary - Date.now() - 20);
       while (Date.now() < boundary - leadMs) {
@@ -42,7 +50,7 @@ describe('ratelimit.threshold against a clock-aligned window resetting mid-burst
       const bursts = outcome.evidence.bursts as { admitted: number }[];
       return { verdict: outcome.verdict, detail: outcome.detail, idleAdmitted: bursts[0]!.admitted };
     } finally {
-      await dispatcher.close();
+      await dispatchers.close();
     }
   }
 

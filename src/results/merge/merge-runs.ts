@@ -88,6 +88,15 @@ function mergedConfig(shards: readonly Shard[]): Record<string, unknown> {
   return config;
 }
 
+/** The files' connections summed; nothing when none of them counted any. */
+function mergedConnections(results: readonly RunResult[]): Pick<RunResult['summary'], 'connections'> {
+  const counted = results.flatMap((r) => (r.summary.connections === undefined ? [] : [r.summary.connections]));
+  if (counted.length === 0) return {};
+  return {
+    connections: { opened: counted.reduce((sum, c) => sum + c.opened, 0), byProtocol: sumCounts(counted.map((c) => c.byProtocol)) },
+  };
+}
+
 export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptions = {}): RunResult {
   const shardSet = checkShardSet(inputs, options.partial ?? false);
   const forced = assertMergeable(inputs, options.force ?? false, shardSet !== null);
@@ -133,6 +142,7 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
         outcomes: sumCounts(results.map((r) => r.summary.tokens.outcomes)),
       },
       skipped: sumCounts(results.map((r) => r.summary.skipped)),
+      ...mergedConnections(results),
     },
     byMethod: statsRecord('byMethod', () => durationS),
     byClient: statsRecord('byClient', () => durationS),

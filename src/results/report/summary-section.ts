@@ -3,6 +3,7 @@ import { formatDurationMs } from '../../util/duration.ts';
 import { outcomeShare } from '../compare/metrics.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
+import { connectionsLine } from '../summary-table.ts';
 import { count, ms, percent, text, withBaseline } from './html.ts';
 
 /**
@@ -22,7 +23,7 @@ function statusCell(r: RunResult): string {
 }
 
 /** Load figures: left out of a run that sent no API requests (a verify run). */
-const LOAD_FIELDS = new Set(['Requests', 'Throughput', 'Latency p50', 'Latency p99', 'Latency p99.9', 'Service time p99', 'Errors', '429 rate limited', 'Schedule lag p99']);
+const LOAD_FIELDS = new Set(['Connections', 'Requests', 'Throughput', 'Latency p50', 'Latency p99', 'Latency p99.9', 'Service time p99', 'Errors', '429 rate limited', 'Schedule lag p99']);
 
 const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string])[] = [
   ['Profile', (r) => text(r.run.profile)],
@@ -42,6 +43,7 @@ const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string
   ['429 rate limited', (r) => percent(outcomeShare(r.summary, 'rate_limited'))],
   ['Schedule lag p99', (r) => (r.summary.scheduleLagMs ? ms(r.summary.scheduleLagMs.p99) : 'n/a (closed model)')],
   ['Token requests', (r) => `${count(r.summary.tokens.requests)} (${count(r.summary.tokens.failures)} failed)`],
+  ['Connections', (r) => (r.summary.connections === undefined ? 'not counted' : text(connectionsLine(r.summary.connections)))],
   ['Tool', (r) => `${r.tool.name} ${text(r.tool.version)} · node ${text(r.run.node)}`],
 ];
 

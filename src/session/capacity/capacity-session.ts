@@ -17,7 +17,7 @@ import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
 import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
-import { insecureWarning, openTarget, type Target } from '../target.ts';
+import { aimedAt, insecureWarning, openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
 import { judgeStep, THROUGHPUT_LINE, type JudgedStep } from './judge-step.ts';
@@ -248,7 +248,7 @@ class CapacitySearch {
       warmUpMs: cap.warmUpMs,
       holdMs,
     };
-    const stepPlan = { ...plan, target: this.target.url, phases };
+    const stepPlan = { ...aimedAt(plan, this.target), phases };
     // Each step listens on its own signal, relayed from the session's: the driver's listeners go
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();

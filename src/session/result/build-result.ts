@@ -93,6 +93,13 @@ function timelineOf(rows: readonly TimelineRow[], durationS: number): TimelineRo
   return out;
 }
 
+/** The connections the load opened, by negotiated protocol (nothing for a run that opened none, e.g. verify). */
+function connectionsOf(data: RecordedData): Pick<RunResult['summary'], 'connections'> {
+  const byProtocol = { ...data.connections };
+  const opened = Object.values(byProtocol).reduce((sum, n) => sum + n, 0);
+  return opened === 0 ? {} : { connections: { opened, byProtocol } };
+}
+
 /**
  * The `rpcload/result@1` record of a run from its recorded data. Every figure is read off the
  * encoded histograms and counters in `data`, so a live recorder's serialize(), the same data after
@@ -123,6 +130,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
         outcomes: { ...data.tokens.outcomes },
       },
       skipped: { ...data.skipped },
+      ...connectionsOf(data),
     },
     byMethod: statsByName(dims.methods, data.byMethod, durationS),
     byClient: statsByName(dims.clients, data.byClient, durationS),

@@ -10,7 +10,7 @@ import { RunClock } from '../../driver/run-clock.ts';
 import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
-import { registerSecret } from '../../util/redact.ts';
+import { registerPlanSecrets } from '../../profile/plan-secrets.ts';
 import { newLoadGaugesProbe, readLoadMetrics } from '../../prometheus/load-metrics.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
@@ -24,7 +24,7 @@ const post = (message: FromWorker): void => port.postMessage(message);
 
 async function main(): Promise<void> {
   // This thread's redactor: the secrets are known before any reply could echo them.
-  for (const client of plan.clients) registerSecret(client.secret);
+  registerPlanSecrets(plan);
   const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
   const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
   const clock = new RunClock();

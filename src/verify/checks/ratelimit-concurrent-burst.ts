@@ -2,7 +2,6 @@
  * The `ratelimit.concurrent_burst` check's procedure: 1.5 × limit requests sent at once from an
  * idle client, repeated after a reset while the result is ambiguous.
  */
-import { createDispatcher } from '../../api/dispatcher.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { CheckContext } from '../check-context.ts';
 import { concurrentAttemptIsAmbiguous, judgeConcurrentBurst, type ConcurrentAttempt } from '../verdicts/ratelimit-concurrent-burst.ts';
@@ -17,9 +16,8 @@ const MAX_ATTEMPTS = 3;
  * within a millisecond or two: that is what exposes a check-then-increment race.
  */
 async function burst(check: CheckContext, clientId: string, size: number, kind: ConcurrentAttempt['kind']): Promise<ConcurrentAttempt> {
-  const { methods, ca, insecure, requestTimeoutMs } = check.config;
-  const method = methods[0]!;
-  const dispatcher = createDispatcher({ connections: size, ca, insecure, connectTimeoutMs: requestTimeoutMs });
+  const method = check.config.methods[0]!;
+  const dispatcher = check.run.dispatchers.create(clientId, { connections: size });
   try {
     const token = await check.run.tokens.get(clientId);
     await Promise.all(Array.from({ length: size }, () => check.call({ method, token: null, dispatcher })));

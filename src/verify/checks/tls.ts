@@ -1,9 +1,11 @@
 /**
  * The `tls` check's procedure: two bare TLS handshakes with an https target, one with default
- * settings and one TLS 1.1 only.
+ * settings (offering h2 and http/1.1 in ALPN, and the client certificate when there is one) and
+ * one TLS 1.1 only.
  */
 import { isIP } from 'node:net';
 import { connect, type ConnectionOptions } from 'node:tls';
+import { tlsOptions } from '../../api/dispatcher.ts';
 import type { CheckDefinition } from '../check.ts';
 import { judgeTls, type Handshake } from '../verdicts/tls.ts';
 
@@ -28,7 +30,12 @@ function handshake(url: URL, options: ConnectionOptions, timeoutMs: number): Pro
     };
     socket.setTimeout(timeoutMs, () => finish({ result: 'error', code: 'ETIMEDOUT' }));
     socket.once('secureConnect', () =>
-      finish({ result: 'accepted', protocol: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher().name }),
+      finish({
+        result: 'accepted',
+        protocol: socket.getProtocol() ?? 'unknown',
+        cipher: socket.getCipher().name,
+        alpn: typeof socket.alpnProtocol === 'string' ? socket.alpnProtocol : null,
+      }),
     );
     socket.once('error', (err: NodeJS.ErrnoException) => {
       const code = err.code ?? err.message.split('\n')[0] ?? 'unknown';
@@ -44,9 +51,11 @@ export const tls: CheckDefinition = {
       ? { needs: [], countsQuota: false, estimateMs: 200 }
       : 'plain http target: TLS applies to https targets only',
   async run(check) {
-    const { target, ca, insecure, requestTimeoutMs } = check.config;
+    const { target, ca, insecure, identity, clients, requestTimeoutMs } = check.config;
     const url = new URL(target);
-    const normal = await handshake(url, { ...(ca ? { ca } : {}), rejectUnauthorized: !insecure }, requestTimeoutMs);
+    // The client certificate a request as the first client would present (an mTLS server wants one).
+    const trust = tlsOptions({ ca, insecure, identity: clients[0]?.tls ?? identity });
+    const normal = await handshake(url, { ...trust, ALPNProtocols: ['h2', 'http/1.1'] }, requestTimeoutMs);
     // OpenSSL 3 refuses TLS 1.1 at its default security level before asking the server: level 0 lets us ask.
     const tls11Only = await handshake(
       url,

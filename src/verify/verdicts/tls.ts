@@ -2,7 +2,8 @@
 import { fail, pass, skip, type Verdict } from '../verdict.ts';
 
 export type Handshake =
-  | { readonly result: 'accepted'; readonly protocol: string; readonly cipher: string }
+  /** `alpn`: the application protocol the server chose from the h2 and http/1.1 offered (null: it chose none). */
+  | { readonly result: 'accepted'; readonly protocol: string; readonly cipher: string; readonly alpn?: string | null }
   /** The server refused (an alert, a reset, a version we did not offer). */
   | { readonly result: 'refused'; readonly code: string }
   /** Our own TLS library would not even send the ClientHello (TLS 1.1 compiled out or forbidden). */
@@ -22,7 +23,8 @@ export function judgeTls(obs: TlsObservation): Verdict {
   if (normal.result !== 'accepted') return skip('target_broken', `no TLS handshake with the default settings (${normal.code})`, evidence);
   if (!MODERN.has(normal.protocol))
     return fail(`negotiated ${normal.protocol} (${normal.cipher}); the conventions require TLS 1.2 or later`, evidence);
-  const negotiated = `negotiated ${normal.protocol} (${normal.cipher})`;
+  const alpn = normal.alpn === undefined ? '' : `, ALPN ${normal.alpn ?? 'none (no protocol chosen)'}`;
+  const negotiated = `negotiated ${normal.protocol} (${normal.cipher}${alpn})`;
   switch (tls11Only.result) {
     case 'accepted':
       return fail(`${negotiated}, but a TLS 1.1-only handshake was accepted too (${tls11Only.protocol}, ${tls11Only.cipher})`, evidence);

@@ -37,6 +37,16 @@ describe('judgeTls', () => {
       'fail',
       /negotiated TLSv1 .* require TLS 1.2 or later/,
     ],
+    // the ALPN result is reported: h2 offered and chosen
+    [
+      'alpn h2',
+      { ...modern, alpn: 'h2' },
+      { result: 'refused', code: 'ECONNRESET' },
+      'pass',
+      /negotiated TLSv1.3 \(TLS_AES_256_GCM_SHA384, ALPN h2\)/,
+    ],
+    // a server that chooses no protocol from those offered says so
+    ['alpn none', { ...modern, alpn: null }, { result: 'refused', code: 'ECONNRESET' }, 'pass', /ALPN none \(no protocol chosen\)/],
     // no handshake at all
     ['no handshake', { result: 'error', code: 'ETIMEDOUT' }, { result: 'error', code: 'ETIMEDOUT' }, 'skip', /no TLS handshake/],
   ] as const)('%s', (_name, normal, tls11Only, verdict, detail) => {
