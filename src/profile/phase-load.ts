@@ -98,7 +98,7 @@ export function parseStages(text: string): Stage[] | null {
     const [durationText = '', rateText = '', extra] = entry.trim().split(':');
     const durationMs = parseDurationMs(durationText);
     const toPerS = numberOf(rateText);
-    if (extra !== undefined || durationMs === undefined || durationMs <= 0 || durationMs > MAX_DURATION_MS || toPerS === null) return null;
+    if (extra !== undefined || durationMs === undefined || durationMs > MAX_DURATION_MS || toPerS === null) return null;
     stages.push({ durationMs, load: rateLoad(stages.at(-1)?.load.toPerS ?? 0, toPerS) });
   }
   return stages;

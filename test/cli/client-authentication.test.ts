@@ -164,7 +164,7 @@ describe('client certificates (mTLS)', () => {
     try {
       const out = `${dir.path}/per-client.json`;
       const profile = dir.write(
-        'per-client.json',
+        'per-client.profile.json',
         JSON.stringify({
           target: `https://127.0.0.1:${(echo.address() as AddressInfo).port}`,
           http: { ca: 'ca.pem', connections: 6 },
@@ -216,7 +216,7 @@ describe('client certificates (mTLS)', () => {
 describe('private_key_jwt', () => {
   function jwtProfile(name: string, clients: readonly { id: string; privateKey: string }[], target: string | null = server.url): string {
     return dir.write(
-      `${name}.json`,
+      `${name}.profile.json`,
       JSON.stringify({
         ...(target === null ? {} : { target, http: { ca: 'ca.pem', cert: 'one.pem', key: 'one.key' } }),
         auth: { clientAuth: 'private_key_jwt' },

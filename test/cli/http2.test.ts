@@ -131,7 +131,7 @@ describe('HTTP/2 through the CLI', () => {
   it('the embedded server serves HTTP/2 with server.tls and server.http2', async () => {
     const out = `${dir.path}/embedded.json`;
     const profile = dir.write(
-      'embedded.json',
+      'embedded.profile.json',
       JSON.stringify({
         server: { tls: true, http2: true },
         http: { version: '2' },
@@ -185,7 +185,7 @@ describe('HTTP/2 through the CLI', () => {
   it('capacity --http2 searches over h2', async () => {
     const out = `${dir.path}/capacity.json`;
     const profile = dir.write(
-      'capacity.json',
+      'capacity.profile.json',
       JSON.stringify({
         target: h2.url,
         http: { ca },

@@ -96,7 +96,7 @@ afterAll(async () => {
 
 function profile(name: string, sign: string, extra: Record<string, unknown> = {}): string {
   return dir.write(
-    `${name}.json`,
+    `${name}.profile.json`,
     JSON.stringify({
       name,
       target: server.url,

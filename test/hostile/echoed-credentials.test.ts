@@ -99,7 +99,7 @@ afterAll(async () => {
 
 function profile(name: string, target: string): string {
   return dir.write(
-    `${name}.json`,
+    `${name}.profile.json`,
     JSON.stringify({
       name,
       target,
