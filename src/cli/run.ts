@@ -4,7 +4,8 @@ import type { PlanOverrides } from '../profile/build-plan.ts';
 import { RpcloadError } from '../errors.ts';
 import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
-import type { Plan } from '../profile/plan.ts';
+import type { HttpClientName, Plan } from '../profile/plan.ts';
+import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
 import type { RateOverride, StageOverride } from '../profile/resolve-phases.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
@@ -27,6 +28,7 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags {
   requests?: number;
   ca?: string;
   insecure?: boolean;
+  httpClient?: HttpClientName;
   threshold?: string[];
   concurrency?: number;
   duration?: number;
@@ -53,6 +55,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     ...(flags.requests === undefined ? {} : { requests: flags.requests }),
     ...(flags.ca === undefined ? {} : { ca: flags.ca }),
     ...(flags.insecure === undefined ? {} : { insecure: flags.insecure }),
+    ...(flags.httpClient === undefined ? {} : { httpClient: flags.httpClient }),
     ...(flags.threshold === undefined ? {} : { thresholds: flags.threshold }),
   };
 }
@@ -126,6 +129,7 @@ export function registerRunCommand(program: Command): void {
     .option('--threshold <expr>', 'pass/fail expression like "p95 < 200ms" or "error_rate < 1%" (repeatable)', collect)
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
+    .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))
     .option(
       '--timeout <duration>',
       "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",

@@ -1,6 +1,7 @@
 /**
- * The driver's connections to the target: one undici Client per connection, with the engine
- * deciding which connection carries which request.
+ * The driver's connections to the target: one undici Client (or one of the fast client's
+ * connections, see http1/http1-connection.ts) per connection, with the engine deciding which
+ * connection carries which request.
  *
  * Why not undici's Pool: the engine already knows when each of its requests ends (its handler is
  * called), so it can hand the freed connection to the next request directly. The Pool instead
@@ -14,6 +15,22 @@
  * finds no free slot waits in a FIFO and takes the next slot freed.
  */
 import { Client, type Dispatcher, type buildConnector } from 'undici';
+import type { HttpClientName, Plan } from '../profile/plan.ts';
+import { Http1Connection } from './http1/http1-connection.ts';
+
+/**
+ * The HTTP client that carries `plan`'s API calls (the result file records it): the plan's
+ * `http.client`. Token requests always go through undici.
+ */
+export function loadClient(plan: Plan): HttpClientName {
+  return plan.http.client;
+}
+
+/** What the set asks of one connection: the part of undici's Client it uses, which the fast client also has. */
+interface Connection {
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
+  destroy(): Promise<void>;
+}
 
 /** A request the set can carry: its undici options and handler, and the slot it was given. */
 export interface ConnectionRequest extends Dispatcher.DispatchHandler {
@@ -29,10 +46,12 @@ export interface ConnectionSetOptions {
   readonly bodyTimeoutMs: number;
   /** undici's connector (e.g. the warm connector's, which hands out sockets opened before the clock). */
   readonly connect: buildConnector.connector;
+  /** The client of each connection: rpcload's own HTTP/1.1 client (http1/) or undici's Client (the default). */
+  readonly client?: HttpClientName;
 }
 
 export class ConnectionSet {
-  private readonly clients: (Client | undefined)[];
+  private readonly clients: (Connection | undefined)[];
   /** Free slots as connection indexes (one entry per free slot), the next to take on top. */
   private readonly freeSlots: number[] = [];
   /** Requests waiting for a slot, oldest at `waitingHead`. */
@@ -44,7 +63,7 @@ export class ConnectionSet {
     private readonly origin: string,
     private readonly options: ConnectionSetOptions,
   ) {
-    this.clients = new Array<Client | undefined>(options.connections).fill(undefined);
+    this.clients = new Array<Connection | undefined>(options.connections).fill(undefined);
     // Connection 0 on top: the first requests go to the first connections (those warmed first).
     for (let c = options.connections - 1; c >= 0; c--) for (let s = 0; s < options.pipelining; s++) this.freeSlots.push(c);
   }
@@ -92,14 +111,15 @@ export class ConnectionSet {
 
   private send(connection: number, request: ConnectionRequest): void {
     request.connection = connection;
-    const client = (this.clients[connection] ??= new Client(this.origin, {
-      pipelining: this.options.pipelining,
-      headersTimeout: this.options.headersTimeoutMs,
-      bodyTimeout: this.options.bodyTimeoutMs,
-      connect: this.options.connect,
-    }));
+    const client = (this.clients[connection] ??= this.open());
     // The return value says the Client is at its pipelining depth; the slots already keep it there.
     client.dispatch(request.options, request);
+  }
+
+  private open(): Connection {
+    const { pipelining, headersTimeoutMs, bodyTimeoutMs, connect } = this.options;
+    if (this.options.client === 'fast') return new Http1Connection(this.origin, { pipelining, headersTimeoutMs, bodyTimeoutMs, connect });
+    return new Client(this.origin, { pipelining, headersTimeout: headersTimeoutMs, bodyTimeout: bodyTimeoutMs, connect });
   }
 
   private takeWaiting(): ConnectionRequest | undefined {

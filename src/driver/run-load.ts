@@ -13,7 +13,7 @@ import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
-import { ConnectionSet } from './connection-set.ts';
+import { ConnectionSet, loadClient } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import type { RunClock } from './run-clock.ts';
@@ -96,9 +96,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const { plan, recorder, clock, signal } = options;
   const target = new URL(options.baseUrl);
   const trust = { ca: plan.http.ca, insecure: plan.http.insecure, connectTimeoutMs: plan.http.connectTimeoutMs };
-  // The hot path: undici's dispatch API on keep-alive connections to the target's origin (one
-  // undici Client each, see connection-set.ts), which may be opened before the clock starts
-  // (see warm-connector.ts).
+  // The hot path: keep-alive connections to the target's origin (one client each, the fast one or
+  // undici's, see connection-set.ts), which may be opened before the clock starts (see
+  // warm-connector.ts).
   const connector = createWarmConnector(target, connectOptions(trust));
   const connections = new ConnectionSet(target.origin, {
     connections: plan.http.connections,
@@ -106,6 +106,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     headersTimeoutMs: plan.http.headersTimeoutMs,
     bodyTimeoutMs: plan.http.bodyTimeoutMs,
     connect: connector.connect,
+    client: loadClient(plan),
   });
   const tokenDispatcher = createDispatcher({
     ...trust,

@@ -7,7 +7,7 @@ import { basename, dirname } from 'node:path';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { HttpPlan, Plan } from './plan.ts';
+import type { HttpClientName, HttpPlan, Plan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
@@ -42,6 +42,8 @@ export interface PlanOverrides {
   /** `--ca FILE` (its PEM text) and `--insecure`: the transport's trust, over the profile's `http`. */
   readonly ca?: string;
   readonly insecure?: boolean;
+  /** `--http-client`: the load's HTTP client, over the profile's `http.client`. */
+  readonly httpClient?: HttpClientName;
   /** `--threshold EXPR` (repeatable): judged after the profile's own thresholds. */
   readonly thresholds?: readonly string[];
 }
@@ -97,7 +99,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     phases: resolvePhases(raw.phases, overrides, problems),
     rateLimit,
     thresholds: [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)],
-    http: withTrustOverrides(
+    http: withHttpOverrides(
       withRequestTimeout(resolveHttp(validFields(HttpSchema, raw.http), baseDir, problems), overrides.requestTimeoutMs, problems),
       overrides,
     ),
@@ -154,9 +156,14 @@ function flagThresholds(exprs: readonly string[] | undefined, problems: Problem[
   });
 }
 
-/** `--ca` replaces the profile's CA; `--insecure` can only switch verification off. */
-function withTrustOverrides(http: Plan['http'], overrides: PlanOverrides): Plan['http'] {
-  return { ...http, ca: overrides.ca ?? http.ca, insecure: http.insecure || overrides.insecure === true };
+/** `--ca` replaces the profile's CA; `--insecure` can only switch verification off; `--http-client` replaces the client. */
+function withHttpOverrides(http: Plan['http'], overrides: PlanOverrides): Plan['http'] {
+  return {
+    ...http,
+    ca: overrides.ca ?? http.ca,
+    insecure: http.insecure || overrides.insecure === true,
+    client: overrides.httpClient ?? http.client,
+  };
 }
 
 /**

@@ -52,6 +52,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     insecure: http.insecure ?? D.http.insecure,
     preconnect: http.preconnect ?? D.http.preconnect,
     warmUp: http.warmUp ?? D.http.warmUp,
+    client: http.client ?? D.http.client,
   };
 }
 

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { buildConnector, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionSet, type ConnectionRequest } from '../../src/driver/connection-set.ts';
+import { HTTP_CLIENTS } from '../../src/profile/schema-settings.ts';
 import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
 
 /** A request that records how it ended; `ended` resolves then. */
@@ -48,17 +49,17 @@ afterEach(async () => {
   set = server = undefined;
 });
 
-function newSet(origin: string, connections: number, pipelining = 1): ConnectionSet {
-  return new ConnectionSet(origin, {
-    connections,
-    pipelining,
-    headersTimeoutMs: 5000,
-    bodyTimeoutMs: 5000,
-    connect: buildConnector({}),
-  });
-}
+describe.each(HTTP_CLIENTS)('ConnectionSet on the %s client', (client) => {
+  const newSet = (origin: string, connections: number, pipelining = 1): ConnectionSet =>
+    new ConnectionSet(origin, {
+      connections,
+      pipelining,
+      headersTimeoutMs: 5000,
+      bodyTimeoutMs: 5000,
+      connect: buildConnector({}),
+      client,
+    });
 
-describe('ConnectionSet', () => {
   it('carries requests on at most `connections` sockets; the rest wait and go in arrival order', async () => {
     const held: ServerResponse[] = [];
     server = await startScriptedServer((_req, res) => held.push(res));

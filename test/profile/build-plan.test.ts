@@ -71,6 +71,7 @@ describe('buildPlan: defaults', () => {
         insecure: false,
         preconnect: true,
         warmUp: true,
+        client: 'fast',
       },
       checkpointEveryMs: 10_000,
     });

@@ -602,8 +602,9 @@ export class ResponseParser {
   }
 
   private headerLine(src: Buffer, off: number): LineResult {
+    const bareLf = this.bareLf;
     const result = this.readHeaderLine(src, off);
-    if (!this.bareLf || result !== null) return result;
+    if (!bareLf || result !== null) return result;
     return this.fail('Missing expected CR after header value', 'CR_EXPECTED');
   }
 
