@@ -38,7 +38,7 @@ export interface ResponseSink {
    * HEAD request's, RESPONSE_EXPECTED otherwise.
    */
   onMessageBegin(): number;
-  /** The final (non-1xx) head. `rawHeaders` alternates names and values and is only valid during the call. */
+  /** The final (non-1xx) head. `rawHeaders` alternates names and values; it is only valid during the call and must not be changed. */
   onHeaders(statusCode: number, rawHeaders: string[], statusText: string): boolean;
   onBody(chunk: Buffer): boolean;
   /** The response ended; `keepAlive` false when the connection must not carry another request. */
@@ -72,13 +72,37 @@ const LF = 10;
 const EMPTY_TRAILERS: string[] = [];
 /** 2^64 − 1, the largest length llhttp accepts, as digits. */
 const MAX_LENGTH_DIGITS = '18446744073709551615';
+/** Below 2^53 a length is exact as a number; above, it is compared with 2^64 − 1 as text. */
+const MAX_SAFE_LENGTH = Number.MAX_SAFE_INTEGER;
+
+/** Is a Content-Length (digits only) over 2^64 − 1? */
+function tooLong(digits: string): boolean {
+  const significant = digits.replace(/^0+(?=.)/, '');
+  return (
+    significant.length > MAX_LENGTH_DIGITS.length || (significant.length === MAX_LENGTH_DIGITS.length && significant > MAX_LENGTH_DIGITS)
+  );
+}
 
 /** Header names the parser itself acts on, matched by length then lower-cased bytes. */
 const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
 const TRANSFER_ENCODING = Buffer.from('transfer-encoding', 'latin1');
 const CONNECTION = Buffer.from('connection', 'latin1');
 const KEEP_ALIVE = Buffer.from('keep-alive', 'latin1');
+const CLOSE = Buffer.from('close', 'latin1');
 
+/**
+ * Buffer's own latin1 and UTF-8 decoders, called directly: `toString(encoding, start, end)` checks
+ * its arguments and looks the encoding up each time, which cost about as much as the decoding of
+ * a header (measured: a third of the parse of a typical response).
+ */
+interface Decodable {
+  latin1Slice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
+}
+const latin1 = (buf: Buffer, start: number, end: number): string => (buf as unknown as Decodable).latin1Slice(start, end);
+const utf8 = (buf: Buffer, start: number, end: number): string => (buf as unknown as Decodable).utf8Slice(start, end);
+
+/** Do the bytes from `start` to `end` spell `lower` (letters and `-`), case-insensitively? */
 function nameIs(buf: Buffer, start: number, end: number, lower: Buffer): boolean {
   if (end - start !== lower.length) return false;
   for (let i = 0; i < lower.length; i++) if ((buf[start + i]! | 0x20) !== lower[i]) return false;
@@ -96,6 +120,26 @@ const tokensOf = (value: string): string[] =>
 function keepAliveTimeoutOf(hint: string): number | null {
   const match = /timeout=(\d+)/.exec(hint);
   return match === null ? null : Number(match[1]) * 1000;
+}
+
+/**
+ * A final response head as read before, and what it said. Servers repeat their heads byte for byte
+ * (nginx's change only with its Date header, once a second), so an identical head is recognised
+ * with one comparison and not parsed again — its header strings are not even rebuilt (measured:
+ * the strings were most of a head's parse). Only bytes already parsed and accepted are remembered.
+ */
+interface HeadMemo {
+  readonly bytes: Buffer;
+  readonly statusCode: number;
+  readonly http11: boolean;
+  readonly statusText: string;
+  readonly headers: string[];
+  readonly contentLength: number;
+  readonly transferEncoding: boolean;
+  readonly chunked: boolean;
+  readonly connectionClose: boolean;
+  readonly connectionKeepAlive: boolean;
+  readonly keepAliveHint: string;
 }
 
 /** What endLine returns when a sink callback stopped the parse (not an error of the response's). */
@@ -120,8 +164,11 @@ export class ResponseParser {
   private readonly headers: string[] = [];
   private trailers: string[] = EMPTY_TRAILERS;
   private contentLength = -1;
-  /** The Content-Length text read so far (undici's quirk: see the module comment). */
-  private contentLengthText = '';
+  /**
+   * The value of the Content-Length digits read so far, -1 before any (undici's quirk, see the
+   * module comment: undici compares the body's bytes with parseInt of the text it read).
+   */
+  private contentLengthPrefix = -1;
   private transferEncoding = false;
   private chunked = false;
   private connectionClose = false;
@@ -132,6 +179,11 @@ export class ResponseParser {
   /** Body bytes (or the current chunk's bytes) still to come. */
   private remaining = 0;
   private keepAlive = true;
+
+  /** Where the current head began in the piece being parsed; -1 once it spans pieces (it is then not remembered). */
+  private headStart = -1;
+  /** The last final head that lay in one piece (see remember). */
+  private memo: HeadMemo | null = null;
 
   /** The last response's `keep-alive: timeout=N` hint in ms; null when it gave none. */
   keepAliveTimeoutMs: number | null = null;
@@ -175,6 +227,7 @@ export class ResponseParser {
   execute(chunk: Buffer): Error | null {
     let pos = 0;
     const end = chunk.length;
+    this.headStart = -1; // a head under way began in an earlier piece
     while (pos < end) {
       const state = this.state;
       if (state === BODY_LENGTH || state === CHUNK_DATA) {
@@ -208,6 +261,15 @@ export class ResponseParser {
           this.inMessage = true;
           this.expectation = this.sink.onMessageBegin();
           if (this.expectation === RESPONSE_UNEXPECTED) return this.failWith(new errors.SocketError('bad response'));
+          this.headStart = pos;
+          const memo = this.memo;
+          const length = memo === null ? 0 : memo.bytes.length;
+          if (memo !== null && end - pos >= length && chunk.compare(memo.bytes, 0, length, pos, pos + length) === 0) {
+            pos += length;
+            const result = this.replay(memo);
+            if (result !== null) return result === STOPPED ? null : result;
+            continue;
+          }
         }
         const next = this.scanLine(chunk, pos, end);
         if (next < 0) {
@@ -249,7 +311,7 @@ export class ResponseParser {
 
   /** A parse error, as undici reports it (see the module comment for the Content-Length quirk). */
   private fail(reason: string, code: string): Error {
-    if (this.contentLengthText !== '' && this.bodyBytes !== parseInt(this.contentLengthText, 10))
+    if (this.contentLengthPrefix >= 0 && this.bodyBytes !== this.contentLengthPrefix)
       return this.failWith(new errors.ResponseContentLengthMismatchError());
     const error = new errors.HTTPParserError(`Response does not match the HTTP/1.1 protocol (${reason})`);
     (error as { code: string }).code = `HPE_${code}`;
@@ -265,7 +327,7 @@ export class ResponseParser {
     this.headers.length = 0; // handed to the sink only during onHeaders: reused
     this.trailers = EMPTY_TRAILERS;
     this.contentLength = -1;
-    this.contentLengthText = '';
+    this.contentLengthPrefix = -1;
     this.transferEncoding = false;
     this.chunked = false;
     this.connectionClose = false;
@@ -332,7 +394,7 @@ export class ResponseParser {
     const line = this.line;
     switch (this.state) {
       case STATUS_LINE:
-        this.statusText = src.toString('utf8', off + line.valueStart, off + line.valueEnd);
+        this.statusText = utf8(src, off + line.valueStart, off + line.valueEnd);
         this.startLine(HEADER_LINE);
         return null;
       case CHUNK_SIZE_LINE:
@@ -341,7 +403,7 @@ export class ResponseParser {
         else this.state = CHUNK_DATA;
         return null;
       default:
-        if (line.blank) return this.state === HEADER_LINE ? this.headComplete() : this.complete(this.trailers) ? null : STOPPED;
+        if (line.blank) return this.state === HEADER_LINE ? this.headComplete(chunk, next) : this.complete(this.trailers) ? null : STOPPED;
         return this.headerLine(src, off);
     }
   }
@@ -351,8 +413,8 @@ export class ResponseParser {
     const { colonAt, valueStart, valueEnd, bareLf } = this.line;
     this.headerBytes += colonAt + valueEnd - valueStart;
     if (this.headerBytes >= this.maxHeaderBytes) return this.failWith(new errors.HeadersOverflowError());
-    const name = src.toString('latin1', off, off + colonAt);
-    const value = src.toString('utf8', off + valueStart, off + valueEnd);
+    const name = latin1(src, off, off + colonAt);
+    const value = utf8(src, off + valueStart, off + valueEnd);
     if (this.state === TRAILER_LINE) {
       if (this.trailers === EMPTY_TRAILERS) this.trailers = [];
       this.trailers.push(name, value);
@@ -371,29 +433,29 @@ export class ResponseParser {
     if (nameIs(src, off, nameEnd, CONTENT_LENGTH)) {
       if (this.transferEncoding) return this.fail("Content-Length can't be present with Transfer-Encoding", 'UNEXPECTED_CONTENT_LENGTH');
       if (this.contentLength >= 0) return this.fail('Duplicate Content-Length', 'UNEXPECTED_CONTENT_LENGTH');
-      let digits = valueStart;
-      while (digits < valueEnd && src[digits]! >= 48 && src[digits]! <= 57) digits++;
-      this.contentLengthText = src.toString('latin1', valueStart, digits);
       if (valueStart === valueEnd) return this.fail('Empty Content-Length', 'INVALID_CONTENT_LENGTH');
-      if (digits < valueEnd) return this.fail('Invalid character in Content-Length', 'INVALID_CONTENT_LENGTH');
-      const significant = this.contentLengthText.replace(/^0+(?=.)/, '');
-      if (
-        significant.length > MAX_LENGTH_DIGITS.length ||
-        (significant.length === MAX_LENGTH_DIGITS.length && significant > MAX_LENGTH_DIGITS)
-      )
+      let length = 0;
+      let at = valueStart;
+      for (; at < valueEnd; at++) {
+        const digit = src[at]! - 48;
+        if (digit < 0 || digit > 9) break;
+        length = length * 10 + digit;
+      }
+      this.contentLengthPrefix = length;
+      if (at < valueEnd) return this.fail('Invalid character in Content-Length', 'INVALID_CONTENT_LENGTH');
+      if (length > MAX_SAFE_LENGTH && tooLong(latin1(src, valueStart, valueEnd)))
         return this.fail('Content-Length overflow', 'INVALID_CONTENT_LENGTH');
-      this.contentLength = Number(significant);
+      this.contentLength = length;
     } else if (nameIs(src, off, nameEnd, TRANSFER_ENCODING)) {
       if (this.contentLength >= 0) return this.fail("Transfer-Encoding can't be present with Content-Length", 'UNEXPECTED_CONTENT_LENGTH');
       this.transferEncoding = true;
       this.chunked = tokensOf(value).at(-1) === 'chunked';
     } else if (nameIs(src, off, nameEnd, CONNECTION)) {
-      const lower = value.toLowerCase();
-      if (lower === 'keep-alive')
-        this.connectionKeepAlive = true; // the usual case: no split
-      else if (lower === 'close') this.connectionClose = true;
+      // The usual values are matched on the bytes, without a lower-cased copy.
+      if (nameIs(src, valueStart, valueEnd, KEEP_ALIVE)) this.connectionKeepAlive = true;
+      else if (nameIs(src, valueStart, valueEnd, CLOSE)) this.connectionClose = true;
       else
-        for (const token of tokensOf(lower)) {
+        for (const token of tokensOf(value)) {
           if (token === 'close') this.connectionClose = true;
           else if (token === 'keep-alive') this.connectionKeepAlive = true;
         }
@@ -404,18 +466,56 @@ export class ResponseParser {
   }
 
   /** The blank line after the headers: decide how the body is framed, then tell the sink. */
-  private headComplete(): LineResult {
-    const { statusCode: status, httpMajor, httpMinor } = this.line;
-    if (status < 200) {
-      if (status === 101) return this.failWith(new errors.SocketError('bad upgrade'));
-      // An interim response: the final one for the same request is still to come.
+  private headComplete(chunk: Buffer, next: number): LineResult {
+    const { statusCode, httpMajor, httpMinor } = this.line;
+    if (statusCode < 200) {
+      if (statusCode === 101) return this.failWith(new errors.SocketError('bad upgrade'));
+      // An interim response: the final one for the same request is still to come (from `next`).
       const expectation = this.expectation;
       this.resetMessage();
       this.expectation = expectation;
+      this.headStart = next;
       return null;
     }
+    const http11 = httpMajor > 0 && httpMinor > 0;
+    if (this.headStart >= 0) this.memo = this.remember(chunk.subarray(this.headStart, next), statusCode, http11);
+    return this.frameBody(statusCode, http11, this.headers);
+  }
+
+  /** Keep a final head that lay in one piece, and what it said, for the next identical one. */
+  private remember(bytes: Buffer, statusCode: number, http11: boolean): HeadMemo {
+    return {
+      bytes: Buffer.from(bytes), // a copy: the socket's buffer is not ours to keep
+      statusCode,
+      http11,
+      statusText: this.statusText,
+      headers: [...this.headers],
+      contentLength: this.contentLength,
+      transferEncoding: this.transferEncoding,
+      chunked: this.chunked,
+      connectionClose: this.connectionClose,
+      connectionKeepAlive: this.connectionKeepAlive,
+      keepAliveHint: this.keepAliveHint,
+    };
+  }
+
+  /** A head identical, byte for byte, to the remembered one: what it said, without parsing it again. */
+  private replay(memo: HeadMemo): LineResult {
+    this.statusText = memo.statusText;
+    this.contentLength = memo.contentLength;
+    this.contentLengthPrefix = memo.contentLength;
+    this.transferEncoding = memo.transferEncoding;
+    this.chunked = memo.chunked;
+    this.connectionClose = memo.connectionClose;
+    this.connectionKeepAlive = memo.connectionKeepAlive;
+    this.keepAliveHint = memo.keepAliveHint;
+    return this.frameBody(memo.statusCode, memo.http11, memo.headers);
+  }
+
+  /** The final head is read: decide how the body is framed, then tell the sink. */
+  private frameBody(status: number, http11: boolean, headers: string[]): LineResult {
     // RFC 9112 §6.3 (and llhttp's keep-alive rule: HTTP/1.1 unless `close`, else only with `keep-alive`).
-    let keepAlive = httpMajor > 0 && httpMinor > 0 ? !this.connectionClose : this.connectionKeepAlive;
+    let keepAlive = http11 ? !this.connectionClose : this.connectionKeepAlive;
     let next: number;
     if (this.expectation === RESPONSE_NO_BODY || status === 204 || status === 304) next = -1;
     else if (this.transferEncoding) next = this.chunked ? CHUNK_SIZE_LINE : BODY_UNTIL_CLOSE;
@@ -427,7 +527,7 @@ export class ResponseParser {
     // Trailers are measured against a fresh limit, as undici does.
     this.headerBytes = 0;
     this.headBytes = 0;
-    if (!this.sink.onHeaders(status, this.headers, this.statusText)) return STOPPED;
+    if (!this.sink.onHeaders(status, headers, this.statusText)) return STOPPED;
     if (next === -1) return this.complete(EMPTY_TRAILERS) ? null : STOPPED;
     if (next === CHUNK_SIZE_LINE) this.startLine(CHUNK_SIZE_LINE);
     else {
