@@ -7,7 +7,8 @@
  * encoded and validated once per (header list, method, path, body length) and kept; a request whose
  * body is the same Buffer as last time reuses the whole request, head and body, as one Buffer
  * (one write, no copy). A templated body (a new Buffer each time) is copied behind the kept head
- * into one buffer from Node's pool, so it still goes out in one write.
+ * into one buffer from Node's pool, so it still goes out in one write. A body Buffer is taken to be
+ * immutable once handed over (the engine's are: static bodies are rendered once, others anew).
  *
  * The bytes are those undici writes for the same request (same header order and spelling), and
  * what undici refuses — a path or header value with control characters, a header name that is not

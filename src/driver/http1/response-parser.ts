@@ -245,7 +245,7 @@ export class ResponseParser {
         if (!this.sink.onBody(pos === 0 ? chunk : chunk.subarray(pos))) return null;
         pos = end;
       } else if (state === CHUNK_DATA_END) {
-        // The CRLF after a chunk's data (remaining counts its bytes down: 2, then 1).
+        // The CRLF after a chunk's data (remaining is 0 before its CR, 1 after it).
         const byte = chunk[pos++]!;
         if (this.remaining === 0) {
           if (byte !== CR) return this.fail('Expected CR after chunk data', 'STRICT');
