@@ -5,6 +5,8 @@ import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings.ts';
 import { loadPlan } from '../profile/load-profile.ts';
+import type { HttpClientName } from '../profile/plan.ts';
+import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
 import { renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
@@ -14,7 +16,7 @@ import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { definedFields } from '../util/defined-fields.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
-import { durationMs, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
+import { durationMs, httpUrl, oneOf, positiveInt, positiveNumber } from './parsers.ts';
 import { checkOutputFlags } from './output-flags.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
@@ -22,6 +24,7 @@ import { addTransportOptions, transportOverridesOf, type TransportFlags } from '
 
 interface CapacityFlags extends MetricsFlags, TransportFlags {
   target?: string;
+  httpClient?: HttpClientName;
   clients?: number;
   workers?: number;
   out?: string;
@@ -90,6 +93,7 @@ export function registerCapacityCommand(program: Command): void {
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
     .option('--workers <n>', 'load worker threads', positiveInt)
+    .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))
     .option('--closed', 'closed model: search the concurrency (virtual users) and fit the Universal Scalability Law')
     .option('--start <n>', 'first step: rate per second (open) or virtual users (closed)', positiveNumber)
     .option('--factor <x>', 'growth factor until a step fails (default 2)', positiveNumber)
@@ -124,6 +128,7 @@ export function registerCapacityCommand(program: Command): void {
       ...(flags.target === undefined ? {} : { target: flags.target }),
       ...(flags.clients === undefined ? {} : { clients: flags.clients }),
       ...transportOverridesOf(flags),
+      ...(flags.httpClient === undefined ? {} : { httpClient: flags.httpClient }),
     });
     const capacity = capacityOf(plan.capacity, flags);
     const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });

@@ -4,7 +4,8 @@ import type { PlanOverrides } from '../profile/build-plan.ts';
 import { RpcloadError } from '../errors.ts';
 import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
-import type { Plan, ReplicaAffinity } from '../profile/plan.ts';
+import type { HttpClientName, Plan, ReplicaAffinity } from '../profile/plan.ts';
+import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
 import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
@@ -29,6 +30,7 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, Transpo
   requests?: number;
   ca?: string;
   insecure?: boolean;
+  httpClient?: HttpClientName;
   threshold?: string[];
   concurrency?: ConcurrencyLoad;
   duration?: number;
@@ -61,6 +63,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     replicas: flags.replica,
     replicaAffinity: flags.replicaAffinity,
     ...transportOverridesOf(flags),
+    httpClient: flags.httpClient,
   };
 }
 
@@ -142,6 +145,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
+    .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))
     .option(
       '--timeout <duration>',
       "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",

@@ -267,6 +267,12 @@ export const RunInfoSchema = Type.Object(
     embeddedTarget: Type.Boolean(),
     model: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('mixed'), Type.Literal('none')]),
     workers: Type.Integer({ minimum: 1 }),
+    httpClient: Type.Optional(
+      Type.Union([Type.Literal('fast'), Type.Literal('undici'), Type.Literal('mixed')], {
+        description:
+          "the HTTP client that carried the load's API calls (http.client): fast (rpcload's own HTTP/1.1 client) or undici; mixed in a merge of shards that differ. Absent in verify files and in files written before it was recorded",
+      }),
+    ),
     shards: Type.Integer({ minimum: 1, description: 'how many result files were merged into this one' }),
     shard: Type.Optional(ShardInfoSchema),
     shardSet: Type.Optional(ShardSetSchema),

@@ -1,6 +1,7 @@
 /**
- * The driver's connections to the target: one undici Client per connection, with the engine
- * deciding which connection carries which request.
+ * The driver's connections to the target: one undici Client (or one of the fast client's
+ * connections, see http1/http1-connection.ts) per connection, with the engine deciding which
+ * connection carries which request.
  *
  * Why not undici's Pool: the engine already knows when each of its requests ends (its handler is
  * called), so it can hand the freed connection to the next request directly. The Pool instead
@@ -19,6 +20,24 @@
  * request names its lane; the common case (no per-client certificates) is one lane for everybody.
  */
 import { Client, type Dispatcher, type buildConnector } from 'undici';
+import type { HttpClientName, Plan } from '../profile/plan.ts';
+import { Http1Connection } from './http1/http1-connection.ts';
+
+/**
+ * The HTTP client that carries `plan`'s API calls (the result file records it): the plan's
+ * `http.client` on HTTP/1.1, undici's on HTTP/2 (`http.version` "2"; with "auto", the HTTP/2
+ * connections a server negotiates are undici's too, and `summary.connections` says how many).
+ * Token requests always go through undici.
+ */
+export function loadClient(plan: Plan): HttpClientName {
+  return plan.http.version === '2' ? 'undici' : plan.http.client;
+}
+
+/** What the set asks of one connection: the part of undici's Client it uses, which the fast client also has. */
+interface Connection {
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
+  destroy(): Promise<void>;
+}
 
 /** A request the set can carry: its undici options and handler, its lane, and the slot it was given. */
 export interface ConnectionRequest extends Dispatcher.DispatchHandler {
@@ -44,11 +63,16 @@ export interface ConnectionSetOptions {
   readonly allowH2: boolean;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /**
+   * The client of each HTTP/1.1 connection: rpcload's own (http1/, the default) or undici's Client.
+   * HTTP/2 connections are always undici's.
+   */
+  readonly client?: HttpClientName;
 }
 
 /** One lane: its connections, their free slots and the requests waiting for one. */
 class Lane {
-  private readonly clients: (Client | undefined)[];
+  private readonly clients: (Connection | undefined)[];
   /** Free slots as connection indexes (one entry per free slot), the next to take on top. */
   private readonly freeSlots: number[] = [];
   /** Requests waiting for a slot, oldest at `waitingHead`. */
@@ -60,7 +84,7 @@ class Lane {
     private readonly lane: LaneOptions,
     private readonly options: ConnectionSetOptions,
   ) {
-    this.clients = new Array<Client | undefined>(lane.connections).fill(undefined);
+    this.clients = new Array<Connection | undefined>(lane.connections).fill(undefined);
     // Connection 0 on top: the first requests go to the first connections (those warmed first).
     for (let c = lane.connections - 1; c >= 0; c--) for (let s = 0; s < options.slots; s++) this.freeSlots.push(c);
   }
@@ -93,19 +117,26 @@ class Lane {
 
   private send(connection: number, request: ConnectionRequest): void {
     request.connection = connection;
-    const { slots, allowH2 } = this.options;
-    const client = (this.clients[connection] ??= new Client(this.origin, {
-      pipelining: slots,
-      headersTimeout: this.options.headersTimeoutMs,
-      bodyTimeout: this.options.bodyTimeoutMs,
-      connect: this.lane.connect,
-      ...(allowH2 ? { allowH2, maxConcurrentStreams: slots } : {}),
-    }));
+    const client = (this.clients[connection] ??= this.open());
     // undici holds back every other request while a non-idempotent one (a POST) is in flight on an
     // HTTP/2 connection. rpcload never retries a request, so its POSTs may share the connection.
-    if (allowH2) request.options.idempotent = true;
-    // The return value says the Client is at its depth; the slots already keep it there.
+    if (this.options.allowH2) request.options.idempotent = true;
+    // The return value says the connection is at its depth; the slots already keep it there.
     client.dispatch(request.options, request);
+  }
+
+  private open(): Connection {
+    const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs } = this.options;
+    const connect = this.lane.connect;
+    if (!allowH2 && this.options.client === 'fast')
+      return new Http1Connection(this.origin, { pipelining: slots, headersTimeoutMs, bodyTimeoutMs, connect });
+    return new Client(this.origin, {
+      pipelining: slots,
+      headersTimeout: headersTimeoutMs,
+      bodyTimeout: bodyTimeoutMs,
+      connect,
+      ...(allowH2 ? { allowH2, maxConcurrentStreams: slots } : {}),
+    });
   }
 
   private takeWaiting(): ConnectionRequest | undefined {

@@ -26,7 +26,7 @@ import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
 import { connectionLanes } from './connection-lanes.ts';
-import { ConnectionSet } from './connection-set.ts';
+import { ConnectionSet, loadClient } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
@@ -182,9 +182,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     identity,
     httpVersion: h2 ? '2' : '1.1',
   });
-  // The hot path: undici's dispatch API on keep-alive connections to each route's origin — the
-  // target, or each replica the load is spread over (see replica-router.ts) — one undici Client
-  // each (see connection-set.ts), which may be opened before the clock starts (see
+  // The hot path: keep-alive connections to each route's origin — the target, or each replica the
+  // load is spread over (see replica-router.ts) — one client each (rpcload's own HTTP/1.1 client
+  // or undici's, see connection-set.ts), which may be opened before the clock starts (see
   // warm-connector.ts); on each route one lane of them per TLS identity (see connection-lanes.ts).
   const routes = (plan.replicas.length > 0 ? plan.replicas : [options.baseUrl]).map((url) => new URL(url));
   const countConnection = (socket: Socket): void => recorder.recordConnection(socketProtocol(socket));
@@ -200,6 +200,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
           allowH2: h2,
           headersTimeoutMs: plan.http.headersTimeoutMs,
           bodyTimeoutMs: plan.http.bodyTimeoutMs,
+          client: loadClient(plan),
         }),
     ),
     plan.replicaAffinity,

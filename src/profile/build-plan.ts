@@ -8,7 +8,7 @@ import { basename, dirname, resolve } from 'node:path';
 import type { ClientTlsIdentity, HttpVersion } from '../api/dispatcher.ts';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
+import type { HttpClientName, HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
@@ -51,6 +51,8 @@ export interface PlanOverrides {
   readonly identity?: ClientTlsIdentity;
   /** `--http2`: HTTP/2 required, over http.version. */
   readonly httpVersion?: HttpVersion;
+  /** `--http-client`: the load's HTTP client, over the profile's `http.client`. */
+  readonly httpClient?: HttpClientName;
   /** `--threshold EXPR` (repeatable): judged after the profile's own thresholds. */
   readonly thresholds?: readonly string[];
   /** `--replica URL` (repeatable): replaces the profile's replicas. */
@@ -195,7 +197,8 @@ function flagThresholds(exprs: readonly string[] | undefined, problems: Problem[
 
 /**
  * `--ca` replaces the profile's CA; `--insecure` can only switch verification off; `--cert`/`--pfx`
- * replace the common client certificate; `--http2` requires HTTP/2.
+ * replace the common client certificate; `--http2` requires HTTP/2; `--http-client` replaces the
+ * load's HTTP client.
  */
 function withTransportOverrides(http: Plan['http'], overrides: PlanOverrides): Plan['http'] {
   return {
@@ -204,6 +207,7 @@ function withTransportOverrides(http: Plan['http'], overrides: PlanOverrides): P
     insecure: http.insecure || overrides.insecure === true,
     identity: overrides.identity ?? http.identity,
     version: overrides.httpVersion ?? http.version,
+    client: overrides.httpClient ?? http.client,
   };
 }
 

@@ -120,6 +120,9 @@ export interface PhasePlan {
   readonly load: PhaseLoad;
 }
 
+/** Which HTTP client carries the load's API calls: rpcload's own HTTP/1.1 client, or undici's. */
+export type HttpClientName = 'fast' | 'undici';
+
 export interface HttpPlan {
   /** Connections per origin (undici Pool). */
   readonly connections: number;
@@ -148,4 +151,6 @@ export interface HttpPlan {
   readonly preconnect: boolean;
   /** Warm the request code path against an in-process responder before the clock starts (see driver/warm-up.ts). */
   readonly warmUp: boolean;
+  /** The load's HTTP client (token requests always use undici). */
+  readonly client: HttpClientName;
 }

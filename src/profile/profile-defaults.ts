@@ -24,6 +24,7 @@ export const PROFILE_DEFAULTS = {
     insecure: false,
     preconnect: true,
     warmUp: true,
+    client: 'fast',
   },
   // Mirrors the reference server's own defaults (ServerOptions), made explicit in the plan.
   server: {

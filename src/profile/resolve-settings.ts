@@ -60,6 +60,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     identity: resolveIdentity(http, baseDir, problems),
     preconnect: http.preconnect ?? D.http.preconnect,
     warmUp: http.warmUp ?? D.http.warmUp,
+    client: http.client ?? D.http.client,
   };
 }
 

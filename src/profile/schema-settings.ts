@@ -31,6 +31,9 @@ function Fraction(description: string, defaultValue: number) {
   return Type.Number({ minimum: 0, maximum: 1, default: defaultValue, description: `${description} 0..1. Default ${defaultValue}.` });
 }
 
+/** The HTTP clients that can carry a load (http.client). */
+export const HTTP_CLIENTS = ['fast', 'undici'] as const;
+
 function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
   return Type.Union(
     values.map((value) => Type.Literal(value)),
@@ -138,6 +141,11 @@ export const HttpSchema = OptionalFields(
       default: D.http.warmUp,
       description: `Before the clock starts, run the scenarios for a moment against an in-process responder (never the target), so the first second is not measured on unoptimized code. Default ${D.http.warmUp}.`,
     }),
+    client: Literals(
+      HTTP_CLIENTS,
+      "HTTP client of the load's API calls: fast = rpcload's own HTTP/1.1 keep-alive client (less CPU per request), undici = undici's Client. Token requests and verify always use undici.",
+      D.http.client,
+    ),
   },
   'HTTP transport settings.',
 );

@@ -17,6 +17,7 @@ import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
 import { assertSafeOutput } from '../util/output-files.ts';
+import { loadClient } from '../driver/connection-set.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
@@ -257,6 +258,7 @@ class RunRecord {
       embeddedTarget: this.target.embedded,
       model: runModel(this.plan.phases),
       workers: this.load.workers,
+      httpClient: loadClient(this.plan),
       shards: 1,
       ...(this.shard === null ? {} : { shard: this.shardInfo() }),
       node: process.version,

@@ -1,8 +1,8 @@
 /**
  * The bench's tool runners on real output (test/bench itself is not run by vitest): autocannon's
- * CLI and wrk run for 1 s under the measuring wrapper against the bench's own target (nginx when
- * it is on the PATH, else its raw-socket responder; under CI=true both nginx and wrk must be
- * there, see support/system-program.ts); their parsed figures must be positive and consistent,
+ * CLI, the bare undici loop and wrk run for 1 s under the measuring wrapper against the bench's own
+ * target (nginx when it is on the PATH, else its raw-socket responder; under CI=true both nginx and
+ * wrk must be there, see support/system-program.ts); their parsed figures must be positive and consistent,
  * and the wrapper must have measured CPU and a peak RSS. A scripted server checks that both send
  * the bench's request (method, path, headers, body), since wrk quietly sends GETs when its
  * script does not load.
@@ -11,6 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autocannonArgv, parseAutocannonJson } from '../bench/autocannon-cli.ts';
+import { bareUndiciArgv, parseBareUndiciJson } from '../bench/bare-undici-cli.ts';
 import { BENCH_TOKEN, REQUEST_BODY, REQUEST_PATH, type BenchTarget } from '../bench/bench-target.ts';
 import { startNginx } from '../bench/nginx-target.ts';
 import { startRawResponder } from '../bench/raw-target.ts';
@@ -86,6 +87,20 @@ describe.skipIf(process.platform !== 'linux').concurrent('the bench tool runners
     expectConsistent(outcome, parseWrkOutput(outcome.stdout));
   });
 
+  it('run the bare undici loop and read its count', async () => {
+    const argv = bareUndiciArgv({
+      url: `${target.url}${REQUEST_PATH}`,
+      headers: HEADERS,
+      body: REQUEST_BODY,
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+    });
+    const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'bare-undici');
+    const count = parseBareUndiciJson(outcome.stdout);
+    expectConsistent(outcome, { ...count, p99Ms: 1 }); // it measures no latency
+    expect(count.p99Ms).toBe(0);
+  });
+
   it.skipIf(wrk === null)(
     `refuses wrk output when its request script did not load (wrk then sends GETs and exits 0)${wrkProgram.skipNote}`,
     async () => {
@@ -98,7 +113,14 @@ describe.skipIf(process.platform !== 'linux').concurrent('the bench tool runners
     },
   );
 
-  const requestChecks: [string, (url: string) => string[]][] = [['autocannon', (url) => autocannonCommand(url, 1)]];
+  const requestChecks: [string, (url: string) => string[]][] = [
+    ['autocannon', (url) => autocannonCommand(url, 1)],
+    [
+      'the bare undici loop',
+      (url) =>
+        bareUndiciArgv({ url: `${url}${REQUEST_PATH}`, headers: HEADERS, body: REQUEST_BODY, connections: 1, durationS: DURATION_S }),
+    ],
+  ];
   if (wrk !== null) requestChecks.push(['wrk', (url) => wrkCommand(wrk, url, 1)]);
   it.each(requestChecks)('%s sends the bench request: POST, path, content type, bearer token and body', async (name, command) => {
     const server = await startScriptedServer((_req, res) => sendJson(res, 200, '{"status":"success","data":{"pong":true}}'));

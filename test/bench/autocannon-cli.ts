@@ -16,17 +16,20 @@ export function autocannonVersion(): string {
   return (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
 }
 
-/** The command line: POST `body` with `headers` to `url` over `connections` connections for `durationS`. */
+/** The command line: POST `body` with `headers` to `url` over `connections` connections (in all) for `durationS`. */
 export function autocannonArgv(options: {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly connections: number;
   readonly durationS: number;
+  /** Worker threads (`-w`); 1 = autocannon's own single-threaded mode (no -w). */
+  readonly workers?: number;
 }): string[] {
   return [
     process.execPath,
     AUTOCANNON_CLI,
+    ...((options.workers ?? 1) > 1 ? ['-w', String(options.workers)] : []),
     '-c',
     String(options.connections),
     '-d',

@@ -4,6 +4,8 @@
  * each figure can be overridden on its own.
  */
 import { availableParallelism } from 'node:os';
+import type { HttpClientName } from '../../src/profile/plan.ts';
+import { HTTP_CLIENTS } from '../../src/profile/schema-settings.ts';
 
 export interface BenchConfig {
   readonly quick: boolean;
@@ -38,6 +40,10 @@ export interface BenchConfig {
   readonly memoryClients: number;
   /** 'auto' = nginx when present or installable, else the raw-socket responder. */
   readonly target: 'auto' | 'nginx' | 'raw';
+  /** rpcload's HTTP client in every section (BENCH_RPCLOAD_CLIENT=fast|undici); null = its default. */
+  readonly rpcloadClient: HttpClientName | null;
+  /** The open-model row judged by issue 24: this share of the closed section's median rpcload requests/s. */
+  readonly openShareOfClosed: number;
 }
 
 export type BenchSection = 'closed' | 'workers' | 'open' | 'memory';
@@ -66,6 +72,11 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const target = env.BENCH_TARGET ?? 'auto';
   if (target !== 'auto' && target !== 'nginx' && target !== 'raw')
     throw new Error(`BENCH_TARGET must be auto, nginx or raw, found ${JSON.stringify(target)}`);
+  const client = env.BENCH_RPCLOAD_CLIENT ?? '';
+  if (client !== '' && !(HTTP_CLIENTS as readonly string[]).includes(client))
+    throw new Error(`BENCH_RPCLOAD_CLIENT must be one of ${HTTP_CLIENTS.join(', ')}, found ${JSON.stringify(client)}`);
+  const share = numberFrom(env, 'BENCH_OPEN_SHARE', 0.6);
+  if (share >= 1) throw new Error(`BENCH_OPEN_SHARE must be below 1, found ${share}`);
   return {
     quick,
     sections: sections as BenchSection[],
@@ -84,5 +95,7 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     memoryRatePerS: numberFrom(env, 'BENCH_MEMORY_RATE', 10_000),
     memoryClients: numberFrom(env, 'BENCH_MEMORY_CLIENTS', 500),
     target,
+    rpcloadClient: client === '' ? null : (client as HttpClientName),
+    openShareOfClosed: share,
   };
 }

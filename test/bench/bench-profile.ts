@@ -1,6 +1,7 @@
 /** The rpcload profiles the bench runs: the bench request, a closed or open load, optional lead phases. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HttpClientName } from '../../src/profile/plan.ts';
 import { REQUEST_BODY } from './bench-target.ts';
 
 /** Load of a bench profile's phase. */
@@ -21,7 +22,15 @@ export function writeBenchProfile(
   dir: string,
   name: string,
   target: string,
-  options: { load: BenchLoad; durationS: number; clients: number; connections: number; lead?: readonly LeadPhase[] },
+  options: {
+    load: BenchLoad;
+    durationS: number;
+    clients: number;
+    connections: number;
+    lead?: readonly LeadPhase[];
+    /** rpcload's http.client; null = the profile default. */
+    client: HttpClientName | null;
+  },
 ): string {
   const profile = {
     name,
@@ -32,7 +41,7 @@ export function writeBenchProfile(
       ...(options.lead ?? []).map((lead) => ({ name: lead.name, duration: `${lead.durationS}s`, ...options.load })),
       { name: 'load', duration: `${options.durationS}s`, ...options.load },
     ],
-    http: { connections: options.connections },
+    http: { connections: options.connections, ...(options.client === null ? {} : { client: options.client }) },
   };
   const path = join(dir, `${name}.profile.json`);
   writeFileSync(path, JSON.stringify(profile, null, 2));

@@ -2,12 +2,15 @@
 import type { BenchConfig } from './bench-config.ts';
 import type { ClosedFigures, ClosedRatios, ClosedSection } from './closed-section.ts';
 import type { MemoryResult } from './memory-section.ts';
-import { LAG_TARGET_MS, LAG_TARGET_RATE, type OpenRow } from './open-section.ts';
+import { LAG_TARGET_MS, LAG_TARGET_RATE, SHARE_ACHIEVED_TARGET, SHARE_LAG_TARGET_MS, type OpenRow } from './open-section.ts';
 import type { WorkersSection } from './workers-section.ts';
 
 /** Issue 18's targets, judged in the verdict. */
 export const CLOSED_RATIO_TARGET = 1.2;
 export const WORKERS_SPEEDUP_TARGET = 1.8;
+/** Issue 24's targets: rpcload's CPU per request at most 0.83 × autocannon CLI's; with workers, at most autocannon -w N's. */
+export const CPU_RATIO_TARGET = 0.83;
+export const WORKERS_CPU_RATIO_TARGET = 1;
 
 /** One target of the verdict: the measured figure, the target, and whether it was met (null: not measured). */
 export interface VerdictLine {
@@ -19,10 +22,16 @@ export interface VerdictLine {
 export interface BenchVerdict {
   /** Median of the rounds' rpcload ÷ autocannon CLI requests/s, target ≥ 1.2. */
   readonly closedRatio: VerdictLine;
+  /** Median of the rounds' rpcload ÷ autocannon CLI CPU-s per 1,000 requests, target ≤ 0.83. */
+  readonly cpuRatio: VerdictLine;
   /** Speed-up of the highest --workers count over the first (one thread), target ≥ 1.8. */
   readonly workersSpeedup: VerdictLine & { readonly workers: number | null };
+  /** The highest of the worker counts' rpcload ÷ autocannon -w N CPU ratios, target ≤ 1 (for every N). */
+  readonly workersCpuRatio: VerdictLine & { readonly workers: number | null };
   /** Whole-run schedule lag p99 (ms) at 10,000/s on one thread, cold start included, target < 2 ms. */
   readonly runLagP99Ms: VerdictLine;
+  /** Whole-run schedule lag p99 (ms) at a share of the closed model's rate, target < 5 ms with ≥ 99.9 % achieved. */
+  readonly shareLagP99Ms: VerdictLine & { readonly ratePerS: number | null; readonly achievedRatio: number | null };
 }
 
 /** The versions of the tools compared (wrk: null when it was absent and skipped). */
@@ -34,7 +43,7 @@ export interface BenchTools {
 
 /** Everything one `npm run bench` measured: what results/bench-<timestamp>.json holds. */
 export interface BenchReport {
-  readonly schema: 'rpcload/bench@2';
+  readonly schema: 'rpcload/bench@3';
   readonly startedAt: string;
   readonly endedAt: string;
   readonly machine: {
@@ -57,38 +66,62 @@ export interface BenchReport {
   readonly verdict: BenchVerdict;
 }
 
-/** The verdict on issue 18's three targets from whatever sections ran. */
+/** The verdict on issue 18's and issue 24's targets from whatever sections ran. */
 export function benchVerdict(closed: ClosedSection | null, workers: WorkersSection | null, open: readonly OpenRow[] | null): BenchVerdict {
   const ratio = closed?.median.ratios.rpcloadVsAutocannon ?? null;
+  const cpu = closed?.median.ratios.cpuRpcloadVsAutocannon ?? null;
   const top = workers?.rows.reduce((a, b) => (b.workers > a.workers ? b : a));
   const speedup = top !== undefined && top.workers > 1 ? top.speedup : null;
+  const worstCpu = workers?.rows.reduce((a, b) => (b.cpuRatio > a.cpuRatio ? b : a));
   const lag = open?.find((row) => row.runLagTargetMs !== null)?.runLagP99Ms ?? null;
+  const shareRow = open?.find((row) => row.shareOfClosed !== null);
   return {
     closedRatio: { figure: ratio, target: CLOSED_RATIO_TARGET, met: ratio === null ? null : ratio >= CLOSED_RATIO_TARGET },
+    cpuRatio: { figure: cpu, target: CPU_RATIO_TARGET, met: cpu === null ? null : cpu <= CPU_RATIO_TARGET },
     workersSpeedup: {
       figure: speedup,
       target: WORKERS_SPEEDUP_TARGET,
       met: speedup === null ? null : speedup >= WORKERS_SPEEDUP_TARGET,
       workers: speedup === null ? null : top!.workers,
     },
+    workersCpuRatio: {
+      figure: worstCpu?.cpuRatio ?? null,
+      target: WORKERS_CPU_RATIO_TARGET,
+      met: worstCpu === undefined ? null : worstCpu.cpuRatio <= WORKERS_CPU_RATIO_TARGET,
+      workers: worstCpu?.workers ?? null,
+    },
     runLagP99Ms: { figure: lag, target: LAG_TARGET_MS, met: lag === null ? null : lag < LAG_TARGET_MS },
+    shareLagP99Ms: {
+      figure: shareRow?.runLagP99Ms ?? null,
+      target: SHARE_LAG_TARGET_MS,
+      met: shareRow?.shareTargetMet ?? null,
+      ratePerS: shareRow?.targetPerS ?? null,
+      achievedRatio: shareRow?.achievedRatio ?? null,
+    },
   };
 }
 
 const verdictWord = (line: VerdictLine): string => (line.met === null ? 'not measured' : line.met ? '**met**' : '**missed**');
 
 function renderVerdict(report: BenchReport): string[] {
-  const { closedRatio, workersSpeedup, runLagP99Ms } = report.verdict;
+  const { closedRatio, cpuRatio, workersSpeedup, workersCpuRatio, runLagP99Ms, shareLagP99Ms } = report.verdict;
   const rounds = report.closed?.rounds.length ?? 0;
+  const ofRounds = rounds === 0 ? '' : ` (median of ${rounds} rounds' ratios)`;
   const workersTarget = report.workers?.target ?? '';
+  const share = report.config.openShareOfClosed;
   return [
-    '### Verdict (issue 18 targets)',
+    '### Verdict (issue 18 and issue 24 targets)',
     '',
-    `- closed model, rpcload ÷ autocannon CLI requests/s${rounds === 0 ? '' : ` (median of ${rounds} rounds' ratios)`}: ${closedRatio.figure ?? '-'} — target ≥ ${closedRatio.target}: ${verdictWord(closedRatio)}`,
+    `- closed model, rpcload ÷ autocannon CLI requests/s${ofRounds}: ${closedRatio.figure ?? '-'} — target ≥ ${closedRatio.target}: ${verdictWord(closedRatio)}`,
+    `- closed model, rpcload ÷ autocannon CLI CPU-s per 1,000 requests${ofRounds}: ${cpuRatio.figure ?? '-'} — target ≤ ${cpuRatio.target}: ${verdictWord(cpuRatio)}`,
     `- \`--workers ${workersSpeedup.workers ?? 'N'}\` speed-up over one thread${workersTarget === '' ? '' : ` (against ${workersTarget})`}: ${workersSpeedup.figure ?? '-'} — target ≥ ${workersSpeedup.target}: ${verdictWord(workersSpeedup)}`,
+    `- \`--workers N\` ÷ \`autocannon -w N\` CPU-s per 1,000 requests, the worst N${workersCpuRatio.workers === null ? '' : ` (${workersCpuRatio.workers})`}: ${workersCpuRatio.figure ?? '-'} — target ≤ ${workersCpuRatio.target} for every N: ${verdictWord(workersCpuRatio)}`,
     `- whole-run schedule lag p99 at ${LAG_TARGET_RATE.toLocaleString('en-US')}/s, one thread, cold start included: ${runLagP99Ms.figure ?? '-'} ms — target < ${runLagP99Ms.target} ms: ${verdictWord(runLagP99Ms)}`,
+    `- open model at ${share} × the closed model's one-thread rate${shareLagP99Ms.ratePerS === null ? '' : ` (${shareLagP99Ms.ratePerS.toLocaleString('en-US')}/s)`}: ${shareLagP99Ms.achievedRatio === null ? '-' : `${round2(shareLagP99Ms.achievedRatio * 100)} %`} achieved, whole-run lag p99 ${shareLagP99Ms.figure ?? '-'} ms — target ≥ ${SHARE_ACHIEVED_TARGET * 100} % and < ${shareLagP99Ms.target} ms: ${verdictWord(shareLagP99Ms)}`,
   ];
 }
+
+const round2 = (value: number): number => Math.round(value * 100) / 100;
 
 function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
   const cells = [header, ...rows.map((row) => row.map(String))];
@@ -134,7 +167,7 @@ export function renderBenchReport(report: BenchReport): string {
       ? ''
       : `, autocannon ${t.autocannon} (its CLI), ${t.wrk === null ? 'wrk absent (skipped)' : `${t.wrk} (1 thread)`}`;
   out.push(
-    `Tools: rpcload ${t.rpcload} (\`node bin/rpcload.js run\`)${peers}; each run as a separate command, CPU and peak RSS measured from outside, its own start-up included.`,
+    `Tools: rpcload ${t.rpcload} (\`node bin/rpcload.js run\`, http.client ${report.config.rpcloadClient ?? 'default'})${peers}; each run as a separate command, CPU and peak RSS measured from outside, its own start-up included.`,
   );
   if (report.closed !== null) {
     const c = report.closed;
@@ -147,21 +180,37 @@ export function renderBenchReport(report: BenchReport): string {
       figureRow(`round ${r.round} rpcload`, r.rpcload),
       figureRow(`round ${r.round} autocannon CLI`, r.autocannon),
       ...(r.wrk === null ? [] : [figureRow(`round ${r.round} wrk`, r.wrk)]),
+      figureRow(`round ${r.round} bare undici loop (reference)`, r.bareUndici),
     ]);
     rows.push(figureRow('**median rpcload**', c.median.rpcload), figureRow('**median autocannon CLI**', c.median.autocannon));
     if (c.median.wrk !== null) rows.push(figureRow('**median wrk**', c.median.wrk));
+    rows.push(figureRow('**median bare undici loop**', c.median.bareUndici));
     out.push(table(FIGURE_HEADER, rows));
+    out.push(
+      '',
+      'The bare undici loop is one undici Client per connection and a handler that does nothing: the floor of a client on undici (it measures no latency).',
+    );
     const ratioRow = (label: string, order: string, r: ClosedRatios): (string | number)[] => [
       label,
       order,
       r.rpcloadVsAutocannon,
       r.rpcloadVsWrk ?? '-',
       r.autocannonVsWrk ?? '-',
+      r.cpuRpcloadVsAutocannon,
+      r.cpuBareUndiciVsAutocannon,
     ];
     out.push(
       '',
       table(
-        ['requests/s ratios', 'order', 'rpcload ÷ autocannon CLI', 'rpcload ÷ wrk', 'autocannon CLI ÷ wrk'],
+        [
+          'ratios',
+          'order',
+          'req/s rpcload ÷ autocannon CLI',
+          'req/s rpcload ÷ wrk',
+          'req/s autocannon CLI ÷ wrk',
+          'CPU/req rpcload ÷ autocannon CLI',
+          'CPU/req bare undici ÷ autocannon CLI',
+        ],
         [
           ...c.rounds.map((r) => ratioRow(`round ${r.round}`, r.order.join(', '), r.ratios)),
           ratioRow('**median of the rounds**', '', c.median.ratios),
@@ -170,14 +219,21 @@ export function renderBenchReport(report: BenchReport): string {
     );
   }
   if (report.workers !== null) {
-    out.push('', `### rpcload --workers (closed model, same connections in total) against ${report.workers.target}`, '');
+    out.push(
+      '',
+      `### rpcload --workers N and autocannon -w N (closed model, same connections in total) against ${report.workers.target}`,
+      '',
+    );
     out.push(
       table(
-        [...FIGURE_HEADER, 'speed-up'],
-        report.workers.rows.map((w) => [
-          ...figureRow(`${w.workers} worker${w.workers === 1 ? '' : 's'} (median of ${w.rounds.length})`, w.median),
-          w.speedup,
-        ]),
+        [...FIGURE_HEADER, 'speed-up', 'CPU/req rpcload ÷ autocannon'],
+        report.workers.rows.flatMap((w) => {
+          const of = `(median of ${w.rounds.length})`;
+          return [
+            [...figureRow(`rpcload --workers ${w.workers} ${of}`, w.median), w.speedup, w.cpuRatio],
+            [...figureRow(`autocannon${w.workers > 1 ? ` -w ${w.workers}` : ''} ${of}`, w.autocannon.median), '', ''],
+          ];
+        }),
       ),
     );
   }
@@ -199,6 +255,7 @@ export function renderBenchReport(report: BenchReport): string {
       'lag > 1 ms',
       'whole-run lag p99 / max ms',
       `whole-run p99 < ${LAG_TARGET_MS} ms`,
+      `share of closed: ≥ ${SHARE_ACHIEVED_TARGET * 100} %, p99 < ${SHARE_LAG_TARGET_MS} ms`,
       'latency p99 ms',
       'service p99 ms',
       'skipped',
@@ -219,6 +276,7 @@ export function renderBenchReport(report: BenchReport): string {
           o.lagOver1Ms,
           `${o.runLagP99Ms} / ${o.runLagMaxMs}`,
           o.runLagTargetMet === null ? '' : o.runLagTargetMet ? 'pass' : 'miss',
+          o.shareOfClosed === null ? '' : `${o.shareOfClosed}: ${o.shareTargetMet ? 'pass' : 'miss'}`,
           o.latencyP99Ms,
           o.serviceP99Ms,
           o.skipped,

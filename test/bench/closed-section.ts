@@ -1,10 +1,12 @@
 /**
  * The closed-model comparison: rpcload, autocannon's CLI and wrk (when present), each run as its
  * users run it — a separate command measured from outside — with the same request, connections
- * and duration, in rotating order, round after round; medians of every figure and ratio.
+ * and duration, in rotating order, round after round; medians of every figure and ratio. A bare
+ * undici dispatch loop runs in the same rotation as a reference (the floor of a client on undici).
  */
 import { join } from 'node:path';
 import { autocannonArgv, parseAutocannonJson } from './autocannon-cli.ts';
+import { bareUndiciArgv, parseBareUndiciJson } from './bare-undici-cli.ts';
 import { BENCH_TOKEN, REQUEST_BODY, REQUEST_PATH, type BenchTarget } from './bench-target.ts';
 import type { BenchConfig } from './bench-config.ts';
 import { writeBenchProfile } from './bench-profile.ts';
@@ -33,13 +35,17 @@ export interface ClosedFigures {
   readonly cpuPressurePercent: number | null;
 }
 
-export type ClosedTool = 'rpcload' | 'autocannon' | 'wrk';
+export type ClosedTool = 'rpcload' | 'autocannon' | 'wrk' | 'bare-undici';
 
-/** Requests/s ratios of one round (or medians of the rounds' ratios); null without wrk. */
+/** Ratios of one round (or medians of the rounds' ratios): requests/s, and CPU-s per 1,000 requests; null without wrk. */
 export interface ClosedRatios {
   readonly rpcloadVsAutocannon: number;
   readonly rpcloadVsWrk: number | null;
   readonly autocannonVsWrk: number | null;
+  /** rpcload's CPU-s per 1,000 requests ÷ autocannon's (below 1: rpcload spends less per request). */
+  readonly cpuRpcloadVsAutocannon: number;
+  /** The bare undici loop's CPU-s per 1,000 requests ÷ autocannon's. */
+  readonly cpuBareUndiciVsAutocannon: number;
 }
 
 export interface ClosedRound {
@@ -49,6 +55,8 @@ export interface ClosedRound {
   readonly rpcload: ClosedFigures;
   readonly autocannon: ClosedFigures;
   readonly wrk: ClosedFigures | null;
+  /** The reference: a bare undici dispatch loop, no rpcload code (its p50/p99 are not measured: 0). */
+  readonly bareUndici: ClosedFigures;
   readonly ratios: ClosedRatios;
 }
 
@@ -60,6 +68,7 @@ export interface ClosedSection {
     readonly rpcload: ClosedFigures;
     readonly autocannon: ClosedFigures;
     readonly wrk: ClosedFigures | null;
+    readonly bareUndici: ClosedFigures;
     /** Medians of the rounds' ratios (not ratios of the medians). */
     readonly ratios: ClosedRatios;
   };
@@ -121,6 +130,7 @@ export async function runRpcloadClosed(
     durationS: config.closedDurationS,
     clients: workers,
     connections: config.connections,
+    client: config.rpcloadClient,
   });
   const resultPath = join(workDir, `${name}.result.json`);
   const argv = rpcloadArgv(profilePath, resultPath, workers);
@@ -137,8 +147,17 @@ export async function runRpcloadClosed(
   });
 }
 
-/** autocannon's CLI; requests/s is its total ÷ the duration it measured. */
-async function runAutocannon(target: BenchTarget, config: BenchConfig, workDir: string, name: string): Promise<ClosedFigures> {
+/**
+ * autocannon's CLI (`-w N` with N > 1: its worker threads share the connections, as rpcload's
+ * --workers do); requests/s is its total ÷ the duration it measured.
+ */
+export async function runAutocannon(
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  name: string,
+  workers = 1,
+): Promise<ClosedFigures> {
   const loadAvg = await loadAverage();
   const argv = autocannonArgv({
     url: `${target.url}${REQUEST_PATH}`,
@@ -146,9 +165,24 @@ async function runAutocannon(target: BenchTarget, config: BenchConfig, workDir: 
     body: REQUEST_BODY,
     connections: config.connections,
     durationS: config.closedDurationS,
+    workers,
   });
   const { run, stdout } = await runTool({ argv, deadlineS: deadlineFor(config.closedDurationS) }, workDir, name);
   return closedFigures(run, loadAvg, parseAutocannonJson(stdout));
+}
+
+/** The bare undici dispatch loop (the reference row); requests/s is its count ÷ the time it ran. */
+async function runBareUndici(target: BenchTarget, config: BenchConfig, workDir: string, name: string): Promise<ClosedFigures> {
+  const loadAvg = await loadAverage();
+  const argv = bareUndiciArgv({
+    url: `${target.url}${REQUEST_PATH}`,
+    headers: HEADERS,
+    body: REQUEST_BODY,
+    connections: config.connections,
+    durationS: config.closedDurationS,
+  });
+  const { run, stdout } = await runTool({ argv, deadlineS: deadlineFor(config.closedDurationS) }, workDir, name);
+  return closedFigures(run, loadAvg, parseBareUndiciJson(stdout));
 }
 
 /** wrk, one thread; requests/s is its own Requests/sec (requests ÷ the duration it measured). */
@@ -185,7 +219,7 @@ export async function runClosedSection(
   workDir: string,
   log: (line: string) => void,
 ): Promise<ClosedSection> {
-  const tools: ClosedTool[] = wrk === null ? ['rpcload', 'autocannon'] : ['rpcload', 'autocannon', 'wrk'];
+  const tools: ClosedTool[] = wrk === null ? ['rpcload', 'autocannon', 'bare-undici'] : ['rpcload', 'autocannon', 'wrk', 'bare-undici'];
   const rounds: ClosedRound[] = [];
   for (let r = 1; r <= config.rounds; r++) {
     const order = rotation(tools, r - 1);
@@ -197,7 +231,9 @@ export async function runClosedSection(
           ? await runRpcloadClosed(target, config, workDir, name)
           : tool === 'autocannon'
             ? await runAutocannon(target, config, workDir, name)
-            : await runWrk(wrk!, target, config, workDir, name);
+            : tool === 'wrk'
+              ? await runWrk(wrk!, target, config, workDir, name)
+              : await runBareUndici(target, config, workDir, name);
       figures.set(tool, f);
       log(
         `closed round ${r}/${config.rounds}, ${tool}: ${f.requestsPerS}/s, ${f.cpuSPer1000} CPU-s/1000, ${f.cpuCores} cores busy, p50/p99 ${f.p50Ms}/${f.p99Ms} ms (load average ${f.loadAverage}, CPU pressure ${f.cpuPressurePercent ?? '-'} %)`,
@@ -206,14 +242,17 @@ export async function runClosedSection(
     const rpc = figures.get('rpcload')!;
     const ac = figures.get('autocannon')!;
     const w = figures.get('wrk') ?? null;
+    const bare = figures.get('bare-undici')!;
     const ratios: ClosedRatios = {
       rpcloadVsAutocannon: ratio(rpc.requestsPerS, ac.requestsPerS),
       rpcloadVsWrk: w === null ? null : ratio(rpc.requestsPerS, w.requestsPerS),
       autocannonVsWrk: w === null ? null : ratio(ac.requestsPerS, w.requestsPerS),
+      cpuRpcloadVsAutocannon: ratio(rpc.cpuSPer1000, ac.cpuSPer1000),
+      cpuBareUndiciVsAutocannon: ratio(bare.cpuSPer1000, ac.cpuSPer1000),
     };
-    rounds.push({ round: r, order, rpcload: rpc, autocannon: ac, wrk: w, ratios });
+    rounds.push({ round: r, order, rpcload: rpc, autocannon: ac, wrk: w, bareUndici: bare, ratios });
     log(
-      `closed round ${r}/${config.rounds}: rpcload ÷ autocannon ${ratios.rpcloadVsAutocannon}, rpcload ÷ wrk ${ratios.rpcloadVsWrk ?? '-'}, autocannon ÷ wrk ${ratios.autocannonVsWrk ?? '-'}`,
+      `closed round ${r}/${config.rounds}: requests/s rpcload ÷ autocannon ${ratios.rpcloadVsAutocannon}, rpcload ÷ wrk ${ratios.rpcloadVsWrk ?? '-'}, autocannon ÷ wrk ${ratios.autocannonVsWrk ?? '-'}; CPU per request rpcload ÷ autocannon ${ratios.cpuRpcloadVsAutocannon}, bare undici ÷ autocannon ${ratios.cpuBareUndiciVsAutocannon}`,
     );
   }
   const medianRatio = (pick: (r: ClosedRatios) => number | null): number | null =>
@@ -226,10 +265,13 @@ export async function runClosedSection(
       rpcload: medianFigures(rounds.map((r) => r.rpcload)),
       autocannon: medianFigures(rounds.map((r) => r.autocannon)),
       wrk: wrk === null ? null : medianFigures(rounds.map((r) => r.wrk!)),
+      bareUndici: medianFigures(rounds.map((r) => r.bareUndici)),
       ratios: {
         rpcloadVsAutocannon: medianRatio((r) => r.rpcloadVsAutocannon)!,
         rpcloadVsWrk: medianRatio((r) => r.rpcloadVsWrk),
         autocannonVsWrk: medianRatio((r) => r.autocannonVsWrk),
+        cpuRpcloadVsAutocannon: medianRatio((r) => r.cpuRpcloadVsAutocannon)!,
+        cpuBareUndiciVsAutocannon: medianRatio((r) => r.cpuBareUndiciVsAutocannon)!,
       },
     },
   };

@@ -39,6 +39,7 @@ export async function runMemorySection(
     durationS,
     clients: config.memoryClients,
     connections: config.openConnections,
+    client: config.rpcloadClient,
   });
   const resultPath = join(workDir, 'memory.result.json');
   const { run } = await runTool(

@@ -35,6 +35,10 @@ export interface OpenRow {
   readonly runLagTargetMs: number | null;
   /** Whether runLagP99Ms is below runLagTargetMs; null where no target applies. */
   readonly runLagTargetMet: boolean | null;
+  /** For the row at a share of the closed section's one-thread throughput (issue 24), that share; else null. */
+  readonly shareOfClosed: number | null;
+  /** That row's target: ≥ 99.9 % of the arrivals achieved and a whole-run lag p99 below 5 ms; null for other rows. */
+  readonly shareTargetMet: boolean | null;
   readonly latencyP99Ms: number;
   readonly serviceP99Ms: number;
   /** latency p99 − service-time p99 (ms), measured phase. */
@@ -49,22 +53,32 @@ const OPEN_CLIENTS = 8;
 /** Issue 18's open-model target: at 10,000 arrivals/s on one thread, the whole-run schedule lag p99 (cold start included) below 2 ms. */
 export const LAG_TARGET_RATE = 10_000;
 export const LAG_TARGET_MS = 2;
+/** Issue 24's open-model target, at a share of the one-thread closed-model throughput: this much achieved, the whole-run lag p99 below this. */
+export const SHARE_ACHIEVED_TARGET = 0.999;
+export const SHARE_LAG_TARGET_MS = 5;
 const MEASURED_PHASE = 'load';
 
-/** rpcload at fixed arrival rates: how close to the schedule it sends, and what lag costs latency. */
+/**
+ * rpcload at fixed arrival rates: how close to the schedule it sends, and what lag costs latency.
+ * With the closed section's median one-thread rate (`closedPerS`), also at `openShareOfClosed` of
+ * it, one thread (issue 24's target).
+ */
 export async function runOpenSection(
   target: BenchTarget,
   config: BenchConfig,
   workDir: string,
   log: (line: string) => void,
+  closedPerS: number | null = null,
 ): Promise<OpenRow[]> {
   const rows: OpenRow[] = [];
   const top = Math.max(...config.openRatesPerS);
-  const runs = [
-    ...config.openRatesPerS.map((rate) => ({ rate, workers: 1 })),
-    ...(config.openWorkers > 1 ? [{ rate: top, workers: config.openWorkers }] : []),
+  const share = config.openShareOfClosed;
+  const runs: { rate: number; workers: number; share: number | null }[] = [
+    ...config.openRatesPerS.map((rate) => ({ rate, workers: 1, share: null })),
+    ...(config.openWorkers > 1 ? [{ rate: top, workers: config.openWorkers, share: null }] : []),
+    ...(closedPerS === null ? [] : [{ rate: Math.round((share * closedPerS) / 100) * 100, workers: 1, share }]),
   ];
-  for (const { rate, workers } of runs) {
+  for (const { rate, workers, share: shareOfClosed } of runs) {
     const name = `open-${rate}-w${workers}`;
     const loadAvg = await loadAverage();
     const { openDurationS: durationS, openWarmupS: warmupS } = config;
@@ -74,6 +88,7 @@ export async function runOpenSection(
       clients: OPEN_CLIENTS,
       connections: config.openConnections,
       lead: [{ name: 'warm-up', durationS: warmupS }],
+      client: config.rpcloadClient,
     });
     const resultPath = join(workDir, `${name}.result.json`);
     const { run } = await runTool(
@@ -110,6 +125,9 @@ export async function runOpenSection(
       runLagMaxMs: runLag?.max ?? 0,
       runLagTargetMs: targeted ? LAG_TARGET_MS : null,
       runLagTargetMet: targeted ? runLagP99Ms < LAG_TARGET_MS : null,
+      shareOfClosed,
+      shareTargetMet:
+        shareOfClosed === null ? null : inPhase / (rate * durationS) >= SHARE_ACHIEVED_TARGET && runLagP99Ms < SHARE_LAG_TARGET_MS,
       latencyP99Ms: phase.latencyMs.p99,
       serviceP99Ms: phase.serviceTimeMs.p99,
       coP99AddedMs: round(phase.latencyMs.p99 - phase.serviceTimeMs.p99),
@@ -119,7 +137,7 @@ export async function runOpenSection(
     };
     rows.push(row);
     log(
-      `open ${rate}/s${workers > 1 ? ` with ${workers} workers` : ''}: achieved ${row.achievedPerS}/s (${round(row.achievedRatio * 100, 2)} %), lag p50/p99/max ${row.lagP50Ms}/${row.lagP99Ms}/${row.lagMaxMs} ms ` +
+      `open ${rate}/s${workers > 1 ? ` with ${workers} workers` : ''}${shareOfClosed === null ? '' : ` (${shareOfClosed} × the closed model's ${closedPerS}/s)`}: achieved ${row.achievedPerS}/s (${round(row.achievedRatio * 100, 2)} %), lag p50/p99/max ${row.lagP50Ms}/${row.lagP99Ms}/${row.lagMaxMs} ms ` +
         `(whole run incl. cold start: p99 ${row.runLagP99Ms}, max ${row.runLagMaxMs} ms${targeted ? `; target < ${LAG_TARGET_MS} ms: ${row.runLagTargetMet ? 'met' : 'missed'}` : ''}), ${row.lagOver1Ms} requests lagged > 1 ms (load average ${loadAvg}, CPU pressure ${row.cpuPressurePercent} %)`,
     );
   }

@@ -1,9 +1,10 @@
 // `npm run bench`: rpcload against a target faster than any Node client (nginx, else a raw-socket
-// responder), compared in the closed model with autocannon's CLI and wrk (the ceiling reference),
-// each run as its users run it, as a separate command measured from outside; scaled with
-// --workers against a multi-worker nginx; checked for open-model accuracy and for memory over a
-// long run. Writes results/bench-<timestamp>.json and prints the tables and a verdict on issue
-// 18's targets. Durations: BENCH_QUICK=1 for a smoke of everything; see bench-config.ts.
+// responder), compared in the closed model with autocannon's CLI, wrk (the ceiling reference) and a
+// bare undici dispatch loop (the floor of a client on undici), each run as its users run it, as a
+// separate command measured from outside; scaled with --workers next to autocannon -w against a
+// multi-worker nginx; checked for open-model accuracy and for memory over a long run. Writes
+// results/bench-<timestamp>.json and prints the tables and a verdict on issue 18's and issue 24's
+// targets. Durations: BENCH_QUICK=1 for a smoke of everything; see bench-config.ts.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -79,10 +80,10 @@ log(`tools: rpcload ${tools.rpcload}, autocannon ${tools.autocannon}, ${tools.wr
 try {
   const closed = has('closed') ? await runClosedSection(target, config, wrk, workDir, log) : null;
   const workers = has('workers') ? await runWorkersAgainstNginx(target, config, workDir) : null;
-  const open = has('open') ? await runOpenSection(target, config, workDir, log) : null;
+  const open = has('open') ? await runOpenSection(target, config, workDir, log, closed?.median.rpcload.requestsPerS ?? null) : null;
   const memory = has('memory') ? await runMemorySection(target, config, workDir, log) : null;
   const report: BenchReport = {
-    schema: 'rpcload/bench@2',
+    schema: 'rpcload/bench@3',
     startedAt: startedAt.toISOString(),
     endedAt: new Date().toISOString(),
     machine: {

@@ -1,10 +1,12 @@
 /**
- * How `rpcload run --workers N` scales in the closed model, against a target with a worker per
- * core (its own multi-worker nginx, started by run.ts) so that the target is not what limits it.
+ * How `rpcload run --workers N` scales in the closed model, next to `autocannon -w N` with the same
+ * connections in total, against a target with a worker per core (its own multi-worker nginx,
+ * started by run.ts) so that the target is not what limits them. For each N: both tools' figures,
+ * rpcload's speed-up over the first N, and rpcload's CPU per request ÷ autocannon's.
  */
 import type { BenchTarget } from './bench-target.ts';
 import type { BenchConfig } from './bench-config.ts';
-import { medianFigures, runRpcloadClosed, type ClosedFigures } from './closed-section.ts';
+import { medianFigures, rotation, runAutocannon, runRpcloadClosed, type ClosedFigures } from './closed-section.ts';
 import { median, round } from './bench-stats.ts';
 
 export interface WorkersRow {
@@ -13,6 +15,10 @@ export interface WorkersRow {
   readonly median: ClosedFigures;
   /** Median requests/s ÷ the median of the first worker count listed (usually 1). */
   readonly speedup: number;
+  /** `autocannon -w N` (N = 1: autocannon without -w, its single-threaded mode, as rpcload without workers). */
+  readonly autocannon: { readonly rounds: readonly ClosedFigures[]; readonly median: ClosedFigures };
+  /** Median of the rounds' rpcload ÷ autocannon CPU-s per 1,000 requests (≤ 1: rpcload at least as efficient). */
+  readonly cpuRatio: number;
 }
 
 export interface WorkersSection {
@@ -22,8 +28,9 @@ export interface WorkersSection {
 }
 
 /**
- * `rpcload run --workers N` (same connections and virtual users in total, split across the
- * workers), each worker count in turn per round.
+ * `rpcload run --workers N` and `autocannon -w N` (same connections and, for rpcload, virtual users
+ * in total, split across the workers), each worker count in turn per round, the two tools in
+ * alternating order.
  */
 export async function runWorkersSection(
   target: BenchTarget,
@@ -31,21 +38,41 @@ export async function runWorkersSection(
   workDir: string,
   log: (line: string) => void,
 ): Promise<WorkersSection> {
-  const byCount = new Map<number, ClosedFigures[]>(config.workerCounts.map((w) => [w, []]));
+  const rpcload = new Map<number, ClosedFigures[]>(config.workerCounts.map((w) => [w, []]));
+  const autocannon = new Map<number, ClosedFigures[]>(config.workerCounts.map((w) => [w, []]));
+  const cpuRatios = new Map<number, number[]>(config.workerCounts.map((w) => [w, []]));
   for (let r = 1; r <= config.workerRounds; r++) {
     for (const workers of config.workerCounts) {
-      const figures = await runRpcloadClosed(target, config, workDir, `workers-${workers}-r${r}`, workers);
-      byCount.get(workers)!.push(figures);
-      log(
-        `workers ${workers}, round ${r}/${config.workerRounds}: ${figures.requestsPerS}/s, ${figures.cpuCores} cores busy (load average ${figures.loadAverage}, CPU pressure ${figures.cpuPressurePercent ?? '-'} %)`,
-      );
+      const figures = new Map<string, ClosedFigures>();
+      for (const tool of rotation(['rpcload', 'autocannon'], r - 1)) {
+        const name = `workers-${workers}-r${r}-${tool}`;
+        const f =
+          tool === 'rpcload'
+            ? await runRpcloadClosed(target, config, workDir, name, workers)
+            : await runAutocannon(target, config, workDir, name, workers);
+        figures.set(tool, f);
+        log(
+          `workers ${workers}, round ${r}/${config.workerRounds}, ${tool}: ${f.requestsPerS}/s, ${f.cpuSPer1000} CPU-s/1000, ${f.cpuCores} cores busy (load average ${f.loadAverage}, CPU pressure ${f.cpuPressurePercent ?? '-'} %)`,
+        );
+      }
+      rpcload.get(workers)!.push(figures.get('rpcload')!);
+      autocannon.get(workers)!.push(figures.get('autocannon')!);
+      cpuRatios.get(workers)!.push(figures.get('rpcload')!.cpuSPer1000 / figures.get('autocannon')!.cpuSPer1000);
     }
   }
-  const base = median(byCount.get(config.workerCounts[0]!)!.map((f) => f.requestsPerS));
+  const base = median(rpcload.get(config.workerCounts[0]!)!.map((f) => f.requestsPerS));
   const rows = config.workerCounts.map((workers) => {
-    const rounds = byCount.get(workers)!;
+    const rounds = rpcload.get(workers)!;
     const m = medianFigures(rounds);
-    return { workers, rounds, median: m, speedup: round(m.requestsPerS / base, 2) };
+    const theirs = autocannon.get(workers)!;
+    return {
+      workers,
+      rounds,
+      median: m,
+      speedup: round(m.requestsPerS / base, 2),
+      autocannon: { rounds: theirs, median: medianFigures(theirs) },
+      cpuRatio: round(median(cpuRatios.get(workers)!)),
+    };
   });
   return { target: target.description, rows };
 }

@@ -147,6 +147,10 @@ describe('rpcload run without a profile', () => {
       /--ca <file>' argument .* is invalid\. expected a readable PEM certificate file, found ".*no-such-ca.pem": no such file/,
     ],
     [['--client', 'only-a-secret', '--method', 'ping'], /^rpcload: --client: expected ID:SECRET, found no colon/],
+    [
+      ['--method', 'ping', '--http-client', 'curl'],
+      /--http-client <name>' argument 'curl' is invalid\. expected one of fast, undici, found "curl"/,
+    ],
   ])('bad flags: one line, exit 2 (%#)', async (args, message) => {
     const run = await runRpcload(['run', ...args, '--ui', 'none', '--out', join(dir, 'never.json')]);
     expect(run.code).toBe(2);

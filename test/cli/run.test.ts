@@ -7,6 +7,7 @@ import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { runRpcload } from '../support/cli.ts';
 import { useTempDir } from '../support/temp-dir.ts';
+import { testHttpClient } from '../support/http-client.ts';
 
 const dir = useTempDir('rpcload-run-');
 const profileDir = join(dir, 'profiles');
@@ -42,6 +43,7 @@ describe('rpcload run', () => {
     const run = await runRpcload(['run', '--rate', '30', '--duration', '3s', '--out', out, '--json']);
     const result = readResult(out);
     expect(result.run).toMatchObject({ status: 'completed', embeddedTarget: true, profile: 'demo', kind: 'run', model: 'open' });
+    expect(result.run.httpClient).toBe(testHttpClient() ?? 'fast'); // the load's client, the default unless the tests chose one
     expect(result.summary.requests).toBeGreaterThanOrEqual(90);
     expect(run.code).toBe(result.thresholds.every((t) => t.ok) ? 0 : 1);
     const printed = JSON.parse(run.stdout) as { resultFile: string; summary: { requests: number } };

@@ -5,6 +5,7 @@ import { buildConnector, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionSet, type ConnectionRequest } from '../../src/driver/connection-set.ts';
 import { selfSignedMaterial } from '../../src/server/tls.ts';
+import { HTTP_CLIENTS } from '../../src/profile/schema-settings.ts';
 import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
 
 /** A request that records how it ended; `ended` resolves then. */
@@ -52,17 +53,17 @@ afterEach(async () => {
   set = server = undefined;
 });
 
-function newSet(origin: string, connections: number, pipelining = 1): ConnectionSet {
-  return new ConnectionSet(origin, {
-    lanes: [{ connections, connect: buildConnector({}) }],
-    slots: pipelining,
-    allowH2: false,
-    headersTimeoutMs: 5000,
-    bodyTimeoutMs: 5000,
-  });
-}
+describe.each(HTTP_CLIENTS)('ConnectionSet on the %s client', (client) => {
+  const newSet = (origin: string, connections: number, pipelining = 1): ConnectionSet =>
+    new ConnectionSet(origin, {
+      lanes: [{ connections, connect: buildConnector({}) }],
+      slots: pipelining,
+      allowH2: false,
+      headersTimeoutMs: 5000,
+      bodyTimeoutMs: 5000,
+      client,
+    });
 
-describe('ConnectionSet', () => {
   it('carries requests on at most `connections` sockets; the rest wait and go in arrival order', async () => {
     const held: ServerResponse[] = [];
     server = await startScriptedServer((_req, res) => held.push(res));

@@ -78,6 +78,7 @@ describe('buildPlan: defaults', () => {
         identity: null,
         preconnect: true,
         warmUp: true,
+        client: 'fast',
       },
       sign: null,
       checkpointEveryMs: 10_000,

@@ -124,4 +124,10 @@ describe('a profile built from flags', () => {
     expect(plan.thresholds.map((t) => t.expr)).toEqual(['p99 < 200ms']);
     expect(plan.http).toMatchObject({ insecure: true, ca: '-----BEGIN CERTIFICATE-----\n' });
   });
+
+  it('--http-client chooses the load client (default fast)', () => {
+    const flags = { target: 'https://h', client: ['a:b'], method: ['ping'] };
+    expect(inlinePlan(flags, {}).http.client).toBe('fast');
+    expect(inlinePlan(flags, { httpClient: 'undici' }).http.client).toBe('undici');
+  });
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { withTestHttpClientFlag } from './http-client.ts';
 
 /** Absolute path of the launcher, so tests exercise exactly what users run. */
 export const RPCLOAD_BIN = fileURLToPath(new URL('../../bin/rpcload.js', import.meta.url));
@@ -20,10 +21,10 @@ export interface CliOptions {
   readonly onSpawn?: (child: ChildProcess) => void;
 }
 
-/** Run the built CLI in a child process and collect its output and exit code. */
+/** Run the built CLI in a child process and collect its output and exit code (a load runs on the test client, see http-client.ts). */
 export function runRpcload(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RPCLOAD_BIN, ...args], {
+    const child = spawn(process.execPath, [RPCLOAD_BIN, ...withTestHttpClientFlag(args)], {
       cwd: options.cwd,
       env: { ...process.env, NO_COLOR: '1', CI: 'true', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

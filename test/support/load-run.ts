@@ -7,6 +7,7 @@ import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
+import { withTestHttpClient } from './http-client.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import type { RecordedData } from '../../src/metrics/recorded-data.ts';
 
@@ -15,13 +16,17 @@ export const DEMO_SECRET = 'demo-secret';
 
 /**
  * A plan from an inline profile aimed at `target`, built through the real profile code path
- * (schema, defaults, templates); client secrets come from ${SECRET} like a real profile.
+ * (schema, defaults, templates); client secrets come from ${SECRET} like a real profile. The load
+ * client is the test client (see http-client.ts) unless the profile names one.
  */
 export function testPlan(profile: Record<string, unknown>, target: string): Plan {
-  return buildPlan({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target } as Profile, {
-    source: '',
-    env: { SECRET: DEMO_SECRET },
-  });
+  return buildPlan(
+    withTestHttpClient({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target }) as Profile,
+    {
+      source: '',
+      env: { SECRET: DEMO_SECRET },
+    },
+  );
 }
 
 export interface LoadRun {

@@ -54,6 +54,13 @@ function uniqueLabels(inputs: readonly LabelledResult[]): LabelledResult[] {
   return inputs.map((input, i) => (inputs.findIndex((other) => other.label === input.label) === i ? input : { ...input, label: `${input.label}#${i + 1}` }));
 }
 
+/** The shards' HTTP client: theirs when they agree, mixed when they differ, absent when none recorded one. */
+function mergedHttpClient(runs: readonly RunInfo[]): Pick<RunInfo, 'httpClient'> {
+  const clients = new Set(runs.flatMap((r) => (r.httpClient === undefined ? [] : [r.httpClient])));
+  if (clients.size === 0) return {};
+  return { httpClient: clients.size === 1 ? [...clients][0]! : 'mixed' };
+}
+
 function mergedRunInfo(shards: readonly Shard[], startMs: number): RunInfo {
   const runs = shards.map((s) => s.result.run);
   const status = runs.map((r) => r.status).reduce((worst, s) => (STATUS_SEVERITY.indexOf(s) > STATUS_SEVERITY.indexOf(worst) ? s : worst));
@@ -71,6 +78,7 @@ function mergedRunInfo(shards: readonly Shard[], startMs: number): RunInfo {
     embeddedTarget: runs.some((r) => r.embeddedTarget),
     model: models.size === 1 ? runs[0]!.model : 'mixed',
     workers: runs.reduce((sum, r) => sum + r.workers, 0),
+    ...mergedHttpClient(runs),
     shards: runs.reduce((sum, r) => sum + r.shards, 0),
     node: distinct(runs.map((r) => r.node)),
     host: distinct(runs.map((r) => r.host)),

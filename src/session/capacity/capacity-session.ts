@@ -14,6 +14,7 @@ import type { RunInfo, RunResult, RunStatus, ThresholdResult } from '../../contr
 import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
+import { loadClient } from '../../driver/connection-set.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
 import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
@@ -393,6 +394,7 @@ class CapacitySearch {
       embeddedTarget: this.target.embedded,
       model: this.cap.model,
       workers: this.options.workers ?? 1,
+      httpClient: loadClient(this.plan),
       shards: 1,
       node: process.version,
       host: hostname(),

@@ -1,0 +1,364 @@
+/**
+ * The fast HTTP/1.1 client: one keep-alive connection to the target, with the surface of undici's
+ * Client as the driver uses it — `dispatch(options, handler)` and `destroy()` — and the same
+ * handler callbacks (onConnect with an abort, onHeaders with the raw header list, onData,
+ * onComplete, onError), so the driver's requests run on it unchanged.
+ *
+ * Why it exists: a bare undici dispatch loop, with no work of rpcload's around it, already costs
+ * about as much CPU per request as autocannon's whole request loop (docs/performance.md). This
+ * client writes requests encoded once (request-encoder.ts) and reads responses with a strict
+ * incremental parser (response-parser.ts); it fails with undici's error classes where undici
+ * would, so a request's outcome does not depend on the client.
+ *
+ * Behaviour, kept close to undici's:
+ * - Sockets come from the connector it is given (undici's `buildConnector`, or the warm
+ *   connector's): TLS trust, client certificates, connect timeouts and keep-alive are its business.
+ *   A fresh socket gets its first requests at once; on a socket that has carried a response, the
+ *   next requests are written in this turn's check phase (setImmediate, one for all connections),
+ *   after the poll phase has read whatever else arrived — so bytes a server sends after a response
+ *   are never taken for the next request's response (undici waits for the same reason).
+ * - `pipelining` requests may be on the wire at once; 1 by default.
+ * - A response without a request, or bytes after a response with none outstanding, close the
+ *   connection; requests not yet written go out on a new one.
+ * - A response saying `connection: close` (or HTTP/1.0 without keep-alive) closes the connection
+ *   after it; `keep-alive: timeout=N` hints close an idle connection before the server would.
+ * - Headers and body timeouts are checked by one sweep every TICK_MS for all connections, not a
+ *   timer per request; they fire late by at most two ticks, never early.
+ * - The request's abort (from onConnect) fails it and closes its connection, as undici does.
+ */
+import type { Socket } from 'node:net';
+import { errors, type Dispatcher, type buildConnector } from 'undici';
+import { encodeRequest } from './request-encoder.ts';
+import { ResponseParser, RESPONSE_EXPECTED, RESPONSE_NO_BODY, RESPONSE_UNEXPECTED, type ResponseSink } from './response-parser.ts';
+
+export interface Http1ConnectionOptions {
+  /** Requests on the wire at once. */
+  readonly pipelining: number;
+  /** From writing a request until its response head is complete (0 = none). */
+  readonly headersTimeoutMs: number;
+  /** Longest pause between body bytes (0 = none). */
+  readonly bodyTimeoutMs: number;
+  /** Opens a socket to the origin (undici's connector signature). */
+  readonly connect: buildConnector.connector;
+}
+
+type Handler = Dispatcher.DispatchHandler;
+
+/** How often timeouts and idle connections are checked. */
+const TICK_MS = 250;
+/** undici's defaults: an idle connection is closed after 4 s, or 2 s before the server's `keep-alive: timeout`, at most 10 min. */
+const DEFAULT_KEEP_ALIVE_MS = 4000;
+const KEEP_ALIVE_THRESHOLD_MS = 2000;
+const MAX_KEEP_ALIVE_MS = 600_000;
+
+/** Run clock of the sweeps (performance.now() ms as of the last sweep, or of the first connection). */
+let coarseNowMs = performance.now();
+const live = new Set<Http1Connection>();
+let sweepTimer: NodeJS.Timeout | null = null;
+
+function sweep(): void {
+  coarseNowMs = performance.now();
+  for (const connection of live) connection.checkTimers(coarseNowMs);
+}
+
+function track(connection: Http1Connection): void {
+  live.add(connection);
+  if (sweepTimer !== null) return;
+  coarseNowMs = performance.now();
+  sweepTimer = setInterval(sweep, TICK_MS);
+  sweepTimer.unref();
+}
+
+function untrack(connection: Http1Connection): void {
+  live.delete(connection);
+  if (live.size > 0 || sweepTimer === null) return;
+  clearInterval(sweepTimer);
+  sweepTimer = null;
+}
+
+/** Connections with requests to write once this turn has read what arrived, written in one check phase. */
+let toFlush: Http1Connection[] = [];
+let spare: Http1Connection[] = [];
+let flushScheduled = false;
+
+function flushAll(): void {
+  flushScheduled = false;
+  const list = toFlush;
+  toFlush = spare;
+  for (const connection of list) connection.flush();
+  list.length = 0;
+  spare = list;
+}
+
+const ignore = (): void => undefined;
+
+export class Http1Connection implements ResponseSink {
+  private readonly hostHeader: string;
+  private readonly connectParams: buildConnector.Options;
+  private readonly parser: ResponseParser;
+  private socket: Socket | null = null;
+  private connecting = false;
+  private destroyed = false;
+  /** Has the current socket carried a request? (a fresh one is written to at once) */
+  private used = false;
+  /** The current socket must not carry another request (the last response said close). */
+  private closing = false;
+  /** Queued in toFlush. */
+  private flushQueued = false;
+  /** Requests not yet written, oldest first. */
+  private readonly pendingOptions: Dispatcher.DispatchOptions[] = [];
+  private readonly pendingHandlers: Handler[] = [];
+  /** Requests written and not yet answered, oldest first. */
+  private readonly running: Handler[] = [];
+  private readonly runningMethods: string[] = [];
+  /** Coarse times (see coarseNowMs): the oldest unanswered request's wait began; the last body bytes; idle since. */
+  private waitSinceMs = 0;
+  private bodySinceMs = 0;
+  private idleSinceMs = 0;
+  private keepAliveMs = DEFAULT_KEEP_ALIVE_MS;
+
+  constructor(
+    origin: string | URL,
+    private readonly options: Http1ConnectionOptions,
+  ) {
+    const url = new URL(origin);
+    this.hostHeader = `${url.hostname}${url.port ? `:${url.port}` : ''}`;
+    this.connectParams = {
+      host: url.host,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      protocol: url.protocol,
+      port: url.port,
+    };
+    this.parser = new ResponseParser(this);
+  }
+
+  /** Send `request` on this connection (after those already queued). Returns false when it now has `pipelining` requests or more. */
+  dispatch(options: Dispatcher.DispatchOptions, handler: Handler): boolean {
+    if (this.destroyed) {
+      handler.onError?.(new errors.ClientDestroyedError());
+      return false;
+    }
+    this.pendingOptions.push(options);
+    this.pendingHandlers.push(handler);
+    if (this.socket === null) {
+      if (!this.connecting) this.open();
+    } else if (!this.used) this.flush();
+    else this.scheduleFlush();
+    return this.running.length + this.pendingHandlers.length < this.options.pipelining;
+  }
+
+  /** Close the connection: requests on it or waiting for it end through onError (ClientDestroyedError). */
+  destroy(): Promise<void> {
+    if (this.destroyed) return Promise.resolve();
+    this.destroyed = true;
+    untrack(this);
+    const socket = this.socket;
+    const closed =
+      socket === null || socket.destroyed ? Promise.resolve() : new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    this.failAll(new errors.ClientDestroyedError());
+    return closed;
+  }
+
+  /** Write queued requests, up to `pipelining` on the wire (called by the check-phase flush, or at once on a fresh socket). */
+  flush(): void {
+    this.flushQueued = false;
+    const socket = this.socket;
+    if (socket === null || this.closing) return;
+    const { pipelining } = this.options;
+    const corked = pipelining > 1 && this.pendingHandlers.length > 1;
+    if (corked) socket.cork();
+    while (this.pendingHandlers.length > 0 && this.running.length < pipelining && this.socket === socket) {
+      const options = this.pendingOptions.shift()!;
+      const handler = this.pendingHandlers.shift()!;
+      let bytes: Buffer;
+      try {
+        bytes = encodeRequest(this.hostHeader, options);
+      } catch (err) {
+        handler.onError?.(err as Error);
+        continue;
+      }
+      if (this.running.length === 0) this.waitSinceMs = coarseNowMs;
+      this.running.push(handler);
+      this.runningMethods.push(options.method);
+      this.used = true;
+      handler.onConnect?.((err?: Error) => this.abortRequest(handler, err));
+      if (this.socket !== socket || this.running.at(-1) !== handler) continue; // aborted at once
+      socket.write(bytes);
+    }
+    if (corked) socket.uncork();
+  }
+
+  /** The sweep: fail a request past its headers or body timeout; close a connection idle past its keep-alive. */
+  checkTimers(nowMs: number): void {
+    if (this.socket === null) return;
+    if (this.running.length === 0) {
+      if (this.pendingHandlers.length === 0 && this.parser.idle && nowMs - this.idleSinceMs >= this.keepAliveMs + TICK_MS)
+        this.teardown(null);
+      return;
+    }
+    const { headersTimeoutMs, bodyTimeoutMs } = this.options;
+    if (this.parser.inBody) {
+      if (bodyTimeoutMs > 0 && nowMs - this.bodySinceMs >= bodyTimeoutMs + TICK_MS) this.teardown(new errors.BodyTimeoutError());
+    } else if (headersTimeoutMs > 0 && nowMs - this.waitSinceMs >= headersTimeoutMs + TICK_MS)
+      this.teardown(new errors.HeadersTimeoutError());
+  }
+
+  // The parser's sink (ResponseSink). Each returns whether the connection is still open, so the parse stops when it is not.
+
+  onMessageBegin(): number {
+    if (this.running.length === 0) return RESPONSE_UNEXPECTED;
+    return this.runningMethods[0] === 'HEAD' ? RESPONSE_NO_BODY : RESPONSE_EXPECTED;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: string[], statusText: string): boolean {
+    this.bodySinceMs = coarseNowMs;
+    // Header names and values arrive as strings (latin1 names, UTF-8 values: what undici's Buffers give with toString()).
+    this.running[0]!.onHeaders?.(statusCode, rawHeaders as unknown as Buffer[], ignore, statusText);
+    return this.socket !== null;
+  }
+
+  onBody(chunk: Buffer): boolean {
+    this.bodySinceMs = coarseNowMs;
+    this.running[0]!.onData?.(chunk);
+    return this.socket !== null;
+  }
+
+  onMessageComplete(trailers: string[], keepAlive: boolean): boolean {
+    const handler = this.running.shift()!;
+    this.runningMethods.shift();
+    this.idleSinceMs = this.waitSinceMs = coarseNowMs;
+    const hintMs = this.parser.keepAliveTimeoutMs;
+    if (hintMs !== null) this.keepAliveMs = Math.min(hintMs - KEEP_ALIVE_THRESHOLD_MS, MAX_KEEP_ALIVE_MS);
+    if (!keepAlive || this.keepAliveMs <= 0) this.closing = true;
+    handler.onComplete?.(trailers);
+    if (this.closing && this.socket !== null) this.teardown(new errors.SocketError('closed'));
+    return this.socket !== null;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    toFlush.push(this);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flushAll);
+    }
+  }
+
+  private open(): void {
+    this.connecting = true;
+    track(this);
+    try {
+      this.options.connect(this.connectParams, (err, socket) => this.onConnected(err, socket));
+    } catch (err) {
+      this.onConnected(err as Error, null);
+    }
+  }
+
+  private onConnected(err: Error | null, socket: Socket | null): void {
+    this.connecting = false;
+    if (err !== null || socket === null) {
+      // As undici: a failed connect fails every request waiting for it.
+      this.failPending(err ?? new errors.SocketError('no socket'));
+      return;
+    }
+    if (this.destroyed) {
+      socket.on('error', ignore).destroy();
+      return;
+    }
+    if ((socket as Socket & { alpnProtocol?: string | false }).alpnProtocol === 'h2') {
+      socket.on('error', ignore).destroy();
+      this.failPending(new errors.NotSupportedError('the server chose HTTP/2; the fast client speaks HTTP/1.1 only'));
+      return;
+    }
+    this.socket = socket;
+    this.used = false;
+    this.closing = false;
+    this.keepAliveMs = DEFAULT_KEEP_ALIVE_MS;
+    this.parser.reset();
+    this.idleSinceMs = coarseNowMs;
+    socket.on('data', this.onSocketData);
+    socket.on('end', this.onSocketEnd);
+    socket.on('error', this.onSocketError);
+    socket.on('close', this.onSocketClose);
+    this.flush();
+  }
+
+  private readonly onSocketData = (chunk: Buffer): void => {
+    const error = this.parser.execute(chunk);
+    if (error !== null) this.teardown(error);
+  };
+
+  /** The server closed its side: a body lasting until the close is complete; anything else under way was cut short. */
+  private readonly onSocketEnd = (): void => {
+    const error = this.parser.finish();
+    this.teardown(error ?? new errors.SocketError('other side closed'));
+  };
+
+  private readonly onSocketError = (err: Error): void => {
+    // As undici: a reset right after a response that closes the connection ends that response, not an error.
+    if ((err as { code?: string }).code === 'ECONNRESET' && this.parser.closesConnection) {
+      const error = this.parser.finish();
+      this.teardown(error ?? err);
+      return;
+    }
+    this.teardown(err);
+  };
+
+  private readonly onSocketClose = (): void => {
+    const error = this.parser.finish();
+    this.teardown(error ?? new errors.SocketError('closed'));
+  };
+
+  private abortRequest(handler: Handler, err: Error | undefined): void {
+    const index = this.running.indexOf(handler);
+    if (index < 0) return; // already ended
+    this.running.splice(index, 1);
+    this.runningMethods.splice(index, 1);
+    handler.onError?.(err ?? new errors.RequestAbortedError());
+    this.teardown(new errors.SocketError('closed: an earlier request on this connection was cut short'));
+  }
+
+  /**
+   * Close the socket. Requests on the wire fail with `error` (nothing fails when none are: a
+   * server closing an idle connection is no one's error); requests not yet written go out on a
+   * new connection.
+   */
+  private teardown(error: Error | null): void {
+    if (this.socket === null) return;
+    this.detach();
+    this.failRunning(error ?? new errors.SocketError('closed'));
+    if (this.pendingHandlers.length > 0 && !this.destroyed && !this.connecting) this.open();
+  }
+
+  private failRunning(error: Error): void {
+    const handlers = this.running.splice(0);
+    this.runningMethods.length = 0;
+    for (const handler of handlers) handler.onError?.(error);
+  }
+
+  private failPending(error: Error): void {
+    const handlers = this.pendingHandlers.splice(0);
+    this.pendingOptions.length = 0;
+    for (const handler of handlers) handler.onError?.(error);
+  }
+
+  private failAll(error: Error): void {
+    if (this.socket !== null) this.detach();
+    this.failRunning(error);
+    this.failPending(error);
+  }
+
+  /** Stop listening to the socket and destroy it; its events are no longer ours. */
+  private detach(): void {
+    const socket = this.socket!;
+    this.socket = null;
+    socket.off('data', this.onSocketData);
+    socket.off('end', this.onSocketEnd);
+    socket.off('error', this.onSocketError);
+    socket.off('close', this.onSocketClose);
+    socket.on('error', ignore);
+    socket.destroy();
+    this.parser.reset();
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Request bytes for the fast HTTP/1.1 client, encoded once and reused.
+ *
+ * A load run sends the same few requests over and over: one path per step, one header list per
+ * client token (the same array object until the token changes), one body per static step. So the
+ * head — `POST /api/ping HTTP/1.1`, host, keep-alive, the client's headers, the Content-Length — is
+ * encoded and validated once per (header list, method, path, body length) and kept; a request whose
+ * body is the same Buffer as last time reuses the whole request, head and body, as one Buffer
+ * (one write, no copy). A templated body (a new Buffer each time) is copied behind the kept head
+ * into one buffer from Node's pool, so it still goes out in one write. A body Buffer is taken to be
+ * immutable once handed over (the engine's are: static bodies are rendered once, others anew).
+ *
+ * The bytes are those undici writes for the same request (same header order and spelling), and
+ * what undici refuses — a path or header value with control characters, a header name that is not
+ * a token — is refused with undici's error, so a hostile token endpoint cannot inject headers.
+ */
+import type { Dispatcher } from 'undici';
+import { errors } from 'undici';
+
+interface Encoded {
+  readonly host: string;
+  readonly method: string;
+  readonly path: string;
+  readonly bodyLength: number;
+  readonly head: Buffer;
+  /** The body last sent with this head, and head + body as one Buffer. */
+  body: Buffer | null;
+  whole: Buffer | null;
+}
+
+/** Encodings kept per header list (steps × body lengths of one client's token); the oldest go first. */
+const MAX_ENCODINGS_PER_HEADERS = 32;
+/** Header lists are kept by identity: a client's list lives as long as its token, and goes with it. */
+const byHeaders = new WeakMap<object, Encoded[]>();
+
+// undici's checks (lib/core/request.js and util.js): a path of visible latin1 characters, token header names, values without CR, LF or NUL.
+const INVALID_PATH = /[^\u0021-\u00ff]/;
+const TOKEN_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const INVALID_VALUE = /[^\t\u0020-\u007e\u0080-\u00ff]/;
+
+const EMPTY_BODY = Buffer.alloc(0);
+
+/** `POST`, `PUT`, `PATCH` and their like carry a Content-Length even when empty, as undici sends it. */
+const expectsPayload = (method: string): boolean =>
+  method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'QUERY' || method === 'PROPFIND' || method === 'PROPPATCH';
+
+function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): Buffer {
+  if (INVALID_PATH.test(path)) throw new errors.InvalidArgumentError('invalid request path');
+  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    const name = headers[i]!;
+    const value = headers[i + 1]!;
+    if (!TOKEN_NAME.test(name)) throw new errors.InvalidArgumentError('invalid header key');
+    if (INVALID_VALUE.test(value)) throw new errors.InvalidArgumentError(`invalid ${name} header`);
+    head += `${name}: ${value}\r\n`;
+  }
+  if (bodyLength > 0 || expectsPayload(method)) head += `content-length: ${bodyLength}\r\n`;
+  return Buffer.from(`${head}\r\n`, 'latin1');
+}
+
+/**
+ * The request's bytes for a connection to `host` (the Host header's value), ready to write: a
+ * flat header list (kept by identity) or a record, and a Buffer or string body. Throws undici's
+ * InvalidArgumentError for a path or header undici would refuse.
+ */
+export function encodeRequest(host: string, options: Dispatcher.DispatchOptions): Buffer {
+  const { method, path } = options;
+  const rawBody = options.body;
+  const body = Buffer.isBuffer(rawBody) ? rawBody : typeof rawBody === 'string' ? Buffer.from(rawBody) : EMPTY_BODY;
+  const bodyLength = body.length;
+  const kept = Array.isArray(options.headers);
+  const headers = kept ? (options.headers as string[]) : Object.entries((options.headers ?? {}) as Record<string, string>).flat();
+  let list = kept ? byHeaders.get(headers) : undefined;
+  let entry: Encoded | undefined;
+  if (list !== undefined) {
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i]!;
+      if (e.path === path && e.bodyLength === bodyLength && e.method === method && e.host === host) {
+        entry = e;
+        break;
+      }
+    }
+  }
+  if (entry === undefined) {
+    entry = { host, method, path, bodyLength, head: encodeHead(host, method, path, headers, bodyLength), body: null, whole: null };
+    if (kept) {
+      if (list === undefined) byHeaders.set(headers, (list = []));
+      if (list.length >= MAX_ENCODINGS_PER_HEADERS) list.shift();
+      list.push(entry);
+    }
+  }
+  if (bodyLength === 0) return entry.head;
+  if (entry.body !== body) {
+    entry.body = body;
+    entry.whole = Buffer.concat([entry.head, body], entry.head.length + bodyLength);
+  }
+  return entry.whole!;
+}

@@ -1,0 +1,348 @@
+/**
+ * The fast HTTP/1.1 client against real servers on 127.0.0.1: for each hostile or unusual reply,
+ * the outcome the engine would record is the same as on undici's Client (a few differences are
+ * deliberate and named); and the connection behaves as a keep-alive client must — reuse, close,
+ * pipelining, timeouts, aborts, bytes after a response, request bytes identical to undici's.
+ */
+import type { Socket } from 'node:net';
+import { Client, buildConnector, type Dispatcher } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { transportOutcome } from '../../src/api/outcome.ts';
+import { Http1Connection } from '../../src/driver/http1/http1-connection.ts';
+import type { HttpClientName } from '../../src/profile/plan.ts';
+import { startServer } from '../../src/server/start-server.ts';
+import type { ServerHandle } from '../../src/server/options.ts';
+import { rawResponse, startRawServer, type RawRequest, type TestServer } from '../support/http-server.ts';
+import { runPlan, testPlan } from '../support/load-run.ts';
+
+interface Connection {
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
+  destroy(): Promise<void>;
+}
+
+let server: TestServer | undefined;
+let reference: ServerHandle | undefined;
+const opened: Connection[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.destroy().catch(() => undefined)));
+  await server?.close();
+  await reference?.close();
+  server = reference = undefined;
+});
+
+function connectionTo(
+  client: HttpClientName,
+  origin: string,
+  options: { pipelining?: number; headersTimeoutMs?: number; bodyTimeoutMs?: number } = {},
+): Connection {
+  const { pipelining = 1, headersTimeoutMs = 3000, bodyTimeoutMs = 3000 } = options;
+  const connection =
+    client === 'fast'
+      ? new Http1Connection(origin, { pipelining, headersTimeoutMs, bodyTimeoutMs, connect: buildConnector({}) })
+      : new Client(origin, { pipelining, headersTimeout: headersTimeoutMs, bodyTimeout: bodyTimeoutMs });
+  opened.push(connection);
+  return connection;
+}
+
+interface Exchange {
+  /** `<status> <body>` for a response, the engine's outcome key for a failure. */
+  readonly result: Promise<string>;
+  abort: ((err?: Error) => void) | null;
+}
+
+const REQUEST: Dispatcher.DispatchOptions = {
+  path: '/api/ping',
+  method: 'POST',
+  headers: ['content-type', 'application/json', 'authorization', 'Bearer t0k'],
+  body: Buffer.from('{"n":1}'),
+};
+
+/** Dispatch one request with a handler shaped like the engine's (raw-header callbacks). */
+function send(connection: Connection, options: Dispatcher.DispatchOptions = REQUEST): Exchange {
+  const exchange: { result?: Promise<string>; abort: ((err?: Error) => void) | null } = { abort: null };
+  exchange.result = new Promise<string>((resolve) => {
+    let status = 0;
+    const body: Buffer[] = [];
+    connection.dispatch(options, {
+      onConnect: (abort: (err?: Error) => void) => void (exchange.abort = abort),
+      onHeaders: (code: number) => {
+        if (code >= 200) status = code;
+        return true;
+      },
+      onData: (chunk: Buffer) => body.push(Buffer.from(chunk)) > 0,
+      onComplete: () => resolve(`${status} ${Buffer.concat(body).toString('latin1')}`),
+      onError: (err: Error) => resolve(transportOutcome(err)),
+    });
+  });
+  return exchange as Exchange;
+}
+
+/** A raw server answering every request with `reply`, then closing its side after `closeAfterMs` (null: never). */
+async function replying(reply: string | Buffer, closeAfterMs: number | null = 50): Promise<TestServer> {
+  server = await startRawServer((_request: RawRequest, socket: Socket) => {
+    socket.write(typeof reply === 'string' ? Buffer.from(reply, 'latin1') : reply);
+    if (closeAfterMs !== null) setTimeout(() => socket.end(), closeAfterMs);
+  });
+  return server;
+}
+
+const OK = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}';
+const CLIENTS = ['fast', 'undici'] as const;
+
+describe('each reply gets the same outcome on both clients', () => {
+  // [case, reply, outcome] — the outcome the engine records (`<status> <body>` for a response).
+  it.each([
+    ['a plain response', OK, '200 {}'],
+    ['no reason phrase', 'HTTP/1.1 200\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
+    ['HTTP/1.0 with a length', 'HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
+    ['HTTP/1.2', 'HTTP/1.2 200 OK\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['a two-digit status', 'HTTP/1.1 20 OK\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['lower-case http', 'http/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['bare LF line ends', 'HTTP/1.1 200 OK\ncontent-length: 2\n\n{}', 'transport:invalid_http'],
+    ['garbage instead of HTTP', 'HELLO GARBAGE\r\n\r\n', 'transport:invalid_http'],
+    ['Content-Length with spaces around it', 'HTTP/1.1 200 OK\r\ncontent-length:   2  \r\n\r\n{}', '200 {}'],
+    ['Content-Length +2', 'HTTP/1.1 200 OK\r\ncontent-length: +2\r\n\r\n{}', 'transport:invalid_http'],
+    ['Content-Length -2', 'HTTP/1.1 200 OK\r\ncontent-length: -2\r\n\r\n{}', 'transport:invalid_http'],
+    ['an empty Content-Length', 'HTTP/1.1 200 OK\r\ncontent-length: \r\n\r\n{}', 'transport:invalid_http'],
+    // undici reports any parse error after a Content-Length value as a length mismatch; so does the fast client
+    [
+      'two equal Content-Lengths',
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 2\r\n\r\n{}',
+      'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ],
+    [
+      'two different Content-Lengths',
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}',
+      'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ],
+    ['Content-Length "1 2"', 'HTTP/1.1 200 OK\r\ncontent-length: 1 2\r\n\r\n{}', 'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH'],
+    [
+      'Content-Length over 2^64',
+      'HTTP/1.1 200 OK\r\ncontent-length: 99999999999999999999999\r\n\r\n{}',
+      'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ],
+    [
+      'a Content-Length line ended by a bare LF',
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\n\r\n{}',
+      'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ],
+    [
+      'Transfer-Encoding then Content-Length',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-length: 2\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      'transport:invalid_http',
+    ],
+    [
+      'Content-Length then Transfer-Encoding',
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ],
+    ['chunked, in two chunks', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n1\r\n}\r\n0\r\n\r\n', '200 {}'],
+    [
+      'chunked with extensions and a trailer',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: CHUNKED\r\n\r\n2;a=b;c="d e"\r\n{}\r\n0\r\nx-t: 1\r\n\r\n',
+      '200 {}',
+    ],
+    ['a chunk size with a space', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2 \r\n{}\r\n0\r\n\r\n', 'transport:invalid_http'],
+    [
+      'a chunk size that is not hex',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      'transport:invalid_http',
+    ],
+    [
+      'a chunk size over 2^64',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n10000000000000000\r\n{}\r\n0\r\n\r\n',
+      'transport:invalid_http',
+    ],
+    ['chunk data without its CRLF', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n', 'transport:invalid_http'],
+    ['a bad trailer', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nx t: 1\r\n\r\n', 'transport:invalid_http'],
+    ['a transfer coding other than chunked: body until the close', 'HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\n{}', '200 {}'],
+    ['obs-fold', 'HTTP/1.1 200 OK\r\nx-a: 1\r\n  2\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['a space before the colon', 'HTTP/1.1 200 OK\r\nx-a : 1\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['a header line without a colon', 'HTTP/1.1 200 OK\r\nxa\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['NUL in a header value', 'HTTP/1.1 200 OK\r\nx-a: 1\u00002\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['DEL in a header value', 'HTTP/1.1 200 OK\r\nx-a: 1\u007f2\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['a bare CR in a header value', 'HTTP/1.1 200 OK\r\nx-a: 1\r2\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+    ['a tab and latin1 bytes in header values', 'HTTP/1.1 200 OK\r\nx-a: 1\t2\r\nx-b: caf\u00e9\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
+    [
+      'an interim 103 before the response',
+      'HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}',
+      '200 {}',
+    ],
+    ['101 nobody asked for', 'HTTP/1.1 101 Switching\r\nupgrade: x\r\nconnection: upgrade\r\n\r\n', 'transport:UND_ERR_SOCKET'],
+    ['a body until the close', 'HTTP/1.1 200 OK\r\n\r\n{}', '200 {}'],
+    ['HTTP/1.0 with a body until the close', 'HTTP/1.0 200 OK\r\n\r\n{}', '200 {}'],
+    ['connection: close with a length', 'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
+    ['a keep-alive body cut short by the close', 'HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{}', 'transport:UND_ERR_SOCKET'],
+    [
+      'a closing body cut short',
+      'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 10\r\n\r\n{}',
+      'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ],
+    ['a keep-alive chunked body cut short', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{}', 'transport:UND_ERR_SOCKET'],
+    [
+      'a closing chunked body cut short',
+      'HTTP/1.1 200 OK\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{}',
+      'transport:invalid_http',
+    ],
+    ['a head cut short', 'HTTP/1.1 200 OK\r\ncontent-len', 'transport:UND_ERR_SOCKET'],
+    ['nothing at all', '', 'transport:UND_ERR_SOCKET'],
+    ['bytes after the response', `${OK}GARBAGE`, '200 {}'],
+    ['a second response nobody asked for', `${OK}${OK}`, '200 {}'],
+    [
+      'a header block of 16,375 bytes',
+      `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(16370)}\r\ncontent-length: 2\r\n\r\n{}`,
+      'transport:headers_too_large',
+    ],
+    ['a header block just under 16 KiB', `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(16360)}\r\ncontent-length: 2\r\n\r\n{}`, '200 {}'],
+  ])('%s', async (_name, reply, expected) => {
+    const { url } = await replying(reply);
+    for (const client of CLIENTS) expect([client, await send(connectionTo(client, url)).result]).toEqual([client, expected]);
+  });
+
+  // Where the fast client deliberately differs: undici fails these, the fast client follows the RFC.
+  it.each([
+    // RFC 9110 §15.2: unsolicited interim responses must be skipped (undici drops the connection)
+    ['an unsolicited 100 Continue', 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
+    // RFC 9110 §6.4.1: 204 and 304 have no content, whatever Content-Length says (undici counts it as a mismatch)
+    ['a 304 with the Content-Length of the representation', 'HTTP/1.1 304 Not Modified\r\ncontent-length: 2\r\n\r\n', '304 '],
+    ['a 204 with a Content-Length', 'HTTP/1.1 204 No Content\r\ncontent-length: 2\r\n\r\n', '204 '],
+    // status codes run from 100 (undici fails an assertion: transport:ERR_ASSERTION)
+    ['status 099', 'HTTP/1.1 099 X\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
+  ])('fast client: %s', async (_name, reply, expected) => {
+    const { url } = await replying(reply);
+    expect(await send(connectionTo('fast', url)).result).toBe(expected);
+  });
+});
+
+describe('the fast client as a keep-alive connection', () => {
+  const answer = (socket: Socket, extra = ''): void => void socket.write(Buffer.from(`${OK}${extra}`, 'latin1'));
+
+  it('writes the same request bytes as undici', async () => {
+    const heads: string[] = [];
+    server = await startRawServer((request, socket) => {
+      heads.push(`${request.head}\r\n\r\n${request.body.toString('latin1')}`);
+      answer(socket);
+    });
+    for (const client of CLIENTS) expect(await send(connectionTo(client, server.url)).result).toBe('200 {}');
+    expect(heads[0]).toBe(heads[1]);
+    expect(heads[0]).toMatch(/^POST \/api\/ping HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\nconnection: keep-alive\r\n/);
+  });
+
+  it('carries request after request on one socket', async () => {
+    server = await startRawServer((_request, socket) => answer(socket));
+    const connection = connectionTo('fast', server.url);
+    for (let i = 0; i < 5; i++) expect(await send(connection).result).toBe('200 {}');
+    expect(server.seen).toHaveLength(5);
+    expect(server.connections()).toBe(1);
+  });
+
+  it('opens a new socket after connection: close, and after the server closed an idle one', async () => {
+    let closes = true;
+    server = await startRawServer((_request, socket) => {
+      socket.write(closes ? 'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}' : OK);
+      if (!closes) setTimeout(() => socket.end(), 20); // closes the idle connection after answering
+    });
+    const connection = connectionTo('fast', server.url);
+    for (let i = 0; i < 3; i++) expect(await send(connection).result).toBe('200 {}');
+    closes = false;
+    for (let i = 0; i < 3; i++) {
+      expect(await send(connection).result).toBe('200 {}');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    expect(server.seen).toHaveLength(6);
+  });
+
+  it('never reads bytes after a response as the next response: the next request goes on a new socket', async () => {
+    server = await startRawServer((_request, socket) => answer(socket, 'HTTP/1.1 500 Stale\r\ncontent-length: 0\r\n\r\n'));
+    for (const client of CLIENTS) {
+      const connection = connectionTo(client, server.url);
+      for (let i = 0; i < 3; i++) expect([client, await send(connection).result]).toEqual([client, '200 {}']);
+    }
+    expect(server.seen).toHaveLength(6);
+  });
+
+  it('pipelines up to `pipelining` requests and matches the responses in order', async () => {
+    server = await startRawServer((_request, socket) => {
+      // Answer only once all three are in: they were on the wire together.
+      if (server!.seen.length === 3)
+        for (const [n, seen] of server!.seen.entries()) socket.write(rawResponse(200, JSON.stringify({ n, path: seen.url })));
+    });
+    const connection = connectionTo('fast', server.url, { pipelining: 3 });
+    const paths = ['/api/a', '/api/b', '/api/c'];
+    const results = paths.map((path) => send(connection, { ...REQUEST, path }).result);
+    expect(await Promise.all(results)).toEqual(paths.map((path, n) => `200 ${JSON.stringify({ n, path })}`));
+    expect(server.connections()).toBe(1);
+  });
+
+  it('fails a request whose head does not come within the headers timeout, and one whose body stalls', async () => {
+    server = await startRawServer(() => undefined);
+    const started = performance.now();
+    expect(await send(connectionTo('fast', server.url, { headersTimeoutMs: 300 })).result).toBe('transport:timeout');
+    expect(performance.now() - started).toBeLessThan(2000);
+    await server.close();
+    server = await startRawServer((_request, socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{'));
+    expect(await send(connectionTo('fast', server.url, { bodyTimeoutMs: 300 })).result).toBe('transport:timeout');
+  });
+
+  it('an abort fails the request with its error and closes the socket; the next request works', async () => {
+    let answering = false;
+    server = await startRawServer((_request, socket) => void (answering && answer(socket)));
+    const connection = connectionTo('fast', server.url);
+    const first = send(connection);
+    await expect.poll(() => server!.seen.length).toBe(1);
+    first.abort!(Object.assign(new Error('cut'), { code: 'RPCLOAD_CUT' }));
+    expect(await first.result).toBe('transport:RPCLOAD_CUT');
+    answering = true;
+    expect(await send(connection).result).toBe('200 {}');
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('closes an idle socket before a server keep-alive timeout it announced', async () => {
+    server = await startRawServer(
+      (_request, socket) => void socket.write(`HTTP/1.1 200 OK\r\nkeep-alive: timeout=1\r\ncontent-length: 2\r\n\r\n{}`),
+    );
+    const connection = connectionTo('fast', server.url);
+    expect(await send(connection).result).toBe('200 {}');
+    await expect.poll(() => server!.connections()).toBe(0); // 1 s less undici's 2 s margin: closed at once
+    expect(await send(connection).result).toBe('200 {}');
+  });
+
+  it('refuses a header value that would inject a header, sending nothing', async () => {
+    server = await startRawServer((_request, socket) => answer(socket));
+    const injected = { ...REQUEST, headers: ['authorization', 'Bearer x\r\nx-evil: 1'] };
+    for (const client of CLIENTS)
+      expect(await send(connectionTo(client, server.url), injected).result).toBe('transport:UND_ERR_INVALID_ARG');
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it('fails waiting requests with the connect error when nothing listens, and in-flight ones when destroyed', async () => {
+    const { url } = await replying('', null);
+    await server!.close();
+    server = undefined;
+    for (const client of CLIENTS) expect(await send(connectionTo(client, url)).result).toBe('transport:ECONNREFUSED');
+    server = await startRawServer(() => undefined);
+    const connection = connectionTo('fast', server.url);
+    const hanging = send(connection);
+    await expect.poll(() => server!.seen.length).toBe(1);
+    await connection.destroy();
+    expect(await hanging.result).toBe('transport:UND_ERR_DESTROYED');
+  });
+});
+
+describe('a load on the fast client', () => {
+  it('runs over TLS, trusting the server through http.ca, with the same outcomes as undici', async () => {
+    reference = await startServer({ limit: 10_000, tls: true });
+    for (const client of CLIENTS) {
+      const plan = testPlan(
+        {
+          scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],
+          phases: [{ duration: '1s', rate: 40 }],
+          http: { ca: reference.certPem, client },
+        },
+        reference.url,
+      );
+      const { result } = await runPlan(plan, reference.url);
+      expect([client, result.summary.outcomes]).toEqual([client, { success: 40 }]);
+    }
+  });
+});
