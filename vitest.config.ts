@@ -8,11 +8,25 @@ import { defineConfig } from 'vitest/config';
  */
 const QUIET = ['test/results/compare-false-alarms.test.ts', 'test/results/e2e-compare-merge.test.ts'];
 /**
- * Suites whose results must not depend on the load's HTTP client (hostile servers, outcomes,
- * result files and counts that reconcile with the server's): `npm test` runs them a second time
- * on undici (RPCLOAD_TEST_PHASE=undici), the first pass having run them on the default, fast one.
+ * Suites whose results must not depend on the load's HTTP client (hostile servers answering a
+ * load, outcomes, result files and counts that reconcile with the server's): `npm test` runs them
+ * a second time on undici (RPCLOAD_TEST_PHASE=undici), the first pass having run them on the
+ * default, fast one. The other hostile files (refused inputs and outputs, signals, full disks,
+ * token endpoints, verify) never put a response of the load through the client.
  */
-const BOTH_CLIENTS = ['test/hostile/**/*.test.ts', 'test/driver/**/*.test.ts', 'test/cli/run.test.ts', 'test/session/run-workers.test.ts'];
+const HOSTILE_SERVERS = [
+  'deadlines',
+  'echoed-credentials',
+  'echoed-secrets',
+  'failed-checks-exit',
+  'interim-responses',
+  'interrupt',
+  'odd-replies',
+  'retry-after-wait',
+  'target-dies',
+  'tls-trust',
+].map((name) => `test/hostile/${name}.test.ts`);
+const BOTH_CLIENTS = [...HOSTILE_SERVERS, 'test/driver/**/*.test.ts', 'test/cli/run.test.ts', 'test/session/run-workers.test.ts'];
 const phase = process.env.RPCLOAD_TEST_PHASE;
 
 // Tests are mostly I/O-bound (they wait on real rate-limit windows), so run a few files at once

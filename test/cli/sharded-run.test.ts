@@ -44,7 +44,10 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
         }),
       ),
     );
-    for (const shard of shards) expect(shard.stderr).toBe('');
+    // Nothing on stderr, but for the warning of a shard that started after the agreed instant (a very busy machine).
+    const lateStart =
+      /^warning: the start instant \S+ \(--start-at, RPCLOAD_START_AT\) passed \d+ s ago: the run starts at once, \d+ s late$/;
+    for (const shard of shards) expect(shard.stderr.split('\n').filter((line) => line !== '' && !lateStart.test(line))).toEqual([]);
     const files = readdirSync(shardDir).map((name) => readResult(join(shardDir, name)));
     expect(files.map((f) => f.run.shard!.index).sort()).toEqual([1, 2, 3, 4]);
     expect(new Set(files.map((f) => f.run.shard!.runId)).size).toBe(1);
@@ -103,7 +106,7 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
     for (const index of [0, 1, 3]) copyFileSync(join(shardDir, `shard-${index}.json`), join(partialDir, `shard-${index}.json`));
     const missing = await runRpcload(['merge', partialDir, '--out', join(dir, 'm1.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^rpcload: cannot merge: shard 3 of 4 of run \S+ is missing \(have 1, 2, 4\); merge --partial .*\n$/);
+    expect(missing.stderr).toMatch(/^rpcload: cannot merge: shard 3 of 4 of run \S+ is missing \(have 3 of 4\); merge --partial .*\n$/);
     const partial = await runRpcload(['merge', partialDir, '--out', join(dir, 'm2.json'), '--partial']);
     expect(partial.code).toBe(1);
     expect(readResult(join(dir, 'm2.json')).run.shardSet).toMatchObject({ merged: [1, 2, 4], missing: [3] });

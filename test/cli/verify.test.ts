@@ -65,7 +65,13 @@ describe.concurrent('rpcload verify (CLI)', () => {
     const report = JSON.parse(result.stdout) as VerifyJson;
     expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
     expect(report.checks.filter((c) => c.verdict === 'fail')).toEqual([]);
-    expect(report.checks.filter((c) => c.verdict === 'skip').map((c) => c.id)).toEqual(['tls']);
+    // tls on plain http, and the deployment checks without --replica or --fault/--heal.
+    expect(report.checks.filter((c) => c.verdict === 'skip').map((c) => c.id)).toEqual([
+      'ratelimit.replicas',
+      'ratelimit.store_outage',
+      'ratelimit.restart',
+      'tls',
+    ]);
     // About two windows: ≈ 21 s of checks measured (plus process start); generous for a loaded CI machine.
     expect(report.durationMs).toBeLessThan(30_000);
     expect(wallMs).toBeLessThan(50_000);
@@ -90,7 +96,7 @@ describe.concurrent('rpcload verify (CLI)', () => {
     const xml = await readFile(junit, 'utf8');
     expect(xmlProblems(xml)).toEqual([]);
     expect([...testcases(xml).keys()]).toEqual([...CHECK_IDS]);
-    expect(xml).toMatch(/<testsuites [^>]*tests="12" failures="0" errors="0" skipped="1"/);
+    expect(xml).toMatch(/<testsuites [^>]*tests="15" failures="0" errors="0" skipped="4"/);
     expect(testcases(xml).get('tls')).toContain('<skipped message="plain http target: TLS applies to https targets only"/>');
   });
 
