@@ -11,6 +11,7 @@ import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
 import { resolveClients } from './resolve-clients.ts';
+import { dataSetNames, resolveData } from './resolve-data.ts';
 import { durationMs, POSITIVE } from './resolve-durations.ts';
 import type { PhaseLoad, Stage } from './phase-load.ts';
 import { resolvePhases } from './resolve-phases.ts';
@@ -92,6 +93,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   // Clients are all or nothing: a broken union has no meaningful parts, and its defaults could
   // report a false "no secret" problem.
   const clientsValid = raw.clients === undefined || doc.clients !== undefined;
+  const dataColumns = new Map<string, Set<string>>();
+  const scenarios = resolveScenarios(raw.scenarios, auth.tokenMethod, problems, dataSetNames(raw.data), dataColumns);
   const plan: Plan = {
     name: doc.name ?? (basename(source, '.json') || 'profile'),
     source,
@@ -101,7 +104,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     embeddedServer: resolveServer(validFields(ServerSchema, raw.server), { rateLimit, tokenMethod: auth.tokenMethod, seed }, problems),
     auth,
     clients: clientsValid ? resolveClients(doc.clients ?? {}, { external: target !== null, baseDir, count: clientCount }, problems) : [],
-    scenarios: resolveScenarios(raw.scenarios, auth.tokenMethod, problems),
+    scenarios,
     phases: resolvePhases(raw.phases, overrides, problems),
     rateLimit,
     thresholds: [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)],
@@ -111,6 +114,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     ),
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
+    data: resolveData(raw.data, baseDir, dataColumns, problems),
+    dataPart: { index: 0, count: 1 },
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };

@@ -30,7 +30,7 @@ function Fraction(description: string, defaultValue: number) {
   return Type.Number({ minimum: 0, maximum: 1, default: defaultValue, description: `${description} 0..1. Default ${defaultValue}.` });
 }
 
-function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
+export function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
   return Type.Union(
     values.map((value) => Type.Literal(value)),
     { default: defaultValue, description: `${description} One of ${values.join(', ')}. Default "${defaultValue}".` },

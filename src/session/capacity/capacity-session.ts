@@ -234,9 +234,11 @@ class CapacitySearch {
     const phaseLoad: PhasePlan['load'] =
       cap.model === 'open' ? { kind: 'rate', fromPerS: load, toPerS: load } : { kind: 'concurrency', vus: load };
     const warmUp = cap.warmUpMs > 0 ? `${name} warm-up` : null;
+    // Steps keep the profile's arrival process (its first phase's), so a Poisson workload is searched as Poisson.
+    const arrivals = plan.phases[0]?.arrivals ?? 'uniform';
     const phases: PhasePlan[] = [
-      ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad }]),
-      { name, durationMs: holdMs, load: phaseLoad },
+      ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
+      { name, durationMs: holdMs, load: phaseLoad, arrivals },
     ];
     const def: CapacityStepDefinition = {
       index,
