@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { scanDataSet } from '../driver/data-rows.ts';
 import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
 import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
@@ -86,6 +87,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   // Found out now, not after the whole run.
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
+  // Every data file read once before any load: a ragged row or a missing column is a one-line error now, not mid-run.
+  for (const set of plan.data) await scanDataSet(set);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   for (const client of plan.clients) registerSecret(client.secret);
   const upfront = upfrontWarnings(plan, startAt, Date.now());
