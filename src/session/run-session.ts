@@ -13,7 +13,7 @@ import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
 import type { Plan } from '../profile/plan.ts';
-import { evaluateThreshold } from '../profile/thresholds.ts';
+import { evaluateThreshold, goodputLatencyBoundMs } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
 import { assertSafeOutput } from '../util/output-files.ts';
@@ -245,6 +245,7 @@ class RunRecord {
       checks: [],
       thresholds: [],
       warnings: checkpointProblem === null ? [...notes] : [...notes, checkpointProblem],
+      goodputBoundMs: goodputLatencyBoundMs(this.plan.thresholds),
     };
   }
 

@@ -7,6 +7,7 @@
  * after each step, so an interrupted search still leaves its steps behind).
  */
 import { randomUUID } from 'node:crypto';
+import { scanDataSet } from '../../driver/data-rows.ts';
 import { hostname } from 'node:os';
 import type { CapacityLimit, CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
 import type { CapacityBracket, CapacityProgress, CapacityStepDefinition } from '../../contract/live-view.ts';
@@ -70,6 +71,7 @@ interface SearchEnd {
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
   // Found out now, not after the whole search.
   if (options.outPath !== undefined) await assertResultPathWritable(options.outPath);
+  for (const set of options.plan.data) await scanDataSet(set);
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
