@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
+import type { ArrivalProcess, HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
@@ -40,6 +40,8 @@ export interface PlanOverrides {
   readonly requestTimeoutMs?: number;
   /** `--stages D:R,…`: ramping open-model phases instead of the profile's. */
   readonly stages?: readonly Stage[];
+  /** `--arrivals uniform|poisson`: the arrival process of every phase. */
+  readonly arrivals?: ArrivalProcess;
   /** `-n N`: the constant-rate phase lasts N arrivals. */
   readonly requests?: number;
   /** `--ca FILE` (its PEM text) and `--insecure`: the transport's trust, over the profile's `http`. */
