@@ -224,8 +224,9 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private iterationOn(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration | null {
     const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
     const it = newIteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
-    if (scenario.dataSets.length === 0) return it;
-    const data = this.o.data!;
+    const data = this.o.data;
+    // Without feeds (the warm-up's engine) an iteration has no rows: its body lacks them and is not sent.
+    if (scenario.dataSets.length === 0 || data == null) return it;
     const rows = data.take(scenario.dataSets);
     if (typeof rows === 'object') {
       it.rows = rows;

@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { warmUpHotPath } from '../../src/driver/warm-up.ts';
+import { resolvePlan } from '../../src/profile/build-plan.ts';
 import { DEMO_SECRET, runPlan, testPlan } from '../support/load-run.ts';
 import { startStatefulApi, type StatefulApi } from '../support/stateful-api.ts';
 
@@ -108,5 +113,26 @@ describe('expectations and missing values', () => {
     const examples = result.warnings.filter((w) => w.startsWith('flow:missing_value'));
     expect(examples).toHaveLength(1);
     expect(examples[0]).toContain('orders.create: the reply has no data.nope (to save as orderId)');
+  });
+});
+
+describe('the warm-up of a plan with data sets', () => {
+  it('runs without rows (its bodies that need one are not sent) and never throws', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rpcload-warm-'));
+    try {
+      writeFileSync(join(dir, 'u.csv'), 'email\na@x\n');
+      const { plan } = resolvePlan(
+        {
+          data: { u: { file: 'u.csv' } },
+          scenarios: [{ steps: [{ method: 'ping', args: { e: '{{data.u.email}}' } }] }, { steps: [{ method: 'ping' }] }],
+          phases: [{ duration: '1s', rate: 2000 }],
+        },
+        { source: join(dir, 'p.json') },
+      );
+      // The plain scenario is answered; the data scenario's arrivals are skipped, not a crash.
+      expect(await warmUpHotPath(plan!, '', new AbortController().signal, 300)).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
