@@ -226,9 +226,12 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       data,
       onDataExhausted: (set) => {
         if (dataEnd.signal.aborted) return;
-        recorder.notice(
-          `data set "${set}" ran out of rows (onEnd: stop): the load ended after ${(clock.now() / 1000).toFixed(1)} s, before its phases' end`,
-        );
+        // (A wrapping set runs out only when this part of the run has no row of it: more workers or shards than rows.)
+        const why =
+          plan.data.find((d) => d.name === set)?.onEnd === 'stop'
+            ? 'ran out of rows (onEnd: stop)'
+            : 'has no rows for this part of the run';
+        recorder.notice(`data set "${set}" ${why}: the load ended after ${(clock.now() / 1000).toFixed(1)} s, before its phases' end`);
         dataEnd.abort();
       },
     });
