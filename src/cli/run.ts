@@ -4,7 +4,7 @@ import type { PlanOverrides } from '../profile/build-plan.ts';
 import { RpcloadError } from '../errors.ts';
 import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
-import type { HttpClientName, Plan, ReplicaAffinity } from '../profile/plan.ts';
+import type { ArrivalProcess, HttpClientName, Plan, ReplicaAffinity } from '../profile/plan.ts';
 import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
 import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
@@ -27,6 +27,7 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, Transpo
   target?: string;
   rate?: RateLoad;
   stages?: Stage[];
+  arrivals?: ArrivalProcess;
   requests?: number;
   ca?: string;
   insecure?: boolean;
@@ -56,6 +57,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     clients: flags.clients,
     requestTimeoutMs: flags.timeout,
     stages: flags.stages,
+    arrivals: flags.arrivals,
     requests: flags.requests,
     ca: flags.ca,
     insecure: flags.insecure,
@@ -115,6 +117,11 @@ export function registerRunCommand(program: Command): void {
       )
         .argParser(stagesSpec)
         .conflicts(['rate', 'concurrency', 'duration']),
+    )
+    .option(
+      '--arrivals <process>',
+      'open model: arrivals evenly spaced (uniform) or a Poisson process (poisson) at the rate, for every phase',
+      oneOf(['uniform', 'poisson'] as const),
     )
     .option('-n, --requests <n>', 'stop after N arrivals at a constant --rate (N requests when each is one unpaginated call)', positiveInt)
     .option(

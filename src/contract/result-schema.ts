@@ -54,6 +54,19 @@ export const PhaseStatsSchema = Type.Composite(
   },
 );
 
+export const GoodputSchema = Type.Object(
+  {
+    requests: Count,
+    perS: Type.Number({ minimum: 0, description: 'requests / durationS, 3 decimals' }),
+    latencyBoundMs: Nullable(Type.Number({ minimum: 0 })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Requests that succeeded within the latency bound of the run\'s SLO (the tightest overall latency threshold, e.g. "p99 < 250ms"); latencyBoundMs null: no such threshold, every success counts',
+  },
+);
+
 export const SummarySchema = Type.Composite(
   [
     StatsSchema,
@@ -81,6 +94,7 @@ export const SummarySchema = Type.Composite(
           },
         ),
       ),
+      goodput: Type.Optional(GoodputSchema),
     }),
   ],
   { additionalProperties: false },
@@ -316,6 +330,7 @@ export type OutcomeCounts = Static<typeof OutcomeCountsSchema>;
 export type Stats = Static<typeof StatsSchema>;
 export type PhaseStats = Static<typeof PhaseStatsSchema>;
 export type Summary = Static<typeof SummarySchema>;
+export type Goodput = Static<typeof GoodputSchema>;
 export type TimelineRow = Static<typeof TimelineRowSchema>;
 export type Histograms = Static<typeof HistogramsSchema>;
 export type RateLimitPeriod = Static<typeof RateLimitPeriodSchema>;

@@ -4,7 +4,7 @@
  * run, client-only templates once per client), so no request re-serializes the same JSON.
  */
 import type { Plan, ScenarioPlan, StepPlan, TemplateContext } from '../profile/plan.ts';
-import { compileBodyTemplate } from '../profile/template.ts';
+import { compileBodyTemplate, tryCompileBodyTemplate } from '../profile/template.ts';
 
 export interface CompiledStep {
   readonly plan: StepPlan;
@@ -18,6 +18,10 @@ export interface CompiledStep {
 export interface CompiledScenario {
   readonly name: string;
   readonly steps: readonly CompiledStep[];
+  /** Some step saves values (its iterations carry variables). */
+  readonly saves: boolean;
+  /** Indices (into the plan's `data`) of the data sets its steps read: each iteration takes a row of each. */
+  readonly dataSets: readonly number[];
 }
 
 export interface CompiledPlan {
@@ -58,11 +62,22 @@ export function compilePlan(plan: Plan, basePaths: readonly string[]): CompiledP
   const scenarios = plan.scenarios.map((scenario: ScenarioPlan) => ({
     name: scenario.name,
     steps: scenario.steps.map((step) => compileStep(step, methods.indexOf(step.method), basePaths, plan.clients.length)),
+    saves: scenario.steps.some((step) => step.save.length > 0),
+    dataSets: dataSetsRead(plan, scenario),
   }));
   const cumulativeWeights = new Float64Array(plan.scenarios.length);
   let total = 0;
   plan.scenarios.forEach((scenario, i) => (cumulativeWeights[i] = total += scenario.weight));
   return { methods, scenarios, cumulativeWeights };
+}
+
+/** The data sets whose `{{data.SET.…}}` a scenario's args name, as indices into the plan's `data`. */
+function dataSetsRead(plan: Plan, scenario: ScenarioPlan): number[] {
+  if (plan.data.length === 0) return [];
+  const read = new Set<string>();
+  for (const step of scenario.steps)
+    for (const ref of tryCompileBodyTemplate(step.body.source).references) if (ref.kind === 'data') read.add(ref.set);
+  return plan.data.flatMap((set, index) => (read.has(set.name) ? [index] : []));
 }
 
 /** Weighted pick: the index whose cumulative weight first exceeds random × total. */

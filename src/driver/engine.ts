@@ -24,6 +24,8 @@ import type { Recorder } from '../metrics/recorder.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
+import type { DataFeeds } from './data-feed.ts';
+import { judgeFlow, OUTCOME_MISSING_VALUE } from './flow.ts';
 import { pickScenario, type CompiledPlan } from './compiled-plan.ts';
 import type { ReplicaRouter } from './replica-router.ts';
 import { InFlightRequestPool, type InFlightListener, type InFlightRequest } from './in-flight-request.ts';
@@ -63,6 +65,10 @@ export interface EngineOptions {
   readonly random: () => number;
   /** The profile's sign module: adds its headers to every request before it is sent; null = none. */
   readonly signer?: RequestSigner | null;
+  /** The data sets' rows (null: the plan has none); an iteration takes one row of each set its scenario reads. */
+  readonly data?: DataFeeds | null;
+  /** Told when a data set with onEnd stop ran out of rows: the run ends (its name). */
+  readonly onDataExhausted?: (set: string) => void;
 }
 
 /** What a request written off at the run's end came to. */
@@ -91,6 +97,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
+  /** One example of flow:missing_value goes into the result's warnings. */
+  private missingValueNoticed = false;
   private readonly bodies: RequestBodies;
   private readonly classifier = new ResponseClassifier();
   /** Refilled by judgeRequest for every finished request, read before the next one finishes. */
@@ -121,7 +129,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       return this.o.recorder.recordSkipped(
         this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token',
       );
-    this.send(this.iterationOn(clientIndex, phaseIndex, 'open', null), dueMs, nowMs);
+    const it = this.iterationOn(clientIndex, phaseIndex, 'open', null);
+    if (it !== null) this.send(it, dueMs, nowMs);
   }
 
   /**
@@ -133,7 +142,9 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const nowMs = this.o.now();
     const clientIndex = this.availableClient(nowMs);
     if (clientIndex < 0) return false;
-    this.send(this.iterationOn(clientIndex, phaseIndex, 'closed', onDone), nowMs, nowMs);
+    const it = this.iterationOn(clientIndex, phaseIndex, 'closed', onDone);
+    if (it === null) return false;
+    this.send(it, nowMs, nowMs);
     return true;
   }
 
@@ -224,9 +235,11 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     if (outcomeClass(outcome.outcome) === 'rate_limited' && this.o.rateLimit.policy === 'honour')
       it.client.startBackoff(nowMs, outcome.retryAfterS, this.o.rateLimit.windowMs);
     if (request.status === 401) this.o.tokens.onInvalidToken(it.client, request.context.tokenGeneration);
+    const goOn = judgeFlow(currentStep(it).plan, outcome, it.vars);
+    if (outcome.outcome === OUTCOME_MISSING_VALUE) this.noticeMissingValue(outcome.detail);
     this.samples.write(request, outcome, nowMs);
     this.recycle(request); // before the walk on, which may send the iteration's next request
-    const waitMs = this.stopped ? null : walkOn(it, outcome.successData);
+    const waitMs = this.stopped ? null : walkOn(it, outcome.successData, goOn, this.o.random);
     if (waitMs === null) it.onDone?.();
     else this.continueAt(it, nowMs + waitMs);
     this.settle();
@@ -238,15 +251,37 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     return pickClient(this.picker, this.isClientAvailable);
   }
 
-  /** A new iteration of a scenario picked by weight, on the client at `clientIndex`. */
-  private iterationOn(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration {
+  /**
+   * A new iteration of a scenario picked by weight, on the client at `clientIndex`, with a row of
+   * each data set the scenario reads; null when a set has no row for it (recorded as skipped, or
+   * the set ran out and the run ends).
+   */
+  private iterationOn(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration | null {
     const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
-    return newIteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
+    const it = newIteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
+    const data = this.o.data;
+    // Without feeds (the warm-up's engine) an iteration has no rows: its body lacks them and is not sent.
+    if (scenario.dataSets.length === 0 || data == null) return it;
+    const rows = data.take(scenario.dataSets);
+    if (typeof rows === 'object') {
+      it.rows = rows;
+      return it;
+    }
+    if (rows === 'exhausted') this.o.onDataExhausted?.(data.shortageSet);
+    else this.o.recorder.recordSkipped(`data set ${data.shortageSet}: rows not read yet`);
+    return null;
   }
 
   /** Send the iteration's next request, due at `intendedMs`. */
   private send(it: Iteration, intendedMs: number, nowMs: number): void {
     const body = this.bodies.next(it);
+    if (body === null) {
+      // A value its body names is missing: that request is never sent (never a body with a hole in it).
+      this.o.recorder.recordSkipped(OUTCOME_MISSING_VALUE);
+      this.noticeMissingValue(`${currentStep(it).plan.method}: no value for {{${this.bodies.lastMissing}}}`);
+      it.onDone?.();
+      return;
+    }
     const client = it.client;
     const request = this.requests.take();
     const context = request.context;
@@ -300,6 +335,13 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     if (this.unusableRetryAfterNoticed) return;
     this.unusableRetryAfterNoticed = true;
     this.o.recorder.notice(`the server sent ${describeUnusableRetryAfter(raw)}: clients backed off one rate-limit window instead`);
+  }
+
+  /** One example of a flow:missing_value, in the result's warnings. */
+  private noticeMissingValue(detail: string): void {
+    if (this.missingValueNoticed) return;
+    this.missingValueNoticed = true;
+    this.o.recorder.notice(`${OUTCOME_MISSING_VALUE}: iterations ended for a missing value, e.g. ${detail}`);
   }
 
   private settle(): void {

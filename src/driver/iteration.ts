@@ -12,6 +12,7 @@ import { appendCursor, readNextCursor } from '../api/pagination.ts';
 import type { TemplateContext } from '../profile/plan.ts';
 import type { BackoffMark, ClientIdentity } from './client-identity.ts';
 import type { CompiledScenario, CompiledStep } from './compiled-plan.ts';
+import { thinkTimeMs } from './flow.ts';
 
 /**
  * How latency is measured: from the arrival's due time (open model, coordinated-omission-correct)
@@ -39,7 +40,14 @@ export interface Iteration {
   cursor: string | null;
   /** The current step's first-page body text, which later pages repeat byte for byte. */
   bodyText: string;
+  /** Values saved by its steps (`{{vars.NAME}}`); null in a scenario that saves none. */
+  readonly vars: Record<string, unknown> | null;
+  /** Its row of each data set its scenario reads, by set name; null when it reads none. */
+  rows: Record<string, Readonly<Record<string, unknown>>> | null;
 }
+
+/** A data row: column (or JSON Lines key) → value. */
+export type DataRow = Readonly<Record<string, unknown>>;
 
 export function newIteration(
   scenario: CompiledScenario,
@@ -49,7 +57,8 @@ export function newIteration(
   number: number,
   onDone: (() => void) | null,
 ): Iteration {
-  return { scenario, client, phaseIndex, model, number, onDone, stepIndex: 0, page: 0, cursor: null, bodyText: '' };
+  const vars = scenario.saves ? (Object.create(null) as Record<string, unknown>) : null;
+  return { scenario, client, phaseIndex, model, number, onDone, stepIndex: 0, page: 0, cursor: null, bodyText: '', vars, rows: null };
 }
 
 /** The step the iteration's next (or current) request belongs to. */
@@ -77,16 +86,22 @@ export function newRequestContext(): RequestContext {
 }
 
 /**
- * Walk the iteration on after a request that ended with `successData` (null: it failed, which ends
- * the iteration): to the next page of its step (when the step paginates and the reply had a
- * cursor), else to its next step. Returns the wait before that request (ms; the step's think time
- * before a new step), or null when the iteration is over.
+ * Walk the iteration on after a request that ended with `successData` (null: it failed): when
+ * `goOn` (by default: it succeeded; a flow's judgement otherwise, see flow.ts), to the next page
+ * of its step (when the step paginates and the reply had a cursor), else to its next step.
+ * Returns the wait before that request (ms; the step's think time, drawn with `random`, before a
+ * new step), or null when the iteration is over.
  */
-export function walkOn(it: Iteration, successData: Readonly<Record<string, unknown>> | null): number | null {
-  if (successData === null) return null;
+export function walkOn(
+  it: Iteration,
+  successData: Readonly<Record<string, unknown>> | null,
+  goOn = successData !== null,
+  random: () => number = Math.random,
+): number | null {
+  if (!goOn) return null;
   const step = currentStep(it);
   const paginate = step.plan.paginate;
-  if (paginate !== null && it.page + 1 < paginate.maxPages) {
+  if (paginate !== null && successData !== null && it.page + 1 < paginate.maxPages) {
     const next = readNextCursor(successData);
     if ('cursor' in next && next.cursor !== null) {
       it.page++;
@@ -97,7 +112,7 @@ export function walkOn(it: Iteration, successData: Readonly<Record<string, unkno
   it.stepIndex++;
   it.page = 0;
   it.cursor = null;
-  return it.stepIndex < it.scenario.steps.length ? step.plan.thinkMs : null;
+  return it.stepIndex < it.scenario.steps.length ? thinkTimeMs(step.plan.think, random) : null;
 }
 
 /**
@@ -108,9 +123,22 @@ export function walkOn(it: Iteration, successData: Readonly<Record<string, unkno
 export class RequestBodies {
   /** The iteration being rendered: exists only so that `context` needs no closure per request. */
   private rendering: Iteration | null = null;
+  /** What the body being rendered names and its iteration lacks (e.g. "vars.orderId"); null when nothing. */
+  private missingValue: string | null = null;
+  private readonly missing = (what: string): void => {
+    this.missingValue ??= what;
+  };
   private readonly context = (): TemplateContext => {
     const it = this.rendering!;
-    return { clientId: it.client.id, clientIndex: it.client.index, iteration: it.number, random: this.random };
+    return {
+      clientId: it.client.id,
+      clientIndex: it.client.index,
+      iteration: it.number,
+      random: this.random,
+      vars: it.vars,
+      data: it.rows,
+      missing: this.missing,
+    };
   };
 
   constructor(
@@ -118,12 +146,22 @@ export class RequestBodies {
     private readonly random: () => number,
   ) {}
 
-  /** The bytes of the iteration's next request: its step's body, or the first page's with the next cursor. */
-  next(it: Iteration): Buffer {
+  /**
+   * The bytes of the iteration's next request: its step's body, or the first page's with the next
+   * cursor; null when the body names a value the iteration lacks (see `lastMissing`).
+   */
+  next(it: Iteration): Buffer | null {
     if (it.page > 0) return Buffer.from(appendCursor(it.bodyText, it.cursor!));
     this.rendering = it;
+    this.missingValue = null;
     const rendered = currentStep(it).body(it.client.index, this.context);
+    if (this.missingValue !== null) return null;
     it.bodyText = rendered.text;
     return rendered.bytes;
+  }
+
+  /** What the last body `next` refused to render lacked (e.g. "data.users.email"). */
+  get lastMissing(): string {
+    return this.missingValue ?? '';
   }
 }

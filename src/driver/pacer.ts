@@ -3,13 +3,18 @@
  * at any moment of it. The open loop releases arrivals at its times; the live metrics read its
  * rate (the offered arrival rate gauge), so the two never disagree.
  *
- * Today's arrival process is uniform along the phase's rate: pure functions of the load and the
- * arrival's index, so a long run never drifts (times are computed, not accumulated) and the
- * schedule is testable without a clock. A phase with rate r0 → r1 over D seconds expects
- * N(t) = r0·t + (r1 − r0)·t² / (2D) arrivals by time t; arrival k (0-based) is due when N(t) = k.
- * Another process (Poisson gaps, the times of a replayed log) is another Pacer, chosen by
- * createPacer from the phase's load.
+ * Two arrival processes along the phase's rate, both pure functions of the load and the arrival's
+ * index (plus, for Poisson, a seeded random stream), so a long run never drifts (times are
+ * computed, not accumulated) and the schedule is testable without a clock. A phase with rate
+ * r0 → r1 over D seconds expects N(t) = r0·t + (r1 − r0)·t² / (2D) arrivals by time t.
+ * - uniform: arrival k (0-based) is due when N(t) = k.
+ * - poisson: arrival k is due when N(t) = S_k, S_k being the sum of k + 1 exponential gaps of
+ *   mean 1 (a unit-rate Poisson process carried through N's inverse: a Poisson process of the
+ *   phase's rate, ramps included); the phase holds the arrivals with S_k < N(D), so its count is
+ *   Poisson with mean rate × duration.
+ * Another process (the times of a replayed log) is another Pacer, chosen by createPacer.
  */
+import type { ArrivalProcess } from '../profile/plan.ts';
 import type { RateLoad } from '../profile/phase-load.ts';
 
 /** One open-model phase's schedule. */
@@ -24,8 +29,15 @@ export interface Pacer {
   rateAt(elapsedMs: number): number;
 }
 
-/** The pacer of a phase of `load` lasting `durationMs`. */
-export function createPacer(load: RateLoad, durationMs: number): Pacer {
+/**
+ * The pacer of a phase of `load` lasting `durationMs`, its arrivals `arrivals`; `random` (seeded,
+ * uniform in [0, 1)) draws a Poisson process's gaps.
+ */
+export function createPacer(load: RateLoad, durationMs: number, arrivals: ArrivalProcess = 'uniform', random?: () => number): Pacer {
+  if (arrivals === 'poisson') {
+    if (random === undefined) throw new Error('a Poisson pacer needs a seeded random');
+    return new PoissonPacer(load, durationMs, random);
+  }
   return new UniformPacer(load, durationMs);
 }
 
@@ -34,8 +46,8 @@ class UniformPacer implements Pacer {
   private readonly count: number;
 
   constructor(
-    private readonly load: RateLoad,
-    private readonly durationMs: number,
+    protected readonly load: RateLoad,
+    protected readonly durationMs: number,
   ) {
     this.count = arrivalCount(load, durationMs);
   }
@@ -51,7 +63,37 @@ class UniformPacer implements Pacer {
   }
 }
 
-/** Offset (ms from phase start) at which arrival `k` is due, arrivals spaced evenly along the rate. */
+/** A Poisson process along the phase's rate: exponential gaps in N(t), drawn when first asked for. */
+class PoissonPacer extends UniformPacer {
+  /** N(D): the phase's expected arrivals; arrival k belongs to it while S_k is below. */
+  private readonly expected: number;
+  /** The last arrival drawn and its S_k (-1: none yet). */
+  private drawnK = -1;
+  private drawnS = 0;
+
+  constructor(
+    load: RateLoad,
+    durationMs: number,
+    private readonly random: () => number,
+  ) {
+    super(load, durationMs);
+    this.expected = ((load.fromPerS + load.toPerS) / 2) * (durationMs / 1000);
+  }
+
+  override dueOffsetMs(k: number): number {
+    // Asked in order (the same k possibly again): draw the gaps up to k.
+    while (this.drawnK < k) {
+      this.drawnS -= Math.log1p(-this.random()); // an exponential gap of mean 1 (1 − random is in (0, 1])
+      this.drawnK++;
+    }
+    return this.drawnS < this.expected ? arrivalOffsetMs(this.load, this.durationMs, this.drawnS) : Number.POSITIVE_INFINITY;
+  }
+}
+
+/**
+ * Offset (ms from phase start) at which N(t) = `k`: arrival k when spaced evenly along the rate (k
+ * need not be whole: a Poisson pacer asks for its S_k).
+ */
 export function arrivalOffsetMs(load: RateLoad, durationMs: number, k: number): number {
   const durationS = durationMs / 1000;
   const slope = (load.toPerS - load.fromPerS) / (2 * durationS); // the `a` of a·t² + r0·t = k

@@ -27,6 +27,7 @@ import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
 import { connectionLanes } from './connection-lanes.ts';
 import { ConnectionSet, loadClient } from './connection-set.ts';
+import { DataFeeds } from './data-feed.ts';
 import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
@@ -71,6 +72,11 @@ export interface LoadRunOutcome {
   readonly clientsWithToken: number;
 }
 
+/** Mixed into the run's seed for a Poisson phase's gaps (plus the phase's index). */
+const PACER_SEED_MIX = 0x9e37_79b9;
+/** Mixed into the run's seed for random data rows, so they draw from a stream of their own. */
+const DATA_SEED_MIX = 0x5eed_da7a;
+
 /** After a stop (Ctrl-C), requests in flight get this long before they are written off: the run ends within ~2 s. */
 const DEFAULT_GRACE_MS = 1000;
 /** After the last phase, requests in flight get at most this long (and at most their deadline) to finish. */
@@ -99,14 +105,18 @@ interface ScheduledPhase {
   readonly pacer: Pacer | null;
 }
 
-function scheduleOf(phases: readonly PhasePlan[]): ScheduledPhase[] {
+/** The phases on the clock; a Poisson phase draws its gaps from the seed and its index (its own stream). */
+function scheduleOf(phases: readonly PhasePlan[], seed: number): ScheduledPhase[] {
   let startMs = 0;
-  return phases.map((phase) => {
+  return phases.map((phase, index) => {
     const scheduled = {
       phase,
       startMs,
       endMs: startMs + phase.durationMs,
-      pacer: phase.load.kind === 'rate' ? createPacer(phase.load, phase.durationMs) : null,
+      pacer:
+        phase.load.kind === 'rate'
+          ? createPacer(phase.load, phase.durationMs, phase.arrivals, createRandom(seed ^ (PACER_SEED_MIX + index)))
+          : null,
     };
     startMs = scheduled.endMs;
     return scheduled;
@@ -227,6 +237,13 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     timeoutMs: plan.http.requestTimeoutMs,
   });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  // A data set with onEnd stop that runs out ends the load early, as completed (see data-feed.ts).
+  const dataEnd = new AbortController();
+  const stopping = AbortSignal.any([signal, dataEnd.signal]);
+  const data =
+    plan.data.length === 0
+      ? null
+      : new DataFeeds(plan.data, plan.dataPart, createRandom(plan.seed ^ DATA_SEED_MIX), (text) => recorder.notice(text));
   try {
     const fetched = await tokens.fetchAll(clients, signal);
     if (fetched.ok === 0 && !signal.aborted) {
@@ -251,6 +268,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         Promise.all(connectors.flatMap((lanes) => lanes.map((connector, l) => connector.warm(layout.lanes[l]!.connections)))),
         signal,
       );
+    if (data !== null) await untilAborted(data.ready(), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
@@ -270,8 +288,19 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       now: clock.now,
       random: createRandom(plan.seed),
       signer,
+      data,
+      onDataExhausted: (set) => {
+        if (dataEnd.signal.aborted) return;
+        // (A wrapping set runs out only when this part of the run has no row of it: more workers or shards than rows.)
+        const why =
+          plan.data.find((d) => d.name === set)?.onEnd === 'stop'
+            ? 'ran out of rows (onEnd: stop)'
+            : 'has no rows for this part of the run';
+        recorder.notice(`data set "${set}" ${why}: the load ended after ${(clock.now() / 1000).toFixed(1)} s, before its phases' end`);
+        dataEnd.abort();
+      },
     });
-    const schedule = scheduleOf(plan.phases);
+    const schedule = scheduleOf(plan.phases, plan.seed);
     const running = engine;
     options.onStart?.({
       get inFlight() {
@@ -280,21 +309,22 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       offeredRatePerS: (nowMs) => offeredRatePerS(schedule, nowMs),
     });
     for (const [index, { phase, startMs, pacer }] of schedule.entries()) {
-      if (signal.aborted) break;
+      if (stopping.aborted) break;
       const run: PhaseRun =
         phase.load.kind === 'rate'
           ? runOpenPhase(engine, index, pacer!, phase.durationMs, startMs, clock.now)
           : runClosedPhase(engine, index, phase.load.vus, startMs + phase.durationMs, clock.now);
       const stopPhase = (): void => run.stop();
-      signal.addEventListener('abort', stopPhase, { once: true });
+      stopping.addEventListener('abort', stopPhase, { once: true });
       await run.done;
-      signal.removeEventListener('abort', stopPhase);
+      stopping.removeEventListener('abort', stopPhase);
     }
     // An open phase has released its last arrival before its end: the run lasts its full length.
-    await untilClockOrAbort(clock, schedule.at(-1)?.endMs ?? 0, signal);
+    await untilClockOrAbort(clock, schedule.at(-1)?.endMs ?? 0, stopping);
     await within(engine.stop(), signal.aborted ? graceMs : Math.min(MAX_DRAIN_MS, plan.http.requestTimeoutMs), signal, graceMs);
     return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {
+    data?.close();
     tokens.stop(clients);
     for (const connector of connectors.flat()) connector.dispose();
     // What is still in flight was sent and never answered; closing the connections then cancels it.

@@ -173,3 +173,17 @@ export function percentilesMs(histogram: Histogram): Percentiles {
     max: usToMs(max),
   };
 }
+
+/**
+ * How many recorded values are at most `us` (within the histogram's precision: the bucket holding
+ * `us` counts whole).
+ */
+export function countAtOrBelowUs(histogram: Histogram, us: number): number {
+  const h = histogram as unknown as hdr.JsHistogram;
+  if (histogram.totalCount === 0 || us < 0) return 0;
+  if (us >= histogram.maxValue) return histogram.totalCount;
+  const last = Math.min(h.countsArrayIndex(Math.max(1, Math.floor(us))), h.countsArrayLength - 1);
+  let count = 0;
+  for (let i = 0; i <= last; i++) count += h.getCountAtIndex(i);
+  return count;
+}

@@ -8,11 +8,12 @@ import { basename, dirname, resolve } from 'node:path';
 import type { ClientTlsIdentity, HttpVersion } from '../api/dispatcher.ts';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { HttpClientName, HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
+import type { ArrivalProcess, HttpClientName, HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ProfileSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
 import { resolveClients } from './resolve-clients.ts';
+import { dataSetNames, resolveData } from './resolve-data.ts';
 import { durationMs, POSITIVE } from './resolve-durations.ts';
 import type { PhaseLoad, Stage } from './phase-load.ts';
 import { resolvePhases } from './resolve-phases.ts';
@@ -42,6 +43,8 @@ export interface PlanOverrides {
   readonly requestTimeoutMs?: number;
   /** `--stages D:R,…`: ramping open-model phases instead of the profile's. */
   readonly stages?: readonly Stage[];
+  /** `--arrivals uniform|poisson`: the arrival process of every phase. */
+  readonly arrivals?: ArrivalProcess;
   /** `-n N`: the constant-rate phase lasts N arrivals. */
   readonly requests?: number;
   /** `--ca FILE` (its PEM text) and `--insecure`: the transport's trust, over the profile's `http`. */
@@ -114,6 +117,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   };
   const embeddedServer = resolveServer(validFields(ServerSchema, raw.server), { rateLimit, tokenMethod: auth.tokenMethod, seed }, problems);
   checkHttpVersion(http.version, target, embeddedServer, overrides.httpVersion === undefined ? '/http/version' : '--http2', problems);
+  const dataColumns = new Map<string, Set<string>>();
+  const scenarios = resolveScenarios(raw.scenarios, auth.tokenMethod, problems, dataSetNames(raw.data), dataColumns);
   const plan: Plan = {
     name: doc.name ?? (basename(source, '.json') || 'profile'),
     source,
@@ -123,7 +128,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     embeddedServer,
     auth,
     clients: clientsValid ? resolveClients(doc.clients ?? {}, clientsContext, problems) : [],
-    scenarios: resolveScenarios(raw.scenarios, auth.tokenMethod, problems),
+    scenarios,
     phases: resolvePhases(raw.phases, overrides, problems),
     rateLimit,
     thresholds: [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)],
@@ -131,6 +136,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     sign: doc.sign === undefined ? null : resolveSignModule(doc.sign, baseDir, problems),
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
+    data: resolveData(raw.data, baseDir, dataColumns, problems),
+    dataPart: { index: 0, count: 1 },
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };

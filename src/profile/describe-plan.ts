@@ -40,7 +40,9 @@ export function describePlan(plan: Plan): Record<string, unknown> {
         args: scrub(step.body.source),
         variability: step.body.variability,
         paginate: step.paginate,
-        thinkMs: step.thinkMs,
+        think: step.think,
+        ...(step.save.length > 0 ? { save: Object.fromEntries(step.save.map((save) => [save.name, save.path])) } : {}),
+        ...(step.expect === null ? {} : { expect: step.expect, onFail: step.onFail }),
       })),
     })),
     phases: plan.phases,
@@ -54,6 +56,7 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     sign: plan.sign,
     seed: plan.seed,
     checkpointEveryMs: plan.checkpointEveryMs,
+    ...(plan.data.length > 0 ? { data: plan.data } : {}),
   });
 }
 

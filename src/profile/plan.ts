@@ -42,6 +42,13 @@ export interface Plan {
   readonly seed: number;
   /** Result checkpoint interval (ms). */
   readonly checkpointEveryMs: number;
+  /** The `data` section: files whose rows feed `{{data.SET.COLUMN}}`, in the profile's order; empty = none. */
+  readonly data: readonly DataSetPlan[];
+  /**
+   * Which share of a `unique` data set's rows this part of the run reads: row r (0-based) when
+   * r % count === index. One process: { index: 0, count: 1 }; shards and workers split it further.
+   */
+  readonly dataPart: DataPart;
   /** The `capacity` section resolved (defaults when absent); only `rpcload capacity` reads it. */
   readonly capacity?: CapacityPlan;
 }
@@ -88,8 +95,62 @@ export interface StepPlan {
   readonly body: BodyTemplate;
   /** Walk `next` cursors with identical params, up to maxPages pages; null = single request. */
   readonly paginate: { readonly maxPages: number } | null;
-  /** Pause after this step before the next one (ms); 0 = none. */
-  readonly thinkMs: number;
+  /** Pause after this step before the next one; fixed 0 = none. */
+  readonly think: ThinkPlan;
+  /** Values saved from the reply's `data` for later steps of the iteration (`{{vars.NAME}}`); empty = none. */
+  readonly save: readonly SavePlan[];
+  /** What the reply must be; null = any success (the default judgement). */
+  readonly expect: ExpectPlan | null;
+  /** After a failed expectation: end the iteration, or go on to the next step. */
+  readonly onFail: 'stop' | 'continue';
+}
+
+/** A pause: fixed, uniform between two bounds, or exponential around a mean (all ms). */
+export type ThinkPlan =
+  | { readonly kind: 'fixed'; readonly ms: number }
+  | { readonly kind: 'uniform'; readonly minMs: number; readonly maxMs: number }
+  | { readonly kind: 'exponential'; readonly meanMs: number };
+
+/** One value a step saves: its name, the path as written (`items[0].sku`), and that path's segments. */
+export interface SavePlan {
+  readonly name: string;
+  readonly path: string;
+  /** Property names and array indices, from the reply's `data` down. */
+  readonly segments: readonly (string | number)[];
+}
+
+/** A step's expectation; every part given must hold. */
+export interface ExpectPlan {
+  /** The envelope's status; null = not checked. */
+  readonly status: 'success' | 'error' | null;
+  /** The error envelope's code; null = not checked. */
+  readonly error: string | null;
+  /** A subset the success envelope's `data` must contain (objects by key, arrays by position); null = not checked. */
+  readonly data: Readonly<Record<string, unknown>> | null;
+}
+
+/** How a data set's rows are handed to iterations. */
+export type DataOrder = 'sequential' | 'random' | 'unique';
+
+/** One data set of the `data` section. */
+export interface DataSetPlan {
+  /** The set's name in templates: `{{data.NAME.COLUMN}}`. */
+  readonly name: string;
+  /** The file, resolved against the profile's directory. */
+  readonly file: string;
+  /** CSV with a header row, or JSON Lines (one object a line), from the file's extension. */
+  readonly format: 'csv' | 'jsonl';
+  readonly order: DataOrder;
+  /** When the rows run out: start over, or end the run. */
+  readonly onEnd: 'wrap' | 'stop';
+  /** The columns templates name (checked against the file's header before the run). */
+  readonly columns: readonly string[];
+}
+
+/** A part of a run's rows: row r belongs to it when r % count === index. */
+export interface DataPart {
+  readonly index: number;
+  readonly count: number;
 }
 
 /**
@@ -111,6 +172,12 @@ export interface TemplateContext {
   readonly iteration: number;
   /** Seeded random in [0, 1). */
   random(): number;
+  /** Values saved from replies by earlier steps of the iteration (flows); absent or null when none. */
+  readonly vars?: Readonly<Record<string, unknown>> | null;
+  /** The iteration's row of each data set it reads, by set name; absent or null when none. */
+  readonly data?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | null;
+  /** Told of a value the body names and the iteration lacks (e.g. "vars.orderId"): that body must not be sent. */
+  missing?(what: string): void;
 }
 
 export interface PhasePlan {
@@ -118,10 +185,13 @@ export interface PhasePlan {
   readonly durationMs: number;
   /** Open model (a rate or a ramp) or closed model (virtual users); see phase-load.ts. */
   readonly load: PhaseLoad;
+  /** Open model: arrivals evenly spaced along the rate, or a Poisson process at it (exponential gaps). */
+  readonly arrivals: ArrivalProcess;
 }
 
 /** Which HTTP client carries the load's API calls: rpcload's own HTTP/1.1 client, or undici's. */
 export type HttpClientName = 'fast' | 'undici';
+export type ArrivalProcess = 'uniform' | 'poisson';
 
 export interface HttpPlan {
   /** Connections per origin (undici Pool). */

@@ -7,7 +7,9 @@ export const PROFILE_DEFAULTS = {
   auth: { tokenMethod: 'auth.token', clientAuth: 'post', refreshMargin: '30s' },
   clients: { pattern: 'client-{n}', count: 10, start: 1, weight: 1 },
   scenario: { weight: 1 },
-  step: { think: '0ms', maxPages: 10 },
+  step: { think: '0ms', maxPages: 10, onFail: 'stop' },
+  data: { order: 'sequential', onEnd: 'wrap' },
+  phase: { arrivals: 'uniform' },
   rateLimit: { limit: 100, window: '10s', on429: 'honour' },
   http: {
     connections: 64,

@@ -8,7 +8,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { CapacitySchema } from './capacity-settings.ts';
-import { AuthSchema, DurationSchema, HttpSchema, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
+import { AuthSchema, DurationSchema, HttpSchema, Literals, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 
 const SECRET_HINT =
   'Write it as "${ENV_VAR}" so it comes from the environment (an empty value counts as none). Default: none; without a target, clients without a secret get a random per-run secret.';
@@ -108,6 +108,51 @@ export const ClientsSchema = Type.Union([ClientPatternSchema, ClientListSchema],
   description: `The client identities load is spread over. Default: pattern "${D.clients.pattern}", count ${D.clients.count}.`,
 });
 
+export const ThinkSchema = Type.Union(
+  [
+    DurationSchema('A fixed pause.'),
+    Type.Object(
+      {
+        uniform: Type.Tuple([DurationSchema('Shortest pause.'), DurationSchema('Longest pause.')], {
+          description: 'The shortest and longest pause, e.g. ["100ms", "500ms"].',
+        }),
+      },
+      { additionalProperties: false, description: 'A pause drawn uniformly between two durations.' },
+    ),
+    Type.Object(
+      { exponential: DurationSchema('Mean pause.') },
+      { additionalProperties: false, description: 'A pause drawn from an exponential distribution with this mean.' },
+    ),
+  ],
+  {
+    default: D.step.think,
+    description: `Pause after this step, before the next one: a duration, { "uniform": [MIN, MAX] } or { "exponential": MEAN } (drawn from the run's seed). Default "${D.step.think}".`,
+  },
+);
+
+export const DataSetSchema = Type.Object(
+  {
+    file: Type.String({
+      minLength: 1,
+      description: 'CSV file with a header row (RFC 4180), or JSON Lines (.jsonl, .ndjson: one object a line); relative to the profile.',
+    }),
+    order: Type.Optional(
+      Literals(
+        ['sequential', 'random', 'unique'],
+        'Row order: sequential (file order), random (uniform, with repeats), unique (each row at most once across the whole run, workers and shards included).',
+        D.data.order,
+      ),
+    ),
+    onEnd: Type.Optional(
+      Type.Union([Type.Literal('wrap'), Type.Literal('stop')], {
+        description:
+          'When the rows run out: wrap (start over) or stop (the run ends cleanly and says so). Default "wrap"; "stop" for order unique (which never repeats a row).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const StepSchema = Type.Object(
   {
     method: Type.String({
@@ -118,7 +163,7 @@ export const StepSchema = Type.Object(
     args: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description:
-          'Request body (a JSON object). Strings may hold templates: {{client.id}}, {{client.index}}, {{iteration}}, {{pick a|b|c}}, {{int 1 100}}, {{uuid}}, {{pad 1000}}. Default {}.',
+          "Request body (a JSON object). Strings may hold templates: {{client.id}}, {{client.index}}, {{iteration}}, {{pick a|b|c}}, {{int 1 100}}, {{uuid}}, {{pad 1000}}, {{vars.NAME}} (a value an earlier step saved), {{data.SET.COLUMN}} (the iteration's row of a data set). A string that is exactly one template gives the raw value. Default {}.",
       }),
     ),
     paginate: Type.Optional(
@@ -141,7 +186,41 @@ export const StepSchema = Type.Object(
         },
       ),
     ),
-    think: Type.Optional(DurationSchema('Pause after this step, before the next one.', D.step.think)),
+    think: Type.Optional(ThinkSchema),
+    save: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ minLength: 1 }), {
+        description:
+          'Values to keep for later steps of the same iteration: NAME → path into the reply\'s `data` (dots and [n], e.g. "items[0].sku"), read as {{vars.NAME}}. A path the reply lacks ends the iteration with outcome flow:missing_value. Default: none.',
+      }),
+    ),
+    expect: Type.Optional(
+      Type.Object(
+        {
+          status: Type.Optional(
+            Type.Union([Type.Literal('success'), Type.Literal('error')], {
+              description: 'The envelope status. Default: "error" with an expected error code, else "success".',
+            }),
+          ),
+          error: Type.Optional(
+            Type.String({ minLength: 1, description: 'The error envelope\'s code, e.g. "not_found". Default: any code (not checked).' }),
+          ),
+          data: Type.Optional(
+            Type.Record(Type.String(), Type.Unknown(), {
+              description: "A subset the reply's `data` must contain (objects by key, arrays by position).",
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          minProperties: 1,
+          description:
+            'What the reply must be; a reply that is not is counted as outcome expect:<what> (e.g. expect:data.state). Default: any success.',
+        },
+      ),
+    ),
+    onFail: Type.Optional(
+      Literals(['stop', 'continue'], 'After a failed expectation: end the iteration, or go on to the next step.', D.step.onFail),
+    ),
   },
   { additionalProperties: false },
 );
@@ -178,6 +257,13 @@ export const PhaseSchema = Type.Object(
     concurrency: Type.Optional(
       Type.Integer({ minimum: 1, description: `Closed model: this many virtual users, each looping the scenario mix. ${LOAD_RULE}` }),
     ),
+    arrivals: Type.Optional(
+      Literals(
+        ['uniform', 'poisson'],
+        "Open model: arrivals evenly spaced along the rate, or a Poisson process at it (exponential gaps from the run's seed).",
+        D.phase.arrivals,
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -211,6 +297,12 @@ export const ProfileSchema = Type.Object(
     clients: Type.Optional(ClientsSchema),
     scenarios: Type.Array(ScenarioSchema, { minItems: 1, description: 'Weighted scenarios; each iteration picks one.' }),
     phases: Type.Array(PhaseSchema, { minItems: 1, description: 'Load phases, run in order.' }),
+    data: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), DataSetSchema, {
+        description:
+          'Data files feeding step args: SET → { file, order, onEnd }, read as {{data.SET.COLUMN}}; each iteration takes one row of every set its scenario reads, the same row for all its steps. Default: none.',
+      }),
+    ),
     rateLimit: Type.Optional(RateLimitSchema),
     thresholds: Type.Optional(
       Type.Array(Type.String({ description: 'e.g. "p99 < 250ms", "items.list:p99 < 300ms", "error_rate < 1%", "rps >= 50"' }), {
@@ -258,4 +350,6 @@ export type ClientsSettings = Static<typeof ClientsSchema>;
 export type ClientPatternSettings = Static<typeof ClientPatternSchema>;
 export type ScenarioSettings = Static<typeof ScenarioSchema>;
 export type StepSettings = Static<typeof StepSchema>;
+export type ThinkSettings = Static<typeof ThinkSchema>;
+export type DataSetSettings = Static<typeof DataSetSchema>;
 export type PhaseSettings = Static<typeof PhaseSchema>;

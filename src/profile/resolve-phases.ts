@@ -5,7 +5,8 @@
  */
 import { infeasiblePhases } from './feasibility.ts';
 import { concurrencyLoad, isIdle, loadProblem, rateLoad, type PhaseLoad, type Stage } from './phase-load.ts';
-import type { PhasePlan } from './plan.ts';
+import type { ArrivalProcess, PhasePlan } from './plan.ts';
+import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { PhaseSchema } from './profile-schema.ts';
 import { expected, uniqueNames, type Problem } from './problems.ts';
 import { durationMs, POSITIVE } from './resolve-durations.ts';
@@ -20,6 +21,8 @@ export interface PhaseOverrides {
   readonly stages?: readonly Stage[];
   /** `-n N`: the constant-rate phase lasts exactly N arrivals (N / rate seconds). */
   readonly requests?: number;
+  /** `--arrivals uniform|poisson`: the arrival process of every phase played. */
+  readonly arrivals?: ArrivalProcess;
 }
 
 /** Name of the single phase that `--rate` / `--concurrency` put in place of the profile's phases. */
@@ -59,11 +62,12 @@ export function resolvePhases(phases: unknown, overrides: PhaseOverrides, proble
     }
     placeholders ||= fields.rate === undefined && fields.concurrency === undefined;
     const phaseMs = fields.duration === undefined ? 0 : durationMs(fields.duration, `${pointer}/duration`, problems, POSITIVE);
-    resolved.push({ name, durationMs: phaseMs, load: profileLoad(fields) });
+    resolved.push({ name, durationMs: phaseMs, load: profileLoad(fields), arrivals: fields.arrivals ?? D.phase.arrivals });
   });
   const { phases: played, source } = applyOverrides(resolved, overrides, problems);
   checkLoads(played, source, placeholders, problems);
-  return played;
+  const { arrivals } = overrides;
+  return arrivals === undefined ? played : played.map((phase) => ({ ...phase, arrivals }));
 }
 
 /**
@@ -108,7 +112,10 @@ function applyOverrides(
   const overrideMs = requests === undefined ? overrides.durationMs : requestsDurationMs(requests, overrides, phases, problems);
   const totalMs = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
   if (load !== undefined)
-    return { phases: [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load }], source: loadFlag(load) };
+    return {
+      phases: [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load, arrivals: D.phase.arrivals }],
+      source: loadFlag(load),
+    };
   return { phases: overrideMs === undefined ? phases : scaledPhases(phases, overrideMs), source: 'profile' };
 }
 
@@ -143,7 +150,12 @@ function stagePhases(stages: readonly Stage[], overrides: PhaseOverrides, proble
     });
     return undefined;
   }
-  return stages.map((stage, index) => ({ name: `stage-${index + 1}`, durationMs: stage.durationMs, load: stage.load }));
+  return stages.map((stage, index) => ({
+    name: `stage-${index + 1}`,
+    durationMs: stage.durationMs,
+    load: stage.load,
+    arrivals: D.phase.arrivals,
+  }));
 }
 
 /**

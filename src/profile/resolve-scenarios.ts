@@ -8,28 +8,46 @@ import type { ScenarioPlan, StepPlan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { ScenarioSchema, StepSchema, type StepSettings } from './profile-schema.ts';
 import { expected, uniqueNames, type Problem } from './problems.ts';
-import { ALLOW_ZERO, durationMs } from './resolve-durations.ts';
+import { expectProblems, FlowReferences, resolveExpect, resolveSaves, resolveThink } from './resolve-flows.ts';
 import { tryCompileBodyTemplate } from './template.ts';
 import { isRecord, validFields } from './valid-fields.ts';
 
-export function resolveScenarios(scenarios: unknown, tokenMethod: string, problems: Problem[]): ScenarioPlan[] {
+/**
+ * `dataSets`: the names the profile's `data` section declares; `columns` is filled with the
+ * columns each set's templates name.
+ */
+export function resolveScenarios(
+  scenarios: unknown,
+  tokenMethod: string,
+  problems: Problem[],
+  dataSets: ReadonlySet<string> = new Set(),
+  columns = new Map<string, Set<string>>(),
+): ScenarioPlan[] {
   const resolved: ScenarioPlan[] = [];
   const checkName = uniqueNames('scenario', problems);
+  const references = new FlowReferences(dataSets, columns, problems);
   (Array.isArray(scenarios) ? scenarios : []).forEach((scenario: unknown, index) => {
     const pointer = `/scenarios/${index}`;
     const fields = validFields(ScenarioSchema, scenario);
     const name = fields.name ?? `scenario-${index + 1}`;
     checkName(name, index, pointer, fields.name !== undefined);
     const rawSteps = isRecord(scenario) && Array.isArray(scenario.steps) ? (scenario.steps as unknown[]) : [];
+    references.startScenario();
     const steps = rawSteps.map((step, stepIndex) =>
-      resolveStep(validFields(StepSchema, step), `${pointer}/steps/${stepIndex}`, tokenMethod, problems),
+      resolveStep(validFields(StepSchema, step), `${pointer}/steps/${stepIndex}`, tokenMethod, problems, references),
     );
     resolved.push({ name, weight: fields.weight ?? D.scenario.weight, steps });
   });
   return resolved;
 }
 
-function resolveStep(step: Partial<StepSettings>, pointer: string, tokenMethod: string, problems: Problem[]): StepPlan {
+function resolveStep(
+  step: Partial<StepSettings>,
+  pointer: string,
+  tokenMethod: string,
+  problems: Problem[],
+  references: FlowReferences,
+): StepPlan {
   if (step.method !== undefined && !isMethodName(step.method))
     problems.push(expected(`${pointer}/method`, METHOD_NAME_EXPECTED, step.method));
   else if (step.method === tokenMethod) {
@@ -43,11 +61,23 @@ function resolveStep(step: Partial<StepSettings>, pointer: string, tokenMethod: 
     problems.push(expected(`${pointer}/args/next`, 'no "next" in the args of a paginated step (the walk sets it)', args.next));
   const compiled = tryCompileBodyTemplate(args, `${pointer}/args`);
   problems.push(...compiled.problems);
+  const save = resolveSaves(step.save, `${pointer}/save`, problems);
+  references.step(compiled.references, save);
+  problems.push(...expectProblems(step.expect, `${pointer}/expect`));
+  const expectsError = step.expect !== undefined && (step.expect.status === 'error' || step.expect.error !== undefined);
+  if (expectsError && save.length > 0)
+    problems.push({
+      path: `${pointer}/save`,
+      message: 'expected no save beside an expected error (an error reply has no data to save from)',
+    });
   return {
     // Without a valid method there is a schema problem, and a plan is never built from those.
     method: step.method ?? '',
     body: { source: structuredClone(args), variability: compiled.template?.variability ?? 'static' },
     paginate,
-    thinkMs: durationMs(step.think ?? D.step.think, `${pointer}/think`, problems, ALLOW_ZERO),
+    think: resolveThink(step.think, `${pointer}/think`, problems),
+    save,
+    expect: resolveExpect(step.expect),
+    onFail: step.onFail ?? D.step.onFail,
   };
 }

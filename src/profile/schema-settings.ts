@@ -34,7 +34,7 @@ function Fraction(description: string, defaultValue: number) {
 /** The HTTP clients that can carry a load (http.client). */
 export const HTTP_CLIENTS = ['fast', 'undici'] as const;
 
-function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
+export function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
   return Type.Union(
     values.map((value) => Type.Literal(value)),
     { default: defaultValue, description: `${description} One of ${values.join(', ')}. Default "${defaultValue}".` },

@@ -7,12 +7,16 @@
  * - `{{int MIN MAX}}`                   a uniform integer, both ends included
  * - `{{uuid}}`                          a random (seeded) UUID v4
  * - `{{pad N}}`                         N "x" characters (fixed; for payload-size tests)
+ * - `{{vars.NAME}}`                     a value an earlier step of the iteration saved from its reply
+ * - `{{data.SET.COLUMN}}`               a column of the iteration's row of data set SET
  */
 export type TemplateExpr =
   | { readonly kind: 'client.id' | 'client.index' | 'iteration' | 'uuid' }
   | { readonly kind: 'pick'; readonly options: readonly string[] }
   | { readonly kind: 'int'; readonly min: number; readonly max: number }
-  | { readonly kind: 'pad'; readonly length: number };
+  | { readonly kind: 'pad'; readonly length: number }
+  | { readonly kind: 'var'; readonly name: string }
+  | { readonly kind: 'data'; readonly set: string; readonly column: string };
 
 /** Literal text and expressions in order; literals may be empty. */
 export type TemplatePart = string | TemplateExpr;
@@ -23,7 +27,13 @@ export type ParsedTemplate =
 /** Cap of `{{pad N}}`: well past the API's 100 KB payload limit, well short of hurting memory. */
 export const MAX_PAD_LENGTH = 16 * 1024 * 1024;
 
-const KNOWN = '{{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}} or {{pad N}}';
+const KNOWN =
+  '{{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}} or {{data.SET.COLUMN}}';
+
+/** A variable or data set name: a JavaScript-like identifier. */
+export const FLOW_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const VAR_EXPR = /^vars\.(.*)$/s;
+const DATA_EXPR = /^data\.([^.]*)\.(.*)$/s;
 
 export function parseTemplateString(text: string): ParsedTemplate {
   const parts: TemplatePart[] = [];
@@ -44,6 +54,14 @@ export function parseTemplateString(text: string): ParsedTemplate {
 
 /** The expression, or what was expected instead. */
 function parseExpression(body: string): TemplateExpr | string {
+  const variable = VAR_EXPR.exec(body);
+  if (variable)
+    return FLOW_NAME.test(variable[1]!) ? { kind: 'var', name: variable[1]! } : '{{vars.NAME}} with a name of letters, digits and _';
+  const data = DATA_EXPR.exec(body);
+  if (data)
+    return FLOW_NAME.test(data[1]!) && data[2]!.trim() !== '' && !/\s/.test(data[2]!)
+      ? { kind: 'data', set: data[1]!, column: data[2]! }
+      : '{{data.SET.COLUMN}} with a data set name of letters, digits and _ and a column without spaces';
   const [word = '', ...args] = body.split(/\s+/);
   const argText = body.slice(word.length).trim();
   switch (word) {

@@ -3,7 +3,9 @@
  * compiled once into literal JSON text segments and value generators: render() only
  * concatenates (no JSON.stringify of the body per request). A string that is exactly one
  * template yields the raw value (a number for int, client.index and iteration); otherwise the
- * template is interpolated into the string.
+ * template is interpolated into the string. `{{vars.NAME}}` and `{{data.SET.COLUMN}}` read the
+ * iteration's saved values and data rows from the context (a raw value keeps its JSON type); a
+ * value the iteration lacks is reported to `ctx.missing` and the body must not be sent.
  */
 import { RpcloadError } from '../errors.ts';
 import type { BodyTemplate, TemplateContext } from './plan.ts';
@@ -31,6 +33,21 @@ function uuidV4(ctx: TemplateContext): string {
   return out;
 }
 
+/** Own property `key` of `record` (never one inherited from Object.prototype), or undefined. */
+function ownValue(record: Readonly<Record<string, unknown>> | null | undefined, key: string): unknown {
+  return record != null && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** JSON text of a saved value or data column; a missing one is reported and rendered as null (the body is then dropped). */
+function flowText(value: unknown, what: string, ctx: TemplateContext, raw: boolean): string {
+  if (value === undefined) {
+    ctx.missing?.(what);
+    return 'null';
+  }
+  if (raw) return JSON.stringify(value);
+  return escapeContent(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
 /**
  * JSON text of an expression's value: raw (the whole string is this one template) or as string
  * content (escaped, without quotes). Fixed values come back as a string, not a generator.
@@ -56,6 +73,16 @@ function exprPiece(expr: TemplateExpr, raw: boolean): Generator | string {
     }
     case 'pad':
       return text('x'.repeat(expr.length));
+    case 'var': {
+      const { name } = expr;
+      const what = `vars.${name}`;
+      return (ctx) => flowText(ownValue(ctx.vars, name), what, ctx, raw);
+    }
+    case 'data': {
+      const { set, column } = expr;
+      const what = `data.${set}.${column}`;
+      return (ctx) => flowText(ownValue(ownValue(ctx.data, set) as Record<string, unknown> | undefined, column), what, ctx, raw);
+    }
   }
 }
 
@@ -66,8 +93,15 @@ export interface RenderableTemplate {
   render(ctx: TemplateContext): string;
 }
 
+/** A `{{vars.NAME}}` or `{{data.SET.COLUMN}}` the template names, and where (a JSON pointer). */
+export type TemplateReference =
+  | { readonly kind: 'var'; readonly name: string; readonly pointer: string; readonly source: string }
+  | { readonly kind: 'data'; readonly set: string; readonly column: string; readonly pointer: string; readonly source: string };
+
 export interface CompiledTemplate {
   readonly template?: RenderableTemplate;
+  /** The saved values and data columns it reads, in document order (checked against the profile by the plan builder). */
+  readonly references: readonly TemplateReference[];
   /** Template syntax problems, with JSON pointers under `basePointer`. */
   readonly problems: readonly Problem[];
 }
@@ -75,6 +109,7 @@ export interface CompiledTemplate {
 /** Compile, collecting every syntax problem instead of stopping at the first. */
 export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>, basePointer = ''): CompiledTemplate {
   const problems: Problem[] = [];
+  const references: TemplateReference[] = [];
   const literals: string[] = [''];
   const generators: Generator[] = [];
   let usesClient = false;
@@ -86,9 +121,12 @@ export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>
       literals.push('');
     }
   };
-  const emitExpr = (expr: TemplateExpr, raw: boolean): void => {
+  const emitExpr = (expr: TemplateExpr, raw: boolean, pointer: string, source: string): void => {
+    if (expr.kind === 'var') references.push({ kind: 'var', name: expr.name, pointer, source });
+    else if (expr.kind === 'data') references.push({ kind: 'data', set: expr.set, column: expr.column, pointer, source });
     if (expr.kind === 'client.id' || expr.kind === 'client.index') usesClient = true;
-    else if (expr.kind !== 'pad') usesRandom = true; // iteration varies per request like a random value
+    // iteration, saved values and data rows vary per iteration like a random value
+    else if (expr.kind !== 'pad') usesRandom = true;
     emit(exprPiece(expr, raw));
   };
   const walk = (node: unknown, pointer: string): void => {
@@ -96,11 +134,11 @@ export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>
       const parsed = parseTemplateString(node);
       if (!parsed.ok) return void problems.push({ path: pointer, message: parsed.message });
       const [only] = parsed.parts;
-      if (parsed.parts.length === 1 && typeof only === 'object') return emitExpr(only, true);
+      if (parsed.parts.length === 1 && typeof only === 'object') return emitExpr(only, true, pointer, node);
       emit('"');
       for (const part of parsed.parts) {
         if (typeof part === 'string') emit(escapeContent(part));
-        else emitExpr(part, false);
+        else emitExpr(part, false, pointer, node);
       }
       return emit('"');
     }
@@ -123,9 +161,9 @@ export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>
     emit(JSON.stringify(node));
   };
   walk(source, basePointer);
-  if (problems.length > 0) return { problems };
+  if (problems.length > 0) return { problems, references };
   const variability = usesRandom ? 'dynamic' : usesClient ? 'client' : 'static';
-  return { template: makeTemplate(variability, literals, generators), problems };
+  return { template: makeTemplate(variability, literals, generators), problems, references };
 }
 
 function makeTemplate(

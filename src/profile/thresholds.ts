@@ -146,3 +146,18 @@ function measure(metric: ThresholdMetric, result: RunResult, method: string | nu
   const source = ({ latencyMs: 'latency', serviceTimeMs: 'serviceTime', scheduleLagMs: 'scheduleLag' } as const)[metric.source];
   return resultPercentileMs(result, { source, method }, q);
 }
+
+/**
+ * The latency bound of the run's SLO, for goodput: the tightest overall latency threshold ("p99 <
+ * 250ms", "max <= 1s"; not a method's, a service time's or a schedule lag's), in ms; null when
+ * there is none.
+ */
+export function goodputLatencyBoundMs(thresholds: readonly ParsedThreshold[]): number | null {
+  let bound: number | null = null;
+  for (const t of thresholds) {
+    if (t.method !== null || t.metric.kind !== 'latency' || t.metric.source !== 'latencyMs' || (t.op !== '<' && t.op !== '<=')) continue;
+    const ms = t.limit / unitScale(t.metric, t.unit)!;
+    if (bound === null || ms < bound) bound = ms;
+  }
+  return bound;
+}

@@ -5,7 +5,7 @@
 import { outcomeClass } from '../api/outcome.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { paint, type Style } from '../util/terminal-style.ts';
-import type { CheckResult, Percentiles, RunResult, Stats } from '../contract/result-schema.ts';
+import type { CheckResult, Goodput, Percentiles, RunResult, Stats } from '../contract/result-schema.ts';
 import { formatCount, formatMs, formatShare, renderTable, thresholdActual } from './text-table.ts';
 
 export interface SummaryTableOptions {
@@ -52,6 +52,12 @@ function block(label: string, lines: readonly string[]): string[] {
   return lines.map((line, i) => labelled(i === 0 ? label : '', line));
 }
 
+/** `1,234  (123.4/s) succeeded within 250 ms`: the successes that met the SLO's latency bound. */
+function goodputText(goodput: Goodput): string {
+  const within = goodput.latencyBoundMs === null ? 'succeeded (no latency threshold)' : `succeeded within ${goodput.latencyBoundMs} ms`;
+  return `${formatCount(goodput.requests)}  (${goodput.perS.toFixed(1)}/s) ${within}`;
+}
+
 function requestLines(result: RunResult): string[] {
   const { summary, run } = result;
   const from = run.model === 'closed' ? 'from the send' : run.model === 'open' ? 'from the intended start' : 'from the intended start in open phases';
@@ -60,6 +66,7 @@ function requestLines(result: RunResult): string[] {
     .map(([key, n]) => `${safe(key, 60)} ${formatCount(n)} (${formatShare(n, summary.requests)})`);
   return [
     labelled('requests', `${formatCount(summary.requests)}  (${summary.rps.toFixed(1)}/s)`),
+    ...(summary.goodput === undefined ? [] : [labelled('goodput', goodputText(summary.goodput))]),
     labelled('latency ms', `${percentileLine(summary.latencyMs)}  (${from})`),
     labelled('service ms', percentileLine(summary.serviceTimeMs)),
     ...(summary.scheduleLagMs === null ? [] : [labelled('sched. lag ms', percentileLine(summary.scheduleLagMs))]),

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { scanDataSet } from '../driver/data-rows.ts';
 import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
 import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
@@ -13,7 +14,7 @@ import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
 import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import type { Plan } from '../profile/plan.ts';
-import { evaluateThreshold } from '../profile/thresholds.ts';
+import { evaluateThreshold, goodputLatencyBoundMs } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
 import { assertSafeOutput } from '../util/output-files.ts';
@@ -87,6 +88,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   // Found out now, not after the whole run.
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
+  // Every data file read once before any load: a ragged row or a missing column is a one-line error now, not mid-run.
+  for (const set of plan.data) await scanDataSet(set);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   registerPlanSecrets(plan);
   const upfront = upfrontWarnings(plan, startAt, Date.now());
@@ -240,6 +243,7 @@ class RunRecord {
       checks: [],
       thresholds: [],
       warnings: checkpointProblem === null ? [...notes] : [...notes, checkpointProblem],
+      goodputBoundMs: goodputLatencyBoundMs(this.plan.thresholds),
     };
   }
 

@@ -38,6 +38,12 @@ export interface BenchConfig {
   readonly memoryDurationS: number;
   readonly memoryRatePerS: number;
   readonly memoryClients: number;
+  /** Data section: size of the generated CSV run in sequential and unique order (MB). */
+  readonly dataMb: number;
+  /** Data section: rows of the file run in random order. */
+  readonly dataRandomRows: number;
+  readonly dataRatePerS: number;
+  readonly dataDurationS: number;
   /** 'auto' = nginx when present or installable, else the raw-socket responder. */
   readonly target: 'auto' | 'nginx' | 'raw';
   /** rpcload's HTTP client in every section (BENCH_RPCLOAD_CLIENT=fast|undici); null = its default. */
@@ -46,8 +52,8 @@ export interface BenchConfig {
   readonly openShareOfClosed: number;
 }
 
-export type BenchSection = 'closed' | 'workers' | 'open' | 'memory';
-const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory'];
+export type BenchSection = 'closed' | 'workers' | 'open' | 'memory' | 'data';
+const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory', 'data'];
 
 function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -94,6 +100,10 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     memoryDurationS: numberFrom(env, 'BENCH_MEMORY_S', quick ? 10 : 120),
     memoryRatePerS: numberFrom(env, 'BENCH_MEMORY_RATE', 10_000),
     memoryClients: numberFrom(env, 'BENCH_MEMORY_CLIENTS', 500),
+    dataMb: numberFrom(env, 'BENCH_DATA_MB', quick ? 16 : 1024),
+    dataRandomRows: numberFrom(env, 'BENCH_DATA_RANDOM_ROWS', quick ? 200_000 : 10_000_000),
+    dataRatePerS: numberFrom(env, 'BENCH_DATA_RATE', 2000),
+    dataDurationS: numberFrom(env, 'BENCH_DATA_S', quick ? 3 : 20),
     target,
     rpcloadClient: client === '' ? null : (client as HttpClientName),
     openShareOfClosed: share,

@@ -1,6 +1,7 @@
 /** The bench's report: what results/bench-<timestamp>.json holds, its verdict, and its markdown rendering. */
 import type { BenchConfig } from './bench-config.ts';
 import type { ClosedFigures, ClosedRatios, ClosedSection } from './closed-section.ts';
+import { DATA_RSS_TARGET_MB, type DataRun } from './data-section.ts';
 import type { MemoryResult } from './memory-section.ts';
 import { LAG_TARGET_MS, LAG_TARGET_RATE, SHARE_ACHIEVED_TARGET, SHARE_LAG_TARGET_MS, type OpenRow } from './open-section.ts';
 import type { WorkersSection } from './workers-section.ts';
@@ -63,6 +64,8 @@ export interface BenchReport {
   readonly workers: WorkersSection | null;
   readonly open: readonly OpenRow[] | null;
   readonly memory: MemoryResult | null;
+  /** Runs fed by big data files (issue 22); absent in reports written before the section existed. */
+  readonly data?: readonly DataRun[] | null;
   readonly verdict: BenchVerdict;
 }
 
@@ -293,6 +296,23 @@ export function renderBenchReport(report: BenchReport): string {
       table(
         ['RSS end of 1st half MB', 'RSS end of 2nd half MB', 'growth %', 'peak RSS MB', 'load avg'],
         [[mem.firstHalfRssMb, mem.secondHalfRssMb, mem.growthPercent, mem.peakRssMb, mem.loadAverage]],
+      ),
+    );
+  }
+  if (report.data != null && report.data.length > 0) {
+    out.push('', `### Data files: peak RSS of runs fed by big files (target < ${DATA_RSS_TARGET_MB} MB each)`, '');
+    out.push(
+      table(
+        ['order', 'rows', 'file MB', 'requests', 'wall s', 'peak RSS MB', `< ${DATA_RSS_TARGET_MB} MB`],
+        report.data.map((d) => [
+          d.order,
+          d.rows,
+          d.fileMb,
+          d.requests,
+          d.wallS,
+          d.peakRssMb,
+          d.peakRssMb < DATA_RSS_TARGET_MB ? 'yes' : 'NO',
+        ]),
       ),
     );
   }

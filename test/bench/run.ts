@@ -15,6 +15,7 @@ import { benchVerdict, renderBenchReport, type BenchReport } from './bench-repor
 import { cpuPressurePercent, loadAverage } from './bench-stats.ts';
 import type { BenchTarget } from './bench-target.ts';
 import { runClosedSection } from './closed-section.ts';
+import { runDataSection } from './data-section.ts';
 import { runMemorySection } from './memory-section.ts';
 import { startNginx } from './nginx-target.ts';
 import { runOpenSection } from './open-section.ts';
@@ -82,6 +83,7 @@ try {
   const workers = has('workers') ? await runWorkersAgainstNginx(target, config, workDir) : null;
   const open = has('open') ? await runOpenSection(target, config, workDir, log, closed?.median.rpcload.requestsPerS ?? null) : null;
   const memory = has('memory') ? await runMemorySection(target, config, workDir, log) : null;
+  const data = has('data') ? await runDataSection(target, config, workDir, log) : null;
   const report: BenchReport = {
     schema: 'rpcload/bench@3',
     startedAt: startedAt.toISOString(),
@@ -103,6 +105,7 @@ try {
     workers,
     open,
     memory,
+    data,
     verdict: benchVerdict(closed, workers, open),
   };
   const path = join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);

@@ -3,6 +3,8 @@
  * (through bash, `rpcload` and `npx rpcload` being the built CLI), against reference servers on
  * 127.0.0.1 instead of https://api.example.com and shortened to about a second each. A command the
  * CLI refuses (exit 2) or that crashes fails the test, so the docs cannot drift from the code.
+ * docs/workloads.md's example profiles run the same way against a stateful API (orders that
+ * belong to the client that created them).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { RPCLOAD_BIN } from '../support/cli.ts';
+import type { RunResult } from '../../src/contract/result-schema.ts';
 import { boundedCommand, jsonExampleAfter, shellExamples } from '../support/doc-examples.ts';
+import { startStatefulApi, type StatefulApi } from '../support/stateful-api.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -119,5 +123,48 @@ describe('documented examples', { timeout: 120_000 }, () => {
     expect(validate.status, validate.stderr).toBe(0);
     const bundled = readdirSync(join(ROOT, 'profiles')).filter((name) => name.endsWith('.json'));
     expect(validate.stdout.trim().split('\n')).toHaveLength(bundled.length);
+  });
+});
+
+/** Every ```LANG block of a markdown file, in order. */
+function codeBlocks(path: string, lang: string): string[] {
+  return [...readFileSync(path, 'utf8').matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\\n\`\`\``, 'g'))].map((m) => m[1]!);
+}
+
+describe('docs/workloads.md worked examples', { timeout: 120_000 }, () => {
+  const page = join(ROOT, 'docs/workloads.md');
+  const profiles = codeBlocks(page, 'json').map((text) => JSON.parse(text) as { name: string });
+  let api: StatefulApi;
+  beforeAll(async () => {
+    api = await startStatefulApi({ secret: SECRET });
+    // The data example's file, as the page shows it.
+    writeFileSync(join(dir, 'users.csv'), `${codeBlocks(page, 'csv')[0]!}\n`);
+  });
+  afterAll(() => api.close());
+
+  it('has the flow, data and arrivals examples', () => {
+    expect(profiles.map((p) => p.name)).toEqual(['orders-flow', 'users-once', 'bursty-callers']);
+  });
+
+  it.each(profiles.map((p, i) => [p.name, i] as const))('%s validates and runs against a stateful API', async (name, index) => {
+    const profile = join(dir, `${name}.json`);
+    writeFileSync(profile, JSON.stringify(profiles[index]).replaceAll('https://api.example.com', api.url));
+    const from = api.log.length;
+    const out = join(dir, `${name}-result.json`);
+    const run = await bash(`rpcload run ${profile} --duration 2s --ui none --out ${out}`, { CLIENT_SECRET: SECRET });
+    expect([0, 1], run.stderr).toContain(run.status);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+    const calls = api.log.slice(from);
+    expect(calls.length).toBeGreaterThan(0);
+    const flowOutcomes = Object.keys(result.summary.outcomes).filter((k) => k.startsWith('expect:') || k.startsWith('flow:'));
+    expect(flowOutcomes).toEqual([]);
+    expect(result.summary.goodput).toBeDefined();
+    if (name === 'orders-flow')
+      for (const get of calls.filter((c) => c.method === 'orders.get')) expect(api.creators.get(get.args.id as string)).toBe(get.client);
+    if (name === 'users-once') {
+      // Three rows, each once, then the run ended by itself.
+      expect(calls.map((c) => c.args.email).sort()).toEqual(['ada@example.com', 'grace@example.com', 'hopper, grace']);
+      expect(result.warnings.join('\n')).toContain('data set "users" ran out of rows (onEnd: stop)');
+    }
   });
 });

@@ -55,10 +55,10 @@ describe('RequestBodies', () => {
   it('renders a step’s first page from its template, and later pages as the same bytes plus the cursor', () => {
     const bodies = new RequestBodies(() => 0.5);
     const it = at(0);
-    expect(bodies.next(it).toString()).toBe('{"q":"x"}');
+    expect(bodies.next(it)!.toString()).toBe('{"q":"x"}');
     expect(walkOn(it, { items: [1], next: 'c2' })).toBe(0);
-    expect(bodies.next(it).toString()).toBe('{"q":"x","next":"c2"}');
+    expect(bodies.next(it)!.toString()).toBe('{"q":"x","next":"c2"}');
     expect(walkOn(it, { items: [], next: null })).toBe(25);
-    expect(bodies.next(it).toString()).toBe('{"who":"client-1","n":7}');
+    expect(bodies.next(it)!.toString()).toBe('{"who":"client-1","n":7}');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { arrivalCount, arrivalOffsetMs, createPacer, releaseAtMs } from '../../src/driver/pacer.ts';
 import { rateLoad } from '../../src/profile/phase-load.ts';
+import { createRandom } from '../../src/util/random.ts';
 
 describe('arrivalOffsetMs', () => {
   it.each([
@@ -95,5 +96,51 @@ describe('releaseAtMs', () => {
     expect(release).toBeCloseTo(149.5, 6); // 99 arrivals half a millisecond apart
     for (let k = 100; k < 300; k++) release = releaseAtMs(k, release, 1, 2);
     expect(release).toBe(299); // back on schedule
+  });
+});
+
+describe('Poisson arrivals', () => {
+  /** Every arrival offset of a Poisson phase (asked in order, as the open loop does). */
+  const offsets = (load: ReturnType<typeof rateLoad>, durationMs: number, seed: number): number[] => {
+    const pacer = createPacer(load, durationMs, 'poisson', createRandom(seed));
+    const out: number[] = [];
+    for (let k = 0; ; k++) {
+      const at = pacer.dueOffsetMs(k);
+      if (!Number.isFinite(at)) return out;
+      expect(pacer.dueOffsetMs(k)).toBe(at); // asking again gives the same time
+      out.push(at);
+    }
+  };
+
+  it('has exponential gaps at the rate: mean 1/rate, coefficient of variation ≈ 1', () => {
+    const at = offsets(rateLoad(1000), 60_000, 42);
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    const sd = Math.sqrt(gaps.reduce((a, g) => a + (g - mean) ** 2, 0) / gaps.length);
+    expect(mean).toBeCloseTo(1, 1);
+    expect(sd / mean).toBeGreaterThan(0.97);
+    expect(sd / mean).toBeLessThan(1.03);
+  });
+
+  it('holds rate × duration arrivals within Poisson’s spread, over many seeds', () => {
+    // 200/s for 10 s: mean 2000, sd √2000 ≈ 45; every count within 4 sd, and their mean close to 2000
+    const counts = Array.from({ length: 40 }, (_, seed) => offsets(rateLoad(200), 10_000, seed).length);
+    for (const n of counts) expect(Math.abs(n - 2000)).toBeLessThan(4 * Math.sqrt(2000));
+    const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
+    expect(Math.abs(mean - 2000)).toBeLessThan(4 * Math.sqrt(2000 / counts.length));
+    expect(new Set(counts).size).toBeGreaterThan(5); // really random, not a fixed count
+  });
+
+  it('follows a ramp: arrivals per second grow with the rate', () => {
+    // 0 → 400/s over 10 s: N(t) = 20 t², so ~500 by 5 s and ~2000 by 10 s
+    const at = offsets(rateLoad(0, 400), 10_000, 3);
+    expect(Math.abs(at.length - 2000)).toBeLessThan(4 * Math.sqrt(2000));
+    const firstHalf = at.filter((t) => t < 5000).length;
+    expect(Math.abs(firstHalf - 500)).toBeLessThan(4 * Math.sqrt(500));
+  });
+
+  it('is reproducible from the seed', () => {
+    expect(offsets(rateLoad(50), 2000, 9)).toEqual(offsets(rateLoad(50), 2000, 9));
+    expect(offsets(rateLoad(50), 2000, 9)).not.toEqual(offsets(rateLoad(50), 2000, 10));
   });
 });

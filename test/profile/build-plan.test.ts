@@ -54,11 +54,19 @@ describe('buildPlan: defaults', () => {
           name: 'scenario-1',
           weight: 1,
           steps: [
-            { method: 'ping', body: expect.objectContaining({ source: {}, variability: 'static' }) as unknown, paginate: null, thinkMs: 0 },
+            {
+              method: 'ping',
+              body: expect.objectContaining({ source: {}, variability: 'static' }) as unknown,
+              paginate: null,
+              think: { kind: 'fixed', ms: 0 },
+              save: [],
+              expect: null,
+              onFail: 'stop',
+            },
           ],
         },
       ],
-      phases: [{ name: 'phase-1', durationMs: 30_000, load: { kind: 'rate', fromPerS: 10, toPerS: 10 } }],
+      phases: [{ name: 'phase-1', durationMs: 30_000, load: { kind: 'rate', fromPerS: 10, toPerS: 10 }, arrivals: 'uniform' }],
       rateLimit: { limit: 100, windowMs: 10_000, policy: 'honour' },
       thresholds: [],
       http: {
@@ -82,6 +90,8 @@ describe('buildPlan: defaults', () => {
       },
       sign: null,
       checkpointEveryMs: 10_000,
+      data: [],
+      dataPart: { index: 0, count: 1 },
     });
     expect(clients.map((c) => [c.id, c.weight])).toEqual(Array.from({ length: 10 }, (_, i) => [`client-${i + 1}`, 1]));
     expect(Number.isInteger(seed)).toBe(true);
@@ -97,7 +107,7 @@ describe('buildPlan: defaults', () => {
     // false → a single request
     [{ method: 'items.list', paginate: false }, { paginate: null }],
     // think time
-    [{ method: 'ping', think: '1.5s' }, { thinkMs: 1500 }],
+    [{ method: 'ping', think: '1.5s' }, { think: { kind: 'fixed', ms: 1500 } }],
   ])('step %j → %j', (step, expected) => {
     expect(plan({ scenarios: [{ steps: [step] }] }).scenarios[0]!.steps[0]).toMatchObject(expected);
   });
@@ -219,32 +229,40 @@ describe('buildPlan: overrides', () => {
 
   it.each([
     // --rate replaces all phases with one, lasting the profile's total
-    [twoPhases, { load: rateLoad(50) }, [{ name: 'cli', durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }]],
+    [
+      twoPhases,
+      { load: rateLoad(50) },
+      [{ name: 'cli', durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 }, arrivals: 'uniform' }],
+    ],
     // --rate with --duration
     [
       twoPhases,
       { load: rateLoad(50), durationMs: 5000 },
-      [{ name: 'cli', durationMs: 5000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 } }],
+      [{ name: 'cli', durationMs: 5000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 }, arrivals: 'uniform' }],
     ],
     // --concurrency likewise
     [
       twoPhases,
       { load: concurrencyLoad(8), durationMs: 60_000 },
-      [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 } }],
+      [{ name: 'cli', durationMs: 60_000, load: { kind: 'concurrency', vus: 8 }, arrivals: 'uniform' }],
     ],
     // --duration alone re-times a single phase, keeping its load (a ramp stays a ramp)
-    [onePhase, { durationMs: 90_000 }, [{ name: 'only', durationMs: 90_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
+    [
+      onePhase,
+      { durationMs: 90_000 },
+      [{ name: 'only', durationMs: 90_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 }, arrivals: 'uniform' }],
+    ],
     // --duration alone with several phases scales them, keeping their proportions and loads
     [
       twoPhases,
       { durationMs: 6000 },
       [
-        { name: 'ramp', durationMs: 2000, load: { kind: 'rate', fromPerS: 1, toPerS: 20 } },
-        { name: 'steady', durationMs: 4000, load: { kind: 'rate', fromPerS: 20, toPerS: 20 } },
+        { name: 'ramp', durationMs: 2000, load: { kind: 'rate', fromPerS: 1, toPerS: 20 }, arrivals: 'uniform' },
+        { name: 'steady', durationMs: 4000, load: { kind: 'rate', fromPerS: 20, toPerS: 20 }, arrivals: 'uniform' },
       ],
     ],
     // no load flags: the profile's phases
-    [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 } }]],
+    [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 }, arrivals: 'uniform' }]],
   ])('%#: %j', (profile, overrides, phases) => {
     expect(plan(profile, overrides).phases).toEqual(phases);
   });
@@ -291,7 +309,12 @@ describe('buildPlan: overrides', () => {
         { name: 'pause', duration: '5s', rate: 0 },
       ],
     };
-    expect(plan(pause).phases[1]).toEqual({ name: 'pause', durationMs: 5000, load: { kind: 'rate', fromPerS: 0, toPerS: 0 } });
+    expect(plan(pause).phases[1]).toEqual({
+      name: 'pause',
+      durationMs: 5000,
+      load: { kind: 'rate', fromPerS: 0, toPerS: 0 },
+      arrivals: 'uniform',
+    });
   });
 
   it('--clients N makes a pattern of N clients, or keeps the first N listed', () => {

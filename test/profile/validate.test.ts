@@ -24,7 +24,7 @@ describe('profile validation: one problem each, with its path and message', () =
     [
       { phasez: [] },
       '/phasez',
-      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, rateLimit, thresholds, http, sign, capacity, seed, checkpointEvery, found unknown property "phasez"',
+      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, data, rateLimit, thresholds, http, sign, capacity, seed, checkpointEvery, found unknown property "phasez"',
     ],
     // a required section missing
     [{ scenarios: undefined }, '/scenarios', 'expected a list of at least 1 item (required), found nothing'],
@@ -214,7 +214,7 @@ describe('profile validation: every problem in one pass', () => {
       'multi.json: /auth/clientAuth: expected one of "post", "basic", "private_key_jwt", found "digest"',
       'multi.json: /auth/refreshMargin: expected a duration like "500ms", "10s" or "1m30s", found "soon"',
       'multi.json: /scenarios/0/weight: expected a number greater than 0, found -1',
-      'multi.json: /scenarios/0/steps/0/args/x: expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}} or {{pad N}}, found "{{nope}}"',
+      'multi.json: /scenarios/0/steps/0/args/x: expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}} or {{data.SET.COLUMN}}, found "{{nope}}"',
       'multi.json: /scenarios/1/name: expected a unique scenario name (scenario 1 is also "s"), found "s"',
       'multi.json: /scenarios/1/steps/0/think: expected a duration like "500ms", "10s" or "1m30s", found "1x"',
       'multi.json: /phases/0: expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found neither',

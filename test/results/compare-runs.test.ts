@@ -89,9 +89,23 @@ describe('compare', () => {
     const head = makeResult({ ...setup, seed: 2, methods: { ping: 1, work: 1, echo: 1 } });
     const c = compare(base, head, DEFAULT_RULES, true);
     const metricRows = c.rows.filter((r) => r.type === 'metric');
-    expect(metricRows).toHaveLength(METRICS.length * 4);
+    // goodput is the summary's, in files that have it (these do not): no row
+    expect(metricRows).toHaveLength((METRICS.length - 1) * 4);
     expect(metricRows.filter((r) => r.method === 'echo').every((r) => r.verdict === 'n/a' && r.base === null)).toBe(true);
     expect(Object.values(c.counts).reduce((a, b) => a + b, 0)).toBe(c.rows.length);
+  });
+
+  it('compares goodput overall when a file has it, higher being better', () => {
+    const withGoodput = (r: ReturnType<typeof makeResult>, perS: number) => ({
+      ...r,
+      summary: { ...r.summary, goodput: { requests: perS * 10, perS, latencyBoundMs: 250 } },
+    });
+    const base = withGoodput(makeResult({ ...setup, seed: 1, methods: { ping: 1, work: 1 } }), 100);
+    const head = withGoodput(makeResult({ ...setup, seed: 2, methods: { ping: 1, work: 1 } }), 50);
+    const c = compare(base, head, parseFailOnRules('goodput:-10%'));
+    const rows = c.rows.filter((r) => r.type === 'metric' && r.metric === 'goodput');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ method: null, base: 100, head: 50, verdict: 'regression' });
   });
 
   it('compares check verdicts and thresholds', () => {

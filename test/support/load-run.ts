@@ -6,6 +6,7 @@ import { runLoad, type LoadRunOutcome } from '../../src/driver/run-load.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { Plan } from '../../src/profile/plan.ts';
+import { goodputLatencyBoundMs } from '../../src/profile/thresholds.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
 import { withTestHttpClient } from './http-client.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
@@ -67,6 +68,7 @@ export async function runPlan(plan: Plan, baseUrl: string, signal: AbortSignal =
     checks: [],
     thresholds: [],
     warnings: [],
+    goodputBoundMs: goodputLatencyBoundMs(plan.thresholds),
   });
   return { outcome, result, plan, recorded };
 }

@@ -176,8 +176,11 @@ export function compareRuns(base: LabelledResult, head: LabelledResult, options:
   const methods = [...new Set([...Object.keys(base.result.byMethod), ...Object.keys(head.result.byMethod)])].sort();
   const scopes: (string | null)[] = hasLoad ? [null, ...methods] : [];
   const metrics = metricsFor(options.rules.flatMap((rule) => (rule.kind === 'metric' ? [rule.metric] : [])));
+  // Goodput is a figure of the summary, in files written since it was recorded.
+  const goodput = base.result.summary.goodput !== undefined || head.result.summary.goodput !== undefined;
+  const metricsOf = (method: string | null): MetricSpec[] => metrics.filter((spec) => spec.name !== 'goodput' || (method === null && goodput));
   const rows: ComparisonRow[] = [
-    ...scopes.flatMap((method) => metrics.map((spec) => metricRow(spec, method, baseRun, headRun, options.rules))),
+    ...scopes.flatMap((method) => metricsOf(method).map((spec) => metricRow(spec, method, baseRun, headRun, options.rules))),
     ...statusRows('check', checksOf(base.result), checksOf(head.result), options.rules.find((r) => r.kind === 'checks')),
     ...statusRows('threshold', thresholdsOf(base.result), thresholdsOf(head.result), options.rules.find((r) => r.kind === 'thresholds')),
   ];

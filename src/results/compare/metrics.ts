@@ -3,12 +3,13 @@
  * direction that counts as worse and where their noise estimate comes from (see noise.ts).
  */
 import { outcomeClass, type OutcomeClass } from '../../api/outcome.ts';
-import type { Percentiles, Stats } from '../../contract/result-schema.ts';
+import type { Percentiles, Stats, Summary } from '../../contract/result-schema.ts';
 import { percentileKey, percentileOf } from '../../metrics/result-percentiles.ts';
 
 /** The metrics every comparison shows, and any other latency percentile a --fail-on rule asks for (p95, service.p75 …). */
 export type MetricName =
   | 'rps'
+  | 'goodput'
   | 'p50'
   | 'p90'
   | 'p99'
@@ -33,7 +34,7 @@ export interface MetricSpec {
   /** The direction that is an improvement; the other one is a regression. */
   readonly better: 'lower' | 'higher';
   /** The value in a stats block of the result file; null for a percentile the block lacks (read from the histogram). */
-  readonly read: ((stats: Stats) => number) | null;
+  readonly read: ((stats: Stats) => number | null) | null;
   /** Which histogram and quantile (0..1) the value is read from, for percentile metrics. */
   readonly quantile?: { readonly histogram: 'latency' | 'serviceTime'; readonly q: number };
   /** The timeline series whose per-second spread stands for this metric's run-to-run noise. */
@@ -65,6 +66,8 @@ function percentile(name: MetricName, histogram: 'latency' | 'serviceTime', key:
 /** In display order. p90, p999 and max have no series of their own and borrow p99's spread. */
 export const METRICS: readonly MetricSpec[] = [
   { name: 'rps', unit: 'per_s', better: 'higher', read: (stats) => stats.rps, series: 'requests', ownSeries: true },
+  // Overall only (the summary's), and only where a file has it: successes within the SLO's latency bound, per second.
+  { name: 'goodput', unit: 'per_s', better: 'higher', read: (stats) => (stats as Partial<Summary>).goodput?.perS ?? null, series: 'requests', ownSeries: false },
   percentile('p50', 'latency', 'p50', 0.5, 'p50'),
   percentile('p90', 'latency', 'p90', 0.9, 'p99'),
   percentile('p99', 'latency', 'p99', 0.99, 'p99'),

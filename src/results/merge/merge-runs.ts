@@ -6,11 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import { RpcloadError } from '../../errors.ts';
-import { createLatencyHistogram, percentilesMs } from '../../metrics/hdr.ts';
+import { OUTCOME_SUCCESS } from '../../api/outcome.ts';
+import { countAtOrBelowUs, createLatencyHistogram, percentilesMs } from '../../metrics/hdr.ts';
 import { TOOL } from '../../version.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { loadShapeDifferences } from '../compare/load-shape.ts';
-import type { PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
+import type { Goodput, PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
+import type { Histogram } from '../../metrics/hdr.ts';
 import { mergeChecks, mergeThresholds } from './merge-checks.ts';
 import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumRecord } from './merge-histograms.ts';
 import { mergeRateLimit } from './merge-rate-limit.ts';
@@ -151,6 +153,7 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
       },
       skipped: sumCounts(results.map((r) => r.summary.skipped)),
       ...mergedConnections(results),
+      ...mergedGoodput(results, records.byOutcome.get(OUTCOME_SUCCESS)?.latency, durationS),
     },
     byMethod: statsRecord('byMethod', () => durationS),
     byClient: statsRecord('byClient', () => durationS),
@@ -169,4 +172,16 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
   };
   const { thresholds, warnings } = mergeThresholds(shards, merged);
   return { ...merged, thresholds, warnings: [...merged.warnings, ...warnings] };
+}
+
+/**
+ * Goodput of the union: its successes within the shards' latency bound (one profile, one bound),
+ * read off the merged success histogram; absent when no shard recorded goodput.
+ */
+function mergedGoodput(results: readonly RunResult[], success: Histogram | undefined, durationS: number): { goodput?: Goodput } {
+  const recorded = results.flatMap((r) => (r.summary.goodput === undefined ? [] : [r.summary.goodput]));
+  if (recorded.length === 0) return {};
+  const latencyBoundMs = recorded.find((g) => g.latencyBoundMs !== null)?.latencyBoundMs ?? null;
+  const requests = success === undefined ? 0 : latencyBoundMs === null ? success.totalCount : countAtOrBelowUs(success, latencyBoundMs * 1000);
+  return { goodput: { requests, perS: durationS > 0 ? Math.round((requests / durationS) * 1000) / 1000 : 0, latencyBoundMs } };
 }

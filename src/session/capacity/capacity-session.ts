@@ -7,6 +7,7 @@
  * after each step, so an interrupted search still leaves its steps behind).
  */
 import { randomUUID } from 'node:crypto';
+import { scanDataSet } from '../../driver/data-rows.ts';
 import { hostname } from 'node:os';
 import type { CapacityLimit, CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
 import type { CapacityBracket, CapacityProgress, CapacityStepDefinition } from '../../contract/live-view.ts';
@@ -71,6 +72,7 @@ interface SearchEnd {
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
   // Found out now, not after the whole search.
   if (options.outPath !== undefined) await assertResultPathWritable(options.outPath);
+  for (const set of options.plan.data) await scanDataSet(set);
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
@@ -235,9 +237,11 @@ class CapacitySearch {
     const phaseLoad: PhasePlan['load'] =
       cap.model === 'open' ? { kind: 'rate', fromPerS: load, toPerS: load } : { kind: 'concurrency', vus: load };
     const warmUp = cap.warmUpMs > 0 ? `${name} warm-up` : null;
+    // Steps keep the profile's arrival process (its first phase's), so a Poisson workload is searched as Poisson.
+    const arrivals = plan.phases[0]?.arrivals ?? 'uniform';
     const phases: PhasePlan[] = [
-      ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad }]),
-      { name, durationMs: holdMs, load: phaseLoad },
+      ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
+      { name, durationMs: holdMs, load: phaseLoad, arrivals },
     ];
     const def: CapacityStepDefinition = {
       index,

@@ -4,6 +4,8 @@
  */
 import type { DimensionData, EncodedPair, RecordedData } from '../../metrics/recorded-data.ts';
 import type { RecorderDimensions } from '../../metrics/sample.ts';
+import { OUTCOME_SUCCESS } from '../../api/outcome.ts';
+import { countAtOrBelowUs, decodeHistogram } from '../../metrics/hdr.ts';
 import { passiveRateLimitChecks } from '../../verify/passive/rate-limit-verdicts.ts';
 import { emptyTimelineRow } from '../../metrics/timeline.ts';
 import { REDACTED, redactSecrets } from '../../util/redact.ts';
@@ -11,6 +13,7 @@ import { TOOL } from '../../version.ts';
 import {
   RESULT_SCHEMA_ID,
   type CheckResult,
+  type Goodput,
   type PhaseStats,
   type RunInfo,
   type RunResult,
@@ -32,6 +35,8 @@ export interface BuildResultInput {
   readonly checks: readonly CheckResult[];
   readonly thresholds: readonly ThresholdResult[];
   readonly warnings: readonly string[];
+  /** The latency bound (ms) a success must meet to count as goodput (see goodputLatencyBoundMs); null or absent: none. */
+  readonly goodputBoundMs?: number | null;
 }
 
 /** A target URL without credentials in it (`https://user:pass@host` → `https://[redacted]@host`). */
@@ -80,6 +85,14 @@ function phaseStats(declared: readonly string[], data: RecordedData, durationS: 
     if (lag.count > 0 && out[name] !== undefined) out[name] = { ...out[name], scheduleLagMs: lag.percentiles };
   }
   return out;
+}
+
+/** Successes within the latency bound, from the success outcome's latency histogram. */
+function goodputOf(data: RecordedData, boundMs: number | null, durationS: number): Goodput {
+  const success = data.byOutcome[OUTCOME_SUCCESS];
+  const histogram = success === undefined ? null : decodeHistogram(success.latency);
+  const requests = histogram === null ? 0 : boundMs === null ? histogram.totalCount : countAtOrBelowUs(histogram, boundMs * 1000);
+  return { requests, perS: durationS > 0 ? round3(requests / durationS) : 0, latencyBoundMs: boundMs };
 }
 
 const pairs = (data: Readonly<Record<string, EncodedPair>>): Record<string, EncodedPair> =>
@@ -131,6 +144,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
       },
       skipped: { ...data.skipped },
       ...connectionsOf(data),
+      goodput: goodputOf(data, input.goodputBoundMs ?? null, durationS),
     },
     byMethod: statsByName(dims.methods, data.byMethod, durationS),
     byClient: statsByName(dims.clients, data.byClient, durationS),

@@ -3,7 +3,9 @@
  * (`--shard I/N`): each part gets every N-th client (its own tokens, its own quota ledger), the
  * share of every phase's arrival rate and virtual users that its clients' weights carry (so every
  * client sends at the rate it would in one process), an even share of connections and the
- * in-flight cap, and its own random seed. Pure; the parts add up to the whole.
+ * in-flight cap, its own random seed, and its share of the data files' rows (row r of a set goes to
+ * the part with r % parts === part: splitting a split again composes, so shards of workers still
+ * partition the rows). Pure; the parts add up to the whole.
  */
 import type { ClientPlan, PhasePlan, Plan } from '../../profile/plan.ts';
 
@@ -72,5 +74,6 @@ export function shardPlan(plan: Plan, index: number, count: number): Plan {
       maxInFlight: Math.max(1, evenShare(plan.http.maxInFlight, index, count)),
     },
     seed: plan.seed + index,
+    dataPart: { index: plan.dataPart.index + plan.dataPart.count * index, count: plan.dataPart.count * count },
   };
 }
