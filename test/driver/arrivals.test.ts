@@ -45,8 +45,9 @@ describe('arrival processes and think times, measured at the server', () => {
     expect(p.mean).toBeLessThan(12);
     // The process's own spread: the observed variance less the jitter's (what the evenly spaced gaps show).
     const cv = Math.sqrt(Math.max(0, (p.cv * p.mean) ** 2 - (u.cv * u.mean) ** 2)) / p.mean;
-    expect(cv).toBeGreaterThan(0.75);
-    expect(cv).toBeLessThan(1.2);
+    // ≈ 1 (an exponential's), with room for a busy machine's timers; evenly spaced arrivals would give ≈ 0.
+    expect(cv).toBeGreaterThan(0.7);
+    expect(cv).toBeLessThan(1.4);
     expect(u.cv).toBeLessThan(p.cv);
   });
 
