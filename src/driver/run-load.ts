@@ -20,6 +20,7 @@ import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import { createPacer, type Pacer } from './pacer.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
+import { staticTraceHeaders, tokenTraceHeaders, TraceIds, USER_AGENT } from './trace-context.ts';
 import { createWarmConnector } from './warm-connector.ts';
 import { warmUpOnce } from './warm-up.ts';
 
@@ -164,6 +165,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     bodyTimeoutMs: plan.http.bodyTimeoutMs,
   });
   const clients = plan.clients.map((c, i) => new ClientIdentity(i, c.id, c.secret, c.weight));
+  const traceIds = new TraceIds(plan.trace);
+  const staticHeaders = staticTraceHeaders(plan.trace, USER_AGENT);
   let engine: LoadEngine | undefined;
   const tokens = new TokenManager({
     dispatcher: tokenDispatcher,
@@ -172,6 +175,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     recorder,
     now: clock.now,
     timeoutMs: plan.http.requestTimeoutMs,
+    traceHeaders: () => tokenTraceHeaders(plan.trace, traceIds),
   });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   try {
@@ -205,6 +209,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       maxInFlight: plan.http.maxInFlight,
       now: clock.now,
       random: createRandom(plan.seed),
+      traceMode: plan.trace.mode,
+      traceIds,
+      staticHeaders,
     });
     const schedule = scheduleOf(plan.phases);
     const running = engine;

@@ -3,6 +3,7 @@
  * or shards started together) into one.
  */
 import type { TimelineRow } from '../contract/result-schema.ts';
+import { mergeExemplars } from './exemplars.ts';
 import { addHistograms, createCompactHistogram, createLatencyHistogram, decodeHistogram, encodeHistogram, type Histogram } from './hdr.ts';
 import { mergeLedgerData } from './ledger-merge.ts';
 import { OutcomeTable } from './outcome-table.ts';
@@ -175,5 +176,6 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
     recentErrors: mergeRecentErrors(parts.map((p) => p.recentErrors)),
     ledger: mergeLedgerData(parts.map((p) => p.ledger)),
     notices: [...new Set(parts.flatMap((p) => p.notices ?? []))],
+    exemplars: mergeExemplars(parts.map((p) => p.exemplars)),
   };
 }

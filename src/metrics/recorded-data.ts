@@ -4,6 +4,7 @@
  */
 import type { TimelineRow } from '../contract/result-schema.ts';
 import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
+import type { ExemplarData } from './exemplars.ts';
 import type { LedgerData } from './ledger-data.ts';
 import type { RecentError } from '../contract/live-snapshot.ts';
 
@@ -54,6 +55,8 @@ export interface RecordedData {
    * Absent in data recorded before notices existed.
    */
   readonly notices?: readonly string[];
+  /** Exemplars by method (exemplars.ts); absent in data recorded before exemplars existed. */
+  readonly exemplars?: Readonly<Record<string, readonly ExemplarData[]>>;
 }
 
 let emptyEncoding: string | undefined;

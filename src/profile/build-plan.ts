@@ -15,7 +15,7 @@ import { durationMs, POSITIVE } from './resolve-durations.ts';
 import type { PhaseLoad, Stage } from './phase-load.ts';
 import { resolvePhases } from './resolve-phases.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
-import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer } from './resolve-settings.ts';
+import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer, resolveTrace } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { targetUrlProblem } from './target-url.ts';
@@ -110,6 +110,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
       overrides,
     ),
     seed,
+    trace: resolveTrace(validFields(HttpSchema, raw.http), seed),
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };

@@ -22,6 +22,9 @@ export const PROFILE_DEFAULTS = {
     insecure: false,
     preconnect: true,
     warmUp: true,
+    traceContext: 'always',
+    traceSampleRatio: 0.01,
+    traceBaggage: false,
   },
   // Mirrors the reference server's own defaults (ServerOptions), made explicit in the plan.
   server: {

@@ -118,7 +118,8 @@ async function runWithEndpoint(
   const target = await openTarget(plan);
   try {
     const load = startLoad(
-      { ...plan, target: target.url },
+      // The run id is known now: the baggage header (http.traceBaggage) carries the one shards share.
+      { ...plan, target: target.url, trace: { ...plan.trace, runId: shard?.runId ?? runId } },
       {
         workers: options.workers ?? 1,
         signal: options.signal,

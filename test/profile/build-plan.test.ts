@@ -75,6 +75,7 @@ describe('buildPlan: defaults', () => {
         preconnect: true,
         warmUp: true,
       },
+      trace: { mode: 'always', sampleRatio: 0.01, tracestate: null, baggageRunId: false, runId: null, seed, stream: 0 },
       checkpointEveryMs: 10_000,
     });
     expect(clients.map((c) => [c.id, c.weight])).toEqual(Array.from({ length: 10 }, (_, i) => [`client-${i + 1}`, 1]));

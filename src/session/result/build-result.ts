@@ -11,6 +11,7 @@ import { TOOL } from '../../version.ts';
 import {
   RESULT_SCHEMA_ID,
   type CheckResult,
+  type Exemplar,
   type PhaseStats,
   type RunInfo,
   type RunResult,
@@ -93,6 +94,11 @@ function timelineOf(rows: readonly TimelineRow[], durationS: number): TimelineRo
   return out;
 }
 
+/** The recorded exemplars as the result file lists them (copies: the file owns its records). */
+function exemplarsOf(exemplars: NonNullable<RecordedData['exemplars']>): Record<string, Exemplar[]> {
+  return Object.fromEntries(Object.entries(exemplars).map(([method, list]) => [method, list.map((e) => ({ ...e, kinds: [...e.kinds] }))]));
+}
+
 /**
  * The `rpcload/result@1` record of a run from its recorded data. Every figure is read off the
  * encoded histograms and counters in `data`, so a live recorder's serialize(), the same data after
@@ -145,6 +151,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     checks: redactSecrets([...input.checks, ...passive]),
     thresholds: input.thresholds.map((t) => ({ ...t })),
     warnings: [...input.warnings],
+    ...(data.exemplars === undefined ? {} : { exemplars: exemplarsOf(data.exemplars) }),
   };
   const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
   const implied = generatedWarnings(result).filter((w) => !stated.includes(w));
