@@ -168,8 +168,10 @@ export class ExemplarReservoir {
     if (this.perKind <= 0) return;
     const m = (this.methods[methodIndex] ??= new MethodExemplars(this.perKind));
     const key = (c.span1 ?? 0) >>> 0;
+    // Ranked by whole µs, as a merge ranks the figures it reads back from ms with 3 decimals.
+    const latencyUs = Math.round(c.latencyUs);
     let kept: Kept | null = null;
-    if (m.wouldBeSlowest(c.latencyUs, key)) m.addSlowest((kept = this.keep(c, key, outcome)));
+    if (m.wouldBeSlowest(latencyUs, key)) m.addSlowest((kept = this.keep(c, key, outcome)));
     if (!success && m.wouldSample(outcome, key)) m.addSample(outcome, (kept ??= this.keep(c, key, outcome)));
     const bucket = exemplarBucket(c.latencyUs);
     const inBucket = m.buckets[bucket];
@@ -179,7 +181,7 @@ export class ExemplarReservoir {
   private keep(c: ExemplarCandidate, key: number, outcome: string): Kept {
     const flags = c.traceFlags ?? 0;
     return {
-      latencyUs: c.latencyUs,
+      latencyUs: Math.round(c.latencyUs),
       key,
       exemplar: {
         traceId: hex32(c.trace0 ?? 0) + hex32(c.trace1 ?? 0) + hex32(c.trace2 ?? 0) + hex32(c.trace3 ?? 0),

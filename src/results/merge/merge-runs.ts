@@ -10,7 +10,8 @@ import { createLatencyHistogram, percentilesMs } from '../../metrics/hdr.ts';
 import { TOOL } from '../../version.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { loadShapeDifferences } from '../compare/load-shape.ts';
-import type { PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
+import type { Exemplar, PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
+import { mergeExemplars } from '../../metrics/exemplars.ts';
 import { mergeChecks, mergeThresholds } from './merge-checks.ts';
 import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumRecord } from './merge-histograms.ts';
 import { mergeRateLimit } from './merge-rate-limit.ts';
@@ -88,6 +89,20 @@ function mergedConfig(shards: readonly Shard[]): Record<string, unknown> {
   return config;
 }
 
+/** The shards' exemplars as one run's: their start times moved onto the merged run's clock, then merged exactly. */
+function mergedExemplars(shards: readonly Shard[]): Record<string, Exemplar[]> {
+  return mergeExemplars(
+    shards.map((s) =>
+      Object.fromEntries(
+        Object.entries(s.result.exemplars ?? {}).map(([method, list]) => [
+          method,
+          list.map((e) => ({ ...e, intendedStartMs: Math.round((e.intendedStartMs + s.offsetMs) * 1000) / 1000 })),
+        ]),
+      ),
+    ),
+  );
+}
+
 export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptions = {}): RunResult {
   const shardSet = checkShardSet(inputs, options.partial ?? false);
   const forced = assertMergeable(inputs, options.force ?? false, shardSet !== null);
@@ -149,6 +164,7 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
       ...shards.flatMap((s) => s.result.warnings.map((warning) => `${s.label}: ${warning}`)),
     ],
   };
+  const exemplars = shards.some((s) => s.result.exemplars !== undefined) ? { exemplars: mergedExemplars(shards) } : {};
   const { thresholds, warnings } = mergeThresholds(shards, merged);
-  return { ...merged, thresholds, warnings: [...merged.warnings, ...warnings] };
+  return { ...merged, thresholds, warnings: [...merged.warnings, ...warnings], ...exemplars };
 }
