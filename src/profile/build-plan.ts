@@ -111,6 +111,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     ),
     seed,
     trace: resolveTrace(validFields(HttpSchema, raw.http), seed),
+    report: { traceUrl: doc.report?.traceUrl ?? null },
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };

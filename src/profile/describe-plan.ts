@@ -38,6 +38,13 @@ export function describePlan(plan: Plan): Record<string, unknown> {
     rateLimit: plan.rateLimit,
     thresholds: plan.thresholds.map((threshold) => threshold.expr),
     http: { ...plan.http, ca: plan.http.ca === null ? null : `(PEM, ${plan.http.ca.length} characters)` },
+    trace: {
+      mode: plan.trace.mode,
+      sampleRatio: plan.trace.sampleRatio,
+      tracestate: plan.trace.tracestate,
+      baggageRunId: plan.trace.baggageRunId,
+    },
+    report: plan.report,
     seed: plan.seed,
     checkpointEveryMs: plan.checkpointEveryMs,
   });

@@ -37,6 +37,8 @@ export interface Plan {
   readonly seed: number;
   /** W3C trace context of the requests (see driver/trace-context.ts). */
   readonly trace: TracePlan;
+  /** How `rpcload report` renders the run: its trace link template (profile report.traceUrl); null = no links. */
+  readonly report: { readonly traceUrl: string | null };
   /** Result checkpoint interval (ms). */
   readonly checkpointEveryMs: number;
   /** The `capacity` section resolved (defaults when absent); only `rpcload capacity` reads it. */

@@ -76,6 +76,7 @@ describe('buildPlan: defaults', () => {
         warmUp: true,
       },
       trace: { mode: 'always', sampleRatio: 0.01, tracestate: null, baggageRunId: false, runId: null, seed, stream: 0 },
+      report: { traceUrl: null },
       checkpointEveryMs: 10_000,
     });
     expect(clients.map((c) => [c.id, c.weight])).toEqual(Array.from({ length: 10 }, (_, i) => [`client-${i + 1}`, 1]));
