@@ -137,9 +137,9 @@ describe.skipIf(chromiumProgram.path === null)(`HTML report in headless Chromium
     await page.goto(url, { waitUntil: 'load' });
     const tables = await page.locator('#exemplars table.exemplars').count();
     expect(tables).toBe(Object.keys(result.exemplars!).length);
-    const links = await page.locator('#exemplars a').evaluateAll((anchors) =>
-      anchors.map((a) => ({ href: a.getAttribute('href')!, text: a.textContent, visible: a.getClientRects().length > 0 })),
-    );
+    const links = [];
+    for (const anchor of await page.locator('#exemplars a').all())
+      links.push({ href: (await anchor.getAttribute('href')) ?? '', text: await anchor.textContent(), visible: await anchor.isVisible() });
     const kept = new Set(Object.values(result.exemplars!).flatMap((list) => list.map((e) => `${e.traceId}?span=${e.spanId}`)));
     expect(links.length).toBeGreaterThan(10);
     for (const link of links) {
