@@ -314,6 +314,20 @@ export const RunResultSchema = Type.Object(
     thresholds: Type.Array(ThresholdResultSchema),
     warnings: Type.Array(Type.String(), { description: 'e.g. the generator, not the server, was the bottleneck' }),
     capacity: Type.Optional(CapacityRecordSchema),
+    otlp: Type.Optional(
+      Type.Object(
+        {
+          endpoint: Type.String({ description: 'the OTLP/HTTP metrics URL pushed to' }),
+          protocol: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]),
+          temporality: Type.Union([Type.Literal('cumulative'), Type.Literal('delta')]),
+          intervalMs: Ms,
+          exported: Type.Integer({ minimum: 0, description: 'exports the collector accepted (the final one included)' }),
+          failed: Type.Integer({ minimum: 0, description: 'exports that failed: refused, unreachable or past their deadline' }),
+          dropped: Type.Integer({ minimum: 0, description: 'pushes skipped because the previous export was still in flight' }),
+        },
+        { additionalProperties: false, description: 'How the OTLP metrics push went (--otlp-endpoint); absent without one' },
+      ),
+    ),
     exemplars: Type.Optional(
       Type.Record(Type.String(), Type.Array(ExemplarSchema), {
         description:
