@@ -54,11 +54,6 @@ for (let i = 0; i < 256; i++) HEX_CODES[i] = HEX[i]!.charCodeAt(0) | (HEX[i]!.ch
 /** `00-` + 32 hex + `-` + 16 hex + `-` + 2 hex. */
 const TRACEPARENT_LENGTH = 55;
 
-/** The 8 lowercase hex digits of a 32-bit word. */
-export function hex32(word: number): string {
-  return HEX[word >>> 24]! + HEX[(word >>> 16) & 0xff]! + HEX[(word >>> 8) & 0xff]! + HEX[word & 0xff]!;
-}
-
 /** Draws a run's trace and span ids and writes `traceparent` values. One per engine (thread). */
 export class TraceIds {
   private readonly keys = new Uint32Array(8);
@@ -124,16 +119,6 @@ function writeByte(b: Buffer, at: number, byte: number): void {
   const code = HEX_CODES[byte]!;
   b[at] = code & 0xff;
   b[at + 1] = code >>> 8;
-}
-
-/** The trace id (32 hex digits) of a trace. */
-export function traceIdHex(trace: TraceWords): string {
-  return hex32(trace.trace0) + hex32(trace.trace1) + hex32(trace.trace2) + hex32(trace.trace3);
-}
-
-/** The trace id and span id inside a `traceparent` value written by TraceIds. */
-export function parseTraceparent(value: string): { readonly traceId: string; readonly spanId: string; readonly sampled: boolean } {
-  return { traceId: value.slice(3, 35), spanId: value.slice(36, 52), sampled: value.endsWith('1') };
 }
 
 /**
