@@ -31,6 +31,8 @@ export interface TokenRequest {
   readonly timeoutMs?: number;
   /** Aborting cancels the request at once (a stop). */
   readonly signal?: AbortSignal;
+  /** Extra headers of each attempt (asked anew per attempt: trace context). */
+  readonly headers?: () => Readonly<Record<string, string>>;
 }
 
 export type TokenResult =
@@ -139,7 +141,7 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     method: req.tokenMethod,
     body: tokenForm(req, assertion),
     contentType: 'application/x-www-form-urlencoded',
-    headers: { accept: 'application/json' },
+    headers: { accept: 'application/json', ...req.headers?.() },
     ...(req.clientAuth === 'basic' ? { authorization: `Basic ${basic}` } : {}),
     timeoutMs: req.timeoutMs,
     signal: req.signal,

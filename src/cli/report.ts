@@ -2,12 +2,20 @@
 import type { Command } from 'commander';
 import { describeError, RpcloadError } from '../errors.ts';
 import { assertSameKind, readResultFile } from '../result-file/read-result.ts';
+import { isTraceUrlTemplate, TRACE_URL_EXPECTED } from '../profile/trace-url.ts';
 import { renderReport } from '../results/report/render-report.ts';
 import { assertDistinctFiles, assertSafeOutput, writeFileAtomically } from '../util/output-files.ts';
 
 /** The report's default path: the result file's, with .html instead of .json. */
 export function defaultReportPath(resultPath: string): string {
   return resultPath.endsWith('.json') ? `${resultPath.slice(0, -'.json'.length)}.html` : `${resultPath}.html`;
+}
+
+/** The run's profile's report.traceUrl, as its result file's config records it, when it is a usable template. */
+function profileTraceUrl(config: Readonly<Record<string, unknown>>): string | null {
+  const report = config.report as { traceUrl?: unknown } | null | undefined;
+  const template = typeof report === 'object' && report !== null ? report.traceUrl : undefined;
+  return typeof template === 'string' && isTraceUrlTemplate(template) ? template : null;
 }
 
 /** `rpcload report RESULT [--out FILE] [--baseline OTHER]`: a self-contained HTML report. */
@@ -18,7 +26,13 @@ export function registerReportCommand(program: Command): void {
     .argument('<result>', 'the result file')
     .option('--out <file>', 'where to write the report (default: the result file with .html)')
     .option('--baseline <file>', 'another result file to overlay (dashed) and show side by side')
-    .action(async (resultPath: string, flags: { out?: string; baseline?: string }) => {
+    .option(
+      '--trace-url <template>',
+      "link exemplar trace ids, e.g. https://tempo.example/trace/{traceId} (default: the profile's report.traceUrl)",
+    )
+    .action(async (resultPath: string, flags: { out?: string; baseline?: string; traceUrl?: string }) => {
+      if (flags.traceUrl !== undefined && !isTraceUrlTemplate(flags.traceUrl))
+        throw new RpcloadError('bad_flag', `--trace-url: expected ${TRACE_URL_EXPECTED}, found ${JSON.stringify(flags.traceUrl)}`);
       const out = flags.out ?? defaultReportPath(resultPath);
       await assertDistinctFiles(
         [{ name: '--out', path: out }],
@@ -37,6 +51,7 @@ export function registerReportCommand(program: Command): void {
       const html = renderReport(
         { label: resultPath, result },
         baseline && flags.baseline ? { label: flags.baseline, result: baseline } : undefined,
+        flags.traceUrl ?? profileTraceUrl(result.config),
       );
       try {
         // Atomically: a full disk leaves the previous report (or none), never a truncated page.

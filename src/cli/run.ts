@@ -11,6 +11,7 @@ import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
 import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
 import { STDOUT_PATH } from '../result-file/write-result.ts';
+import { resolveOtlpOptions } from '../prometheus/otlp-push.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
@@ -46,6 +47,8 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, Transpo
   junit?: string;
   replica?: string[];
   replicaAffinity?: ReplicaAffinity;
+  otlpEndpoint?: string;
+  otlpInterval?: number;
 }
 
 /** The profile overrides the flags ask for (every reader of PlanOverrides takes undefined for absent). */
@@ -185,9 +188,17 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
-    .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case');
+    .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case')
+    .option(
+      '--otlp-endpoint <url>',
+      'push the live metrics over OTLP/HTTP to this collector base URL (/v1/metrics is appended; env OTEL_EXPORTER_OTLP_ENDPOINT)',
+    )
+    .option('--otlp-interval <duration>', 'how often to push (default 10s; once more at the end)', durationMs);
   addMetricsOptions(command).action(async (profilePath: string | undefined, flags: RunFlags) => {
     const metrics = metricsOptionsOf(flags);
+    const otlp = resolveOtlpOptions({ endpoint: flags.otlpEndpoint, intervalMs: flags.otlpInterval }, process.env);
+    if (otlp === null && flags.otlpInterval !== undefined)
+      throw new RpcloadError('bad_flag', '--otlp-interval: needs --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)');
     await checkOutputFlags(flags, profilePath ?? (wantsInlineProfile(flags) ? undefined : defaultProfilePath()));
     const plan = await planOf(profilePath, flags);
     const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
@@ -205,6 +216,7 @@ export function registerRunCommand(program: Command): void {
         samplesPath: flags.outSamples,
         label: flags.label,
         metrics,
+        otlp,
         createView: (source) => createRunView(mode, source, { onQuit: stop }),
         signal,
         warn: (warning) => process.stderr.write(`warning: ${warning}\n`),

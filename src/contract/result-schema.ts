@@ -296,6 +296,33 @@ export const RunInfoSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const HexId = (digits: number, what: string) => Type.String({ pattern: `^[0-9a-f]{${digits}}$`, description: what });
+
+export const ExemplarSchema = Type.Object(
+  {
+    traceId: HexId(32, "W3C trace id: the iteration's, shared by its pagination walk and its steps"),
+    spanId: HexId(16, 'W3C span id of this request'),
+    sent: Type.Boolean({
+      description: 'the request carried this traceparent (false under http.traceContext off, or sampled for an unsampled trace)',
+    }),
+    sampled: Type.Boolean({ description: 'the sampled flag of its trace' }),
+    intendedStartMs: Type.Number({ description: "when the request was due, ms since the run's start" }),
+    latencyMs: Ms,
+    serviceTimeMs: Ms,
+    outcome: Type.String({ minLength: 1 }),
+    status: Type.Integer({ minimum: 0, description: 'HTTP status; 0 when no response arrived' }),
+    client: Type.String(),
+    phase: Type.String(),
+    kinds: Type.Array(Type.Union([Type.Literal('slowest'), Type.Literal('outcome'), Type.Literal('bucket')]), {
+      description: "why it was kept: among the N slowest, a sample of its outcome (not success), its latency bucket's sample",
+    }),
+    bucketLeMs: Type.Optional(
+      Nullable(Type.Number({ description: "a bucket exemplar's bucket upper bound (ms); null above the last bound" })),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const RunResultSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -321,6 +348,26 @@ export const RunResultSchema = Type.Object(
     thresholds: Type.Array(ThresholdResultSchema),
     warnings: Type.Array(Type.String(), { description: 'e.g. the generator, not the server, was the bottleneck' }),
     capacity: Type.Optional(CapacityRecordSchema),
+    otlp: Type.Optional(
+      Type.Object(
+        {
+          endpoint: Type.String({ description: 'the OTLP/HTTP metrics URL pushed to' }),
+          protocol: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]),
+          temporality: Type.Union([Type.Literal('cumulative'), Type.Literal('delta')]),
+          intervalMs: Ms,
+          exported: Type.Integer({ minimum: 0, description: 'exports the collector accepted (the final one included)' }),
+          failed: Type.Integer({ minimum: 0, description: 'exports that failed: refused, unreachable or past their deadline' }),
+          dropped: Type.Integer({ minimum: 0, description: 'pushes skipped because the previous export was still in flight' }),
+        },
+        { additionalProperties: false, description: 'How the OTLP metrics push went (--otlp-endpoint); absent without one' },
+      ),
+    ),
+    exemplars: Type.Optional(
+      Type.Record(Type.String(), Type.Array(ExemplarSchema), {
+        description:
+          'Per method: the requests that explain its figures, with their W3C trace ids — the N slowest, a sample of each outcome other than success, one per latency bucket (docs/tracing.md)',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
 );
@@ -346,3 +393,4 @@ export type RunInfo = Static<typeof RunInfoSchema>;
 export type ShardInfo = Static<typeof ShardInfoSchema>;
 export type ShardSet = Static<typeof ShardSetSchema>;
 export type RunResult = Static<typeof RunResultSchema>;
+export type Exemplar = Static<typeof ExemplarSchema>;

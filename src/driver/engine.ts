@@ -42,6 +42,8 @@ import {
 import { judgeRequest, newRequestOutcome, type RequestOutcome } from './request-outcome.ts';
 import { SampleWriter } from './sample-writer.ts';
 import type { TokenManager } from './token-manager.ts';
+import { carriesTraceparent, type TraceIds } from './trace-context.ts';
+import type { TraceContextMode } from '../profile/plan.ts';
 
 export interface EngineOptions {
   readonly compiled: CompiledPlan;
@@ -69,6 +71,12 @@ export interface EngineOptions {
   readonly data?: DataFeeds | null;
   /** Told when a data set with onEnd stop ran out of rows: the run ends (its name). */
   readonly onDataExhausted?: (set: string) => void;
+  /** Whether requests carry a traceparent (always, sampled traces only, never). */
+  readonly traceMode: TraceContextMode;
+  /** Where the trace and span ids come from (shared with the run's token requests). */
+  readonly traceIds: TraceIds;
+  /** Headers every API request carries besides its client's and its traceparent (user agent, tracestate, baggage). */
+  readonly staticHeaders: readonly string[];
 }
 
 /** What a request written off at the run's end came to. */
@@ -259,6 +267,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private iterationOn(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration | null {
     const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
     const it = newIteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
+    this.o.traceIds.nextTrace(it);
     const data = this.o.data;
     // Without feeds (the warm-up's engine) an iteration has no rows: its body lacks them and is not sent.
     if (scenario.dataSets.length === 0 || data == null) return it;
@@ -289,14 +298,31 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     context.intendedMs = intendedMs;
     context.tokenGeneration = client.tokenGeneration;
     context.backoff = client.takeBackoffMark(nowMs);
+    this.o.traceIds.nextSpan(context);
+    context.traceparent = carriesTraceparent(this.o.traceMode, it) ? this.o.traceIds.traceparent(it, context) : null;
     request.route = this.o.connections.pick(client.index);
-    request.start(currentStep(it).paths[request.route]!, client.headers!, body, nowMs);
+    request.start(currentStep(it).paths[request.route]!, this.headersOf(context, client.headers!), body, nowMs);
     request.lane = client.lane;
     this.inFlight++;
     this.live.add(request);
     if (this.o.signer != null) return this.signThenDispatch(this.o.signer, request, client);
     // The request carries its own reusable options and is the handler: nothing else is allocated.
     this.o.connections.dispatch(request);
+  }
+
+  /** Refill the request's own header list: its client's, the run's static ones, its traceparent. */
+  private headersOf(context: RequestContext, clientHeaders: readonly string[]): string[] {
+    const list = context.headers;
+    let n = 0;
+    for (let i = 0; i < clientHeaders.length; i++) list[n++] = clientHeaders[i]!;
+    const extra = this.o.staticHeaders;
+    for (let i = 0; i < extra.length; i++) list[n++] = extra[i]!;
+    if (context.traceparent !== null) {
+      list[n++] = 'traceparent';
+      list[n++] = context.traceparent;
+    }
+    if (list.length !== n) list.length = n;
+    return list;
   }
 
   /**

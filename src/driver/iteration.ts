@@ -3,8 +3,8 @@
  * of its requests carries: the record the engine keeps per iteration, the walk from one request
  * to the next, and the rendering of each request's body.
  *
- * State an iteration carries from step to step (today its position; values saved from a reply, a
- * data-file row or a trace id would be more fields) lives in `Iteration`; the walk reads each
+ * State an iteration carries from step to step (its position and its trace; values saved from a
+ * reply or a data-file row would be more fields) lives in `Iteration`; the walk reads each
  * finished request's reply (`walkOn`); what a request's content depends on is rendered from the
  * iteration (`RequestBodies`).
  */
@@ -13,6 +13,7 @@ import type { TemplateContext } from '../profile/plan.ts';
 import type { BackoffMark, ClientIdentity } from './client-identity.ts';
 import type { CompiledScenario, CompiledStep } from './compiled-plan.ts';
 import { thinkTimeMs } from './flow.ts';
+import type { SpanWords, TraceWords } from './trace-context.ts';
 
 /**
  * How latency is measured: from the arrival's due time (open model, coordinated-omission-correct)
@@ -24,7 +25,7 @@ export type LoadModel = 'open' | 'closed';
  * One iteration's record. A plain object made by `newIteration` (an object literal: the cheapest
  * record V8 makes, one per iteration on the hot path); the walk mutates its position.
  */
-export interface Iteration {
+export interface Iteration extends TraceWords {
   readonly scenario: CompiledScenario;
   readonly client: ClientIdentity;
   readonly phaseIndex: number;
@@ -44,6 +45,7 @@ export interface Iteration {
   readonly vars: Record<string, unknown> | null;
   /** Its row of each data set its scenario reads, by set name; null when it reads none. */
   rows: Record<string, Readonly<Record<string, unknown>>> | null;
+  // TraceWords: the iteration's trace id, shared by every request of its walk (set by the engine).
 }
 
 /** A data row: column (or JSON Lines key) → value. */
@@ -58,7 +60,25 @@ export function newIteration(
   onDone: (() => void) | null,
 ): Iteration {
   const vars = scenario.saves ? (Object.create(null) as Record<string, unknown>) : null;
-  return { scenario, client, phaseIndex, model, number, onDone, stepIndex: 0, page: 0, cursor: null, bodyText: '', vars, rows: null };
+  return {
+    scenario,
+    client,
+    phaseIndex,
+    model,
+    number,
+    onDone,
+    stepIndex: 0,
+    page: 0,
+    cursor: null,
+    bodyText: '',
+    vars,
+    rows: null,
+    trace0: 0,
+    trace1: 0,
+    trace2: 0,
+    trace3: 0,
+    traceSampled: false,
+  };
 }
 
 /** The step the iteration's next (or current) request belongs to. */
@@ -70,7 +90,7 @@ export function currentStep(it: Iteration): CompiledStep {
  * The engine's part of one request: one mutable record per InFlightRequest, recycled with it, so
  * undici's handler (the request itself) reaches its iteration without a closure.
  */
-export interface RequestContext {
+export interface RequestContext extends SpanWords {
   /** The iteration this request belongs to; null while the record waits on the free list. */
   iteration: Iteration | null;
   /** When the request was due (run clock, ms): its arrival, its user's start, or the end of a think time or back-off. */
@@ -79,10 +99,14 @@ export interface RequestContext {
   tokenGeneration: number;
   /** Set on a client's first request after sitting out a Retry-After; null on every other. */
   backoff: BackoffMark | null;
+  /** The traceparent sent; null when the request carried none. (SpanWords: its span id.) */
+  traceparent: string | null;
+  /** The request's header list (its client's, the run's static ones, its traceparent), refilled per request. */
+  readonly headers: string[];
 }
 
 export function newRequestContext(): RequestContext {
-  return { iteration: null, intendedMs: 0, tokenGeneration: 0, backoff: null };
+  return { iteration: null, intendedMs: 0, tokenGeneration: 0, backoff: null, span0: 0, span1: 0, traceparent: null, headers: [] };
 }
 
 /**

@@ -34,6 +34,7 @@ import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import { createPacer, type Pacer } from './pacer.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
+import { staticTraceHeaders, tokenTraceHeaders, TraceIds, USER_AGENT } from './trace-context.ts';
 import { createWarmConnector } from './warm-connector.ts';
 import { warmUpOnce } from './warm-up.ts';
 
@@ -227,6 +228,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const clients = plan.clients.map(
     (c, i) => new ClientIdentity(i, c.id, c.secret, c.weight, layout.laneOf[i], c.signingSecret, c.assertionKey),
   );
+  const traceIds = new TraceIds(plan.trace);
+  const staticHeaders = staticTraceHeaders(plan.trace, USER_AGENT);
   let engine: LoadEngine | undefined;
   const tokens = new TokenManager({
     dispatchers: tokenDispatchers,
@@ -235,6 +238,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     recorder,
     now: clock.now,
     timeoutMs: plan.http.requestTimeoutMs,
+    traceHeaders: () => tokenTraceHeaders(plan.trace, traceIds),
   });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   // A data set with onEnd stop that runs out ends the load early, as completed (see data-feed.ts).
@@ -299,6 +303,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         recorder.notice(`data set "${set}" ${why}: the load ended after ${(clock.now() / 1000).toFixed(1)} s, before its phases' end`);
         dataEnd.abort();
       },
+      traceMode: plan.trace.mode,
+      traceIds,
+      staticHeaders,
     });
     const schedule = scheduleOf(plan.phases, plan.seed);
     const running = engine;

@@ -1,10 +1,11 @@
 /**
  * Request recording: each finished request becomes one Sample for the recorder — its method,
  * phase and client, outcome, timings (latency from the due time in the open model, from the send
- * in the closed one), Retry-After and back-off mark. One Sample record is refilled for every
+ * in the closed one), Retry-After and back-off mark, and its trace and span ids (for exemplars). One Sample record is refilled for every
  * request: the recorder copies what it keeps before `write` returns.
  */
 import type { Recorder } from '../metrics/recorder.ts';
+import { TRACE_SAMPLED, TRACE_SENT } from '../metrics/exemplars.ts';
 import { NO_BACKOFF, NO_LAG, type Sample } from '../metrics/sample.ts';
 import { RETRY_AFTER_ABSENT } from '../api/retry-after.ts';
 import type { InFlightRequest } from './in-flight-request.ts';
@@ -30,6 +31,13 @@ export class SampleWriter {
     backoffWaitedMs: NO_BACKOFF,
     backoffRetryAfterS: NO_BACKOFF,
     detail: '',
+    trace0: 0,
+    trace1: 0,
+    trace2: 0,
+    trace3: 0,
+    span0: 0,
+    span1: 0,
+    traceFlags: 0,
   };
 
   constructor(private readonly recorder: Recorder) {}
@@ -55,6 +63,13 @@ export class SampleWriter {
     s.backoffWaitedMs = backoff === null ? NO_BACKOFF : backoff.waitedMs;
     s.backoffRetryAfterS = backoff === null ? NO_BACKOFF : backoff.retryAfterS;
     s.detail = outcome.detail;
+    s.trace0 = it.trace0;
+    s.trace1 = it.trace1;
+    s.trace2 = it.trace2;
+    s.trace3 = it.trace3;
+    s.span0 = request.context.span0;
+    s.span1 = request.context.span1;
+    s.traceFlags = (it.traceSampled ? TRACE_SAMPLED : 0) | (request.context.traceparent !== null ? TRACE_SENT : 0);
     this.recorder.record(s);
   }
 }

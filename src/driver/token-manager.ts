@@ -26,6 +26,8 @@ export interface TokenManagerOptions {
   readonly now: () => number;
   /** Each token request's overall deadline (ms). */
   readonly timeoutMs: number;
+  /** Trace-context headers of each token request attempt (a traceparent, user agent, baggage). */
+  readonly traceHeaders?: () => Readonly<Record<string, string>>;
 }
 
 const RETRY_DELAYS_MS = [500, 1000, 2000, 5000, 10_000];
@@ -119,6 +121,7 @@ export class TokenManager {
       extraFields: auth.extraFields,
       timeoutMs,
       signal: this.cancel.signal,
+      headers: this.options.traceHeaders,
     };
     const result = await requestTokenHonouringRetryAfter(dispatchers[client.lane]!, request, record);
     client.refreshing = false;

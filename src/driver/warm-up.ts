@@ -27,6 +27,7 @@ import { ConnectionSet, loadClient } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import { createPacer } from './pacer.ts';
+import { staticTraceHeaders, TraceIds, USER_AGENT } from './trace-context.ts';
 
 /** Time spent warming, in all (split between the closed and the open model when the plan has both). */
 export const WARM_UP_MS = 400;
@@ -143,6 +144,9 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
       maxInFlight: plan.http.maxInFlight,
       now,
       random: createRandom(plan.seed),
+      traceMode: plan.trace.mode,
+      traceIds: new TraceIds(plan.trace),
+      staticHeaders: staticTraceHeaders(plan.trace, USER_AGENT),
     });
     const closed = plan.phases.find((p) => p.load.kind === 'concurrency');
     const open = plan.phases.find((p) => p.load.kind === 'rate');

@@ -3,6 +3,7 @@
  * or shards started together) into one.
  */
 import type { TimelineRow } from '../contract/result-schema.ts';
+import { mergeExemplars } from './exemplars.ts';
 import { addHistograms, createCompactHistogram, createLatencyHistogram, decodeHistogram, encodeHistogram, type Histogram } from './hdr.ts';
 import { mergeLedgerData } from './ledger-merge.ts';
 import { OutcomeTable } from './outcome-table.ts';
@@ -179,5 +180,6 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
       parts.map((p) => p.connections ?? {}),
       (k) => k,
     ),
+    exemplars: mergeExemplars(parts.map((p) => p.exemplars)),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { TimelineRow } from '../contract/result-schema.ts';
 import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
+import type { ExemplarData } from './exemplars.ts';
 import type { LedgerData } from './ledger-data.ts';
 import type { RecentError } from '../contract/live-snapshot.ts';
 
@@ -59,6 +60,8 @@ export interface RecordedData {
    * data recorded before connections were counted.
    */
   readonly connections?: Readonly<Record<string, number>>;
+  /** Exemplars by method (exemplars.ts); absent in data recorded before exemplars existed. */
+  readonly exemplars?: Readonly<Record<string, readonly ExemplarData[]>>;
 }
 
 let emptyEncoding: string | undefined;

@@ -12,6 +12,7 @@ import { RateLimitLedger } from './rate-limit-ledger.ts';
 import { RecentErrors } from './recent-errors.ts';
 import type { DimensionData, EncodedPair, RecordedData } from './recorded-data.ts';
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
+import { ExemplarReservoir } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
 
 /**
@@ -29,6 +30,8 @@ export interface RecordedCell {
 export interface RecorderOptions {
   /** The contract the passive ledger judges against; null = no rate-limit ledger in the data. */
   readonly rateLimit: RateLimitContract | null;
+  /** Exemplars kept per kind and method (the N slowest, N per outcome); default 10, 0 = none. */
+  readonly exemplarsPerKind?: number;
 }
 
 /** Distinct skip reasons kept apart; more are counted as "other". */
@@ -44,8 +47,8 @@ const dimensionError = (what: string, index: number): RangeError =>
 /**
  * The recorder: the driver pushes samples in, views pull snapshots, the result writer pulls
  * serialize(). It keeps histograms (overall, per phase × method cell, per outcome; compact per client),
- * outcome counters, a per-second timeline, skip counts, recent distinct errors and the passive
- * rate-limit ledger — nothing per request, so memory is bounded by the dimensions, the distinct
+ * outcome counters, a per-second timeline, skip counts, recent distinct errors, the passive
+ * rate-limit ledger and a bounded reservoir of exemplars (exemplars.ts) — nothing per request, so memory is bounded by the dimensions, the distinct
  * outcomes (capped) and the run's duration in seconds. record() is a dozen histogram increments
  * and counter bumps, indexed by array position.
  */
@@ -75,6 +78,7 @@ export class Recorder {
   private readonly notices = new Set<string>();
   /** Connections opened, by negotiated protocol. */
   private readonly connections = new Map<string, number>();
+  private readonly exemplars: ExemplarReservoir;
   private lastAtMs = 0;
 
   constructor(
@@ -84,6 +88,7 @@ export class Recorder {
     this.clients = dims.clients.map(() => new DimensionStats(createCompactHistogram));
     this.replicas = (dims.replicas ?? []).map(() => new DimensionStats(createLatencyHistogram));
     this.ledger = new RateLimitLedger(dims.clients, options.rateLimit);
+    this.exemplars = new ExemplarReservoir(dims, options.exemplarsPerKind);
   }
 
   /** The run's methods, phases and clients, by name: what the sample indexes point at. */
@@ -127,6 +132,7 @@ export class Recorder {
       recordUs((this.phaseLag[s.phaseIndex] ??= createLatencyHistogram()), s.lagUs);
     }
     this.timeline.record(s.doneAtMs, s.latencyUs, cls);
+    this.exemplars.offer(s.methodIndex, s, this.outcomes.keys[oi]!, cls === 'success');
     this.ledger.record(s);
     if (cls === 'error') this.recentErrors.record('api', s.outcome, s.detail, s.doneAtMs);
     if (s.doneAtMs > this.lastAtMs) this.lastAtMs = s.doneAtMs;
@@ -273,6 +279,7 @@ export class Recorder {
       ledger: this.ledger.serialize(),
       notices: [...this.notices],
       connections: Object.fromEntries(this.connections),
+      exemplars: this.exemplars.serialize(),
     };
   }
 

@@ -41,6 +41,17 @@ export interface Sample {
   readonly backoffRetryAfterS: number;
   /** Short sanitized description for failures (error log pane); empty for successes. */
   readonly detail: string;
+  /**
+   * The request's W3C trace id (four 32-bit words, most significant first) and span id (two), and
+   * its trace flags (TRACE_SAMPLED, TRACE_SENT of exemplars.ts): what its exemplar names. Absent = zeros.
+   */
+  readonly trace0?: number;
+  readonly trace1?: number;
+  readonly trace2?: number;
+  readonly trace3?: number;
+  readonly span0?: number;
+  readonly span1?: number;
+  readonly traceFlags?: number;
 }
 
 /** `lagUs` of a request without an intended start (closed model): it has no schedule to lag behind. */

@@ -19,7 +19,7 @@ import type { PhaseLoad, Stage } from './phase-load.ts';
 import { resolvePhases } from './resolve-phases.ts';
 import { fileErrorReason } from './profile-files.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
-import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer } from './resolve-settings.ts';
+import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer, resolveTrace } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { targetUrlProblem } from './target-url.ts';
@@ -135,6 +135,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     http,
     sign: doc.sign === undefined ? null : resolveSignModule(doc.sign, baseDir, problems),
     seed,
+    trace: resolveTrace(validFields(HttpSchema, raw.http), seed),
+    report: { traceUrl: doc.report?.traceUrl ?? null },
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
     data: resolveData(raw.data, baseDir, dataColumns, problems),
     dataPart: { index: 0, count: 1 },

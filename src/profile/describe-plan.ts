@@ -54,6 +54,13 @@ export function describePlan(plan: Plan): Record<string, unknown> {
       identity: plan.http.identity === null ? null : `(client certificate ${plan.http.identity.source})`,
     },
     sign: plan.sign,
+    trace: {
+      mode: plan.trace.mode,
+      sampleRatio: plan.trace.sampleRatio,
+      tracestate: plan.trace.tracestate,
+      baggageRunId: plan.trace.baggageRunId,
+    },
+    report: plan.report,
     seed: plan.seed,
     checkpointEveryMs: plan.checkpointEveryMs,
     ...(plan.data.length > 0 ? { data: plan.data } : {}),

@@ -40,6 +40,10 @@ export interface Plan {
   readonly sign: string | null;
   /** Seed of the run's random choices (scenario picks, template picks). */
   readonly seed: number;
+  /** W3C trace context of the requests (see driver/trace-context.ts). */
+  readonly trace: TracePlan;
+  /** How `rpcload report` renders the run: its trace link template (profile report.traceUrl); null = no links. */
+  readonly report: { readonly traceUrl: string | null };
   /** Result checkpoint interval (ms). */
   readonly checkpointEveryMs: number;
   /** The `data` section: files whose rows feed `{{data.SET.COLUMN}}`, in the profile's order; empty = none. */
@@ -51,6 +55,30 @@ export interface Plan {
   readonly dataPart: DataPart;
   /** The `capacity` section resolved (defaults when absent); only `rpcload capacity` reads it. */
   readonly capacity?: CapacityPlan;
+}
+
+/** Whether and when requests carry a `traceparent`. */
+export type TraceContextMode = 'always' | 'sampled' | 'off';
+
+/** The resolved trace-context settings of a run (plain data: crosses worker and shard boundaries). */
+export interface TracePlan {
+  /** always: every request carries a traceparent; sampled: only sampled traces do; off: none. */
+  readonly mode: TraceContextMode;
+  /** Share of traces sent with the sampled flag (0..1), picked deterministically from the trace id. */
+  readonly sampleRatio: number;
+  /** A `tracestate` header value sent with every traceparent; null = none. */
+  readonly tracestate: string | null;
+  /** Send `baggage: rpcload.run=<run id>` with every request. */
+  readonly baggageRunId: boolean;
+  /** The run id the baggage names: null until the session that runs the plan sets it. */
+  readonly runId: string | null;
+  /** Seed of the id keys: the run's seed before any split into workers or shards. */
+  readonly seed: number;
+  /**
+   * Which thread of the run draws ids: shard index (1-based, 0 = not sharded) × 65,536 + worker
+   * index (1-based, 0 = no worker threads). Distinct threads of one run never share a stream.
+   */
+  readonly stream: number;
 }
 
 export type ReplicaAffinity = 'request' | 'client';

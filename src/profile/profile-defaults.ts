@@ -27,6 +27,9 @@ export const PROFILE_DEFAULTS = {
     preconnect: true,
     warmUp: true,
     client: 'fast',
+    traceContext: 'always',
+    traceSampleRatio: 0.01,
+    traceBaggage: false,
   },
   // Mirrors the reference server's own defaults (ServerOptions), made explicit in the plan.
   server: {

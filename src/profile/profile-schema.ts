@@ -9,6 +9,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { CapacitySchema } from './capacity-settings.ts';
 import { AuthSchema, DurationSchema, HttpSchema, Literals, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
+import { TRACE_URL_PATTERN } from './trace-url.ts';
 
 const SECRET_HINT =
   'Write it as "${ENV_VAR}" so it comes from the environment (an empty value counts as none). Default: none; without a target, clients without a secret get a random per-run secret.';
@@ -319,6 +320,20 @@ export const ProfileSchema = Type.Object(
       }),
     ),
     capacity: Type.Optional(CapacitySchema),
+    report: Type.Optional(
+      Type.Object(
+        {
+          traceUrl: Type.Optional(
+            Type.String({
+              pattern: TRACE_URL_PATTERN,
+              description:
+                'Link template of exemplar trace ids in `rpcload report` (its --trace-url flag wins), e.g. "https://tempo.example/trace/{traceId}"; {spanId} is replaced too. Default: no links.',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: "How `rpcload report` renders this profile's result files." },
+      ),
+    ),
     seed: Type.Optional(
       Type.Integer({
         minimum: 0,

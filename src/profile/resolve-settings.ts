@@ -1,7 +1,7 @@
 /** Resolve the settings sections (auth, rateLimit, http, server): defaults applied, durations in ms. */
 import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
-import type { AuthPlan, HttpPlan, Plan } from './plan.ts';
+import type { AuthPlan, HttpPlan, Plan, TracePlan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { readTlsIdentity } from './key-files.ts';
 import { readCa } from './profile-files.ts';
@@ -81,6 +81,19 @@ function resolveIdentity(http: HttpSettings, baseDir: string, problems: Problem[
     message: `expected a client certificate with its private key, found ${read.reason}`,
   });
   return null;
+}
+
+/** The trace-context settings (profile `http.trace*`); the stream is the whole run's until it is split. */
+export function resolveTrace(http: HttpSettings, seed: number): TracePlan {
+  return {
+    mode: http.traceContext ?? D.http.traceContext,
+    sampleRatio: http.traceSampleRatio ?? D.http.traceSampleRatio,
+    tracestate: http.tracestate ?? null,
+    baggageRunId: http.traceBaggage ?? D.http.traceBaggage,
+    runId: null,
+    seed,
+    stream: 0,
+  };
 }
 
 /**

@@ -8,6 +8,9 @@ import { ASSERTION_ALGS } from '../api/client-assertion.ts';
 import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
+/** A W3C tracestate list: 1 to 32 key=value members, keys lowercase, values printable without ',' and '='. */
+const TRACESTATE_PATTERN = '^[a-z0-9][a-z0-9_*/@-]{0,255}=[ -+\\--<>-~]{0,255}(,[a-z0-9][a-z0-9_*/@-]{0,255}=[ -+\\--<>-~]{0,255}){0,31}$';
+
 const DURATION_HINT = 'A duration like "500ms", "10s" or "1m30s" (a bare number is seconds), at most 7 days.';
 
 /** A duration string; parsed and range-checked by the plan builder. */
@@ -146,6 +149,23 @@ export const HttpSchema = OptionalFields(
       "HTTP client of the load's API calls: fast = rpcload's own HTTP/1.1 keep-alive client (less CPU per request), undici = undici's Client. Token requests and verify always use undici.",
       D.http.client,
     ),
+    traceContext: Literals(
+      ['always', 'sampled', 'off'],
+      'W3C traceparent on every request (always), only on the sampled share of traces (sampled), or none (off). Iterations share a trace id, each request is a span; see docs/tracing.md.',
+      D.http.traceContext,
+    ),
+    traceSampleRatio: Fraction(
+      'Share of traces sent with the sampled flag, picked deterministically from the trace id.',
+      D.http.traceSampleRatio,
+    ),
+    tracestate: Type.String({
+      pattern: TRACESTATE_PATTERN,
+      description: 'A W3C tracestate value (e.g. "vendor=value") sent with every traceparent. Default: none.',
+    }),
+    traceBaggage: Type.Boolean({
+      default: D.http.traceBaggage,
+      description: `Send a W3C baggage header with the run id (rpcload.run=<id>) on every request. Default ${D.http.traceBaggage}.`,
+    }),
   },
   'HTTP transport settings.',
 );

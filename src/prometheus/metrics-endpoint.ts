@@ -44,7 +44,7 @@ export interface MetricsEndpoint {
 const REFRESH_MS = 1000;
 
 /** What a load of `plan` reads for the endpoint: the bounds, and the plan's first N client IDs (`--metrics-clients N`). */
-export function metricsReadOptions(options: MetricsOptions | null, plan: Plan): MetricsReadOptions | null {
+export function metricsReadOptions(options: Pick<MetricsOptions, 'bucketsMs' | 'clients'> | null, plan: Plan): MetricsReadOptions | null {
   if (options === null) return null;
   return { bucketsMs: options.bucketsMs, labelledClients: plan.clients.slice(0, options.clients).map((c) => c.id) };
 }

@@ -25,6 +25,8 @@ import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
 import { aimedAt, insecureWarning, openTarget, type Target } from './target.ts';
+import { DEFAULT_METRICS_BUCKETS_MS } from '../prometheus/metrics-snapshot.ts';
+import { OtlpPush, otlpWarning, type OtlpOptions } from '../prometheus/otlp-push.ts';
 import {
   metricsReadOptions,
   openMetricsEndpoint,
@@ -52,6 +54,8 @@ export interface RunSessionOptions {
   readonly label?: string;
   /** `--metrics-listen` and companions: serve live Prometheus metrics until the result file is written. */
   readonly metrics?: MetricsOptions | null;
+  /** `--otlp-endpoint` (or OTEL_EXPORTER_OTLP_*): push the live metrics to an OpenTelemetry Collector; null = no push. */
+  readonly otlp?: OtlpOptions | null;
   /** Told, before the load starts, what the run will also record as warnings (e.g. `--insecure`). */
   readonly warn?: (warning: string) => void;
 }
@@ -95,18 +99,17 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const upfront = upfrontWarnings(plan, startAt, Date.now());
   for (const warning of upfront) options.warn?.(warning);
   const runId = randomUUID();
+  const labels = {
+    runId: shard?.runId ?? runId,
+    profile: options.plan.name,
+    shard: shard === null ? '1/1' : `${shard.index}/${shard.count}`,
+  };
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const metrics = options.metrics ?? null;
-  const endpoint =
-    metrics === null
-      ? null
-      : await openMetricsEndpoint(metrics, {
-          runId: shard?.runId ?? runId,
-          profile: options.plan.name,
-          shard: shard === null ? '1/1' : `${shard.index}/${shard.count}`,
-        });
+  const endpoint = metrics === null ? null : await openMetricsEndpoint(metrics, labels);
+  const otlp = options.otlp ? new OtlpPush(options.otlp, labels) : null;
   const { value, closed } = await whileServing(endpoint, () =>
-    runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt, upfront }, endpoint),
+    runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt, upfront }, endpoint, otlp),
   );
   return { ...value, metricsClosed: closed };
 }
@@ -117,17 +120,27 @@ async function runWithEndpoint(
   plan: Plan,
   run: { runId: string; path: string; startedAt: Date; shard: ShardSpec | null; startAt: number | null; upfront: readonly string[] },
   endpoint: MetricsEndpoint | null,
+  otlp: OtlpPush | null,
 ): Promise<Omit<RunSessionResult, 'metricsClosed'>> {
   const { runId, path, startedAt, shard, startAt, upfront } = run;
   const target = await openTarget(plan);
   try {
-    const load = startLoad(aimedAt(plan, target), {
-      workers: options.workers ?? 1,
-      signal: options.signal,
-      startAtEpochMs: startAt,
-      metrics: metricsReadOptions(options.metrics ?? null, plan),
-    });
+    const load = startLoad(
+      // The run id is known now: the baggage header (http.traceBaggage) carries the one shards share.
+      { ...aimedAt(plan, target), trace: { ...plan.trace, runId: shard?.runId ?? runId } },
+      {
+        workers: options.workers ?? 1,
+        signal: options.signal,
+        startAtEpochMs: startAt,
+        // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
+        metrics: metricsReadOptions(
+          options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }),
+          plan,
+        ),
+      },
+    );
     endpoint?.follow(() => load.metrics());
+    otlp?.follow(() => load.metrics());
     // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
     const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
     const record = new RunRecord(runId, plan, options.plan, target, load, startedAt, shard, startAt, options.label);
@@ -148,13 +161,18 @@ async function runWithEndpoint(
       await checkpoints.stop();
     }
     const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
+    // The final push (bounded wait): what the collector got, or missed, goes into the result file.
+    const otlpReport = otlp === null ? null : await otlp.finish();
+    const otlpLost = otlpReport === null ? null : otlpWarning(otlpReport);
+    if (otlpLost !== null) options.warn?.(otlpLost);
     const built = judged(
       plan,
       buildRunResult(record.input(ending.data, ending.status, [...upfront, ...ending.notes], checkpoints.problem(), ending.failure)),
     );
     samples?.finish(built.timeline);
     const samplesProblem = samples?.problem() ?? null;
-    const result = samplesProblem === null ? built : { ...built, warnings: [...built.warnings, samplesProblem] };
+    const warnings = [...built.warnings, ...(samplesProblem === null ? [] : [samplesProblem]), ...(otlpLost === null ? [] : [otlpLost])];
+    const result: RunResult = { ...built, warnings, ...(otlpReport === null ? {} : { otlp: otlpReport }) };
     const written = await writeFinalResultFile(path, result);
     // Not where it was asked for: whatever reads that path next must not take a stale file for this run's result.
     const judgedCode = exitCodeOf(result);

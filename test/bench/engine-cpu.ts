@@ -18,6 +18,10 @@
  *
  *   npx tsx test/bench/engine-cpu.ts [--mode engine|socket] [--rounds N] [--slice-ms MS | --seconds S] DIST_A DIST_B
  *
+ * BENCH_TRACE_A / BENCH_TRACE_B (always | sampled | off) set the profile's http.traceContext of the
+ * first / second build (builds with trace context only): one dist against itself then measures
+ * what the trace context costs.
+ *
  * A dist directory outside the repository needs a node_modules beside it (a symlink to this one).
  */
 import { execFile } from 'node:child_process';
@@ -36,6 +40,7 @@ import type * as RecorderModule from '../../src/metrics/recorder.ts';
 import type * as BuildPlanModule from '../../src/profile/build-plan.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 import type * as RandomModule from '../../src/util/random.ts';
+import type * as TraceContextModule from '../../src/driver/trace-context.ts';
 import { median } from './bench-stats.ts';
 import { SUCCESS_BODY } from './bench-target.ts';
 import { startRawResponder } from './raw-target.ts';
@@ -60,6 +65,8 @@ async function importBuild(dist: string) {
     ...(await load<typeof CompiledPlanModule>('driver/compiled-plan.js')),
     ...(await load<typeof ClientIdentityModule>('driver/client-identity.js')),
     ...(await load<typeof RandomModule>('util/random.js')),
+    // Absent from builds before trace context.
+    trace: await load<typeof TraceContextModule>('driver/trace-context.js').catch(() => null),
   };
 }
 type Build = Awaited<ReturnType<typeof importBuild>>;
@@ -69,14 +76,15 @@ function cpuUs(): number {
   return cpu.user + cpu.system;
 }
 
-function benchPlan(build: Build, target: string, durationS: number): Plan {
+function benchPlan(build: Build, target: string, durationS: number, traceContext?: string): Plan {
+  const http = { connections: USERS, ...(traceContext === undefined ? {} : { traceContext }) } as Record<string, unknown>;
   return build.buildPlan(
     {
       target,
       clients: { pattern: 'bench-{n}', count: 4, secret: 'bench-secret' },
       scenarios: [{ name: 'ping', steps: [{ method: 'ping', args: { message: 'hello', n: 1 } }] }],
       phases: [{ name: 'load', duration: `${durationS}s`, concurrency: USERS }],
-      http: { connections: USERS },
+      http,
     },
     { source: '' },
   );
@@ -127,9 +135,9 @@ class InstantConnections {
 }
 
 /** A build's engine on the stand-in connections, run slice by slice. */
-async function engineBench(dist: string) {
+async function engineBench(dist: string, traceContext: string | undefined) {
   const build = await importBuild(dist);
-  const plan = benchPlan(build, 'http://127.0.0.1:9', 3600);
+  const plan = benchPlan(build, 'http://127.0.0.1:9', 3600, traceContext);
   const recorder = newRecorder(build, plan);
   const clock = new build.RunClock();
   const clients = plan.clients.map((c, i) => new build.ClientIdentity(i, c.id, c.secret, c.weight));
@@ -148,7 +156,14 @@ async function engineBench(dist: string) {
     maxInFlight: plan.http.maxInFlight,
     now: clock.now,
     random: build.createRandom(plan.seed),
-  });
+    ...(build.trace === null
+      ? {}
+      : {
+          traceMode: plan.trace.mode,
+          traceIds: new build.trace.TraceIds(plan.trace),
+          staticHeaders: build.trace.staticTraceHeaders(plan.trace, build.trace.USER_AGENT),
+        }),
+  } as EngineModule.EngineOptions);
   clock.start();
   const requests = (): number => recorder.snapshot(clock.now()).requests;
   return {
@@ -165,7 +180,7 @@ async function engineBench(dist: string) {
 
 async function engineMode(dists: readonly string[], rounds: number, sliceMs: number): Promise<void> {
   if (dists.length !== 2) throw new Error('engine mode compares two builds');
-  const [a, b] = await Promise.all(dists.map(engineBench));
+  const [a, b] = await Promise.all(dists.map((dist, i) => engineBench(dist, process.env[i === 0 ? 'BENCH_TRACE_A' : 'BENCH_TRACE_B'])));
   for (let i = 0; i < 4; i++) for (const bench of [a!, b!]) await bench.slice(sliceMs); // JIT warm
   const perRequest: [number[], number[]] = [[], []];
   const ratios: number[] = [];

@@ -29,6 +29,7 @@ function figures(d: RecordedData) {
     histograms: [pairs(d.byMethod), pairs(d.byPhase), pairs(d.byClient), pairs(d.byOutcome)],
     outcomes: [outcomes(d.byMethod), outcomes(d.byPhase), outcomes(d.byClient)],
     lastAtMs: d.lastAtMs,
+    exemplars: d.exemplars,
     // Announced windows survive only a split by client (a time split withholds them: see the tests).
     ledgerClients: Object.fromEntries(
       Object.entries(d.ledger?.clients ?? {}).map(([id, c]) => [

@@ -89,6 +89,8 @@ describe('buildPlan: defaults', () => {
         client: 'fast',
       },
       sign: null,
+      trace: { mode: 'always', sampleRatio: 0.01, tracestate: null, baggageRunId: false, runId: null, seed, stream: 0 },
+      report: { traceUrl: null },
       checkpointEveryMs: 10_000,
       data: [],
       dataPart: { index: 0, count: 1 },

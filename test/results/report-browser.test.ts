@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatMs } from '../../src/results/compare/format.ts';
 import { renderReport } from '../../src/results/report/render-report.ts';
 import type { CheckResult } from '../../src/contract/result-schema.ts';
+import { sampleResult } from '../support/recorder-fixtures.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 import { requireProgram } from '../support/system-program.ts';
 import { useTempDir } from '../support/temp-dir.ts';
@@ -116,6 +118,42 @@ describe.skipIf(chromiumProgram.path === null)(`HTML report in headless Chromium
     }
     await page.close();
     expect(existsSync(join(dir, 'report.png'))).toBe(true);
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+  });
+
+  it('lists each method’s exemplars with their trace ids linked to the tracing UI', async () => {
+    const result = sampleResult();
+    const html = renderReport({ label: 'results/exemplars.json', result }, undefined, 'https://tempo.example/trace/{traceId}?span={spanId}');
+    const file = join(dir, 'exemplars.html');
+    await writeFile(file, html);
+    const url = pathToFileURL(file).href;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('request', (request) => request.url() !== url && requests.push(request.url()));
+    await page.goto(url, { waitUntil: 'load' });
+    const tables = await page.locator('#exemplars table.exemplars').count();
+    expect(tables).toBe(Object.keys(result.exemplars!).length);
+    const links = [];
+    for (const anchor of await page.locator('#exemplars a').all())
+      links.push({ href: (await anchor.getAttribute('href')) ?? '', text: await anchor.textContent(), visible: await anchor.isVisible() });
+    const kept = new Set(Object.values(result.exemplars!).flatMap((list) => list.map((e) => `${e.traceId}?span=${e.spanId}`)));
+    expect(links.length).toBeGreaterThan(10);
+    for (const link of links) {
+      const match = /^https:\/\/tempo\.example\/trace\/([0-9a-f]{32})\?span=([0-9a-f]{16})$/.exec(link.href);
+      expect(match).not.toBeNull();
+      expect(kept.has(`${match![1]}?span=${match![2]}`)).toBe(true);
+      expect(link.text).toBe(match![1]);
+      expect(link.visible).toBe(true);
+    }
+    // The slowest of each method comes first, as the result file lists it.
+    const firstRow = await page.locator('#exemplars table.exemplars').first().locator('tbody tr').first().locator('td').nth(1).textContent();
+    const firstMethod = Object.keys(result.exemplars!).sort()[0]!;
+    expect(firstRow).toBe(`${formatMs(result.exemplars![firstMethod]![0]!.latencyMs)} ms`);
+    await page.close();
     expect(problems).toEqual([]);
     expect(requests).toEqual([]);
   });

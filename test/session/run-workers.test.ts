@@ -58,6 +58,11 @@ describe('rpcload run --workers', () => {
     for (const [id, client] of Object.entries(result.rateLimit!.clients))
       expect({ admitted: client.admitted, refused: client.refused }).toEqual(serverSide[id]);
     expect(Object.keys(result.byClient).sort()).toEqual(['client-1', 'client-2', 'client-3', 'client-4']);
+    // exemplars come merged from both workers (each with its own trace-id stream: no id twice)
+    const exemplars = result.exemplars!.ping!;
+    expect(exemplars.filter((e) => e.kinds.includes('slowest'))).toHaveLength(10);
+    expect(new Set(exemplars.map((e) => e.traceId)).size).toBe(exemplars.length);
+    expect(exemplars.every((e) => e.sent && e.outcome === 'success' && /^[0-9a-f]{32}$/.test(e.traceId))).toBe(true);
     // the live view saw both workers' traffic, client rows in the run's order
     const last = snapshots.at(-1)!;
     expect(last.requests).toBeGreaterThan(200);

@@ -3,6 +3,8 @@
  * nearest-rank percentiles, and results built from them the way a run builds its file.
  */
 import type { RecorderDimensions, Sample, TokenSample } from '../../src/metrics/sample.ts';
+import { TraceIds, type SpanWords, type TraceWords } from '../../src/driver/trace-context.ts';
+import { TRACE_SAMPLED, TRACE_SENT } from '../../src/metrics/exemplars.ts';
 import { createRandom } from '../../src/util/random.ts';
 import { Recorder } from '../../src/metrics/recorder.ts';
 import type { RecordedData } from '../../src/metrics/recorded-data.ts';
@@ -62,7 +64,13 @@ const STATUS: Readonly<Record<string, number>> = {
  */
 export function recorderSamples(count: number, seed: number, durationS = 20): Sample[] {
   const random = createRandom(seed);
+  // Trace and span ids as the driver draws them (from their own stream: the figures above stay as they were).
+  const ids = new TraceIds({ seed, stream: 0, sampleRatio: 0.5 });
   return Array.from({ length: count }, (_, i) => {
+    const trace: TraceWords = { trace0: 0, trace1: 0, trace2: 0, trace3: 0, traceSampled: false };
+    const span: SpanWords = { span0: 0, span1: 0 };
+    ids.nextTrace(trace);
+    ids.nextSpan(span);
     const methodIndex = Math.floor(random() * DIMS.methods.length);
     const u = random();
     const outcome = u < 0.85 ? OUTCOMES[0] : u < 0.93 ? OUTCOMES[1] : u < 0.98 ? OUTCOMES[2] : OUTCOMES[3];
@@ -82,6 +90,9 @@ export function recorderSamples(count: number, seed: number, durationS = 20): Sa
       lagUs,
       retryAfterS: outcome === OUTCOMES[1] ? 3 : -1,
       detail: outcome === 'success' ? '' : `detail of ${outcome}`,
+      ...trace,
+      ...span,
+      traceFlags: TRACE_SENT | (trace.traceSampled ? TRACE_SAMPLED : 0),
     });
   });
 }

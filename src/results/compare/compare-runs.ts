@@ -4,7 +4,7 @@
  */
 import { RpcloadError } from '../../errors.ts';
 import { sanitizeText } from '../../util/sanitize.ts';
-import type { CheckVerdict, RunResult } from '../../contract/result-schema.ts';
+import type { CheckVerdict, Exemplar, RunResult } from '../../contract/result-schema.ts';
 import { rulesForMetric, type FailOnRule } from './fail-on.ts';
 import { loadShapeDifferences } from './load-shape.ts';
 import { metricsFor, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';
@@ -67,6 +67,38 @@ export interface Comparison {
   readonly counts: Readonly<Record<RowVerdict, number>>;
   /** True when any row is a regression: the command exits 1. */
   readonly regression: boolean;
+  /**
+   * For each scope with a latency regression (or worse): the head run's slowest exemplars there,
+   * the traces to open first. Absent when there is none, or the head run kept no exemplars.
+   */
+  readonly slowestInHead?: readonly ScopeExemplars[];
+}
+
+/** A scope's slowest exemplars of the head run (its method's, or every method's for the overall scope). */
+export interface ScopeExemplars {
+  /** null: the overall figures; else a method name. */
+  readonly method: string | null;
+  readonly exemplars: readonly Pick<Exemplar, 'traceId' | 'spanId' | 'latencyMs' | 'serviceTimeMs' | 'outcome' | 'client'>[];
+}
+
+/** Exemplars shown per scope next to a latency regression. */
+const EXEMPLARS_PER_REGRESSION = 5;
+
+/** The head's slowest exemplars of every scope whose latency regressed (or got worse). */
+function slowestInHead(rows: readonly ComparisonRow[], head: RunResult): ScopeExemplars[] {
+  if (head.exemplars === undefined) return [];
+  const scopes = [
+    ...new Set(rows.filter((r): r is MetricRow => r.type === 'metric' && r.unit === 'ms' && (r.verdict === 'regression' || r.verdict === 'worse')).map((r) => r.method)),
+  ];
+  return scopes.flatMap((method) => {
+    const pool = method === null ? Object.values(head.exemplars!).flat() : (head.exemplars![method] ?? []);
+    const exemplars = pool
+      .filter((e) => e.kinds.includes('slowest'))
+      .sort((a, b) => b.latencyMs - a.latencyMs || a.spanId.localeCompare(b.spanId))
+      .slice(0, EXEMPLARS_PER_REGRESSION)
+      .map(({ traceId, spanId, latencyMs, serviceTimeMs, outcome, client }) => ({ traceId, spanId, latencyMs, serviceTimeMs, outcome, client }));
+    return exemplars.length > 0 ? [{ method, exemplars }] : [];
+  });
 }
 
 export interface CompareOptions {
@@ -185,6 +217,7 @@ export function compareRuns(base: LabelledResult, head: LabelledResult, options:
     ...statusRows('threshold', thresholdsOf(base.result), thresholdsOf(head.result), options.rules.find((r) => r.kind === 'thresholds')),
   ];
   const counts = Object.fromEntries(ROW_VERDICT_ORDER.map((v) => [v, rows.filter((row) => row.verdict === v).length])) as Record<RowVerdict, number>;
+  const slowest = slowestInHead(rows, head.result);
   return {
     schema: 'rpcload/compare@1',
     base: describeRun(base),
@@ -194,5 +227,6 @@ export function compareRuns(base: LabelledResult, head: LabelledResult, options:
     rows,
     counts,
     regression: counts.regression > 0,
+    ...(slowest.length > 0 ? { slowestInHead: slowest } : {}),
   };
 }

@@ -95,6 +95,14 @@ export function regressionLines(comparison: Comparison): string[] {
     });
 }
 
+/** One line per scope with a latency regression: the head run's slowest exemplars there (trace id, latency, outcome, client). */
+export function slowestExemplarLines(comparison: Comparison, code: (text: string) => string = (t) => t): string[] {
+  return (comparison.slowestInHead ?? []).map(({ method, exemplars }) => {
+    const list = exemplars.map((e) => `${code(e.traceId)} ${formatMs(e.latencyMs)} ms ${code(sanitizeText(e.outcome, 60))} ${code(sanitizeText(e.client, 60))}`);
+    return `slowest in head, ${method === null ? 'all methods' : code(sanitizeText(method, 60))}: ${list.join('; ')}`;
+  });
+}
+
 /** Rows with the most severe verdicts first, otherwise in their natural order. */
 export function rowsBySeverity(rows: readonly ComparisonRow[]): ComparisonRow[] {
   return rows

@@ -4,7 +4,7 @@
  */
 import { sanitizeText } from '../../util/sanitize.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
-import { countsLine, rowCells, rowsBySeverity } from './format.ts';
+import { countsLine, rowCells, rowsBySeverity, slowestExemplarLines } from './format.ts';
 import type { RowVerdict } from './row-verdict.ts';
 
 const MARK: Readonly<Record<RowVerdict, string>> = {
@@ -43,5 +43,7 @@ export function renderComparisonMarkdown(comparison: Comparison): string {
     const metric = row.type === 'metric' ? c.metric : markdownCode(row.name);
     out.push(`| ${MARK[row.verdict]} | ${scope} | ${metric} | ${c.base} | ${c.head} | ${c.delta} | ${c.relative} | ${c.noise} | ${verdict} |`);
   }
+  const slowest = slowestExemplarLines(comparison, markdownCode);
+  if (slowest.length > 0) out.push('', ...slowest.map((line) => `- ${line}`));
   return `${out.join('\n')}\n`;
 }

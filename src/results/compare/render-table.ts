@@ -2,7 +2,7 @@
 import { sanitizeText } from '../../util/sanitize.ts';
 import { paint, type Style } from '../../util/terminal-style.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
-import { countsLine, regressionLines, rowCells, type RowCells } from './format.ts';
+import { countsLine, regressionLines, rowCells, slowestExemplarLines, type RowCells } from './format.ts';
 import type { RowVerdict } from './row-verdict.ts';
 
 export interface TableOptions {
@@ -60,6 +60,7 @@ export function renderComparisonTable(comparison: Comparison, options: TableOpti
   } else {
     out.push(styled('OK: no regression', ['strong', 'ok']));
   }
+  for (const text of slowestExemplarLines(comparison)) out.push(text);
   out.push(countsLine(comparison));
   return `${out.join('\n')}\n`;
 }

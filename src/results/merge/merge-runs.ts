@@ -11,8 +11,9 @@ import { countAtOrBelowUs, createLatencyHistogram, percentilesMs } from '../../m
 import { TOOL } from '../../version.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { loadShapeDifferences } from '../compare/load-shape.ts';
-import type { Goodput, PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
+import type { Exemplar, Goodput, PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
 import type { Histogram } from '../../metrics/hdr.ts';
+import { mergeExemplars } from '../../metrics/exemplars.ts';
 import { mergeChecks, mergeThresholds } from './merge-checks.ts';
 import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumRecord } from './merge-histograms.ts';
 import { mergeRateLimit } from './merge-rate-limit.ts';
@@ -107,6 +108,20 @@ function mergedConnections(results: readonly RunResult[]): Pick<RunResult['summa
   };
 }
 
+/** The shards' exemplars as one run's: their start times moved onto the merged run's clock, then merged exactly. */
+function mergedExemplars(shards: readonly Shard[]): Record<string, Exemplar[]> {
+  return mergeExemplars(
+    shards.map((s) =>
+      Object.fromEntries(
+        Object.entries(s.result.exemplars ?? {}).map(([method, list]) => [
+          method,
+          list.map((e) => ({ ...e, intendedStartMs: Math.round((e.intendedStartMs + s.offsetMs) * 1000) / 1000 })),
+        ]),
+      ),
+    ),
+  );
+}
+
 export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptions = {}): RunResult {
   const shardSet = checkShardSet(inputs, options.partial ?? false);
   const forced = assertMergeable(inputs, options.force ?? false, shardSet !== null);
@@ -170,8 +185,9 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
       ...shards.flatMap((s) => s.result.warnings.map((warning) => `${s.label}: ${warning}`)),
     ],
   };
+  const exemplars = shards.some((s) => s.result.exemplars !== undefined) ? { exemplars: mergedExemplars(shards) } : {};
   const { thresholds, warnings } = mergeThresholds(shards, merged);
-  return { ...merged, thresholds, warnings: [...merged.warnings, ...warnings] };
+  return { ...merged, thresholds, warnings: [...merged.warnings, ...warnings], ...exemplars };
 }
 
 /**

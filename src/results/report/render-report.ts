@@ -7,6 +7,7 @@ import type { LabelledResult } from '../compare/compare-runs.ts';
 import { capacitySection } from './capacity-section.ts';
 import { latencyChart, medianLatencyChart, spectrumChart, throughputChart } from './charts.ts';
 import { text } from './html.ts';
+import { exemplarSection } from './exemplar-table.ts';
 import { methodTable } from './method-table.ts';
 import { quotaTable } from './quota-table.ts';
 import { REPORT_CSP, REPORT_CSS } from './styles.ts';
@@ -20,7 +21,7 @@ function sentLoad(run: LabelledResult, baseline?: LabelledResult): boolean {
 }
 
 /** The page's sections in order, each with its nav entry: checks first when there is no load to show. */
-function sections(run: LabelledResult, baseline?: LabelledResult): (readonly [id: string, label: string, html: string])[] {
+function sections(run: LabelledResult, baseline: LabelledResult | undefined, traceUrl: string | null): (readonly [id: string, label: string, html: string])[] {
   const charts = `<section id="charts"><h2>Charts</h2><div class="charts">
 ${throughputChart(run, baseline)}
 ${medianLatencyChart(run, baseline)}
@@ -34,25 +35,28 @@ ${spectrumChart(run, baseline)}
   const capacity = capacitySection(run);
   const capacityPart = capacity === '' ? [] : [['capacity', 'Capacity', capacity] as const];
   if (!sentLoad(run, baseline)) return [summary, ...capacityPart, checks, thresholds, warnings];
+  const exemplars = exemplarSection(run, traceUrl);
   return [
     summary,
     ...capacityPart,
     ['charts', 'Charts', charts],
     ['methods', 'Methods', methodTable(run, baseline)],
     ['clients', 'Clients', quotaTable(run, baseline)],
+    ...(exemplars === '' ? [] : [['exemplars', 'Exemplars', exemplars] as const]),
     checks,
     thresholds,
     warnings,
   ];
 }
 
-export function renderReport(run: LabelledResult, baseline?: LabelledResult): string {
+/** The page; `traceUrl` (a template with {traceId}) links exemplar trace ids to a tracing UI. */
+export function renderReport(run: LabelledResult, baseline?: LabelledResult, traceUrl: string | null = null): string {
   const { result } = run;
   const title = `rpcload report — ${result.run.profile}`;
   const subtitle = baseline
     ? `${text(run.label)} (${text(result.run.startedAt)}) against the baseline ${text(baseline.label)} (${text(baseline.result.run.startedAt)}); the baseline is drawn dashed`
     : `${text(run.label)} · ${text(result.run.startedAt)}`;
-  const parts = sections(run, baseline);
+  const parts = sections(run, baseline, traceUrl);
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -139,7 +139,8 @@ export function planForShard(plan: Plan, shard: Pick<ShardSpec, 'index' | 'count
     );
   }
   // The seed moves per shard as well as per worker: shards must not replay the same random stream.
-  return { ...part, seed: plan.seed + shard.index * 7919 };
+  // Its trace ids come from the shard's own stream (its worker threads each split it again).
+  return { ...part, seed: plan.seed + shard.index * 7919, trace: { ...part.trace, stream: shard.index * 65_536 } };
 }
 
 /** The sharding flags of `run` (each may also come from the environment: see SHARD_ENV). */

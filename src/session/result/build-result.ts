@@ -14,6 +14,7 @@ import {
   RESULT_SCHEMA_ID,
   type CheckResult,
   type Goodput,
+  type Exemplar,
   type PhaseStats,
   type RunInfo,
   type RunResult,
@@ -113,6 +114,11 @@ function connectionsOf(data: RecordedData): Pick<RunResult['summary'], 'connecti
   return opened === 0 ? {} : { connections: { opened, byProtocol } };
 }
 
+/** The recorded exemplars as the result file lists them (copies: the file owns its records). */
+function exemplarsOf(exemplars: NonNullable<RecordedData['exemplars']>): Record<string, Exemplar[]> {
+  return Object.fromEntries(Object.entries(exemplars).map(([method, list]) => [method, list.map((e) => ({ ...e, kinds: [...e.kinds] }))]));
+}
+
 /**
  * The `rpcload/result@1` record of a run from its recorded data. Every figure is read off the
  * encoded histograms and counters in `data`, so a live recorder's serialize(), the same data after
@@ -167,6 +173,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     checks: redactSecrets([...input.checks, ...passive]),
     thresholds: input.thresholds.map((t) => ({ ...t })),
     warnings: [...input.warnings],
+    ...(data.exemplars === undefined ? {} : { exemplars: exemplarsOf(data.exemplars) }),
   };
   const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
   const implied = generatedWarnings(result).filter((w) => !stated.includes(w));

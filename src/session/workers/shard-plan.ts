@@ -3,9 +3,9 @@
  * (`--shard I/N`): each part gets every N-th client (its own tokens, its own quota ledger), the
  * share of every phase's arrival rate and virtual users that its clients' weights carry (so every
  * client sends at the rate it would in one process), an even share of connections and the
- * in-flight cap, its own random seed, and its share of the data files' rows (row r of a set goes to
- * the part with r % parts === part: splitting a split again composes, so shards of workers still
- * partition the rows). Pure; the parts add up to the whole.
+ * in-flight cap, its own random seed, its own trace-id stream, and its share of the data files' rows
+ * (row r of a set goes to the part with r % parts === part: splitting a split again composes, so
+ * shards of workers still partition the rows). Pure; the parts add up to the whole.
  */
 import type { ClientPlan, PhasePlan, Plan } from '../../profile/plan.ts';
 
@@ -62,6 +62,11 @@ export function shardPhases(phases: readonly PhasePlan[], shares: readonly numbe
   });
 }
 
+/** The trace stream of part `index` (0-based) of a plan drawing from `stream`: the same shard, worker index + 1. */
+export function traceStream(stream: number, index: number): number {
+  return stream - (stream % 65_536) + index + 1;
+}
+
 /** Part `index` of `count` (0-based): what the main thread resolved (target, clients and their secrets included), in its share. */
 export function shardPlan(plan: Plan, index: number, count: number): Plan {
   return {
@@ -75,5 +80,7 @@ export function shardPlan(plan: Plan, index: number, count: number): Plan {
     },
     seed: plan.seed + index,
     dataPart: { index: plan.dataPart.index + plan.dataPart.count * index, count: plan.dataPart.count * count },
+    // Trace ids stay unique across parts: each draws from its own stream (see driver/trace-context.ts).
+    trace: { ...plan.trace, stream: traceStream(plan.trace.stream, index) },
   };
 }
