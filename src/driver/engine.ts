@@ -310,18 +310,19 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.o.connections.dispatch(request);
   }
 
-  /** Refill the request's own header list: its client's, the run's static ones, its traceparent. */
+  /**
+   * The request's header list: its client's, the run's static ones, its traceparent. The client's
+   * own list when there is nothing to add; else a new list for this request — never one refilled in
+   * place: the fast HTTP/1.1 client keeps each request head it encoded by its header list's
+   * identity, so a list reused with another traceparent (or another client's token) would be sent
+   * as it was the first time.
+   */
   private headersOf(context: RequestContext, clientHeaders: readonly string[]): string[] {
-    const list = context.headers;
-    let n = 0;
-    for (let i = 0; i < clientHeaders.length; i++) list[n++] = clientHeaders[i]!;
     const extra = this.o.staticHeaders;
-    for (let i = 0; i < extra.length; i++) list[n++] = extra[i]!;
-    if (context.traceparent !== null) {
-      list[n++] = 'traceparent';
-      list[n++] = context.traceparent;
-    }
-    if (list.length !== n) list.length = n;
+    const traceparent = context.traceparent;
+    if (traceparent === null && extra.length === 0) return clientHeaders as string[];
+    const list = clientHeaders.concat(extra);
+    if (traceparent !== null) list.push('traceparent', traceparent);
     return list;
   }
 

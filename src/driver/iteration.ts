@@ -101,12 +101,10 @@ export interface RequestContext extends SpanWords {
   backoff: BackoffMark | null;
   /** The traceparent sent; null when the request carried none. (SpanWords: its span id.) */
   traceparent: string | null;
-  /** The request's header list (its client's, the run's static ones, its traceparent), refilled per request. */
-  readonly headers: string[];
 }
 
 export function newRequestContext(): RequestContext {
-  return { iteration: null, intendedMs: 0, tokenGeneration: 0, backoff: null, span0: 0, span1: 0, traceparent: null, headers: [] };
+  return { iteration: null, intendedMs: 0, tokenGeneration: 0, backoff: null, span0: 0, span1: 0, traceparent: null };
 }
 
 /**
