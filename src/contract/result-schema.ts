@@ -10,6 +10,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CapacityRecordSchema } from './capacity-schema.ts';
+import { ReplaySourceSchema } from './replay-source-schema.ts';
 
 export const RESULT_SCHEMA_ID = 'rpcload/result@1';
 
@@ -287,6 +288,7 @@ export const RunResultSchema = Type.Object(
     thresholds: Type.Array(ThresholdResultSchema),
     warnings: Type.Array(Type.String(), { description: 'e.g. the generator, not the server, was the bottleneck' }),
     capacity: Type.Optional(CapacityRecordSchema),
+    replay: Type.Optional(ReplaySourceSchema),
   },
   { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
 );

@@ -15,6 +15,7 @@ import { durationMs, POSITIVE } from './resolve-durations.ts';
 import type { PhaseLoad, Stage } from './phase-load.ts';
 import { resolvePhases } from './resolve-phases.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
+import { ReplaySchema, resolveReplaySettings } from './replay-settings.ts';
 import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -112,7 +113,15 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     seed,
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
+    ...(raw.replay === undefined
+      ? {}
+      : { replaySettings: resolveReplaySettings(validFields(ReplaySchema, raw.replay), baseDir, problems) }),
   };
+  // A replay brings its own calls and timing: scenarios and phases are then not needed.
+  if (isRecord(value) && raw.replay === undefined)
+    for (const key of ['scenarios', 'phases'] as const)
+      if (raw[key] === undefined)
+        problems.push({ path: `/${key}`, message: 'expected a list of at least 1 item (required), found nothing' });
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };
 }

@@ -8,6 +8,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { CapacitySchema } from './capacity-settings.ts';
+import { ReplaySchema } from './replay-settings.ts';
 import { AuthSchema, DurationSchema, HttpSchema, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 
 const SECRET_HINT =
@@ -165,8 +166,19 @@ export const ProfileSchema = Type.Object(
     server: Type.Optional(ServerSchema),
     auth: Type.Optional(AuthSchema),
     clients: Type.Optional(ClientsSchema),
-    scenarios: Type.Array(ScenarioSchema, { minItems: 1, description: 'Weighted scenarios; each iteration picks one.' }),
-    phases: Type.Array(PhaseSchema, { minItems: 1, description: 'Load phases, run in order.' }),
+    scenarios: Type.Optional(
+      Type.Array(ScenarioSchema, {
+        minItems: 1,
+        description: 'Weighted scenarios; each iteration picks one. Required (default: none) unless the profile has a replay section.',
+      }),
+    ),
+    phases: Type.Optional(
+      Type.Array(PhaseSchema, {
+        minItems: 1,
+        description: 'Load phases, run in order. Required (default: none) unless the profile has a replay section.',
+      }),
+    ),
+    replay: Type.Optional(ReplaySchema),
     rateLimit: Type.Optional(RateLimitSchema),
     thresholds: Type.Optional(
       Type.Array(Type.String({ description: 'e.g. "p99 < 250ms", "items.list:p99 < 300ms", "error_rate < 1%", "rps >= 50"' }), {

@@ -12,6 +12,7 @@ import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
 import type { Plan } from '../profile/plan.ts';
+import { replaySource } from '../profile/replay-plan.ts';
 import { evaluateThreshold } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
@@ -242,6 +243,7 @@ class RunRecord {
       checks: [],
       thresholds: [],
       warnings: checkpointProblem === null ? [...notes] : [...notes, checkpointProblem],
+      ...(this.plan.replay === undefined ? {} : { replay: replaySource(this.plan.replay) }),
     };
   }
 

@@ -24,7 +24,7 @@ describe('profile validation: one problem each, with its path and message', () =
     [
       { phasez: [] },
       '/phasez',
-      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, rateLimit, thresholds, http, capacity, seed, checkpointEvery, found unknown property "phasez"',
+      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, replay, rateLimit, thresholds, http, capacity, seed, checkpointEvery, found unknown property "phasez"',
     ],
     // a required section missing
     [{ scenarios: undefined }, '/scenarios', 'expected a list of at least 1 item (required), found nothing'],

@@ -4,7 +4,6 @@ import { planMethods } from '../../src/driver/compiled-plan.ts';
 import { RunClock } from '../../src/driver/run-clock.ts';
 import { runLoad, type LoadRunOutcome } from '../../src/driver/run-load.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
-import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
@@ -18,10 +17,13 @@ export const DEMO_SECRET = 'demo-secret';
  * (schema, defaults, templates); client secrets come from ${SECRET} like a real profile.
  */
 export function testPlan(profile: Record<string, unknown>, target: string): Plan {
-  return buildPlan({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target } as Profile, {
-    source: '',
-    env: { SECRET: DEMO_SECRET },
-  });
+  return buildPlan(
+    { clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target },
+    {
+      source: '',
+      env: { SECRET: DEMO_SECRET },
+    },
+  );
 }
 
 export interface LoadRun {
