@@ -74,6 +74,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     thresholds: flags.threshold,
     replicas: flags.replica,
     replicaAffinity: flags.replicaAffinity,
+    replay: flags.replay,
   };
 }
 

@@ -42,6 +42,8 @@ export interface ReplayPhaseOptions {
 const QUEUE_HIGH = 8192;
 /** Yield to I/O after this many calls in one tick, so responses keep being read. */
 const MAX_CALLS_PER_TICK = 512;
+/** After the phase's end, how long a reader still behind may take to hand over the calls due before it. */
+const END_GRACE_MS = 2000;
 /** Below this wait a timer is too coarse (≥ 1 ms granularity): spin on setImmediate instead. */
 const SPIN_BELOW_MS = 1.5;
 
@@ -67,6 +69,7 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
   const stop = (): void => {
     stopped = true;
     clearTimeout(endTimer);
+    clearTimeout(graceTimer);
     if (timer !== null) {
       clearTimeout(timer as NodeJS.Timeout);
       clearImmediate(timer as NodeJS.Immediate);
@@ -74,7 +77,16 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
     resumeReader?.();
     finish();
   };
-  const endTimer = safeTimeout(stop, phaseEndMs - now());
+  // At the phase's end, calls due before it that a late loop has not released yet go out now
+  // (late, their lag recorded) rather than being lost; a reader that never catches up is given
+  // END_GRACE_MS more.
+  let ending = false;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const endTimer = safeTimeout(() => {
+    ending = true;
+    graceTimer = safeTimeout(stop, END_GRACE_MS);
+    if (timer === null) tick();
+  }, phaseEndMs - now());
 
   const wake = (atMs: number): void => {
     const waitMs = atMs - now();
@@ -87,15 +99,15 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
     const nowMs = now();
     for (let released = 0; ; released++) {
       if (head === queue.length) {
-        if (readerDone) return finish();
+        if (readerDone) return stop();
         starved = true; // the feed wakes the loop when it has read more
         return;
       }
       const call = queue[head]!;
       const dueMs = phaseStartMs + call.dueOffsetMs;
-      if (!(dueMs < phaseEndMs)) return finish();
+      if (!(dueMs < phaseEndMs)) return stop();
       if (dueMs > nowMs) return wake(dueMs);
-      if (released === MAX_CALLS_PER_TICK) return wake(nowMs);
+      if (released === MAX_CALLS_PER_TICK && !ending) return wake(nowMs);
       queue[head++] = undefined;
       engine.startCall(o.phaseIndex, dueMs, call.clientIndex, call.scenarioIndex, call.body);
       if (resumeReader !== null && queue.length - head < QUEUE_HIGH / 2) {

@@ -51,6 +51,8 @@ export interface PlanOverrides {
   readonly replicas?: readonly string[];
   /** `--replica-affinity request|client`. */
   readonly replicaAffinity?: ReplicaAffinity;
+  /** `--replay FILE`: the recording brings the calls, so the profile needs no scenarios or phases. */
+  readonly replay?: string;
 }
 
 export interface PlanSource {
@@ -118,7 +120,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
       : { replaySettings: resolveReplaySettings(validFields(ReplaySchema, raw.replay), baseDir, problems) }),
   };
   // A replay brings its own calls and timing: scenarios and phases are then not needed.
-  if (isRecord(value) && raw.replay === undefined)
+  if (isRecord(value) && raw.replay === undefined && overrides.replay === undefined)
     for (const key of ['scenarios', 'phases'] as const)
       if (raw[key] === undefined)
         problems.push({ path: `/${key}`, message: 'expected a list of at least 1 item (required), found nothing' });
