@@ -245,4 +245,30 @@ describe('run --replay', () => {
     }
     expect(result!.replay!.sent).toBe(120);
   });
+
+  it('makes compare refuse to judge replays of different recordings unless told (--allow-different-sources)', async () => {
+    const shape = (note: string) =>
+      Array.from({ length: 20 }, (_, seq) => ({ t: seq * 5, client: 'c1', method: 'ping', args: { seq, note } }));
+    const runOf = async (file: string) => {
+      const out = join(dir, `compare-${Math.random().toString(36).slice(2)}.json`);
+      const cli = await runRpcload(['run', '--target', api.url, '--client', 'c1:s', '--replay', file, '--ui', 'none', '--out', out]);
+      expect(cli.code).toBe(0);
+      return out;
+    };
+    const monday = await runOf(recording('monday.jsonl', shape('monday')));
+    const mondayAgain = await runOf(join(dir, 'monday.jsonl'));
+    const tuesday = await runOf(recording('tuesday.jsonl', shape('tuesday')));
+    const refused = await runRpcload(['compare', monday, tuesday, '--fail-on', 'none']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /they replay different sources \(monday\.jsonl \(sha256 [0-9a-f]{12}…, window 0–end ms\) vs tuesday\.jsonl/,
+    );
+    expect(refused.stderr).toContain('--allow-different-sources');
+    const told = await runRpcload(['compare', monday, tuesday, '--fail-on', 'none', '--allow-different-sources']);
+    expect(told.code).toBe(0);
+    expect(told.stderr).toContain('warning: the runs replay different sources');
+    const same = await runRpcload(['compare', monday, mondayAgain, '--fail-on', 'none']);
+    expect(same.code).toBe(0);
+    expect(same.stderr).toBe('');
+  });
 });
