@@ -124,7 +124,7 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
     for (let pass = 0; !stopped; pass++) {
       const passStartMs = pass * replay.passMs;
       if (passStartMs / replay.speed >= o.durationMs) break;
-      const reader = new RecordingReader(replay.file, { format: replay.format, tokenMethod: o.tokenMethod });
+      const reader = new RecordingReader(replay.file, { format: replay.format, tokenMethod: o.tokenMethod, startByte: replay.startByte });
       let inWindow = 0;
       for await (const batch of reader.batches()) {
         for (const call of batch) {

@@ -59,6 +59,8 @@ interface Scan {
   firstInWindowMs: number;
   lastInWindowMs: number;
   lastSentMs: number;
+  /** Where reading the file again reaches the window's first call without reading what precedes it. */
+  startByte: number;
   callers: Set<string>;
   methodCounts: Map<string, number>;
 }
@@ -88,6 +90,7 @@ async function scanRecording(settings: ReplaySettings, tokenMethod: string): Pro
   let first = Number.NaN;
   let last = Number.NaN;
   let lastSent = Number.NaN;
+  let startByte = 0;
   for await (const batch of reader.batches()) {
     for (const call of batch) {
       if (calls === 0) {
@@ -102,7 +105,10 @@ async function scanRecording(settings: ReplaySettings, tokenMethod: string): Pro
       previousMs = call.offsetMs;
       if (call.offsetMs < fromMs || (toMs !== null && call.offsetMs >= toMs)) continue;
       inWindow++;
-      if (inWindow === 1) first = call.offsetMs;
+      if (inWindow === 1) {
+        first = call.offsetMs;
+        startByte = reader.chunkBeforeByte;
+      }
       last = Math.max(Number.isNaN(last) ? call.offsetMs : last, call.offsetMs);
       if (settings.maxCalls === null || inWindow <= settings.maxCalls)
         lastSent = Math.max(Number.isNaN(lastSent) ? call.offsetMs : lastSent, call.offsetMs);
@@ -122,7 +128,7 @@ async function scanRecording(settings: ReplaySettings, tokenMethod: string): Pro
     callers: callers.size,
     outOfOrder,
   };
-  return { facts, fromMs, toMs, firstInWindowMs: first, lastInWindowMs: last, lastSentMs: lastSent, callers, methodCounts };
+  return { facts, fromMs, toMs, firstInWindowMs: first, lastInWindowMs: last, lastSentMs: lastSent, startByte, callers, methodCounts };
 }
 
 /** Caller → client ID: its own when configured, else (with mapClients) one by hash; callers with neither are an error. */
@@ -195,6 +201,7 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
     mapClients: settings.mapClients,
     fromMs: scan.fromMs,
     toMs: scan.toMs,
+    startByte: scan.startByte,
     passMs,
     callerClients,
     methods,

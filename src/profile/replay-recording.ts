@@ -40,6 +40,11 @@ export interface RecordingReaderOptions {
   readonly onBytes?: (chunk: Buffer) => void;
   /** Told of every record skipped, with why. */
   readonly onSkip?: (reason: SkipReason) => void;
+  /**
+   * JSONL: start reading at this byte (a chunk start the scan noted before the window: the line it
+   * cuts is dropped, and the offsets of the calls read stay those of the whole file). Default 0.
+   */
+  readonly startByte?: number;
 }
 
 /** A line longer than this is not a recorded call: reading stops rather than buffering it. */
@@ -117,17 +122,27 @@ export class RecordingReader {
     return this.options.format === 'har' ? this.harBatches() : this.jsonlBatches();
   }
 
+  /** Byte offset of the chunk read before the current one: reading from there again repeats no call of this one. */
+  chunkBeforeByte = 0;
+
   private async *jsonlBatches(): AsyncGenerator<RecordedCall[]> {
-    const stream = createReadStream(this.file, { highWaterMark: CHUNK_BYTES });
+    const startByte = this.options.startByte ?? 0;
+    const stream = createReadStream(this.file, { highWaterMark: CHUNK_BYTES, start: startByte });
     const decoder = new StringDecoder('utf8');
     let rest = '';
     let line = 0;
+    let cutLine = startByte > 0; // the first line read from the middle of the file is a tail: dropped
+    let chunkStartByte = startByte;
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
         this.options.onBytes?.(chunk);
         const text = rest + decoder.write(chunk);
         const lines = text.split('\n');
         rest = lines.pop()!;
+        if (cutLine && lines.length > 0) {
+          lines.shift();
+          cutLine = false;
+        }
         if (rest.length > MAX_LINE_CHARS)
           throw badRecord(this.file, String(line + 1), '', `a line under 16 MB`, `${rest.length} characters`);
         const batch: RecordedCall[] = [];
@@ -137,6 +152,8 @@ export class RecordingReader {
           if (call !== null) batch.push(call);
         }
         if (batch.length > 0) yield batch;
+        this.chunkBeforeByte = chunkStartByte;
+        chunkStartByte += chunk.length;
       }
       const last = rest + decoder.end();
       const call = this.jsonlCall(last, line + 1);

@@ -110,6 +110,8 @@ export interface ReplayPlan {
   /** The window, in ms since the recording's first call: [fromMs, toMs). */
   readonly fromMs: number;
   readonly toMs: number | null;
+  /** JSONL: the byte where reading reaches the window's first call (a window late in a large recording is not read up to). */
+  readonly startByte: number;
   /** One pass of the window at speed 1 (ms): where a loop starts its next pass. */
   readonly passMs: number;
   /** Each caller of the window and the client ID that sends its calls. */

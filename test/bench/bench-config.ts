@@ -36,12 +36,15 @@ export interface BenchConfig {
   readonly memoryDurationS: number;
   readonly memoryRatePerS: number;
   readonly memoryClients: number;
+  /** The replay section's recording, GB (BENCH_REPLAY_GB), and the seconds of it replayed (its last ones). */
+  readonly replayGb: number;
+  readonly replayWindowS: number;
   /** 'auto' = nginx when present or installable, else the raw-socket responder. */
   readonly target: 'auto' | 'nginx' | 'raw';
 }
 
-export type BenchSection = 'closed' | 'workers' | 'open' | 'memory';
-const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory'];
+export type BenchSection = 'closed' | 'workers' | 'open' | 'memory' | 'replay';
+const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory', 'replay'];
 
 function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -83,6 +86,8 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     memoryDurationS: numberFrom(env, 'BENCH_MEMORY_S', quick ? 10 : 120),
     memoryRatePerS: numberFrom(env, 'BENCH_MEMORY_RATE', 10_000),
     memoryClients: numberFrom(env, 'BENCH_MEMORY_CLIENTS', 500),
+    replayGb: numberFrom(env, 'BENCH_REPLAY_GB', quick ? 0.05 : 5),
+    replayWindowS: numberFrom(env, 'BENCH_REPLAY_WINDOW_S', quick ? 5 : 30),
     target,
   };
 }

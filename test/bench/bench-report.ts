@@ -2,6 +2,8 @@
 import type { BenchConfig } from './bench-config.ts';
 import type { ClosedFigures, ClosedRatios, ClosedSection } from './closed-section.ts';
 import type { MemoryResult } from './memory-section.ts';
+import type { ReplayResult } from './replay-section.ts';
+import { round } from './bench-stats.ts';
 import { LAG_TARGET_MS, LAG_TARGET_RATE, type OpenRow } from './open-section.ts';
 import type { WorkersSection } from './workers-section.ts';
 
@@ -54,6 +56,8 @@ export interface BenchReport {
   readonly workers: WorkersSection | null;
   readonly open: readonly OpenRow[] | null;
   readonly memory: MemoryResult | null;
+  /** Absent in reports written before the replay section existed. */
+  readonly replay?: ReplayResult | null;
   readonly verdict: BenchVerdict;
 }
 
@@ -235,6 +239,20 @@ export function renderBenchReport(report: BenchReport): string {
       table(
         ['RSS end of 1st half MB', 'RSS end of 2nd half MB', 'growth %', 'peak RSS MB', 'load avg'],
         [[mem.firstHalfRssMb, mem.secondHalfRssMb, mem.growthPercent, mem.peakRssMb, mem.loadAverage]],
+      ),
+    );
+  }
+  if (report.replay) {
+    const r = report.replay;
+    out.push(
+      '',
+      `### Replay: the last ${r.windowS} s of a ${round(r.recordingBytes / 1024 ** 3, 2)} GB recording (${r.recordedCalls} calls)`,
+      '',
+    );
+    out.push(
+      table(
+        ['calls sent', 'wall s (scan included)', 'peak RSS MB', 'schedule lag p99 ms'],
+        [[r.sent, r.wallS, r.peakRssMb, r.scheduleLagP99Ms ?? '-']],
       ),
     );
   }

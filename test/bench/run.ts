@@ -15,6 +15,7 @@ import { cpuPressurePercent, loadAverage } from './bench-stats.ts';
 import type { BenchTarget } from './bench-target.ts';
 import { runClosedSection } from './closed-section.ts';
 import { runMemorySection } from './memory-section.ts';
+import { runReplaySection } from './replay-section.ts';
 import { startNginx } from './nginx-target.ts';
 import { runOpenSection } from './open-section.ts';
 import { startRawResponder } from './raw-target.ts';
@@ -81,6 +82,7 @@ try {
   const workers = has('workers') ? await runWorkersAgainstNginx(target, config, workDir) : null;
   const open = has('open') ? await runOpenSection(target, config, workDir, log) : null;
   const memory = has('memory') ? await runMemorySection(target, config, workDir, log) : null;
+  const replay = has('replay') ? await runReplaySection(target, config, workDir, log) : null;
   const report: BenchReport = {
     schema: 'rpcload/bench@2',
     startedAt: startedAt.toISOString(),
@@ -102,6 +104,7 @@ try {
     workers,
     open,
     memory,
+    replay,
     verdict: benchVerdict(closed, workers, open),
   };
   const path = join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
