@@ -56,7 +56,6 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, ReplayF
   junit?: string;
   replica?: string[];
   replicaAffinity?: ReplicaAffinity;
-  replay?: string;
 }
 
 /** The profile overrides the flags ask for (every reader of PlanOverrides takes undefined for absent). */
@@ -144,7 +143,11 @@ export function registerRunCommand(program: Command): void {
         .argParser(stagesSpec)
         .conflicts(['rate', 'concurrency', 'duration']),
     )
-    .option('-n, --requests <n>', 'stop after N arrivals at a constant --rate (N requests when each is one unpaginated call)', positiveInt)
+    .option(
+      '-n, --requests <n>',
+      'stop after N arrivals at a constant --rate (N requests when each is one unpaginated call); with --replay: the first N calls',
+      positiveInt,
+    )
     .option(
       '--clients <n>',
       'number of client IDs: a pattern makes N (more or fewer than the profile says), a list keeps its first N',
