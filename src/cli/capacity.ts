@@ -7,6 +7,8 @@ import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings
 import { loadPlan } from '../profile/load-profile.ts';
 import type { HttpClientName } from '../profile/plan.ts';
 import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
+import { prepareReplay } from '../profile/replay-plan.ts';
+import { replaySettingsOf } from '../profile/replay-settings.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
 import { renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
@@ -25,6 +27,10 @@ import { addTransportOptions, transportOverridesOf, type TransportFlags } from '
 interface CapacityFlags extends MetricsFlags, TransportFlags {
   target?: string;
   httpClient?: HttpClientName;
+  replay?: string;
+  from?: string;
+  to?: string;
+  mapClients?: boolean;
   clients?: number;
   workers?: number;
   out?: string;
@@ -107,6 +113,10 @@ export function registerCapacityCommand(program: Command): void {
       'an SLO line, e.g. "p99 < 250ms" (repeatable; default: the profile\'s thresholds)',
       (v: string, prev?: string[]) => [...(prev ?? []), v],
     )
+    .option('--replay <file>', 'search the speed of this recording (JSONL or HAR) instead of a rate: --start and --max are then speeds')
+    .option('--from <when>', 'with --replay: start of the window every step plays (a duration into the recording or an ISO 8601 instant)')
+    .option('--to <when>', 'with --replay: end of the window (exclusive), as --from')
+    .option('--map-clients', 'with --replay: send callers without a client ID of their own by configured ones (a stable hash)')
     .option('--include-429', "search past the clients' quotas, counting 429s as answers")
     .option('--max-lag <duration>', 'schedule lag p99 above which a step is generator-bound (default 20ms)', durationMs)
     .option('--max-steps <n>', 'stop the search after this many steps (default 30)', positiveInt)
@@ -124,13 +134,19 @@ export function registerCapacityCommand(program: Command): void {
     const metrics = metricsOptionsOf(flags);
     const path = profilePath ?? fileURLToPath(new URL(`../../${DEFAULT_CAPACITY_PROFILE}`, import.meta.url));
     await checkOutputFlags(flags, path);
-    const plan = await loadPlan(path, {
+    const loaded = await loadPlan(path, {
       ...(flags.target === undefined ? {} : { target: flags.target }),
       ...(flags.clients === undefined ? {} : { clients: flags.clients }),
       ...transportOverridesOf(flags),
       ...(flags.httpClient === undefined ? {} : { httpClient: flags.httpClient }),
+      ...(flags.replay === undefined ? {} : { replay: flags.replay }),
     });
-    const capacity = capacityOf(plan.capacity, flags);
+    // A replay searches the speed of its window (looped by every step), from 1× unless --start says otherwise.
+    const replay = replaySettingsOf(flags, loaded.replaySettings);
+    if (replay !== null && flags.closed)
+      throw new RpcloadError('bad_flag', '--closed: a replay is open-model (the recording sets the arrivals)');
+    const plan = replay === null ? loaded : await prepareReplay(loaded, { ...replay, loop: false, maxCalls: null, durationMs: null });
+    const capacity = { ...capacityOf(plan.capacity, flags), ...(replay !== null && flags.start === undefined ? { start: 1 } : {}) };
     const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
     const session = await withInterrupt(async (signal, stop) => {
       const view = createCapacityView(

@@ -12,6 +12,7 @@ import { compareRuns } from '../results/compare/compare-runs.ts';
 import { DEFAULT_FAIL_ON, parseFailOnRules } from '../results/compare/fail-on.ts';
 import { renderComparisonMarkdown } from '../results/compare/render-markdown.ts';
 import { renderComparisonTable } from '../results/compare/render-table.ts';
+import { assertSameSource } from '../results/compare/replay-source.ts';
 import { assertCompleted, readResultFile } from '../result-file/read-result.ts';
 import { setExitCode } from './exit.ts';
 import { oneOf } from './parsers.ts';
@@ -21,6 +22,7 @@ interface CompareFlags {
   readonly failOn: string;
   readonly force?: boolean;
   readonly allowIncomplete?: boolean;
+  readonly allowDifferentSources?: boolean;
 }
 
 export function registerCompareCommand(program: Command): void {
@@ -41,6 +43,10 @@ export function registerCompareCommand(program: Command): void {
       DEFAULT_FAIL_ON,
     )
     .option('--force', 'compare even when the two runs had different load shapes')
+    .option(
+      '--allow-different-sources',
+      'compare replays of different recordings (or windows), or a replay with a synthetic run, instead of refusing them',
+    )
     .option('--allow-incomplete', 'compare runs that did not complete (status running, aborted or failed) instead of refusing them')
     .action(async (basePath: string, headPath: string, flags: CompareFlags) => {
       // Rules first: a typo fails before any file is read. Capacity rules apply to capacity files.
@@ -55,6 +61,12 @@ export function registerCompareCommand(program: Command): void {
         [headPath, head],
       ] as const)
         assertCompleted(label, result, flags.allowIncomplete ?? false);
+      const sourceDifference = assertSameSource(
+        { label: basePath, result: base },
+        { label: headPath, result: head },
+        flags.allowDifferentSources ?? false,
+      );
+      if (sourceDifference !== null) process.stderr.write(`warning: the runs replay different sources: ${sourceDifference}\n`);
       if (isCapacityResult(base) || isCapacityResult(head)) {
         const capacity = compareCapacity({ label: basePath, result: base }, { label: headPath, result: head }, failOnCapacity);
         if (flags.format === 'json') process.stdout.write(`${JSON.stringify(capacity, null, 2)}\n`);

@@ -6,6 +6,8 @@ import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../prof
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { ArrivalProcess, HttpClientName, Plan, ReplicaAffinity } from '../profile/plan.ts';
 import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
+import { prepareReplay } from '../profile/replay-plan.ts';
+import { replaySettingsOf, type ReplayFlags } from '../profile/replay-settings.ts';
 import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
@@ -18,13 +20,25 @@ import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { redactSecrets } from '../util/redact.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
-import { caFile, collect, concurrencySpec, durationMs, httpUrl, oneOf, positiveInt, rateSpec, replicaUrl, stagesSpec } from './parsers.ts';
+import {
+  caFile,
+  collect,
+  concurrencySpec,
+  durationMs,
+  httpUrl,
+  oneOf,
+  positiveInt,
+  positiveNumber,
+  rateSpec,
+  replicaUrl,
+  stagesSpec,
+} from './parsers.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
 import { checkOutputFlags } from './output-flags.ts';
 import { addTransportOptions, transportOverridesOf, type TransportFlags } from './transport-flags.ts';
 
-interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, TransportFlags {
+interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, TransportFlags, ReplayFlags {
   target?: string;
   rate?: RateLoad;
   stages?: Stage[];
@@ -69,11 +83,29 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     replicaAffinity: flags.replicaAffinity,
     ...transportOverridesOf(flags),
     httpClient: flags.httpClient,
+    replay: flags.replay,
   };
 }
 
-/** The plan: the profile file, a profile built from flags (--method, --client, --target without a file), or the demo. */
+/**
+ * The plan: the profile file, a profile built from flags (--method, --client, --target without a
+ * file), or the demo; for a replay (--replay, or the profile's replay section) its recording
+ * scanned and its calls in place of the scenarios (-n and --duration then bound the replay).
+ */
 async function planOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
+  if (flags.replay !== undefined) {
+    const loadFlag = (['rate', 'concurrency', 'stages'] as const).find((key) => flags[key] !== undefined);
+    if (loadFlag !== undefined)
+      throw new RpcloadError('bad_flag', `--${loadFlag}: a replay sends the recording's calls at their own times; use --speed`);
+  }
+  // A replay's -n and --duration are its own, not the phases' (which it replaces).
+  const untimed = await profilePlanOf(profilePath, { ...flags, requests: undefined, duration: undefined });
+  const settings = replaySettingsOf(flags, untimed.replaySettings);
+  if (settings !== null) return prepareReplay(untimed, settings);
+  return flags.requests === undefined && flags.duration === undefined ? untimed : profilePlanOf(profilePath, flags);
+}
+
+async function profilePlanOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
   if (profilePath === undefined && wantsInlineProfile(flags)) {
     // A --client-pattern already made --clients clients; --clients otherwise takes the first N --clients.
     return inlinePlan(flags, { ...overridesOf(flags), clients: flags.clientPattern === undefined ? flags.clients : undefined });
@@ -126,7 +158,11 @@ export function registerRunCommand(program: Command): void {
       'open model: arrivals evenly spaced (uniform) or a Poisson process (poisson) at the rate, for every phase',
       oneOf(['uniform', 'poisson'] as const),
     )
-    .option('-n, --requests <n>', 'stop after N arrivals at a constant --rate (N requests when each is one unpaginated call)', positiveInt)
+    .option(
+      '-n, --requests <n>',
+      'stop after N arrivals at a constant --rate (N requests when each is one unpaginated call); with --replay: the first N calls',
+      positiveInt,
+    )
     .option(
       '--clients <n>',
       'number of client IDs: a pattern makes N (more or fewer than the profile says), a list keeps its first N',
@@ -152,6 +188,18 @@ export function registerRunCommand(program: Command): void {
       '--replica-affinity <mode>',
       'with --replica: a replica per request in turn (request, default), or one replica per client (client)',
       oneOf(['request', 'client'] as const),
+    )
+    .option(
+      '--replay <file>',
+      "replay recorded traffic (JSONL {t, client, method, args} or a HAR capture) instead of the profile's scenarios",
+    )
+    .option('--speed <factor>', 'with --replay: recorded offsets ÷ this (2 = twice as fast, 0.5 = half; default 1)', positiveNumber)
+    .option('--loop', 'with --replay: play the window again when it ends, until --duration or -n')
+    .option('--from <when>', 'with --replay: start of the window, a duration into the recording (e.g. 90s) or an ISO 8601 instant')
+    .option('--to <when>', 'with --replay: end of the window (exclusive), as --from')
+    .option(
+      '--map-clients',
+      "with --replay: send callers without a client ID of their own by configured ones (a stable hash of the caller's name)",
     )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')

@@ -84,6 +84,15 @@ export const CapacityRecordSchema = Type.Object(
       Type.Number({ minimum: 0, description: 'the highest rate that met the SLO (closed model: the throughput at concurrency)' }),
     ),
     concurrency: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    speed: Type.Optional(
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          description:
+            'capacity --replay: the highest speed factor of the recording that met the SLO (ratePerS is its calls per second; bracket and step loads are speeds)',
+        }),
+      ),
+    ),
     atLeast: Type.Boolean({
       description: 'true when the search could not go higher (generator, quota or max bound): the capacity is at least ratePerS',
     }),

@@ -10,6 +10,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CapacityRecordSchema } from './capacity-schema.ts';
+import { ReplaySourceSchema } from './replay-source-schema.ts';
 
 export const RESULT_SCHEMA_ID = 'rpcload/result@1';
 
@@ -368,6 +369,7 @@ export const RunResultSchema = Type.Object(
           'Per method: the requests that explain its figures, with their W3C trace ids — the N slowest, a sample of each outcome other than success, one per latency bucket (docs/tracing.md)',
       }),
     ),
+    replay: Type.Optional(ReplaySourceSchema),
   },
   { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
 );

@@ -156,6 +156,25 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     return true;
   }
 
+  /**
+   * Replay: send one recorded call due at `dueMs`, by the client at `clientIndex` (its caller's),
+   * with its recorded `body`, as a one-step iteration of the scenario of its method. A call whose
+   * client cannot send now (no token, backing off after a 429, too many requests in flight) is
+   * recorded as skipped, with the reason: a caller's calls are never sent out of order.
+   */
+  startCall(phaseIndex: number, dueMs: number, clientIndex: number, scenarioIndex: number, body: Buffer): void {
+    if (this.stopped) return;
+    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached');
+    const nowMs = this.o.now();
+    const client = this.o.clients[clientIndex]!;
+    if (!client.isAvailable(nowMs))
+      return this.o.recorder.recordSkipped(client.headers === null ? 'client has no token' : 'client backing off');
+    const scenario = this.o.compiled.scenarios[scenarioIndex]!;
+    const it = newIteration(scenario, client, phaseIndex, 'open', this.iterations++, null);
+    this.o.traceIds.nextTrace(it);
+    this.dispatch(it, body, dueMs, nowMs);
+  }
+
   /** Earliest time any client becomes available again (for a closed-model user to wait for). */
   nextAvailabilityMs(): number {
     let earliest = Number.POSITIVE_INFINITY;
@@ -291,6 +310,11 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       it.onDone?.();
       return;
     }
+    this.dispatch(it, body, intendedMs, nowMs);
+  }
+
+  /** Send `body` as the iteration's next request, due at `intendedMs`. */
+  private dispatch(it: Iteration, body: Buffer, intendedMs: number, nowMs: number): void {
     const client = it.client;
     const request = this.requests.take();
     const context = request.context;

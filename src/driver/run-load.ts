@@ -32,6 +32,7 @@ import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import { createPacer, type Pacer } from './pacer.ts';
+import { runReplayPhase } from './replay-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
 import { staticTraceHeaders, tokenTraceHeaders, TraceIds, USER_AGENT } from './trace-context.ts';
@@ -318,9 +319,20 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     for (const [index, { phase, startMs, pacer }] of schedule.entries()) {
       if (stopping.aborted) break;
       const run: PhaseRun =
-        phase.load.kind === 'rate'
-          ? runOpenPhase(engine, index, pacer!, phase.durationMs, startMs, clock.now)
-          : runClosedPhase(engine, index, phase.load.vus, startMs + phase.durationMs, clock.now);
+        plan.replay !== undefined
+          ? runReplayPhase(engine, {
+              replay: plan.replay,
+              clients: plan.clients,
+              tokenMethod: plan.auth.tokenMethod,
+              phaseIndex: index,
+              phaseStartMs: startMs,
+              durationMs: phase.durationMs,
+              now: clock.now,
+              notice: (text) => recorder.notice(text),
+            })
+          : phase.load.kind === 'rate'
+            ? runOpenPhase(engine, index, pacer!, phase.durationMs, startMs, clock.now)
+            : runClosedPhase(engine, index, phase.load.vus, startMs + phase.durationMs, clock.now);
       const stopPhase = (): void => run.stop();
       stopping.addEventListener('abort', stopPhase, { once: true });
       await run.done;

@@ -19,6 +19,7 @@ import type { PhaseLoad, Stage } from './phase-load.ts';
 import { resolvePhases } from './resolve-phases.ts';
 import { fileErrorReason } from './profile-files.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
+import { ReplaySchema, resolveReplaySettings } from './replay-settings.ts';
 import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer, resolveTrace } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -62,6 +63,8 @@ export interface PlanOverrides {
   readonly replicas?: readonly string[];
   /** `--replica-affinity request|client`. */
   readonly replicaAffinity?: ReplicaAffinity;
+  /** `--replay FILE`: the recording brings the calls, so the profile needs no scenarios or phases. */
+  readonly replay?: string;
 }
 
 export interface PlanSource {
@@ -141,7 +144,15 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     data: resolveData(raw.data, baseDir, dataColumns, problems),
     dataPart: { index: 0, count: 1 },
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
+    ...(raw.replay === undefined
+      ? {}
+      : { replaySettings: resolveReplaySettings(validFields(ReplaySchema, raw.replay), baseDir, problems) }),
   };
+  // A replay brings its own calls and timing: scenarios and phases are then not needed.
+  if (isRecord(value) && raw.replay === undefined && overrides.replay === undefined)
+    for (const key of ['scenarios', 'phases'] as const)
+      if (raw[key] === undefined)
+        problems.push({ path: `/${key}`, message: 'expected a list of at least 1 item (required), found nothing' });
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };
 }

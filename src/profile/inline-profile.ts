@@ -24,6 +24,8 @@ export interface InlineProfileFlags extends ClientFlags {
   readonly clientAuth?: 'post' | 'basic';
   /** `--clients N`: how many clients `--client-pattern` makes (default INLINE_PATTERN_CLIENTS). */
   readonly clients?: number;
+  /** `--replay FILE`: the calls come from a recording, so no --method is needed. */
+  readonly replay?: string;
 }
 
 /** The load of the one phase when no load flag is given: gentle enough for one client's quota. */
@@ -104,7 +106,7 @@ export function buildInlineProfile(flags: InlineProfileFlags, env: NodeJS.Proces
   const paginated = new Set((flags.paginated ?? []).map((value) => parsePaginatedFlag(value).method));
   for (const method of paginated)
     if (!methods.some((m) => m.method === method)) methods.push({ method, args: undefined, weight: undefined });
-  if (methods.length === 0)
+  if (methods.length === 0 && flags.replay === undefined)
     throw new RpcloadError(
       'no_method',
       'no method to call: pass --method NAME[:JSON_ARGS][@WEIGHT] (repeatable), e.g. --method ping --method \'search:{"q":"x"}@3\', or a profile file',
@@ -132,8 +134,8 @@ export function buildInlineProfile(flags: InlineProfileFlags, env: NodeJS.Proces
     target: flags.target,
     auth: Object.keys(auth).length === 0 ? undefined : auth,
     clients: clients.length === 0 ? undefined : { list: clients.map(({ id, secret }) => ({ id, secret })) },
-    scenarios,
-    phases: [{ ...INLINE_DEFAULT_PHASE }],
+    // A replay brings its own calls and timing (its settings come from the flags, see replay-settings.ts).
+    ...(flags.replay === undefined ? { scenarios, phases: [{ ...INLINE_DEFAULT_PHASE }] } : { replay: { file: flags.replay } }),
   });
 }
 

@@ -20,14 +20,19 @@ import { inDocumentOrder, ProfileError } from './problems.ts';
  * (exit 2): an unreadable file or a JSON syntax error as one line (`file: line L, column C: …`),
  * otherwise a ProfileError listing every problem, one line each.
  */
-export async function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Profile> {
+export async function loadProfile(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  /** `--replay FILE`: the profile then needs no scenarios or phases of its own. */
+  replay?: string,
+): Promise<Profile> {
   const { value } = await readProfileDocument(path);
   const interpolated = interpolateEnv(value, env);
   // A value left uninterpolated is reported once, as the missing variable, not again as invalid.
   const unresolved = new Set(interpolated.problems.map((problem) => problem.path));
   const problems = [
     ...interpolated.problems,
-    ...resolvePlan(interpolated.value, { source: path }).problems.filter((p) => !unresolved.has(p.path)),
+    ...resolvePlan(interpolated.value, { source: path, overrides: { replay } }).problems.filter((p) => !unresolved.has(p.path)),
   ];
   if (problems.length > 0) throw new ProfileError(path, inDocumentOrder(interpolated.value, problems));
   return interpolated.value as Profile;
@@ -70,7 +75,7 @@ function parseProfileText(path: string, text: string): unknown {
 
 /** loadProfile, then buildPlan with the `rpcload run` flags. */
 export async function loadPlan(path: string, overrides?: PlanOverrides, env: NodeJS.ProcessEnv = process.env): Promise<Plan> {
-  return buildPlan(await loadProfile(path, env), { source: path, overrides });
+  return buildPlan(await loadProfile(path, env, overrides?.replay), { source: path, overrides });
 }
 
 /** Absolute path of profiles/demo.json in the package (the same from src/ and dist/). */

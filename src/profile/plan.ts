@@ -10,6 +10,7 @@ import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { CapacityPlan } from './capacity-settings.ts';
 import type { PhaseLoad } from './phase-load.ts';
 import type { ParsedThreshold } from './thresholds.ts';
+import type { ReplayPlan, ReplaySettings } from './replay-settings.ts';
 import type { ServerOptions } from '../server/options.ts';
 
 export interface Plan {
@@ -55,6 +56,10 @@ export interface Plan {
   readonly dataPart: DataPart;
   /** The `capacity` section resolved (defaults when absent); only `rpcload capacity` reads it. */
   readonly capacity?: CapacityPlan;
+  /** The profile's `replay` section, before its recording is scanned (prepareReplay turns it into `replay`). */
+  readonly replaySettings?: ReplaySettings;
+  /** A replay of recorded traffic: the phases send its calls instead of the scenarios' (see replay-plan.ts). */
+  readonly replay?: ReplayPlan;
 }
 
 /** Whether and when requests carry a `traceparent`. */

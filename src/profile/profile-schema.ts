@@ -8,6 +8,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { CapacitySchema } from './capacity-settings.ts';
+import { ReplaySchema } from './replay-settings.ts';
 import { AuthSchema, DurationSchema, HttpSchema, Literals, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { TRACE_URL_PATTERN } from './trace-url.ts';
 
@@ -296,8 +297,19 @@ export const ProfileSchema = Type.Object(
     server: Type.Optional(ServerSchema),
     auth: Type.Optional(AuthSchema),
     clients: Type.Optional(ClientsSchema),
-    scenarios: Type.Array(ScenarioSchema, { minItems: 1, description: 'Weighted scenarios; each iteration picks one.' }),
-    phases: Type.Array(PhaseSchema, { minItems: 1, description: 'Load phases, run in order.' }),
+    scenarios: Type.Optional(
+      Type.Array(ScenarioSchema, {
+        minItems: 1,
+        description: 'Weighted scenarios; each iteration picks one. Required (default: none) unless the profile has a replay section.',
+      }),
+    ),
+    phases: Type.Optional(
+      Type.Array(PhaseSchema, {
+        minItems: 1,
+        description: 'Load phases, run in order. Required (default: none) unless the profile has a replay section.',
+      }),
+    ),
+    replay: Type.Optional(ReplaySchema),
     data: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), DataSetSchema, {
         description:

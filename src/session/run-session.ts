@@ -14,6 +14,7 @@ import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
 import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import type { Plan } from '../profile/plan.ts';
+import { replaySource } from '../profile/replay-plan.ts';
 import { evaluateThreshold, goodputLatencyBoundMs } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
@@ -262,6 +263,7 @@ class RunRecord {
       thresholds: [],
       warnings: checkpointProblem === null ? [...notes] : [...notes, checkpointProblem],
       goodputBoundMs: goodputLatencyBoundMs(this.plan.thresholds),
+      ...(this.plan.replay === undefined ? {} : { replay: replaySource(this.plan.replay) }),
     };
   }
 

@@ -44,6 +44,9 @@ export interface BenchConfig {
   readonly dataRandomRows: number;
   readonly dataRatePerS: number;
   readonly dataDurationS: number;
+  /** The replay section's recording, GB (BENCH_REPLAY_GB), and the seconds of it replayed (its last ones). */
+  readonly replayGb: number;
+  readonly replayWindowS: number;
   /** 'auto' = nginx when present or installable, else the raw-socket responder. */
   readonly target: 'auto' | 'nginx' | 'raw';
   /** rpcload's HTTP client in every section (BENCH_RPCLOAD_CLIENT=fast|undici); null = its default. */
@@ -52,8 +55,8 @@ export interface BenchConfig {
   readonly openShareOfClosed: number;
 }
 
-export type BenchSection = 'closed' | 'workers' | 'open' | 'memory' | 'data';
-const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory', 'data'];
+export type BenchSection = 'closed' | 'workers' | 'open' | 'memory' | 'data' | 'replay';
+const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory', 'data', 'replay'];
 
 function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -104,6 +107,8 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     dataRandomRows: numberFrom(env, 'BENCH_DATA_RANDOM_ROWS', quick ? 200_000 : 10_000_000),
     dataRatePerS: numberFrom(env, 'BENCH_DATA_RATE', 2000),
     dataDurationS: numberFrom(env, 'BENCH_DATA_S', quick ? 3 : 20),
+    replayGb: numberFrom(env, 'BENCH_REPLAY_GB', quick ? 0.05 : 5),
+    replayWindowS: numberFrom(env, 'BENCH_REPLAY_WINDOW_S', quick ? 5 : 30),
     target,
     rpcloadClient: client === '' ? null : (client as HttpClientName),
     openShareOfClosed: share,

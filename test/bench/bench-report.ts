@@ -3,6 +3,8 @@ import type { BenchConfig } from './bench-config.ts';
 import type { ClosedFigures, ClosedRatios, ClosedSection } from './closed-section.ts';
 import { DATA_RSS_TARGET_MB, type DataRun } from './data-section.ts';
 import type { MemoryResult } from './memory-section.ts';
+import type { ReplayResult } from './replay-section.ts';
+import { round } from './bench-stats.ts';
 import { LAG_TARGET_MS, LAG_TARGET_RATE, SHARE_ACHIEVED_TARGET, SHARE_LAG_TARGET_MS, type OpenRow } from './open-section.ts';
 import type { WorkersSection } from './workers-section.ts';
 
@@ -66,6 +68,8 @@ export interface BenchReport {
   readonly memory: MemoryResult | null;
   /** Runs fed by big data files (issue 22); absent in reports written before the section existed. */
   readonly data?: readonly DataRun[] | null;
+  /** Absent in reports written before the replay section existed. */
+  readonly replay?: ReplayResult | null;
   readonly verdict: BenchVerdict;
 }
 
@@ -313,6 +317,20 @@ export function renderBenchReport(report: BenchReport): string {
           d.peakRssMb,
           d.peakRssMb < DATA_RSS_TARGET_MB ? 'yes' : 'NO',
         ]),
+      ),
+    );
+  }
+  if (report.replay) {
+    const r = report.replay;
+    out.push(
+      '',
+      `### Replay: the last ${r.windowS} s of a ${round(r.recordingBytes / 1024 ** 3, 2)} GB recording (${r.recordedCalls} calls)`,
+      '',
+    );
+    out.push(
+      table(
+        ['calls sent', 'wall s (scan included)', 'peak RSS MB', 'schedule lag p99 ms'],
+        [[r.sent, r.wallS, r.peakRssMb, r.scheduleLagP99Ms ?? '-']],
       ),
     );
   }

@@ -17,6 +17,7 @@ import type { BenchTarget } from './bench-target.ts';
 import { runClosedSection } from './closed-section.ts';
 import { runDataSection } from './data-section.ts';
 import { runMemorySection } from './memory-section.ts';
+import { runReplaySection } from './replay-section.ts';
 import { startNginx } from './nginx-target.ts';
 import { runOpenSection } from './open-section.ts';
 import { startRawResponder } from './raw-target.ts';
@@ -84,6 +85,7 @@ try {
   const open = has('open') ? await runOpenSection(target, config, workDir, log, closed?.median.rpcload.requestsPerS ?? null) : null;
   const memory = has('memory') ? await runMemorySection(target, config, workDir, log) : null;
   const data = has('data') ? await runDataSection(target, config, workDir, log) : null;
+  const replay = has('replay') ? await runReplaySection(target, config, workDir, log) : null;
   const report: BenchReport = {
     schema: 'rpcload/bench@3',
     startedAt: startedAt.toISOString(),
@@ -106,6 +108,7 @@ try {
     open,
     memory,
     data,
+    replay,
     verdict: benchVerdict(closed, workers, open),
   };
   const path = join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);

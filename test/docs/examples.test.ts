@@ -75,6 +75,7 @@ function bash(command: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ stat
 const examples = [
   ...shellExamples(join(ROOT, 'README.md'), 'README.md'),
   ...shellExamples(join(ROOT, 'docs/run.md'), 'docs/run.md'),
+  ...shellExamples(join(ROOT, 'docs/workloads.md'), 'docs/workloads.md'),
 ].filter((example) => !/^npm /.test(example.text)); // npm ci / npm start / npm test: the run examples cover `rpcload run profiles/demo.json`
 
 describe('documented examples', { timeout: 120_000 }, () => {

@@ -155,10 +155,13 @@ describe('loads this machine cannot honour are refused before anything starts', 
   const refusal = (profile: Record<string, unknown>, overrides: PlanOverrides = {}): string => {
     const started = performance.now();
     try {
-      buildPlan({ clients: { pattern: 'c-{n}', count: 2, secret: 's' }, scenarios: ping, ...profile } as never, {
-        source: 'p.json',
-        overrides,
-      });
+      buildPlan(
+        { clients: { pattern: 'c-{n}', count: 2, secret: 's' }, scenarios: ping, ...profile },
+        {
+          source: 'p.json',
+          overrides,
+        },
+      );
     } catch (err) {
       expect(err).toBeInstanceOf(ProfileError);
       expect(performance.now() - started).toBeLessThan(2000); // 10,000,000 clients once took 74 s and 3 GB

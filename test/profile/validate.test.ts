@@ -24,7 +24,7 @@ describe('profile validation: one problem each, with its path and message', () =
     [
       { phasez: [] },
       '/phasez',
-      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, data, rateLimit, thresholds, http, sign, capacity, report, seed, checkpointEvery, found unknown property "phasez"',
+      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, replay, data, rateLimit, thresholds, http, sign, capacity, report, seed, checkpointEvery, found unknown property "phasez"',
     ],
     // a required section missing
     [{ scenarios: undefined }, '/scenarios', 'expected a list of at least 1 item (required), found nothing'],

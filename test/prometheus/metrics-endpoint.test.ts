@@ -12,7 +12,6 @@ import { outcomeClass } from '../../src/api/outcome.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/prometheus/metrics-snapshot.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
-import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ShardSpec } from '../../src/session/distributed/shard-spec.ts';
@@ -54,7 +53,7 @@ async function scrapedRun(
 ): Promise<{ result: RunResult; scrapes: Scrape[] }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/metrics`;
-  const plan = buildPlan(profile as Profile, { source: '' });
+  const plan = buildPlan(profile, { source: '' });
   let ended = false;
   const session = runSession({
     plan,

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSession } from '../../src/session/run-session.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
-import type { Profile } from '../../src/profile/profile-schema.ts';
 import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
@@ -24,7 +23,7 @@ async function runWithWorkers(
   signal = new AbortController().signal,
   seen: LiveSnapshot[] = [],
 ) {
-  const plan = buildPlan(profile as Profile, { source: '' });
+  const plan = buildPlan(profile, { source: '' });
   return runSession({
     plan,
     outPath: join(dir, `${Math.random().toString(36).slice(2)}.json`),

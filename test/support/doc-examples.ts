@@ -89,8 +89,9 @@ export function boundedCommand(text: string, bounds: Bounds): string | null {
     if (!/--duration |--stages |-n |--requests /.test(command)) command += ' --duration 1s';
   }
   if (sub === 'capacity') {
-    // The shortest real search: whole-second steps, no confirmation, stopping at 100/s.
-    command += ' --warm-up 1s --hold 1s --confirm 0 --start 50 --max 100';
+    // The shortest real search: whole-second steps, no confirmation, stopping at 100/s (a replay: at 2× its recording).
+    const replay = /--replay |replay/.test(command);
+    command += ` --warm-up 1s --hold 1s --confirm 0 ${replay ? '--start 1 --max 2' : '--start 50 --max 100'}`;
   }
   if (sub === 'run' || sub === 'verify' || sub === 'capacity') {
     command = command.replace(/--out \S+/, '').replace(/--ui \S+/, '');

@@ -4,7 +4,6 @@ import { planMethods } from '../../src/driver/compiled-plan.ts';
 import { RunClock } from '../../src/driver/run-clock.ts';
 import { runLoad, type LoadRunOutcome } from '../../src/driver/run-load.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
-import type { Profile } from '../../src/profile/profile-schema.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 import { goodputLatencyBoundMs } from '../../src/profile/thresholds.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
@@ -21,13 +20,10 @@ export const DEMO_SECRET = 'demo-secret';
  * client is the test client (see http-client.ts) unless the profile names one.
  */
 export function testPlan(profile: Record<string, unknown>, target: string): Plan {
-  return buildPlan(
-    withTestHttpClient({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target }) as Profile,
-    {
-      source: '',
-      env: { SECRET: DEMO_SECRET },
-    },
-  );
+  return buildPlan(withTestHttpClient({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target }), {
+    source: '',
+    env: { SECRET: DEMO_SECRET },
+  });
 }
 
 export interface LoadRun {

@@ -74,7 +74,7 @@ function kneeOf({ label, result }: LabelledResult): CapacityKnee {
     model: record.model,
     ratePerS: record.ratePerS,
     concurrency: record.concurrency ?? null,
-    bracket: record.bracket,
+    bracket: callsBracket(record),
     atLeast: record.atLeast,
     limitedBy: record.limitedBy,
     confirmed: record.confirmation === null ? null : record.confirmation.passed,
@@ -82,6 +82,18 @@ function kneeOf({ label, result }: LabelledResult): CapacityKnee {
     p99Ms: answerStep?.latencyMs.p99 ?? null,
     finding: record.finding,
   };
+}
+
+/**
+ * The bracket in the unit of ratePerS: a replay's search brackets speeds of its recording, which
+ * its found speed and ratePerS convert to calls per second (so two replays compare by calls/s).
+ */
+function callsBracket(record: CapacityRecord): CapacityRecord['bracket'] {
+  const { speed, ratePerS } = record;
+  if (speed === undefined || speed === null || speed === 0 || ratePerS === null) return record.bracket;
+  const perSpeed = ratePerS / speed;
+  const calls = (load: number | null): number | null => (load === null ? null : Math.round(load * perSpeed * 1000) / 1000);
+  return [calls(record.bracket[0]), calls(record.bracket[1])];
 }
 
 /** True when the file is a capacity result. */

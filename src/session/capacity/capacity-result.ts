@@ -9,6 +9,7 @@
  */
 import type { CapacityRecord } from '../../contract/capacity-schema.ts';
 import type { CheckResult, RunInfo, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
+import { replaySource } from '../../profile/replay-plan.ts';
 import { planMethods } from '../../driver/compiled-plan.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
@@ -71,6 +72,8 @@ export function buildCapacityResult(input: CapacityResultInput): RunResult {
     ),
     thresholds: input.thresholds,
     warnings: input.warnings,
+    // A replay's source, at the speed found (the steps' own speeds are in the capacity record).
+    ...(plan.replay === undefined ? {} : { replay: replaySource({ ...plan.replay, speed: input.record.speed ?? plan.replay.speed }) }),
   });
   // The whole search's schedule lag mixes every step; each step's own lag is judged (generator-bound)
   // in the capacity record, so the run-level lag warning would only mislead here.

@@ -16,6 +16,7 @@ import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { loadClient } from '../../driver/connection-set.ts';
+import { replayAtSpeed, replayBaseRatePerS } from '../../profile/replay-plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
 import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
@@ -89,8 +90,10 @@ export async function capacitySession(options: CapacitySessionOptions): Promise<
   return { ...value, metricsClosed: closed };
 }
 
-const unit = (model: 'open' | 'closed'): string => (model === 'open' ? '/s' : ' users');
-const show = (n: number | null, model: 'open' | 'closed'): string => (n === null ? '–' : `${n}${unit(model)}`);
+/** What a step's load counts: arrivals per second, virtual users, or (capacity --replay) a speed of the recording. */
+type SearchedUnit = 'open' | 'closed' | 'replay';
+const unit = (model: SearchedUnit): string => (model === 'open' ? '/s' : model === 'replay' ? '×' : ' users');
+const show = (n: number | null, model: SearchedUnit): string => (n === null ? '–' : `${n}${unit(model)}`);
 
 class CapacitySearch {
   private readonly startedAt = new Date();
@@ -118,12 +121,18 @@ class CapacitySearch {
     return this.options.plan;
   }
 
+  /** What the steps' loads count. */
+  private get searched(): SearchedUnit {
+    return this.plan.replay === undefined ? this.cap.model : 'replay';
+  }
+
   async run(target: Target): Promise<Omit<CapacitySessionResult, 'metricsClosed'>> {
     this.target = target;
     const { cap } = this;
     const slo = cap.slo ?? this.plan.thresholds;
     const rules = { slo, include429: cap.include429, maxLagMs: cap.maxLagMs };
-    const bound = cap.model === 'open' && !cap.include429 ? quotaBound(this.plan) : null;
+    // A replay's mix of callers is the recording's: its quotas show up as 429s in the steps, not as a bound worked out ahead.
+    const bound = cap.model === 'open' && !cap.include429 && this.plan.replay === undefined ? quotaBound(this.plan) : null;
     const ceiling = ceilingOf(cap, bound);
     const points: SearchPoint[] = [];
     let end: SearchEnd | null = null;
@@ -152,7 +161,7 @@ class CapacitySearch {
             firstFail: null,
             limitedBy: 'generator',
             atLeast: true,
-            why: `generator-bound at ${show(next.load, cap.model)}: schedule lag p99 ${lag} ms > ${cap.maxLagMs} ms, rpcload could not send on time; add --workers or shards`,
+            why: `generator-bound at ${show(next.load, this.searched)}: schedule lag p99 ${lag} ms > ${cap.maxLagMs} ms, rpcload could not send on time; add --workers or shards`,
           };
           break;
         }
@@ -195,7 +204,7 @@ class CapacitySearch {
         firstFail,
         limitedBy: quota ? 'client quota' : 'max',
         atLeast: true,
-        why: quota ? quotaFinding(bound) : `the search's max (${show(ceiling.value, this.cap.model)}) was reached`,
+        why: quota ? quotaFinding(bound) : `the search's max (${show(ceiling.value, this.searched)}) was reached`,
       };
     }
     const decisive = this.steps.find(
@@ -234,8 +243,10 @@ class CapacitySearch {
     const { cap, plan } = this;
     const index = this.steps.length + 1;
     const name = kind === 'search' ? `step-${String(index).padStart(2, '0')}` : `confirm-${String(index).padStart(2, '0')}`;
+    // A replay's load is a speed of the recording: its phases say the calls per second that makes.
+    const perS = plan.replay === undefined ? load : load * replayBaseRatePerS(plan.replay);
     const phaseLoad: PhasePlan['load'] =
-      cap.model === 'open' ? { kind: 'rate', fromPerS: load, toPerS: load } : { kind: 'concurrency', vus: load };
+      cap.model === 'open' ? { kind: 'rate', fromPerS: perS, toPerS: perS } : { kind: 'concurrency', vus: load };
     const warmUp = cap.warmUpMs > 0 ? `${name} warm-up` : null;
     // Steps keep the profile's arrival process (its first phase's), so a Poisson workload is searched as Poisson.
     const arrivals = plan.phases[0]?.arrivals ?? 'uniform';
@@ -253,7 +264,8 @@ class CapacitySearch {
       warmUpMs: cap.warmUpMs,
       holdMs,
     };
-    const stepPlan = { ...aimedAt(plan, this.target), phases };
+    // Every phase of a replay step plays the same window from its start, looping, at the step's speed.
+    const stepPlan = { ...aimedAt(plan.replay === undefined ? plan : replayAtSpeed(plan, load), this.target), phases };
     // Each step listens on its own signal, relayed from the session's: the driver's listeners go
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();
@@ -345,7 +357,15 @@ class CapacitySearch {
     };
     const answer = confirmation?.load ?? bracket.lastPass;
     const answerStep = confirmation?.step ?? this.searchSteps().find((r) => r.load === answer);
-    const ratePerS = answer === null ? null : model === 'open' ? answer : (answerStep?.achievedPerS ?? null);
+    const replay = this.plan.replay;
+    const ratePerS =
+      answer === null
+        ? null
+        : model === 'closed'
+          ? (answerStep?.achievedPerS ?? null)
+          : replay === undefined
+            ? answer
+            : Math.round(answer * replayBaseRatePerS(replay) * 1000) / 1000;
     const search = this.searchSteps();
     const usl =
       model === 'closed'
@@ -355,10 +375,11 @@ class CapacitySearch {
       model,
       ratePerS,
       ...(model === 'closed' ? { concurrency: answer } : {}),
+      ...(replay === undefined ? {} : { speed: answer }),
       atLeast: bracket.atLeast,
       bracket: [bracket.lastPass, bracket.firstFail],
       limitedBy: bracket.limitedBy,
-      finding: finding(model, answer, ratePerS, bracket, confirmation, search),
+      finding: finding(replay === undefined ? model : 'replay', answer, ratePerS, bracket, confirmation, search),
       slo: [...sloLines, ...(model === 'open' ? [THROUGHPUT_LINE] : []), ...(cap.include429 ? [] : ['rate_limited < 1%'])],
       confirmation:
         confirmation === null
@@ -456,14 +477,19 @@ function ceilingOf(cap: CapacityPlan, bound: QuotaBound | null): SearchCeiling |
 
 /** The answer in one line. */
 function finding(
-  model: 'open' | 'closed',
+  model: SearchedUnit,
   answer: number | null,
   ratePerS: number | null,
   end: SearchEnd,
   confirmation: Confirmation | null,
   steps: readonly CapacityStep[],
 ): string {
-  const what = (n: number): string => (model === 'open' ? `${n}/s` : `${n} users (${ratePerS ?? 0}/s)`);
+  const what = (n: number): string =>
+    model === 'open'
+      ? `${n}/s`
+      : model === 'replay'
+        ? `${n}× the recording (${(ratePerS ?? 0).toLocaleString('en-US')} calls/s)`
+        : `${n} users (${ratePerS ?? 0}/s)`;
   if (answer === null) {
     const lowest = [...steps].sort((a, b) => a.load - b.load)[0];
     if (end.why !== null && end.limitedBy !== 'none') return `no capacity measured: ${end.why}`;
@@ -472,6 +498,11 @@ function finding(
   }
   const head = `capacity ${end.atLeast ? 'at least ' : ''}${what(answer)}`;
   const firstFail = end.firstFail === null ? null : steps.find((s) => s.load === end.firstFail);
+  if (model === 'replay' && end.why === null && end.firstFail !== null && confirmation === null) {
+    // "capacity 3.4× the recording (1,530 calls/s; bracket 3.3×–3.5×); limited by latency (p99 < 250ms failed at 3.5×)"
+    const failed = firstFail?.decidedBy ? ` (${firstFail.decidedBy} failed at ${show(end.firstFail, model)})` : '';
+    return `${head.slice(0, -1)}; bracket ${show(end.lastPass, model)}–${show(end.firstFail, model)}); limited by ${end.limitedBy}${failed}`;
+  }
   const detail =
     end.why ??
     (end.firstFail === null

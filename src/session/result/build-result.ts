@@ -6,6 +6,7 @@ import type { DimensionData, EncodedPair, RecordedData } from '../../metrics/rec
 import type { RecorderDimensions } from '../../metrics/sample.ts';
 import { OUTCOME_SUCCESS } from '../../api/outcome.ts';
 import { countAtOrBelowUs, decodeHistogram } from '../../metrics/hdr.ts';
+import type { ReplaySource } from '../../contract/replay-source-schema.ts';
 import { passiveRateLimitChecks } from '../../verify/passive/rate-limit-verdicts.ts';
 import { emptyTimelineRow } from '../../metrics/timeline.ts';
 import { REDACTED, redactSecrets } from '../../util/redact.ts';
@@ -38,6 +39,8 @@ export interface BuildResultInput {
   readonly warnings: readonly string[];
   /** The latency bound (ms) a success must meet to count as goodput (see goodputLatencyBoundMs); null or absent: none. */
   readonly goodputBoundMs?: number | null;
+  /** The replay's source, without what the run made of it (sent, run-time skips: read off `data` here). */
+  readonly replay?: Omit<ReplaySource, 'sent'>;
 }
 
 /** A target URL without credentials in it (`https://user:pass@host` → `https://[redacted]@host`). */
@@ -174,8 +177,17 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     thresholds: input.thresholds.map((t) => ({ ...t })),
     warnings: [...input.warnings],
     ...(data.exemplars === undefined ? {} : { exemplars: exemplarsOf(data.exemplars) }),
+    ...(input.replay === undefined ? {} : { replay: replayRecord(input.replay, data) }),
   };
   const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
   const implied = generatedWarnings(result).filter((w) => !stated.includes(w));
   return { ...result, warnings: [...stated, ...implied] };
+}
+
+/** The replay's source with what the run made of its calls: those sent, and those its clients could not send. */
+function replayRecord(source: Omit<ReplaySource, 'sent'>, data: RecordedData): ReplaySource {
+  const skipped = { ...source.skipped };
+  for (const [reason, n] of Object.entries(data.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
+  const sent = Object.values(data.overall.outcomes).reduce((sum, n) => sum + n, 0);
+  return { ...source, sent, skipped };
 }
