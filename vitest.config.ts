@@ -1,12 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Tests that compare latencies of separate real runs: any other test running beside them is noise
- * in their figures, so `npm test` runs them last, one file at a time (RPCLOAD_TEST_PHASE=quiet),
- * after the rest (RPCLOAD_TEST_PHASE=load). Without the variable, vitest runs everything, as a
- * developer running one file expects.
+ * Tests that compare latencies of separate real runs, or judge a replay's timing at a server in
+ * their own process: any other test running beside them is noise in their figures, so `npm test`
+ * runs them last, one file at a time (RPCLOAD_TEST_PHASE=quiet), after the rest
+ * (RPCLOAD_TEST_PHASE=load). Without the variable, vitest runs everything, as a developer running
+ * one file expects.
  */
-const QUIET = ['test/results/compare-false-alarms.test.ts', 'test/results/e2e-compare-merge.test.ts'];
+const QUIET = ['test/results/compare-false-alarms.test.ts', 'test/results/e2e-compare-merge.test.ts', 'test/cli/replay.test.ts'];
 /**
  * Suites whose results must not depend on the load's HTTP client (hostile servers answering a
  * load, outcomes, result files and counts that reconcile with the server's): `npm test` runs them
