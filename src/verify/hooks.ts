@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { round } from './round-trip.ts';
 import type { HookRun } from './verdicts/hook-runs.ts';
 import { sanitizeText } from '../util/sanitize.ts';
+import type { CheckPlan } from './check.ts';
 import type { CheckContext } from './check-context.ts';
 import type { VerifyConfig } from './config.ts';
 
@@ -80,4 +81,21 @@ export function hooksUnavailable(config: VerifyConfig): string | null {
   if (config.embeddedTarget && !config.hooks.onEmbedded)
     return "the target is rpcload's embedded reference server: the --fault/--heal hooks are not run against it (--hooks-on-embedded runs them anyway)";
   return null;
+}
+
+/** The plan of a check that runs the hooks (a fresh client, alone, a window plus both hooks' deadlines), or why it cannot run. */
+export function hookCheckPlan(config: VerifyConfig): CheckPlan | string {
+  return (
+    hooksUnavailable(config) ?? {
+      needs: [{ kind: 'fresh' }],
+      countsQuota: true,
+      estimateMs: config.windowMs + 2 * config.hooks!.timeoutMs,
+      runsAlone: true,
+    }
+  );
+}
+
+/** How often a hook check polls the target after the heal: a tenth of a window, at most every 50 ms. */
+export function healPollMs(windowMs: number): number {
+  return Math.max(50, windowMs / 10);
 }

@@ -6,24 +6,15 @@
 import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { RoundTrip } from '../round-trip.ts';
-import { hooksUnavailable, runHook } from '../hooks.ts';
+import { healPollMs, hookCheckPlan, runHook } from '../hooks.ts';
 import { hookProblem, type HookRun } from '../verdicts/hook-runs.ts';
 import { judgeRestart, restartResetFromMs } from '../verdicts/ratelimit-restart.ts';
 import { outageAnswerOf } from '../verdicts/ratelimit-store-outage.ts';
 import { burstCap } from './ratelimit-threshold.ts';
 
-/** Polls after the restart, at most this often. */
-const MIN_POLL_MS = 50;
-
 export const ratelimitRestart: CheckDefinition = {
   id: 'ratelimit.restart',
-  plan: (config) =>
-    hooksUnavailable(config) ?? {
-      needs: [{ kind: 'fresh' }],
-      countsQuota: true,
-      estimateMs: config.windowMs + 2 * config.hooks!.timeoutMs,
-      runsAlone: true,
-    },
+  plan: hookCheckPlan,
   async run(check, [clientId]) {
     const { limit, windowMs, methods } = check.config;
     const hooks = check.config.hooks!;
@@ -41,7 +32,7 @@ export const ratelimitRestart: CheckDefinition = {
     }
     const after: RoundTrip[] = [];
     if (hookProblem(fault, hooks.timeoutMs) === null && hookProblem(heal, hooks.timeoutMs) === null) {
-      const pollMs = Math.max(MIN_POLL_MS, windowMs / 10);
+      const pollMs = healPollMs(windowMs);
       let admitted = 0;
       while (check.elapsed() < resetFromMs) {
         const { roundTrip } = await check.call({ method, clientId: clientId! });

@@ -9,23 +9,14 @@
 import { pacedLoad, sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { RoundTrip } from '../round-trip.ts';
-import { hooksUnavailable, runHook } from '../hooks.ts';
+import { healPollMs, hookCheckPlan, runHook } from '../hooks.ts';
 import type { HookRun } from '../verdicts/hook-runs.ts';
 import { hookProblem } from '../verdicts/hook-runs.ts';
 import { judgeStoreOutage, outageAnswerOf } from '../verdicts/ratelimit-store-outage.ts';
 
-/** Polls after the heal, at most this often. */
-const MIN_POLL_MS = 50;
-
 export const ratelimitStoreOutage: CheckDefinition = {
   id: 'ratelimit.store_outage',
-  plan: (config) =>
-    hooksUnavailable(config) ?? {
-      needs: [{ kind: 'fresh' }],
-      countsQuota: true,
-      estimateMs: config.windowMs + 2 * config.hooks!.timeoutMs,
-      runsAlone: true,
-    },
+  plan: hookCheckPlan,
   async run(check, [clientId]) {
     const { limit, windowMs, methods } = check.config;
     const hooks = check.config.hooks!;
@@ -52,7 +43,7 @@ export const ratelimitStoreOutage: CheckDefinition = {
     let afterHeal = (await check.call({ method, clientId: clientId! })).roundTrip;
     if (hookProblem(heal, hooks.timeoutMs) === null) {
       const giveUpAtMs = check.elapsed() + hooks.timeoutMs;
-      const pollMs = Math.max(MIN_POLL_MS, windowMs / 10);
+      const pollMs = healPollMs(windowMs);
       while (outageAnswerOf(afterHeal) === 'unavailable' && check.elapsed() + pollMs < giveUpAtMs) {
         await check.until(check.elapsed() + pollMs);
         afterHeal = (await check.call({ method, clientId: clientId! })).roundTrip;
