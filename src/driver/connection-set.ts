@@ -1,6 +1,6 @@
 /**
- * The driver's connections to the target: one undici Client (or one of the fast client's
- * connections, see http1/http1-connection.ts) per connection, with the engine deciding which
+ * The driver's connections to the target: one undici Client, or one of rpcload's own (HTTP/1.1 in
+ * http1/, HTTP/2 in http2/), per connection, with the engine deciding which
  * connection carries which request.
  *
  * Why not undici's Pool: the engine already knows when each of its requests ends (its handler is
@@ -20,18 +20,9 @@
  * request names its lane; the common case (no per-client certificates) is one lane for everybody.
  */
 import { Client, type Dispatcher, type buildConnector } from 'undici';
-import type { HttpClientName, Plan } from '../profile/plan.ts';
+import type { HttpClientName } from '../profile/plan.ts';
 import { Http1Connection } from './http1/http1-connection.ts';
-
-/**
- * The HTTP client that carries `plan`'s API calls (the result file records it): the plan's
- * `http.client` on HTTP/1.1, undici's on HTTP/2 (`http.version` "2"; with "auto", the HTTP/2
- * connections a server negotiates are undici's too, and `summary.connections` says how many).
- * Token requests always go through undici.
- */
-export function loadClient(plan: Plan): HttpClientName {
-  return plan.http.version === '2' ? 'undici' : plan.http.client;
-}
+import { Http2Connection } from './http2/http2-connection.ts';
 
 /** What the set asks of one connection: the part of undici's Client it uses, which the fast client also has. */
 interface Connection {
@@ -64,8 +55,8 @@ export interface ConnectionSetOptions {
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
   /**
-   * The client of each HTTP/1.1 connection: rpcload's own (http1/, the default) or undici's Client.
-   * HTTP/2 connections are always undici's.
+   * The client of each connection: rpcload's own (the default: http1/ on HTTP/1.1, a session of
+   * Node's http2 module on HTTP/2, see http2/) or undici's Client.
    */
   readonly client?: HttpClientName;
 }
@@ -128,8 +119,10 @@ class Lane {
   private open(): Connection {
     const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs } = this.options;
     const connect = this.lane.connect;
-    if (!allowH2 && this.options.client === 'fast')
-      return new Http1Connection(this.origin, { pipelining: slots, headersTimeoutMs, bodyTimeoutMs, connect });
+    if (this.options.client === 'fast')
+      return allowH2
+        ? new Http2Connection(this.origin, { maxConcurrentStreams: slots, headersTimeoutMs, bodyTimeoutMs, connect })
+        : new Http1Connection(this.origin, { pipelining: slots, headersTimeoutMs, bodyTimeoutMs, connect });
     return new Client(this.origin, {
       pipelining: slots,
       headersTimeout: headersTimeoutMs,

@@ -26,7 +26,7 @@ import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
 import { connectionLanes } from './connection-lanes.ts';
-import { ConnectionSet, loadClient } from './connection-set.ts';
+import { ConnectionSet } from './connection-set.ts';
 import { DataFeeds } from './data-feed.ts';
 import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
@@ -212,7 +212,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
           allowH2: h2,
           headersTimeoutMs: plan.http.headersTimeoutMs,
           bodyTimeoutMs: plan.http.bodyTimeoutMs,
-          client: loadClient(plan),
+          client: plan.http.client,
         }),
     ),
     plan.replicaAffinity,

@@ -23,7 +23,7 @@ import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan, planMethods } from './compiled-plan.ts';
 import { ReplicaRouter } from './replica-router.ts';
-import { ConnectionSet, loadClient } from './connection-set.ts';
+import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import { createPacer } from './pacer.ts';
@@ -123,7 +123,7 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
       allowH2: false,
       headersTimeoutMs: plan.http.headersTimeoutMs,
       bodyTimeoutMs: plan.http.bodyTimeoutMs,
-      client: loadClient(plan), // the same client as the run's, so its code is what gets warm
+      client: plan.http.client, // the same client as the run's, so its code is what gets warm
     });
     const startedAt = performance.now();
     const now = (): number => performance.now() - startedAt;

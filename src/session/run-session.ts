@@ -19,7 +19,6 @@ import { evaluateThreshold, goodputLatencyBoundMs } from '../profile/thresholds.
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
 import { assertSafeOutput } from '../util/output-files.ts';
-import { loadClient } from '../driver/connection-set.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
@@ -282,7 +281,7 @@ class RunRecord {
       embeddedTarget: this.target.embedded,
       model: runModel(this.plan.phases),
       workers: this.load.workers,
-      httpClient: loadClient(this.plan),
+      httpClient: this.plan.http.client,
       shards: 1,
       ...(this.shard === null ? {} : { shard: this.shardInfo() }),
       node: process.version,

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { createSecureServer, type Http2SecureServer, type Http2ServerResponse } from 'node:http2';
+import { constants as h2constants, createSecureServer, type Http2SecureServer, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { buildConnector, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -137,7 +137,7 @@ describe.each(HTTP_CLIENTS)('ConnectionSet on the %s client', (client) => {
   });
 });
 
-describe('ConnectionSet over HTTP/2 (node:http2, ALPN)', () => {
+describe.each(HTTP_CLIENTS)('ConnectionSet over HTTP/2 (node:http2 server, ALPN) on the %s client', (client) => {
   let h2: Http2SecureServer | undefined;
   afterEach(async () => {
     // The client side first: the server's close waits for its sessions to end.
@@ -186,6 +186,7 @@ describe('ConnectionSet over HTTP/2 (node:http2, ALPN)', () => {
       allowH2: true,
       headersTimeoutMs: 5000,
       bodyTimeoutMs: 5000,
+      client,
     });
 
   it('carries `slots` requests at once as streams of one connection; the rest wait for a free stream', async () => {
@@ -217,5 +218,135 @@ describe('ConnectionSet over HTTP/2 (node:http2, ALPN)', () => {
     expect(server2.sessions()).toBe(2);
     for (const res of server2.held.splice(0)) res.end('{}');
     await Promise.all(requests.map((r) => r.ended));
+  });
+});
+
+/**
+ * What rpcload's own HTTP/2 connection (http2/http2-connection.ts) does where undici's crashes or
+ * would resend: a GOAWAY with streams in flight, a refused stream, a reset, a silent server.
+ */
+describe('ConnectionSet over HTTP/2 on the fast client: GOAWAY, refused and reset streams, timeouts', () => {
+  let h2: Http2SecureServer | undefined;
+  afterEach(async () => {
+    await set?.destroy();
+    set = undefined;
+    const closing = h2;
+    h2 = undefined;
+    if (closing !== undefined) await new Promise((resolve) => closing.close(resolve));
+  });
+
+  /** An HTTP/2 server answering each stream as `answer` says; counts the streams and sessions it saw. */
+  async function startH2(
+    answer: (res: Http2ServerResponse, nth: number) => void,
+  ): Promise<{ url: string; ca: string; streams: () => number; sessions: () => number }> {
+    const material = await selfSignedMaterial();
+    let streams = 0;
+    let sessions = 0;
+    h2 = createSecureServer({ cert: material.cert, key: material.key, allowHTTP1: false }, (req, res) => {
+      const nth = ++streams;
+      req.resume();
+      req.once('end', () => answer(res, nth));
+    });
+    h2.on('session', () => sessions++);
+    await new Promise<void>((resolve) => h2!.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `https://127.0.0.1:${(h2.address() as AddressInfo).port}`,
+      ca: material.cert,
+      streams: () => streams,
+      sessions: () => sessions,
+    };
+  }
+
+  const fastH2Set = (url: string, ca: string, slots: number, headersTimeoutMs = 5000): ConnectionSet =>
+    new ConnectionSet(url, {
+      lanes: [{ connections: 1, connect: buildConnector({ ca, allowH2: true }) }],
+      slots,
+      allowH2: true,
+      headersTimeoutMs,
+      bodyTimeoutMs: 5000,
+      client: 'fast',
+    });
+
+  it('a GOAWAY with streams in flight: they finish on the old session, later requests open a new one, each request ends once and is sent once', async () => {
+    const held: Http2ServerResponse[] = [];
+    const server2 = await startH2((res) => held.push(res));
+    const connections = fastH2Set(server2.url, server2.ca, 8);
+    set = connections;
+    let ends = 0;
+    const newRequest = (name: string): TestRequest =>
+      new TestRequest(name, (r) => {
+        ends++;
+        connections.release(r);
+      });
+    const first = Array.from({ length: 4 }, (_, i) => newRequest(`a${i}`));
+    for (const r of first) connections.dispatch(r);
+    await expect.poll(() => held.length).toBe(4);
+    // nginx's way at keepalive_requests: GOAWAY naming the last stream it took, then it answers those.
+    const session = held[0]!.stream.session!;
+    session.goaway(h2constants.NGHTTP2_NO_ERROR, Math.max(...held.map((res) => res.stream.id!)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const later = Array.from({ length: 4 }, (_, i) => newRequest(`b${i}`));
+    for (const r of later) connections.dispatch(r);
+    for (const res of held.splice(0, 4)) res.end('{"status":"success","data":{}}');
+    await expect.poll(() => held.length).toBe(4);
+    for (const res of held.splice(0)) res.end('{"status":"success","data":{}}');
+    await Promise.all([...first, ...later].map((r) => r.ended));
+    expect([...first, ...later].map((r) => [r.status, r.error])).toEqual(Array(8).fill([200, null]));
+    expect(ends).toBe(8);
+    expect(server2.streams()).toBe(8);
+    expect(server2.sessions()).toBe(2);
+  });
+
+  it('a stream the server refuses (never processed) goes out again and succeeds', async () => {
+    const server2 = await startH2((res, nth) => {
+      if (nth === 1) res.stream.close(h2constants.NGHTTP2_REFUSED_STREAM);
+      else res.end('{"status":"success","data":{}}');
+    });
+    const connections = fastH2Set(server2.url, server2.ca, 4);
+    set = connections;
+    const request = new TestRequest('r', (r) => connections.release(r));
+    connections.dispatch(request);
+    await request.ended;
+    expect([request.status, request.error]).toEqual([200, null]);
+    expect(server2.streams()).toBe(2);
+  });
+
+  it('a server refusing every stream fails the request after a few tries, not forever', async () => {
+    const server2 = await startH2((res) => res.stream.close(h2constants.NGHTTP2_REFUSED_STREAM));
+    const connections = fastH2Set(server2.url, server2.ca, 4);
+    set = connections;
+    const request = new TestRequest('r', (r) => connections.release(r));
+    connections.dispatch(request);
+    await request.ended;
+    expect(request.error?.message).toMatch(/reset with code 7/);
+    expect(server2.streams()).toBe(4);
+  });
+
+  it('a stream reset with an error fails its request only; the session goes on', async () => {
+    const server2 = await startH2((res, nth) => {
+      if (nth === 1) res.stream.close(h2constants.NGHTTP2_INTERNAL_ERROR);
+      else res.end('{"status":"success","data":{}}');
+    });
+    const connections = fastH2Set(server2.url, server2.ca, 4);
+    set = connections;
+    const reset = new TestRequest('x', (r) => connections.release(r));
+    connections.dispatch(reset);
+    await reset.ended;
+    expect((reset.error as { code?: string } | null)?.code).toBe('UND_ERR_SOCKET');
+    const next = new TestRequest('y', (r) => connections.release(r));
+    connections.dispatch(next);
+    await next.ended;
+    expect(next.status).toBe(200);
+    expect(server2.sessions()).toBe(1);
+  });
+
+  it('a server that never answers: the request fails with the headers timeout', async () => {
+    const server2 = await startH2(() => undefined);
+    const connections = fastH2Set(server2.url, server2.ca, 4, 300);
+    set = connections;
+    const request = new TestRequest('t', (r) => connections.release(r));
+    connections.dispatch(request);
+    await request.ended;
+    expect((request.error as { code?: string } | null)?.code).toBe('UND_ERR_HEADERS_TIMEOUT');
   });
 });

@@ -44,16 +44,23 @@ const EMPTY_BODY = Buffer.alloc(0);
 const expectsPayload = (method: string): boolean =>
   method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'QUERY' || method === 'PROPFIND' || method === 'PROPPATCH';
 
-function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): Buffer {
+/**
+ * Throws undici's InvalidArgumentError for a path or header (flat [name, value, …] list) undici
+ * would refuse; the HTTP/2 connection checks its requests with it too.
+ */
+export function checkRequestHead(path: string, headers: readonly string[]): void {
   if (INVALID_PATH.test(path)) throw new errors.InvalidArgumentError('invalid request path');
-  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
   for (let i = 0; i + 1 < headers.length; i += 2) {
     const name = headers[i]!;
-    const value = headers[i + 1]!;
     if (!TOKEN_NAME.test(name)) throw new errors.InvalidArgumentError('invalid header key');
-    if (INVALID_VALUE.test(value)) throw new errors.InvalidArgumentError(`invalid ${name} header`);
-    head += `${name}: ${value}\r\n`;
+    if (INVALID_VALUE.test(headers[i + 1]!)) throw new errors.InvalidArgumentError(`invalid ${name} header`);
   }
+}
+
+function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): Buffer {
+  checkRequestHead(path, headers);
+  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
+  for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]!}: ${headers[i + 1]!}\r\n`;
   if (bodyLength > 0 || expectsPayload(method)) head += `content-length: ${bodyLength}\r\n`;
   return Buffer.from(`${head}\r\n`, 'latin1');
 }

@@ -15,7 +15,6 @@ import type { RunInfo, RunResult, RunStatus, ThresholdResult } from '../../contr
 import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
-import { loadClient } from '../../driver/connection-set.ts';
 import { replayAtSpeed, replayBaseRatePerS } from '../../profile/replay-plan.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
@@ -419,7 +418,7 @@ class CapacitySearch {
       embeddedTarget: this.target.embedded,
       model: this.cap.model,
       workers: this.options.workers ?? 1,
-      httpClient: loadClient(this.plan),
+      httpClient: this.plan.http.client,
       shards: 1,
       node: process.version,
       host: hostname(),

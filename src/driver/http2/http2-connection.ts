@@ -1,0 +1,290 @@
+/**
+ * The load's HTTP/2 connection: one session of Node's `http2` module over a socket from the
+ * lane's connector, with the surface of undici's Client as the driver uses it — `dispatch(options,
+ * handler)` and `destroy()` — and the same handler callbacks (onConnect with an abort, onHeaders
+ * with a flat header list, onData, onComplete, onError), so the driver's requests run on it
+ * unchanged.
+ *
+ * Why not undici's HTTP/2 Client: when a server ends a session with GOAWAY — nginx does it after
+ * `keepalive_requests` (1,000) streams on every connection, so any long h2 load through nginx meets
+ * it — undici 7 puts the streams still in flight back in its queue and sends them again on a new
+ * session while the old one finishes them; when a first copy's response has completed, the second
+ * copy's response trips an assertion inside undici (`assert(!this.completed)`) from an event
+ * handler, which no handler of ours can catch, and the run dies without its result. Here a GOAWAY
+ * only retires the session: its streams finish on it, new requests open the next session.
+ *
+ * Behaviour:
+ * - A stream the server refuses (RST_STREAM REFUSED_STREAM, also what the streams above a GOAWAY's
+ *   last stream id get) was by the protocol's guarantee never processed, so it goes out again on
+ *   the next session (at most MAX_REFUSALS times; then it fails). Its latency still counts from
+ *   its intended start: the engine's clock, not this module's, measures it.
+ * - `maxConcurrentStreams` streams at once per session (fewer when the server's SETTINGS say so:
+ *   Node holds back the excess until a stream closes).
+ * - Headers and body timeouts as undici's: time to the response head, then the longest pause
+ *   between body chunks; a stream past either is cancelled and fails with undici's error.
+ * - Connection-specific headers (connection, keep-alive, transfer-encoding, host…) are not HTTP/2
+ *   headers: dropped, the host becoming `:authority`. Header names and values are checked as the
+ *   HTTP/1.1 encoder checks them, so a hostile token endpoint cannot inject headers here either.
+ */
+import http2 from 'node:http2';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { errors, type Dispatcher, type buildConnector } from 'undici';
+import { checkRequestHead } from '../http1/request-encoder.ts';
+
+export interface Http2ConnectionOptions {
+  /** Streams open at once on one session. */
+  readonly maxConcurrentStreams: number;
+  /** From sending a request until its response head arrives (0 = none). */
+  readonly headersTimeoutMs: number;
+  /** Longest pause between body chunks (0 = none). */
+  readonly bodyTimeoutMs: number;
+  /** Opens a socket to the origin (undici's connector signature), which must negotiate h2. */
+  readonly connect: buildConnector.connector;
+}
+
+type Handler = Dispatcher.DispatchHandler;
+
+interface Pending {
+  readonly options: Dispatcher.DispatchOptions;
+  readonly handler: Handler;
+  /** How many times a server has refused it so far. */
+  refusals: number;
+}
+
+/** A refused request is sent again at most this many times (a server refusing everything must not loop the run). */
+const MAX_REFUSALS = 3;
+/** Request headers HTTP/2 forbids (RFC 9113 §8.2.2); `host` becomes `:authority`. */
+const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te']);
+const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
+const EMPTY_BODY = Buffer.alloc(0);
+const ignore = (): void => undefined;
+
+/** Methods that carry a content-length even when empty, as undici and the HTTP/1.1 encoder send it. */
+const expectsPayload = (method: string): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
+export class Http2Connection {
+  private readonly origin: string;
+  private readonly authority: string;
+  private readonly connectParams: buildConnector.Options;
+  private session: http2.ClientHttp2Session | null = null;
+  private connecting = false;
+  private destroyed = false;
+  private readonly pending: Pending[] = [];
+  /** Streams open on the current session (a retired session's streams are not counted). */
+  private open = 0;
+  /** How to fail each request not yet ended, on any session: destroy() fails them. */
+  private readonly live = new Set<(error: Error) => void>();
+
+  constructor(
+    origin: string | URL,
+    private readonly options: Http2ConnectionOptions,
+  ) {
+    const url = new URL(origin);
+    this.origin = url.origin;
+    this.authority = url.host;
+    this.connectParams = {
+      host: url.host,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      protocol: url.protocol,
+      port: url.port,
+    };
+  }
+
+  /** Send a request on this connection. Returns false when it now has `maxConcurrentStreams` requests or more. */
+  dispatch(options: Dispatcher.DispatchOptions, handler: Handler): boolean {
+    if (this.destroyed) {
+      handler.onError?.(new errors.ClientDestroyedError());
+      return false;
+    }
+    this.pending.push({ options, handler, refusals: 0 });
+    this.flush();
+    return this.open + this.pending.length < this.options.maxConcurrentStreams;
+  }
+
+  /** Close the connection: requests on it or waiting for it end through onError (ClientDestroyedError). */
+  destroy(): Promise<void> {
+    if (this.destroyed) return Promise.resolve();
+    this.destroyed = true;
+    const error = new errors.ClientDestroyedError();
+    for (const { handler } of this.pending.splice(0)) handler.onError?.(error);
+    for (const fail of [...this.live]) fail(error);
+    const session = this.session;
+    this.session = null;
+    if (session === null || session.destroyed) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => session.once('close', () => resolve()));
+    session.destroy();
+    return closed;
+  }
+
+  private flush(): void {
+    const session = this.session;
+    if (session === null) {
+      if (!this.connecting && this.pending.length > 0) this.connectSession();
+      return;
+    }
+    while (this.pending.length > 0 && this.open < this.options.maxConcurrentStreams && this.session === session) {
+      this.start(session, this.pending.shift()!);
+    }
+  }
+
+  private connectSession(): void {
+    this.connecting = true;
+    try {
+      this.options.connect(this.connectParams, (err, socket) => this.onConnected(err, socket));
+    } catch (err) {
+      this.onConnected(err as Error, null);
+    }
+  }
+
+  private onConnected(err: Error | null, socket: Socket | null): void {
+    this.connecting = false;
+    if (err !== null || socket === null) {
+      // As undici: a failed connect fails every request waiting for it.
+      this.failPending(err ?? new errors.SocketError('no socket'));
+      return;
+    }
+    if (this.destroyed) {
+      socket.on('error', ignore).destroy();
+      return;
+    }
+    if ((socket as TLSSocket).alpnProtocol !== 'h2') {
+      socket.on('error', ignore).destroy();
+      this.failPending(new errors.NotSupportedError('the server did not negotiate HTTP/2 on this connection'));
+      return;
+    }
+    const session = http2.connect(this.origin, { createConnection: () => socket });
+    this.session = session;
+    this.open = 0;
+    // A session ends by GOAWAY (graceful: its streams finish), by error or by close: either way it
+    // takes no new streams, and the next request opens the next session.
+    const retire = (): void => {
+      if (this.session !== session) return;
+      this.session = null;
+      this.open = 0;
+      if (!this.destroyed) this.flush();
+    };
+    session.on('goaway', retire);
+    session.on('close', retire);
+    session.on('error', retire); // the streams report their own failure
+    session.on('frameError', ignore);
+    socket.on('error', ignore);
+    this.flush();
+  }
+
+  private start(session: http2.ClientHttp2Session, request: Pending): void {
+    const { options, handler } = request;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request(this.headersOf(options), { endStream: false });
+    } catch (err) {
+      // A header or path the checks refuse, or a session that has just gone: the latter is retried.
+      if (
+        (err as { code?: string }).code === 'ERR_HTTP2_GOAWAY_SESSION' ||
+        (err as { code?: string }).code === 'ERR_HTTP2_INVALID_SESSION'
+      ) {
+        if (this.session === session) this.session = null;
+        this.pending.unshift(request);
+        this.flush();
+      } else handler.onError?.(err instanceof errors.UndiciError ? err : new errors.InvalidArgumentError((err as Error).message));
+      return;
+    }
+    this.open++;
+    let ended = false;
+    let headersSeen = false;
+    // Ends the stream's request exactly once; frees its slot on the session it was opened on.
+    const end = (): boolean => {
+      if (ended) return false;
+      ended = true;
+      this.live.delete(fail);
+      if (this.session === session) this.open--;
+      return true;
+    };
+    const fail = (error: Error): void => {
+      if (!end()) return;
+      stream.removeAllListeners('data');
+      if (!stream.destroyed) stream.close(NGHTTP2_CANCEL);
+      handler.onError?.(error);
+      if (!this.destroyed) this.flush();
+    };
+    this.live.add(fail);
+    handler.onConnect?.((err?: Error) => fail(err ?? new errors.RequestAbortedError()));
+    if (ended) return; // aborted at once
+    const { headersTimeoutMs, bodyTimeoutMs } = this.options;
+    if (headersTimeoutMs > 0) stream.setTimeout(headersTimeoutMs);
+    stream.on('timeout', () =>
+      fail(headersSeen ? new errors.BodyTimeoutError('HTTP/2 body timeout') : new errors.HeadersTimeoutError('HTTP/2 headers timeout')),
+    );
+    stream.on('response', (headers) => {
+      if (ended) return;
+      headersSeen = true;
+      stream.setTimeout(bodyTimeoutMs);
+      const status = Number(headers[':status']);
+      handler.onHeaders?.(status, flatHeaders(headers) as unknown as Buffer[], () => stream.resume(), '');
+    });
+    stream.on('data', (chunk: Buffer) => {
+      if (!ended) handler.onData?.(chunk);
+    });
+    stream.on('end', () => {
+      if (!headersSeen) return; // 'close' reports a stream that ended without a response
+      if (!end()) return;
+      handler.onComplete?.([]);
+      this.flush();
+    });
+    stream.on('error', ignore); // 'close' carries the outcome, with the reset code
+    stream.on('close', () => {
+      if (ended) return;
+      if (stream.rstCode === NGHTTP2_REFUSED_STREAM && request.refusals < MAX_REFUSALS && !this.destroyed) {
+        // Never processed (RFC 9113 §8.7): send it again, on a new session when this one is going.
+        end();
+        request.refusals++;
+        this.pending.unshift(request);
+        this.flush();
+        return;
+      }
+      const reason =
+        stream.rstCode > 0 ? `HTTP/2 stream reset with code ${stream.rstCode}` : 'HTTP/2 stream closed before the response was complete';
+      fail(new errors.SocketError(reason));
+    });
+    const body = options.body;
+    const bytes = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : EMPTY_BODY;
+    stream.end(bytes);
+  }
+
+  private headersOf(options: Dispatcher.DispatchOptions): http2.OutgoingHttpHeaders {
+    const list = Array.isArray(options.headers)
+      ? options.headers
+      : Object.entries((options.headers ?? {}) as Record<string, string>).flat();
+    checkRequestHead(options.path, list);
+    const headers: http2.OutgoingHttpHeaders = { ':method': options.method, ':path': options.path, ':authority': this.authority };
+    for (let i = 0; i + 1 < list.length; i += 2) {
+      const name = list[i]!.toLowerCase();
+      if (CONNECTION_SPECIFIC.has(name)) {
+        if (name === 'host') headers[':authority'] = list[i + 1]!;
+        continue;
+      }
+      const seen = headers[name];
+      headers[name] = seen === undefined ? list[i + 1]! : `${String(seen)}, ${list[i + 1]!}`;
+    }
+    const body = options.body;
+    const length = Buffer.isBuffer(body) ? body.length : typeof body === 'string' ? Buffer.byteLength(body) : 0;
+    if (length > 0 || expectsPayload(options.method)) headers['content-length'] = String(length);
+    return headers;
+  }
+
+  private failPending(error: Error): void {
+    for (const { handler } of this.pending.splice(0)) handler.onError?.(error);
+  }
+}
+
+/** A response's headers as the flat [name, value, …] list the handlers read (undici's raw form, as strings). */
+function flatHeaders(headers: http2.IncomingHttpHeaders): string[] {
+  const flat: string[] = [];
+  for (const name of Object.keys(headers)) {
+    if (name.charCodeAt(0) === 58 /* ':' */) continue;
+    const value = headers[name];
+    if (Array.isArray(value)) for (const v of value) flat.push(name, v);
+    else if (value !== undefined) flat.push(name, String(value));
+  }
+  return flat;
+}
