@@ -5,7 +5,6 @@
  * instead of a client secret. The JWT is built and signed by `jose`.
  */
 import { createPrivateKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { SignJWT } from 'jose';
 
 /** The `client_assertion_type` of a JWT client assertion (RFC 7523 §2.2). */
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -69,6 +68,8 @@ export interface AssertionClaims {
 
 /** A signed client assertion (compact JWS) for one token request. */
 export async function signClientAssertion(key: AssertionKey, keyObject: KeyObject, claims: AssertionClaims): Promise<string> {
+  // jose is loaded with the first assertion, not at start-up: most runs never sign one.
+  const { SignJWT } = await import('jose');
   const nowS = claims.nowS ?? Math.floor(Date.now() / 1000);
   return new SignJWT({})
     .setProtectedHeader({ alg: key.alg, typ: 'JWT', ...(key.kid === null ? {} : { kid: key.kid }) })

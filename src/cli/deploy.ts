@@ -1,6 +1,5 @@
 /** `rpcload deploy kubernetes PROFILE --shards N`: print the manifests of a sharded run (apply them with kubectl). */
 import { Option, type Command } from 'commander';
-import { stringify } from 'yaml';
 import { RpcloadError } from '../errors.ts';
 import { readProfileDocument } from '../profile/load-profile.ts';
 import { kubernetesManifests, profileFacts } from '../deploy/kubernetes-manifests.ts';
@@ -107,6 +106,8 @@ export function registerDeployCommand(program: Command): void {
         storageClass: flags.storageClass,
         metricsPort: flags.metricsPort,
       });
+      // yaml is loaded here, not at start-up: only this command writes YAML.
+      const { stringify } = await import('yaml');
       process.stdout.write(manifests.map((manifest) => stringify(manifest, { lineWidth: 0 })).join('---\n'));
     });
 }

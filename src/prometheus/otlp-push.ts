@@ -13,23 +13,38 @@
  * a push due while one is still in flight is dropped (and counted), each export has a deadline,
  * and what happened is reported in the result file.
  */
-import { ValueType, type Attributes, type HrTime } from '@opentelemetry/api';
-import { ExportResultCode } from '@opentelemetry/core';
-import { OTLPMetricExporter as JsonExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as ProtobufExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AggregationTemporality,
-  DataPointType,
-  type MetricData,
-  type PushMetricExporter,
-  type ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
+import type { Attributes, HrTime } from '@opentelemetry/api';
+import type { MetricData, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { outcomeClass } from '../api/outcome.ts';
 import { RpcloadError } from '../errors.ts';
 import { TOOL } from '../version.ts';
 import type { BucketCounts, MetricsSnapshot } from './metrics-snapshot.ts';
 import type { RunLabels } from './metrics-registry.ts';
+
+/**
+ * The OpenTelemetry SDK pieces the push uses, loaded when a push starts: importing them costs every
+ * CLI start about 0.1 s of CPU, and most runs push nothing.
+ */
+async function loadSdk() {
+  const [api, core, json, protobuf, resources, metrics] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-metrics-otlp-http'),
+    import('@opentelemetry/exporter-metrics-otlp-proto'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-metrics'),
+  ]);
+  return {
+    ValueType: api.ValueType,
+    ExportResultCode: core.ExportResultCode,
+    JsonExporter: json.OTLPMetricExporter,
+    ProtobufExporter: protobuf.OTLPMetricExporter,
+    resourceFromAttributes: resources.resourceFromAttributes,
+    AggregationTemporality: metrics.AggregationTemporality,
+    DataPointType: metrics.DataPointType,
+  };
+}
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 export type OtlpTemporality = 'cumulative' | 'delta';
@@ -167,7 +182,8 @@ class Temporal {
 }
 
 /** The snapshot as OTLP metric data (names after the Prometheus ones, in OpenTelemetry's dotted style). */
-function otlpMetrics(s: MetricsSnapshot, temporal: Temporal, startMs: number, nowMs: number, delta: boolean): MetricData[] {
+function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: number, nowMs: number, delta: boolean): MetricData[] {
+  const { AggregationTemporality, DataPointType, ValueType } = sdk;
   const startTime = hrTime(startMs);
   const endTime = hrTime(nowMs);
   const aggregationTemporality = delta ? AggregationTemporality.DELTA : AggregationTemporality.CUMULATIVE;
@@ -247,6 +263,11 @@ function otlpMetrics(s: MetricsSnapshot, temporal: Temporal, startMs: number, no
 
 /** A running push: follows a snapshot source, pushes on its interval, and once more at `finish`. */
 export class OtlpPush {
+  /** A push to `options`' collector, the SDK loaded. */
+  static async start(options: OtlpOptions, labels: RunLabels): Promise<OtlpPush> {
+    return new OtlpPush(await loadSdk(), options, labels);
+  }
+
   private readonly exporter: PushMetricExporter;
   private readonly temporal: Temporal;
   private readonly resource;
@@ -260,10 +281,12 @@ export class OtlpPush {
   private abandoned = 0;
   private read: () => MetricsSnapshot | null = () => null;
 
-  constructor(
+  private constructor(
+    private readonly sdk: Sdk,
     private readonly options: OtlpOptions,
     labels: RunLabels,
   ) {
+    const { JsonExporter, ProtobufExporter, resourceFromAttributes } = sdk;
     const config = { url: options.url, headers: { ...options.headers }, timeoutMillis: EXPORT_TIMEOUT_MS };
     this.exporter = options.protocol === 'http/json' ? new JsonExporter(config) : new ProtobufExporter(config);
     this.temporal = new Temporal(options.temporality === 'delta');
@@ -327,13 +350,13 @@ export class OtlpPush {
       scopeMetrics: [
         {
           scope: { name: TOOL.name, version: TOOL.version },
-          metrics: otlpMetrics(snapshot, this.temporal, this.startMs, Date.now(), this.options.temporality === 'delta'),
+          metrics: otlpMetrics(this.sdk, snapshot, this.temporal, this.startMs, Date.now(), this.options.temporality === 'delta'),
         },
       ],
     };
     this.inFlight = new Promise<void>((resolve) => {
       this.exporter.export(metrics, (result) => {
-        if (result.code === ExportResultCode.SUCCESS) this.exported++;
+        if (result.code === this.sdk.ExportResultCode.SUCCESS) this.exported++;
         else this.failed++;
         this.inFlight = null;
         resolve();

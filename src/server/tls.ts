@@ -3,7 +3,6 @@
  * protocol versions accepted.
  */
 import type { SecureContextOptions, TlsOptions } from 'node:tls';
-import { generate } from 'selfsigned';
 import { RpcloadError } from '../errors.ts';
 import type { ServerOptions } from './options.ts';
 
@@ -15,6 +14,8 @@ export interface TlsMaterial {
 
 /** A fresh self-signed certificate for 127.0.0.1, ::1 and localhost, valid for a week. */
 export async function selfSignedMaterial(): Promise<TlsMaterial> {
+  // Loaded here, not at the top: its ASN.1 libraries cost every CLI start ~0.1 s, and most never serve TLS.
+  const { generate } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000); // tolerate a little clock skew
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec', // P-256: generated in milliseconds, unlike a 2048-bit RSA key

@@ -107,7 +107,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const metrics = options.metrics ?? null;
   const endpoint = metrics === null ? null : await openMetricsEndpoint(metrics, labels);
-  const otlp = options.otlp ? new OtlpPush(options.otlp, labels) : null;
+  const otlp = options.otlp ? await OtlpPush.start(options.otlp, labels) : null;
   const { value, closed } = await whileServing(endpoint, () =>
     runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt, upfront }, endpoint, otlp),
   );

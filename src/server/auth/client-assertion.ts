@@ -6,7 +6,7 @@
  * refusal says why, in the error_description of the invalid_client answer.
  */
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { decodeJwt, errors, jwtVerify } from 'jose';
+import type { errors as JoseErrors } from 'jose';
 import { ASSERTION_ALGS } from '../../api/client-assertion.ts';
 import type { ClientPublicKey } from '../options.ts';
 
@@ -49,6 +49,8 @@ export class AssertionVerifier {
    * `clientId` is the request's client_id parameter, if any.
    */
   async verify(assertion: string, clientId: string | null, audience: string, nowMs: number): Promise<AssertionVerdict> {
+    // jose is loaded on the first assertion, not at start-up: most servers never see one.
+    const { decodeJwt, errors, jwtVerify } = await import('jose');
     let claimed: string | undefined;
     try {
       const { iss } = decodeJwt(assertion);
@@ -72,7 +74,7 @@ export class AssertionVerifier {
         currentDate: new Date(nowMs),
       }));
     } catch (err) {
-      return { ok: false, reason: refusalReason(err, audience) };
+      return { ok: false, reason: refusalReason(err, audience, errors) };
     }
     this.#sweep(nowMs);
     const jti = payload.jti!;
@@ -91,7 +93,7 @@ export class AssertionVerifier {
   }
 }
 
-function refusalReason(err: unknown, audience: string): string {
+function refusalReason(err: unknown, audience: string, errors: typeof JoseErrors): string {
   if (err instanceof errors.JWTExpired) return 'the client assertion expired';
   if (err instanceof errors.JWSSignatureVerificationFailed)
     return 'the client assertion signature does not verify with the key registered for the client';

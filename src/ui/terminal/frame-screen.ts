@@ -7,9 +7,14 @@
  * and widget rendering; writing cells costs a fraction of that, and the driver shares our thread.)
  * It never sets the terminal's title (blessed could not restore it).
  */
-import blessed from 'blessed';
+import { createRequire } from 'node:module';
+import type BlessedModule from 'blessed';
 import type { Size } from '../dashboard/layout.ts';
 import type { Style, StyledLine } from '../text/styled.ts';
+
+// Required when a screen opens, not at start-up: every CLI process would otherwise load blessed's
+// widgets, and most runs (--ui plain or none, CI, every other command) never open a screen.
+const requireBlessed = (): typeof BlessedModule => createRequire(import.meta.url)('blessed') as typeof BlessedModule;
 
 export type ScreenKey = 'quit' | 'interrupt' | 'help' | 'escape' | 'redraw';
 
@@ -85,7 +90,7 @@ const BLESSED_PROCESS_HANDLERS = [
 ] as const;
 
 function removeBlessedProcessHandlers(): void {
-  const statics = (blessed as unknown as { widget: { Screen: Record<string, unknown> } }).widget.Screen;
+  const statics = (requireBlessed() as unknown as { widget: { Screen: Record<string, unknown> } }).widget.Screen;
   for (const [event, name] of BLESSED_PROCESS_HANDLERS) {
     const handler = statics[name];
     if (typeof handler === 'function') process.removeListener(event, handler as (...args: unknown[]) => void);
@@ -116,7 +121,7 @@ function writeCells(rows: Row[], lines: readonly StyledLine[], colour: boolean, 
 }
 
 export function openFrameScreen(options: FrameScreenOptions): FrameScreen {
-  const screen = blessed.screen({
+  const screen = requireBlessed().screen({
     input: options.input,
     output: options.output,
     smartCSR: true,
