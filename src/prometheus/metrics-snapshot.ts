@@ -185,15 +185,16 @@ function bucketExemplars(
   if (kept.length === 0 || Number.isNaN(originEpochMs)) return undefined;
   const out: (BucketExemplar | null)[] = new Array<BucketExemplar | null>(boundsMs.length + 1).fill(null);
   for (const r of kept) {
+    // To the ns: the figure as written, and the bucket it falls in by that figure.
+    const valueSeconds = Math.round(r.valueUs * 1000) / 1e9;
     let i = 0;
-    while (i < boundsMs.length && r.valueUs / 1000 > boundsMs[i]!) i++;
-    const exemplar = {
+    while (i < boundsMs.length && valueSeconds * 1000 > boundsMs[i]!) i++;
+    out[i] = later(out[i], {
       traceId: r.traceId,
       spanId: r.spanId,
-      valueSeconds: r.valueUs / 1e6,
+      valueSeconds,
       timestampS: Math.round(originEpochMs + r.doneAtMs) / 1000,
-    };
-    out[i] = later(out[i], exemplar);
+    });
   }
   return out;
 }
