@@ -25,7 +25,7 @@ export interface RecordedCell {
   readonly methodIndex: number;
   /** requests, outcomeCounts (indexed like `Recorder.outcomeKeys`), latency and service time (µs). */
   readonly stats: DimensionStats;
-  /** Per latency bucket, the latest request with a trace context: the live exemplars of `--metrics-listen`. */
+  /** Per latency and service-time bucket, the latest request with a trace context: the live exemplars of `--metrics-listen`. */
   readonly latestTraced: LatestTracedRequests;
 }
 
