@@ -239,3 +239,63 @@ export function mergeExemplars(
   }
   return out;
 }
+
+/** Numbers kept per bucket: completion (ms since the run's origin), value (µs), trace id (four words), span id (two). */
+const TRACED_SLOT = 8;
+
+/** A request kept by LatestTracedRequests: when it ended, its figure (µs) and its ids. */
+export interface TracedRequest {
+  /** When it completed, ms since the run's origin. */
+  readonly doneAtMs: number;
+  /** Its latency or service time (µs), whichever the list is of. */
+  readonly valueUs: number;
+  readonly traceId: string;
+  readonly spanId: string;
+}
+
+/**
+ * The latest request that carried a trace context, per bucket of EXEMPLAR_BUCKETS_MS, by latency
+ * and by service time: what the Prometheus endpoint attaches to its histogram buckets as
+ * OpenMetrics exemplars (which keep the last exemplar of each bucket). One per phase × method
+ * cell; a request is a flag test, two bucket look-ups and sixteen stores into preallocated
+ * arrays, with no allocation. Ids become text only when a snapshot is read.
+ */
+export class LatestTracedRequests {
+  private readonly latency = new Float64Array((EXEMPLAR_BUCKETS_MS.length + 1) * TRACED_SLOT).fill(Number.NaN);
+  private readonly serviceTime = new Float64Array((EXEMPLAR_BUCKETS_MS.length + 1) * TRACED_SLOT).fill(Number.NaN);
+
+  /** A finished request: kept as its buckets' latest when its traceparent was sent (none with `http.traceContext: "off"`). */
+  offer(c: ExemplarCandidate): void {
+    if (((c.traceFlags ?? 0) & TRACE_SENT) === 0) return;
+    keepTraced(this.latency, exemplarBucket(c.latencyUs) * TRACED_SLOT, c.latencyUs, c);
+    keepTraced(this.serviceTime, exemplarBucket(c.serviceUs) * TRACED_SLOT, c.serviceUs, c);
+  }
+
+  /** The kept requests by latency or by service time, one per bucket that has one, in bucket order. */
+  list(which: 'latency' | 'serviceTime'): TracedRequest[] {
+    const slots = which === 'latency' ? this.latency : this.serviceTime;
+    const out: TracedRequest[] = [];
+    for (let at = 0; at < slots.length; at += TRACED_SLOT) {
+      if (Number.isNaN(slots[at]!)) continue;
+      const word = (i: number): string => hex32(slots[at + 2 + i]!);
+      out.push({
+        doneAtMs: slots[at]!,
+        valueUs: slots[at + 1]!,
+        traceId: word(0) + word(1) + word(2) + word(3),
+        spanId: word(4) + word(5),
+      });
+    }
+    return out;
+  }
+}
+
+function keepTraced(slots: Float64Array, at: number, valueUs: number, c: ExemplarCandidate): void {
+  slots[at] = c.doneAtMs;
+  slots[at + 1] = valueUs;
+  slots[at + 2] = c.trace0 ?? 0;
+  slots[at + 3] = c.trace1 ?? 0;
+  slots[at + 4] = c.trace2 ?? 0;
+  slots[at + 5] = c.trace3 ?? 0;
+  slots[at + 6] = c.span0 ?? 0;
+  slots[at + 7] = c.span1 ?? 0;
+}

@@ -12,7 +12,7 @@ import { RateLimitLedger } from './rate-limit-ledger.ts';
 import { RecentErrors } from './recent-errors.ts';
 import type { DimensionData, EncodedPair, RecordedData } from './recorded-data.ts';
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
-import { ExemplarReservoir } from './exemplars.ts';
+import { ExemplarReservoir, LatestTracedRequests } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
 
 /**
@@ -25,6 +25,8 @@ export interface RecordedCell {
   readonly methodIndex: number;
   /** requests, outcomeCounts (indexed like `Recorder.outcomeKeys`), latency and service time (µs). */
   readonly stats: DimensionStats;
+  /** Per latency and service-time bucket, the latest request with a trace context: the live exemplars of `--metrics-listen`. */
+  readonly latestTraced: LatestTracedRequests;
 }
 
 export interface RecorderOptions {
@@ -124,6 +126,7 @@ export class Recorder {
     const cls = (this.classes[oi] ??= outcomeClass(this.outcomes.keys[oi]!));
     this.overall.record(s.latencyUs, s.serviceUs, oi);
     cell.stats.record(s.latencyUs, s.serviceUs, oi);
+    cell.latestTraced.offer(s);
     client.record(s.latencyUs, s.serviceUs, oi);
     if (this.replicas.length > 0) this.replicas[s.replicaIndex ?? 0]?.record(s.latencyUs, s.serviceUs, oi);
     (this.byOutcome[oi] ??= new DimensionStats(createLatencyHistogram)).record(s.latencyUs, s.serviceUs, oi);
@@ -143,7 +146,7 @@ export class Recorder {
       throw dimensionError('method', methodIndex);
     if (!(phaseIndex >= 0 && phaseIndex < this.dims.phases.length && Number.isInteger(phaseIndex)))
       throw dimensionError('phase', phaseIndex);
-    const cell = { phaseIndex, methodIndex, stats: new DimensionStats(createLatencyHistogram) };
+    const cell = { phaseIndex, methodIndex, stats: new DimensionStats(createLatencyHistogram), latestTraced: new LatestTracedRequests() };
     this.cells[phaseIndex * this.dims.methods.length + methodIndex] = cell;
     return cell;
   }

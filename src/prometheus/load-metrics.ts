@@ -34,5 +34,6 @@ export function readLoadMetrics(
     live ?? recorder.snapshot(nowMs),
     { inFlight: probe.gauges?.inFlight ?? 0, offeredArrivalRate: probe.gauges?.offeredRatePerS(nowMs) ?? 0 },
     options,
+    clock.originEpochMs,
   );
 }

@@ -1,6 +1,8 @@
 /**
  * The `--metrics-listen HOST:PORT` endpoint of `run` and `capacity`: an HTTP server answering
- * `GET /metrics` in the Prometheus text format (404 for anything else). It is opened before any
+ * `GET /metrics` in the Prometheus text format, or in OpenMetrics with exemplars (trace ids on the
+ * latency and service-time buckets) when the scraper's Accept prefers it, as Prometheus does
+ * (404 for anything else). It is opened before any
  * load (a port in use is a one-line error, exit 2), follows the running load(s) — the steps of a
  * capacity search add up, so counters only grow — and closes after the result file is written,
  * optionally after a linger so Prometheus gets a last scrape of the final figures.
@@ -76,11 +78,11 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
     return cached.snapshot;
   };
   let scrape: MetricsSnapshot | null = null;
-  const registry = createMetricsRegistry(labels, {
-    snapshot: () => scrape,
-    clientsCap: options.clients,
-    ...(capacity ? { capacity: () => capacityGauges } : {}),
-  });
+  const sources = { snapshot: () => scrape, clientsCap: options.clients, ...(capacity ? { capacity: () => capacityGauges } : {}) };
+  const registries = {
+    text: createMetricsRegistry(labels, sources),
+    openMetrics: createMetricsRegistry(labels, { ...sources, openMetrics: true }),
+  };
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
@@ -89,6 +91,7 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
     }
     // One snapshot per scrape: every metric of the answer shows the same moment.
     scrape = current();
+    const registry = prefersOpenMetrics(req.headers.accept) ? registries.openMetrics : registries.text;
     registry
       .metrics()
       .then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text))
@@ -116,6 +119,29 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
       });
     },
   };
+}
+
+/** The media type of OpenMetrics' text format. */
+const OPENMETRICS_TYPE = 'application/openmetrics-text';
+
+/**
+ * Whether an Accept header prefers OpenMetrics to the Prometheus text format: it names
+ * `application/openmetrics-text` with a quality above zero and at least that of `text/plain` (or
+ * a wildcard). Prometheus asks so by default; curl and browsers get the text format.
+ */
+export function prefersOpenMetrics(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  let openMetrics = 0;
+  let text = 0;
+  for (const range of accept.split(',')) {
+    const [type = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!(q > 0)) continue;
+    if (type === OPENMETRICS_TYPE) openMetrics = Math.max(openMetrics, q);
+    else if (type === 'text/plain' || type === 'text/*' || type === '*/*') text = Math.max(text, q);
+  }
+  return openMetrics > 0 && openMetrics >= text;
 }
 
 /**

@@ -2,12 +2,13 @@
  * The Prometheus registry of `--metrics-listen`: prom-client metrics whose values are filled, at
  * each scrape, from the latest summed metrics snapshot (counters and gauges through prom-client's
  * own classes in their collect(); histograms as metric objects that hand prom-client the bucket
- * counts already read off the HDR histograms). The text format is prom-client's. docs/metrics.md
- * lists every metric; the Grafana dashboard and its test rely on the names.
+ * counts already read off the HDR histograms). The text format is prom-client's: the Prometheus
+ * text format, or OpenMetrics with exemplars (trace and span ids) on the latency and service-time
+ * buckets. docs/metrics.md lists every metric; the Grafana dashboard and its test rely on the names.
  */
-import { Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { Counter, Gauge, Registry, type Metric, type RegistryContentType } from 'prom-client';
 import { outcomeClass } from '../api/outcome.ts';
-import type { BucketCounts, MetricsSnapshot } from './metrics-snapshot.ts';
+import type { BucketCounts, BucketExemplar, MetricsSnapshot, PhaseMethodBuckets } from './metrics-snapshot.ts';
 
 /** Labels every series carries: which run, profile and shard it belongs to. */
 export interface RunLabels {
@@ -33,9 +34,35 @@ export interface RegistrySources {
   readonly capacity?: () => CapacityGauges | null;
   /** `--metrics-clients N`: N > 0 registers the per-client counters (the snapshot holds the first N clients and "other"). */
   readonly clientsCap: number;
+  /** OpenMetrics output (prom-client's OPENMETRICS_CONTENT_TYPE), with exemplars; default the Prometheus text format, without. */
+  readonly openMetrics?: boolean;
 }
 
 type Labels = Record<string, string>;
+
+/** A bucket's exemplar as prom-client's formatter writes it: ` # {trace_id="…",span_id="…"} value timestamp`. */
+interface PromExemplar {
+  labelSet: Labels;
+  value: number;
+  timestamp: number;
+}
+
+interface HistogramSeries {
+  readonly labels: Labels;
+  readonly buckets: BucketCounts;
+  /** One per bound plus `+Inf` (see PhaseMethodBuckets); written only in OpenMetrics. */
+  readonly exemplars?: PhaseMethodBuckets['exemplars'];
+}
+
+const promExemplar = (e: BucketExemplar | null | undefined): { exemplar: PromExemplar } | Record<string, never> =>
+  e == null ? {} : { exemplar: { labelSet: { trace_id: e.traceId, span_id: e.spanId }, value: e.valueSeconds, timestamp: e.timestampS } };
+
+interface HistogramValue {
+  labels: Labels;
+  value: number;
+  metricName: string;
+  exemplar?: PromExemplar;
+}
 
 /** A histogram whose buckets come ready-counted from the snapshot; prom-client formats it. */
 class SnapshotHistogram {
@@ -46,18 +73,30 @@ class SnapshotHistogram {
   constructor(
     readonly name: string,
     readonly help: string,
-    private readonly read: () => readonly { readonly labels: Labels; readonly buckets: BucketCounts }[],
+    private readonly read: () => readonly HistogramSeries[],
     private readonly boundsMs: () => readonly number[],
+    private readonly withExemplars: boolean,
   ) {}
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: { labels: Labels; value: number; metricName: string }[] } {
-    const values: { labels: Labels; value: number; metricName: string }[] = [];
+  get(): { name: string; help: string; type: string; aggregator: string; values: HistogramValue[] } {
+    const values: HistogramValue[] = [];
     const bounds = this.boundsMs();
-    for (const { labels, buckets } of this.read()) {
+    for (const { labels, buckets, exemplars } of this.read()) {
+      const exemplar = (i: number): ReturnType<typeof promExemplar> => (this.withExemplars ? promExemplar(exemplars?.[i]) : {});
       bounds.forEach((ms, i) => {
-        values.push({ labels: { ...labels, le: String(ms / 1000) }, value: buckets.cumulative[i] ?? 0, metricName: `${this.name}_bucket` });
+        values.push({
+          labels: { ...labels, le: String(ms / 1000) },
+          value: buckets.cumulative[i] ?? 0,
+          metricName: `${this.name}_bucket`,
+          ...exemplar(i),
+        });
       });
-      values.push({ labels: { ...labels, le: '+Inf' }, value: buckets.count, metricName: `${this.name}_bucket` });
+      values.push({
+        labels: { ...labels, le: '+Inf' },
+        value: buckets.count,
+        metricName: `${this.name}_bucket`,
+        ...exemplar(bounds.length),
+      });
       values.push({ labels, value: buckets.sumSeconds, metricName: `${this.name}_sum` });
       values.push({ labels, value: buckets.count, metricName: `${this.name}_count` });
     }
@@ -66,8 +105,11 @@ class SnapshotHistogram {
 }
 
 /** The registry for one run; `labels` go on every series. */
-export function createMetricsRegistry(labels: RunLabels, sources: RegistrySources): Registry {
-  const registry = new Registry();
+export function createMetricsRegistry(labels: RunLabels, sources: RegistrySources): Registry<RegistryContentType> {
+  const openMetrics = sources.openMetrics === true;
+  const registry = new Registry<RegistryContentType>();
+  // Chosen before any metric is registered: prom-client formats counters differently in OpenMetrics.
+  if (openMetrics) registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   registry.setDefaultLabels({ run_id: labels.runId, profile: labels.profile, shard: labels.shard });
   const snap = sources.snapshot;
   const registers = [registry];
@@ -104,11 +146,7 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
       },
     });
   };
-  const histogram = (
-    name: string,
-    help: string,
-    read: (s: MetricsSnapshot) => readonly { labels: Labels; buckets: BucketCounts }[],
-  ): void => {
+  const histogram = (name: string, help: string, read: (s: MetricsSnapshot) => readonly HistogramSeries[]): void => {
     registry.registerMetric(
       new SnapshotHistogram(
         name,
@@ -118,6 +156,7 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
           return s === null ? [] : read(s);
         },
         () => snap()?.boundsMs ?? [],
+        openMetrics,
       ) as unknown as Metric,
     );
   };
@@ -143,10 +182,10 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
   histogram(
     'rpcload_request_latency_seconds',
     'API request latency (from the intended start in the open model), by phase and method',
-    (s) => s.latency.map((l) => ({ labels: { phase: l.phase, method: l.method }, buckets: l.buckets })),
+    (s) => s.latency.map((l) => ({ labels: { phase: l.phase, method: l.method }, buckets: l.buckets, exemplars: l.exemplars })),
   );
   histogram('rpcload_service_time_seconds', 'API request service time (from the actual send), by phase and method', (s) =>
-    s.serviceTime.map((l) => ({ labels: { phase: l.phase, method: l.method }, buckets: l.buckets })),
+    s.serviceTime.map((l) => ({ labels: { phase: l.phase, method: l.method }, buckets: l.buckets, exemplars: l.exemplars })),
   );
   histogram('rpcload_schedule_lag_seconds', 'How late open-model requests were sent after their intended start, by phase', (s) =>
     s.scheduleLag.map((l) => ({ labels: { phase: l.phase }, buckets: l.buckets })),

@@ -8,6 +8,7 @@
 import { valuesAtPercentilesUs, type Histogram } from '../metrics/hdr.ts';
 import type { LiveSnapshot } from '../contract/live-snapshot.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
+import type { TracedRequest } from '../metrics/exemplars.ts';
 
 /** Bucket bounds (ms) suited to API latencies: the default of `--metrics-buckets`. */
 export const DEFAULT_METRICS_BUCKETS_MS: readonly number[] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
@@ -27,10 +28,25 @@ export interface RequestCount {
   readonly count: number;
 }
 
+/** A histogram bucket's exemplar: the latest request with a trace context whose figure fell in the bucket. */
+export interface BucketExemplar {
+  readonly traceId: string;
+  readonly spanId: string;
+  /** The request's latency or service time (seconds, the histogram's unit). */
+  readonly valueSeconds: number;
+  /** When it completed: epoch seconds (ms precision). */
+  readonly timestampS: number;
+}
+
 export interface PhaseMethodBuckets {
   readonly phase: string;
   readonly method: string;
   readonly buckets: BucketCounts;
+  /**
+   * One per bound of the snapshot's `boundsMs` plus one for `+Inf`: the bucket's exemplar, null
+   * when it has none. Absent when no request of the cell carried a trace context.
+   */
+  readonly exemplars?: readonly (BucketExemplar | null)[];
 }
 
 export interface PhaseBuckets {
@@ -95,6 +111,8 @@ export interface MetricsCell {
     readonly latency: Histogram;
     readonly serviceTime: Histogram;
   };
+  /** The latest request with a trace context per bucket (the recorder's cells have it). */
+  readonly latestTraced?: { list(which: 'latency' | 'serviceTime'): readonly TracedRequest[] };
 }
 
 /** What a snapshot is read from (the Recorder): its cells and the figures it keeps beside them. */
@@ -150,16 +168,58 @@ function addBuckets(a: BucketCounts, b: BucketCounts): BucketCounts {
 
 const key = (...parts: string[]): string => parts.join('\u0000');
 
+/** The later of two exemplars of one bucket (OpenMetrics keeps a bucket's last). */
+const later = (a: BucketExemplar | null | undefined, b: BucketExemplar | null | undefined): BucketExemplar | null =>
+  a == null ? (b ?? null) : b == null || a.timestampS >= b.timestampS ? a : b;
+
+/**
+ * The exemplar of each bucket of `boundsMs` (and `+Inf`): of the kept requests whose figure falls
+ * in it, the latest; undefined when none was kept. With the default bounds the recorder kept one
+ * per bucket already; other bounds take the latest of those that fall in each.
+ */
+function bucketExemplars(
+  kept: readonly TracedRequest[],
+  boundsMs: readonly number[],
+  originEpochMs: number,
+): (BucketExemplar | null)[] | undefined {
+  if (kept.length === 0 || Number.isNaN(originEpochMs)) return undefined;
+  const out: (BucketExemplar | null)[] = new Array<BucketExemplar | null>(boundsMs.length + 1).fill(null);
+  for (const r of kept) {
+    // To the ns: the figure as written, and the bucket it falls in by that figure.
+    const valueSeconds = Math.round(r.valueUs * 1000) / 1e9;
+    let i = 0;
+    while (i < boundsMs.length && valueSeconds * 1000 > boundsMs[i]!) i++;
+    out[i] = later(out[i], {
+      traceId: r.traceId,
+      spanId: r.spanId,
+      valueSeconds,
+      timestampS: Math.round(originEpochMs + r.doneAtMs) / 1000,
+    });
+  }
+  return out;
+}
+
+/** Two exemplar lists of one histogram, bucket by bucket: the later of each. */
+function laterExemplars(
+  a: readonly (BucketExemplar | null)[] | undefined,
+  b: readonly (BucketExemplar | null)[] | undefined,
+): readonly (BucketExemplar | null)[] | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return a.map((e, i) => later(e, b[i]));
+}
+
 /**
  * Read a snapshot off `source` (a few histogram passes per cell; call it at most a few times a
  * second). `live` is the recorder's live snapshot of the same moment (tokens, skips, clients,
- * last-second rate), `gauges` what only the driver knows.
+ * last-second rate), `gauges` what only the driver knows, `originEpochMs` the wall-clock time of
+ * the run's origin (exemplar timestamps; without it, no exemplars).
  */
 export function buildMetricsSnapshot(
   source: MetricsSource,
   live: LiveSnapshot,
   gauges: Omit<MetricsGauges, 'achievedRequestRate'>,
   options: MetricsReadOptions,
+  originEpochMs = Number.NaN,
 ): MetricsSnapshot {
   const { methods, phases } = source.dimensions;
   const boundsMs = options.bucketsMs;
@@ -168,7 +228,7 @@ export function buildMetricsSnapshot(
   const requests: RequestCount[] = [];
   const latency: PhaseMethodBuckets[] = [];
   const serviceTime: PhaseMethodBuckets[] = [];
-  source.forEachCell(({ phaseIndex, methodIndex, stats }) => {
+  source.forEachCell(({ phaseIndex, methodIndex, stats, latestTraced }) => {
     if (stats.requests === 0) return;
     const phase = phases[phaseIndex] ?? `phase-${phaseIndex}`;
     const method = methods[methodIndex] ?? `method-${methodIndex}`;
@@ -176,8 +236,12 @@ export function buildMetricsSnapshot(
       const count = stats.outcomeCounts[i] ?? 0;
       if (count > 0) requests.push({ phase, method, outcome, count });
     });
-    latency.push({ phase, method, buckets: bucketCounts(stats.latency, boundsUs) });
-    serviceTime.push({ phase, method, buckets: bucketCounts(stats.serviceTime, boundsUs) });
+    const exemplars = (which: 'latency' | 'serviceTime'): Pick<PhaseMethodBuckets, 'exemplars'> => {
+      const list = latestTraced === undefined ? undefined : bucketExemplars(latestTraced.list(which), boundsMs, originEpochMs);
+      return list === undefined ? {} : { exemplars: list };
+    };
+    latency.push({ phase, method, buckets: bucketCounts(stats.latency, boundsUs), ...exemplars('latency') });
+    serviceTime.push({ phase, method, buckets: bucketCounts(stats.serviceTime, boundsUs), ...exemplars('serviceTime') });
   });
   const scheduleLag = phases.flatMap((phase, i) => {
     const lag = source.scheduleLagOf(i);
@@ -237,9 +301,18 @@ export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: '
   let tokenFailures = 0;
   let waitCount = 0;
   let waitSeconds = 0;
-  const addHistograms = <T extends { readonly buckets: BucketCounts }>(into: Map<string, T>, k: string, item: T): void => {
+  const addHistograms = <T extends { readonly buckets: BucketCounts; readonly exemplars?: PhaseMethodBuckets['exemplars'] }>(
+    into: Map<string, T>,
+    k: string,
+    item: T,
+  ): void => {
     const before = into.get(k);
-    into.set(k, { ...item, buckets: addBuckets(before?.buckets ?? emptyBuckets(bounds), item.buckets) });
+    const exemplars = laterExemplars(before?.exemplars, item.exemplars);
+    into.set(k, {
+      ...item,
+      buckets: addBuckets(before?.buckets ?? emptyBuckets(bounds), item.buckets),
+      ...(exemplars === undefined ? {} : { exemplars }),
+    });
   };
   for (const part of parts) {
     for (const r of part.requests) {

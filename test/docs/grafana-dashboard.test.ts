@@ -19,6 +19,7 @@ import { useTempDir } from '../support/temp-dir.ts';
 
 interface Target {
   readonly expr: string;
+  readonly exemplar?: boolean;
   readonly datasource: { readonly type: string; readonly uid: string };
 }
 interface Panel {
@@ -101,6 +102,16 @@ describe('docs/grafana/rpcload.json', () => {
     expect(has(/rpcload_in_flight_requests/)).toBe(true);
     expect(has(/rpcload_token_requests_total/)).toBe(true);
     expect(has(/by \(le, shard\)/) && has(/sum by \(shard\)/)).toBe(true); // per-shard breakdown
+  });
+
+  it('shows exemplars on every latency and service-time panel, and only over histogram buckets', () => {
+    const latencyPanels = dashboard.panels.filter((p) =>
+      (p.targets ?? []).some((t) => /rpcload_(request_latency|service_time)_seconds_bucket/.test(t.expr)),
+    );
+    expect(latencyPanels.length).toBeGreaterThanOrEqual(4);
+    for (const p of latencyPanels) expect(p.targets!.filter((t) => t.exemplar === true).length, p.title).toBe(1);
+    for (const t of targets.filter((x) => x.exemplar === true))
+      expect(t.expr).toMatch(/rpcload_(request_latency|service_time)_seconds_bucket/);
   });
 
   it('names only metrics a real run serves', () => {

@@ -6,8 +6,7 @@
  * every PromQL expression of the shipped Grafana dashboard. Skipped when `prometheus` is not on
  * the PATH (failed instead under CI=true; see support/system-program.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,53 +15,22 @@ import type { RunResult } from '../../src/contract/result-schema.ts';
 import { runRpcload } from '../support/cli.ts';
 import { freePort } from '../support/prometheus-text.ts';
 import { sleep } from '../support/server-helpers.ts';
+import { startPrometheus as startPrometheusServer, type PrometheusServer } from '../support/prometheus-server.ts';
 import { requireProgram } from '../support/system-program.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const prometheusProgram = requireProgram('prometheus', { package: 'prometheus' });
 const dir = useTempDir('rpcload-prometheus-');
-let prometheus: ChildProcess | undefined;
+let prometheus: PrometheusServer | undefined;
 
 afterAll(async () => {
-  if (prometheus === undefined || prometheus.exitCode !== null) return;
-  const exited = new Promise((resolve) => prometheus!.once('exit', resolve));
-  prometheus.kill('SIGTERM');
-  await Promise.race([exited, sleep(5000)]);
-  if (prometheus.exitCode === null) prometheus.kill('SIGKILL');
+  await prometheus?.stop();
 });
 
 async function startPrometheus(targetPort: number): Promise<string> {
-  const port = await freePort();
-  const config = join(dir, 'prometheus.yml');
-  writeFileSync(
-    config,
-    [
-      'global:',
-      '  scrape_interval: 1s',
-      '  scrape_timeout: 1s',
-      'scrape_configs:',
-      '  - job_name: rpcload',
-      '    static_configs:',
-      `      - targets: ['127.0.0.1:${targetPort}']`,
-      '',
-    ].join('\n'),
-  );
-  const log = openSync(join(dir, 'prometheus.log'), 'w');
-  prometheus = spawn(
-    prometheusProgram.path!,
-    [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
-    { stdio: ['ignore', log, log] },
-  );
-  const api = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (prometheus.exitCode !== null) break;
-    const ready = await fetch(`${api}/-/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null);
-    if (ready?.status === 200) return api;
-    await sleep(200);
-  }
-  throw new Error(`prometheus did not become ready within 30 s:\n${readFileSync(join(dir, 'prometheus.log'), 'utf8').slice(-2000)}`);
+  prometheus = await startPrometheusServer({ program: prometheusProgram.path!, dir, targetPort });
+  return prometheus.api;
 }
 
 interface QueryAnswer {

@@ -5,7 +5,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLatencyHistogram, recordUs } from '../../src/metrics/hdr.ts';
-import { bucketCounts, sumMetricsSnapshots, type MetricsSnapshot } from '../../src/prometheus/metrics-snapshot.ts';
+import { TRACE_SENT } from '../../src/metrics/exemplars.ts';
+import { Recorder } from '../../src/metrics/recorder.ts';
+import {
+  bucketCounts,
+  buildMetricsSnapshot,
+  DEFAULT_METRICS_BUCKETS_MS,
+  sumMetricsSnapshots,
+  type MetricsSnapshot,
+} from '../../src/prometheus/metrics-snapshot.ts';
 
 function histogramOf(valuesUs: readonly number[]) {
   const h = createLatencyHistogram();
@@ -88,5 +96,85 @@ describe('sumMetricsSnapshots', () => {
   it('refuses parts with different bounds, and sums nothing to null', () => {
     expect(() => sumMetricsSnapshots([snapshot(1), { ...snapshot(2), boundsMs: [1, 20] }])).toThrow(/bucket bounds/);
     expect(sumMetricsSnapshots([])).toBeNull();
+  });
+});
+
+describe('bucket exemplars', () => {
+  const dims = { methods: ['ping', 'echo'], phases: ['p'], clients: ['c'] };
+  /** A finished request of `ping` taking `latencyMs` (service time half of it), done at `doneAtMs`, with ids derived from `id`. */
+  const request = (id: number, latencyMs: number, doneAtMs: number, traceFlags = TRACE_SENT, methodIndex = 0) => ({
+    methodIndex,
+    phaseIndex: 0,
+    clientIndex: 0,
+    outcome: 'success',
+    status: 200,
+    sentAtMs: doneAtMs - latencyMs,
+    doneAtMs,
+    latencyUs: latencyMs * 1000,
+    serviceUs: latencyMs * 500,
+    lagUs: 0,
+    retryAfterS: -1,
+    backoffWaitedMs: -1,
+    backoffRetryAfterS: -1,
+    detail: '',
+    trace0: id,
+    trace1: 0,
+    trace2: 0,
+    trace3: 0xffffffff,
+    span0: 0,
+    span1: id,
+    traceFlags,
+  });
+  const traceOf = (id: number): string => `${id.toString(16).padStart(8, '0')}0000000000000000ffffffff`;
+  const read = (recorder: Recorder, boundsMs: readonly number[], originEpochMs = 1_795_000_000_000): MetricsSnapshot =>
+    buildMetricsSnapshot(
+      recorder,
+      recorder.snapshot(5000),
+      { inFlight: 0, offeredArrivalRate: 0 },
+      { bucketsMs: boundsMs, labelledClients: [] },
+      originEpochMs,
+    );
+
+  it("are each bucket's latest request with a trace context, in seconds, stamped in epoch seconds", () => {
+    const recorder = new Recorder(dims, { rateLimit: null });
+    recorder.record(request(1, 3, 100));
+    recorder.record(request(2, 4, 200)); // same bucket (2, 5], later: kept
+    recorder.record(request(3, 4.5, 300, 0)); // no traceparent sent: never an exemplar
+    recorder.record(request(4, 40, 150));
+    recorder.record(request(5, 20_000, 400)); // above the last bound: +Inf
+    recorder.record(request(6, 1, 50, TRACE_SENT, 1)); // echo has its own
+    const snap = read(recorder, DEFAULT_METRICS_BUCKETS_MS);
+    const ping = snap.latency.find((l) => l.method === 'ping')!.exemplars!;
+    expect(ping).toHaveLength(DEFAULT_METRICS_BUCKETS_MS.length + 1);
+    const at = (le: number | null) => ping[le === null ? DEFAULT_METRICS_BUCKETS_MS.length : DEFAULT_METRICS_BUCKETS_MS.indexOf(le)];
+    expect(at(5)).toEqual({ traceId: traceOf(2), spanId: '0000000000000002', valueSeconds: 0.004, timestampS: 1_795_000_000.2 });
+    expect(at(50)?.traceId).toBe(traceOf(4));
+    expect(at(null)).toMatchObject({ traceId: traceOf(5), valueSeconds: 20 });
+    expect(ping.filter((e) => e !== null)).toHaveLength(3);
+    // service time (half the latency) has its own buckets
+    const service = snap.serviceTime.find((l) => l.method === 'ping')!.exemplars!;
+    expect(service[DEFAULT_METRICS_BUCKETS_MS.indexOf(2)]).toMatchObject({ traceId: traceOf(2), valueSeconds: 0.002 });
+    expect(snap.latency.find((l) => l.method === 'echo')!.exemplars![0]?.traceId).toBe(traceOf(6));
+    // other bounds: the latest of the kept requests that fall in each
+    const coarse = read(recorder, [100]).latency.find((l) => l.method === 'ping')!.exemplars!;
+    expect(coarse.map((e) => e?.traceId)).toEqual([traceOf(2), traceOf(5)]);
+  });
+
+  it('are absent without a traced request, or without the run clock', () => {
+    const recorder = new Recorder(dims, { rateLimit: null });
+    recorder.record(request(1, 3, 100, 0));
+    expect(read(recorder, DEFAULT_METRICS_BUCKETS_MS).latency[0]).not.toHaveProperty('exemplars');
+    recorder.record(request(2, 3, 100));
+    expect(read(recorder, DEFAULT_METRICS_BUCKETS_MS, Number.NaN).latency[0]).not.toHaveProperty('exemplars');
+  });
+
+  it('sum to the later exemplar of each bucket (worker threads, capacity steps)', () => {
+    const e = (traceId: string, timestampS: number) => ({ traceId, spanId: '0'.repeat(16), valueSeconds: 0.001, timestampS });
+    const a = { ...snapshot(1), latency: [{ ...snapshot(1).latency[0]!, exemplars: [e('a1', 10), e('a2', 30), null] }] };
+    const b = { ...snapshot(2), latency: [{ ...snapshot(2).latency[0]!, exemplars: [e('b1', 20), e('b2', 5), null] }] };
+    const sum = sumMetricsSnapshots([a, b, snapshot(3)])!;
+    expect(sum.latency[0]!.exemplars!.map((x) => x?.traceId ?? null)).toEqual(['b1', 'a2', null]);
+    expect(sum.latency[0]!.buckets.count).toBe(18);
+    expect(sum.serviceTime[0]).not.toHaveProperty('exemplars');
   });
 });
