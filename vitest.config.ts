@@ -36,7 +36,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 4,
     reporters: ['default'],
   },
 });

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import { RpcloadError } from '../errors.ts';
 import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
 import type { Plan } from '../profile/plan.ts';
-import { createMetricsRegistry, type CapacityGauges, type RunLabels } from './metrics-registry.ts';
+import type { CapacityGauges, RunLabels } from './metrics-registry.ts';
 
 /** A host and port to listen on (`--metrics-listen`). */
 export interface ListenAddress {
@@ -63,6 +63,8 @@ export function parseListenAddress(text: string): ListenAddress | null {
 
 /** Open the endpoint; rejects with a one-line RpcloadError (exit 2) when the address cannot be listened on. */
 export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLabels, capacity = false): Promise<MetricsEndpoint> {
+  // prom-client is loaded with the first endpoint, not at every CLI start: most runs serve none.
+  const { createMetricsRegistry } = await import('./metrics-registry.ts');
   let finished: MetricsSnapshot | null = null;
   let feed: MetricsFeed | null = null;
   let cached: { atMs: number; snapshot: MetricsSnapshot | null } | null = null;

@@ -89,18 +89,22 @@ describe('documented examples', { timeout: 120_000 }, () => {
     );
   });
 
-  it.each(examples.map((example, index) => [example.where, example.text, index] as const))('%s: %s', async (_where, text, index) => {
-    const isVerify = /\brpcload verify\b/.test(text);
-    const out = join(dir, `example-${index}.json`);
-    const command = boundedCommand(text, { target: isVerify ? verifyServer.url : server.url, out, verifyWindow: '1s' });
-    expect(command).not.toBeNull();
-    const result = await bash(command!);
-    const context = `${command}\nexit ${result.status}\nstderr: ${result.stderr}`;
-    // 0 or 1 (a threshold or check of an example written for another API may fail); never bad input or a crash.
-    expect([0, 1], context).toContain(result.status);
-    expect(result.stderr, context).not.toMatch(/internal error|\n\s+at /);
-    expect(existsSync(out), context).toBe(true);
-  });
+  // Concurrently: each example mostly waits on its run's clock, and each accepts either verdict (0 or 1).
+  it.concurrent.for(examples.map((example, index) => [example.where, example.text, index] as const))(
+    '%s: %s',
+    async ([, text, index], { expect }) => {
+      const isVerify = /\brpcload verify\b/.test(text);
+      const out = join(dir, `example-${index}.json`);
+      const command = boundedCommand(text, { target: isVerify ? verifyServer.url : server.url, out, verifyWindow: '1s' });
+      expect(command).not.toBeNull();
+      const result = await bash(command!);
+      const context = `${command}\nexit ${result.status}\nstderr: ${result.stderr}`;
+      // 0 or 1 (a threshold or check of an example written for another API may fail); never bad input or a crash.
+      expect([0, 1], context).toContain(result.status);
+      expect(result.stderr, context).not.toMatch(/internal error|\n\s+at /);
+      expect(existsSync(out), context).toBe(true);
+    },
+  );
 
   it("README's own profile validates and runs against a target with API_URL and CLIENT_SECRET set", async () => {
     const profile = join(dir, 'my-api.json');
