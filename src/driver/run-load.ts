@@ -1,6 +1,7 @@
 /**
  * One load run from a plan: load the sign module, learn which protocol the target speaks (when
- * HTTP/2 is asked for), fetch every client's token, start the clock, play the phases back to back
+ * HTTP/2 is asked for), fetch every client's token, fill the read-ahead of data files and of a
+ * replay's recording (one per phase, each bounded), start the clock, play the phases back to back
  * on that clock (each ends at its duration), then let in-flight requests finish for a bounded
  * drain (a shorter grace when aborted). Requests still unanswered then are recorded as
  * transport:unanswered. All data goes to the recorder; this returns only how the run ended.
