@@ -1,6 +1,7 @@
 /**
  * One load run from a plan: load the sign module, learn which protocol the target speaks (when
- * HTTP/2 is asked for), fetch every client's token, start the clock, play the phases back to back
+ * HTTP/2 is asked for), fetch every client's token, fill the read-ahead of data files and of a
+ * replay's recording (one per phase, each bounded), start the clock, play the phases back to back
  * on that clock (each ends at its duration), then let in-flight requests finish for a bounded
  * drain (a shorter grace when aborted). Requests still unanswered then are recorded as
  * transport:unanswered. All data goes to the recorder; this returns only how the run ended.
@@ -32,6 +33,7 @@ import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
 import { runOpenPhase, type PhaseRun } from './open-loop.ts';
 import { createPacer, type Pacer } from './pacer.ts';
+import { ReplayFeed } from './replay-feed.ts';
 import { runReplayPhase } from './replay-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
@@ -249,6 +251,17 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     plan.data.length === 0
       ? null
       : new DataFeeds(plan.data, plan.dataPart, createRandom(plan.seed ^ DATA_SEED_MIX), (text) => recorder.notice(text));
+  // A replay's phases each read the recording ahead from now on, so their first calls are in memory when due.
+  const replayFeeds = (plan.replay === undefined ? [] : plan.phases).map(
+    (phase) =>
+      new ReplayFeed({
+        replay: plan.replay!,
+        clients: plan.clients,
+        tokenMethod: plan.auth.tokenMethod,
+        durationMs: phase.durationMs,
+        notice: (text) => recorder.notice(text),
+      }),
+  );
   try {
     const fetched = await tokens.fetchAll(clients, signal);
     if (fetched.ok === 0 && !signal.aborted) {
@@ -274,6 +287,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         signal,
       );
     if (data !== null) await untilAborted(data.ready(), signal);
+    await untilAborted(Promise.all(replayFeeds.map((feed) => feed.ready)), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
@@ -318,18 +332,10 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     });
     for (const [index, { phase, startMs, pacer }] of schedule.entries()) {
       if (stopping.aborted) break;
+      const feed = replayFeeds[index];
       const run: PhaseRun =
-        plan.replay !== undefined
-          ? runReplayPhase(engine, {
-              replay: plan.replay,
-              clients: plan.clients,
-              tokenMethod: plan.auth.tokenMethod,
-              phaseIndex: index,
-              phaseStartMs: startMs,
-              durationMs: phase.durationMs,
-              now: clock.now,
-              notice: (text) => recorder.notice(text),
-            })
+        feed !== undefined
+          ? runReplayPhase(engine, { feed, phaseIndex: index, phaseStartMs: startMs, durationMs: phase.durationMs, now: clock.now })
           : phase.load.kind === 'rate'
             ? runOpenPhase(engine, index, pacer!, phase.durationMs, startMs, clock.now)
             : runClosedPhase(engine, index, phase.load.vus, startMs + phase.durationMs, clock.now);
@@ -344,6 +350,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
   } finally {
     data?.close();
+    for (const feed of replayFeeds) feed.close();
     tokens.stop(clients);
     for (const connector of connectors.flat()) connector.dispose();
     // What is still in flight was sent and never answered; closing the connections then cancels it.

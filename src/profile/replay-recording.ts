@@ -13,6 +13,8 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { decodeJwt } from 'jose';
+import { CLIENT_ASSERTION_TYPE } from '../api/client-assertion.ts';
 import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
 
@@ -29,8 +31,12 @@ export interface RecordedCall {
   readonly bodyText: string;
 }
 
-/** Why a record of the file is not replayed (a HAR's token requests, its other URLs). */
-export type SkipReason = 'token request' | 'not an API call';
+/**
+ * Why a record of the file is not replayed: a token request (the replay fetches its own tokens), a
+ * HAR's token request whose private_key_jwt client assertion cannot be decoded (so the calls made
+ * with its token have no known caller), a HAR's other URLs.
+ */
+export type SkipReason = 'token request' | 'malformed client assertion' | 'not an API call';
 
 export interface RecordingReaderOptions {
   readonly format: RecordingFormat;
@@ -225,8 +231,8 @@ export class RecordingReader {
     const postData = isObject(request.postData) ? request.postData : {};
     const bodyText = typeof postData.text === 'string' ? postData.text : '';
     if (method === this.options.tokenMethod) {
-      learnToken(entry, bodyText, request, callers);
-      this.options.onSkip?.('token request');
+      const reason = learnToken(entry, bodyText, request, callers); // learnt whether or not skips are counted
+      this.options.onSkip?.(reason);
       return null;
     }
     let args: unknown = {};
@@ -250,16 +256,21 @@ export class RecordingReader {
   }
 }
 
-/** A token request entry: remember which client ID its access token belongs to (from its form or Basic credentials). */
+/**
+ * A token request entry: remember which client ID its access token belongs to — the client its
+ * private_key_jwt assertion names, else its form's `client_id`, else its Basic credentials' user —
+ * and say how it is counted as skipped. The assertion is a credential: only the client ID is kept.
+ */
 function learnToken(
   entry: Record<string, unknown>,
   bodyText: string,
   request: Record<string, unknown>,
   callers: Map<string, string>,
-): void {
-  const basic = /^Basic\s+(\S+)/i.exec(headerOf(request, 'authorization') ?? '')?.[1];
-  const fromBasic = basic === undefined ? undefined : decodeURIComponent(Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? '');
-  const clientId = new URLSearchParams(bodyText).get('client_id') ?? fromBasic;
+): SkipReason {
+  const form = new URLSearchParams(bodyText);
+  const asserted = form.get('client_assertion_type') === CLIENT_ASSERTION_TYPE;
+  const clientId = asserted ? assertedClient(form) : (form.get('client_id') ?? basicUser(request));
+  if (asserted && clientId === undefined) return 'malformed client assertion';
   const response = isObject(entry.response) ? entry.response : {};
   const content = isObject(response.content) ? response.content : {};
   let text = typeof content.text === 'string' ? content.text : '';
@@ -268,12 +279,42 @@ function learnToken(
   try {
     reply = JSON.parse(text);
   } catch {
-    return;
+    return 'token request';
   }
   // The conventions' envelope wraps the token reply in `data`; a bare OAuth reply has it at the top.
   const data = isObject(reply) && isObject(reply.data) ? reply.data : reply;
   const token = isObject(data) ? data.access_token : undefined;
   if (typeof token === 'string' && clientId) callers.set(token, clientId);
+  return 'token request';
+}
+
+/**
+ * The client a private_key_jwt token request (RFC 7523) authenticates as: its assertion's `sub`,
+ * which names the client as `iss` does; when they differ, the form's `client_id` if sent, else
+ * `sub`. The JWT is decoded, not verified (the recording's server did that). Undefined when the
+ * assertion is missing or not a JWT with a `sub`.
+ */
+function assertedClient(form: URLSearchParams): string | undefined {
+  let claims: ReturnType<typeof decodeJwt>;
+  try {
+    claims = decodeJwt(form.get('client_assertion') ?? '');
+  } catch {
+    return undefined;
+  }
+  const { iss, sub } = claims;
+  if (typeof sub !== 'string' || sub === '') return undefined;
+  return iss === sub ? sub : (form.get('client_id') ?? sub);
+}
+
+/** The user of the request's HTTP Basic credentials (the client ID, URL-encoded); undefined when there are none or it is undecodable. */
+function basicUser(request: Record<string, unknown>): string | undefined {
+  const credentials = /^Basic\s+(\S+)/i.exec(headerOf(request, 'authorization') ?? '')?.[1];
+  if (credentials === undefined) return undefined;
+  try {
+    return decodeURIComponent(Buffer.from(credentials, 'base64').toString('utf8').split(':')[0] ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 function headerOf(request: Record<string, unknown>, name: string): string | undefined {

@@ -3,7 +3,7 @@ import type { BenchConfig } from './bench-config.ts';
 import type { ClosedFigures, ClosedRatios, ClosedSection } from './closed-section.ts';
 import { DATA_RSS_TARGET_MB, type DataRun } from './data-section.ts';
 import type { MemoryResult } from './memory-section.ts';
-import type { ReplayResult } from './replay-section.ts';
+import { REPLAY_LAG_TARGET_MS, type ReplayResult } from './replay-section.ts';
 import { round } from './bench-stats.ts';
 import { LAG_TARGET_MS, LAG_TARGET_RATE, SHARE_ACHIEVED_TARGET, SHARE_LAG_TARGET_MS, type OpenRow } from './open-section.ts';
 import type { WorkersSection } from './workers-section.ts';
@@ -327,10 +327,11 @@ export function renderBenchReport(report: BenchReport): string {
       `### Replay: the last ${r.windowS} s of a ${round(r.recordingBytes / 1024 ** 3, 2)} GB recording (${r.recordedCalls} calls)`,
       '',
     );
+    const lagOk = r.scheduleLagP99Ms === null ? '-' : r.scheduleLagP99Ms < REPLAY_LAG_TARGET_MS ? 'yes' : 'NO';
     out.push(
       table(
-        ['calls sent', 'wall s (scan included)', 'peak RSS MB', 'schedule lag p99 ms'],
-        [[r.sent, r.wallS, r.peakRssMb, r.scheduleLagP99Ms ?? '-']],
+        ['calls sent', 'calls/s', 'wall s (scan included)', 'peak RSS MB', 'schedule lag p99 ms', `lag p99 < ${REPLAY_LAG_TARGET_MS} ms`],
+        [[r.sent, r.ratePerS ?? '-', r.wallS, r.peakRssMb, r.scheduleLagP99Ms ?? '-', lagOk]],
       ),
     );
   }

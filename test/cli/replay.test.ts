@@ -2,12 +2,14 @@
  * `rpcload run --replay`: recorded calls reach a real server on 127.0.0.1 at their recorded offset
  * ÷ speed, each by its caller's client ID and in its caller's order; --map-clients is stable;
  * callers without credentials are refused before the run; a HAR capture replays its API calls and
- * skips the rest; --from/--to/-n/--loop choose the calls; the result file records the source.
+ * skips the rest (its callers named by their token requests, client secret or private_key_jwt);
+ * --from/--to/-n/--loop choose the calls; the result file records the source.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { callerHash } from '../../src/profile/replay-plan.ts';
@@ -69,6 +71,32 @@ async function replay(args: readonly string[], clients: readonly string[], conne
   const cli = await runRpcload(['run', ...how, '--ui', 'none', '--out', out, ...args]);
   const result = cli.code === 2 ? null : (JSON.parse(readFileSync(out, 'utf8')) as RunResult);
   return { code: cli.code, stderr: cli.stderr, result, arrivals: [...api.arrivals] };
+}
+
+/** One HAR entry: a POST to `https://api.example.test/v1/api/METHOD` with its body, bearer token and JSON reply. */
+function harEntry(
+  startedDateTime: string,
+  method: string,
+  body: string,
+  bearer: string | null,
+  reply: object = { status: 'success', data: {} },
+) {
+  const form = method === 'auth.token';
+  return {
+    startedDateTime,
+    time: 5,
+    request: {
+      method: 'POST',
+      url: `https://api.example.test/v1/api/${method}`,
+      httpVersion: 'HTTP/1.1',
+      headers: [
+        { name: 'content-type', value: form ? 'application/x-www-form-urlencoded' : 'application/json' },
+        ...(bearer === null ? [] : [{ name: 'authorization', value: `Bearer ${bearer}` }]),
+      ],
+      postData: { mimeType: form ? 'application/x-www-form-urlencoded' : 'application/json', text: body },
+    },
+    response: { status: 200, content: { mimeType: 'application/json', text: JSON.stringify(reply) } },
+  };
 }
 
 /** Seeded, so the recording is the same every run. */
@@ -210,6 +238,54 @@ describe('run --replay', () => {
     const text = JSON.stringify(result);
     expect(text).not.toContain('s3cr3t-web');
     expect(text).not.toContain('tok-web-123');
+  });
+
+  it('names a HAR call’s caller from the private_key_jwt assertion of its token request; a malformed one is skipped by name', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const assertion = (claims: { iss: string; sub: string }): Promise<string> =>
+      new SignJWT({ jti: Math.random().toString(36).slice(2) })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer(claims.iss)
+        .setSubject(claims.sub)
+        .setAudience('https://api.example.test/v1/api/auth.token')
+        .setExpirationTime('5m')
+        .sign(privateKey);
+    const orders = await assertion({ iss: 'svc-orders', sub: 'svc-orders' });
+    const billing = await assertion({ iss: 'https://issuer.example.test', sub: 'billing-sub' }); // iss ≠ sub: the form's client_id decides
+    const at = (ms: number): string => new Date(Date.parse('2026-03-10T14:00:00.000Z') + ms).toISOString();
+    const tokenRequest = (ms: number, form: Record<string, string>, token: string) =>
+      harEntry(at(ms), 'auth.token', new URLSearchParams({ grant_type: 'client_credentials', ...form }).toString(), null, {
+        status: 'success',
+        data: { access_token: token, token_type: 'Bearer', expires_in: 3600 },
+      });
+    const jwtBearer = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+    const har = join(dir, 'jwt.har');
+    const entries = [
+      tokenRequest(0, { client_assertion_type: jwtBearer, client_assertion: orders }, 'tok-orders-1'),
+      tokenRequest(10, { client_assertion_type: jwtBearer, client_assertion: billing, client_id: 'svc-billing' }, 'tok-billing-1'),
+      tokenRequest(20, { client_assertion_type: jwtBearer, client_assertion: 'eyJhbGciOiJFUzI1NiJ9.bm90IGpzb24.c2ln' }, 'tok-broken-1'),
+      harEntry(at(100), 'ping', '{"seq":0}', 'tok-orders-1'),
+      harEntry(at(150), 'ping', '{"seq":1}', 'tok-billing-1'),
+      harEntry(at(200), 'ping', '{"seq":2}', 'tok-orders-1'),
+      harEntry(at(250), 'ping', '{"seq":3}', 'tok-broken-1'),
+    ];
+    writeFileSync(har, JSON.stringify({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries } }));
+    // The call made with the broken assertion's token has no known caller: --map-clients sends it by a configured client.
+    const { code, stderr, result, arrivals } = await replay(['--replay', har, '--map-clients'], ['svc-orders', 'svc-billing']);
+    expect(code).toBe(0);
+    const bySeq = new Map(arrivals.map((a) => [a.args.seq as number, a.client]));
+    expect([bySeq.get(0), bySeq.get(1), bySeq.get(2)]).toEqual(['svc-orders', 'svc-billing', 'svc-orders']);
+    expect(bySeq.has(3)).toBe(true);
+    expect(result!.replay).toMatchObject({
+      format: 'har',
+      calls: 4,
+      sent: 4,
+      callers: 3,
+      mappedCallers: 1,
+      skipped: { 'token request': 2, 'malformed client assertion': 1 },
+    });
+    // The assertions are credentials: in neither the result file nor the output.
+    for (const text of [JSON.stringify(result), stderr]) for (const jwt of [orders, billing]) expect(text).not.toContain(jwt.split('.')[2]);
   });
 
   it('replays a window (--from/--to), the first N calls (-n), and loops the window (--loop)', async () => {

@@ -34,13 +34,29 @@ export interface LoadRun {
   readonly recorded: RecordedData;
 }
 
-/** Run a plan against `baseUrl` in this process and build its result (status from the outcome). */
-export async function runPlan(plan: Plan, baseUrl: string, signal: AbortSignal = new AbortController().signal): Promise<LoadRun> {
+/**
+ * Run a plan against `baseUrl` in this process and build its result (status from the outcome).
+ * `startClock`, when given, starts the clock in runLoad's place (to act at that very moment).
+ */
+export async function runPlan(
+  plan: Plan,
+  baseUrl: string,
+  signal: AbortSignal = new AbortController().signal,
+  startClock?: (clock: RunClock) => void,
+): Promise<LoadRun> {
   const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
   const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
   const clock = new RunClock();
   const startedAt = new Date().toISOString();
-  const outcome = await runLoad({ plan, baseUrl, recorder, clock, signal, graceMs: 500 });
+  const outcome = await runLoad({
+    plan,
+    baseUrl,
+    recorder,
+    clock,
+    signal,
+    graceMs: 500,
+    ...(startClock === undefined ? {} : { startClock: () => Promise.resolve(startClock(clock)) }),
+  });
   const recorded = recorder.serialize();
   const result = buildRunResult({
     run: {

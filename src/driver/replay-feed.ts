@@ -1,0 +1,173 @@
+/**
+ * The read-ahead of a replay phase: reads the recording pass after pass (a loop plays its window
+ * again) into a bounded queue of calls ready to send, each with its due time, its client and its
+ * body. It starts reading when made, and the run makes it before its clock starts and waits for
+ * `ready` (the queue full, or the whole window read when it is smaller), as it waits for tokens
+ * and connections: the first calls are due at once, and a reader that only began at the clock's
+ * start would send them late. The queue is bounded in calls (QUEUE_HIGH), never the file's size;
+ * a window that fits in it is kept after its first pass, so a loop's next pass reads nothing and
+ * its wrap cannot stall the clock. A call whose caller maps to a client of another worker or shard
+ * is skipped here: each part reads the whole recording and sends its own callers' calls.
+ */
+import type { ClientPlan } from '../profile/plan.ts';
+import { RecordingReader, type RecordedCall } from '../profile/replay-recording.ts';
+import type { ReplayPlan } from '../profile/replay-settings.ts';
+import { describeError } from '../errors.ts';
+
+/** One call queued to be sent. */
+export interface QueuedCall {
+  /** Due time, ms from the phase's start. */
+  readonly dueOffsetMs: number;
+  readonly clientIndex: number;
+  readonly scenarioIndex: number;
+  readonly body: Buffer;
+}
+
+export interface ReplayFeedOptions {
+  readonly replay: ReplayPlan;
+  /** This part's clients (the whole run's, or a worker's or shard's share). */
+  readonly clients: readonly ClientPlan[];
+  readonly tokenMethod: string;
+  /** The phase's length (ms): passes of a loop that start after it are not read. */
+  readonly durationMs: number;
+  /** Told once when the recording cannot be read on (changed since the scan). */
+  readonly notice: (text: string) => void;
+}
+
+/** The feed pauses reading with this many calls queued, and reads on below half of it. */
+export const QUEUE_HIGH = 8192;
+
+export class ReplayFeed {
+  private queue: (QueuedCall | undefined)[] = [];
+  private head = 0;
+  private readerDone = false;
+  private closed = false;
+  private resumeReader: (() => void) | null = null;
+  private onMore: (() => void) | null = null;
+  private markReady!: () => void;
+  /** Resolves once the queue is full, the window is read whole, or the feed is closed: the clock may start. */
+  readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
+  private readonly callerIndex = new Map<string, number>();
+  private readonly scenarioOf: Map<string, number>;
+
+  constructor(private readonly o: ReplayFeedOptions) {
+    const localIndex = new Map(o.clients.map((client, index) => [client.id, index]));
+    for (const [caller, clientId] of o.replay.callerClients) {
+      const index = localIndex.get(clientId);
+      if (index !== undefined) this.callerIndex.set(caller, index);
+    }
+    this.scenarioOf = new Map(o.replay.methods.map((method, index) => [method, index]));
+    this.read()
+      .catch((err: unknown) => o.notice(`the replay stopped reading ${o.replay.facts.fileName}: ${describeError(err)}`))
+      .finally(() => {
+        this.readerDone = true;
+        this.markReady();
+        this.tellMore();
+      });
+  }
+
+  /** Calls read and not yet taken. */
+  get buffered(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** No call is queued and none will come. */
+  get exhausted(): boolean {
+    return this.readerDone && this.buffered === 0;
+  }
+
+  /** The next call, left queued; undefined when none is queued now. */
+  peek(): QueuedCall | undefined {
+    return this.queue[this.head];
+  }
+
+  /** Take the next call (after `peek` said there is one). */
+  take(): QueuedCall {
+    const call = this.queue[this.head]!;
+    this.queue[this.head++] = undefined;
+    if (this.resumeReader !== null && this.buffered < QUEUE_HIGH / 2) {
+      const resume = this.resumeReader;
+      this.resumeReader = null;
+      resume();
+    }
+    return call;
+  }
+
+  /** Call `listener` once, when more calls are queued or the reader has ended (a loop found the queue empty). */
+  whenMore(listener: () => void): void {
+    this.onMore = listener;
+  }
+
+  /** Stop reading (the phase ended or the run stopped). */
+  close(): void {
+    this.closed = true;
+    this.onMore = null;
+    this.resumeReader?.();
+    this.markReady();
+  }
+
+  private tellMore(): void {
+    const listener = this.onMore;
+    this.onMore = null;
+    listener?.();
+  }
+
+  /** Read the recording pass after pass into the queue, pausing while it is full. */
+  private async read(): Promise<void> {
+    const { replay } = this.o;
+    let windowIndex = 0;
+    // The window's calls when they fit in the queue: later passes take them from here, not from the file.
+    let kept: RecordedCall[] | null = null;
+    for (let pass = 0; !this.closed; pass++) {
+      const passStartMs = pass * replay.passMs;
+      if (passStartMs / replay.speed >= this.o.durationMs) break;
+      let reading: RecordedCall[] | null = kept === null && replay.loop ? [] : null;
+      let queued = 0;
+      for await (const batch of kept === null ? this.fileBatches() : keptBatches(kept)) {
+        for (const call of batch) {
+          if (call.offsetMs < replay.fromMs) continue;
+          if (replay.toMs !== null && call.offsetMs >= replay.toMs) continue;
+          if (reading?.length === QUEUE_HIGH) reading = null; // longer than the queue: read from the file every pass
+          reading?.push(call);
+          if (replay.maxCalls !== null && ++windowIndex > replay.maxCalls) return;
+          const clientIndex = this.callerIndex.get(call.caller);
+          if (clientIndex === undefined) continue; // another part's caller
+          queued++;
+          const dueOffsetMs = (passStartMs + call.offsetMs - replay.fromMs) / replay.speed;
+          this.queue.push({ dueOffsetMs, clientIndex, scenarioIndex: this.scenarioOf.get(call.method)!, body: Buffer.from(call.bodyText) });
+        }
+        if (this.head > QUEUE_HIGH) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
+        this.tellMore();
+        if (this.buffered >= QUEUE_HIGH) {
+          this.markReady();
+          await new Promise<void>((resolve) => (this.resumeReader = resolve));
+        }
+        if (this.closed) return;
+      }
+      // A pass with no call of this part's callers: every later pass has none either.
+      if (!replay.loop || queued === 0) break;
+      kept ??= reading;
+    }
+  }
+
+  private fileBatches(): AsyncGenerator<RecordedCall[]> {
+    const { replay, tokenMethod } = this.o;
+    return new RecordingReader(replay.file, { format: replay.format, tokenMethod, startByte: replay.startByte }).batches();
+  }
+}
+
+/**
+ * A kept window as batches of at most QUEUE_HIGH / 8 calls, so a pass of it pauses at the queue's
+ * bound like a file's, each after a turn of the event loop, as a file's chunk comes: refilling the
+ * queue from memory never holds up the sending loop for long.
+ */
+async function* keptBatches(calls: readonly RecordedCall[]): AsyncGenerator<RecordedCall[]> {
+  const size = QUEUE_HIGH / 8;
+  for (let start = 0; start < calls.length; start += size) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    yield calls.slice(start, start + size);
+  }
+}
