@@ -1,7 +1,7 @@
 /**
  * The driver's connections to the target: one undici Client, or one of rpcload's own (HTTP/1.1 in
- * http1/, HTTP/2 in http2/), per connection, with the engine deciding which
- * connection carries which request.
+ * http1/, HTTP/2 in http2/), per connection, with the engine deciding which connection carries
+ * which request.
  *
  * Why not undici's Pool: the engine already knows when each of its requests ends (its handler is
  * called), so it can hand the freed connection to the next request directly. The Pool instead
