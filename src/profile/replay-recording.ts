@@ -13,7 +13,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { decodeJwt } from 'jose';
+import type { decodeJwt as DecodeJwt } from 'jose';
 import { CLIENT_ASSERTION_TYPE } from '../api/client-assertion.ts';
 import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
@@ -212,15 +212,23 @@ export class RecordingReader {
     });
     started.sort((a, b) => a.epochMs - b.epochMs || a.index - b.index);
     const callers = new Map<string, string>(); // access token → the client ID that obtained it
+    // jose is loaded with the first HAR, not at every CLI start (its token requests may carry private_key_jwt assertions).
+    const { decodeJwt } = await import('jose');
     const batch: RecordedCall[] = [];
     for (const { entry, index, epochMs } of started) {
-      const call = this.harCall(entry, index, epochMs, callers);
+      const call = this.harCall(entry, index, epochMs, callers, decodeJwt);
       if (call !== null) batch.push(call);
     }
     yield batch;
   }
 
-  private harCall(entry: Record<string, unknown>, index: number, epochMs: number, callers: Map<string, string>): RecordedCall | null {
+  private harCall(
+    entry: Record<string, unknown>,
+    index: number,
+    epochMs: number,
+    callers: Map<string, string>,
+    decodeJwt: typeof DecodeJwt,
+  ): RecordedCall | null {
     const request = isObject(entry.request) ? entry.request : {};
     const url = typeof request.url === 'string' && URL.canParse(request.url) ? new URL(request.url) : null;
     const method = url === null ? null : /\/api\/([^/]+)$/.exec(url.pathname)?.[1];
@@ -231,7 +239,7 @@ export class RecordingReader {
     const postData = isObject(request.postData) ? request.postData : {};
     const bodyText = typeof postData.text === 'string' ? postData.text : '';
     if (method === this.options.tokenMethod) {
-      const reason = learnToken(entry, bodyText, request, callers); // learnt whether or not skips are counted
+      const reason = learnToken(entry, bodyText, request, callers, decodeJwt); // learnt whether or not skips are counted
       this.options.onSkip?.(reason);
       return null;
     }
@@ -266,10 +274,11 @@ function learnToken(
   bodyText: string,
   request: Record<string, unknown>,
   callers: Map<string, string>,
+  decodeJwt: typeof DecodeJwt,
 ): SkipReason {
   const form = new URLSearchParams(bodyText);
   const asserted = form.get('client_assertion_type') === CLIENT_ASSERTION_TYPE;
-  const clientId = asserted ? assertedClient(form) : (form.get('client_id') ?? basicUser(request));
+  const clientId = asserted ? assertedClient(form, decodeJwt) : (form.get('client_id') ?? basicUser(request));
   if (asserted && clientId === undefined) return 'malformed client assertion';
   const response = isObject(entry.response) ? entry.response : {};
   const content = isObject(response.content) ? response.content : {};
@@ -294,8 +303,8 @@ function learnToken(
  * `sub`. The JWT is decoded, not verified (the recording's server did that). Undefined when the
  * assertion is missing or not a JWT with a `sub`.
  */
-function assertedClient(form: URLSearchParams): string | undefined {
-  let claims: ReturnType<typeof decodeJwt>;
+function assertedClient(form: URLSearchParams, decodeJwt: typeof DecodeJwt): string | undefined {
+  let claims: ReturnType<typeof DecodeJwt>;
   try {
     claims = decodeJwt(form.get('client_assertion') ?? '');
   } catch {
