@@ -79,6 +79,9 @@ export interface EngineOptions {
   readonly staticHeaders: readonly string[];
 }
 
+/** Why arrivals still owed when their open phase ended were not sent (the result's `skipped`). */
+export const SKIP_PHASE_ENDED = 'phase ended before the generator caught up';
+
 /** What a request written off at the run's end came to. */
 const UNANSWERED: RequestOutcome = Object.freeze({
   outcome: OUTCOME_UNANSWERED,
@@ -139,6 +142,14 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       );
     const it = this.iterationOn(clientIndex, phaseIndex, 'open', null);
     if (it !== null) this.send(it, dueMs, nowMs);
+  }
+
+  /**
+   * Open model: `count` arrivals of a phase that ended before the generator, behind after a stall,
+   * released them. They are skipped, not sent late: a backlog never stretches a phase.
+   */
+  recordUnsentAtPhaseEnd(count: number): void {
+    if (count > 0) this.o.recorder.recordSkipped(SKIP_PHASE_ENDED, count);
   }
 
   /**

@@ -2,7 +2,8 @@
  * Open model: start an iteration at each arrival of the phase, due at the pacer's time. One
  * timer loop releases whatever is due; a stalled event loop is caught up at a bounded rate
  * (releaseAtMs) and the stall is recorded as schedule lag, never hidden. The phase ends at its
- * duration, whatever is left of its arrivals: a backlog never stretches it.
+ * duration, whatever is left of its arrivals: a backlog never stretches it, and what is left is
+ * recorded as skipped.
  */
 import type { LoadEngine } from './engine.ts';
 import { safeTimeout } from '../util/timers.ts';
@@ -19,6 +20,14 @@ const CATCH_UP_FACTOR = 2;
 const MAX_ARRIVALS_PER_TICK = 512;
 /** Below this wait a timer is too coarse (≥ 1 ms granularity): spin on setImmediate instead. */
 const SPIN_BELOW_MS = 1.5;
+/**
+ * A late tick may release at once what was due in this last stretch (at the catch-up rate); an
+ * older backlog (a GC pause, a long task) follows at CATCH_UP_FACTOR. Long enough that a loop
+ * that is merely busy (ticks a few ms late, again and again) still catches up.
+ */
+const MAX_BURST_MS = 20;
+/** Unsent arrivals counted one by one at most at a phase's end (a generator this far behind has told its story). */
+const MAX_UNSENT_COUNTED = 1_000_000;
 
 export function runOpenPhase(
   engine: LoadEngine,
@@ -45,8 +54,26 @@ export function runOpenPhase(
     }
     finish();
   };
-  // Arrivals still owed at the phase's end (a backlog after a stall) are not sent: the phase is over.
-  const endTimer = safeTimeout(stop, phaseEndMs - now());
+  // Arrivals still owed at the phase's end (a backlog after a stall) are not sent: the phase is
+  // over. They are counted as skipped, so that sent + skipped is always the schedule's count.
+  const end = (): void => {
+    if (stopped) return;
+    // A timer may fire up to a millisecond early (whole-millisecond loop time): wait out the rest.
+    if (now() < phaseEndMs) {
+      endTimer = safeTimeout(end, phaseEndMs - now());
+      return;
+    }
+    if (timer !== null) tick(); // what is due by now and releasable goes out before the phase closes
+    engine.recordUnsentAtPhaseEnd(unsentFrom(k));
+    stop();
+  };
+  let endTimer = safeTimeout(end, phaseEndMs - now());
+
+  function unsentFrom(first: number): number {
+    let n = 0;
+    while (n < MAX_UNSENT_COUNTED && phaseStartMs + pacer.dueOffsetMs(first + n) < phaseEndMs) n++;
+    return n;
+  }
 
   const wake = (atMs: number): void => {
     const waitMs = atMs - now();
@@ -60,7 +87,9 @@ export function runOpenPhase(
     for (let released = 0; ; released++) {
       const dueMs = phaseStartMs + pacer.dueOffsetMs(k);
       if (!(dueMs < phaseEndMs)) break; // no arrival left in the phase (or float noise at its very end)
-      const releaseMs = releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR);
+      // After a stall, the backlog's spacing counts from (nearly) now, not from when its first
+      // arrival was due, which would let the whole backlog out at once.
+      const releaseMs = Math.max(releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR), nowMs - MAX_BURST_MS);
       if (releaseMs > nowMs) return wake(releaseMs);
       if (released === MAX_ARRIVALS_PER_TICK) return wake(nowMs);
       engine.startArrival(phaseIndex, dueMs);

@@ -167,7 +167,7 @@ interface Streak {
   lastRetryAfterS: number;
   firstRetryAfterS: number;
   refusals: number;
-  /** Intersection of the refusals' ceil-rounded reset ranges; every refusal had a Retry-After. */
+  /** Intersection of the refusals' ceil-rounded reset ranges; every refusal had a Retry-After of 1 s or more. */
   ceilFromMs: number;
   ceilToMs: number;
   allHadRetryAfter: boolean;
@@ -223,8 +223,11 @@ export class AnnouncedWindows {
     this.newestSentMs = Math.max(this.newestSentMs, sentAtMs);
     if (sentAtMs < this.lastClosedAtSentMs) return; // a late answer from a window already read
     const hasRa = retryAfterS >= 0;
-    const fromMs = hasRa ? sentAtMs + (retryAfterS - 1) * ROUNDING_MS : -Infinity;
-    const toMs = hasRa ? doneAtMs + retryAfterS * ROUNDING_MS : Infinity;
+    // Rounded up, a refusal's Retry-After is at least 1 s (its window has not reset yet): a 0 can
+    // only be rounded down, and names no ceil-rounded reset (the reading anchors on the last refusal).
+    const namesCeilReset = retryAfterS >= 1;
+    const fromMs = namesCeilReset ? sentAtMs + (retryAfterS - 1) * ROUNDING_MS : -Infinity;
+    const toMs = namesCeilReset ? doneAtMs + retryAfterS * ROUNDING_MS : Infinity;
     const s = this.streak;
     if (s === null) {
       this.streak = {
@@ -237,7 +240,7 @@ export class AnnouncedWindows {
         refusals: 1,
         ceilFromMs: fromMs,
         ceilToMs: toMs,
-        allHadRetryAfter: hasRa,
+        allHadRetryAfter: namesCeilReset,
         retryAtMs: hasRa ? doneAtMs + retryAfterS * ROUNDING_MS : Infinity,
         refusedAfterRetryAt: 0,
       };
@@ -250,7 +253,7 @@ export class AnnouncedWindows {
     if (sentAtMs > s.lastSentMs) [s.lastSentMs, s.lastDoneMs, s.lastRetryAfterS] = [sentAtMs, doneAtMs, retryAfterS];
     s.ceilFromMs = Math.max(s.ceilFromMs, fromMs);
     s.ceilToMs = Math.min(s.ceilToMs, toMs);
-    s.allHadRetryAfter &&= hasRa;
+    s.allHadRetryAfter &&= namesCeilReset;
   }
 
   /** The readings so far, the open streak's included as it stands (the run may end before a readmission). */

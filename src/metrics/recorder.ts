@@ -199,12 +199,12 @@ export class Recorder {
     if (t.doneAtMs > this.lastAtMs) this.lastAtMs = t.doneAtMs;
   }
 
-  /** An arrival that was not sent, e.g. "all clients backing off" (the driver's own words; sanitized at render). */
-  recordSkipped(reason: string): void {
+  /** `count` arrivals that were not sent, e.g. "all clients backing off" (the driver's own words; sanitized at render). */
+  recordSkipped(reason: string, count = 1): void {
     const seen = this.skipped.get(reason);
-    if (seen !== undefined) this.skipped.set(reason, seen + 1);
-    else if (this.skipped.size < MAX_SKIP_REASONS) this.skipped.set(reason, 1);
-    else this.skipped.set('other', (this.skipped.get('other') ?? 0) + 1);
+    if (seen !== undefined) this.skipped.set(reason, seen + count);
+    else if (this.skipped.size < MAX_SKIP_REASONS) this.skipped.set(reason, count);
+    else this.skipped.set('other', (this.skipped.get('other') ?? 0) + count);
   }
 
   /** Cheap copy of the live figures at `nowMs` (ms since the run's origin). */

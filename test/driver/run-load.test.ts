@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';
+import { SKIP_PHASE_ENDED } from '../../src/driver/engine.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle, ServerOptions } from '../../src/server/options.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
@@ -26,13 +27,19 @@ describe('runLoad against the reference server', () => {
     );
     const { outcome, result } = await runPlan(plan, url);
     expect(outcome.status).toBe('completed');
-    expect(result.summary.requests).toBe(600); // arrivals are computed, not timed: exactly 3 s × 200/s
-    expect(result.summary.outcomes).toEqual({ success: 600 });
+    // Arrivals are computed, not timed: exactly 3 s × 200/s, sent or (a loop stalled by a busy
+    // machine at the phase's very end) counted as skipped; never more, never silently fewer.
+    const { requests, skipped } = result.summary;
+    expect(requests + (skipped[SKIP_PHASE_ENDED] ?? 0)).toBe(600);
+    expect(Object.keys(skipped).filter((reason) => reason !== SKIP_PHASE_ENDED)).toEqual([]);
+    expect(requests).toBeGreaterThan(570);
+    expect(result.summary.outcomes).toEqual({ success: requests });
     const serverSide = server!.stats().byClient;
     for (const [id, client] of Object.entries(result.rateLimit!.clients)) {
       expect({ admitted: client.admitted, refused: client.refused }).toEqual(serverSide[id]);
     }
-    expect(Object.values(result.rateLimit!.clients).map((c) => c.sent)).toEqual([120, 120, 120, 120, 120]); // round-robin spreads evenly
+    const sent = Object.values(result.rateLimit!.clients).map((c) => c.sent);
+    expect(Math.max(...sent) - Math.min(...sent)).toBeLessThanOrEqual(1); // round-robin spreads evenly
   });
 
   it('follows next cursors with identical params for each pagination walk', async () => {

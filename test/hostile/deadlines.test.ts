@@ -74,12 +74,35 @@ describe('every API call has an overall deadline and a named outcome', () => {
 
 describe('the load ends at its duration plus a bounded drain', () => {
   it('an open phase ends at its duration whatever its rate (1e12/s once never ended)', async () => {
-    const engine = { startArrival: () => undefined } as unknown as LoadEngine;
+    const engine = { startArrival: () => undefined, recordUnsentAtPhaseEnd: () => undefined } as unknown as LoadEngine;
     const origin = performance.now();
     const now = (): number => performance.now() - origin;
     const run = runOpenPhase(engine, 0, createPacer(rateLoad(1e12), 300), 300, 0, now);
     await run.done;
     expect(now()).toBeLessThan(2000);
+  });
+
+  it('arrivals still owed when an open phase ends (the loop stalled near its end) are skipped and counted, never sent late', async () => {
+    let sent = 0;
+    let unsent = 0;
+    const sentAtMs: number[] = [];
+    const engine = {
+      startArrival: () => void (sent++, sentAtMs.push(now())),
+      recordUnsentAtPhaseEnd: (n: number) => void (unsent += n),
+    } as unknown as LoadEngine;
+    const origin = performance.now();
+    const now = (): number => performance.now() - origin;
+    const stall = setTimeout(() => {
+      while (now() < 290); // the event loop blocked from 200 ms to 290 ms of a 300 ms phase
+    }, 200);
+    const run = runOpenPhase(engine, 0, createPacer(rateLoad(1000), 300), 300, 0, now);
+    await run.done;
+    clearTimeout(stall);
+    expect(sent + unsent).toBe(300); // 1000/s × 300 ms: the schedule's count, whatever was sent
+    expect(unsent).toBeGreaterThan(0); // a backlog of ~90 caught up at 2× the rate cannot all go out in 10 ms
+    // Not as one burst of ~90: at most the last 20 ms at twice the rate (40) at once, then 2 per ms.
+    const wokeAtMs = sentAtMs.find((t) => t >= 290)!;
+    expect(sentAtMs.filter((t) => t >= wokeAtMs && t < wokeAtMs + 1).length).toBeLessThanOrEqual(45);
   });
 
   it('requests a stalled server never answers are sent, unanswered, seen by thresholds, and the summary says so', async () => {

@@ -158,6 +158,26 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
     expect(thresholdOf(samples).verdict).not.toBe('fail');
   });
 
+  it('a Retry-After of 0 (rounded down) names no reset before the refusal: the window is not slid back onto the previous one', () => {
+    // 10 per 2 s, per-client fixed windows [0, 2 s) and [2 s, 4 s); three admissions late in the
+    // first, ten early in the second, then one refusal 500 ms before the reset, its Retry-After
+    // rounded down to 0. Read as rounded up, the reset would lie by the refusal and its window
+    // would take in the first window's last three: 13 "surely inside" (a CI run once failed so).
+    const plan = { limit: LIMIT, windowMs: 2000, policy: 'honour' } as const;
+    const admitted = (sentAtMs: number) => sample({ sentAtMs, doneAtMs: sentAtMs + 2 });
+    const samples = [
+      ...[0, 100, 200, 300, 400, 500, 600, 1850, 1900, 1950].map(admitted),
+      ...Array.from({ length: LIMIT }, (_, i) => admitted(2000 + i * 100)),
+      sample({ sentAtMs: 3500, doneAtMs: 3502, status: 429, outcome: 'error:rate_limit_exceeded', retryAfterS: 0 }),
+      admitted(4100),
+    ];
+    const window = ledgerOf(samples, plan).clients.a!.windows[0]!;
+    expect(window.anchoredOnLast).toBe(true);
+    expect(window.resetToMs).toBeGreaterThanOrEqual(4000); // the true reset
+    expect(window.admittedMin).toBeLessThanOrEqual(LIMIT);
+    expect(thresholdOf(samples, plan).verdict).not.toBe('fail');
+  });
+
   it('counts by send time, not completion time', () => {
     const samples = greedyRun({ algorithm: 'fixed', ...GREEDY });
     expect(thresholdOf([...samples].reverse().sort((a, b) => (a.status === 429 ? -1 : 0) - (b.status === 429 ? -1 : 0))).verdict).not.toBe(
