@@ -34,8 +34,13 @@ export interface ReplayFeedOptions {
   readonly notice: (text: string) => void;
 }
 
-/** The feed pauses reading with this many calls queued, and reads on below half of it. */
+/** The feed pauses reading with this many calls queued. */
 export const QUEUE_HIGH = 8192;
+/**
+ * It reads on once this many have been taken: a few chunks at a time, spread over the run, rather
+ * than half the queue's worth back to back (which held the sending loop up for milliseconds).
+ */
+const REFILL_CALLS = 1024;
 
 export class ReplayFeed {
   private queue: (QueuedCall | undefined)[] = [];
@@ -85,7 +90,7 @@ export class ReplayFeed {
   take(): QueuedCall {
     const call = this.queue[this.head]!;
     this.queue[this.head++] = undefined;
-    if (this.resumeReader !== null && this.buffered < QUEUE_HIGH / 2) {
+    if (this.resumeReader !== null && this.buffered <= QUEUE_HIGH - REFILL_CALLS) {
       const resume = this.resumeReader;
       this.resumeReader = null;
       resume();
@@ -144,6 +149,11 @@ export class ReplayFeed {
         if (this.buffered >= QUEUE_HIGH) {
           this.markReady();
           await new Promise<void>((resolve) => (this.resumeReader = resolve));
+        } else {
+          // One batch per turn of the event loop: a stream with its next chunk already buffered
+          // would otherwise hand over batch after batch in one run of microtasks, and no call
+          // due meanwhile could be sent.
+          await yieldToEventLoop();
         }
         if (this.closed) return;
       }
@@ -160,14 +170,13 @@ export class ReplayFeed {
 }
 
 /**
- * A kept window as batches of at most QUEUE_HIGH / 8 calls, so a pass of it pauses at the queue's
- * bound like a file's, each after a turn of the event loop, as a file's chunk comes: refilling the
- * queue from memory never holds up the sending loop for long.
+ * A kept window as batches of at most QUEUE_HIGH / 16 calls, so a pass of it pauses at the queue's
+ * bound like a file's, each after a turn of the event loop (read() yields after every batch):
+ * refilling the queue from memory never holds up the sending loop for long.
  */
-async function* keptBatches(calls: readonly RecordedCall[]): AsyncGenerator<RecordedCall[]> {
-  const size = QUEUE_HIGH / 8;
-  for (let start = 0; start < calls.length; start += size) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    yield calls.slice(start, start + size);
-  }
+function* keptBatches(calls: readonly RecordedCall[]): Generator<RecordedCall[]> {
+  const size = QUEUE_HIGH / 16;
+  for (let start = 0; start < calls.length; start += size) yield calls.slice(start, start + size);
 }
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -34,13 +34,18 @@ export class DimensionStats {
     this.serviceTime.add(other.serviceTime);
   }
 
-  serialize(outcomeKeys: readonly string[]): DimensionData {
+  /**
+   * The slice as data. `encode` (a deferred encoding: see Recorder.serializeGradually) replaces
+   * encodeHistogram for a slice that changed since its last encoding, which is then not kept.
+   */
+  serialize(outcomeKeys: readonly string[], encode?: (histogram: Histogram) => string): DimensionData {
     if (this.encoded?.requests !== this.requests) {
       const data = {
-        latency: encodeHistogram(this.latency),
-        serviceTime: encodeHistogram(this.serviceTime),
+        latency: (encode ?? encodeHistogram)(this.latency),
+        serviceTime: (encode ?? encodeHistogram)(this.serviceTime),
         outcomes: countsRecord(outcomeKeys, this.outcomeCounts),
       };
+      if (encode !== undefined) return data;
       this.encoded = { requests: this.requests, data };
     }
     return { ...this.encoded.data, outcomes: { ...this.encoded.data.outcomes } };

@@ -8,10 +8,13 @@ import type { Percentiles } from '../contract/result-schema.ts';
 
 export type Histogram = hdr.Histogram;
 
+/** Every histogram's unit and smallest value: 1 µs. */
+const LOWEST_US = 1;
+
 /** 1 µs .. 1 h at 3 significant digits (0.1 % error); grows if a value is larger. */
 export function createLatencyHistogram(): Histogram {
   return build({
-    lowestDiscernibleValue: 1,
+    lowestDiscernibleValue: LOWEST_US,
     highestTrackableValue: 3_600_000_000,
     numberOfSignificantValueDigits: 3,
     bitBucketSize: 32,
@@ -26,7 +29,7 @@ export function createLatencyHistogram(): Histogram {
  */
 export function createCompactHistogram(): Histogram {
   return build({
-    lowestDiscernibleValue: 1,
+    lowestDiscernibleValue: LOWEST_US,
     highestTrackableValue: 3_600_000_000,
     numberOfSignificantValueDigits: 1,
     bitBucketSize: 32,
@@ -55,6 +58,19 @@ export function recordUs(histogram: Histogram, us: number): void {
     }
   }
   histogram.recordValue(value);
+}
+
+/** A copy with the same precision, counts and range (exact: HDR addition into an empty twin). */
+export function copyHistogram(histogram: Histogram): Histogram {
+  const copy = build({
+    lowestDiscernibleValue: LOWEST_US,
+    highestTrackableValue: histogram.highestTrackableValue,
+    numberOfSignificantValueDigits: histogram.numberOfSignificantValueDigits as 1 | 2 | 3 | 4 | 5,
+    bitBucketSize: 32,
+    autoResize: true,
+  });
+  copy.add(histogram);
+  return copy;
 }
 
 /** HdrHistogram V2 compressed base64: the format Java/Go/JS HdrHistogram tools all read. */

@@ -86,3 +86,22 @@ export function emptyRecordedData(): RecordedData {
     ledger: null,
   };
 }
+
+/** The same data with every histogram encoding passed through `map` (e.g. to fill in deferred ones). */
+export function mapEncodings(data: RecordedData, map: (encoded: string) => string): RecordedData {
+  const pair = <T extends EncodedPair>(p: T): T => ({ ...p, latency: map(p.latency), serviceTime: map(p.serviceTime) });
+  const each = <T>(record: Readonly<Record<string, T>>, f: (value: T) => T): Record<string, T> =>
+    Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value)]));
+  return {
+    ...data,
+    overall: pair(data.overall),
+    scheduleLag: map(data.scheduleLag),
+    scheduleLagByPhase: each(data.scheduleLagByPhase, map),
+    byMethod: each(data.byMethod, pair),
+    byPhase: each(data.byPhase, pair),
+    byClient: each(data.byClient, pair),
+    ...(data.byReplica === undefined ? {} : { byReplica: each(data.byReplica, pair) }),
+    byOutcome: each(data.byOutcome, pair),
+    tokens: { ...data.tokens, latency: map(data.tokens.latency) },
+  };
+}

@@ -81,7 +81,8 @@ export function startLoad(
       clock,
       workers: 1,
       snapshot: () => recorder.snapshot(clock.now()),
-      recorded: () => Promise.resolve(recorder.serialize()),
+      // A checkpoint while the load runs on this thread: encoded in slices, not one long stop of its sending loop.
+      recorded: () => recorder.serializeGradually(),
       metrics: () => (metrics === null ? null : readLoadMetrics(recorder, clock, probe, metrics)),
       finished: async () => {
         const outcome = await runLoad({

@@ -82,7 +82,7 @@ describe('the load ends at its duration plus a bounded drain', () => {
     expect(now()).toBeLessThan(2000);
   });
 
-  it('arrivals still owed when an open phase ends (the loop stalled near its end) are skipped and counted, never sent late', async () => {
+  it('a long stall’s backlog is caught up at twice the rate, not as one burst; what is still owed at the phase’s end is skipped and counted', async () => {
     let sent = 0;
     let unsent = 0;
     const sentAtMs: number[] = [];
@@ -93,16 +93,17 @@ describe('the load ends at its duration plus a bounded drain', () => {
     const origin = performance.now();
     const now = (): number => performance.now() - origin;
     const stall = setTimeout(() => {
-      while (now() < 290); // the event loop blocked from 200 ms to 290 ms of a 300 ms phase
+      while (now() < 1000); // the event loop blocked from 200 ms to 1 s of a 1.1 s phase
     }, 200);
-    const run = runOpenPhase(engine, 0, createPacer(rateLoad(1000), 300), 300, 0, now);
+    const run = runOpenPhase(engine, 0, createPacer(rateLoad(1000), 1100), 1100, 0, now);
     await run.done;
     clearTimeout(stall);
-    expect(sent + unsent).toBe(300); // 1000/s × 300 ms: the schedule's count, whatever was sent
-    expect(unsent).toBeGreaterThan(0); // a backlog of ~90 caught up at 2× the rate cannot all go out in 10 ms
-    // Not as one burst of ~90: at most the last 20 ms at twice the rate (40) at once, then 2 per ms.
-    const wokeAtMs = sentAtMs.find((t) => t >= 290)!;
-    expect(sentAtMs.filter((t) => t >= wokeAtMs && t < wokeAtMs + 1).length).toBeLessThanOrEqual(45);
+    expect(sent + unsent).toBe(1100); // 1000/s × 1.1 s: the schedule's count, whatever was sent
+    // Not as one burst of ~800: at once only the last 250 ms at twice the rate (500), then 2 per
+    // ms against 1 per ms falling due, so ~200 are still owed when the phase ends.
+    expect(unsent).toBeGreaterThan(100);
+    const wokeAtMs = sentAtMs.find((t) => t >= 1000)!;
+    expect(sentAtMs.filter((t) => t >= wokeAtMs && t < wokeAtMs + 1).length).toBeLessThanOrEqual(560);
   });
 
   it('requests a stalled server never answers are sent, unanswered, seen by thresholds, and the summary says so', async () => {

@@ -36,7 +36,10 @@ async function main(): Promise<void> {
     else if (message.type === 'stop') {
       abort.abort();
       startOrigin?.(null);
-    } else if (message.type === 'serialize') post({ type: 'serialized', id: message.id, data: recorder.serialize() });
+    } else if (message.type === 'serialize') {
+      // A checkpoint while the load runs: encoded in slices, not one long stop of this thread's sending loop.
+      void recorder.serializeGradually().then((data) => post({ type: 'serialized', id: message.id, data }));
+    }
   });
   const probe = newLoadGaugesProbe();
   const postMetrics = (live?: LiveSnapshot): void => {
