@@ -28,6 +28,7 @@
  */
 import type { Socket } from 'node:net';
 import { errors, type Dispatcher, type buildConnector } from 'undici';
+import { connectParamsOf, discardSocket, openSocket } from '../connection-socket.ts';
 import { encodeRequest } from './request-encoder.ts';
 import { ResponseParser, RESPONSE_EXPECTED, RESPONSE_NO_BODY, RESPONSE_UNEXPECTED, type ResponseSink } from './response-parser.ts';
 
@@ -123,12 +124,7 @@ export class Http1Connection implements ResponseSink {
   ) {
     const url = new URL(origin);
     this.hostHeader = `${url.hostname}${url.port ? `:${url.port}` : ''}`;
-    this.connectParams = {
-      host: url.host,
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      protocol: url.protocol,
-      port: url.port,
-    };
+    this.connectParams = connectParamsOf(url);
     this.parser = new ResponseParser(this);
   }
 
@@ -248,26 +244,15 @@ export class Http1Connection implements ResponseSink {
   private open(): void {
     this.connecting = true;
     track(this);
-    try {
-      this.options.connect(this.connectParams, (err, socket) => this.onConnected(err, socket));
-    } catch (err) {
-      this.onConnected(err as Error, null);
-    }
+    openSocket(this.options.connect, this.connectParams, (err, socket) => this.onConnected(err, socket));
   }
 
   private onConnected(err: Error | null, socket: Socket | null): void {
     this.connecting = false;
-    if (err !== null || socket === null) {
-      // As undici: a failed connect fails every request waiting for it.
-      this.failPending(err ?? new errors.SocketError('no socket'));
-      return;
-    }
-    if (this.destroyed) {
-      socket.on('error', ignore).destroy();
-      return;
-    }
+    if (socket === null) return this.failPending(err!);
+    if (this.destroyed) return discardSocket(socket);
     if ((socket as Socket & { alpnProtocol?: string | false }).alpnProtocol === 'h2') {
-      socket.on('error', ignore).destroy();
+      discardSocket(socket);
       this.failPending(new errors.NotSupportedError('the server chose HTTP/2; the fast client speaks HTTP/1.1 only'));
       return;
     }

@@ -30,6 +30,7 @@ import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { errors, type Dispatcher, type buildConnector } from 'undici';
+import { connectParamsOf, discardSocket, openSocket } from '../connection-socket.ts';
 import { checkRequestHead } from '../http1/request-encoder.ts';
 
 export interface Http2ConnectionOptions {
@@ -83,12 +84,7 @@ export class Http2Connection {
     const url = new URL(origin);
     this.origin = url.origin;
     this.authority = url.host;
-    this.connectParams = {
-      host: url.host,
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      protocol: url.protocol,
-      port: url.port,
-    };
+    this.connectParams = connectParamsOf(url);
   }
 
   /** Send a request on this connection. Returns false when it now has `maxConcurrentStreams` requests or more. */
@@ -130,26 +126,15 @@ export class Http2Connection {
 
   private connectSession(): void {
     this.connecting = true;
-    try {
-      this.options.connect(this.connectParams, (err, socket) => this.onConnected(err, socket));
-    } catch (err) {
-      this.onConnected(err as Error, null);
-    }
+    openSocket(this.options.connect, this.connectParams, (err, socket) => this.onConnected(err, socket));
   }
 
   private onConnected(err: Error | null, socket: Socket | null): void {
     this.connecting = false;
-    if (err !== null || socket === null) {
-      // As undici: a failed connect fails every request waiting for it.
-      this.failPending(err ?? new errors.SocketError('no socket'));
-      return;
-    }
-    if (this.destroyed) {
-      socket.on('error', ignore).destroy();
-      return;
-    }
+    if (socket === null) return this.failPending(err!);
+    if (this.destroyed) return discardSocket(socket);
     if ((socket as TLSSocket).alpnProtocol !== 'h2') {
-      socket.on('error', ignore).destroy();
+      discardSocket(socket);
       this.failPending(new errors.NotSupportedError('the server did not negotiate HTTP/2 on this connection'));
       return;
     }
