@@ -61,6 +61,9 @@ export interface ConnectionSetOptions {
   readonly client?: HttpClientName;
 }
 
+/** Whether a set's connections are rpcload's own HTTP/1.1 ones. */
+const opensHttp1Connections = (options: ConnectionSetOptions): boolean => options.client === 'fast' && !options.allowH2;
+
 /** One lane: its connections, their free slots and the requests waiting for one. */
 class Lane {
   private readonly clients: (Connection | undefined)[];
@@ -119,10 +122,10 @@ class Lane {
   private open(): Connection {
     const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs } = this.options;
     const connect = this.lane.connect;
+    if (opensHttp1Connections(this.options))
+      return new Http1Connection(this.origin, { pipelining: slots, headersTimeoutMs, bodyTimeoutMs, connect });
     if (this.options.client === 'fast')
-      return allowH2
-        ? new Http2Connection(this.origin, { maxConcurrentStreams: slots, headersTimeoutMs, bodyTimeoutMs, connect })
-        : new Http1Connection(this.origin, { pipelining: slots, headersTimeoutMs, bodyTimeoutMs, connect });
+      return new Http2Connection(this.origin, { maxConcurrentStreams: slots, headersTimeoutMs, bodyTimeoutMs, connect });
     return new Client(this.origin, {
       pipelining: slots,
       headersTimeout: headersTimeoutMs,
@@ -148,8 +151,16 @@ export class ConnectionSet {
   private readonly lanes: readonly Lane[];
   private destroyed = false;
 
+  /**
+   * Whether its connections take a request's traceparent in `options.traceparent` rather than in
+   * its header list: rpcload's HTTP/1.1 client does (it keeps the encoding of a list reused request
+   * after request); undici's Client and the HTTP/2 sessions need it in the list.
+   */
+  readonly sendsTraceparentApart: boolean;
+
   constructor(origin: string, options: ConnectionSetOptions) {
     this.lanes = options.lanes.map((lane) => new Lane(origin, lane, options));
+    this.sendsTraceparentApart = opensHttp1Connections(options);
   }
 
   /** Requests waiting for a free connection. */

@@ -115,11 +115,17 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   /** Refilled by judgeRequest for every finished request, read before the next one finishes. */
   private readonly outcome = newRequestOutcome();
   private readonly samples: SampleWriter;
+  /** Each client token's header list with the run's static headers, by the token's list (it goes with it). */
+  private readonly withStaticHeaders = new WeakMap<readonly string[], string[]>();
+  /** The connections take a request's traceparent apart from its header list (see headersOf). */
+  private readonly traceparentApart: boolean;
 
   constructor(private readonly o: EngineOptions) {
     this.picker = createPickerState(o.clients.map((c) => c.weight));
     this.bodies = new RequestBodies(o.random);
     this.samples = new SampleWriter(o.recorder);
+    // A signer signs the header list: the traceparent must be in it.
+    this.traceparentApart = o.connections.sendsTraceparentApart && o.signer == null;
     this.requests = new InFlightRequestPool(newRequestContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this);
     // One sweep a few times per deadline, instead of a timer per request on the hot path.
     this.sweepTimer = setInterval(() => this.cutOverdue(), Math.min(1000, Math.max(50, o.requestTimeoutMs / 4)));
@@ -336,7 +342,14 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.o.traceIds.nextSpan(context);
     context.traceparent = carriesTraceparent(this.o.traceMode, it) ? this.o.traceIds.traceparent(it, context) : null;
     request.route = this.o.connections.pick(client.index);
-    request.start(currentStep(it).paths[request.route]!, this.headersOf(context, client.headers!), body, nowMs);
+    const traceparentApart = context.traceparent !== null && this.traceparentApart;
+    request.start(
+      currentStep(it).paths[request.route]!,
+      this.headersOf(client.headers!, traceparentApart ? null : context.traceparent),
+      traceparentApart ? context.traceparent : null,
+      body,
+      nowMs,
+    );
     request.lane = client.lane;
     this.inFlight++;
     this.live.add(request);
@@ -346,19 +359,21 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   }
 
   /**
-   * The request's header list: its client's, the run's static ones, its traceparent. The client's
-   * own list when there is nothing to add; else a new list for this request — never one refilled in
-   * place: the fast HTTP/1.1 client keeps each request head it encoded by its header list's
-   * identity, so a list reused with another traceparent (or another client's token) would be sent
-   * as it was the first time.
+   * The request's header list: its client's, the run's static ones, and `traceparent` unless the
+   * connections take it apart. Without a traceparent in it, the list is the same array for every
+   * request of the client's token (made once per token), so the fast HTTP/1.1 client, which keeps
+   * the head it encoded by the list's identity, encodes it once; with one, a new list for this
+   * request — never a list refilled in place, which that client would send as it was first encoded.
    */
-  private headersOf(context: RequestContext, clientHeaders: readonly string[]): string[] {
+  private headersOf(clientHeaders: readonly string[], traceparent: string | null): string[] {
     const extra = this.o.staticHeaders;
-    const traceparent = context.traceparent;
-    if (traceparent === null && extra.length === 0) return clientHeaders as string[];
-    const list = clientHeaders.concat(extra);
-    if (traceparent !== null) list.push('traceparent', traceparent);
-    return list;
+    let base = clientHeaders as string[];
+    if (extra.length > 0) {
+      const kept = this.withStaticHeaders.get(clientHeaders);
+      base = kept ?? clientHeaders.concat(extra);
+      if (kept === undefined) this.withStaticHeaders.set(clientHeaders, base);
+    }
+    return traceparent === null ? base : base.concat('traceparent', traceparent);
   }
 
   /**

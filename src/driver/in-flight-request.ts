@@ -7,8 +7,8 @@
  * CPU per request than a new-style handler). Only Content-Type, Content-Encoding and Retry-After
  * are looked at.
  */
-import type { Dispatcher } from 'undici';
 import { headerBlockError } from '../api/outcome.ts';
+import type { TracedDispatchOptions } from './http1/request-encoder.ts';
 import type { RoutedRequest } from './replica-router.ts';
 import type { CutReason, FinishedRequest } from './request-outcome.ts';
 
@@ -27,14 +27,15 @@ function headerNameIs(name: Buffer | string, lowerName: string): boolean {
 }
 
 /** undici's options for one request; each InFlightRequest owns one and refills it (undici may read it later, from its queue). */
-interface RequestOptions extends Dispatcher.DispatchOptions {
+interface RequestOptions extends TracedDispatchOptions {
   path: string;
   headers: string[];
   body: Buffer;
+  traceparent: string | null;
 }
 
 export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
-  readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY };
+  readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY, traceparent: null };
   /** The connection carrying it (see ConnectionSet); -1 while it waits for one. */
   connection = -1;
   /** Which of the run's routes (the target, or a replica) carries it (see ReplicaRouter). */
@@ -74,10 +75,14 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     private readonly listener: InFlightListener<T>,
   ) {}
 
-  /** Prepare this (new or recycled) request for one request. */
-  start(path: string, headers: string[], body: Buffer, dispatchedAtMs: number): this {
+  /**
+   * Prepare this (new or recycled) request for one request; `traceparent` non-null only for a
+   * connection set that sends it apart from `headers` (ConnectionSet.sendsTraceparentApart).
+   */
+  start(path: string, headers: string[], traceparent: string | null, body: Buffer, dispatchedAtMs: number): this {
     this.options.path = path;
     this.options.headers = headers;
+    this.options.traceparent = traceparent;
     this.options.body = body;
     this.dispatchedAtMs = dispatchedAtMs;
     this.sentAtMs = dispatchedAtMs;
@@ -102,6 +107,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   release(): void {
     this.options.body = EMPTY;
     this.options.headers = NO_HEADERS as string[];
+    this.options.traceparent = null;
     this.first = null;
     this.more = null;
     this.error = null;

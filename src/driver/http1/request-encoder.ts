@@ -17,12 +17,23 @@
 import type { Dispatcher } from 'undici';
 import { errors } from 'undici';
 
+/**
+ * undici's dispatch options, plus a traceparent kept apart from `headers`: every request has its
+ * own, and in the list it would make each list new, so that no head could be kept (see
+ * engine.headersOf). It is written after `headers`, where it would stand last in the list.
+ */
+export interface TracedDispatchOptions extends Dispatcher.DispatchOptions {
+  traceparent?: string | null;
+}
+
 interface Encoded {
   readonly host: string;
   readonly method: string;
   readonly path: string;
   readonly bodyLength: number;
   readonly head: Buffer;
+  /** The head up to its last header line (without Content-Length and the blank line), and the rest. */
+  readonly headLines: number;
   /** The body last sent with this head, and head + body as one Buffer. */
   body: Buffer | null;
   whole: Buffer | null;
@@ -57,12 +68,31 @@ export function checkRequestHead(path: string, headers: readonly string[]): void
   }
 }
 
-function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): Buffer {
+/** The head, and the length of its part before Content-Length and the blank line. */
+function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): [Buffer, number] {
   checkRequestHead(path, headers);
   let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
   for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]!}: ${headers[i + 1]!}\r\n`;
+  const headLines = head.length; // latin1: one byte a character
   if (bodyLength > 0 || expectsPayload(method)) head += `content-length: ${bodyLength}\r\n`;
-  return Buffer.from(`${head}\r\n`, 'latin1');
+  return [Buffer.from(`${head}\r\n`, 'latin1'), headLines];
+}
+
+const TRACEPARENT_LINE = Buffer.from('traceparent: ', 'latin1');
+
+/** The kept head with a `traceparent` line inserted after its headers, and the body: one new Buffer. */
+function withTraceparent(entry: Encoded, traceparent: string, body: Buffer): Buffer {
+  if (INVALID_VALUE.test(traceparent)) throw new errors.InvalidArgumentError('invalid traceparent header');
+  const { head, headLines } = entry;
+  const out = Buffer.allocUnsafe(head.length + TRACEPARENT_LINE.length + traceparent.length + 2 + body.length);
+  let at = head.copy(out, 0, 0, headLines);
+  at += TRACEPARENT_LINE.copy(out, at);
+  at += out.write(traceparent, at, 'latin1');
+  out[at++] = 13;
+  out[at++] = 10;
+  at += head.copy(out, at, headLines);
+  body.copy(out, at);
+  return out;
 }
 
 /**
@@ -70,7 +100,7 @@ function encodeHead(host: string, method: string, path: string, headers: readonl
  * flat header list (kept by identity) or a record, and a Buffer or string body. Throws undici's
  * InvalidArgumentError for a path or header undici would refuse.
  */
-export function encodeRequest(host: string, options: Dispatcher.DispatchOptions): Buffer {
+export function encodeRequest(host: string, options: TracedDispatchOptions): Buffer {
   const { method, path } = options;
   const rawBody = options.body;
   const body = Buffer.isBuffer(rawBody) ? rawBody : typeof rawBody === 'string' ? Buffer.from(rawBody) : EMPTY_BODY;
@@ -89,13 +119,16 @@ export function encodeRequest(host: string, options: Dispatcher.DispatchOptions)
     }
   }
   if (entry === undefined) {
-    entry = { host, method, path, bodyLength, head: encodeHead(host, method, path, headers, bodyLength), body: null, whole: null };
+    const [head, headLines] = encodeHead(host, method, path, headers, bodyLength);
+    entry = { host, method, path, bodyLength, head, headLines, body: null, whole: null };
     if (kept) {
       if (list === undefined) byHeaders.set(headers, (list = []));
       if (list.length >= MAX_ENCODINGS_PER_HEADERS) list.shift();
       list.push(entry);
     }
   }
+  const traceparent = options.traceparent;
+  if (typeof traceparent === 'string') return withTraceparent(entry, traceparent, body);
   if (bodyLength === 0) return entry.head;
   if (entry.body !== body) {
     entry.body = body;

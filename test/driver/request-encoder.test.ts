@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { errors } from 'undici';
+import { encodeRequest } from '../../src/driver/http1/request-encoder.ts';
+
+const TP = (n: number): string => `00-${n.toString(16).padStart(32, '0')}-${'1'.repeat(16)}-01`;
+
+describe('encodeRequest: a traceparent kept apart from the header list', () => {
+  const clientHeaders = ['authorization', 'Bearer abc', 'user-agent', 'rpcload/test'];
+
+  it.each([
+    ['a body', Buffer.from('{"a":1}')],
+    ['an empty body', Buffer.alloc(0)],
+  ])('writes the bytes the same request writes with it last in the list (%s)', (_, body) => {
+    for (let n = 1; n <= 3; n++) {
+      const apart = encodeRequest('127.0.0.1:8080', {
+        method: 'POST',
+        path: '/api/ping',
+        headers: clientHeaders,
+        body,
+        traceparent: TP(n),
+      });
+      const inList = encodeRequest('127.0.0.1:8080', {
+        method: 'POST',
+        path: '/api/ping',
+        headers: clientHeaders.concat('traceparent', TP(n)),
+        body,
+      });
+      expect(apart.toString('latin1')).toBe(inList.toString('latin1'));
+      expect(apart.toString('latin1')).toContain(
+        `user-agent: rpcload/test\r\ntraceparent: ${TP(n)}\r\ncontent-length: ${body.length}\r\n\r\n`,
+      );
+    }
+  });
+
+  it('keeps the head of a list reused without one: the same bytes, not re-encoded', () => {
+    const body = Buffer.from('{}');
+    const first = encodeRequest('h', { method: 'POST', path: '/api/x', headers: clientHeaders, body });
+    expect(encodeRequest('h', { method: 'POST', path: '/api/x', headers: clientHeaders, body, traceparent: null })).toBe(first);
+  });
+
+  it('refuses a traceparent undici would refuse (a header injection)', () => {
+    const options = { method: 'POST', path: '/api/x', headers: clientHeaders, body: Buffer.from('{}'), traceparent: 'x\r\nevil: 1' };
+    expect(() => encodeRequest('h', options)).toThrow(errors.InvalidArgumentError);
+  });
+});
