@@ -8,7 +8,9 @@
  * body is the same Buffer as last time reuses the whole request, head and body, as one Buffer
  * (one write, no copy). A templated body (a new Buffer each time) is copied behind the kept head
  * into one buffer from Node's pool, so it still goes out in one write. A body Buffer is taken to be
- * immutable once handed over (the engine's are: static bodies are rendered once, others anew).
+ * immutable once handed over (the engine's are: static bodies are rendered once, others anew). A
+ * request's own traceparent comes apart from the list (TracedDispatchOptions) and is written into
+ * that one buffer after the kept header lines, so the list, and its encoding, stay the same.
  *
  * The bytes are those undici writes for the same request (same header order and spelling), and
  * what undici refuses — a path or header value with control characters, a header name that is not
@@ -32,7 +34,7 @@ interface Encoded {
   readonly path: string;
   readonly bodyLength: number;
   readonly head: Buffer;
-  /** The head up to its last header line (without Content-Length and the blank line), and the rest. */
+  /** Length of the head's header lines, before Content-Length and the blank line: where a traceparent goes in. */
   readonly headLines: number;
   /** The body last sent with this head, and head + body as one Buffer. */
   body: Buffer | null;
