@@ -278,7 +278,7 @@ export class Recorder {
   /** `encode`: undefined to encode at once (and keep each slice's encoding), else a deferred encoding. */
   private serializeWith(encode: ((histogram: Histogram) => string) | undefined): RecordedData {
     const keys = this.outcomes.keys;
-    const encodeNow = encode ?? encodeHistogram;
+    const encodeOrDefer = encode ?? encodeHistogram;
     const named = (
       names: readonly string[],
       stats: ReadonlyMap<number, DimensionStats> | readonly DimensionStats[],
@@ -299,9 +299,9 @@ export class Recorder {
       format: 'rpcload/recorded@1',
       lastAtMs: this.lastAtMs,
       overall: this.overall.serialize(keys, encode),
-      scheduleLag: encodeNow(this.lag),
+      scheduleLag: encodeOrDefer(this.lag),
       scheduleLagByPhase: Object.fromEntries(
-        this.dims.phases.flatMap((name, i) => (this.phaseLag[i] ? [[name, encodeNow(this.phaseLag[i])]] : [])),
+        this.dims.phases.flatMap((name, i) => (this.phaseLag[i] ? [[name, encodeOrDefer(this.phaseLag[i])]] : [])),
       ),
       byMethod: named(
         this.dims.methods,
@@ -314,7 +314,7 @@ export class Recorder {
       byClient: named(this.dims.clients, this.clients),
       ...(this.replicas.length > 0 ? { byReplica: named(this.dims.replicas!, this.replicas) } : {}),
       byOutcome,
-      tokens: { latency: encodeNow(this.tokenLatency), outcomes: countsRecord(this.tokenOutcomes.keys, this.tokenCounts) },
+      tokens: { latency: encodeOrDefer(this.tokenLatency), outcomes: countsRecord(this.tokenOutcomes.keys, this.tokenCounts) },
       skipped: Object.fromEntries(this.skipped),
       timeline: this.timeline.rowsFrom(0),
       recentErrors: this.recentErrors.list(),
