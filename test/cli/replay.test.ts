@@ -14,32 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { callerHash } from '../../src/profile/replay-plan.ts';
 import { runRpcload } from '../support/cli.ts';
-import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
+import { startLoggingApi, type Arrival } from '../support/logging-api.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-
-/** A call as the server saw it: when (ms, its own clock), by which client (from the bearer token), what. */
-interface Arrival {
-  readonly atMs: number;
-  readonly client: string;
-  readonly method: string;
-  readonly args: Record<string, unknown>;
-}
-
-/** An API that issues `tok-<client>` tokens to anyone and logs every call with its arrival time. */
-async function startLoggingApi(): Promise<TestServer & { readonly arrivals: Arrival[] }> {
-  const arrivals: Arrival[] = [];
-  const server = await startScriptedServer((req, res) => {
-    if (req.url.endsWith('/api/auth.token')) {
-      const client = new URLSearchParams(req.body).get('client_id') ?? '?';
-      return sendJson(res, 200, { status: 'success', data: { access_token: `tok-${client}`, token_type: 'Bearer', expires_in: 3600 } });
-    }
-    const client = String(req.headers.authorization ?? '').replace(/^Bearer tok-/, '');
-    const method = req.url.replace(/^.*\/api\//, '');
-    arrivals.push({ atMs: performance.now(), client, method, args: JSON.parse(req.body || '{}') as Record<string, unknown> });
-    sendJson(res, 200, { status: 'success', data: {} });
-  });
-  return Object.assign(server, { arrivals });
-}
 
 const dir = useTempDir('rpcload-replay-');
 let api: Awaited<ReturnType<typeof startLoggingApi>>;

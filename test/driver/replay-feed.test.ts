@@ -13,33 +13,11 @@ import { QUEUE_HIGH, ReplayFeed, type QueuedCall } from '../../src/driver/replay
 import type { Plan } from '../../src/profile/plan.ts';
 import { prepareReplay } from '../../src/profile/replay-plan.ts';
 import type { ReplaySettings } from '../../src/profile/replay-settings.ts';
-import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
+import { startLoggingApi } from '../support/logging-api.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const dir = useTempDir('rpcload-replay-feed-');
-
-/** A call as the server saw it: when (performance.now()), by which client, its recorded sequence number. */
-interface Arrival {
-  readonly atMs: number;
-  readonly client: string;
-  readonly seq: number;
-}
-
-/** An API that issues `tok-<client>` tokens to anyone and logs every other call with its arrival time. */
-async function startLoggingApi(): Promise<TestServer & { readonly arrivals: Arrival[] }> {
-  const arrivals: Arrival[] = [];
-  const server = await startScriptedServer((req, res) => {
-    if (req.url.endsWith('/api/auth.token')) {
-      const client = new URLSearchParams(req.body).get('client_id') ?? '?';
-      return sendJson(res, 200, { status: 'success', data: { access_token: `tok-${client}`, token_type: 'Bearer', expires_in: 3600 } });
-    }
-    const client = String(req.headers.authorization ?? '').replace(/^Bearer tok-/, '');
-    arrivals.push({ atMs: performance.now(), client, seq: (JSON.parse(req.body || '{}') as { seq: number }).seq });
-    sendJson(res, 200, { status: 'success', data: {} });
-  });
-  return Object.assign(server, { arrivals });
-}
 
 let api: Awaited<ReturnType<typeof startLoggingApi>>;
 beforeAll(async () => (api = await startLoggingApi()));
@@ -115,10 +93,10 @@ describe('replay read-ahead', () => {
     });
     stalls.disable();
     expect(result.summary.requests).toBe(11);
-    expect(api.arrivals.map((a) => a.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 11 }, (_, i) => i));
-    for (const arrival of api.arrivals) expect(arrival.client).toBe(`client-${(arrival.seq % 2) + 1}`);
+    expect(api.arrivals.map((a) => a.args.seq as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 11 }, (_, i) => i));
+    for (const arrival of api.arrivals) expect(arrival.client).toBe(`client-${((arrival.args.seq as number) % 2) + 1}`);
     // Each call at its recorded offset from the clock's start, as the server saw it and as the run recorded it.
-    const lateMs = api.arrivals.map((a) => a.atMs - clockStartMs - a.seq * 5);
+    const lateMs = api.arrivals.map((a) => a.atMs - clockStartMs - (a.args.seq as number) * 5);
     expect(Math.min(...lateMs)).toBeGreaterThanOrEqual(0);
     // Judged when this process had the CPU: the server shares its event loop, and on a machine busy
     // enough to stall that loop for 15 ms (other processes, a GC), any call may be as late as the stall.
