@@ -24,7 +24,7 @@ afterAll(() => server.close());
 /** Every sample the recorders of this file see, checked as it is recorded (a Sample is refilled per request). */
 const violations: string[] = [];
 let checked = 0;
-const record = Reflect.get(Recorder.prototype, 'record') as (this: Recorder, sample: Sample) => void;
+const record: (this: Recorder, sample: Sample) => void = Reflect.get<Recorder, 'record'>(Recorder.prototype, 'record');
 beforeAll(() => {
   Recorder.prototype.record = function (this: Recorder, sample: Sample): void {
     checked++;
