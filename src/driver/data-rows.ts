@@ -25,6 +25,11 @@ function dataError(set: Pick<DataSetPlan, 'name' | 'file'>, line: number | strin
   return new RpcloadError('bad_data', `${fileLabel(set)}: line ${line}: ${message}`);
 }
 
+/** A data set without a row would start no iteration: a run reading it could only send nothing. */
+function noRows(set: Pick<DataSetPlan, 'name' | 'file'>, found: string): RpcloadError {
+  return new RpcloadError('bad_data', `${fileLabel(set)}: expected at least one row, ${found}`);
+}
+
 /** csv-parse's error as one line: the line it is on, and what is wrong (a ragged row in plain words). */
 function csvProblem(set: DataSetPlan, err: unknown, header: readonly string[] | null): RpcloadError {
   const e = err as Partial<CsvError> & { record?: unknown[]; lines?: number; column?: string | number };
@@ -90,6 +95,7 @@ export async function scanDataSet(set: DataSetPlan): Promise<DataScan> {
             throw dataError(set, line, `no key "${column}" (a template reads {{data.${set.name}.${column}}})`);
         rows++;
       }
+      if (rows === 0) throw noRows(set, 'found no JSON object in the file');
       return { rows };
     }
     let header: string[] | null = null;
@@ -115,7 +121,8 @@ export async function scanDataSet(set: DataSetPlan): Promise<DataScan> {
       if (err instanceof RpcloadError) throw err;
       throw csvProblem(set, err, header);
     }
-    if (header === null && set.columns.length > 0) throw dataError(set, 1, 'expected a header row, found an empty file');
+    if (header === null) throw noRows(set, 'found an empty file');
+    if (rows === 0) throw noRows(set, 'found only the header');
     return { rows };
   } catch (err) {
     if (err instanceof RpcloadError) throw err;

@@ -308,9 +308,16 @@ function judged(plan: Plan, draft: RunResult): RunResult {
   return { ...draft, thresholds: plan.thresholds.map((threshold) => evaluateThreshold(threshold, draft)) };
 }
 
-/** 130 when interrupted; 1 when the run failed, a threshold failed or a check of its own traffic failed (a broken limiter). */
+/**
+ * 130 when interrupted; 1 when the run failed, sent no request at all (it measured nothing: no
+ * verdict can pass on it), a threshold failed or a check of its own traffic failed (a broken limiter).
+ */
 function exitCodeOf(result: RunResult): ExitCode {
   if (result.run.status === 'aborted') return ExitCode.interrupted;
-  const failed = result.run.status === 'failed' || result.thresholds.some((t) => !t.ok) || result.checks.some((c) => c.verdict === 'fail');
+  const failed =
+    result.run.status === 'failed' ||
+    result.summary.requests === 0 ||
+    result.thresholds.some((t) => !t.ok) ||
+    result.checks.some((c) => c.verdict === 'fail');
   return failed ? ExitCode.failed : ExitCode.ok;
 }
