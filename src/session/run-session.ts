@@ -93,7 +93,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
   // Every data file read once before any load: a ragged row or a missing column is a one-line error now, not mid-run.
-  for (const set of plan.data) await scanDataSet(set);
+  // A stop during the reading (a large file, a Ctrl-C) ends it at once; the run then ends as aborted before any load.
+  for (const set of plan.data) if (!options.signal.aborted) await scanDataSet(set, options.signal);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   registerPlanSecrets(plan);
   const upfront = upfrontWarnings(plan, startAt, Date.now());
