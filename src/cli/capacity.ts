@@ -142,10 +142,10 @@ export function registerCapacityCommand(program: Command): void {
       ...(flags.replay === undefined ? {} : { replay: flags.replay }),
     });
     // A replay searches the speed of its window (looped by every step), from 1× unless --start says otherwise.
-    const replay = replaySettingsOf(flags, loaded.replaySettings);
+    const replay = replaySettingsOf(flags, loaded.workloads[0]?.replaySettings);
     if (replay !== null && flags.closed)
       throw new RpcloadError('bad_flag', '--closed: a replay is open-model (the recording sets the arrivals)');
-    const plan = replay === null ? loaded : await prepareReplay(loaded, { ...replay, loop: false, maxCalls: null, durationMs: null });
+    const plan = replay === null ? loaded : await prepareReplay(loaded, 0, { ...replay, loop: false, maxCalls: null, durationMs: null });
     const capacity = { ...capacityOf(plan.capacity, flags), ...(replay !== null && flags.start === undefined ? { start: 1 } : {}) };
     const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
     const session = await withInterrupt(async (signal, stop) => {

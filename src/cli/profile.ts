@@ -5,8 +5,9 @@ import { profileJsonSchemaText } from '../profile/profile-schema.ts';
 import { scanDataSet } from '../driver/data-rows.ts';
 import { loadPlan } from '../profile/load-profile.ts';
 import type { Plan } from '../profile/plan.ts';
-import { prepareReplay } from '../profile/replay-plan.ts';
+import { prepareReplays } from '../profile/replay-plan.ts';
 import type { ReplayPlan } from '../profile/replay-settings.ts';
+import { describeLoad } from '../profile/describe-plan.ts';
 import { formatDurationMs } from '../util/duration.ts';
 import { setExitCode } from './exit.ts';
 
@@ -34,8 +35,7 @@ export function registerProfileCommand(program: Command): void {
  */
 async function validateOne(file: string): Promise<void> {
   try {
-    const loaded = await loadPlan(file);
-    const plan = loaded.replaySettings === undefined ? loaded : await prepareReplay(loaded, loaded.replaySettings);
+    const plan = await prepareReplays(await loadPlan(file));
     for (const set of plan.data) await scanDataSet(set);
     process.stdout.write(`${file}: ok — ${summarize(plan)}\n`);
   } catch (err) {
@@ -49,8 +49,10 @@ async function validateOne(file: string): Promise<void> {
 const count = (n: number, noun: string): string => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 
 function summarize(plan: Plan): string {
+  if (plan.workloads.length > 1) return describeWorkloads(plan);
   const totalMs = plan.phases.reduce((sum, phase) => sum + phase.durationMs, 0);
-  if (plan.replay !== undefined) return describeReplay(plan.replay, plan.clients.length, totalMs);
+  const [only] = plan.workloads;
+  if (only?.replay !== undefined) return describeReplay(only.replay, plan.clients.length, totalMs);
   return [
     count(plan.scenarios.length, 'scenario'),
     count(plan.phases.length, 'phase'),
@@ -75,4 +77,21 @@ function describeReplay(replay: ReplayPlan, clients: number, totalMs: number): s
 function windowText(replay: ReplayPlan): string {
   const to = replay.toMs === null ? 'the end' : formatDurationMs(replay.toMs);
   return `${formatDurationMs(replay.fromMs)}–${to}`;
+}
+
+/** Several workloads: each by its load, then what they share. */
+function describeWorkloads(plan: Plan): string {
+  const endMs = Math.max(...plan.workloads.map((w) => w.startAfterMs + w.phases.reduce((sum, p) => sum + plan.phases[p]!.durationMs, 0)));
+  const parts = plan.workloads.map((w) => {
+    const phases = w.phases.map((p) => plan.phases[p]!);
+    const start = w.startAfterMs > 0 ? ` from ${formatDurationMs(w.startAfterMs)}` : '';
+    const load = w.replay !== undefined ? `replays ${w.replay.facts.fileName} at ${w.replay.speed}×` : describeLoad(phases);
+    return `${w.name} (${load}, ${count(w.clients.length, 'client')}${start})`;
+  });
+  return [
+    `${count(plan.workloads.length, 'workload')}: ${parts.join('; ')}`,
+    count(plan.scenarios.length, 'scenario'),
+    count(plan.clients.length, 'client'),
+    `total duration ${formatDurationMs(endMs)}`,
+  ].join(', ');
 }

@@ -4,9 +4,9 @@ import type { PlanOverrides } from '../profile/build-plan.ts';
 import { RpcloadError } from '../errors.ts';
 import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
-import type { ArrivalProcess, HttpClientName, Plan, ReplicaAffinity } from '../profile/plan.ts';
+import type { ArrivalProcess, HttpClientName, Plan, ReplicaAffinity, WorkloadPlan } from '../profile/plan.ts';
 import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
-import { prepareReplay } from '../profile/replay-plan.ts';
+import { prepareReplays } from '../profile/replay-plan.ts';
 import { replaySettingsOf, type ReplayFlags } from '../profile/replay-settings.ts';
 import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
@@ -63,6 +63,7 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, Transpo
   replicaAffinity?: ReplicaAffinity;
   otlpEndpoint?: string;
   otlpInterval?: number;
+  workload?: string;
 }
 
 /** The profile overrides the flags ask for (every reader of PlanOverrides takes undefined for absent). */
@@ -84,6 +85,7 @@ function overridesOf(flags: RunFlags): PlanOverrides {
     ...transportOverridesOf(flags),
     httpClient: flags.httpClient,
     replay: flags.replay,
+    workload: flags.workload,
   };
 }
 
@@ -100,9 +102,18 @@ async function planOf(profilePath: string | undefined, flags: RunFlags): Promise
   }
   // A replay's -n and --duration are its own, not the phases' (which it replaces).
   const untimed = await profilePlanOf(profilePath, { ...flags, requests: undefined, duration: undefined });
-  const settings = replaySettingsOf(flags, untimed.replaySettings);
-  if (settings !== null) return prepareReplay(untimed, settings);
-  return flags.requests === undefined && flags.duration === undefined ? untimed : profilePlanOf(profilePath, flags);
+  const chosen = flagsWorkload(untimed, flags.workload);
+  if (chosen?.replaySettings !== undefined)
+    return prepareReplays(untimed, (w) => (w === chosen ? replaySettingsOf(flags, w.replaySettings)! : w.replaySettings!));
+  // The replay flags change a replay workload only.
+  replaySettingsOf({ ...flags, requests: undefined, duration: undefined }, undefined);
+  const timed = flags.requests === undefined && flags.duration === undefined ? untimed : await profilePlanOf(profilePath, flags);
+  return prepareReplays(timed);
+}
+
+/** The workload the load flags change: the one --workload names, else the only one; undefined when the plan has several. */
+function flagsWorkload(plan: Plan, name: string | undefined): WorkloadPlan | undefined {
+  return name === undefined ? (plan.workloads.length === 1 ? plan.workloads[0] : undefined) : plan.workloads.find((w) => w.name === name);
 }
 
 async function profilePlanOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
@@ -145,6 +156,10 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", concurrencySpec)
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
+    .option(
+      '--workload <name>',
+      'the workload --rate, --concurrency, --duration, --stages, -n, --arrivals, --replay and --speed change (needed when the profile has several)',
+    )
     .addOption(
       new Option(
         '--stages <list>',

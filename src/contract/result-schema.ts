@@ -116,6 +116,10 @@ export const TimelineRowSchema = Type.Object(
 
 const EncodedHistogram = Type.String({ description: 'HdrHistogram V2 compressed base64, values in microseconds' });
 const HistogramPair = Type.Object({ latency: EncodedHistogram, serviceTime: EncodedHistogram }, { additionalProperties: false });
+const HistogramTriple = Type.Object(
+  { latency: EncodedHistogram, serviceTime: EncodedHistogram, scheduleLag: Type.Optional(EncodedHistogram) },
+  { additionalProperties: false },
+);
 
 export const HistogramsSchema = Type.Object(
   {
@@ -135,8 +139,82 @@ export const HistogramsSchema = Type.Object(
     byReplica: Type.Optional(
       Type.Record(Type.String(), HistogramPair, { description: 'Per replica the load was spread over (run --replica)' }),
     ),
+    byWorkload: Type.Optional(
+      Type.Record(Type.String(), HistogramTriple, { description: 'Per workload (its schedule lag when it had open-model requests)' }),
+    ),
+    byTag: Type.Optional(Type.Record(Type.String(), HistogramPair, { description: 'Per step tag, keyed "key:value"' })),
+    bySelector: Type.Optional(
+      Type.Record(Type.String(), HistogramTriple, {
+        description: 'Per threshold selector (canonical text, e.g. "method:ping,workload:browse"): the requests it picks',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Mergeable histograms behind every percentile in the file' },
+);
+
+export const WorkloadPhaseSchema = Type.Object(
+  {
+    name: Type.String({ description: "the phase's own name within its workload" }),
+    requests: Count,
+    offeredPerS: Nullable(
+      Type.Number({
+        minimum: 0,
+        description:
+          'arrivals per second its schedule asked for (open model; a replay: its recording at its speed); null in a closed model',
+      }),
+    ),
+    achievedPerS: Type.Number({ minimum: 0, description: 'requests per second it sent' }),
+  },
+  { additionalProperties: false },
+);
+
+export const WorkloadStatsSchema = Type.Composite(
+  [
+    PhaseStatsSchema,
+    Type.Object({
+      kind: Type.Union(
+        [Type.Literal('rate'), Type.Literal('concurrency'), Type.Literal('iterations'), Type.Literal('replay'), Type.Literal('mixed')],
+        {
+          description: 'its load: phases of a rate or of a concurrency (mixed when it has both), iterations per client, or a replay',
+        },
+      ),
+      clients: Count,
+      goodput: Type.Optional(GoodputSchema),
+      phases: Type.Array(WorkloadPhaseSchema),
+      replay: Type.Optional(ReplaySourceSchema),
+    }),
+  ],
+  {
+    additionalProperties: false,
+    description:
+      'One workload: its requests, outcomes, latency and service time, schedule lag (open model), goodput, and offered vs achieved per phase',
+  },
+);
+
+export const SetupRecordSchema = Type.Object(
+  {
+    client: Type.String(),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('skipped')]),
+    reason: Type.Optional(Type.String({ description: 'why it failed or was skipped' })),
+    requests: Count,
+    outcomes: OutcomeCountsSchema,
+    latencyMs: PercentilesSchema,
+    saved: Type.Array(Type.String(), { description: 'the names of the values it saved ({{setup.NAME}}); never the values' }),
+    fromFile: Type.Optional(Type.String({ description: 'setup did not run here: its values came from this file (run --setup-values)' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Setup or teardown steps: counted apart from the load, never in its latency or thresholds',
+  },
+);
+
+export const RunStopSchema = Type.Object(
+  {
+    reason: Type.Literal('threshold'),
+    threshold: Type.String({ description: 'the abortOnFail threshold that failed, as written' }),
+    atMs: Ms,
+  },
+  { additionalProperties: false, description: 'Why the run stopped before its end by itself (status aborted, exit 1)' },
 );
 
 export const RateLimitPeriodSchema = Type.Object(
@@ -228,6 +306,7 @@ export const ThresholdResultSchema = Type.Object(
     expr: Type.String(),
     actual: Nullable(Type.Number()),
     ok: Type.Boolean(),
+    abortOnFail: Type.Optional(Type.Boolean({ description: 'judged live too: its failure stops the run' })),
   },
   { additionalProperties: false },
 );
@@ -278,6 +357,7 @@ export const RunInfoSchema = Type.Object(
     endedAt: Nullable(Type.String({ format: 'date-time' })),
     status: RunStatusSchema,
     failure: Type.Optional(Type.String({ description: 'why the run failed, when status is failed' })),
+    stop: Type.Optional(RunStopSchema),
     target: Type.String(),
     embeddedTarget: Type.Boolean(),
     model: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('mixed'), Type.Literal('none')]),
@@ -342,6 +422,19 @@ export const RunResultSchema = Type.Object(
           'Per replica (its base URL) the load was spread over with run --replica: requests, outcomes, latency; absent without replicas',
       }),
     ),
+    byWorkload: Type.Optional(
+      Type.Record(Type.String(), WorkloadStatsSchema, {
+        description: 'Per workload (a profile without workloads has one, "default"); absent in files written before workloads',
+      }),
+    ),
+    byTag: Type.Optional(Type.Record(Type.String(), StatsSchema, { description: 'Per step tag, keyed "key:value"; absent without tags' })),
+    bySelector: Type.Optional(
+      Type.Record(Type.String(), PhaseStatsSchema, {
+        description: 'The requests each threshold selector picks (keyed by its canonical text): what scoped thresholds are judged on',
+      }),
+    ),
+    setup: Type.Optional(SetupRecordSchema),
+    teardown: Type.Optional(SetupRecordSchema),
     timeline: Type.Array(TimelineRowSchema),
     histograms: HistogramsSchema,
     rateLimit: Nullable(RateLimitSchema),
@@ -396,3 +489,7 @@ export type ShardInfo = Static<typeof ShardInfoSchema>;
 export type ShardSet = Static<typeof ShardSetSchema>;
 export type RunResult = Static<typeof RunResultSchema>;
 export type Exemplar = Static<typeof ExemplarSchema>;
+export type WorkloadStats = Static<typeof WorkloadStatsSchema>;
+export type WorkloadPhase = Static<typeof WorkloadPhaseSchema>;
+export type SetupRecord = Static<typeof SetupRecordSchema>;
+export type RunStop = Static<typeof RunStopSchema>;

@@ -1,11 +1,11 @@
 /**
  * Closed model: `vus` virtual users, each starting its next iteration as soon as the previous one
- * ends, until the phase's end. When every client is backing off, a user waits for the first one
- * to become available rather than spinning.
+ * ends, until the phase's end. When every client of the workload is backing off, a user waits for
+ * the first one to become available rather than spinning.
  */
 import { safeTimeout } from '../util/timers.ts';
 import type { LoadEngine } from './engine.ts';
-import type { PhaseRun } from './open-loop.ts';
+import type { PhaseRun } from './release-loop.ts';
 
 const IDLE_RECHECK_MS = 250;
 
@@ -20,7 +20,7 @@ export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: numb
     if (!active) return;
     if (now() >= phaseEndMs) return stop();
     if (engine.startUser(phaseIndex, nextTurn)) return;
-    const waitMs = Math.min(IDLE_RECHECK_MS, Math.max(1, engine.nextAvailabilityMs() - now()));
+    const waitMs = Math.min(IDLE_RECHECK_MS, Math.max(1, engine.nextAvailabilityMs(phaseIndex) - now()));
     const wait = setTimeout(() => {
       waits.delete(wait);
       nextTurn();
@@ -39,5 +39,5 @@ export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: numb
   const endTimer = safeTimeout(stop, phaseEndMs - now());
   // Users start together; a start-up that overruns the phase stops at its end.
   for (let i = 0; i < vus && active; i++) nextTurn();
-  return { done, stop };
+  return { done, stop, offeredRatePerS: () => null };
 }

@@ -3,12 +3,14 @@
  * request paths built, and bodies rendered once where they cannot change (static bodies once per
  * run, client-only templates once per client), so no request re-serializes the same JSON.
  */
-import type { Plan, ScenarioPlan, StepPlan, TemplateContext } from '../profile/plan.ts';
+import type { Plan, ScenarioPlan, StepPlan, TemplateContext, WorkloadPlan } from '../profile/plan.ts';
 import { compileBodyTemplate, tryCompileBodyTemplate } from '../profile/template.ts';
 
 export interface CompiledStep {
   readonly plan: StepPlan;
   readonly methodIndex: number;
+  /** Its index in the plan's flattened step list (profile/selection.ts planSteps): the recorder's cell. */
+  readonly stepIndex: number;
   /** Request path on each route (the target, or each replica), with its base path, e.g. /v1/api/items.list. */
   readonly paths: readonly string[];
   /** Render (or reuse) this step's body for a client. */
@@ -27,7 +29,21 @@ export interface CompiledScenario {
 export interface CompiledPlan {
   readonly methods: readonly string[];
   readonly scenarios: readonly CompiledScenario[];
-  /** Cumulative scenario weights, for a weighted pick with one random number. */
+  readonly workloads: readonly CompiledWorkload[];
+  /** The workload of each of the plan's phases. */
+  readonly phaseWorkload: readonly number[];
+}
+
+/** A workload ready for the hot path: its clients and scenarios, and their weights for a pick. */
+export interface CompiledWorkload {
+  readonly name: string;
+  /** Its clients' indexes in the plan's (and the engine's) client list. */
+  readonly clients: readonly number[];
+  /** Their weights here, in the same order (the client picker's round-robin state is made from them). */
+  readonly clientWeights: readonly number[];
+  /** Its scenarios' indexes in the plan's list. */
+  readonly scenarios: readonly number[];
+  /** Cumulative scenario weights, for a weighted pick with one random number (an empty array: a replay's calls name theirs). */
   readonly cumulativeWeights: Float64Array;
 }
 
@@ -38,7 +54,13 @@ export function planMethods(plan: Plan): string[] {
   return methods;
 }
 
-function compileStep(step: StepPlan, methodIndex: number, basePaths: readonly string[], clientCount: number): CompiledStep {
+function compileStep(
+  step: StepPlan,
+  methodIndex: number,
+  stepIndex: number,
+  basePaths: readonly string[],
+  clientCount: number,
+): CompiledStep {
   const paths = basePaths.map((basePath) => `${basePath}/api/${step.method}`);
   const template = compileBodyTemplate(step.body.source);
   const render = (ctx: () => TemplateContext): { text: string; bytes: Buffer } => {
@@ -47,28 +69,38 @@ function compileStep(step: StepPlan, methodIndex: number, basePaths: readonly st
   };
   if (step.body.variability === 'static') {
     let cached: { text: string; bytes: Buffer } | undefined;
-    return { plan: step, methodIndex, paths, body: (_client, ctx) => (cached ??= render(ctx)) };
+    return { plan: step, methodIndex, stepIndex, paths, body: (_client, ctx) => (cached ??= render(ctx)) };
   }
   if (step.body.variability === 'client') {
     const perClient: ({ text: string; bytes: Buffer } | undefined)[] = new Array<undefined>(clientCount);
-    return { plan: step, methodIndex, paths, body: (client, ctx) => (perClient[client] ??= render(ctx)) };
+    return { plan: step, methodIndex, stepIndex, paths, body: (client, ctx) => (perClient[client] ??= render(ctx)) };
   }
-  return { plan: step, methodIndex, paths, body: (_client, ctx) => render(ctx) };
+  return { plan: step, methodIndex, stepIndex, paths, body: (_client, ctx) => render(ctx) };
 }
 
 /** The plan compiled for its routes' base paths (the target's alone, or each replica's). */
 export function compilePlan(plan: Plan, basePaths: readonly string[]): CompiledPlan {
   const methods = planMethods(plan);
+  let stepIndex = 0;
   const scenarios = plan.scenarios.map((scenario: ScenarioPlan) => ({
     name: scenario.name,
-    steps: scenario.steps.map((step) => compileStep(step, methods.indexOf(step.method), basePaths, plan.clients.length)),
+    steps: scenario.steps.map((step) => compileStep(step, methods.indexOf(step.method), stepIndex++, basePaths, plan.clients.length)),
     saves: scenario.steps.some((step) => step.save.length > 0),
     dataSets: dataSetsRead(plan, scenario),
   }));
-  const cumulativeWeights = new Float64Array(plan.scenarios.length);
-  let total = 0;
-  plan.scenarios.forEach((scenario, i) => (cumulativeWeights[i] = total += scenario.weight));
-  return { methods, scenarios, cumulativeWeights };
+  const workloads = plan.workloads.map((workload: WorkloadPlan): CompiledWorkload => {
+    const cumulativeWeights = new Float64Array(workload.scenarios.length);
+    let total = 0;
+    workload.scenarios.forEach((scenario, i) => (cumulativeWeights[i] = total += scenario.weight));
+    return {
+      name: workload.name,
+      clients: workload.clients.map((c) => c.index),
+      clientWeights: workload.clients.map((c) => c.weight),
+      scenarios: workload.scenarios.map((s) => s.index),
+      cumulativeWeights,
+    };
+  });
+  return { methods, scenarios, workloads, phaseWorkload: plan.phases.map((phase) => phase.workload) };
 }
 
 /** The data sets whose `{{data.SET.…}}` a scenario's args name, as indices into the plan's `data`. */

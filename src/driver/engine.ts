@@ -1,8 +1,9 @@
 /**
  * The load engine: starts scenario iterations (an open-model arrival, a closed-model user's next
- * turn) on a client, sends each of their requests through undici's dispatch API, judges and
- * records every finished request, and walks the iteration on. Schedulers (open-loop.ts,
- * closed-loop.ts) only decide *when* an iteration starts; everything per request happens here,
+ * turn, a client's next of its N iterations, a replayed call) on a client of the workload whose
+ * phase asks, sends each of their requests through the load's connections, judges and records
+ * every finished request, and walks the iteration on. The load kinds (driver/loads/) only decide
+ * *when* an iteration starts; everything per request happens here,
  * with its parts in their own modules: the iteration and its walk (iteration.ts), what a finished
  * request came to (request-outcome.ts), its Sample (sample-writer.ts).
  *
@@ -77,6 +78,8 @@ export interface EngineOptions {
   readonly traceIds: TraceIds;
   /** Headers every API request carries besides its client's and its traceparent (user agent, tracestate, baggage). */
   readonly staticHeaders: readonly string[];
+  /** The values the run's setup saved (`{{setup.NAME}}`); null or absent when it has none. */
+  readonly setupValues?: Readonly<Record<string, unknown>> | null;
 }
 
 /** Below this wait a timer is too coarse (whole milliseconds, possibly early): spin on setImmediate instead. */
@@ -98,11 +101,15 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   inFlight = 0;
   private stopped = false;
   private iterations = 0;
-  private readonly picker: PickerState;
+  /** Each workload's round-robin over its own clients (their weights there). */
+  private readonly pickers: PickerState[];
   /** The time `isClientAvailable` judges at: exists only so that predicate needs no closure per pick. */
   private availabilityNowMs = 0;
-  /** pickClient's predicate, made once (see availabilityNowMs). */
-  private readonly isClientAvailable = (index: number): boolean => this.o.clients[index]!.isAvailable(this.availabilityNowMs);
+  /** The clients (global indexes) of the workload being picked for: set before each pick, as availabilityNowMs. */
+  private pickingFrom: readonly number[] = [];
+  /** pickClient's predicate, made once (see availabilityNowMs): `index` is a position in the workload's clients. */
+  private readonly isClientAvailable = (index: number): boolean =>
+    this.o.clients[this.pickingFrom[index]!]!.isAvailable(this.availabilityNowMs);
   private idleWaiter: (() => void) | null = null;
   private readonly requests: InFlightRequestPool<RequestContext>;
   /** Requests in flight, oldest first (a Set keeps insertion order): what the deadline sweep and the end of the run look at. */
@@ -124,8 +131,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly traceparentApart: boolean;
 
   constructor(private readonly o: EngineOptions) {
-    this.picker = createPickerState(o.clients.map((c) => c.weight));
-    this.bodies = new RequestBodies(o.random);
+    this.pickers = o.compiled.workloads.map((workload) => createPickerState(workload.clientWeights));
+    this.bodies = new RequestBodies(o.random, o.setupValues ?? null);
     this.samples = new SampleWriter(o.recorder);
     // A signer signs the header list: the traceparent must be in it.
     this.traceparentApart = o.connections.sendsTraceparentApart && o.signer == null;
@@ -143,13 +150,18 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   startArrival(phaseIndex: number, dueMs: number): void {
     if (this.stopped) return;
     const nowMs = this.o.now();
-    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached');
-    const clientIndex = this.availableClient(nowMs);
+    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached', 1, phaseIndex);
+    const workload = this.o.compiled.phaseWorkload[phaseIndex]!;
+    const clientIndex = this.availableClient(workload, nowMs);
     if (clientIndex < 0)
       return this.o.recorder.recordSkipped(
-        this.o.clients.some((c) => c.headers !== null) ? 'all clients backing off' : 'no client has a token',
+        this.o.compiled.workloads[workload]!.clients.some((c) => this.o.clients[c]!.headers !== null)
+          ? 'all clients backing off'
+          : 'no client has a token',
+        1,
+        phaseIndex,
       );
-    const it = this.iterationOn(clientIndex, phaseIndex, 'open', null);
+    const it = this.iterationOn(workload, clientIndex, phaseIndex, 'open', null);
     if (it !== null) this.send(it, dueMs, nowMs);
   }
 
@@ -157,8 +169,13 @@ export class LoadEngine implements InFlightListener<RequestContext> {
    * Open model: `count` arrivals of a phase that ended before the generator, behind after a stall,
    * released them. They are skipped, not sent late: a backlog never stretches a phase.
    */
-  recordUnsentAtPhaseEnd(count: number): void {
-    if (count > 0) this.o.recorder.recordSkipped(SKIP_PHASE_ENDED, count);
+  recordUnsentAtPhaseEnd(phaseIndex: number, count: number): void {
+    this.recordSkipped(phaseIndex, SKIP_PHASE_ENDED, count);
+  }
+
+  /** `count` arrivals or iterations a load kind did not start in a phase, for `reason` (the result's `skipped`). */
+  recordSkipped(phaseIndex: number, reason: string, count: number): void {
+    if (count > 0) this.o.recorder.recordSkipped(reason, count, phaseIndex);
   }
 
   /**
@@ -168,12 +185,39 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   startUser(phaseIndex: number, onDone: () => void): boolean {
     if (this.stopped) return false;
     const nowMs = this.o.now();
-    const clientIndex = this.availableClient(nowMs);
+    const workload = this.o.compiled.phaseWorkload[phaseIndex]!;
+    const clientIndex = this.availableClient(workload, nowMs);
     if (clientIndex < 0) return false;
-    const it = this.iterationOn(clientIndex, phaseIndex, 'closed', onDone);
+    const it = this.iterationOn(workload, clientIndex, phaseIndex, 'closed', onDone);
     if (it === null) return false;
     this.send(it, nowMs, nowMs);
     return true;
+  }
+
+  /**
+   * Iterations: start the next iteration of the client at `clientIndex` now (closed model); `onDone`
+   * is told when it ends. Returns false when that client cannot send now (no token, backing off:
+   * see clientAvailableAtMs) or the engine stopped; true also when the iteration could not start
+   * for lack of a data row (it counts as run: the row is what it would have used).
+   */
+  startIteration(phaseIndex: number, clientIndex: number, onDone: () => void): boolean {
+    if (this.stopped) return false;
+    const nowMs = this.o.now();
+    if (!this.o.clients[clientIndex]!.isAvailable(nowMs)) return false;
+    const workload = this.o.compiled.phaseWorkload[phaseIndex]!;
+    const it = this.iterationOn(workload, clientIndex, phaseIndex, 'closed', onDone);
+    if (it === null) {
+      setImmediate(onDone);
+      return true;
+    }
+    this.send(it, nowMs, nowMs);
+    return true;
+  }
+
+  /** When the client at `clientIndex` can send again (its back-off's end); Infinity while it has no token. */
+  clientAvailableAtMs(clientIndex: number): number {
+    const client = this.o.clients[clientIndex]!;
+    return client.headers === null ? Number.POSITIVE_INFINITY : client.backoffUntilMs;
   }
 
   /**
@@ -184,21 +228,22 @@ export class LoadEngine implements InFlightListener<RequestContext> {
    */
   startCall(phaseIndex: number, dueMs: number, clientIndex: number, scenarioIndex: number, body: Buffer): void {
     if (this.stopped) return;
-    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached');
+    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached', 1, phaseIndex);
     const nowMs = this.o.now();
     const client = this.o.clients[clientIndex]!;
     if (!client.isAvailable(nowMs))
-      return this.o.recorder.recordSkipped(client.headers === null ? 'client has no token' : 'client backing off');
+      return this.o.recorder.recordSkipped(client.headers === null ? 'client has no token' : 'client backing off', 1, phaseIndex);
     const scenario = this.o.compiled.scenarios[scenarioIndex]!;
     const it = newIteration(scenario, client, phaseIndex, 'open', this.iterations++, null);
     this.o.traceIds.nextTrace(it);
     this.dispatch(it, body, dueMs, nowMs);
   }
 
-  /** Earliest time any client becomes available again (for a closed-model user to wait for). */
-  nextAvailabilityMs(): number {
+  /** Earliest time any client of the phase's workload becomes available again (for a closed-model user to wait for). */
+  nextAvailabilityMs(phaseIndex: number): number {
     let earliest = Number.POSITIVE_INFINITY;
-    for (const client of this.o.clients) if (client.headers !== null) earliest = Math.min(earliest, client.backoffUntilMs);
+    const workload = this.o.compiled.workloads[this.o.compiled.phaseWorkload[phaseIndex]!]!;
+    for (const index of workload.clients) earliest = Math.min(earliest, this.clientAvailableAtMs(index));
     return earliest;
   }
 
@@ -293,19 +338,28 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.settle();
   }
 
-  /** The next available client by weight, judged at `nowMs`; -1 when none is. */
-  private availableClient(nowMs: number): number {
+  /** The workload's next available client by weight, judged at `nowMs` (its index in the engine's clients); -1 when none is. */
+  private availableClient(workload: number, nowMs: number): number {
     this.availabilityNowMs = nowMs;
-    return pickClient(this.picker, this.isClientAvailable);
+    this.pickingFrom = this.o.compiled.workloads[workload]!.clients;
+    const picked = pickClient(this.pickers[workload]!, this.isClientAvailable);
+    return picked < 0 ? -1 : this.pickingFrom[picked]!;
   }
 
   /**
-   * A new iteration of a scenario picked by weight, on the client at `clientIndex`, with a row of
-   * each data set the scenario reads; null when a set has no row for it (recorded as skipped, or
-   * the set ran out and the run ends).
+   * A new iteration of a scenario of the workload picked by weight, on the client at `clientIndex`,
+   * with a row of each data set the scenario reads; null when a set has no row for it (recorded as
+   * skipped, or the set ran out and the run ends).
    */
-  private iterationOn(clientIndex: number, phaseIndex: number, model: LoadModel, onDone: (() => void) | null): Iteration | null {
-    const scenario = this.o.compiled.scenarios[pickScenario(this.o.compiled.cumulativeWeights, this.o.random())]!;
+  private iterationOn(
+    workload: number,
+    clientIndex: number,
+    phaseIndex: number,
+    model: LoadModel,
+    onDone: (() => void) | null,
+  ): Iteration | null {
+    const { scenarios, cumulativeWeights } = this.o.compiled.workloads[workload]!;
+    const scenario = this.o.compiled.scenarios[scenarios[pickScenario(cumulativeWeights, this.o.random())]!]!;
     const it = newIteration(scenario, this.o.clients[clientIndex]!, phaseIndex, model, this.iterations++, onDone);
     this.o.traceIds.nextTrace(it);
     const data = this.o.data;
@@ -317,7 +371,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       return it;
     }
     if (rows === 'exhausted') this.o.onDataExhausted?.(data.shortageSet);
-    else this.o.recorder.recordSkipped(`data set ${data.shortageSet}: rows not read yet`);
+    else this.o.recorder.recordSkipped(`data set ${data.shortageSet}: rows not read yet`, 1, phaseIndex);
     return null;
   }
 
@@ -326,7 +380,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const body = this.bodies.next(it);
     if (body === null) {
       // A value its body names is missing: that request is never sent (never a body with a hole in it).
-      this.o.recorder.recordSkipped(OUTCOME_MISSING_VALUE);
+      this.o.recorder.recordSkipped(OUTCOME_MISSING_VALUE, 1, it.phaseIndex);
       this.noticeMissingValue(`${currentStep(it).plan.method}: no value for {{${this.bodies.lastMissing}}}`);
       it.onDone?.();
       return;

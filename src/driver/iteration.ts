@@ -3,8 +3,8 @@
  * of its requests carries: the record the engine keeps per iteration, the walk from one request
  * to the next, and the rendering of each request's body.
  *
- * State an iteration carries from step to step (its position and its trace; values saved from a
- * reply or a data-file row would be more fields) lives in `Iteration`; the walk reads each
+ * State an iteration carries from step to step (its position, its trace, the values its steps
+ * saved, its data rows) lives in `Iteration`; the walk reads each
  * finished request's reply (`walkOn`); what a request's content depends on is rendered from the
  * iteration (`RequestBodies`).
  */
@@ -159,6 +159,7 @@ export class RequestBodies {
       random: this.random,
       vars: it.vars,
       data: it.rows,
+      setup: this.setup,
       missing: this.missing,
     };
   };
@@ -166,6 +167,8 @@ export class RequestBodies {
   constructor(
     /** Seeded uniform random in [0, 1), for templates' random parts. */
     private readonly random: () => number,
+    /** The run's setup values (`{{setup.NAME}}`); null when it has none. */
+    private readonly setup: Readonly<Record<string, unknown>> | null = null,
   ) {}
 
   /**

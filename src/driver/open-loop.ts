@@ -6,20 +6,13 @@
  * recorded as skipped.
  */
 import type { LoadEngine } from './engine.ts';
-import { safeTimeout } from '../util/timers.ts';
 import { releaseAtMs, type Pacer } from './pacer.ts';
-
-export interface PhaseRun {
-  readonly done: Promise<void>;
-  stop(): void;
-}
+import { ReleaseLoop, type PhaseRun } from './release-loop.ts';
 
 /** Backlog catch-up speed, × the nominal rate. */
 const CATCH_UP_FACTOR = 2;
 /** Yield to I/O after this many arrivals in one tick, so responses keep being read. */
 const MAX_ARRIVALS_PER_TICK = 512;
-/** Below this wait a timer is too coarse (≥ 1 ms granularity): spin on setImmediate instead. */
-const SPIN_BELOW_MS = 1.5;
 /**
  * A late tick may release at once what was due in this last stretch (at the catch-up rate); an
  * older backlog (a long GC pause, a blocked disk) follows at CATCH_UP_FACTOR. Long enough that a
@@ -42,33 +35,6 @@ export function runOpenPhase(
   let k = 0;
   let previousDueMs = phaseStartMs;
   let previousReleaseMs = Number.NEGATIVE_INFINITY;
-  let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
-  let stopped = false;
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  const stop = (): void => {
-    stopped = true;
-    clearTimeout(endTimer);
-    if (timer !== null) {
-      clearTimeout(timer as NodeJS.Timeout);
-      clearImmediate(timer as NodeJS.Immediate);
-    }
-    finish();
-  };
-  // Arrivals still owed at the phase's end (a backlog after a stall) are not sent: the phase is
-  // over. They are counted as skipped, so that sent + skipped is always the schedule's count.
-  const end = (): void => {
-    if (stopped) return;
-    // A timer may fire up to a millisecond early (whole-millisecond loop time): wait out the rest.
-    if (now() < phaseEndMs) {
-      endTimer = safeTimeout(end, phaseEndMs - now());
-      return;
-    }
-    if (timer !== null) tick(); // what is due by now and releasable goes out before the phase closes
-    engine.recordUnsentAtPhaseEnd(unsentFrom(k));
-    stop();
-  };
-  let endTimer = safeTimeout(end, phaseEndMs - now());
 
   function unsentFrom(first: number): number {
     let n = 0;
@@ -76,14 +42,7 @@ export function runOpenPhase(
     return n;
   }
 
-  const wake = (atMs: number): void => {
-    const waitMs = atMs - now();
-    timer = waitMs >= SPIN_BELOW_MS ? safeTimeout(tick, waitMs - 1) : setImmediate(tick);
-  };
-
   function tick(): void {
-    timer = null;
-    if (stopped) return;
     const nowMs = now();
     for (let released = 0; ; released++) {
       const dueMs = phaseStartMs + pacer.dueOffsetMs(k);
@@ -91,16 +50,27 @@ export function runOpenPhase(
       // After a stall, the backlog's spacing counts from (nearly) now, not from when its first
       // arrival was due, which would let the whole backlog out at once.
       const releaseMs = Math.max(releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR), nowMs - MAX_BURST_MS);
-      if (releaseMs > nowMs) return wake(releaseMs);
-      if (released === MAX_ARRIVALS_PER_TICK) return wake(nowMs);
+      if (releaseMs > nowMs) return loop.wake(releaseMs);
+      if (released === MAX_ARRIVALS_PER_TICK) return loop.wake(nowMs);
       engine.startArrival(phaseIndex, dueMs);
       previousDueMs = dueMs;
       previousReleaseMs = releaseMs;
       k++;
     }
-    finish();
+    loop.released();
   }
 
-  wake(phaseStartMs);
-  return { done, stop };
+  // Arrivals still owed at the phase's end (a backlog after a stall) are not sent: the phase is
+  // over. They are counted as skipped, so that sent + skipped is always the schedule's count.
+  const loop = new ReleaseLoop(now, tick, phaseEndMs, () => {
+    if (loop.waiting) loop.tickNow(); // what is due by now and releasable goes out before the phase closes
+    engine.recordUnsentAtPhaseEnd(phaseIndex, unsentFrom(k));
+    loop.stop();
+  });
+  loop.wake(phaseStartMs);
+  return {
+    done: loop.done,
+    stop: () => loop.stop(),
+    offeredRatePerS: (nowMs) => pacer.rateAt(nowMs - phaseStartMs),
+  };
 }

@@ -8,7 +8,7 @@
  */
 import { safeTimeout } from '../util/timers.ts';
 import type { LoadEngine } from './engine.ts';
-import type { PhaseRun } from './open-loop.ts';
+import { ReleaseLoop, TrailingRate, type PhaseRun } from './release-loop.ts';
 import type { ReplayFeed } from './replay-feed.ts';
 
 export interface ReplayPhaseOptions {
@@ -18,52 +18,31 @@ export interface ReplayPhaseOptions {
   readonly phaseStartMs: number;
   readonly durationMs: number;
   readonly now: () => number;
+  /** The scenario (index into the plan's) of each of the recording's methods, by the method's index in the feed. */
+  readonly scenarioOfMethod: readonly number[];
 }
 
 /** Yield to I/O after this many calls in one tick, so responses keep being read. */
 const MAX_CALLS_PER_TICK = 512;
 /** After the phase's end, how long a reader still behind may take to hand over the calls due before it. */
 const END_GRACE_MS = 2000;
-/** Below this wait a timer is too coarse (≥ 1 ms granularity): spin on setImmediate instead. */
-const SPIN_BELOW_MS = 1.5;
 
 export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): PhaseRun {
   const { feed, phaseStartMs, now } = o;
   const phaseEndMs = phaseStartMs + o.durationMs;
-  let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
-  let stopped = false;
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  const stop = (): void => {
-    stopped = true;
-    clearTimeout(endTimer);
-    clearTimeout(graceTimer);
-    if (timer !== null) {
-      clearTimeout(timer as NodeJS.Timeout);
-      clearImmediate(timer as NodeJS.Immediate);
-    }
-    feed.close();
-    finish();
-  };
+  const offered = new TrailingRate();
   // At the phase's end, calls due before it that a late loop has not released yet go out now
   // (late, their lag recorded) rather than being lost; a reader that never catches up is given
   // END_GRACE_MS more.
   let ending = false;
   let graceTimer: NodeJS.Timeout | undefined;
-  const endTimer = safeTimeout(() => {
-    ending = true;
-    graceTimer = safeTimeout(stop, END_GRACE_MS);
-    if (timer === null) tick();
-  }, phaseEndMs - now());
-
-  const wake = (atMs: number): void => {
-    const waitMs = atMs - now();
-    timer = waitMs >= SPIN_BELOW_MS ? safeTimeout(tick, waitMs - 1) : setImmediate(tick);
+  const stop = (): void => {
+    clearTimeout(graceTimer);
+    feed.close();
+    loop.stop();
   };
 
   function tick(): void {
-    timer = null;
-    if (stopped) return;
     const nowMs = now();
     for (let released = 0; ; released++) {
       const call = feed.peek();
@@ -71,19 +50,25 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
         if (feed.exhausted) return stop();
         // Starved: the feed wakes the loop when it has read more.
         feed.whenMore(() => {
-          if (!stopped && timer === null) wake(now());
+          if (!loop.isStopped && !loop.waiting) loop.wake(now());
         });
         return;
       }
       const dueMs = phaseStartMs + call.dueOffsetMs;
       if (!(dueMs < phaseEndMs)) return stop();
-      if (dueMs > nowMs) return wake(dueMs);
-      if (released === MAX_CALLS_PER_TICK && !ending) return wake(nowMs);
+      if (dueMs > nowMs) return loop.wake(dueMs);
+      if (released === MAX_CALLS_PER_TICK && !ending) return loop.wake(nowMs);
       feed.take();
-      engine.startCall(o.phaseIndex, dueMs, call.clientIndex, call.scenarioIndex, call.body);
+      offered.add(dueMs);
+      engine.startCall(o.phaseIndex, dueMs, call.clientIndex, o.scenarioOfMethod[call.scenarioIndex]!, call.body);
     }
   }
 
-  wake(phaseStartMs);
-  return { done, stop };
+  const loop = new ReleaseLoop(now, tick, phaseEndMs, () => {
+    ending = true;
+    graceTimer = safeTimeout(stop, END_GRACE_MS);
+    if (!loop.waiting) loop.tickNow();
+  });
+  loop.wake(phaseStartMs);
+  return { done: loop.done, stop, offeredRatePerS: (nowMs) => offered.perS(nowMs) };
 }

@@ -1,10 +1,11 @@
 /**
- * One load run from a plan: load the sign module, learn which protocol the target speaks (when
- * HTTP/2 is asked for), fetch every client's token, fill the read-ahead of data files and of a
- * replay's recording (one per phase, each bounded), start the clock, play the phases back to back
- * on that clock (each ends at its duration), then let in-flight requests finish for a bounded
- * drain (a shorter grace when aborted). Requests still unanswered then are recorded as
- * transport:unanswered. All data goes to the recorder; this returns only how the run ended.
+ * One load run from a plan, in named steps: open the transport (the sign module, the protocol the
+ * target speaks, the connections of each route and lane), fetch every client's token, warm up,
+ * fill the read-ahead of data files and of each replay workload's recording (each bounded), start
+ * the clock, play every workload side by side on that clock (each its phases back to back from its
+ * own start), then let in-flight requests finish for a bounded drain (a shorter grace when
+ * aborted). Requests still unanswered then are recorded as transport:unanswered. All data goes to
+ * the recorder; this returns only how the run ended.
  */
 import type { Socket } from 'node:net';
 import {
@@ -19,27 +20,24 @@ import { loadRequestSigner } from '../api/request-signer.ts';
 import { clientCertificateProblem } from '../api/tls-diagnosis.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Recorder } from '../metrics/recorder.ts';
-import type { PhasePlan, Plan } from '../profile/plan.ts';
+import type { Plan } from '../profile/plan.ts';
 import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import { createRandom } from '../util/random.ts';
 import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
-import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan } from './compiled-plan.ts';
 import { connectionLanes } from './connection-lanes.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { DataFeeds } from './data-feed.ts';
 import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
-import { runOpenPhase, type PhaseRun } from './open-loop.ts';
-import { createPacer, type Pacer } from './pacer.ts';
 import { ReplayFeed } from './replay-feed.ts';
-import { runReplayPhase } from './replay-loop.ts';
 import type { RunClock } from './run-clock.ts';
 import { TokenManager } from './token-manager.ts';
 import { staticTraceHeaders, tokenTraceHeaders, TraceIds, USER_AGENT } from './trace-context.ts';
 import { createWarmConnector } from './warm-connector.ts';
 import { warmUpOnce } from './warm-up.ts';
+import { runWorkload, scheduleOf, type WorkloadRun } from './workload-run.ts';
 
 export interface LoadRunOptions {
   readonly plan: Plan;
@@ -57,6 +55,8 @@ export interface LoadRunOptions {
   readonly startClock?: () => Promise<void>;
   /** Told once the load has started (its clock too): the live metrics read these gauges when scraped. */
   readonly onStart?: (gauges: LoadGauges) => void;
+  /** The values the run's setup saved (`{{setup.NAME}}`), known before the load starts; null = none. */
+  readonly setupValues?: Readonly<Record<string, unknown>> | null;
 }
 
 /** What the live metrics read of a running load, when scraped (never per request). */
@@ -64,10 +64,12 @@ export interface LoadGauges {
   /** Requests sent and not yet finished. */
   readonly inFlight: number;
   /**
-   * Arrivals per second the schedule asks for at `nowMs` (run clock): the rate of the pacer of
-   * the phase playing then; 0 in a closed-model phase and after the last phase.
+   * Arrivals per second the schedules ask for at `nowMs` (run clock): the sum of every workload's
+   * (offeredByWorkload); 0 when only closed-model phases play, and after the last phase.
    */
   offeredRatePerS(nowMs: number): number;
+  /** The same per workload, in the plan's order: its playing phase's pacer, or its recording at its speed over the last second. */
+  offeredByWorkload(nowMs: number): number[];
 }
 
 export interface LoadRunOutcome {
@@ -76,8 +78,6 @@ export interface LoadRunOutcome {
   readonly clientsWithToken: number;
 }
 
-/** Mixed into the run's seed for a Poisson phase's gaps (plus the phase's index). */
-const PACER_SEED_MIX = 0x9e37_79b9;
 /** Mixed into the run's seed for random data rows, so they draw from a stream of their own. */
 const DATA_SEED_MIX = 0x5eed_da7a;
 
@@ -98,39 +98,6 @@ function untilClockOrAbort(clock: RunClock, atMs: number, signal: AbortSignal): 
       resolve();
     }
   });
-}
-
-/** A phase of the plan placed on the run's clock (phases play back to back). */
-interface ScheduledPhase {
-  readonly phase: PhasePlan;
-  readonly startMs: number;
-  readonly endMs: number;
-  /** The pacer of an open-model phase (made for each); null for a closed-model one. */
-  readonly pacer: Pacer | null;
-}
-
-/** The phases on the clock; a Poisson phase draws its gaps from the seed and its index (its own stream). */
-function scheduleOf(phases: readonly PhasePlan[], seed: number): ScheduledPhase[] {
-  let startMs = 0;
-  return phases.map((phase, index) => {
-    const scheduled = {
-      phase,
-      startMs,
-      endMs: startMs + phase.durationMs,
-      pacer:
-        phase.load.kind === 'rate'
-          ? createPacer(phase.load, phase.durationMs, phase.arrivals, createRandom(seed ^ (PACER_SEED_MIX + index)))
-          : null,
-    };
-    startMs = scheduled.endMs;
-    return scheduled;
-  });
-}
-
-/** The offered rate at `nowMs`: the pacer of the phase playing then says it. */
-function offeredRatePerS(schedule: readonly ScheduledPhase[], nowMs: number): number {
-  const playing = schedule.find((scheduled) => nowMs < scheduled.endMs);
-  return playing === undefined || playing.pacer === null ? 0 : playing.pacer.rateAt(Math.max(0, nowMs - playing.startMs));
 }
 
 /** `promise`, or nothing once `signal` aborts (a stop during start-up must not wait for connect timeouts). */
@@ -175,12 +142,27 @@ async function negotiatesH2(plan: Plan, target: URL, transport: DispatcherOption
   return 'protocol' in probe && probe.protocol === 'h2';
 }
 
-export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> {
-  const { plan, recorder, clock, signal } = options;
-  const target = new URL(options.baseUrl);
-  // Keys, passphrases and signing secrets: known to this thread's redactor before any reply could echo them.
-  registerPlanSecrets(plan);
-  const signer = plan.sign === null ? null : await loadRequestSigner(plan.sign);
+/** The load's connections, token dispatchers and client identities, opened before the clock starts. */
+interface Transport {
+  readonly target: URL;
+  readonly routes: readonly URL[];
+  readonly connectors: ReturnType<typeof createWarmConnector>[][];
+  readonly connections: ReplicaRouter;
+  readonly tokenDispatchers: ReturnType<typeof createDispatcher>[];
+  readonly layout: ReturnType<typeof connectionLanes>;
+  readonly laneTransport: (identity: DispatcherOptions['identity']) => DispatcherOptions;
+  readonly clients: ClientIdentity[];
+}
+
+/**
+ * The hot path's transport: keep-alive connections to each route's origin — the target, or each
+ * replica the load is spread over (see replica-router.ts) — one client each (rpcload's own
+ * HTTP/1.1 client or undici's, see connection-set.ts), which may be opened before the clock
+ * starts (see warm-connector.ts); on each route one lane of them per TLS identity (see
+ * connection-lanes.ts). Token requests present the same certificate as their client's API calls.
+ */
+async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): Promise<Transport> {
+  const target = new URL(baseUrl);
   const layout = connectionLanes(plan.clients, plan.http.connections, plan.http.identity);
   const transport: DispatcherOptions = {
     ca: plan.http.ca,
@@ -196,11 +178,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     identity,
     httpVersion: h2 ? '2' : '1.1',
   });
-  // The hot path: keep-alive connections to each route's origin — the target, or each replica the
-  // load is spread over (see replica-router.ts) — one client each (rpcload's own HTTP/1.1 client
-  // or undici's, see connection-set.ts), which may be opened before the clock starts (see
-  // warm-connector.ts); on each route one lane of them per TLS identity (see connection-lanes.ts).
-  const routes = (plan.replicas.length > 0 ? plan.replicas : [options.baseUrl]).map((url) => new URL(url));
+  const routes = (plan.replicas.length > 0 ? plan.replicas : [baseUrl]).map((url) => new URL(url));
   const countConnection = (socket: Socket): void => recorder.recordConnection(socketProtocol(socket));
   const connectors = routes.map((route) =>
     layout.lanes.map((lane) => createWarmConnector(route, connectOptions(laneTransport(lane.identity)), undefined, countConnection)),
@@ -219,7 +197,6 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     ),
     plan.replicaAffinity,
   );
-  // Token requests present the same certificate as their client's API calls.
   const tokenDispatchers = layout.lanes.map((lane) =>
     createDispatcher({
       ...laneTransport(lane.identity),
@@ -231,11 +208,100 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const clients = plan.clients.map(
     (c, i) => new ClientIdentity(i, c.id, c.secret, c.weight, layout.laneOf[i], c.signingSecret, c.assertionKey),
   );
+  return { target, routes, connectors, connections, tokenDispatchers, layout, laneTransport, clients };
+}
+
+/** Every client's token; none at all is a one-line error (with the certificate's problem when mTLS is the cause). */
+async function fetchTokens(tokens: TokenManager, t: Transport, plan: Plan, baseUrl: string, signal: AbortSignal): Promise<number> {
+  const fetched = await tokens.fetchAll(t.clients, signal);
+  if (fetched.ok === 0 && !signal.aborted) {
+    // An mTLS server turning the connection away shows only as a reset to HTTP: say which it is.
+    const certificate = await clientCertificateProblem(
+      t.target,
+      t.laneTransport(t.layout.lanes[t.layout.laneOf[0] ?? 0]?.identity ?? null),
+      plan.http.connectTimeoutMs,
+    );
+    const why = certificate ?? fetched.firstFailure ?? 'unknown error';
+    throw new RpcloadError('auth_failed', `no client could obtain a token from ${baseUrl}: ${why}`);
+  }
+  return fetched.ok;
+}
+
+/**
+ * The read-ahead of each replay phase's recording, by phase index (started now: its first calls are
+ * in memory when due). Every phase of a replay workload plays the window from its start (a capacity
+ * step's warm-up and hold each do).
+ */
+function replayFeedsOf(plan: Plan, recorder: Recorder): Map<number, ReplayFeed> {
+  const feeds = new Map<number, ReplayFeed>();
+  for (const workload of plan.workloads) {
+    if (workload.replay === undefined) continue;
+    for (const index of workload.phases)
+      feeds.set(
+        index,
+        new ReplayFeed({
+          replay: workload.replay,
+          clients: plan.clients,
+          tokenMethod: plan.auth.tokenMethod,
+          durationMs: plan.phases[index]!.durationMs,
+          notice: (text) => recorder.notice(text),
+        }),
+      );
+  }
+  return feeds;
+}
+
+/**
+ * Play every workload side by side on the clock, each from its own start; resolves when all have
+ * ended (at their last phase's end, or sooner once stopped).
+ */
+async function playWorkloads(
+  plan: Plan,
+  engine: LoadEngine,
+  feeds: ReadonlyMap<number, ReplayFeed>,
+  clock: RunClock,
+  stopping: AbortSignal,
+  onStart: LoadRunOptions['onStart'],
+): Promise<void> {
+  const runs: WorkloadRun[] = plan.workloads.map((_, workload) => runWorkload({ plan, workload, engine, now: clock.now, feeds }));
+  onStart?.({
+    get inFlight() {
+      return engine.inFlight;
+    },
+    offeredRatePerS: (nowMs) => runs.reduce((sum, run) => sum + run.offeredRatePerS(nowMs), 0),
+    offeredByWorkload: (nowMs) => runs.map((run) => run.offeredRatePerS(nowMs)),
+  });
+  const stopAll = (): void => {
+    for (const run of runs) run.stop();
+  };
+  if (stopping.aborted) stopAll();
+  stopping.addEventListener('abort', stopAll, { once: true });
+  await Promise.all(runs.map((run) => run.done));
+  stopping.removeEventListener('abort', stopAll);
+}
+
+/**
+ * When the last timed phase of any workload ends: a run lasts its full length even when it
+ * released its last arrival early. A workload of iterations has no fixed length (its duration is
+ * only the most it may last): it ends when its clients are done.
+ */
+function scheduledEndMs(plan: Plan): number {
+  const ends = plan.workloads
+    .map((_, w) => scheduleOf(plan, w).at(-1))
+    .filter((last) => last !== undefined && last.phase.load.kind !== 'iterations');
+  return Math.max(0, ...ends.map((last) => last!.endMs));
+}
+
+export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> {
+  const { plan, recorder, clock, signal } = options;
+  // Keys, passphrases and signing secrets: known to this thread's redactor before any reply could echo them.
+  registerPlanSecrets(plan);
+  const signer = plan.sign === null ? null : await loadRequestSigner(plan.sign);
+  const t = await openTransport(plan, options.baseUrl, recorder);
   const traceIds = new TraceIds(plan.trace);
-  const staticHeaders = staticTraceHeaders(plan.trace, USER_AGENT);
   let engine: LoadEngine | undefined;
   const tokens = new TokenManager({
-    dispatchers: tokenDispatchers,
+    dispatchers: t.tokenDispatchers,
     baseUrl: options.baseUrl,
     auth: plan.auth,
     recorder,
@@ -251,53 +317,29 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     plan.data.length === 0
       ? null
       : new DataFeeds(plan.data, plan.dataPart, createRandom(plan.seed ^ DATA_SEED_MIX), (text) => recorder.notice(text));
-  // A replay's phases each read the recording ahead from now on, so their first calls are in memory when due.
-  const replayFeeds = (plan.replay === undefined ? [] : plan.phases).map(
-    (phase) =>
-      new ReplayFeed({
-        replay: plan.replay!,
-        clients: plan.clients,
-        tokenMethod: plan.auth.tokenMethod,
-        durationMs: phase.durationMs,
-        notice: (text) => recorder.notice(text),
-      }),
-  );
+  const replayFeeds = replayFeedsOf(plan, recorder);
   try {
-    const fetched = await tokens.fetchAll(clients, signal);
-    if (fetched.ok === 0 && !signal.aborted) {
-      // An mTLS server turning the connection away shows only as a reset to HTTP: say which it is.
-      const certificate = await clientCertificateProblem(
-        target,
-        laneTransport(layout.lanes[layout.laneOf[0] ?? 0]?.identity ?? null),
-        plan.http.connectTimeoutMs,
-      );
-      if (certificate !== null)
-        throw new RpcloadError('auth_failed', `no client could obtain a token from ${options.baseUrl}: ${certificate}`);
-      throw new RpcloadError(
-        'auth_failed',
-        `no client could obtain a token from ${options.baseUrl}: ${fetched.firstFailure ?? 'unknown error'}`,
-      );
-    }
-    const basePath = target.pathname.replace(/\/+$/, '');
+    const clientsWithToken = await fetchTokens(tokens, t, plan, options.baseUrl, signal);
+    const basePath = t.target.pathname.replace(/\/+$/, '');
     // The code path first, then the connections: the warm-up's own sockets are closed by then.
     await warmUpOnce(plan, basePath, signal);
     if (plan.http.preconnect && !signal.aborted)
       await untilAborted(
-        Promise.all(connectors.flatMap((lanes) => lanes.map((connector, l) => connector.warm(layout.lanes[l]!.connections)))),
+        Promise.all(t.connectors.flatMap((lanes) => lanes.map((connector, l) => connector.warm(t.layout.lanes[l]!.connections)))),
         signal,
       );
     if (data !== null) await untilAborted(data.ready(), signal);
-    await untilAborted(Promise.all(replayFeeds.map((feed) => feed.ready)), signal);
+    await untilAborted(Promise.all([...replayFeeds.values()].map((feed) => feed.ready)), signal);
     if (options.startClock === undefined) clock.start();
     else await options.startClock();
     engine = new LoadEngine({
       compiled: compilePlan(
         plan,
-        routes.map((route) => route.pathname.replace(/\/+$/, '')),
+        t.routes.map((route) => route.pathname.replace(/\/+$/, '')),
       ),
-      connections,
+      connections: t.connections,
       recorder,
-      clients,
+      clients: t.clients,
       tokens,
       rateLimit: plan.rateLimit,
       bodyCapBytes: plan.http.bodyCapBytes,
@@ -320,41 +362,21 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       },
       traceMode: plan.trace.mode,
       traceIds,
-      staticHeaders,
+      staticHeaders: staticTraceHeaders(plan.trace, USER_AGENT),
+      setupValues: options.setupValues ?? null,
     });
-    const schedule = scheduleOf(plan.phases, plan.seed);
-    const running = engine;
-    options.onStart?.({
-      get inFlight() {
-        return running.inFlight;
-      },
-      offeredRatePerS: (nowMs) => offeredRatePerS(schedule, nowMs),
-    });
-    for (const [index, { phase, startMs, pacer }] of schedule.entries()) {
-      if (stopping.aborted) break;
-      const feed = replayFeeds[index];
-      const run: PhaseRun =
-        feed !== undefined
-          ? runReplayPhase(engine, { feed, phaseIndex: index, phaseStartMs: startMs, durationMs: phase.durationMs, now: clock.now })
-          : phase.load.kind === 'rate'
-            ? runOpenPhase(engine, index, pacer!, phase.durationMs, startMs, clock.now)
-            : runClosedPhase(engine, index, phase.load.vus, startMs + phase.durationMs, clock.now);
-      const stopPhase = (): void => run.stop();
-      stopping.addEventListener('abort', stopPhase, { once: true });
-      await run.done;
-      stopping.removeEventListener('abort', stopPhase);
-    }
-    // An open phase has released its last arrival before its end: the run lasts its full length.
-    await untilClockOrAbort(clock, schedule.at(-1)?.endMs ?? 0, stopping);
+    await playWorkloads(plan, engine, replayFeeds, clock, stopping, options.onStart);
+    // A workload whose arrivals are all out has ended its phase early: the run lasts its full length.
+    await untilClockOrAbort(clock, scheduledEndMs(plan), stopping);
     await within(engine.stop(), signal.aborted ? graceMs : Math.min(MAX_DRAIN_MS, plan.http.requestTimeoutMs), signal, graceMs);
-    return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken: fetched.ok };
+    return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken };
   } finally {
     data?.close();
-    for (const feed of replayFeeds) feed.close();
-    tokens.stop(clients);
-    for (const connector of connectors.flat()) connector.dispose();
+    for (const feed of replayFeeds.values()) feed.close();
+    tokens.stop(t.clients);
+    for (const connector of t.connectors.flat()) connector.dispose();
     // What is still in flight was sent and never answered; closing the connections then cancels it.
     engine?.abandonInFlight();
-    await Promise.all([connections.destroy(), ...tokenDispatchers.map((dispatcher) => dispatcher.destroy())]);
+    await Promise.all([t.connections.destroy(), ...t.tokenDispatchers.map((dispatcher) => dispatcher.destroy())]);
   }
 }

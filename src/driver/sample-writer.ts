@@ -17,6 +17,7 @@ type MutableSample = { -readonly [K in keyof Sample]: Sample[K] };
 export class SampleWriter {
   private readonly sample: MutableSample = {
     methodIndex: 0,
+    stepIndex: 0,
     phaseIndex: 0,
     clientIndex: 0,
     replicaIndex: 0,
@@ -48,7 +49,9 @@ export class SampleWriter {
     const it = iteration!;
     const openModel = it.model === 'open';
     const s = this.sample;
-    s.methodIndex = currentStep(it).methodIndex;
+    const step = currentStep(it);
+    s.methodIndex = step.methodIndex;
+    s.stepIndex = step.stepIndex;
     s.phaseIndex = it.phaseIndex;
     s.clientIndex = it.client.index;
     s.replicaIndex = request.route;

@@ -25,7 +25,8 @@ import { compilePlan, planMethods } from './compiled-plan.ts';
 import { ReplicaRouter } from './replica-router.ts';
 import { ConnectionSet } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
-import { runOpenPhase, type PhaseRun } from './open-loop.ts';
+import { runOpenPhase } from './open-loop.ts';
+import type { PhaseRun } from './release-loop.ts';
 import { createPacer } from './pacer.ts';
 import { staticTraceHeaders, TraceIds, USER_AGENT } from './trace-context.ts';
 
@@ -97,6 +98,28 @@ export async function warmUpOnce(plan: Plan, basePath: string, signal: AbortSign
 }
 
 /**
+ * What the warm-up plays: the plan's first clients, as one workload sending every scenario by its
+ * own weight in one phase (the kinds of load it plays are taken from the plan's phases below).
+ */
+function warmUpPlan(plan: Plan): Plan {
+  const clients = plan.clients.slice(0, MAX_WARM_CLIENTS);
+  return {
+    ...plan,
+    clients,
+    workloads: [
+      {
+        name: 'warm-up',
+        clients: clients.map((c, index) => ({ index, weight: c.weight })),
+        scenarios: plan.scenarios.map((s, index) => ({ index, weight: s.weight })),
+        startAfterMs: 0,
+        phases: [0],
+      },
+    ],
+    phases: [{ name: 'warm-up', workload: 0, durationMs: WARM_UP_MS, load: rateLoad(MIN_WARM_RATE_PER_S), arrivals: 'uniform' }],
+  };
+}
+
+/**
  * Run the plan's scenarios against an in-process responder for about WARM_UP_MS. Resolves with the
  * number of requests answered (0 when the warm-up could not run: it is an optimization, never a
  * reason for the run to fail). Stops early when `signal` aborts.
@@ -113,7 +136,8 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
   let engine: LoadEngine | undefined;
   try {
     const port = await listen(server);
-    const clientPlans = plan.clients.slice(0, MAX_WARM_CLIENTS);
+    const warm = warmUpPlan(plan);
+    const clientPlans = warm.clients;
     const clients = clientPlans.map((c, i) => new ClientIdentity(i, c.id, '', c.weight));
     for (const client of clients) client.setToken('warm-up');
     const connectionCount = Math.min(plan.http.connections, MAX_WARM_CONNECTIONS);
@@ -128,11 +152,11 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
     const startedAt = performance.now();
     const now = (): number => performance.now() - startedAt;
     const recorder = new Recorder(
-      { methods: planMethods(plan), phases: ['warm-up'], clients: clientPlans.map((c) => c.id) },
+      { methods: planMethods(warm), phases: ['warm-up'], clients: clientPlans.map((c) => c.id) },
       { rateLimit: plan.rateLimit },
     );
     engine = new LoadEngine({
-      compiled: compilePlan(plan, [basePath]),
+      compiled: compilePlan(warm, [basePath]),
       connections: new ReplicaRouter([connections], 'request'),
       recorder,
       clients,

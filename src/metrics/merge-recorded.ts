@@ -160,6 +160,7 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
           ),
         }
       : {}),
+    ...optionalMerges(parts, fold),
     byOutcome,
     tokens: {
       latency: addEncoded(
@@ -181,5 +182,71 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
       (k) => k,
     ),
     exemplars: mergeExemplars(parts.map((p) => p.exemplars)),
+  };
+}
+
+/** The per-workload, per-tag and per-selection slices, where any part has them. */
+function optionalMerges(
+  parts: readonly RecordedData[],
+  fold: Fold,
+): Pick<RecordedData, 'byWorkload' | 'scheduleLagByWorkload' | 'successLatencyByWorkload' | 'skippedByWorkload' | 'byTag' | 'bySelector'> {
+  const some = (key: 'byWorkload' | 'scheduleLagByWorkload' | 'successLatencyByWorkload' | 'byTag' | 'bySelector'): boolean =>
+    parts.some((p) => p[key] !== undefined);
+  const selections = some('bySelector')
+    ? mergeDimensions(
+        parts.map((p) => p.bySelector ?? {}),
+        fold,
+        createLatencyHistogram,
+      )
+    : null;
+  const selectionLag = mergeEncodedByName(
+    parts.map((p) =>
+      Object.fromEntries(
+        Object.entries(p.bySelector ?? {}).flatMap(([key, d]) => (d.scheduleLag === undefined ? [] : [[key, d.scheduleLag]])),
+      ),
+    ),
+  );
+  return {
+    ...(some('byWorkload')
+      ? {
+          byWorkload: mergeDimensions(
+            parts.map((p) => p.byWorkload ?? {}),
+            fold,
+            createLatencyHistogram,
+          ),
+        }
+      : {}),
+    ...(some('scheduleLagByWorkload')
+      ? { scheduleLagByWorkload: mergeEncodedByName(parts.map((p) => p.scheduleLagByWorkload ?? {})) }
+      : {}),
+    ...(some('successLatencyByWorkload')
+      ? { successLatencyByWorkload: mergeEncodedByName(parts.map((p) => p.successLatencyByWorkload ?? {})) }
+      : {}),
+    ...(parts.some((p) => p.skippedByWorkload !== undefined)
+      ? {
+          skippedByWorkload: Object.fromEntries(
+            [...groupByName(parts.map((p) => p.skippedByWorkload ?? {}))].map(([name, list]) => [name, addCounts(list, (k) => k)]),
+          ),
+        }
+      : {}),
+    ...(some('byTag')
+      ? {
+          byTag: mergeDimensions(
+            parts.map((p) => p.byTag ?? {}),
+            fold,
+            createLatencyHistogram,
+          ),
+        }
+      : {}),
+    ...(selections === null
+      ? {}
+      : {
+          bySelector: Object.fromEntries(
+            Object.entries(selections).map(([key, d]) => [
+              key,
+              selectionLag[key] === undefined ? d : { ...d, scheduleLag: selectionLag[key] },
+            ]),
+          ),
+        }),
   };
 }

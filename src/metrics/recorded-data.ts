@@ -7,6 +7,7 @@ import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
 import type { ExemplarData } from './exemplars.ts';
 import type { LedgerData } from './ledger-data.ts';
 import type { RecentError } from '../contract/live-snapshot.ts';
+import type { SelectionData } from './slices.ts';
 
 /** Latency and service time (µs) as HdrHistogram V2 compressed base64. */
 export interface EncodedPair {
@@ -40,10 +41,21 @@ export interface RecordedData {
   readonly byClient: Readonly<Record<string, DimensionData>>;
   /** Per replica (base URL) the load was spread over; absent without replicas. */
   readonly byReplica?: Readonly<Record<string, DimensionData>>;
+  /** Per workload, and each one's schedule lag when it had open-model requests; absent in data recorded before workloads. */
+  readonly byWorkload?: Readonly<Record<string, DimensionData>>;
+  readonly scheduleLagByWorkload?: Readonly<Record<string, string>>;
+  /** Per workload, the latency of its successes (its goodput is read off it). */
+  readonly successLatencyByWorkload?: Readonly<Record<string, string>>;
+  /** Per step tag ("key:value"); absent without tags. */
+  readonly byTag?: Readonly<Record<string, DimensionData>>;
+  /** Per threshold selection (its canonical selector text), with its schedule lag when it had open-model requests. */
+  readonly bySelector?: Readonly<Record<string, SelectionData>>;
   readonly byOutcome: Readonly<Record<string, EncodedPair>>;
   readonly tokens: { readonly latency: string; readonly outcomes: Readonly<Record<string, number>> };
   /** Arrivals not sent, by reason. */
   readonly skipped: Readonly<Record<string, number>>;
+  /** The same by workload, for the skips the driver attributes to one (absent in data recorded before workloads). */
+  readonly skippedByWorkload?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Dense per-second rows from t = 0 to the latest second with a completion. */
   readonly timeline: readonly TimelineRow[];
   readonly recentErrors: readonly RecentError[];
@@ -101,6 +113,18 @@ export function mapEncodings(data: RecordedData, map: (encoded: string) => strin
     byPhase: each(data.byPhase, pair),
     byClient: each(data.byClient, pair),
     ...(data.byReplica === undefined ? {} : { byReplica: each(data.byReplica, pair) }),
+    ...(data.byWorkload === undefined ? {} : { byWorkload: each(data.byWorkload, pair) }),
+    ...(data.scheduleLagByWorkload === undefined ? {} : { scheduleLagByWorkload: each(data.scheduleLagByWorkload, map) }),
+    ...(data.successLatencyByWorkload === undefined ? {} : { successLatencyByWorkload: each(data.successLatencyByWorkload, map) }),
+    ...(data.byTag === undefined ? {} : { byTag: each(data.byTag, pair) }),
+    ...(data.bySelector === undefined
+      ? {}
+      : {
+          bySelector: each(data.bySelector, (d) => ({
+            ...pair(d),
+            ...(d.scheduleLag === undefined ? {} : { scheduleLag: map(d.scheduleLag) }),
+          })),
+        }),
     byOutcome: each(data.byOutcome, pair),
     tokens: { ...data.tokens, latency: map(data.tokens.latency) },
   };

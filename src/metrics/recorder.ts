@@ -22,15 +22,21 @@ import { mapEncodings, type DimensionData, type EncodedPair, type RecordedData }
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { ExemplarReservoir, LatestTracedRequests } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
+import { SelectionSlot, Slices } from './slices.ts';
 
 /**
- * The requests of one phase × method: the finest slice the recorder keeps histograms for. Each
- * request is recorded into its cell once; per-method and per-phase figures are exact sums of cells
- * (HDR addition), made when the data is serialized. Live exporters read the cells as they are.
+ * The requests of one phase × step: the finest slice the recorder keeps histograms for. Each
+ * request is recorded into its cell once; per-method, per-phase, per-workload and per-tag figures
+ * are exact sums of cells (HDR addition), made when the data is serialized. Live exporters read
+ * the cells as they are.
  */
 export interface RecordedCell {
   readonly phaseIndex: number;
+  /** The plan's step (or, for a recorder made without steps, the method) its requests are of. */
+  readonly stepIndex: number;
   readonly methodIndex: number;
+  /** The threshold selections its requests may feed (most cells feed none). */
+  readonly selections: readonly SelectionSlot[];
   /** requests, outcomeCounts (indexed like `Recorder.outcomeKeys`), latency and service time (µs). */
   readonly stats: DimensionStats;
   /** Per latency and service-time bucket, the latest request with a trace context: the live exemplars of `--metrics-listen`. */
@@ -70,11 +76,13 @@ export class Recorder {
   private readonly outcomes = new OutcomeTable();
   private readonly classes: OutcomeClass[] = [];
   private readonly overall = new DimensionStats(createLatencyHistogram);
-  /** By `phaseIndex * methods + methodIndex`, created at the cell's first request. */
+  /** By `phaseIndex * steps + stepIndex`, created at the cell's first request. */
   private readonly cells: (RecordedCell | undefined)[] = [];
-  /** Per method and per phase sums of cells as last serialized, reused while no cell of theirs changed. */
+  /** Per method, phase and workload sums of cells as last serialized, reused while no cell of theirs changed. */
   private readonly methodSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly phaseSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
+  private readonly workloadSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
+  private readonly slices: Slices;
   private readonly clients: DimensionStats[];
   /** Per replica the load was spread over (none without replicas). */
   private readonly replicas: DimensionStats[];
@@ -89,6 +97,8 @@ export class Recorder {
   private readonly tokenCounts = new Float64Array(OUTCOME_SLOTS);
   private readonly tokenLatency = createLatencyHistogram();
   private readonly skipped = new Map<string, number>();
+  /** The same by workload (index), for the skips the driver attributes to one. */
+  private readonly skippedByWorkload = new Map<number, Map<string, number>>();
   private readonly notices = new Set<string>();
   /** Connections opened, by negotiated protocol. */
   private readonly connections = new Map<string, number>();
@@ -99,6 +109,7 @@ export class Recorder {
     private readonly dims: RecorderDimensions,
     options: RecorderOptions,
   ) {
+    this.slices = new Slices(dims);
     this.clients = dims.clients.map(() => new DimensionStats(createCompactHistogram));
     this.replicas = (dims.replicas ?? []).map(() => new DimensionStats(createLatencyHistogram));
     this.ledger = new RateLimitLedger(dims.clients, options.rateLimit);
@@ -132,13 +143,17 @@ export class Recorder {
 
   /** One finished API request. Copies what it needs: the sample object may be reused. */
   record(s: Sample): void {
-    const cell = this.cells[s.phaseIndex * this.dims.methods.length + s.methodIndex] ?? this.newCell(s.phaseIndex, s.methodIndex);
+    // A recorder made without steps (the warm-up's, a test's) slices by method alone.
+    const step = this.dims.steps === undefined ? s.methodIndex : (s.stepIndex ?? s.methodIndex);
+    const cell = this.cells[s.phaseIndex * this.slices.stepCount + step] ?? this.newCell(s.phaseIndex, step);
     const client = this.clients[s.clientIndex] ?? throwError(dimensionError('client', s.clientIndex));
     const oi = this.outcomes.indexOf(s.outcome);
     const cls = (this.classes[oi] ??= outcomeClass(this.outcomes.keys[oi]!));
     this.overall.record(s.latencyUs, s.serviceUs, oi);
     cell.stats.record(s.latencyUs, s.serviceUs, oi);
     cell.latestTraced.offer(s);
+    for (const slot of cell.selections)
+      if (slot.client < 0 || slot.client === s.clientIndex) slot.record(s.latencyUs, s.serviceUs, oi, s.lagUs);
     client.record(s.latencyUs, s.serviceUs, oi);
     if (this.replicas.length > 0) this.replicas[s.replicaIndex ?? 0]?.record(s.latencyUs, s.serviceUs, oi);
     (this.byOutcome[oi] ??= new DimensionStats(createLatencyHistogram)).record(s.latencyUs, s.serviceUs, oi);
@@ -146,6 +161,7 @@ export class Recorder {
       recordUs(this.lag, s.lagUs);
       recordUs((this.phaseLag[s.phaseIndex] ??= createLatencyHistogram()), s.lagUs);
     }
+    if (cls === 'success') this.slices.recordSuccess(s.phaseIndex, s.latencyUs);
     this.timeline.record(s.doneAtMs, s.latencyUs, cls);
     this.exemplars.offer(s.methodIndex, s, this.outcomes.keys[oi]!, cls === 'success');
     this.ledger.record(s);
@@ -153,14 +169,25 @@ export class Recorder {
     if (s.doneAtMs > this.lastAtMs) this.lastAtMs = s.doneAtMs;
   }
 
-  private newCell(phaseIndex: number, methodIndex: number): RecordedCell {
-    if (!(methodIndex >= 0 && methodIndex < this.dims.methods.length && Number.isInteger(methodIndex)))
-      throw dimensionError('method', methodIndex);
+  private newCell(phaseIndex: number, stepIndex: number): RecordedCell {
+    if (!(stepIndex >= 0 && stepIndex < this.slices.stepCount && Number.isInteger(stepIndex))) throw dimensionError('step', stepIndex);
     if (!(phaseIndex >= 0 && phaseIndex < this.dims.phases.length && Number.isInteger(phaseIndex)))
       throw dimensionError('phase', phaseIndex);
-    const cell = { phaseIndex, methodIndex, stats: new DimensionStats(createLatencyHistogram), latestTraced: new LatestTracedRequests() };
-    this.cells[phaseIndex * this.dims.methods.length + methodIndex] = cell;
+    const cell = {
+      phaseIndex,
+      stepIndex,
+      methodIndex: this.slices.methodOf(stepIndex),
+      selections: this.slices.slotsOf(phaseIndex, stepIndex),
+      stats: new DimensionStats(createLatencyHistogram),
+      latestTraced: new LatestTracedRequests(),
+    };
+    this.cells[phaseIndex * this.slices.stepCount + stepIndex] = cell;
     return cell;
+  }
+
+  /** The live figures of a threshold selection (its canonical key); undefined when the recorder keeps none. */
+  selection(key: string): SelectionSlot | undefined {
+    return this.slices.selection(key);
   }
 
   /**
@@ -211,12 +238,18 @@ export class Recorder {
     if (t.doneAtMs > this.lastAtMs) this.lastAtMs = t.doneAtMs;
   }
 
-  /** `count` arrivals that were not sent, e.g. "all clients backing off" (the driver's own words; sanitized at render). */
-  recordSkipped(reason: string, count = 1): void {
-    const seen = this.skipped.get(reason);
-    if (seen !== undefined) this.skipped.set(reason, seen + count);
-    else if (this.skipped.size < MAX_SKIP_REASONS) this.skipped.set(reason, count);
-    else this.skipped.set('other', (this.skipped.get('other') ?? 0) + count);
+  /**
+   * `count` arrivals that were not sent, e.g. "all clients backing off" (the driver's own words;
+   * sanitized at render), by the workload of `phaseIndex` when given.
+   */
+  recordSkipped(reason: string, count = 1, phaseIndex?: number): void {
+    countSkip(this.skipped, reason, count);
+    if (phaseIndex !== undefined) {
+      const workload = this.slices.workloadOf(phaseIndex);
+      let own = this.skippedByWorkload.get(workload);
+      if (own === undefined) this.skippedByWorkload.set(workload, (own = new Map()));
+      countSkip(own, reason, count);
+    }
   }
 
   /** Cheap copy of the live figures at `nowMs` (ms since the run's origin). */
@@ -311,6 +344,16 @@ export class Recorder {
         this.dims.phases,
         this.sumCells(this.phaseSums, (c) => c.phaseIndex),
       ),
+      byWorkload: named(
+        this.slices.workloads,
+        this.sumCells(this.workloadSums, (c) => this.slices.workloadOf(c.phaseIndex)),
+      ),
+      scheduleLagByWorkload: this.slices.lagByWorkload(this.phaseLag, encodeOrDefer),
+      successLatencyByWorkload: this.slices.successLatencyByWorkload(encodeOrDefer),
+      skippedByWorkload: Object.fromEntries(
+        [...this.skippedByWorkload].map(([w, reasons]) => [this.slices.workloads[w]!, Object.fromEntries(reasons)]),
+      ),
+      ...this.tagAndSelectorData(keys, encode, encodeOrDefer),
       byClient: named(this.dims.clients, this.clients),
       ...(this.replicas.length > 0 ? { byReplica: named(this.dims.replicas!, this.replicas) } : {}),
       byOutcome,
@@ -322,6 +365,22 @@ export class Recorder {
       notices: [...this.notices],
       connections: Object.fromEntries(this.connections),
       exemplars: this.exemplars.serialize(),
+    };
+  }
+
+  /** Per tag and per selection, when the recorder has tags and selections (absent otherwise). */
+  private tagAndSelectorData(
+    keys: readonly string[],
+    encode: ((histogram: Histogram) => string) | undefined,
+    encodeOrDefer: (histogram: Histogram) => string,
+  ): Pick<RecordedData, 'byTag' | 'bySelector'> {
+    const serialize = (stats: DimensionStats): DimensionData => stats.serialize(keys, encode);
+    const cells = this.cells.filter((cell): cell is RecordedCell => cell !== undefined);
+    const byTag = this.slices.byTag(cells, serialize);
+    const bySelector = this.slices.bySelector(serialize, encodeOrDefer);
+    return {
+      ...(Object.keys(byTag).length > 0 ? { byTag } : {}),
+      ...(Object.keys(bySelector).length > 0 ? { bySelector } : {}),
     };
   }
 
@@ -337,6 +396,14 @@ export class Recorder {
       lastRetryAfterAtMs: c.lastRetryAfterS >= 0 ? c.lastRetryAfterAtMs : null,
     };
   }
+}
+
+/** Add `count` skips for `reason`; past MAX_SKIP_REASONS distinct reasons, they count as "other". */
+function countSkip(skipped: Map<string, number>, reason: string, count: number): void {
+  const seen = skipped.get(reason);
+  if (seen !== undefined) skipped.set(reason, seen + count);
+  else if (skipped.size < MAX_SKIP_REASONS) skipped.set(reason, count);
+  else skipped.set('other', (skipped.get('other') ?? 0) + count);
 }
 
 function throwError(error: Error): never {

@@ -21,16 +21,21 @@ export function percentileKey(q: number): keyof Percentiles | null {
   return keys[q] ?? null;
 }
 
-/** Which figure's histogram: latency, service time or schedule lag; overall, one method or one phase. */
+/**
+ * Which figure's histogram: latency, service time or schedule lag; overall, one method, one phase,
+ * or one threshold selection (its canonical selector text, see profile/thresholds.ts).
+ */
 export interface HistogramScope {
   readonly source: 'latency' | 'serviceTime' | 'scheduleLag';
   readonly method?: string | null;
   readonly phase?: string | null;
+  readonly selector?: string | null;
 }
 
 /** The encoded histogram of a scope, or undefined when the result has none (a method never called). */
 function encodedOf(result: RunResult, scope: HistogramScope): string | undefined {
   const h = result.histograms;
+  if (scope.selector) return h.bySelector?.[scope.selector]?.[scope.source];
   if (scope.source === 'scheduleLag') return scope.phase ? h.scheduleLagByPhase?.[scope.phase] : h.scheduleLag;
   if (scope.method) return h.byMethod[scope.method]?.[scope.source];
   if (scope.phase) return h.byPhase[scope.phase]?.[scope.source];

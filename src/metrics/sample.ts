@@ -7,6 +7,12 @@
 export interface Sample {
   /** Index into `RecorderDimensions.methods`. */
   readonly methodIndex: number;
+  /**
+   * Index into `RecorderDimensions.steps` (the plan's steps, scenario by scenario): what workload,
+   * scenario and tag slices are summed from. Read only when the dimensions have steps (else the
+   * method is the step); absent: the method's.
+   */
+  readonly stepIndex?: number;
   /** Index into `RecorderDimensions.phases`. */
   readonly phaseIndex: number;
   /** Index into `RecorderDimensions.clients`. */
@@ -76,4 +82,24 @@ export interface RecorderDimensions {
   readonly clients: readonly string[];
   /** The replicas the load was spread over (their base URLs); absent or empty = the target alone. */
   readonly replicas?: readonly string[];
+  /** Workload names; absent = one workload, "default", of every phase. */
+  readonly workloads?: readonly string[];
+  /** The workload (index into `workloads`) of each phase. */
+  readonly phaseWorkloads?: readonly number[];
+  /** The plan's steps, scenario by scenario: each its method (index into `methods`) and its tags ("key:value"); absent = one step per method. */
+  readonly steps?: readonly StepDimension[];
+  /** Threshold selections: each its key, the cells (`phase × steps + step`) it picks and the client it names (null: any). */
+  readonly selections?: readonly SelectionDimension[];
+}
+
+export interface StepDimension {
+  readonly method: number;
+  readonly tags: readonly string[];
+}
+
+export interface SelectionDimension {
+  /** The selector's canonical text (profile/thresholds.ts selectorKeyOf). */
+  readonly key: string;
+  readonly cells: readonly number[];
+  readonly client: number | null;
 }

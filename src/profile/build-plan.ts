@@ -8,18 +8,19 @@ import { basename, dirname, resolve } from 'node:path';
 import type { ClientTlsIdentity, HttpVersion } from '../api/dispatcher.ts';
 import { CapacitySchema, resolveCapacity } from './capacity-settings.ts';
 import { interpolateEnv } from './interpolate.ts';
-import type { ArrivalProcess, HttpClientName, HttpPlan, Plan, ReplicaAffinity } from './plan.ts';
+import type { ArrivalProcess, HttpClientName, HttpPlan, Plan, ReplicaAffinity, SetupPlan } from './plan.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
-import { ProfileSchema, type Profile } from './profile-schema.ts';
+import { ProfileSchema, ThresholdSchema, type Profile } from './profile-schema.ts';
 import { expected, inDocumentOrder, ProfileError, type Problem } from './problems.ts';
 import { resolveClients } from './resolve-clients.ts';
 import { dataSetNames, resolveData } from './resolve-data.ts';
-import { durationMs, POSITIVE } from './resolve-durations.ts';
+import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
 import type { PhaseLoad, Stage } from './phase-load.ts';
-import { resolvePhases } from './resolve-phases.ts';
 import { fileErrorReason } from './profile-files.ts';
 import { resolveScenarios } from './resolve-scenarios.ts';
-import { ReplaySchema, resolveReplaySettings } from './replay-settings.ts';
+import { resolveSteps, setupClient, type ResolvedSteps } from './resolve-setup.ts';
+import { resolveWorkloads } from './resolve-workloads.ts';
+import { selectorProblems } from './selection.ts';
 import { resolveAuth, resolveHttp, resolveRateLimit, resolveServer, resolveTrace } from './resolve-settings.ts';
 import { AuthSchema, HttpSchema, RateLimitSchema, ServerSchema } from './schema-settings.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -65,7 +66,12 @@ export interface PlanOverrides {
   readonly replicaAffinity?: ReplicaAffinity;
   /** `--replay FILE`: the recording brings the calls, so the profile needs no scenarios or phases. */
   readonly replay?: string;
+  /** `--workload NAME`: which workload the load flags (and `--replay`) change; needed when there are several. */
+  readonly workload?: string;
 }
+
+/** A threshold given as an object (`{"threshold": …, "abortOnFail": true}`). */
+const ThresholdObjectSchema = ThresholdSchema.anyOf[1];
 
 export interface PlanSource {
   /** Path of the profile file: names the plan, anchors relative paths, prefixes problem lines ('' = none). */
@@ -121,7 +127,20 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   const embeddedServer = resolveServer(validFields(ServerSchema, raw.server), { rateLimit, tokenMethod: auth.tokenMethod, seed }, problems);
   checkHttpVersion(http.version, target, embeddedServer, overrides.httpVersion === undefined ? '/http/version' : '--http2', problems);
   const dataColumns = new Map<string, Set<string>>();
-  const scenarios = resolveScenarios(raw.scenarios, auth.tokenMethod, problems, dataSetNames(raw.data), dataColumns);
+  const setup = resolveSteps('setup', raw.setup, auth.tokenMethod, null, problems);
+  const scenarios = resolveScenarios(raw.scenarios, auth.tokenMethod, problems, dataSetNames(raw.data), dataColumns, setup?.saves ?? []);
+  const teardown = resolveSteps('teardown', raw.teardown, auth.tokenMethod, setup?.saves ?? [], problems);
+  const clientsSettings = doc.clients ?? {};
+  // With workloads that all bring their own clients, no top-level identities are made up.
+  const workloadItems = Array.isArray(raw.workloads) ? (raw.workloads as unknown[]) : null;
+  const ownClientsOnly =
+    workloadItems !== null && raw.clients === undefined && workloadItems.every((w) => isRecord(w) && w.clients !== undefined);
+  const topClients = clientsValid && !ownClientsOnly ? resolveClients(clientsSettings, clientsContext, problems) : [];
+  const resolved = resolveWorkloads({ raw, clients: topClients, clientsSettings, clientsContext, scenarios, baseDir, overrides }, problems);
+  const clients = resolved.clients;
+  const setupPlan = setup === null ? null : stepsPlan(setup, setupClient(setup, clients, clientsSettings, problems));
+  const teardownPlan = teardown === null ? null : stepsPlan(teardown, setupClient(teardown, clients, clientsSettings, problems));
+  const thresholds = [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)];
   const plan: Plan = {
     name: doc.name ?? (basename(source, '.json') || 'profile'),
     source,
@@ -130,11 +149,14 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     replicaAffinity: overrides.replicaAffinity ?? 'request',
     embeddedServer,
     auth,
-    clients: clientsValid ? resolveClients(doc.clients ?? {}, clientsContext, problems) : [],
+    clients,
     scenarios,
-    phases: resolvePhases(raw.phases, overrides, problems),
+    workloads: resolved.workloads,
+    phases: resolved.phases,
+    setup: setupPlan,
+    teardown: teardownPlan,
     rateLimit,
-    thresholds: [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)],
+    thresholds,
     http,
     sign: doc.sign === undefined ? null : resolveSignModule(doc.sign, baseDir, problems),
     seed,
@@ -144,15 +166,16 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     data: resolveData(raw.data, baseDir, dataColumns, problems),
     dataPart: { index: 0, count: 1 },
     ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
-    ...(raw.replay === undefined
-      ? {}
-      : { replaySettings: resolveReplaySettings(validFields(ReplaySchema, raw.replay), baseDir, problems) }),
   };
-  // A replay brings its own calls and timing: scenarios and phases are then not needed.
-  if (isRecord(value) && raw.replay === undefined && overrides.replay === undefined)
-    for (const key of ['scenarios', 'phases'] as const)
-      if (raw[key] === undefined)
-        problems.push({ path: `/${key}`, message: 'expected a list of at least 1 item (required), found nothing' });
+  // A replay brings its own calls and timing: scenarios are needed only by the other workloads,
+  // top-level phases only by a profile without workloads or a replay.
+  const replaysOnly = plan.workloads.every((w) => w.replaySettings !== undefined);
+  if (isRecord(value) && !replaysOnly && raw.scenarios === undefined)
+    problems.push({ path: '/scenarios', message: 'expected a list of at least 1 item (required), found nothing' });
+  if (isRecord(value) && workloadItems === null && !replaysOnly && raw.phases === undefined)
+    problems.push({ path: '/phases', message: 'expected a list of at least 1 item (required), found nothing' });
+  // Thresholds name their selections in the plan's terms: checked once the plan is whole.
+  if (problems.length === 0) problems.push(...selectorProblems(plan, thresholds, (i) => thresholdPointer(raw.thresholds, i)));
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };
 }
@@ -190,17 +213,38 @@ function resolveReplicas(
   return urls;
 }
 
+/** The profile's thresholds: expressions, or objects `{threshold, abortOnFail, delayAbortEval}`. */
 function resolveThresholds(value: unknown, problems: Problem[]): Plan['thresholds'] {
   if (!Array.isArray(value)) return [];
-  return value.flatMap((expr: unknown, index) => {
-    if (typeof expr !== 'string') return [];
+  return value.flatMap((item: unknown, index) => {
+    const pointer = `/thresholds/${index}`;
+    const fields = typeof item === 'string' ? { threshold: item } : validFields(ThresholdObjectSchema, item);
+    if (fields.threshold === undefined) return [];
+    const delayAbortEvalMs =
+      fields.delayAbortEval === undefined ? 0 : durationMs(fields.delayAbortEval, `${pointer}/delayAbortEval`, problems, ALLOW_ZERO);
+    if (fields.delayAbortEval !== undefined && fields.abortOnFail !== true)
+      problems.push(
+        expected(`${pointer}/delayAbortEval`, '"abortOnFail": true beside it (only a live threshold is delayed)', fields.delayAbortEval),
+      );
     try {
-      return [parseThreshold(expr)];
+      return [parseThreshold(fields.threshold, { abortOnFail: fields.abortOnFail === true, delayAbortEvalMs })];
     } catch (err) {
-      problems.push({ path: `/thresholds/${index}`, message: (err as Error).message });
+      problems.push({ path: typeof item === 'string' ? pointer : `${pointer}/threshold`, message: (err as Error).message });
       return [];
     }
   });
+}
+
+/** Where threshold `index` of the plan came from: the profile's list, or (after it) a `--threshold` flag. */
+function thresholdPointer(value: unknown, index: number): string {
+  const count = Array.isArray(value) ? value.length : 0;
+  if (index >= count) return '--threshold';
+  return Array.isArray(value) && typeof value[index] !== 'string' ? `/thresholds/${index}/threshold` : `/thresholds/${index}`;
+}
+
+/** Setup or teardown as plan data, run by the client at `client`. */
+function stepsPlan(resolved: ResolvedSteps, client: number): SetupPlan {
+  return { client, steps: resolved.steps, timeoutMs: resolved.timeoutMs, saves: resolved.saves };
 }
 
 /** `--threshold EXPR` flags, parsed like the profile's. */

@@ -9,7 +9,8 @@
  */
 import type { RunInfo } from '../contract/result-schema.ts';
 import { redactSecrets, REDACTED } from '../util/redact.ts';
-import type { PhasePlan, Plan } from './plan.ts';
+import { isOpenModel, loadText } from './phase-load.ts';
+import type { PhasePlan, Plan, SetupPlan } from './plan.ts';
 
 export function describePlan(plan: Plan): Record<string, unknown> {
   const secrets = plan.clients.map((client) => client.secret);
@@ -43,11 +44,25 @@ export function describePlan(plan: Plan): Record<string, unknown> {
         think: step.think,
         ...(step.save.length > 0 ? { save: Object.fromEntries(step.save.map((save) => [save.name, save.path])) } : {}),
         ...(step.expect === null ? {} : { expect: step.expect, onFail: step.onFail }),
+        ...(Object.keys(step.tags).length > 0 ? { tags: step.tags } : {}),
       })),
     })),
+    workloads: plan.workloads.map((workload) => ({
+      name: workload.name,
+      clients: workload.clients.map((c) => ({ id: plan.clients[c.index]!.id, weight: c.weight })),
+      scenarios: workload.scenarios.map((s) => ({ name: plan.scenarios[s.index]!.name, weight: s.weight })),
+      startAfterMs: workload.startAfterMs,
+      phases: workload.phases.map((p) => plan.phases[p]!.name),
+    })),
     phases: plan.phases,
+    ...(plan.setup === null ? {} : { setup: describeSteps(plan, plan.setup, scrub) }),
+    ...(plan.teardown === null ? {} : { teardown: describeSteps(plan, plan.teardown, scrub) }),
     rateLimit: plan.rateLimit,
-    thresholds: plan.thresholds.map((threshold) => threshold.expr),
+    thresholds: plan.thresholds.map((threshold) =>
+      threshold.abortOnFail
+        ? { threshold: threshold.expr, abortOnFail: true, delayAbortEvalMs: threshold.delayAbortEvalMs }
+        : threshold.expr,
+    ),
     http: {
       ...plan.http,
       ca: plan.http.ca === null ? null : `(PEM, ${plan.http.ca.length} characters)`,
@@ -67,24 +82,49 @@ export function describePlan(plan: Plan): Record<string, unknown> {
   });
 }
 
+/** Setup or teardown as written: its client, steps (args scrubbed) and deadline. */
+function describeSteps(plan: Plan, steps: SetupPlan, scrub: <T>(value: T) => T): Record<string, unknown> {
+  return {
+    client: plan.clients[steps.client]?.id ?? null,
+    timeoutMs: steps.timeoutMs,
+    steps: steps.steps.map((step) => ({
+      method: step.method,
+      args: scrub(step.body.source),
+      ...(step.save.length > 0 ? { save: Object.fromEntries(step.save.map((save) => [save.name, save.path])) } : {}),
+      ...(step.expect === null ? {} : { expect: step.expect }),
+    })),
+  };
+}
+
 function redactUrlCredentials(target: string): string {
   const url = new URL(target);
   if (url.username === '' && url.password === '') return target;
   return target.replace(/\/\/[^@/]*@/, `//${REDACTED}@`);
 }
 
-/** Human description of phases' load: "rate 100/s", "ramp 10→200/s", "concurrency 8", joined by " · ". */
+/**
+ * Human description of phases' load: "rate 100/s", "ramp 10→200/s", "concurrency 8", "2 iterations
+ * per client", "replay", joined by " · ".
+ */
 export function describeLoad(phases: readonly PhasePlan[]): string {
   const parts = phases.map(({ load }) => {
-    if (load.kind === 'concurrency') return `concurrency ${load.vus}`;
-    return load.fromPerS === load.toPerS ? `rate ${load.fromPerS}/s` : `ramp ${load.fromPerS}→${load.toPerS}/s`;
+    switch (load.kind) {
+      case 'concurrency':
+        return `concurrency ${load.vus}`;
+      case 'iterations':
+        return loadText(load);
+      case 'replay':
+        return 'replay';
+      case 'rate':
+        return load.fromPerS === load.toPerS ? `rate ${load.fromPerS}/s` : `ramp ${load.fromPerS}→${load.toPerS}/s`;
+    }
   });
   return [...new Set(parts)].join(' · ');
 }
 
-/** open (arrival rate), closed (concurrency), or mixed across phases. */
+/** open (an arrival rate, a replay), closed (users, iterations), or mixed across phases. */
 export function runModel(phases: readonly PhasePlan[]): RunInfo['model'] {
-  const kinds = new Set(phases.map((phase) => phase.load.kind));
-  if (kinds.size > 1) return 'mixed';
-  return kinds.has('concurrency') ? 'closed' : 'open';
+  const models = new Set(phases.map((phase) => (isOpenModel(phase.load) ? 'open' : 'closed')));
+  if (models.size > 1) return 'mixed';
+  return models.has('closed') ? 'closed' : 'open';
 }

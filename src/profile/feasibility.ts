@@ -50,7 +50,7 @@ export function infeasiblePhases(
           path: pointerOf(index, 'rate'),
           message: `expected at most ${limits.maxRatePerS} arrivals per second (what rpcload can send ${on(limits)}), found ${peak}`,
         });
-    } else if (peak > limits.maxVus) {
+    } else if (load.kind === 'concurrency' && peak > limits.maxVus) {
       problems.push({
         path: pointerOf(index, 'concurrency'),
         message: `expected at most ${limits.maxVus} virtual users (what rpcload can keep going ${on(limits)}), found ${peak}`,

@@ -25,7 +25,25 @@ export interface ConcurrencyLoad {
   readonly vus: number;
 }
 
-export type PhaseLoad = RateLoad | ConcurrencyLoad;
+/**
+ * Closed model, bounded by count: each of the workload's clients runs this many iterations, one
+ * after another ("each of these users once"), then stops; the phase ends when all are done (or
+ * at its duration, the most it may last).
+ */
+export interface IterationsLoad {
+  readonly kind: 'iterations';
+  readonly perClient: number;
+}
+
+/**
+ * Open model, timed by a recording: each recorded call is an arrival at its recorded offset ÷ the
+ * workload's speed (its ReplayPlan says what and when).
+ */
+export interface ReplayLoad {
+  readonly kind: 'replay';
+}
+
+export type PhaseLoad = RateLoad | ConcurrencyLoad | IterationsLoad | ReplayLoad;
 
 /** A constant rate of `fromPerS`, or a linear ramp from it to `toPerS`. */
 export function rateLoad(fromPerS: number, toPerS = fromPerS): RateLoad {
@@ -36,9 +54,30 @@ export function concurrencyLoad(vus: number): ConcurrencyLoad {
   return { kind: 'concurrency', vus };
 }
 
-/** The most it asks of the generator at any moment: its highest rate, or its users. */
+export function iterationsLoad(perClient: number): IterationsLoad {
+  return { kind: 'iterations', perClient };
+}
+
+export const REPLAY_LOAD: ReplayLoad = Object.freeze({ kind: 'replay' });
+
+/** Whether latency counts from an intended start (a rate, a replay) or from the send (users, iterations). */
+export function isOpenModel(load: PhaseLoad): boolean {
+  return load.kind === 'rate' || load.kind === 'replay';
+}
+
+/**
+ * The most it asks of the generator at any moment: its highest rate, or its users; 0 for
+ * iterations and a replay, whose peak is their clients' or their recording's (not the phase's).
+ */
 export function peakOf(load: PhaseLoad): number {
-  return load.kind === 'rate' ? Math.max(load.fromPerS, load.toPerS) : load.vus;
+  switch (load.kind) {
+    case 'rate':
+      return Math.max(load.fromPerS, load.toPerS);
+    case 'concurrency':
+      return load.vus;
+    default:
+      return 0;
+  }
 }
 
 /** A load that sends nothing (a rate of 0 throughout): a pause between phases, never a whole run. */
@@ -46,14 +85,27 @@ export function isIdle(load: PhaseLoad): boolean {
   return load.kind === 'rate' && load.fromPerS === 0 && load.toPerS === 0;
 }
 
-/** The load as its flag writes it: `50`, `10:200`, `8`. */
+/** The load as its flag writes it: `50`, `10:200`, `8`; iterations and a replay as words. */
 export function loadText(load: PhaseLoad): string {
-  if (load.kind === 'concurrency') return String(load.vus);
-  return load.fromPerS === load.toPerS ? String(load.fromPerS) : `${load.fromPerS}:${load.toPerS}`;
+  switch (load.kind) {
+    case 'concurrency':
+      return String(load.vus);
+    case 'iterations':
+      return `${load.perClient} iteration${load.perClient === 1 ? '' : 's'} per client`;
+    case 'replay':
+      return 'replay';
+    case 'rate':
+      return load.fromPerS === load.toPerS ? String(load.fromPerS) : `${load.fromPerS}:${load.toPerS}`;
+  }
 }
 
 /** What is wrong with a load, as a problem at `pointer`; null when it can run. */
 export function loadProblem(load: PhaseLoad, pointer: string): Problem | null {
+  if (load.kind === 'replay') return null;
+  if (load.kind === 'iterations')
+    return Number.isInteger(load.perClient) && load.perClient > 0
+      ? null
+      : expected(pointer, 'a positive whole number of iterations per client', load.perClient);
   if (load.kind === 'concurrency')
     return Number.isInteger(load.vus) && load.vus > 0 ? null : expected(pointer, 'a positive whole number of virtual users', load.vus);
   const isRate = (perS: number): boolean => Number.isFinite(perS) && perS >= 0;

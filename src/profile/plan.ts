@@ -30,9 +30,24 @@ export interface Plan {
   /** Options for the embedded server (used only when target is null); its clients (and their public keys) come from `clients`. */
   readonly embeddedServer: Readonly<Omit<ServerOptions, 'clients' | 'clientPattern' | 'clientKeys' | 'clientCa' | 'host' | 'port'>>;
   readonly auth: AuthPlan;
+  /**
+   * Every client identity of the run, once each: the top-level clients, then those only a workload
+   * (or setup/teardown) names. A client in two workloads is one identity: one token, one quota.
+   */
   readonly clients: readonly ClientPlan[];
+  /** Every scenario of the profile (and a replay workload's, one per recorded method). */
   readonly scenarios: readonly ScenarioPlan[];
+  /**
+   * The units of load, played side by side on one clock, each with its own clients, scenarios and
+   * load. A profile without `workloads` has one, `default`, made of its top-level phases or replay.
+   */
+  readonly workloads: readonly WorkloadPlan[];
+  /** Every workload's phases in one list (a sample's phase index points here); each names its workload. */
   readonly phases: readonly PhasePlan[];
+  /** Steps run once, by one client, before the load (after tokens); their saved values are `{{setup.NAME}}`. */
+  readonly setup: SetupPlan | null;
+  /** Steps run once after the load (also after an abort or Ctrl-C), with `{{setup.*}}` available. */
+  readonly teardown: SetupPlan | null;
   readonly rateLimit: RateLimitContract;
   /** Parsed when the plan is built, so a typo fails before any load; evaluated on the result. */
   readonly thresholds: readonly ParsedThreshold[];
@@ -56,10 +71,44 @@ export interface Plan {
   readonly dataPart: DataPart;
   /** The `capacity` section resolved (defaults when absent); only `rpcload capacity` reads it. */
   readonly capacity?: CapacityPlan;
-  /** The profile's `replay` section, before its recording is scanned (prepareReplay turns it into `replay`). */
+}
+
+/**
+ * A unit of load: its clients send its scenarios (picked by weight) under its one load — phases of
+ * a rate or a concurrency, N iterations per client, or a replay of recorded traffic — starting
+ * `startAfterMs` into the run.
+ */
+export interface WorkloadPlan {
+  readonly name: string;
+  /** Its clients (indexes into the plan's clients), each with its weight here. */
+  readonly clients: readonly WeightedIndex[];
+  /** Its scenarios (indexes into the plan's scenarios), each with its weight here; a replay's are its recorded methods. */
+  readonly scenarios: readonly WeightedIndex[];
+  /** When it starts on the run's clock (ms). */
+  readonly startAfterMs: number;
+  /** Its phases, as indexes into the plan's phases, played back to back; a replay or iterations workload has one. */
+  readonly phases: readonly number[];
+  /** A replay workload's settings, before its recording is scanned (prepareReplay turns them into `replay`). */
   readonly replaySettings?: ReplaySettings;
-  /** A replay of recorded traffic: the phases send its calls instead of the scenarios' (see replay-plan.ts). */
+  /** A replay workload's recording, scanned: its calls replace the scenarios' (see replay-plan.ts). */
   readonly replay?: ReplayPlan;
+}
+
+/** An index into one of the plan's lists, with a relative weight (> 0). */
+export interface WeightedIndex {
+  readonly index: number;
+  readonly weight: number;
+}
+
+/** Setup or teardown: steps run once by one client, outside the load and its figures. */
+export interface SetupPlan {
+  /** The client that runs them (index into the plan's clients). */
+  readonly client: number;
+  readonly steps: readonly StepPlan[];
+  /** How long all of them may take together (ms). */
+  readonly timeoutMs: number;
+  /** The names its steps save (setup: what `{{setup.NAME}}` may read). */
+  readonly saves: readonly string[];
 }
 
 /** Whether and when requests carry a `traceparent`. */
@@ -136,6 +185,8 @@ export interface StepPlan {
   readonly expect: ExpectPlan | null;
   /** After a failed expectation: end the iteration, or go on to the next step. */
   readonly onFail: 'stop' | 'continue';
+  /** Labels its requests carry (thresholds select by them, the result groups by them); empty = none. */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 /** A pause: fixed, uniform between two bounds, or exponential around a mean (all ms). */
@@ -207,6 +258,8 @@ export interface TemplateContext {
   random(): number;
   /** Values saved from replies by earlier steps of the iteration (flows); absent or null when none. */
   readonly vars?: Readonly<Record<string, unknown>> | null;
+  /** Values the run's setup saved (`{{setup.NAME}}`); absent or null when none. */
+  readonly setup?: Readonly<Record<string, unknown>> | null;
   /** The iteration's row of each data set it reads, by set name; absent or null when none. */
   readonly data?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | null;
   /** Told of a value the body names and the iteration lacks (e.g. "vars.orderId"): that body must not be sent. */
@@ -214,9 +267,13 @@ export interface TemplateContext {
 }
 
 export interface PhasePlan {
+  /** Unique across the plan: the phase's own name, prefixed `workload/` when the plan has several workloads. */
   readonly name: string;
+  /** The workload it belongs to (index into the plan's workloads). */
+  readonly workload: number;
+  /** How long it lasts; for iterations, the most it may last; for a replay, its window at its speed (and loops). */
   readonly durationMs: number;
-  /** Open model (a rate or a ramp) or closed model (virtual users); see phase-load.ts. */
+  /** A rate or a ramp (open model), virtual users or iterations per client (closed model), a replay; see phase-load.ts. */
   readonly load: PhaseLoad;
   /** Open model: arrivals evenly spaced along the rate, or a Poisson process at it (exponential gaps). */
   readonly arrivals: ArrivalProcess;

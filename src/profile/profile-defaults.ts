@@ -10,6 +10,8 @@ export const PROFILE_DEFAULTS = {
   step: { think: '0ms', maxPages: 10, onFail: 'stop' },
   data: { order: 'sequential', onEnd: 'wrap' },
   phase: { arrivals: 'uniform' },
+  workload: { maxDuration: '10m', startAfter: '0s', name: 'default' },
+  setup: { timeout: '30s' },
   rateLimit: { limit: 100, window: '10s', on429: 'honour' },
   http: {
     connections: 64,

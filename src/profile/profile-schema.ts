@@ -155,6 +155,9 @@ export const DataSetSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A tag key: a name (never one of the selector keys a threshold already has: workload, scenario, phase, method, client). */
+const TAG_KEY_PATTERN = '^(?!(workload|scenario|phase|method|client)$)[A-Za-z_][A-Za-z0-9_.-]*$';
+
 export const StepSchema = Type.Object(
   {
     method: Type.String({
@@ -223,6 +226,12 @@ export const StepSchema = Type.Object(
     onFail: Type.Optional(
       Literals(['stop', 'continue'], 'After a failed expectation: end the iteration, or go on to the next step.', D.step.onFail),
     ),
+    tags: Type.Optional(
+      Type.Record(Type.String({ pattern: TAG_KEY_PATTERN }), Type.String({ minLength: 1, maxLength: 128 }), {
+        description:
+          'Labels of this step\'s requests, e.g. {"kind": "write"}: thresholds select by them (p95{kind:write} < 500ms) and the result groups by them (byTag). Keys are names other than workload, scenario, phase, method and client. Default: none.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -270,6 +279,99 @@ export const PhaseSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const WORKLOAD_LOAD_RULE = 'Exactly one of phases, iterations and replay.';
+export const WorkloadSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$', description: 'Unique workload name (letters, digits, _ . -).' }),
+    clients: Type.Optional(
+      Type.Union(
+        [
+          ClientPatternSchema,
+          ClientListSchema,
+          Type.Array(Type.String({ minLength: 1 }), {
+            minItems: 1,
+            description: "IDs of the top-level clients (or of another workload's) this workload sends by.",
+          }),
+        ],
+        {
+          description:
+            'The client IDs its load is spread over: a clients block like the top-level one (its secret inherited from the top-level block when omitted), or a list of client IDs. A client in two workloads is one identity: one token, one quota. Default: the top-level clients.',
+        },
+      ),
+    ),
+    scenarios: Type.Optional(
+      Type.Union(
+        [
+          Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Scenario names, each with its own weight.' }),
+          Type.Record(Type.String({ minLength: 1 }), Weight("Share of this workload's iterations."), {
+            minProperties: 1,
+            description: 'Scenario name → weight within this workload, e.g. {"ping": 3, "echo": 1}.',
+          }),
+        ],
+        { description: 'The scenarios its iterations pick from (by weight). Default: every scenario, with its own weight.' },
+      ),
+    ),
+    phases: Type.Optional(
+      Type.Array(PhaseSchema, {
+        minItems: 1,
+        description: `Load phases of this workload, run in order. ${WORKLOAD_LOAD_RULE} No default.`,
+      }),
+    ),
+    arrivals: Type.Optional(
+      Literals(['uniform', 'poisson'], 'Open model: the arrival process of its phases that do not name their own.', D.phase.arrivals),
+    ),
+    iterations: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: `Each of its clients runs this many iterations, one after another, then stops (closed model). ${WORKLOAD_LOAD_RULE} No default.`,
+      }),
+    ),
+    maxDuration: Type.Optional(DurationSchema('With iterations: the most the workload may last.', D.workload.maxDuration)),
+    replay: Type.Optional(ReplaySchema),
+    startAfter: Type.Optional(DurationSchema("Delay of its start on the run's clock.", D.workload.startAfter)),
+  },
+  { additionalProperties: false },
+);
+
+export const SetupSchema = Type.Object(
+  {
+    client: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "The client ID that runs the steps: any configured one, or a new ID with the top-level clients' secret. Default: the first client.",
+      }),
+    ),
+    steps: Type.Array(StepSchema, { minItems: 1, description: 'Requests made in order, once; `save` keeps values for {{setup.NAME}}.' }),
+    timeout: Type.Optional(DurationSchema('How long all the steps may take together.', D.setup.timeout)),
+  },
+  { additionalProperties: false },
+);
+
+export const ThresholdSchema = Type.Union(
+  [
+    Type.String({
+      description:
+        'e.g. "p99 < 250ms", "p99{workload:browse} < 2s", "error_rate{method:orders.create} < 1%", "items.list:p99 < 300ms", "rps >= 50"',
+    }),
+    Type.Object(
+      {
+        threshold: Type.String({ minLength: 1, description: 'The expression, as a plain threshold string.' }),
+        abortOnFail: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description:
+              'Judge it once a second while the run goes, and stop the run (status "aborted", exit 1) the moment it fails. Default false.',
+          }),
+        ),
+        delayAbortEval: Type.Optional(DurationSchema('With abortOnFail: judge it live only after this long into the run.', '0s')),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'A pass/fail expression, or one that stops the run when it fails.' },
+);
+
 export const ProfileSchema = Type.Object(
   {
     $schema: Type.Optional(
@@ -300,16 +402,38 @@ export const ProfileSchema = Type.Object(
     scenarios: Type.Optional(
       Type.Array(ScenarioSchema, {
         minItems: 1,
-        description: 'Weighted scenarios; each iteration picks one. Required (default: none) unless the profile has a replay section.',
+        description: 'Weighted scenarios; each iteration picks one. Required (default: none) unless every workload replays a recording.',
       }),
     ),
     phases: Type.Optional(
       Type.Array(PhaseSchema, {
         minItems: 1,
-        description: 'Load phases, run in order. Required (default: none) unless the profile has a replay section.',
+        description:
+          'Load phases, run in order: the load of the one workload ("default") of a profile without "workloads". Required (default: none) unless the profile has a replay section or workloads.',
       }),
     ),
     replay: Type.Optional(ReplaySchema),
+    workloads: Type.Optional(
+      Type.Array(WorkloadSchema, {
+        minItems: 1,
+        description:
+          'Units of load run side by side on one clock, each with its own clients, scenarios and load (phases, iterations or a replay). Default: one workload "default" made of the top-level phases or replay.',
+      }),
+    ),
+    setup: Type.Optional(
+      Type.Object(SetupSchema.properties, {
+        additionalProperties: false,
+        description:
+          'Steps run once, by one client, after the tokens and before the load; their saved values are {{setup.NAME}} in every template. A failed step stops the run before any load (exit 1). Default: none.',
+      }),
+    ),
+    teardown: Type.Optional(
+      Type.Object(SetupSchema.properties, {
+        additionalProperties: false,
+        description:
+          'Steps run once after the load — also after an abort or a Ctrl-C (a second Ctrl-C skips them) — with {{setup.NAME}} available. Default: none.',
+      }),
+    ),
     data: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), DataSetSchema, {
         description:
@@ -318,9 +442,9 @@ export const ProfileSchema = Type.Object(
     ),
     rateLimit: Type.Optional(RateLimitSchema),
     thresholds: Type.Optional(
-      Type.Array(Type.String({ description: 'e.g. "p99 < 250ms", "items.list:p99 < 300ms", "error_rate < 1%", "rps >= 50"' }), {
+      Type.Array(ThresholdSchema, {
         description:
-          'Pass/fail expressions "[method:]metric op value[unit]" over the result; a failing one makes the run exit 1. Default: none.',
+          'Pass/fail expressions "metric{key:value,…} op value[unit]" over the result (keys: workload, scenario, phase, method, client or a step tag; "method:metric" is short for metric{method:…}); a failing one makes the run exit 1. Default: none.',
       }),
     ),
     http: Type.Optional(HttpSchema),
@@ -380,3 +504,6 @@ export type StepSettings = Static<typeof StepSchema>;
 export type ThinkSettings = Static<typeof ThinkSchema>;
 export type DataSetSettings = Static<typeof DataSetSchema>;
 export type PhaseSettings = Static<typeof PhaseSchema>;
+export type WorkloadSettings = Static<typeof WorkloadSchema>;
+export type SetupSettings = Static<typeof SetupSchema>;
+export type ThresholdSettings = Static<typeof ThresholdSchema>;

@@ -3,10 +3,10 @@
  * `--from`/`--to`, `-n`, `--map-clients`, or the profile's `replay` section), and what a scan of
  * the recording before the run makes of them — every record checked (a bad one is one line naming
  * file, line and field, before any load), the file's size and SHA-256, the callers of the chosen
- * window and the client ID each is sent by, the window's calls, methods and length. The plan then
- * holds one scenario per recorded method and one open-model phase whose length is the window's
- * at the speed: the driver's replay loop (driver/replay-loop.ts) sends each call at its recorded
- * offset ÷ speed; the scenarios give the recorder its method dimension.
+ * window and the client ID each is sent by, the window's calls, methods and length. The replay's
+ * workload then holds one scenario per recorded method and one phase of load kind `replay` whose
+ * length is the window's at the speed: the driver's replay loop (driver/replay-loop.ts) sends each
+ * call at its recorded offset ÷ speed; the scenarios give the recorder its method dimension.
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
@@ -14,8 +14,10 @@ import { basename } from 'node:path';
 import type { ReplaySource } from '../contract/replay-source-schema.ts';
 import { RpcloadError } from '../errors.ts';
 import { parseDurationMs } from '../util/duration.ts';
-import { rateLoad } from './phase-load.ts';
-import type { PhasePlan, Plan, ScenarioPlan } from './plan.ts';
+import { REPLAY_LOAD } from './phase-load.ts';
+import type { Plan, ScenarioPlan, WorkloadPlan } from './plan.ts';
+import { ProfileError } from './problems.ts';
+import { selectorProblems } from './selection.ts';
 import { formatOfFile, RecordingReader, type SkipReason } from './replay-recording.ts';
 import type { RecordingFacts, ReplayPlan, ReplaySettings } from './replay-settings.ts';
 
@@ -152,13 +154,16 @@ function mapCallers(callers: Set<string>, clientIds: readonly string[], settings
 }
 
 /**
- * The plan of a replay: scan the recording, map its callers onto the plan's clients, and replace
- * the plan's scenarios and phases with the recording's methods and its window at the speed.
- * Throws an RpcloadError (exit 2) for a bad record, a bad bound, or callers nobody can send for.
+ * The plan with workload `workload`'s replay prepared: its recording scanned, its callers mapped
+ * onto the workload's clients, its scenarios the recording's methods (one each, shared with any
+ * other replay workload that records the same method), and its phase as long as its window at its
+ * speed (and loops). Throws an RpcloadError (exit 2) for a bad record, a bad bound, or callers
+ * nobody can send for.
  */
-export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promise<Plan> {
+export async function prepareReplay(plan: Plan, workload: number, settings: ReplaySettings): Promise<Plan> {
   if (!(Number.isFinite(settings.speed) && settings.speed > 0))
     throw new RpcloadError('bad_flag', `--speed: expected a factor greater than 0 (e.g. 2 or 0.5), found ${settings.speed}`);
+  const unit = plan.workloads[workload]!;
   const scan = await scanRecording(settings, plan.auth.tokenMethod);
   const { facts } = scan;
   if (facts.callsInWindow === 0)
@@ -168,7 +173,7 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
     );
   const callerClients = mapCallers(
     scan.callers,
-    plan.clients.map((c) => c.id),
+    unit.clients.map((c) => plan.clients[c.index]!.id),
     settings,
   );
   const mappedCallers = callerClients.filter(([caller, id]) => caller !== id).length;
@@ -182,27 +187,14 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
   else if (settings.durationMs !== null) durationMs = settings.durationMs;
   else if (settings.maxCalls !== null) durationMs = (Math.ceil(settings.maxCalls / facts.callsInWindow) * passMs) / speed;
   else throw new RpcloadError('bad_flag', '--loop: say how long the replay lasts: --duration, or -n calls');
-  const sent = settings.loop
-    ? (facts.callsInWindow * durationMs * speed) / passMs
-    : Math.min(settings.maxCalls ?? Infinity, facts.callsInWindow);
   const methods = [...scan.methodCounts.keys()];
-  const scenarios: ScenarioPlan[] = methods.map((method) => ({
-    name: `${REPLAY_SCENARIO_PREFIX}${method}`,
-    weight: scan.methodCounts.get(method)!,
-    steps: [
-      {
-        method,
-        body: { source: {}, variability: 'static' },
-        paginate: null,
-        think: { kind: 'fixed', ms: 0 },
-        save: [],
-        expect: null,
-        onFail: 'stop',
-      },
-    ],
-  }));
-  // Arrivals are the recording's own times: the phase's rate only sizes the run (its arrival process is unused).
-  const phases: PhasePlan[] = [{ name: 'replay', durationMs, load: rateLoad(round3(sent / (durationMs / 1000))), arrivals: 'uniform' }];
+  const scenarios = [...plan.scenarios];
+  const workloadScenarios = methods.map((method) => {
+    const name = `${REPLAY_SCENARIO_PREFIX}${method}`;
+    let index = scenarios.findIndex((scenario) => scenario.name === name);
+    if (index < 0) index = scenarios.push(replayScenario(name, method)) - 1;
+    return { index, weight: scan.methodCounts.get(method)! };
+  });
   const replay: ReplayPlan = {
     file: settings.file,
     format: facts.format,
@@ -218,21 +210,66 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
     methods,
     facts: { ...facts, mappedCallers },
   };
-  return { ...plan, scenarios, phases, replay };
+  const [phaseIndex] = unit.phases;
+  return {
+    ...plan,
+    scenarios,
+    workloads: plan.workloads.map((w, i) =>
+      i === workload ? { ...w, scenarios: workloadScenarios, replaySettings: settings, replay } : w,
+    ),
+    phases: plan.phases.map((phase, i) => (i === phaseIndex ? { ...phase, durationMs, load: REPLAY_LOAD } : phase)),
+  };
 }
 
-/** The plan of a replay at another speed for `durationMs`, looping its window (a capacity step). */
-export function replayAtSpeed(plan: Plan, speed: number): Plan {
-  return { ...plan, replay: { ...plan.replay!, speed, loop: true, maxCalls: null } };
+/**
+ * The plan with every replay workload prepared (prepareReplay), each with the settings `settingsOf`
+ * gives it (its profile section, with any flags applied); then its thresholds' selectors, whose
+ * methods were unknown until now, are checked (a problem is a ProfileError, exit 2).
+ */
+export async function prepareReplays(
+  plan: Plan,
+  settingsOf: (workload: WorkloadPlan) => ReplaySettings = (w) => w.replaySettings!,
+): Promise<Plan> {
+  let prepared = plan;
+  for (const [index, workload] of plan.workloads.entries())
+    if (workload.replaySettings !== undefined) prepared = await prepareReplay(prepared, index, settingsOf(workload));
+  if (prepared === plan) return plan;
+  const problems = selectorProblems(prepared, prepared.thresholds, () => '/thresholds', false);
+  if (problems.length > 0) throw new ProfileError(plan.source, problems);
+  return prepared;
+}
+
+/** The one-step scenario of a recorded method: its calls' bodies come from the recording. */
+function replayScenario(name: string, method: string): ScenarioPlan {
+  return {
+    name,
+    weight: 1,
+    steps: [
+      {
+        method,
+        body: { source: {}, variability: 'static' },
+        paginate: null,
+        think: { kind: 'fixed', ms: 0 },
+        save: [],
+        expect: null,
+        onFail: 'stop',
+        tags: {},
+      },
+    ],
+  };
+}
+
+/** The plan with workload `workload`'s replay at another speed, looping its window (a capacity step). */
+export function replayAtSpeed(plan: Plan, workload: number, speed: number): Plan {
+  return {
+    ...plan,
+    workloads: plan.workloads.map((w, i) => (i === workload ? { ...w, replay: { ...w.replay!, speed, loop: true, maxCalls: null } } : w)),
+  };
 }
 
 /** Calls per second of the replay's window at speed 1. */
 export function replayBaseRatePerS(replay: ReplayPlan): number {
   return replay.facts.callsInWindow / (replay.passMs / 1000);
-}
-
-function round3(n: number): number {
-  return Math.round(n * 1000) / 1000;
 }
 
 /** The result file's source record of a replay, before the run adds what it sent and skipped. */

@@ -122,11 +122,16 @@ export interface ReplayPlan {
 }
 
 /** The profile's `replay` section as settings (its file resolved against the profile's directory). */
-export function resolveReplaySettings(section: Record<string, unknown>, baseDir: string, problems: Problem[]): ReplaySettings {
+export function resolveReplaySettings(
+  section: Record<string, unknown>,
+  baseDir: string,
+  problems: Problem[],
+  pointer = '/replay',
+): ReplaySettings {
   const file = typeof section.file === 'string' ? section.file : '';
-  const length = typeof section.duration === 'string' ? durationMs(section.duration, '/replay/duration', problems, POSITIVE) : null;
+  const length = typeof section.duration === 'string' ? durationMs(section.duration, `${pointer}/duration`, problems, POSITIVE) : null;
   if (section.loop === true && length === null && section.calls === undefined)
-    problems.push(expected('/replay', 'a "duration" or a number of "calls" beside "loop": true (how long the replay lasts)', section));
+    problems.push(expected(pointer, 'a "duration" or a number of "calls" beside "loop": true (how long the replay lasts)', section));
   return {
     file: isAbsolute(file) ? file : resolve(baseDir, file),
     speed: typeof section.speed === 'number' ? section.speed : REPLAY_DEFAULTS.speed,

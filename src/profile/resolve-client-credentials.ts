@@ -33,6 +33,13 @@ export interface CredentialContext {
   readonly assertionAlg: AssertionAlg | null;
   /** private_key_jwt: every client needs a signing key. */
   readonly needsAssertionKey: boolean;
+  /** Where the clients block sits in the profile, for problem paths; default `/clients`. */
+  readonly pointer?: string;
+}
+
+/** Where a clients block sits (`/clients`, or a workload's `/workloads/N/clients`). */
+export function pointerOf(context: Pick<CredentialContext, 'pointer'>): string {
+  return context.pointer ?? '/clients';
 }
 
 type BaseClient = Pick<ClientPlan, 'id' | 'secret' | 'weight'>;
@@ -44,7 +51,7 @@ const PATTERN_FIELDS = ['certPattern', 'keyPattern', 'privateKeyPattern'] as con
 
 /**
  * The clients with their credentials. `own(i)` is client i's list entry (undefined for pattern
- * clients); `pointer` is where `clients` sits (`/clients`). Problems go to `problems`.
+ * clients); `context.pointer` is where the block sits (`/clients`). Problems go to `problems`.
  */
 export function withCredentials(
   clients: readonly BaseClient[],
@@ -58,12 +65,15 @@ export function withCredentials(
     const pattern = patterns[field];
     if (pattern !== undefined && !pattern.includes('{id}'))
       problems.push({
-        path: `/clients/${field}`,
+        path: `${pointerOf(context)}/${field}`,
         message: `expected a file pattern containing {id} (e.g. "certs/{id}.pem"), found ${JSON.stringify(pattern)}`,
       });
   }
   if (patterns.keyPattern !== undefined && patterns.certPattern === undefined)
-    problems.push({ path: '/clients/keyPattern', message: 'expected clients.certPattern beside it (key files without certificates)' });
+    problems.push({
+      path: `${pointerOf(context)}/keyPattern`,
+      message: 'expected clients.certPattern beside it (key files without certificates)',
+    });
   // Pattern failures are gathered per field, so ten thousand clients without a file make one line, not ten thousand.
   const patternFailures = new Map<string, string[]>();
   const patternFailure = (field: string, reason: string): void => {
@@ -75,7 +85,7 @@ export function withCredentials(
 
   const resolved = clients.map((client, index): ClientPlan => {
     const entry = own(index);
-    const listed = (field: keyof OwnCredentials): string => `/clients/list/${index}/${field}`;
+    const listed = (field: keyof OwnCredentials): string => `${pointerOf(context)}/list/${index}/${field}`;
     const cert = entry?.cert ?? fileOf(patterns.certPattern, client.id);
     const key = entry?.cert !== undefined ? entry.key : (entry?.key ?? fileOf(patterns.keyPattern, client.id));
     let tls: ClientPlan['tls'] = null;
@@ -112,7 +122,7 @@ export function withCredentials(
       });
     else
       problems.push({
-        path: `/clients/${field}`,
+        path: `${pointerOf(context)}/${field}`,
         message: `expected a readable ${field === 'certPattern' ? 'certificate and key' : 'private key'} for every client, found ${listed}`,
       });
   }

@@ -9,7 +9,7 @@ import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { readSecretsFile } from './profile-files.ts';
 import type { ClientsSettings } from './profile-schema.ts';
 import { childPointer, expected, type Problem } from './problems.ts';
-import { withCredentials, type CredentialContext } from './resolve-client-credentials.ts';
+import { pointerOf, withCredentials, type CredentialContext } from './resolve-client-credentials.ts';
 
 export interface ClientsContext extends CredentialContext {
   /**
@@ -40,7 +40,7 @@ export function resolveClients(settings: ClientsSettings, context: ClientsContex
     if (read.ok) fileSecrets = read.value;
     else
       problems.push({
-        path: '/clients/secretsFile',
+        path: `${pointerOf(context)}/secretsFile`,
         message: `expected a readable JSON object of client id → secret, found ${read.reason}`,
       });
   }
@@ -68,7 +68,13 @@ function fromList(
     const earlier = firstIndex.get(entry.id);
     if (earlier === undefined) firstIndex.set(entry.id, index);
     else
-      problems.push(expected(`/clients/list/${index}/id`, `a unique client id (this one is also /clients/list/${earlier}/id)`, entry.id));
+      problems.push(
+        expected(
+          `${pointerOf(context)}/list/${index}/id`,
+          `a unique client id (this one is also ${pointerOf(context)}/list/${earlier}/id)`,
+          entry.id,
+        ),
+      );
   });
   if (context.count !== undefined && context.count > settings.list.length) {
     problems.push({
@@ -80,7 +86,7 @@ function fromList(
     const secret = secretOf(entry.id, entry.secret);
     if (!secret && context.external)
       problems.push({
-        path: `/clients/list/${index}/secret`,
+        path: `${pointerOf(context)}/list/${index}/secret`,
         message: `expected ${NO_SECRET_HINT}, found none for ${JSON.stringify(entry.id)}`,
       });
     return { id: entry.id, secret: secret ?? randomSecret(), weight: entry.weight ?? D.clients.weight };
@@ -94,11 +100,14 @@ function fromPattern(
   problems: Problem[],
 ): BaseClient[] {
   const pattern = settings.pattern ?? D.clients.pattern;
-  if (!pattern.includes('{n}')) problems.push(expected('/clients/pattern', 'a client id pattern containing {n}', pattern));
+  if (!pattern.includes('{n}')) problems.push(expected(`${pointerOf(context)}/pattern`, 'a client id pattern containing {n}', pattern));
   const start = settings.start ?? D.clients.start;
   const declaredCount = settings.count ?? D.clients.count;
   // Before a single client is built: ten million of them took minutes and gigabytes.
-  const tooMany = infeasibleClientCount(context.count ?? declaredCount, context.count === undefined ? '/clients/count' : '--clients');
+  const tooMany = infeasibleClientCount(
+    context.count ?? declaredCount,
+    context.count === undefined ? `${pointerOf(context)}/count` : '--clients',
+  );
   if (tooMany !== null) {
     problems.push(tooMany);
     return [];
@@ -110,7 +119,8 @@ function fromPattern(
     const ids = new Set(Array.from({ length: declaredCount }, (_, offset) => idAt(offset)));
     const range = `${idAt(0)} … ${idAt(declaredCount - 1)}`;
     for (const id of Object.keys(weights)) {
-      if (!ids.has(id)) problems.push(expected(childPointer('/clients/weights', id), `a client id the pattern makes (${range})`, id));
+      if (!ids.has(id))
+        problems.push(expected(childPointer(`${pointerOf(context)}/weights`, id), `a client id the pattern makes (${range})`, id));
     }
   }
   const clients = Array.from({ length: context.count ?? declaredCount }, (_, offset): BaseClient => {
@@ -124,7 +134,7 @@ function fromPattern(
         .slice(0, 3)
         .map((client) => client.id)
         .join(', ') + (missing.length > 3 ? ` … (${missing.length} clients)` : '');
-    problems.push({ path: '/clients/secret', message: `expected ${NO_SECRET_HINT}, found none for ${names}` });
+    problems.push({ path: `${pointerOf(context)}/secret`, message: `expected ${NO_SECRET_HINT}, found none for ${names}` });
   }
   return clients.map((client) => (client.secret === '' ? { ...client, secret: randomSecret() } : client));
 }

@@ -71,10 +71,12 @@ export function resolveThink(think: ThinkSettings | undefined, pointer: string, 
 export class FlowReferences {
   private saved: string[] = [];
 
+  /** `setupSaves`: what the profile's setup steps save, what `{{setup.NAME}}` may read (null: in setup steps themselves, nothing yet). */
   constructor(
     private readonly dataSets: ReadonlySet<string>,
     private readonly columns: Map<string, Set<string>>,
     private readonly problems: Problem[],
+    private readonly setupSaves: readonly string[] | null = [],
   ) {}
 
   /** A new scenario: nothing saved yet. */
@@ -90,6 +92,16 @@ export class FlowReferences {
           this.problems.push({
             path: ref.pointer,
             message: `{{vars.${ref.name}}} is never saved before this step; saved: ${this.saved.length > 0 ? this.saved.join(', ') : 'none'}`,
+          });
+      } else if (ref.kind === 'setup') {
+        const saves = this.setupSaves ?? [];
+        if (!saves.includes(ref.name))
+          this.problems.push({
+            path: ref.pointer,
+            message:
+              this.setupSaves === null
+                ? `{{setup.${ref.name}}} in a setup step: setup values exist once setup is over (use {{vars.${ref.name}}} within setup)`
+                : `{{setup.${ref.name}}} is never saved by the profile's setup steps; saved: ${saves.length > 0 ? saves.join(', ') : 'none'}`,
           });
       } else if (!this.dataSets.has(ref.set)) {
         const declared = [...this.dataSets];

@@ -41,13 +41,18 @@ const loadFlag = (load: PhaseLoad): PhasesSource => (load.kind === 'rate' ? '--r
  * - `--stages` replaces them with its stages;
  * - `--duration` alone scales the phases to that total, keeping their loads and proportions.
  */
-export function resolvePhases(phases: unknown, overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] {
+export function resolvePhases(
+  phases: unknown,
+  overrides: PhaseOverrides,
+  problems: Problem[],
+  where: PhasesPlace = TOP_LEVEL_PHASES,
+): PhasePlan[] {
   const resolved: PhasePlan[] = [];
   // A profile phase without a valid load (reported by the schema or below) holds an idle placeholder.
   let placeholders = false;
   const checkName = uniqueNames('phase', problems);
   (Array.isArray(phases) ? phases : []).forEach((phase: unknown, index) => {
-    const pointer = `/phases/${index}`;
+    const pointer = `${where.pointer}/${index}`;
     const fields = validFields(PhaseSchema, phase);
     const name = fields.name ?? `phase-${index + 1}`;
     checkName(name, index, pointer, fields.name !== undefined);
@@ -62,27 +67,52 @@ export function resolvePhases(phases: unknown, overrides: PhaseOverrides, proble
     }
     placeholders ||= fields.rate === undefined && fields.concurrency === undefined;
     const phaseMs = fields.duration === undefined ? 0 : durationMs(fields.duration, `${pointer}/duration`, problems, POSITIVE);
-    resolved.push({ name, durationMs: phaseMs, load: profileLoad(fields), arrivals: fields.arrivals ?? D.phase.arrivals });
+    resolved.push({
+      name,
+      workload: where.workload,
+      durationMs: phaseMs,
+      load: profileLoad(fields),
+      arrivals: fields.arrivals ?? where.arrivals,
+    });
   });
-  const { phases: played, source } = applyOverrides(resolved, overrides, problems);
-  checkLoads(played, source, placeholders, problems);
+  const { phases: played, source } = applyOverrides(resolved, overrides, where.workload, problems);
+  checkLoads(played, source, placeholders, where.pointer, problems);
   const { arrivals } = overrides;
   return arrivals === undefined ? played : played.map((phase) => ({ ...phase, arrivals }));
 }
+
+/** Where a list of phases sits: the profile's top level, or a workload. */
+export interface PhasesPlace {
+  /** JSON pointer of the list (`/phases`, `/workloads/1/phases`). */
+  readonly pointer: string;
+  /** The workload the phases belong to (index into the plan's workloads). */
+  readonly workload: number;
+  /** The arrival process of a phase that names none. */
+  readonly arrivals: ArrivalProcess;
+}
+
+/** The top-level `phases` of a profile without workloads: its one workload's. */
+export const TOP_LEVEL_PHASES: PhasesPlace = { pointer: '/phases', workload: 0, arrivals: D.phase.arrivals };
 
 /**
  * The one check of the loads a run plays, whatever stated them: each load can run (loadProblem),
  * not every phase is idle, and this machine can honour each. `placeholders`: some profile phase
  * had no valid load (already a problem), so the idle check would only repeat it.
  */
-function checkLoads(played: readonly PhasePlan[], source: PhasesSource, placeholders: boolean, problems: Problem[]): void {
-  const pointerOf = (index: number, field: 'rate' | 'concurrency'): string => (source === 'profile' ? `/phases/${index}/${field}` : source);
+function checkLoads(
+  played: readonly PhasePlan[],
+  source: PhasesSource,
+  placeholders: boolean,
+  listPointer: string,
+  problems: Problem[],
+): void {
+  const pointerOf = (index: number, field: string): string => (source === 'profile' ? `${listPointer}/${index}/${field}` : source);
   const loadProblems = played.flatMap((phase, index) => loadProblem(phase.load, pointerOf(index, phase.load.kind)) ?? []);
   problems.push(...loadProblems);
   const judged = loadProblems.length === 0 && !(source === 'profile' && placeholders);
   if (judged && played.length > 0 && played.every((phase) => isIdle(phase.load)))
     problems.push({
-      path: source === 'profile' ? '/phases' : source,
+      path: source === 'profile' ? listPointer : source,
       message: 'expected a rate above 0 at some point (a run that sends nothing measures nothing), found 0 throughout',
     });
   problems.push(...infeasiblePhases(played, pointerOf));
@@ -98,6 +128,7 @@ function profileLoad({ rate, concurrency }: { rate?: number | { from: number; to
 function applyOverrides(
   phases: PhasePlan[],
   overrides: PhaseOverrides,
+  workload: number,
   problems: Problem[],
 ): { readonly phases: PhasePlan[]; readonly source: PhasesSource } {
   const { load, stages, requests } = overrides;
@@ -106,14 +137,14 @@ function applyOverrides(
   if (requests !== undefined && !(Number.isInteger(requests) && requests > 0))
     problems.push(expected('--requests', 'a positive integer', requests));
   if (stages !== undefined) {
-    const staged = stagePhases(stages, overrides, problems);
+    const staged = stagePhases(stages, overrides, workload, problems);
     return staged === undefined ? { phases, source: 'profile' } : { phases: staged, source: '--stages' };
   }
   const overrideMs = requests === undefined ? overrides.durationMs : requestsDurationMs(requests, overrides, phases, problems);
   const totalMs = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
   if (load !== undefined)
     return {
-      phases: [{ name: OVERRIDE_PHASE_NAME, durationMs: overrideMs ?? totalMs, load, arrivals: D.phase.arrivals }],
+      phases: [{ name: OVERRIDE_PHASE_NAME, workload, durationMs: overrideMs ?? totalMs, load, arrivals: D.phase.arrivals }],
       source: loadFlag(load),
     };
   return { phases: overrideMs === undefined ? phases : scaledPhases(phases, overrideMs), source: 'profile' };
@@ -135,7 +166,7 @@ function scaledPhases(phases: readonly PhasePlan[], totalMs: number): PhasePlan[
 }
 
 /** `--stages`: the stages as phases `stage-1` …, each its own duration and ramp. */
-function stagePhases(stages: readonly Stage[], overrides: PhaseOverrides, problems: Problem[]): PhasePlan[] | undefined {
+function stagePhases(stages: readonly Stage[], overrides: PhaseOverrides, workload: number, problems: Problem[]): PhasePlan[] | undefined {
   const { load, durationMs: overrideMs, requests } = overrides;
   const flag =
     load !== undefined ? loadFlag(load) : overrideMs !== undefined ? '--duration' : requests !== undefined ? '--requests' : undefined;
@@ -152,6 +183,7 @@ function stagePhases(stages: readonly Stage[], overrides: PhaseOverrides, proble
   }
   return stages.map((stage, index) => ({
     name: `stage-${index + 1}`,
+    workload,
     durationMs: stage.durationMs,
     load: stage.load,
     arrivals: D.phase.arrivals,

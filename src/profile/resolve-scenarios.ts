@@ -22,10 +22,11 @@ export function resolveScenarios(
   problems: Problem[],
   dataSets: ReadonlySet<string> = new Set(),
   columns = new Map<string, Set<string>>(),
+  setupSaves: readonly string[] = [],
 ): ScenarioPlan[] {
   const resolved: ScenarioPlan[] = [];
   const checkName = uniqueNames('scenario', problems);
-  const references = new FlowReferences(dataSets, columns, problems);
+  const references = new FlowReferences(dataSets, columns, problems, setupSaves);
   (Array.isArray(scenarios) ? scenarios : []).forEach((scenario: unknown, index) => {
     const pointer = `/scenarios/${index}`;
     const fields = validFields(ScenarioSchema, scenario);
@@ -41,7 +42,8 @@ export function resolveScenarios(
   return resolved;
 }
 
-function resolveStep(
+/** One step of a scenario (or of setup/teardown), checked and resolved; `references` follows the saves of its sequence. */
+export function resolveStep(
   step: Partial<StepSettings>,
   pointer: string,
   tokenMethod: string,
@@ -79,5 +81,6 @@ function resolveStep(
     save,
     expect: resolveExpect(step.expect),
     onFail: step.onFail ?? D.step.onFail,
+    tags: { ...(step.tags ?? {}) },
   };
 }

@@ -9,6 +9,7 @@
  * - `{{pad N}}`                         N "x" characters (fixed; for payload-size tests)
  * - `{{vars.NAME}}`                     a value an earlier step of the iteration saved from its reply
  * - `{{data.SET.COLUMN}}`               a column of the iteration's row of data set SET
+ * - `{{setup.NAME}}`                    a value the run's setup steps saved (the same for every request)
  */
 export type TemplateExpr =
   | { readonly kind: 'client.id' | 'client.index' | 'iteration' | 'uuid' }
@@ -16,6 +17,7 @@ export type TemplateExpr =
   | { readonly kind: 'int'; readonly min: number; readonly max: number }
   | { readonly kind: 'pad'; readonly length: number }
   | { readonly kind: 'var'; readonly name: string }
+  | { readonly kind: 'setup'; readonly name: string }
   | { readonly kind: 'data'; readonly set: string; readonly column: string };
 
 /** Literal text and expressions in order; literals may be empty. */
@@ -28,11 +30,12 @@ export type ParsedTemplate =
 export const MAX_PAD_LENGTH = 16 * 1024 * 1024;
 
 const KNOWN =
-  '{{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}} or {{data.SET.COLUMN}}';
+  '{{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}}, {{data.SET.COLUMN}} or {{setup.NAME}}';
 
 /** A variable or data set name: a JavaScript-like identifier. */
 export const FLOW_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const VAR_EXPR = /^vars\.(.*)$/s;
+const SETUP_EXPR = /^setup\.(.*)$/s;
 const DATA_EXPR = /^data\.([^.]*)\.(.*)$/s;
 
 export function parseTemplateString(text: string): ParsedTemplate {
@@ -57,6 +60,8 @@ function parseExpression(body: string): TemplateExpr | string {
   const variable = VAR_EXPR.exec(body);
   if (variable)
     return FLOW_NAME.test(variable[1]!) ? { kind: 'var', name: variable[1]! } : '{{vars.NAME}} with a name of letters, digits and _';
+  const setup = SETUP_EXPR.exec(body);
+  if (setup) return FLOW_NAME.test(setup[1]!) ? { kind: 'setup', name: setup[1]! } : '{{setup.NAME}} with a name of letters, digits and _';
   const data = DATA_EXPR.exec(body);
   if (data)
     return FLOW_NAME.test(data[1]!) && data[2]!.trim() !== '' && !/\s/.test(data[2]!)

@@ -3,9 +3,10 @@
  * compiled once into literal JSON text segments and value generators: render() only
  * concatenates (no JSON.stringify of the body per request). A string that is exactly one
  * template yields the raw value (a number for int, client.index and iteration); otherwise the
- * template is interpolated into the string. `{{vars.NAME}}` and `{{data.SET.COLUMN}}` read the
- * iteration's saved values and data rows from the context (a raw value keeps its JSON type); a
- * value the iteration lacks is reported to `ctx.missing` and the body must not be sent.
+ * template is interpolated into the string. `{{vars.NAME}}`, `{{data.SET.COLUMN}}` and
+ * `{{setup.NAME}}` read the iteration's saved values, its data rows and the run's setup values from
+ * the context (a raw value keeps its JSON type); a value it lacks is reported to `ctx.missing` and
+ * the body must not be sent.
  */
 import { RpcloadError } from '../errors.ts';
 import type { BodyTemplate, TemplateContext } from './plan.ts';
@@ -78,6 +79,11 @@ function exprPiece(expr: TemplateExpr, raw: boolean): Generator | string {
       const what = `vars.${name}`;
       return (ctx) => flowText(ownValue(ctx.vars, name), what, ctx, raw);
     }
+    case 'setup': {
+      const { name } = expr;
+      const what = `setup.${name}`;
+      return (ctx) => flowText(ownValue(ctx.setup, name), what, ctx, raw);
+    }
     case 'data': {
       const { set, column } = expr;
       const what = `data.${set}.${column}`;
@@ -93,9 +99,10 @@ export interface RenderableTemplate {
   render(ctx: TemplateContext): string;
 }
 
-/** A `{{vars.NAME}}` or `{{data.SET.COLUMN}}` the template names, and where (a JSON pointer). */
+/** A `{{vars.NAME}}`, `{{setup.NAME}}` or `{{data.SET.COLUMN}}` the template names, and where (a JSON pointer). */
 export type TemplateReference =
   | { readonly kind: 'var'; readonly name: string; readonly pointer: string; readonly source: string }
+  | { readonly kind: 'setup'; readonly name: string; readonly pointer: string; readonly source: string }
   | { readonly kind: 'data'; readonly set: string; readonly column: string; readonly pointer: string; readonly source: string };
 
 export interface CompiledTemplate {
@@ -123,10 +130,12 @@ export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>
   };
   const emitExpr = (expr: TemplateExpr, raw: boolean, pointer: string, source: string): void => {
     if (expr.kind === 'var') references.push({ kind: 'var', name: expr.name, pointer, source });
+    else if (expr.kind === 'setup') references.push({ kind: 'setup', name: expr.name, pointer, source });
     else if (expr.kind === 'data') references.push({ kind: 'data', set: expr.set, column: expr.column, pointer, source });
     if (expr.kind === 'client.id' || expr.kind === 'client.index') usesClient = true;
-    // iteration, saved values and data rows vary per iteration like a random value
-    else if (expr.kind !== 'pad') usesRandom = true;
+    // iteration, saved values and data rows vary per iteration like a random value; pad and the
+    // run's setup values are the same for every request
+    else if (expr.kind !== 'pad' && expr.kind !== 'setup') usesRandom = true;
     emit(exprPiece(expr, raw));
   };
   const walk = (node: unknown, pointer: string): void => {

@@ -4,15 +4,14 @@
  * checkpoint), and how did it end. The session never asks which kind it has.
  */
 import type { LiveSnapshot } from '../contract/live-snapshot.ts';
-import { planMethods } from '../driver/compiled-plan.ts';
 import { RunClock } from '../driver/run-clock.ts';
 import { runLoad } from '../driver/run-load.ts';
 import type { MetricsReadOptions, MetricsSnapshot } from '../prometheus/metrics-snapshot.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { Recorder } from '../metrics/recorder.ts';
-import type { RecorderDimensions } from '../metrics/sample.ts';
 import type { Plan } from '../profile/plan.ts';
 import { newLoadGaugesProbe, readLoadMetrics } from '../prometheus/load-metrics.ts';
+import { dimensionsOf } from './recorder-dimensions.ts';
 import { LoadWorkers } from './workers/load-workers.ts';
 import { usableWorkers } from './workers/shard-plan.ts';
 
@@ -43,16 +42,6 @@ export interface FinishedLoad {
 /** Stopped workers get the driver's grace and drain time plus a margin before they are terminated. */
 const WORKER_STOP_TIMEOUT_MS = 2500;
 
-/** The recorder's dimensions for a plan: its methods, phases and clients, by name. */
-export function dimensionsOf(plan: Plan): RecorderDimensions {
-  return {
-    methods: planMethods(plan),
-    phases: plan.phases.map((p) => p.name),
-    clients: plan.clients.map((c) => c.id),
-    ...(plan.replicas.length > 0 ? { replicas: [...plan.replicas] } : {}),
-  };
-}
-
 /**
  * Start the plan's load against `plan.target` (resolved by the caller). Aborting `signal` stops
  * it gracefully. A configuration error found while starting (no client gets a token) rejects
@@ -67,6 +56,8 @@ export function startLoad(
     readonly startAtEpochMs?: number | null;
     /** `--metrics-listen`: how to read the metrics snapshots; null/absent = no metrics. */
     readonly metrics?: MetricsReadOptions | null;
+    /** The values the run's setup saved (`{{setup.NAME}}`); null/absent = none. */
+    readonly setupValues?: Readonly<Record<string, unknown>> | null;
   },
 ): RunningLoad {
   const startAt = options.startAtEpochMs ?? null;
@@ -91,6 +82,7 @@ export function startLoad(
           recorder,
           clock,
           signal: options.signal,
+          setupValues: options.setupValues ?? null,
           onStart: (gauges) => (probe.gauges = gauges),
           startClock: async () => {
             await waitUntilEpoch(startAt, options.signal);
@@ -109,6 +101,7 @@ export function startLoad(
     empty: (nowMs) => recorder.snapshot(nowMs),
     stopTimeoutMs: WORKER_STOP_TIMEOUT_MS,
     metrics,
+    setupValues: options.setupValues ?? null,
     beforeStart: () => waitUntilEpoch(startAt, options.signal),
   });
   return {

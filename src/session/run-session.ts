@@ -14,13 +14,14 @@ import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
 import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import type { Plan } from '../profile/plan.ts';
-import { replaySource } from '../profile/replay-plan.ts';
 import { evaluateThreshold, goodputLatencyBoundMs } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
 import { assertSafeOutput } from '../util/output-files.ts';
-import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
+import { startLoad, type RunningLoad } from './load.ts';
+import { dimensionsOf } from './recorder-dimensions.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
+import { describeWorkloads } from './result/workload-section.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
@@ -263,7 +264,7 @@ class RunRecord {
       thresholds: [],
       warnings: checkpointProblem === null ? [...notes] : [...notes, checkpointProblem],
       goodputBoundMs: goodputLatencyBoundMs(this.plan.thresholds),
-      ...(this.plan.replay === undefined ? {} : { replay: replaySource(this.plan.replay) }),
+      workloads: describeWorkloads(this.plan),
     };
   }
 

@@ -56,6 +56,7 @@ describe('judgeFlow', () => {
     save: [],
     expect: null,
     onFail: 'stop',
+    tags: {},
     ...p,
   });
   const judged = (s: StepPlan, outcome: string, data: Record<string, unknown> | null, vars: Record<string, unknown> = {}) => {

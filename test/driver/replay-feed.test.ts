@@ -36,7 +36,7 @@ function recording(name: string, count: number, gapMs: number): string {
 /** The plan of a replay of `file` (the test clients client-1 and client-2) aimed at `target`. */
 function replayPlan(target: string, file: string, settings: Partial<ReplaySettings> = {}): Promise<Plan> {
   const plan = testPlan({ scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 1 }] }, target);
-  return prepareReplay(plan, {
+  return prepareReplay(plan, 0, {
     file,
     speed: 1,
     loop: false,
@@ -52,7 +52,7 @@ function replayPlan(target: string, file: string, settings: Partial<ReplaySettin
 /** A feed of the plan's only phase. */
 function feedOf(plan: Plan): ReplayFeed {
   return new ReplayFeed({
-    replay: plan.replay!,
+    replay: plan.workloads[0]!.replay!,
     clients: plan.clients,
     tokenMethod: plan.auth.tokenMethod,
     durationMs: plan.phases[0]!.durationMs,

@@ -62,11 +62,24 @@ describe('buildPlan: defaults', () => {
               save: [],
               expect: null,
               onFail: 'stop',
+              tags: {},
             },
           ],
         },
       ],
-      phases: [{ name: 'phase-1', durationMs: 30_000, load: { kind: 'rate', fromPerS: 10, toPerS: 10 }, arrivals: 'uniform' }],
+      // No workloads in the profile: one, "default", of the top-level phases, every client and scenario.
+      workloads: [
+        {
+          name: 'default',
+          clients: Array.from({ length: 10 }, (_, index) => ({ index, weight: 1 })),
+          scenarios: [{ index: 0, weight: 1 }],
+          startAfterMs: 0,
+          phases: [0],
+        },
+      ],
+      phases: [{ name: 'phase-1', workload: 0, durationMs: 30_000, load: { kind: 'rate', fromPerS: 10, toPerS: 10 }, arrivals: 'uniform' }],
+      setup: null,
+      teardown: null,
       rateLimit: { limit: 100, windowMs: 10_000, policy: 'honour' },
       thresholds: [],
       http: {
@@ -138,8 +151,28 @@ describe('buildPlan: defaults', () => {
   it('parses thresholds into plain records', () => {
     const thresholds = plan({ thresholds: ['p99 < 250ms', 'error_rate < 1%'] }).thresholds;
     expect(thresholds).toEqual([
-      { expr: 'p99 < 250ms', method: null, metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 250, unit: 'ms' },
-      { expr: 'error_rate < 1%', method: null, metric: { kind: 'share', of: 'error' }, op: '<', limit: 1, unit: '%' },
+      {
+        expr: 'p99 < 250ms',
+        selector: [],
+        selectorKey: '',
+        metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' },
+        op: '<',
+        limit: 250,
+        unit: 'ms',
+        abortOnFail: false,
+        delayAbortEvalMs: 0,
+      },
+      {
+        expr: 'error_rate < 1%',
+        selector: [],
+        selectorKey: '',
+        metric: { kind: 'share', of: 'error' },
+        op: '<',
+        limit: 1,
+        unit: '%',
+        abortOnFail: false,
+        delayAbortEvalMs: 0,
+      },
     ]);
   });
 
@@ -266,7 +299,8 @@ describe('buildPlan: overrides', () => {
     // no load flags: the profile's phases
     [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 }, arrivals: 'uniform' }]],
   ])('%#: %j', (profile, overrides, phases) => {
-    expect(plan(profile, overrides).phases).toEqual(phases);
+    // (one workload: every phase is its)
+    expect(plan(profile, overrides).phases).toEqual(phases.map((phase) => ({ ...phase, workload: 0 })));
   });
 
   it.each([
@@ -313,6 +347,7 @@ describe('buildPlan: overrides', () => {
     };
     expect(plan(pause).phases[1]).toEqual({
       name: 'pause',
+      workload: 0,
       durationMs: 5000,
       load: { kind: 'rate', fromPerS: 0, toPerS: 0 },
       arrivals: 'uniform',

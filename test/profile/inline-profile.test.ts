@@ -96,10 +96,10 @@ describe('a profile built from flags', () => {
 
   it('takes the load flags like a file: ramp, stages, -n, duration', () => {
     const flags = { target: 'http://h', client: ['a:b'], method: ['ping'] };
-    expect(inlinePlan(flags, {}).phases).toEqual([
+    expect(inlinePlan(flags, {}).phases.map(({ workload: _, ...phase }) => phase)).toEqual([
       { name: 'cli', durationMs: 10_000, load: { kind: 'rate', fromPerS: 5, toPerS: 5 }, arrivals: 'uniform' },
     ]);
-    expect(inlinePlan(flags, { load: rateLoad(10, 200), durationMs: 60_000 }).phases).toEqual([
+    expect(inlinePlan(flags, { load: rateLoad(10, 200), durationMs: 60_000 }).phases.map(({ workload: _, ...phase }) => phase)).toEqual([
       { name: 'cli', durationMs: 60_000, load: { kind: 'rate', fromPerS: 10, toPerS: 200 }, arrivals: 'uniform' },
     ]);
     expect(
@@ -107,11 +107,11 @@ describe('a profile built from flags', () => {
         stages: parseStages('30s:50,2m:50,30s:0')!,
       }).phases,
     ).toEqual([
-      { name: 'stage-1', durationMs: 30_000, load: { kind: 'rate', fromPerS: 0, toPerS: 50 }, arrivals: 'uniform' },
-      { name: 'stage-2', durationMs: 120_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 }, arrivals: 'uniform' },
-      { name: 'stage-3', durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 0 }, arrivals: 'uniform' },
+      { name: 'stage-1', workload: 0, durationMs: 30_000, load: { kind: 'rate', fromPerS: 0, toPerS: 50 }, arrivals: 'uniform' },
+      { name: 'stage-2', workload: 0, durationMs: 120_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 }, arrivals: 'uniform' },
+      { name: 'stage-3', workload: 0, durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 0 }, arrivals: 'uniform' },
     ]);
-    expect(inlinePlan(flags, { requests: 200, load: rateLoad(40) }).phases).toEqual([
+    expect(inlinePlan(flags, { requests: 200, load: rateLoad(40) }).phases.map(({ workload: _, ...phase }) => phase)).toEqual([
       { name: 'cli', durationMs: 5000, load: { kind: 'rate', fromPerS: 40, toPerS: 40 }, arrivals: 'uniform' },
     ]);
     expect(() => inlinePlan(flags, { requests: 10, load: rateLoad(1, 5) })).toThrow(/^--requests: expected a constant --rate R/);

@@ -88,7 +88,7 @@ describe('compileBodyTemplate: syntax problems', () => {
     [
       { x: '{{nope}}' },
       '/x',
-      'expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}} or {{data.SET.COLUMN}}, found "{{nope}}"',
+      'expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}}, {{data.SET.COLUMN}} or {{setup.NAME}}, found "{{nope}}"',
     ],
     // unclosed braces
     [{ x: 'a {{client.id' }, '/x', 'expected "}}" to close the template, found "{{client.id"'],

@@ -80,30 +80,57 @@ function result(scheduleLagMs: Percentiles | null = percentiles({ p50: 0.2, p99:
 describe('parseThreshold', () => {
   it.each([
     // overall latency, default unit ms
-    ['p99 < 250', { method: null, metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 250, unit: '' }],
+    ['p99 < 250', { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 250, unit: '' }],
     // method-scoped with a unit
     [
       'items.list:p99 < 300ms',
-      { method: 'items.list', metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 300, unit: 'ms' },
+      {
+        selector: [{ key: 'method', value: 'items.list' }],
+        metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' },
+        op: '<',
+        limit: 300,
+        unit: 'ms',
+      },
     ],
     // service time, seconds, no spaces
     [
       'service.p999<=1.5s',
-      { method: null, metric: { kind: 'latency', source: 'serviceTimeMs', stat: 'p999' }, op: '<=', limit: 1.5, unit: 's' },
+      { selector: [], metric: { kind: 'latency', source: 'serviceTimeMs', stat: 'p999' }, op: '<=', limit: 1.5, unit: 's' },
     ],
     // schedule lag
-    ['lag.max < 5ms', { method: null, metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'max' }, op: '<', limit: 5, unit: 'ms' }],
+    ['lag.max < 5ms', { selector: [], metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'max' }, op: '<', limit: 5, unit: 'ms' }],
     // mean latency
-    ['mean >= 1', { method: null, metric: { kind: 'latency', source: 'latencyMs', stat: 'mean' }, op: '>=', limit: 1, unit: '' }],
+    ['mean >= 1', { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'mean' }, op: '>=', limit: 1, unit: '' }],
     // error rate as a percentage
-    ['error_rate < 1%', { method: null, metric: { kind: 'share', of: 'error' }, op: '<', limit: 1, unit: '%' }],
+    ['error_rate < 1%', { selector: [], metric: { kind: 'share', of: 'error' }, op: '<', limit: 1, unit: '%' }],
     // 429 share as a fraction
-    ['work:rate_limited <= 0.05', { method: 'work', metric: { kind: 'share', of: 'rate_limited' }, op: '<=', limit: 0.05, unit: '' }],
+    [
+      'work:rate_limited <= 0.05',
+      { selector: [{ key: 'method', value: 'work' }], metric: { kind: 'share', of: 'rate_limited' }, op: '<=', limit: 0.05, unit: '' },
+    ],
     // throughput and count
-    ['rps >= 50', { method: null, metric: { kind: 'rps' }, op: '>=', limit: 50, unit: '' }],
-    ['  requests == 1000  ', { method: null, metric: { kind: 'requests' }, op: '==', limit: 1000, unit: '' }],
+    ['rps >= 50', { selector: [], metric: { kind: 'rps' }, op: '>=', limit: 50, unit: '' }],
+    ['  requests == 1000  ', { selector: [], metric: { kind: 'requests' }, op: '==', limit: 1000, unit: '' }],
+    // selectors: any keys, sorted; the method: prefix is one of them
+    [
+      'p99{workload:browse} < 2s',
+      { selector: [{ key: 'workload', value: 'browse' }], selectorKey: 'workload:browse', op: '<', limit: 2, unit: 's' },
+    ],
+    [
+      'p95{ workload: orders , kind:write } < 500ms',
+      {
+        selector: [
+          { key: 'kind', value: 'write' },
+          { key: 'workload', value: 'orders' },
+        ],
+        selectorKey: 'kind:write,workload:orders',
+      },
+    ],
+    ['ping:error_rate{workload:a} < 1%', { selectorKey: 'method:ping,workload:a', metric: { kind: 'share', of: 'error' } }],
+    // schedule lag of a selection (its slice keeps it)
+    ['work:lag.p99 < 5ms', { selectorKey: 'method:work', metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'p99' } }],
     // units are case-insensitive
-    ['p50 > 2MS', { method: null, metric: { kind: 'latency', source: 'latencyMs', stat: 'p50' }, op: '>', limit: 2, unit: 'ms' }],
+    ['p50 > 2MS', { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'p50' }, op: '>', limit: 2, unit: 'ms' }],
   ])('%j', (expr, parts) => {
     const threshold = parseThreshold(expr);
     expect(threshold).toMatchObject({ expr, ...parts });
@@ -111,7 +138,10 @@ describe('parseThreshold', () => {
 
   it.each([
     // not the expression shape at all
-    ['hello', 'expected a threshold like "p99 < 250ms", "items.list:error_rate < 1%" or "rps >= 50", found "hello"'],
+    [
+      'hello',
+      'expected a threshold like "p99 < 250ms", "error_rate{method:items.list} < 1%", "p95{workload:browse} < 2s" or "rps >= 50", found "hello"',
+    ],
     // missing value
     ['p99 <', 'found "p99 <"'],
     // unknown operator
@@ -127,8 +157,10 @@ describe('parseThreshold', () => {
     ['p0 < 3ms', 'expected a percentile from p0.1 to p100, like p95 or p99.9, found "p0"'],
     // unknown latency prefix
     ['total.p99 < 3ms', 'found "total.p99"'],
-    // lag is overall only
-    ['work:lag.p99 < 5ms', 'expected lag.<stat> without a method (schedule lag is recorded overall only), found "work:lag.p99 < 5ms"'],
+    // a selector term without a value, a key named twice, a method named twice
+    ['p99{workload} < 5ms', 'expected selector terms like {workload:browse} or {method:ping,kind:write}, found "{workload}"'],
+    ['p99{workload:a,workload:b} < 5ms', 'expected each selector key at most once, found "workload" twice'],
+    ['ping:p99{method:echo} < 5ms', 'expected each selector key at most once, found "method" twice'],
     // a unit latency does not take
     ['p99 < 5kb', 'expected ms or s after the value of p99, found "kb"'],
     // a percentage on a latency
@@ -184,5 +216,39 @@ describe('Threshold.evaluate', () => {
 
   it('has no schedule lag to measure in a closed-model run', () => {
     expect(evaluateThreshold(parseThreshold('lag.p99 < 5ms'), result(null))).toEqual({ expr: 'lag.p99 < 5ms', actual: null, ok: false });
+  });
+});
+
+describe('thresholds with selectors', () => {
+  const withSlices = (): RunResult => ({
+    ...result(),
+    bySelector: {
+      'workload:browse': {
+        ...stats({ requests: 400, rps: 20, outcomes: { success: 396, 'error:unexpected_error': 4 } }),
+        latencyMs: percentiles({ p50: 9, p99: 1500, max: 2100 }),
+        scheduleLagMs: percentiles({ p99: 7 }),
+      },
+      'method:items.list': { ...stats({ requests: 10, rps: 1, outcomes: { success: 10 } }), latencyMs: percentiles({ p99: 40 }) },
+    },
+  });
+
+  it.each([
+    // the selection's own figures, not the run's
+    ['p99{workload:browse} < 2s', 1.5, true],
+    ['error_rate{workload:browse} < 0.5%', 1, false],
+    ['requests{workload:browse} == 400', 400, true],
+    ['lag.p99{workload:browse} < 5ms', 7, false],
+    // the method: spelling reads the selection's slice when the file has one
+    ['items.list:p99 < 300ms', 40, true],
+    // a selection the file has no slice for: nothing to measure, which fails
+    ['p99{workload:orders} < 2s', null, false],
+  ])('%j → actual %j, ok %j', (expr, actual, ok) => {
+    expect(evaluateThreshold(parseThreshold(expr), withSlices())).toEqual({ expr, actual, ok });
+  });
+
+  it('keeps abortOnFail in its verdict', () => {
+    const threshold = parseThreshold('p99{workload:browse} < 1s', { abortOnFail: true, delayAbortEvalMs: 2000 });
+    expect(threshold).toMatchObject({ abortOnFail: true, delayAbortEvalMs: 2000 });
+    expect(evaluateThreshold(threshold, withSlices())).toEqual({ expr: threshold.expr, actual: 1.5, ok: false, abortOnFail: true });
   });
 });

@@ -24,7 +24,7 @@ describe('profile validation: one problem each, with its path and message', () =
     [
       { phasez: [] },
       '/phasez',
-      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, replay, data, rateLimit, thresholds, http, sign, capacity, report, seed, checkpointEvery, found unknown property "phasez"',
+      'expected one of the properties $schema, name, description, target, replicas, server, auth, clients, scenarios, phases, replay, workloads, setup, teardown, data, rateLimit, thresholds, http, sign, capacity, report, seed, checkpointEvery, found unknown property "phasez"',
     ],
     // a required section missing
     [{ scenarios: undefined }, '/scenarios', 'expected a list of at least 1 item (required), found nothing'],
@@ -214,14 +214,14 @@ describe('profile validation: every problem in one pass', () => {
       'multi.json: /auth/clientAuth: expected one of "post", "basic", "private_key_jwt", found "digest"',
       'multi.json: /auth/refreshMargin: expected a duration like "500ms", "10s" or "1m30s", found "soon"',
       'multi.json: /scenarios/0/weight: expected a number greater than 0, found -1',
-      'multi.json: /scenarios/0/steps/0/args/x: expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}} or {{data.SET.COLUMN}}, found "{{nope}}"',
+      'multi.json: /scenarios/0/steps/0/args/x: expected a template {{client.id}}, {{client.index}}, {{iteration}}, {{uuid}}, {{pick a|b}}, {{int MIN MAX}}, {{pad N}}, {{vars.NAME}}, {{data.SET.COLUMN}} or {{setup.NAME}}, found "{{nope}}"',
       'multi.json: /scenarios/1/name: expected a unique scenario name (scenario 1 is also "s"), found "s"',
       'multi.json: /scenarios/1/steps/0/think: expected a duration like "500ms", "10s" or "1m30s", found "1x"',
       'multi.json: /phases/0: expected exactly one of "rate" (arrivals per second) and "concurrency" (virtual users), found neither',
       'multi.json: /phases/1/duration: expected a duration like "500ms", "10s" or "1m30s", found "x"',
       'multi.json: /http/connections: expected an integer ≥ 1, found 0',
       'multi.json: /http/connectTimeout: expected a duration like "500ms", "10s" or "1m30s", found "never"',
-      'multi.json: /thresholds/0: expected a threshold like "p99 < 250ms", "items.list:error_rate < 1%" or "rps >= 50", found "p99 <"',
+      'multi.json: /thresholds/0: expected a threshold like "p99 < 250ms", "error_rate{method:items.list} < 1%", "p95{workload:browse} < 2s" or "rps >= 50", found "p99 <"',
       // the target looks external, so the (default) clients need secrets: missing, so sorted last
       'multi.json: /clients/secret: expected a secret for a client of an external target ("secret": "${ENV_VAR}" or clients.secretsFile), found none for client-1, client-2, client-3 … (10 clients)',
     ]);

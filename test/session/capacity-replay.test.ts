@@ -41,7 +41,7 @@ describe('rpcload capacity --replay against a server with a known capacity', () 
       },
       { source: '' },
     );
-    const plan = await prepareReplay(profile, { ...profile.replaySettings!, loop: false });
+    const plan = await prepareReplay(profile, 0, { ...profile.workloads[0]!.replaySettings!, loop: false });
     const out = await capacitySession({ plan, outPath: join(dir, 'capacity.json'), signal: new AbortController().signal });
     const { record, result } = out;
     process.stdout.write(`[capacity --replay] ${record.finding}\n`);

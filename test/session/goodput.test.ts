@@ -12,7 +12,7 @@ describe('goodputLatencyBoundMs', () => {
     [['items.list:p99 < 10ms', 'service.p99 < 5ms', 'lag.p99 < 1ms', 'error_rate < 1%'], null], // not the SLO's latency lines
     [['p99 > 5ms'], null], // a lower bound is no SLO
   ])('%j → %s', (exprs, bound) => {
-    expect(goodputLatencyBoundMs(exprs.map(parseThreshold))).toBe(bound);
+    expect(goodputLatencyBoundMs(exprs.map((expr) => parseThreshold(expr)))).toBe(bound);
   });
 });
 

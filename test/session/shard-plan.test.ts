@@ -3,7 +3,7 @@ import {
   apportion,
   evenShare,
   shardClients,
-  shardPhases,
+  shardPhase,
   shardPlan,
   usableWorkers,
   weightShares,
@@ -65,7 +65,7 @@ describe('shardPlan', () => {
   it('gives a greedy client its weight on whichever part it lands', () => {
     const weighted = { ...plan, clients: plan.clients.map((c, i) => ({ ...c, weight: i === 0 ? 7 : 1 })) };
     expect(weightShares(weighted.clients, 2)).toEqual([9 / 11, 2 / 11]);
-    const load = shardPhases(weighted.phases, weightShares(weighted.clients, 2), 1)[0]!.load;
+    const load = shardPhase(weighted.phases[0]!, weightShares(weighted.clients, 2), 1).load;
     expect(load.kind === 'rate' && [load.fromPerS, load.toPerS].map((n) => n.toFixed(6))).toEqual([
       (20 / 11).toFixed(6),
       (200 / 11).toFixed(6),

@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
 import { Recorder } from '../../src/metrics/recorder.ts';
-import { planMethods } from '../../src/driver/compiled-plan.ts';
+import { dimensionsOf } from '../../src/session/recorder-dimensions.ts';
 import { RunClock } from '../../src/driver/run-clock.ts';
 import { runLoad, type LoadRunOutcome } from '../../src/driver/run-load.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { Plan } from '../../src/profile/plan.ts';
 import { goodputLatencyBoundMs } from '../../src/profile/thresholds.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
+import { describeWorkloads } from '../../src/session/result/workload-section.ts';
 import { withTestHttpClient } from './http-client.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import type { RecordedData } from '../../src/metrics/recorded-data.ts';
@@ -44,7 +45,7 @@ export async function runPlan(
   signal: AbortSignal = new AbortController().signal,
   startClock?: (clock: RunClock) => void,
 ): Promise<LoadRun> {
-  const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
+  const dims = dimensionsOf(plan);
   const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
   const clock = new RunClock();
   const startedAt = new Date().toISOString();
@@ -81,6 +82,7 @@ export async function runPlan(
     thresholds: [],
     warnings: [],
     goodputBoundMs: goodputLatencyBoundMs(plan.thresholds),
+    workloads: describeWorkloads(plan),
   });
   return { outcome, result, plan, recorded };
 }

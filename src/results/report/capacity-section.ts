@@ -15,7 +15,7 @@ function latencyLimits(record: CapacityRecord): { readonly name: string; readonl
   return record.slo.flatMap((line) => {
     try {
       const t = parseThreshold(line);
-      if (t.metric.kind !== 'latency' || t.metric.source !== 'latencyMs' || t.method !== null) return [];
+      if (t.metric.kind !== 'latency' || t.metric.source !== 'latencyMs' || t.selector.length > 0) return [];
       return [{ name: `SLO ${t.expr}`, ms: t.unit === 's' ? t.limit * 1000 : t.limit }];
     } catch {
       return [];

@@ -16,6 +16,7 @@ import type { RecordedData } from '../../metrics/recorded-data.ts';
 import { emptyTimelineRow } from '../../metrics/timeline.ts';
 import { describePlan } from '../../profile/describe-plan.ts';
 import type { Plan } from '../../profile/plan.ts';
+import type { ReplayPlan } from '../../profile/replay-settings.ts';
 import { combineChecks } from '../../verify/passive/combine-checks.ts';
 import { buildRunResult } from '../result/build-result.ts';
 
@@ -73,10 +74,17 @@ export function buildCapacityResult(input: CapacityResultInput): RunResult {
     thresholds: input.thresholds,
     warnings: input.warnings,
     // A replay's source, at the speed found (the steps' own speeds are in the capacity record).
-    ...(plan.replay === undefined ? {} : { replay: replaySource({ ...plan.replay, speed: input.record.speed ?? plan.replay.speed }) }),
+    ...(replayOf(plan) === undefined
+      ? {}
+      : { replay: replaySource({ ...replayOf(plan)!, speed: input.record.speed ?? replayOf(plan)!.speed }) }),
   });
   // The whole search's schedule lag mixes every step; each step's own lag is judged (generator-bound)
   // in the capacity record, so the run-level lag warning would only mislead here.
   const warnings = draft.warnings.filter((w) => input.warnings.includes(w) || !w.startsWith('schedule lag p99'));
   return { ...draft, warnings, capacity: input.record };
+}
+
+/** The replay of the plan's one workload searched, if it replays a recording. */
+function replayOf(plan: Plan): ReplayPlan | undefined {
+  return plan.workloads[0]?.replay;
 }

@@ -14,9 +14,11 @@ import type { CapacityBracket, CapacityProgress, CapacityStepDefinition } from '
 import type { RunInfo, RunResult, RunStatus, ThresholdResult } from '../../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
+import { REPLAY_LOAD } from '../../profile/phase-load.ts';
 import type { PhasePlan, Plan } from '../../profile/plan.ts';
 import { replayAtSpeed, replayBaseRatePerS } from '../../profile/replay-plan.ts';
-import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
+import { startLoad, type RunningLoad } from '../load.ts';
+import { dimensionsOf } from '../recorder-dimensions.ts';
 import { buildRunResult } from '../result/build-result.ts';
 import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
 import { aimedAt, insecureWarning, openTarget, type Target } from '../target.ts';
@@ -122,7 +124,7 @@ class CapacitySearch {
 
   /** What the steps' loads count. */
   private get searched(): SearchedUnit {
-    return this.plan.replay === undefined ? this.cap.model : 'replay';
+    return this.plan.workloads[0]?.replay === undefined ? this.cap.model : 'replay';
   }
 
   async run(target: Target): Promise<Omit<CapacitySessionResult, 'metricsClosed'>> {
@@ -131,7 +133,7 @@ class CapacitySearch {
     const slo = cap.slo ?? this.plan.thresholds;
     const rules = { slo, include429: cap.include429, maxLagMs: cap.maxLagMs };
     // A replay's mix of callers is the recording's: its quotas show up as 429s in the steps, not as a bound worked out ahead.
-    const bound = cap.model === 'open' && !cap.include429 && this.plan.replay === undefined ? quotaBound(this.plan) : null;
+    const bound = cap.model === 'open' && !cap.include429 && this.plan.workloads[0]?.replay === undefined ? quotaBound(this.plan) : null;
     const ceiling = ceilingOf(cap, bound);
     const points: SearchPoint[] = [];
     let end: SearchEnd | null = null;
@@ -242,16 +244,19 @@ class CapacitySearch {
     const { cap, plan } = this;
     const index = this.steps.length + 1;
     const name = kind === 'search' ? `step-${String(index).padStart(2, '0')}` : `confirm-${String(index).padStart(2, '0')}`;
-    // A replay's load is a speed of the recording: its phases say the calls per second that makes.
-    const perS = plan.replay === undefined ? load : load * replayBaseRatePerS(plan.replay);
-    const phaseLoad: PhasePlan['load'] =
-      cap.model === 'open' ? { kind: 'rate', fromPerS: perS, toPerS: perS } : { kind: 'concurrency', vus: load };
+    // A replay's load is a speed of the recording: every phase of its step replays the window from its start.
+    const replaying = plan.workloads[0]?.replay !== undefined;
+    const phaseLoad: PhasePlan['load'] = replaying
+      ? REPLAY_LOAD
+      : cap.model === 'open'
+        ? { kind: 'rate', fromPerS: load, toPerS: load }
+        : { kind: 'concurrency', vus: load };
     const warmUp = cap.warmUpMs > 0 ? `${name} warm-up` : null;
     // Steps keep the profile's arrival process (its first phase's), so a Poisson workload is searched as Poisson.
     const arrivals = plan.phases[0]?.arrivals ?? 'uniform';
     const phases: PhasePlan[] = [
-      ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
-      { name, durationMs: holdMs, load: phaseLoad, arrivals },
+      ...(warmUp === null ? [] : [{ name: warmUp, workload: 0, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
+      { name, workload: 0, durationMs: holdMs, load: phaseLoad, arrivals },
     ];
     const def: CapacityStepDefinition = {
       index,
@@ -264,7 +269,12 @@ class CapacitySearch {
       holdMs,
     };
     // Every phase of a replay step plays the same window from its start, looping, at the step's speed.
-    const stepPlan = { ...aimedAt(plan.replay === undefined ? plan : replayAtSpeed(plan, load), this.target), phases };
+    const searched = replaying ? replayAtSpeed(plan, 0, load) : plan;
+    const stepPlan = {
+      ...aimedAt(searched, this.target),
+      phases,
+      workloads: [{ ...searched.workloads[0]!, startAfterMs: 0, phases: phases.map((_, i) => i) }],
+    };
     // Each step listens on its own signal, relayed from the session's: the driver's listeners go
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();
@@ -356,7 +366,7 @@ class CapacitySearch {
     };
     const answer = confirmation?.load ?? bracket.lastPass;
     const answerStep = confirmation?.step ?? this.searchSteps().find((r) => r.load === answer);
-    const replay = this.plan.replay;
+    const replay = this.plan.workloads[0]?.replay;
     const ratePerS =
       answer === null
         ? null

@@ -20,9 +20,12 @@ import {
   type RunInfo,
   type RunResult,
   type Stats,
+  type RunStop,
+  type SetupRecord,
   type ThresholdResult,
   type TimelineRow,
 } from '../../contract/result-schema.ts';
+import { workloadSection, type WorkloadDescription } from './workload-section.ts';
 import { rateLimitSection } from './rate-limit-section.ts';
 import { readEncoded, round3, statsOf } from './result-stats.ts';
 import { generatedWarnings } from './result-warnings.ts';
@@ -41,6 +44,13 @@ export interface BuildResultInput {
   readonly goodputBoundMs?: number | null;
   /** The replay's source, without what the run made of it (sent, run-time skips: read off `data` here). */
   readonly replay?: Omit<ReplaySource, 'sent'>;
+  /** The run's workloads, described from its plan: their figures are read off `data` (byWorkload). */
+  readonly workloads?: readonly WorkloadDescription[];
+  /** The run's setup and teardown, when it had them. */
+  readonly setup?: SetupRecord;
+  readonly teardown?: SetupRecord;
+  /** Why the run stopped itself before its end (an abortOnFail threshold failed). */
+  readonly stop?: RunStop;
 }
 
 /** A target URL without credentials in it (`https://user:pass@host` → `https://[redacted]@host`). */
@@ -136,10 +146,13 @@ export function buildRunResult(input: BuildResultInput): RunResult {
   const tokens = readEncoded(data.tokens.latency);
   const given = new Set(input.checks.map((c) => c.id));
   const passive = data.ledger === null ? [] : passiveRateLimitChecks(data.ledger).filter((c) => !given.has(c.id));
+  // The one replay workload's record also stands at the top level, where readers before workloads look.
+  const replays = (input.workloads ?? []).filter((w) => w.replay !== undefined);
+  const replay = input.replay ?? (replays.length === 1 ? replays[0]!.replay : undefined);
   const result: RunResult = {
     schema: RESULT_SCHEMA_ID,
     tool: { name: TOOL.name, version: TOOL.version },
-    run: { ...run, target: withoutCredentials(run.target) },
+    run: { ...run, target: withoutCredentials(run.target), ...(input.stop === undefined ? {} : { stop: input.stop }) },
     config: redactSecrets({ ...input.config }),
     summary: {
       ...statsOf(data.overall, durationS),
@@ -160,6 +173,22 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     byPhase: phaseStats(dims.phases, data, durationS),
     byOutcome: statsByOutcome(data.byOutcome, durationS),
     ...(data.byReplica === undefined ? {} : { byReplica: statsByName(dims.replicas ?? [], data.byReplica, durationS) }),
+    ...(input.workloads === undefined
+      ? {}
+      : {
+          byWorkload: workloadSection(input.workloads, data, durationS, input.goodputBoundMs ?? null, (w) =>
+            w.replay === undefined
+              ? undefined
+              : replayRecord(w.replay, {
+                  sent: requestsOf(data.byWorkload?.[w.name]),
+                  skipped: data.skippedByWorkload?.[w.name] ?? {},
+                }),
+          ),
+        }),
+    ...(data.byTag === undefined ? {} : { byTag: statsByName([], data.byTag, durationS) }),
+    ...(data.bySelector === undefined ? {} : { bySelector: selectorStats(data.bySelector, durationS) }),
+    ...(input.setup === undefined ? {} : { setup: input.setup }),
+    ...(input.teardown === undefined ? {} : { teardown: input.teardown }),
     timeline: timelineOf(data.timeline, durationS),
     histograms: {
       latency: data.overall.latency,
@@ -171,23 +200,62 @@ export function buildRunResult(input: BuildResultInput): RunResult {
       byOutcome: pairs(data.byOutcome),
       byClient: pairs(data.byClient),
       ...(data.byReplica === undefined ? {} : { byReplica: pairs(data.byReplica) }),
+      ...(data.byWorkload === undefined ? {} : { byWorkload: withLag(pairs(data.byWorkload), data.scheduleLagByWorkload ?? {}) }),
+      ...(data.byTag === undefined ? {} : { byTag: pairs(data.byTag) }),
+      ...(data.bySelector === undefined
+        ? {}
+        : {
+            bySelector: withLag(
+              pairs(data.bySelector),
+              Object.fromEntries(
+                Object.entries(data.bySelector).flatMap(([key, d]) => (d.scheduleLag === undefined ? [] : [[key, d.scheduleLag]])),
+              ),
+            ),
+          }),
     },
     rateLimit: data.ledger === null ? null : rateLimitSection(data.ledger),
     checks: redactSecrets([...input.checks, ...passive]),
     thresholds: input.thresholds.map((t) => ({ ...t })),
     warnings: [...input.warnings],
     ...(data.exemplars === undefined ? {} : { exemplars: exemplarsOf(data.exemplars) }),
-    ...(input.replay === undefined ? {} : { replay: replayRecord(input.replay, data) }),
+    ...(replay === undefined ? {} : { replay: replayRecord(replay, { sent: requestsOf(data.overall), skipped: data.skipped }) }),
   };
   const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
   const implied = generatedWarnings(result).filter((w) => !stated.includes(w));
   return { ...result, warnings: [...stated, ...implied] };
 }
 
+/** Each threshold selection's stats, with its schedule lag when it had open-model requests. */
+function selectorStats(data: NonNullable<RecordedData['bySelector']>, durationS: number): Record<string, PhaseStats> {
+  const out: Record<string, PhaseStats> = {};
+  for (const [key, d] of Object.entries(data)) {
+    const lag = d.scheduleLag === undefined ? null : readEncoded(d.scheduleLag);
+    out[key] = { ...statsOf(d, durationS), ...(lag !== null && lag.count > 0 ? { scheduleLagMs: lag.percentiles } : {}) };
+  }
+  return out;
+}
+
+/** Histogram pairs with their schedule lag where there is one. */
+function withLag(
+  pairsByName: Record<string, EncodedPair>,
+  lag: Readonly<Record<string, string>>,
+): Record<string, EncodedPair & { scheduleLag?: string }> {
+  return Object.fromEntries(
+    Object.entries(pairsByName).map(([name, pair]) => [name, lag[name] === undefined ? pair : { ...pair, scheduleLag: lag[name] }]),
+  );
+}
+
 /** The replay's source with what the run made of its calls: those sent, and those its clients could not send. */
-function replayRecord(source: Omit<ReplaySource, 'sent'>, data: RecordedData): ReplaySource {
+function replayRecord(
+  source: Omit<ReplaySource, 'sent'>,
+  run: { readonly sent: number; readonly skipped: Readonly<Record<string, number>> },
+): ReplaySource {
   const skipped = { ...source.skipped };
-  for (const [reason, n] of Object.entries(data.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
-  const sent = Object.values(data.overall.outcomes).reduce((sum, n) => sum + n, 0);
-  return { ...source, sent, skipped };
+  for (const [reason, n] of Object.entries(run.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
+  return { ...source, sent: run.sent, skipped };
+}
+
+/** Requests of a slice: the sum of its outcomes. */
+function requestsOf(slice: DimensionData | undefined): number {
+  return Object.values(slice?.outcomes ?? {}).reduce((sum, n) => sum + n, 0);
 }

@@ -5,13 +5,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
-import { planMethods } from '../../driver/compiled-plan.ts';
 import { RunClock } from '../../driver/run-clock.ts';
 import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
 import { registerPlanSecrets } from '../../profile/plan-secrets.ts';
 import { newLoadGaugesProbe, readLoadMetrics } from '../../prometheus/load-metrics.ts';
+import { dimensionsOf } from '../recorder-dimensions.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
 const SNAPSHOT_EVERY_MS = 500;
@@ -19,14 +19,13 @@ const SNAPSHOT_EVERY_MS = 500;
 const METRICS_EVERY_SNAPSHOTS = 2;
 
 const port = parentPort!;
-const { plan, metrics: metricsOptions } = workerData as LoadWorkerData;
+const { plan, metrics: metricsOptions, setupValues } = workerData as LoadWorkerData;
 const post = (message: FromWorker): void => port.postMessage(message);
 
 async function main(): Promise<void> {
   // This thread's redactor: the secrets are known before any reply could echo them.
   registerPlanSecrets(plan);
-  const dims = { methods: planMethods(plan), phases: plan.phases.map((p) => p.name), clients: plan.clients.map((c) => c.id) };
-  const recorder = new Recorder(dims, { rateLimit: plan.rateLimit });
+  const recorder = new Recorder(dimensionsOf(plan), { rateLimit: plan.rateLimit });
   const clock = new RunClock();
   const abort = new AbortController();
   let startOrigin: ((originMs: number | null) => void) | null = null;
@@ -60,6 +59,7 @@ async function main(): Promise<void> {
       recorder,
       clock,
       signal: abort.signal,
+      setupValues,
       onStart: (gauges) => (probe.gauges = gauges),
       startClock: async () => {
         post({ type: 'ready' });

@@ -14,6 +14,8 @@ export interface LoadWorkerData {
   readonly plan: Plan;
   /** `--metrics-listen`: how to read the metrics snapshots to post; null = post none. */
   readonly metrics: MetricsReadOptions | null;
+  /** The values the run's setup saved (`{{setup.NAME}}`); null = none. */
+  readonly setupValues: Readonly<Record<string, unknown>> | null;
 }
 
 export type ToWorker =

@@ -22,6 +22,8 @@ import type { LoadRunOutcome } from '../../driver/run-load.ts';
 export interface WorkerRunOptions {
   /** The run's plan, target resolved; each worker gets its share (shardPlan). */
   readonly plan: Plan;
+  /** The values the run's setup saved, for every worker's templates; null or absent = none. */
+  readonly setupValues?: Readonly<Record<string, unknown>> | null;
   readonly count: number;
   readonly clock: RunClock;
   readonly signal: AbortSignal;
@@ -61,6 +63,7 @@ export class LoadWorkers {
       worker: startModuleWorker(import.meta.url, 'load-worker-entry', {
         plan: shardPlan(o.plan, index, o.count),
         metrics: o.metrics,
+        setupValues: o.setupValues ?? null,
       } satisfies LoadWorkerData),
       ready: false,
       snapshot: null,

@@ -1,13 +1,16 @@
 /**
  * How one plan splits into parts — worker threads (`--workers N`) or shard processes
- * (`--shard I/N`): each part gets every N-th client (its own tokens, its own quota ledger), the
- * share of every phase's arrival rate and virtual users that its clients' weights carry (so every
- * client sends at the rate it would in one process), an even share of connections and the
- * in-flight cap, its own random seed, its own trace-id stream, and its share of the data files' rows
- * (row r of a set goes to the part with r % parts === part: splitting a split again composes, so
- * shards of workers still partition the rows). Pure; the parts add up to the whole.
+ * (`--shard I/N`): each part gets every N-th client (its own tokens, its own quota ledger), and of
+ * every workload the share of each phase's arrival rate and virtual users that its clients there
+ * carry by their weights (so every client sends at the rate it would in one process; a workload of
+ * iterations runs its clients' iterations where they are; a replay sends its callers' calls by the
+ * part that has their client), an even share of connections and the in-flight cap, its own random
+ * seed, its own trace-id stream, and its share of the data files' rows (row r of a set goes to the
+ * part with r % parts === part: splitting a split again composes, so shards of workers still
+ * partition the rows). Setup and teardown run once, outside the parts. Pure; the parts add up to
+ * the whole.
  */
-import type { ClientPlan, PhasePlan, Plan } from '../../profile/plan.ts';
+import type { ClientPlan, PhasePlan, Plan, WeightedIndex, WorkloadPlan } from '../../profile/plan.ts';
 
 /** Share `total` of worker `index` of `count`: floor(total / count), the first total % count get one more. */
 export function evenShare(total: number, index: number, count: number): number {
@@ -52,13 +55,26 @@ export function apportion(total: number, shares: readonly number[]): number[] {
   return parts;
 }
 
-/** Part `index`'s phases: its weight share of every rate, its apportioned virtual users. */
-export function shardPhases(phases: readonly PhasePlan[], shares: readonly number[], index: number): PhasePlan[] {
-  const share = shares[index]!;
-  return phases.map((phase) => {
-    const load = phase.load;
-    if (load.kind === 'rate') return { ...phase, load: { kind: 'rate', fromPerS: load.fromPerS * share, toPerS: load.toPerS * share } };
-    return { ...phase, load: { kind: 'concurrency', vus: apportion(load.vus, shares)[index]! } };
+/** A phase's share for part `index`: its weight share of a rate, its apportioned virtual users; iterations and a replay as they are. */
+export function shardPhase(phase: PhasePlan, shares: readonly number[], index: number): PhasePlan {
+  const load = phase.load;
+  switch (load.kind) {
+    case 'rate':
+      return { ...phase, load: { kind: 'rate', fromPerS: load.fromPerS * shares[index]!, toPerS: load.toPerS * shares[index]! } };
+    case 'concurrency':
+      return { ...phase, load: { kind: 'concurrency', vus: apportion(load.vus, shares)[index]! } };
+    default:
+      // Per client (iterations) or per caller (a replay): the part's clients carry their own.
+      return phase;
+  }
+}
+
+/** Each part's share of a workload's clients' weight (the shares add up to 1); its clients are every `count`-th of the plan's. */
+function workloadShares(workload: WorkloadPlan, count: number): number[] {
+  const total = workload.clients.reduce((sum, c) => sum + c.weight, 0);
+  return Array.from({ length: count }, (_, part) => {
+    const own = workload.clients.filter((c) => c.index % count === part);
+    return total > 0 ? own.reduce((sum, c) => sum + c.weight, 0) / total : own.length / Math.max(1, workload.clients.length);
   });
 }
 
@@ -69,10 +85,17 @@ export function traceStream(stream: number, index: number): number {
 
 /** Part `index` of `count` (0-based): what the main thread resolved (target, clients and their secrets included), in its share. */
 export function shardPlan(plan: Plan, index: number, count: number): Plan {
+  // The part's clients are the plan's every count-th: client i becomes floor(i / count) here.
+  const own = (c: WeightedIndex): boolean => c.index % count === index;
+  const renumber = (c: WeightedIndex): WeightedIndex => ({ index: Math.floor(c.index / count), weight: c.weight });
+  const shares = plan.workloads.map((workload) => workloadShares(workload, count));
   return {
     ...plan,
     clients: shardClients(plan.clients, index, count),
-    phases: shardPhases(plan.phases, weightShares(plan.clients, count), index),
+    workloads: plan.workloads.map((workload) => ({ ...workload, clients: workload.clients.filter(own).map(renumber) })),
+    phases: plan.phases.map((phase) => shardPhase(phase, shares[phase.workload]!, index)),
+    setup: null,
+    teardown: null,
     http: {
       ...plan.http,
       connections: Math.max(1, evenShare(plan.http.connections, index, count)),
