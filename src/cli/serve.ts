@@ -293,11 +293,20 @@ export function registerServeCommand(program: Command): void {
           stopControl = controlBySignals(controls);
           process.stdout.write(`rpcload serve: listening on ${url}\n`);
           replicaUrls.forEach((replica, i) => process.stdout.write(`rpcload serve: replica ${i + 1} listening on ${replica}\n`));
-          process.stderr.write(`${notes.join('\n')}\n`);
+          process.stderr.write(`${[pidNote(), ...notes].join('\n')}\n`);
         },
       });
       stopControl();
     });
+}
+
+/**
+ * The server's own process id: started through `npx` or `npm exec`, `$!` in a shell is npm's, and a
+ * signal sent to npm ends npm and leaves the server running, unrestarted.
+ */
+function pidNote(): string {
+  const pid = process.pid;
+  return `rpcload serve: pid ${pid}: send signals here, not to npx or npm (SIGTERM stops, SIGUSR1 store outage, SIGUSR2 restart)`;
 }
 
 /**

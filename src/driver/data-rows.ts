@@ -25,6 +25,11 @@ function dataError(set: Pick<DataSetPlan, 'name' | 'file'>, line: number | strin
   return new RpcloadError('bad_data', `${fileLabel(set)}: line ${line}: ${message}`);
 }
 
+/** A data set without a row would start no iteration: a run reading it could only send nothing. */
+function noRows(set: Pick<DataSetPlan, 'name' | 'file'>, found: string): RpcloadError {
+  return new RpcloadError('bad_data', `${fileLabel(set)}: expected at least one row, ${found}`);
+}
+
 /** csv-parse's error as one line: the line it is on, and what is wrong (a ragged row in plain words). */
 function csvProblem(set: DataSetPlan, err: unknown, header: readonly string[] | null): RpcloadError {
   const e = err as Partial<CsvError> & { record?: unknown[]; lines?: number; column?: string | number };
@@ -38,22 +43,32 @@ function csvProblem(set: DataSetPlan, err: unknown, header: readonly string[] | 
   return dataError(set, e.lines ?? '?', `${message}${e.column !== undefined && e.column !== null ? ` (column ${String(e.column)})` : ''}`);
 }
 
-/** The rows of a JSON Lines file in order, each with its line number; blank lines are skipped. */
-async function* jsonlLines(set: DataSetPlan): AsyncGenerator<{ row: DataRow; line: number }> {
-  const lines = createInterface({ input: createReadStream(set.file), crlfDelay: Infinity });
+/**
+ * The rows of a JSON Lines file in order, each with its line number; blank lines are skipped.
+ * Ends early once `signal` aborts; the file is closed however the reading ends.
+ */
+async function* jsonlLines(set: DataSetPlan, signal?: AbortSignal): AsyncGenerator<{ row: DataRow; line: number }> {
+  const input = createReadStream(set.file);
+  const lines = createInterface({ input, crlfDelay: Infinity });
   let line = 0;
-  for await (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(text);
-    } catch (err) {
-      throw dataError(set, line, `expected a JSON object, found text that is not JSON (${(err as Error).message})`);
+  try {
+    for await (const text of lines) {
+      if (signal?.aborted) return;
+      line++;
+      if (text.trim() === '') continue;
+      let row: unknown;
+      try {
+        row = JSON.parse(text);
+      } catch (err) {
+        throw dataError(set, line, `expected a JSON object, found text that is not JSON (${(err as Error).message})`);
+      }
+      if (row === null || typeof row !== 'object' || Array.isArray(row))
+        throw dataError(set, line, `expected a JSON object, found ${Array.isArray(row) ? 'an array' : JSON.stringify(row)}`);
+      yield { row: row as DataRow, line };
     }
-    if (row === null || typeof row !== 'object' || Array.isArray(row))
-      throw dataError(set, line, `expected a JSON object, found ${Array.isArray(row) ? 'an array' : JSON.stringify(row)}`);
-    yield { row: row as DataRow, line };
+  } finally {
+    lines.close();
+    input.destroy();
   }
 }
 
@@ -79,21 +94,25 @@ export interface DataScan {
 /**
  * Read the whole file once, before the run: a missing column, a ragged row, a line that is not
  * a JSON object (or lacks a key a template names) throws one RpcloadError naming file and line.
+ * Once `signal` aborts (a Ctrl-C while a large file is read) the scan ends where it is, unjudged:
+ * the run that asked for it is stopping.
  */
-export async function scanDataSet(set: DataSetPlan): Promise<DataScan> {
+export async function scanDataSet(set: DataSetPlan, signal?: AbortSignal): Promise<DataScan> {
   let rows = 0;
   try {
     if (set.format === 'jsonl') {
-      for await (const { row, line } of jsonlLines(set)) {
+      for await (const { row, line } of jsonlLines(set, signal)) {
         for (const column of set.columns)
           if (!Object.hasOwn(row, column))
             throw dataError(set, line, `no key "${column}" (a template reads {{data.${set.name}.${column}}})`);
         rows++;
       }
+      if (rows === 0 && signal?.aborted !== true) throw noRows(set, 'found no JSON object in the file');
       return { rows };
     }
     let header: string[] | null = null;
-    const parser = createReadStream(set.file).pipe(
+    const input = createReadStream(set.file);
+    const parser = input.pipe(
       parse({
         ...CSV_OPTIONS,
         columns: (names: string[]) => {
@@ -110,12 +129,18 @@ export async function scanDataSet(set: DataSetPlan): Promise<DataScan> {
       }),
     );
     try {
-      for await (const _row of parser) rows++;
+      for await (const _row of parser) {
+        if (signal?.aborted) return { rows };
+        rows++;
+      }
     } catch (err) {
       if (err instanceof RpcloadError) throw err;
       throw csvProblem(set, err, header);
+    } finally {
+      input.destroy();
     }
-    if (header === null && set.columns.length > 0) throw dataError(set, 1, 'expected a header row, found an empty file');
+    if (header === null) throw noRows(set, 'found an empty file');
+    if (rows === 0) throw noRows(set, 'found only the header');
     return { rows };
   } catch (err) {
     if (err instanceof RpcloadError) throw err;

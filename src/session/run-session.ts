@@ -93,7 +93,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   if (path !== STDOUT_PATH) await assertResultPathWritable(path);
   if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
   // Every data file read once before any load: a ragged row or a missing column is a one-line error now, not mid-run.
-  for (const set of plan.data) await scanDataSet(set);
+  // A stop during the reading (a large file, a Ctrl-C) ends it at once; the run then ends as aborted before any load.
+  for (const set of plan.data) if (!options.signal.aborted) await scanDataSet(set, options.signal);
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   registerPlanSecrets(plan);
   const upfront = upfrontWarnings(plan, startAt, Date.now());
@@ -308,9 +309,16 @@ function judged(plan: Plan, draft: RunResult): RunResult {
   return { ...draft, thresholds: plan.thresholds.map((threshold) => evaluateThreshold(threshold, draft)) };
 }
 
-/** 130 when interrupted; 1 when the run failed, a threshold failed or a check of its own traffic failed (a broken limiter). */
+/**
+ * 130 when interrupted; 1 when the run failed, sent no request at all (it measured nothing: no
+ * verdict can pass on it), a threshold failed or a check of its own traffic failed (a broken limiter).
+ */
 function exitCodeOf(result: RunResult): ExitCode {
   if (result.run.status === 'aborted') return ExitCode.interrupted;
-  const failed = result.run.status === 'failed' || result.thresholds.some((t) => !t.ok) || result.checks.some((c) => c.verdict === 'fail');
+  const failed =
+    result.run.status === 'failed' ||
+    result.summary.requests === 0 ||
+    result.thresholds.some((t) => !t.ok) ||
+    result.checks.some((c) => c.verdict === 'fail');
   return failed ? ExitCode.failed : ExitCode.ok;
 }

@@ -72,7 +72,7 @@ interface SearchEnd {
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
   // Found out now, not after the whole search.
   if (options.outPath !== undefined) await assertResultPathWritable(options.outPath);
-  for (const set of options.plan.data) await scanDataSet(set);
+  for (const set of options.plan.data) if (!options.signal.aborted) await scanDataSet(set, options.signal);
   const runId = randomUUID();
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
