@@ -30,11 +30,21 @@ export const ReplaySourceSchema = Type.Object(
     sent: Type.Integer({ minimum: 0, description: 'calls sent (requests made)' }),
     skipped: Type.Record(Type.String(), Count, {
       description:
-        "calls or records not sent, by reason: the recording's token requests and other URLs, calls whose client could not send (backing off, no token, max in-flight)",
+        "calls or records not sent, by reason: the recording's token requests and other URLs, a HAR's calls to other hosts and bodies that are not JSON args, calls whose client could not send (backing off, no token, max in-flight), calls of a recording that changed during the run",
     }),
     callers: Type.Integer({ minimum: 0, description: 'distinct callers in the window' }),
     mappedCallers: Type.Integer({ minimum: 0, description: 'callers sent by another client ID (--map-clients)' }),
-    outOfOrder: Type.Integer({ minimum: 0, description: 'calls recorded earlier than the call before them (sent as soon as read)' }),
+    outOfOrder: Type.Object(
+      {
+        calls: Type.Integer({ minimum: 0, description: 'calls of the window recorded earlier than a call before them' }),
+        maxMs: Type.Number({ minimum: 0, description: 'how much earlier at most (ms)' }),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "the recording's own disorder: each such call was due with the call before it (it cannot pass it), so its wait is neither latency nor schedule lag",
+      },
+    ),
   },
   { additionalProperties: false, description: 'the recording a replay played (run --replay, capacity --replay)' },
 );

@@ -260,6 +260,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         tokenMethod: plan.auth.tokenMethod,
         durationMs: phase.durationMs,
         notice: (text) => recorder.notice(text),
+        ...(plan.dataPart.index === 0 ? { skip: (reason: string, count: number) => recorder.recordSkipped(reason, count) } : {}),
       }),
   );
   try {
