@@ -1,7 +1,7 @@
 /**
  * The read-ahead of a replay phase: reads the recording pass after pass (a loop plays its window
- * again) into a bounded queue of calls ready to send, each with its due time, its client and its
- * body. It starts reading when made, and the run makes it before its clock starts and waits for
+ * again) into a bounded queue of calls ready to send (a ReadAhead, read-ahead.ts), each with its
+ * due time, its client and its body. It starts reading when made, and the run makes it before its clock starts and waits for
  * `ready` (the queue full, or the whole window read when it is smaller), as it waits for tokens
  * and connections: the first calls are due at once, and a reader that only began at the clock's
  * start would send them late. The queue is bounded in calls (QUEUE_HIGH), never the file's size;
@@ -18,6 +18,7 @@ import type { RecordedCall } from '../profile/replay-record.ts';
 import { RecordingReader } from '../profile/replay-recording.ts';
 import type { ReplayPlan } from '../profile/replay-settings.ts';
 import { describeError } from '../errors.ts';
+import { ReadAhead } from './read-ahead.ts';
 
 /** One call queued to be sent. */
 export interface QueuedCall {
@@ -56,15 +57,10 @@ export const QUEUE_HIGH = 8192;
 const REFILL_CALLS = 1024;
 
 export class ReplayFeed {
-  private queue: (QueuedCall | undefined)[] = [];
-  private head = 0;
-  private readerDone = false;
-  private closed = false;
-  private resumeReader: (() => void) | null = null;
-  private onMore: (() => void) | null = null;
-  private markReady!: () => void;
+  /** The calls read ahead: the reader pauses with QUEUE_HIGH queued and reads on REFILL_CALLS below. */
+  private readonly calls = new ReadAhead<QueuedCall>({ high: QUEUE_HIGH, low: QUEUE_HIGH - REFILL_CALLS });
   /** Resolves once the queue is full, the window is read whole, or the feed is closed: the clock may start. */
-  readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
+  readonly ready = this.calls.ready;
   private readonly callerIndex = new Map<string, number>();
   private readonly scenarioOf: Map<string, number>;
   private changeTold = false;
@@ -78,57 +74,37 @@ export class ReplayFeed {
     this.scenarioOf = new Map(o.replay.methods.map((method, index) => [method, index]));
     this.read()
       .catch((err: unknown) => o.notice(`the replay stopped reading ${o.replay.facts.fileName}: ${describeError(err)}`))
-      .finally(() => {
-        this.readerDone = true;
-        this.markReady();
-        this.tellMore();
-      });
+      .finally(() => this.calls.end());
   }
 
   /** Calls read and not yet taken. */
   get buffered(): number {
-    return this.queue.length - this.head;
+    return this.calls.buffered;
   }
 
   /** No call is queued and none will come. */
   get exhausted(): boolean {
-    return this.readerDone && this.buffered === 0;
+    return this.calls.exhausted;
   }
 
   /** The next call, left queued; undefined when none is queued now. */
   peek(): QueuedCall | undefined {
-    return this.queue[this.head];
+    return this.calls.peek();
   }
 
   /** Take the next call (after `peek` said there is one). */
   take(): QueuedCall {
-    const call = this.queue[this.head]!;
-    this.queue[this.head++] = undefined;
-    if (this.resumeReader !== null && this.buffered <= QUEUE_HIGH - REFILL_CALLS) {
-      const resume = this.resumeReader;
-      this.resumeReader = null;
-      resume();
-    }
-    return call;
+    return this.calls.take()!;
   }
 
   /** Call `listener` once, when more calls are queued or the reader has ended (a loop found the queue empty). */
   whenMore(listener: () => void): void {
-    this.onMore = listener;
+    this.calls.whenMore(listener);
   }
 
   /** Stop reading (the phase ended or the run stopped). */
   close(): void {
-    this.closed = true;
-    this.onMore = null;
-    this.resumeReader?.();
-    this.markReady();
-  }
-
-  private tellMore(): void {
-    const listener = this.onMore;
-    this.onMore = null;
-    listener?.();
+    this.calls.close();
   }
 
   /** Read the recording pass after pass into the queue, pausing while it is full. */
@@ -140,7 +116,7 @@ export class ReplayFeed {
     // A call recorded earlier than one before it is due with that one: the queue is sent in file
     // order, so it cannot leave sooner, and its wait is the recording's disorder, not schedule lag.
     let lastDueOffsetMs = Number.NEGATIVE_INFINITY;
-    for (let pass = 0; !this.closed; pass++) {
+    for (let pass = 0; !this.calls.closed; pass++) {
       const passStartMs = pass * replay.passMs;
       if (passStartMs / replay.speed >= this.o.durationMs) break;
       let reading: RecordedCall[] | null = kept === null && replay.loop ? [] : null;
@@ -161,28 +137,22 @@ export class ReplayFeed {
             const clientIndex = this.callerIndex.get(call.caller);
             if (clientIndex === undefined) continue; // another part's caller
             queued++;
-            this.queue.push({
+            this.calls.push({
               dueOffsetMs,
               clientIndex,
               scenarioIndex: this.scenarioOf.get(call.method)!,
               body: Buffer.from(call.bodyText),
             });
           }
-          if (this.head > QUEUE_HIGH) {
-            this.queue = this.queue.slice(this.head);
-            this.head = 0;
-          }
-          this.tellMore();
-          if (this.buffered >= QUEUE_HIGH) {
-            this.markReady();
-            await new Promise<void>((resolve) => (this.resumeReader = resolve));
-          } else {
+          this.calls.announce();
+          if (this.calls.full) await this.calls.room();
+          else {
             // One batch per turn of the event loop: a stream with its next chunk already buffered
             // would otherwise hand over batch after batch in one run of microtasks, and no call
             // due meanwhile could be sent.
             await yieldToEventLoop();
           }
-          if (this.closed) return;
+          if (this.calls.closed) return;
         }
       } catch (err) {
         // The scan read the whole file: what fails now is a file that changed (cut, rewritten, removed).
