@@ -1,13 +1,14 @@
 /**
  * The read-ahead of a replay phase: reads the recording pass after pass (a loop plays its window
  * again) into a bounded queue of calls ready to send (a ReadAhead, read-ahead.ts), each with its
- * due time, its client and its body. It starts reading when made, and the run makes it before its clock starts and waits for
- * `ready` (the queue full, or the whole window read when it is smaller), as it waits for tokens
- * and connections: the first calls are due at once, and a reader that only began at the clock's
- * start would send them late. The queue is bounded in calls (QUEUE_HIGH), never the file's size;
- * a window that fits in it is kept after its first pass, so a loop's next pass reads nothing and
- * its wrap cannot stall the clock. A call whose caller maps to a client of another worker or shard
- * is skipped here: each part reads the whole recording and sends its own callers' calls.
+ * due time, its client and its body. It starts reading when made, and the run makes it before its
+ * clock starts and waits for `ready` (the queue full, or the whole window read when it is
+ * smaller), as it waits for tokens and connections: the first calls are due at once, and a reader
+ * that only began at the clock's start would send them late. The queue is bounded in calls
+ * (QUEUE_HIGH), never the file's size; a window that fits in it is kept after its first pass, so a
+ * loop's next pass reads nothing and its wrap cannot stall the clock. A call whose caller maps to a
+ * client of another worker or shard is skipped here: each part reads the whole recording and sends
+ * its own callers' calls.
  *
  * A call recorded earlier than a call before it is due with that call (the queue leaves in file
  * order). The feed reads the bytes the scan read and no more; a file cut or rewritten since is
@@ -175,7 +176,8 @@ export class ReplayFeed {
     const unread = Math.max(0, Math.min(replay.facts.callsInWindow - readInPass, budget));
     if (unread > 0) this.o.skip?.(RECORDING_CHANGED, unread);
     const lost = unread > 0 ? `: ${unread} calls of the window not sent (skipped: ${RECORDING_CHANGED})` : '';
-    this.o.notice(`${replay.facts.fileName} changed during the run and the replay stopped reading it (${describeError(err)})${lost}`);
+    const stopped = `the replay stopped reading it (${describeError(err)})`;
+    this.o.notice(`${replay.facts.fileName} changed during the run and ${stopped}${lost}`);
   }
 
   private tellChanged(how: string): void {

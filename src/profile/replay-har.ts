@@ -117,11 +117,10 @@ function chooseApiHost(
   let chosen: string | null = null;
   if (wanted !== null) {
     chosen = [...byHost.keys()].find((host) => host === wanted || new URL(`http://${host}`).hostname === wanted) ?? null;
-    if (chosen === null)
-      throw new RpcloadError(
-        'bad_replay',
-        `${basename(file)}: no API call goes to the host ${wanted} (--replay-host); ${byHost.size === 0 ? 'it has no API call' : `its API calls go to ${countsText(byHost)}`}`,
-      );
+    if (chosen === null) {
+      const where = byHost.size === 0 ? 'it has no API call' : `its API calls go to ${countsText(byHost)}`;
+      throw new RpcloadError('bad_replay', `${basename(file)}: no API call goes to the host ${wanted} (--replay-host); ${where}`);
+    }
   } else for (const [host, n] of byHost) if (chosen === null || n > byHost.get(chosen)!) chosen = host;
   byHost.delete(chosen ?? '');
   return { apiHost: chosen, otherHosts: byHost };
@@ -198,7 +197,8 @@ export function unknownCallersText(why: UnknownCallers, malformedAssertions: num
   const causes = [
     ...(why.anonymousTokenRequests > 0
       ? [
-          `${why.anonymousTokenRequests} named no client (no client_id in the form, no client assertion, no user in an Authorization header)`,
+          `${why.anonymousTokenRequests} named no client ` +
+            '(no client_id in the form, no client assertion, no user in an Authorization header)',
         ]
       : []),
     ...(why.tokenlessReplies > 0 ? [`${why.tokenlessReplies} had no access token in the recorded reply`] : []),

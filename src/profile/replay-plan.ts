@@ -46,10 +46,10 @@ function mapCallers(scan: Scan, clientIds: readonly string[], settings: ReplaySe
   if (missing.length > 0) {
     const named = missing.slice(0, 5).join(', ') + (missing.length > 5 ? ` and ${missing.length - 5} more` : '');
     const why = missing.includes(UNKNOWN_CALLER) && scan.unknownCallers !== '' ? `; ${UNKNOWN_CALLER} is ${scan.unknownCallers}` : '';
-    throw new RpcloadError(
-      'bad_replay',
-      `${basename(settings.file)}: ${missing.length} recorded caller${missing.length === 1 ? ' has' : 's have'} no configured client ID: ${named}${why}; configure them (--client ID:SECRET, the profile's clients) or map the callers onto the configured clients with --map-clients`,
-    );
+    const callers = `${missing.length} recorded caller${missing.length === 1 ? ' has' : 's have'}`;
+    const remedy =
+      "configure them (--client ID:SECRET, the profile's clients) or map the callers onto the configured clients with --map-clients";
+    throw new RpcloadError('bad_replay', `${basename(settings.file)}: ${callers} no configured client ID: ${named}${why}; ${remedy}`);
   }
   return pairs;
 }
@@ -95,11 +95,14 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
     else throw new RpcloadError('bad_flag', '--loop: say how long the replay lasts: --duration, or -n calls');
     // --duration ends a longer window where it says; a window no run could last (t in µs, --speed 1e-9) is refused.
     durationMs = settings.durationMs === null ? whole : Math.min(whole, settings.durationMs);
-    if (!(durationMs <= MAX_DURATION_MS))
+    if (!(durationMs <= MAX_DURATION_MS)) {
+      const length = `${lengthText(whole)} (${lengthText(whole * speed)} of the recording at speed ${speed})`;
+      const remedy = 'choose a window (--from, --to), a higher --speed, or end it sooner with --duration';
       throw new RpcloadError(
         'bad_replay',
-        `${facts.fileName}: the replay would last ${lengthText(whole)} (${lengthText(whole * speed)} of the recording at speed ${speed}), longer than a run may last, ${MAX_DURATION_TEXT}: choose a window (--from, --to), a higher --speed, or end it sooner with --duration`,
+        `${facts.fileName}: the replay would last ${length}, longer than a run may last, ${MAX_DURATION_TEXT}: ${remedy}`,
       );
+    }
   }
   const sent = settings.loop
     ? (facts.callsInWindow * durationMs * speed) / passMs

@@ -60,7 +60,8 @@ export class RecordingChangedError extends RpcloadError {
   ) {
     super(
       'bad_replay',
-      `${basename(file)}: ends at byte ${endByte.toLocaleString('en-US')}, before the ${stamp.bytes.toLocaleString('en-US')} bytes scanned`,
+      `${basename(file)}: ends at byte ${endByte.toLocaleString('en-US')}, ` +
+        `before the ${stamp.bytes.toLocaleString('en-US')} bytes scanned`,
     );
   }
 }
@@ -95,7 +96,7 @@ export class RecordingReader {
   constructor(
     private readonly file: string,
     private readonly options: RecordingReaderOptions,
-    /** The first call's instant (epoch ms) when the file's `t` are instants, if known (a read from the window's start). */
+    /** The first call's instant (epoch ms) when `t` are instants, if known (a read from the window's start). */
     originEpochMs: number | null = null,
   ) {
     this.clock = new OffsetClock(file, originEpochMs);

@@ -120,7 +120,7 @@ export async function scanRecording(settings: ReplaySettings, tokenMethod: strin
         startByte = reader.batchStarts[i] ?? 0;
         startLine = reader.batchLines[i] ?? 1;
       }
-      // Out of order: earlier than a call before it in the window, which it cannot pass (the replay sends in file order).
+      // Out of order: earlier than a call before it in the window, which it cannot pass (sent in file order).
       if (call.offsetMs < last) {
         outOfOrder.calls++;
         outOfOrder.maxMs = Math.max(outOfOrder.maxMs, last - call.offsetMs);
@@ -137,7 +137,8 @@ export async function scanRecording(settings: ReplaySettings, tokenMethod: strin
     reader.otherHosts.size === 0
       ? []
       : [
-          `${fileName}: API calls to other hosts than ${reader.apiHost} were skipped: ${[...reader.otherHosts].map(([host, n]) => `${host} (${n})`).join(', ')}; --replay-host chooses the API's host`,
+          `${fileName}: API calls to other hosts than ${reader.apiHost} were skipped: ` +
+            `${[...reader.otherHosts].map(([host, n]) => `${host} (${n})`).join(', ')}; --replay-host chooses the API's host`,
         ];
   const facts = {
     fileName,

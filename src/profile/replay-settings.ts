@@ -45,14 +45,16 @@ export const ReplaySchema = Type.Object(
     ),
     duration: Type.Optional(
       DurationSchema(
-        'How long the replay lasts at most: with "loop", how long it lasts; without, where a longer window is cut. Default: the window\'s length (with "loop": as long as "calls" take).',
+        'How long the replay lasts at most: with "loop", how long it lasts; without, where a longer window is cut. ' +
+          'Default: the window\'s length (with "loop": as long as "calls" take).',
       ),
     ),
     host: Type.Optional(
       Type.String({
         minLength: 1,
         description:
-          "A HAR capture: the host whose POST …/api/{method} entries are the API's calls (others, e.g. a third-party endpoint, are skipped and counted). Default: the host most of them go to.",
+          "A HAR capture: the host whose POST …/api/{method} entries are the API's calls (others, e.g. a third-party " +
+          'endpoint, are skipped and counted). Default: the host most of them go to.',
       }),
     ),
     mapClients: Type.Optional(
@@ -85,7 +87,7 @@ export interface ReplaySettings {
   readonly maxCalls: number | null;
   /** `--map-clients`: send a caller without a configured client ID by one chosen by a stable hash of its name. */
   readonly mapClients: boolean;
-  /** How long the replay lasts (ms) at most: with `loop`, its length; null = the window's (or as long as `maxCalls` takes). */
+  /** How long the replay lasts at most (ms): with `loop`, its length; null = the window's (or `maxCalls`'). */
   readonly durationMs: number | null;
   /** `--replay-host`: a HAR's API host; null = the host most of its API calls go to. */
   readonly host: string | null;
@@ -132,7 +134,7 @@ export interface ReplayPlan {
    */
   readonly startByte: number;
   readonly startLine: number;
-  /** The first call's instant (epoch ms) when the recording's `t` are instants: offsets of a read from startByte are from it. */
+  /** The first call's instant (epoch ms) when the recording's `t` are instants: a read from startByte counts from it. */
   readonly originEpochMs: number | null;
   /** The file as scanned (its size is facts.bytes): the replay reads only those bytes and says so when it changed. */
   readonly mtimeMs: number;

@@ -91,12 +91,12 @@ function replayLine(replay: NonNullable<RunResult['replay']>): string {
     .sort(([, a], [, b]) => b - a)
     .map(([reason, n]) => `${safe(reason, 60)} ${formatCount(n)}`);
   const { calls, maxMs } = replay.outOfOrder;
+  const window = `${formatCount(replay.callsInWindow)} calls in the window${replay.loop ? ' (looped)' : ''}`;
+  const early = `up to ${formatMs(maxMs)} ms early: sent after the call before, not schedule lag`;
   return [
-    `${safe(replay.file, 60)}: ${formatCount(replay.sent)} sent of ${formatCount(replay.callsInWindow)} calls in the window${replay.loop ? ' (looped)' : ''}`,
+    `${safe(replay.file, 60)}: ${formatCount(replay.sent)} sent of ${window}`,
     ...(skipped.length > 0 ? [`not replayed: ${skipped.join(', ')}`] : []),
-    ...(calls > 0
-      ? [`${formatCount(calls)} out of time order (up to ${formatMs(maxMs)} ms early: sent after the call before, not schedule lag)`]
-      : []),
+    ...(calls > 0 ? [`${formatCount(calls)} out of time order (${early})`] : []),
   ].join('; ');
 }
 
