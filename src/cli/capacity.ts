@@ -31,6 +31,7 @@ interface CapacityFlags extends MetricsFlags, TransportFlags {
   from?: string;
   to?: string;
   mapClients?: boolean;
+  replayHost?: string;
   clients?: number;
   workers?: number;
   out?: string;
@@ -117,6 +118,7 @@ export function registerCapacityCommand(program: Command): void {
     .option('--from <when>', 'with --replay: start of the window every step plays (a duration into the recording or an ISO 8601 instant)')
     .option('--to <when>', 'with --replay: end of the window (exclusive), as --from')
     .option('--map-clients', 'with --replay: send callers without a client ID of their own by configured ones (a stable hash)')
+    .option('--replay-host <host>', "with a HAR --replay: the API's host (default: the one most of its API calls go to)")
     .option('--include-429', "search past the clients' quotas, counting 429s as answers")
     .option('--max-lag <duration>', 'schedule lag p99 above which a step is generator-bound (default 20ms)', durationMs)
     .option('--max-steps <n>', 'stop the search after this many steps (default 30)', positiveInt)

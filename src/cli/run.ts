@@ -216,6 +216,7 @@ export function registerRunCommand(program: Command): void {
       '--map-clients',
       "with --replay: send callers without a client ID of their own by configured ones (a stable hash of the caller's name)",
     )
+    .option('--replay-host <host>', "with a HAR --replay: the API's host (default: the one most of its API calls go to)")
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
     .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))

@@ -13,6 +13,8 @@ import {
   type FaultName,
   type ServerOptions,
 } from '../server/options.ts';
+import { METHOD_HELP } from '../server/methods/method-help.ts';
+import { DEFAULT_MAX_ORDERS } from '../server/methods/order-store.ts';
 import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
 import { serveSession, type ServeControls } from '../session/serve-session.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
@@ -111,9 +113,16 @@ function wholeSecondsS(value: string): number {
   return ms / 1000;
 }
 
-/** The fault catalogue as help text, generated so that it can never drift from the code. */
+/** `"a", "b" or "c"`. */
+function listOr(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)!}`;
+}
+
+/** The faults, the demo clients and the methods as help text, generated so that they can never drift from the code. */
 function faultHelp(): string {
   const width = Math.max(...FAULTS.map((f) => f.name.length));
+  const methodWidth = Math.max(...METHOD_HELP.map((m) => m.name.length));
+  const maxOrders = DEFAULT_MAX_ORDERS.toLocaleString('en-US');
   const lines = (kind: string): string[] => FAULTS.filter((f) => f.kind === kind).map((f) => `  ${f.name.padEnd(width)}  ${f.description}`);
   return [
     '',
@@ -123,10 +132,15 @@ function faultHelp(): string {
     'Chaos faults, each hitting a share (--chaos-rate) of method responses:',
     ...lines('chaos'),
     '',
-    `Clients: without --clients, any ID starting with ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}"`).join(' or ')} (the smoke profile's) is`,
-    `accepted with the secret "${DEMO_CLIENT_PATTERN.secret}" (demo only: anyone who reads this can get a token).`,
-    'Methods: auth.token (form-encoded token request), ping, echo, items.list (paginated, array',
-    'field "items"), work (log-normal latency; arg delayMs forces one), flaky.',
+    `Clients: without --clients, the secret "${DEMO_CLIENT_PATTERN.secret}" opens any ID starting with`,
+    `${listOr(DEMO_CLIENT_PREFIXES.map((p) => `"${p}"`))} (the bundled examples' patterns;`,
+    'demo only: anyone who reads this can get a token).',
+    '',
+    'Methods (POST /api/<method>, a JSON object body → {"status":"success","data":…}); auth.token is the',
+    "form-encoded token request. Every method counts against the caller's rate limit; an argument of the",
+    'wrong type is 400 invalid_arguments. An order belongs to the client that created it; the replicas',
+    `share the orders, at most ${maxOrders} of them (past that the oldest is forgotten):`,
+    ...METHOD_HELP.map((m) => `  ${m.name.padEnd(methodWidth)}  ${m.summary}`),
   ].join('\n');
 }
 

@@ -15,6 +15,9 @@ import type { DataSetPlan } from '../profile/plan.ts';
 import type { DataRow } from './iteration.ts';
 
 const CSV_OPTIONS = { bom: true, skip_empty_lines: true } as const;
+/** The UTF-8 byte order mark, as text and as the bytes at a file's start. */
+const BOM = '\uFEFF';
+const BOM_BYTES = Buffer.from(BOM);
 
 /** `data set "users" (users.csv)`: how a problem line names the file. */
 function fileLabel(set: Pick<DataSetPlan, 'name' | 'file'>): string {
@@ -52,9 +55,11 @@ async function* jsonlLines(set: DataSetPlan, signal?: AbortSignal): AsyncGenerat
   const lines = createInterface({ input, crlfDelay: Infinity });
   let line = 0;
   try {
-    for await (const text of lines) {
+    for await (const read of lines) {
       if (signal?.aborted) return;
       line++;
+      // A byte order mark some editors write is not part of the first row (csv-parse drops it too: bom).
+      const text = line === 1 && read.startsWith(BOM) ? read.slice(1) : read;
       if (text.trim() === '') continue;
       let row: unknown;
       try {
@@ -195,7 +200,10 @@ export async function indexRows(set: DataSetPlan): Promise<RowIndex> {
     let lineStart = 0;
     let blank = true;
     for await (const chunk of createReadStream(set.file) as AsyncIterable<Buffer>) {
-      for (let i = 0; i < chunk.length; i++) {
+      // The first row starts after a byte order mark (a row is read by its offset, then parsed alone).
+      let start = 0;
+      if (offset === 0 && chunk.subarray(0, 3).equals(BOM_BYTES)) start = lineStart = 3;
+      for (let i = start; i < chunk.length; i++) {
         const byte = chunk[i]!;
         if (byte === 0x0a) {
           if (!blank) index.push(lineStart);

@@ -245,6 +245,8 @@ function replayFeedsOf(plan: Plan, recorder: Recorder): Map<number, ReplayFeed> 
           tokenMethod: plan.auth.tokenMethod,
           durationMs: plan.phases[index]!.durationMs,
           notice: (text) => recorder.notice(text),
+          // Every part reads the whole recording: one counts the calls a changed file lost.
+          ...(plan.dataPart.index === 0 ? { skip: (reason: string, count: number) => recorder.recordSkipped(reason, count, index) } : {}),
         }),
       );
   }

@@ -187,13 +187,15 @@ async function runWithEndpoint(
 
 /**
  * What a run warns about before it starts (and records in its result file): certificates not
- * checked (`--insecure`), and a start instant (`--start-at`) that has already passed — the run then
- * starts at once, late, and a shard's clock no longer agrees with the others'.
+ * checked (`--insecure`), what a replay's scan found (a HAR's calls to other hosts), and a start
+ * instant (`--start-at`) that has already passed — the run then starts at once, late, and a shard's
+ * clock no longer agrees with the others'.
  */
 function upfrontWarnings(plan: Plan, startAtEpochMs: number | null, nowMs: number): string[] {
   const warnings: string[] = [];
   const insecure = insecureWarning(plan.target, plan.http.insecure);
   if (insecure !== null) warnings.push(insecure);
+  for (const workload of plan.workloads) if (workload.replay !== undefined) warnings.push(...workload.replay.notes);
   if (startAtEpochMs !== null && nowMs - startAtEpochMs >= 1000) {
     const lateS = Math.round((nowMs - startAtEpochMs) / 1000);
     warnings.push(

@@ -91,13 +91,13 @@ describe('rpcload profile validate', () => {
       ],
       [profile('gone.json', { scenarios: undefined, phases: undefined, replay: { file: 'gone.jsonl' } }), 'gone.jsonl'],
     ];
-    for (const [file, message] of cases) {
-      const result = await runRpcload(['profile', 'validate', file]);
-      expect(result.code, file).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(message);
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    }
+    // One process for the three: each is one line on stderr, in order.
+    const result = await runRpcload(['profile', 'validate', ...cases.map(([file]) => file)]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(cases.length);
+    cases.forEach(([, message], i) => expect(lines[i]).toContain(message));
     const replay = await runRpcload(['profile', 'validate', 'examples/replay/checkout-profile.json'], { cwd: ROOT, env: { SECRET: 'x' } });
     expect(replay.stderr).toBe('');
     expect(replay.stdout).toBe(

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { METHOD_HELP } from '../../src/server/methods/method-help.ts';
 import { FAULTS } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { RPCLOAD_BIN, runRpcload } from '../support/cli.ts';
@@ -105,6 +106,8 @@ describe('rpcload serve', () => {
       '--seed',
     ];
     for (const flag of flags) expect(result.stdout).toContain(flag);
+    for (const { name, summary } of METHOD_HELP) expect(result.stdout).toContain(`  ${name.padEnd(14)}  ${summary}\n`);
+    expect(result.stdout).toContain('"client-", "smoke-", "app-", "web-", "ord-", "admin-" or "user-"');
     for (const fault of FAULTS)
       expect(result.stdout).toMatch(
         new RegExp(`^\\s+${fault.name}\\s+${fault.description.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'),
