@@ -231,7 +231,6 @@ describe('Recorder', () => {
   it.each([
     // without steps in the dimensions, a sample's step is its method
     ['step', { methodIndex: DIMS.methods.length }],
-    ['step', { stepIndex: DIMS.methods.length }],
     ['phase', { phaseIndex: -1 }],
     ['client', { clientIndex: DIMS.clients.length }],
   ])('rejects a sample whose %s index is outside the dimensions (a driver bug)', (what, bad) => {
