@@ -12,6 +12,7 @@ import { registerProfileCommand } from './profile.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerSetupCommands } from './setup.ts';
 import { registerTrendCommand } from './trend.ts';
 import { registerVerifyCommand } from './verify.ts';
 
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerMergeCommand(program);
   registerTrendCommand(program);
+  registerSetupCommands(program);
   registerServeCommand(program);
   registerProfileCommand(program);
   registerDeployCommand(program);

@@ -7,6 +7,7 @@ import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { ArrivalProcess, HttpClientName, Plan, ReplicaAffinity, WorkloadPlan } from '../profile/plan.ts';
 import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
 import { prepareReplays } from '../profile/replay-plan.ts';
+import { readSetupValues } from '../session/setup-session.ts';
 import { replaySettingsOf, type ReplayFlags } from '../profile/replay-settings.ts';
 import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
@@ -64,6 +65,7 @@ interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, Transpo
   otlpEndpoint?: string;
   otlpInterval?: number;
   workload?: string;
+  setupValues?: string;
 }
 
 /** The profile overrides the flags ask for (every reader of PlanOverrides takes undefined for absent). */
@@ -252,6 +254,10 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--json', 'print the summary as JSON on stdout instead of a table')
     .option('--label <text>', 'a label stored in the result file, e.g. the release under test')
+    .option(
+      '--setup-values <file>',
+      "skip the profile's setup (and teardown) and use the values `rpcload setup --out FILE` wrote: each shard of a run with setup",
+    )
     .option('--junit <file>', 'also write JUnit XML: each threshold and check as a test case')
     .option(
       '--otlp-endpoint <url>',
@@ -266,6 +272,12 @@ export function registerRunCommand(program: Command): void {
     await checkOutputFlags(flags, profilePath ?? (wantsInlineProfile(flags) ? undefined : defaultProfilePath()));
     const plan = await planOf(profilePath, flags);
     const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
+    const setupValues = flags.setupValues === undefined ? null : await readSetupValues(flags.setupValues, plan);
+    if (shard !== null && plan.setup !== null && setupValues === null)
+      throw new RpcloadError(
+        'bad_flag',
+        '--shard: the profile has a setup section, which every shard would run: run `rpcload setup PROFILE --out values.json` once, then each shard with --setup-values values.json (and `rpcload teardown` after)',
+      );
     // With the result on stdout, everything else a user reads goes to stderr.
     const toStdout = flags.out === STDOUT_PATH;
     const say = toStdout ? process.stderr : process.stdout;
@@ -284,6 +296,7 @@ export function registerRunCommand(program: Command): void {
         createView: (source) => createRunView(mode, source, { onQuit: stop }),
         signal,
         warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
+        setupValues,
       }),
     );
     const { result, path } = session;

@@ -80,6 +80,8 @@ export interface EngineOptions {
   readonly staticHeaders: readonly string[];
   /** The values the run's setup saved (`{{setup.NAME}}`); null or absent when it has none. */
   readonly setupValues?: Readonly<Record<string, unknown>> | null;
+  /** Told of each iteration that walked all its steps, with the values its steps saved (setup keeps them). */
+  readonly onIterationDone?: (vars: Readonly<Record<string, unknown>> | null) => void;
 }
 
 /** Below this wait a timer is too coarse (whole milliseconds, possibly early): spin on setImmediate instead. */
@@ -333,8 +335,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.samples.write(request, outcome, nowMs);
     this.recycle(request); // before the walk on, which may send the iteration's next request
     const waitMs = this.stopped ? null : walkOn(it, outcome.successData, goOn, this.o.random);
-    if (waitMs === null) it.onDone?.();
-    else this.continueAt(it, nowMs + waitMs);
+    if (waitMs === null) {
+      if (goOn && it.stepIndex >= it.scenario.steps.length) this.o.onIterationDone?.(it.vars);
+      it.onDone?.();
+    } else this.continueAt(it, nowMs + waitMs);
     this.settle();
   }
 

@@ -57,6 +57,8 @@ export interface LoadRunOptions {
   readonly onStart?: (gauges: LoadGauges) => void;
   /** The values the run's setup saved (`{{setup.NAME}}`), known before the load starts; null = none. */
   readonly setupValues?: Readonly<Record<string, unknown>> | null;
+  /** Told of each iteration that walked all its steps, with the values its steps saved (setup/teardown keep them). */
+  readonly onIterationDone?: (vars: Readonly<Record<string, unknown>> | null) => void;
 }
 
 /** What the live metrics read of a running load, when scraped (never per request). */
@@ -366,6 +368,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       traceIds,
       staticHeaders: staticTraceHeaders(plan.trace, USER_AGENT),
       setupValues: options.setupValues ?? null,
+      ...(options.onIterationDone === undefined ? {} : { onIterationDone: options.onIterationDone }),
     });
     await playWorkloads(plan, engine, replayFeeds, clock, stopping, options.onStart);
     // A workload whose arrivals are all out has ended its phase early: the run lasts its full length.

@@ -18,7 +18,7 @@ import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
 import { countsRecord, OUTCOME_SLOTS, OutcomeTable } from './outcome-table.ts';
 import { RateLimitLedger } from './rate-limit-ledger.ts';
 import { RecentErrors } from './recent-errors.ts';
-import { mapEncodings, type DimensionData, type EncodedPair, type RecordedData } from './recorded-data.ts';
+import { emptyRecordedData, mapEncodings, type DimensionData, type EncodedPair, type RecordedData } from './recorded-data.ts';
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { ExemplarReservoir, LatestTracedRequests } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
@@ -306,6 +306,19 @@ export class Recorder {
       }
     }
     return mapEncodings(data, (text) => (text.startsWith(DEFERRED) ? encoded[Number(text.slice(DEFERRED.length))]! : text));
+  }
+
+  /**
+   * Only the threshold selections' data (the rest empty): what a threshold judged while the run
+   * goes reads, once a second — a few histograms encoded, not the whole recorder.
+   */
+  selectionsOnly(): RecordedData {
+    const keys = this.outcomes.keys;
+    return {
+      ...emptyRecordedData(),
+      lastAtMs: this.lastAtMs,
+      bySelector: this.slices.bySelector((stats) => stats.serialize(keys), encodeHistogram),
+    };
   }
 
   /** `encode`: undefined to encode at once (and keep each slice's encoding), else a deferred encoding. */

@@ -23,6 +23,8 @@ export interface RunningLoad {
   snapshot(): LiveSnapshot;
   /** Everything recorded so far, for a checkpoint. */
   recorded(): Promise<RecordedData>;
+  /** The threshold selections recorded so far (what a threshold judged while the run goes reads). */
+  selections(): Promise<NonNullable<RecordedData['bySelector']>>;
   /**
    * The metrics `--metrics-listen` exposes (summed over workers; a finished worker keeps its last
    * figures); null without `metrics` or before any figures.
@@ -74,6 +76,7 @@ export function startLoad(
       snapshot: () => recorder.snapshot(clock.now()),
       // A checkpoint while the load runs on this thread: encoded in slices, not one long stop of its sending loop.
       recorded: () => recorder.serializeGradually(),
+      selections: () => Promise.resolve(recorder.selectionsOnly().bySelector ?? {}),
       metrics: () => (metrics === null ? null : readLoadMetrics(recorder, clock, probe, metrics)),
       finished: async () => {
         const outcome = await runLoad({
@@ -109,6 +112,7 @@ export function startLoad(
     workers: count,
     snapshot: () => workers.snapshot(clock.now()),
     recorded: () => workers.recorded(),
+    selections: async () => (await workers.recorded('selections')).bySelector ?? {},
     metrics: () => workers.metrics(),
     finished: async () => {
       const run = await workers.run();

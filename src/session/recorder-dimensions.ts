@@ -15,7 +15,8 @@ import { planSteps, selectionOf } from '../profile/selection.ts';
  */
 export function dimensionsOf(plan: Plan): RecorderDimensions {
   const methods = planMethods(plan);
-  const keys = [...new Set(plan.thresholds.filter((t) => t.selector.length > 0).map((t) => t.selectorKey))];
+  // Every scoped threshold's selection; the whole run's ('') too when a threshold on it is judged live.
+  const keys = [...new Set(plan.thresholds.filter((t) => t.selector.length > 0 || t.abortOnFail).map((t) => t.selectorKey))];
   return {
     methods,
     phases: plan.phases.map((p) => p.name),

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { scanDataSet } from '../driver/data-rows.ts';
 import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
-import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/result-schema.ts';
+import type { RunInfo, RunResult, RunStatus, RunStop, SetupRecord, ShardInfo } from '../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
@@ -22,6 +22,9 @@ import { startLoad, type RunningLoad } from './load.ts';
 import { dimensionsOf } from './recorder-dimensions.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
 import { describeWorkloads } from './result/workload-section.ts';
+import { watchAbortOnFail } from './abort-on-fail.ts';
+import { runSetupSteps, skippedSteps, type SetupValuesFile } from './setup-run.ts';
+import { emptyRecordedData } from '../metrics/recorded-data.ts';
 import { startCheckpoints } from './result/checkpoint-writer.ts';
 import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
@@ -59,6 +62,8 @@ export interface RunSessionOptions {
   readonly otlp?: OtlpOptions | null;
   /** Told, before the load starts, what the run will also record as warnings (e.g. `--insecure`). */
   readonly warn?: (warning: string) => void;
+  /** `--setup-values FILE`: setup ran elsewhere (`rpcload setup`); its values, and the file they came from. */
+  readonly setupValues?: SetupValuesFile | null;
 }
 
 export interface RunSessionResult {
@@ -127,20 +132,26 @@ async function runWithEndpoint(
   const { runId, path, startedAt, shard, startAt, upfront } = run;
   const target = await openTarget(plan);
   try {
-    const load = startLoad(
-      // The run id is known now: the baggage header (http.traceBaggage) carries the one shards share.
-      { ...aimedAt(plan, target), trace: { ...plan.trace, runId: shard?.runId ?? runId } },
-      {
-        workers: options.workers ?? 1,
-        signal: options.signal,
-        startAtEpochMs: startAt,
-        // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
-        metrics: metricsReadOptions(
-          options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }),
-          plan,
-        ),
-      },
-    );
+    // The run id is known now: the baggage header (http.traceBaggage) carries the one shards share.
+    const aimed = { ...aimedAt(plan, target), trace: { ...plan.trace, runId: shard?.runId ?? runId } };
+    const setup = await setUp(aimed, options);
+    if (setup.record?.status === 'failed') {
+      // Nothing to tear down is known, and no load ran: the run failed before it began.
+      const result = setupFailedResult(plan, options.plan, target, { runId, startedAt, label: options.label }, setup.record);
+      const written = await writeFinalResultFile(path, result);
+      return { result, path: written.path, writeProblem: written.problem, exitCode: ExitCode.failed, serverStats: null };
+    }
+    // An abortOnFail threshold that fails stops the load as a Ctrl-C would, and says why.
+    const thresholdStop = new AbortController();
+    let stop: RunStop | undefined;
+    const load = startLoad(aimed, {
+      workers: options.workers ?? 1,
+      signal: AbortSignal.any([options.signal, thresholdStop.signal]),
+      setupValues: setup.values,
+      startAtEpochMs: startAt,
+      // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
+      metrics: metricsReadOptions(options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }), plan),
+    });
     endpoint?.follow(() => load.metrics());
     otlp?.follow(() => load.metrics());
     // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
@@ -155,10 +166,16 @@ async function runWithEndpoint(
       input: async () => record.input(await load.recorded(), 'running', upfront, checkpoints.problem()),
     });
     view.start();
+    const unwatch = watchAbortOnFail(plan.thresholds, load, (failed) => {
+      stop = failed;
+      options.warn?.(`threshold ${failed.threshold} failed ${(failed.atMs / 1000).toFixed(1)} s into the run: the run stops (abortOnFail)`);
+      thresholdStop.abort();
+    });
     let ending: Ending;
     try {
       ending = await awaitEnding(load);
     } finally {
+      unwatch();
       view.stop();
       await checkpoints.stop();
     }
@@ -169,13 +186,21 @@ async function runWithEndpoint(
     if (otlpLost !== null) options.warn?.(otlpLost);
     const built = judged(
       plan,
-      buildRunResult(record.input(ending.data, ending.status, [...upfront, ...ending.notes], checkpoints.problem(), ending.failure)),
+      buildRunResult({
+        ...record.input(ending.data, ending.status, [...upfront, ...ending.notes], checkpoints.problem(), ending.failure),
+        ...(setup.record === null ? {} : { setup: setup.record }),
+        ...(stop === undefined ? {} : { stop }),
+      }),
     );
     samples?.finish(built.timeline);
     const samplesProblem = samples?.problem() ?? null;
     const warnings = [...built.warnings, ...(samplesProblem === null ? [] : [samplesProblem]), ...(otlpLost === null ? [] : [otlpLost])];
-    const result: RunResult = { ...built, warnings, ...(otlpReport === null ? {} : { otlp: otlpReport }) };
-    const written = await writeFinalResultFile(path, result);
+    const loaded: RunResult = { ...built, warnings, ...(otlpReport === null ? {} : { otlp: otlpReport }) };
+    let written = await writeFinalResultFile(path, loaded);
+    // Teardown after the file holds the load's figures: a second Ctrl-C during it loses nothing but the teardown.
+    const teardown = await tearDown(aimed, options, setup);
+    const result: RunResult = teardown === null ? loaded : withTeardown(loaded, teardown);
+    if (teardown !== null) written = await writeFinalResultFile(written.path, result);
     // Not where it was asked for: whatever reads that path next must not take a stale file for this run's result.
     const judgedCode = exitCodeOf(result);
     const exitCode = written.problem !== null && judgedCode === ExitCode.ok ? ExitCode.failed : judgedCode;
@@ -312,13 +337,97 @@ function judged(plan: Plan, draft: RunResult): RunResult {
   return { ...draft, thresholds: plan.thresholds.map((threshold) => evaluateThreshold(threshold, draft)) };
 }
 
+/** What setup came to: its record (null without setup) and the values for `{{setup.NAME}}`. */
+interface SetupDone {
+  readonly record: SetupRecord | null;
+  readonly values: Readonly<Record<string, unknown>> | null;
+}
+
+/** Run the plan's setup, once, before the load — unless its values came from a file (setup ran elsewhere). */
+async function setUp(plan: Plan & { readonly target: string }, options: RunSessionOptions): Promise<SetupDone> {
+  if (plan.setup === null) return { record: null, values: options.setupValues?.values ?? null };
+  const fromFile = options.setupValues ?? null;
+  if (fromFile !== null)
+    return { record: skippedSteps(plan, 'setup', `its values came from ${fromFile.file}`, fromFile.file), values: fromFile.values };
+  if (options.signal.aborted) return { record: skippedSteps(plan, 'setup', 'interrupted before it ran'), values: null };
+  const outcome = await runSetupSteps(plan, 'setup', null, options.signal);
+  if (outcome.record.status === 'failed') options.warn?.(`setup failed: ${outcome.record.reason ?? 'unknown reason'}`);
+  return { record: outcome.record, values: outcome.values };
+}
+
+/**
+ * Run the plan's teardown once the load is over — also after an abort or a Ctrl-C (a second one
+ * quits at once, teardown with it) — unless setup ran elsewhere (`rpcload teardown` then runs it
+ * once for every shard). Null when there is none to run.
+ */
+async function tearDown(
+  plan: Plan & { readonly target: string },
+  options: RunSessionOptions,
+  setup: SetupDone,
+): Promise<SetupRecord | null> {
+  if (plan.teardown === null) return null;
+  if (options.setupValues != null)
+    return skippedSteps(plan, 'teardown', 'setup ran elsewhere: run rpcload teardown with the same --setup-values');
+  const outcome = await runSetupSteps(plan, 'teardown', setup.values, new AbortController().signal);
+  if (outcome.record.status === 'failed') options.warn?.(`teardown failed: ${outcome.record.reason ?? 'unknown reason'}`);
+  return outcome.record;
+}
+
+/** The result with its teardown record (a failed teardown is a warning too: something was left behind). */
+function withTeardown(result: RunResult, teardown: SetupRecord): RunResult {
+  const warning = teardown.status === 'failed' ? [`teardown failed: ${teardown.reason ?? 'unknown reason'}`] : [];
+  return { ...result, teardown, warnings: [...result.warnings, ...warning] };
+}
+
+/** The result file of a run whose setup failed: no load ran, the run failed, the setup record says why. */
+function setupFailedResult(
+  plan: Plan,
+  runPlan: Plan,
+  target: Target,
+  run: { readonly runId: string; readonly startedAt: Date; readonly label: string | undefined },
+  setup: SetupRecord,
+): RunResult {
+  const failure = `setup failed: ${setup.reason ?? 'unknown reason'}`;
+  return buildRunResult({
+    run: {
+      id: run.runId,
+      kind: 'run',
+      label: run.label,
+      profile: plan.name,
+      startedAt: run.startedAt.toISOString(),
+      endedAt: new Date().toISOString(),
+      status: 'failed',
+      failure,
+      target: target.url,
+      embeddedTarget: target.embedded,
+      model: runModel(plan.phases),
+      workers: 1,
+      httpClient: plan.http.client,
+      shards: 1,
+      node: process.version,
+      host: hostname(),
+    },
+    config: describePlan(runPlan),
+    data: emptyRecordedData(),
+    dims: dimensionsOf(plan),
+    checks: [],
+    thresholds: [],
+    warnings: [failure],
+    workloads: describeWorkloads(plan),
+    setup,
+  });
+}
+
 /**
  * 130 when interrupted; 1 when the run failed, sent no request at all (it measured nothing: no
  * verdict can pass on it), a threshold failed or a check of its own traffic failed (a broken limiter).
  */
 function exitCodeOf(result: RunResult): ExitCode {
-  if (result.run.status === 'aborted') return ExitCode.interrupted;
+  // A threshold that stopped the run failed it; a stop from outside (Ctrl-C) interrupted it.
+  if (result.run.status === 'aborted' && result.run.stop === undefined) return ExitCode.interrupted;
   const failed =
+    result.run.stop !== undefined ||
+    result.teardown?.status === 'failed' ||
     result.run.status === 'failed' ||
     result.summary.requests === 0 ||
     result.thresholds.some((t) => !t.ok) ||

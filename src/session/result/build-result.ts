@@ -140,7 +140,9 @@ function exemplarsOf(exemplars: NonNullable<RecordedData['exemplars']>): Record<
  * are appended to the caller's.
  */
 export function buildRunResult(input: BuildResultInput): RunResult {
-  const { run, data, dims } = input;
+  const { run, dims } = input;
+  // The whole run's selection ('') exists only for a threshold judged live; the file has the summary for it.
+  const data = withoutWholeRunSelection(input.data);
   const durationS = durationSOf(run, data);
   const lag = readEncoded(data.scheduleLag);
   const tokens = readEncoded(data.tokens.latency);
@@ -223,6 +225,13 @@ export function buildRunResult(input: BuildResultInput): RunResult {
   const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
   const implied = generatedWarnings(result).filter((w) => !stated.includes(w));
   return { ...result, warnings: [...stated, ...implied] };
+}
+
+function withoutWholeRunSelection(data: RecordedData): RecordedData {
+  if (data.bySelector?.[''] === undefined) return data;
+  const { bySelector, ...others } = data;
+  const { '': _, ...rest } = bySelector;
+  return Object.keys(rest).length > 0 ? { ...others, bySelector: rest } : others;
 }
 
 /** Each threshold selection's stats, with its schedule lag when it had open-model requests. */

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       abort.abort();
       startOrigin?.(null);
     } else if (message.type === 'serialize') {
+      if (message.scope === 'selections') return post({ type: 'serialized', id: message.id, data: recorder.selectionsOnly() });
       // A checkpoint while the load runs: encoded in slices, not one long stop of this thread's sending loop.
       void recorder.serializeGradually().then((data) => post({ type: 'serialized', id: message.id, data }));
     }

@@ -9,6 +9,9 @@ import type { RecordedData } from '../../metrics/recorded-data.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { LoadRunOutcome } from '../../driver/run-load.ts';
 
+/** All the recorded data, or only the threshold selections'. */
+export type RecordedScope = 'all' | 'selections';
+
 export interface LoadWorkerData {
   /** The worker's share (shardPlan), with the target the run actually uses. */
   readonly plan: Plan;
@@ -23,8 +26,8 @@ export type ToWorker =
   | { readonly type: 'start'; readonly originMs: number }
   /** Stop gracefully (abort): in-flight requests get the grace period, then report 'done'. */
   | { readonly type: 'stop' }
-  /** Send the data recorded so far (for a checkpoint). */
-  | { readonly type: 'serialize'; readonly id: number };
+  /** Send the data recorded so far (for a checkpoint), or only its threshold selections (for a live threshold). */
+  | { readonly type: 'serialize'; readonly id: number; readonly scope: RecordedScope };
 
 export type FromWorker =
   /** Tokens are fetched; waiting for 'start'. */

@@ -13,7 +13,7 @@ import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../prometheus/metrics-snapshot.ts';
 import type { Plan } from '../../profile/plan.ts';
-import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
+import type { FromWorker, LoadWorkerData, RecordedScope, ToWorker } from './load-worker-protocol.ts';
 import { shardPlan } from './shard-plan.ts';
 import { mergeLiveSnapshots } from '../../metrics/merge-live-snapshots.ts';
 import { sharedNowMs, type RunClock } from '../../driver/run-clock.ts';
@@ -92,15 +92,18 @@ export class LoadWorkers {
     return sumMetricsSnapshots(this.states.flatMap((s) => (s.metrics === null ? [] : [s.metrics])));
   }
 
-  /** Everything recorded so far (for a checkpoint): finished workers' final data, the others' current. */
-  recorded(): Promise<RecordedData> {
+  /**
+   * Everything recorded so far (for a checkpoint), or only the threshold selections (for a live
+   * threshold): finished workers' final data, the others' current.
+   */
+  recorded(scope: RecordedScope = 'all'): Promise<RecordedData> {
     const running = this.states.filter((s) => s.done === null && !s.exited);
     const finished = this.states.flatMap((s) => (s.done === null ? [] : [s.done.data]));
     if (running.length === 0) return Promise.resolve(mergeRecordedData(finished));
     const id = this.nextRequestId++;
     return new Promise((resolve) => {
       this.serializeWaiters.set(id, { pending: running.length, parts: [...finished], resolve });
-      for (const s of running) s.worker.postMessage({ type: 'serialize', id } satisfies ToWorker);
+      for (const s of running) s.worker.postMessage({ type: 'serialize', id, scope } satisfies ToWorker);
     });
   }
 
