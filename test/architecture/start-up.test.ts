@@ -2,9 +2,10 @@
  * What the CLI loads before it knows its command — what `--version`, `--help`, every shard and every
  * CLI spawn of the tests pay: src/cli/main.ts and its static imports declare the commands and their
  * flags, and of the packages only commander. A command's work comes with `await import()` of its
- * action module when it runs. Read from the source text (as layers.test.ts reads it).
+ * action module when it runs. Read from the source text (as layers.test.ts reads it), then checked
+ * on the bundle the CLI runs (dist/, `npm run build`) through its source maps.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { FAIL_ON_DEFAULT } from '../../src/cli/compare.ts';
 import { DEFAULT_FAIL_ON } from '../../src/results/compare/fail-on.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'dist');
 
 /** Layers (src/ directories) whose modules only a command's work needs. */
 const WORK_LAYERS = ['metrics', 'driver', 'verify', 'result-file', 'session', 'deploy', 'results', 'ui'];
@@ -53,6 +55,24 @@ describe('start-up', () => {
 
   it('loads commander and no other package', () => {
     expect([...startUpSources().packages]).toEqual(START_UP_PACKAGES);
+  });
+
+  it('and the bundle keeps to it: dist/rpcload.js and the chunks it imports hold nothing else', () => {
+    expect(existsSync(join(DIST, 'rpcload.js')), 'run npm run build first').toBe(true);
+    const sources = new Set<string>();
+    const visit = (file: string): void => {
+      const path = join(DIST, file);
+      const map = JSON.parse(readFileSync(`${path}.map`, 'utf8')) as { sources: string[] };
+      for (const source of map.sources) sources.add(relative(ROOT, join(DIST, source)));
+      // esbuild writes a chunk's static imports as `import … from "./chunk-….js"` (dynamic ones as import("…")).
+      for (const [, chunk] of readFileSync(path, 'utf8').matchAll(/^import\s[^;]*?["']\.\/([^"']+)["'];/gm)) visit(chunk!);
+    };
+    visit('rpcload.js');
+    const loaded = [...sources];
+    expect(loaded).toContain('src/cli/program.ts');
+    expect(loaded.filter(isWork)).toEqual([]);
+    const packages = new Set(loaded.filter((s) => s.startsWith('node_modules/')).map((s) => packageName(s.slice('node_modules/'.length))));
+    expect([...packages]).toEqual(START_UP_PACKAGES);
   });
 
   it("shows compare's --fail-on default as the rules compare applies", () => {

@@ -1,0 +1,113 @@
+/**
+ * Builds dist/ with esbuild (type-checking is `npm run typecheck`, apart):
+ *
+ * - The CLI bundle, flat in dist/: `rpcload.js` (what bin/rpcload.js loads), one entry per worker
+ *   thread (`worker-entry.js`, `load-worker-entry.js`, `checkpoint-writer-entry.js`, found beside
+ *   the code that starts them, as src/util/module-worker.ts expects) and the chunks they share.
+ *   Each `await import()` in src/ starts a chunk of its own, so a command loads only what it runs:
+ *   `--version` and `--help` read the command definitions, not the load engine. The packages that
+ *   start-up or a run reads are bundled in (resolving and compiling hundreds of small files was
+ *   half of the start-up); the others (OpenTelemetry, prom-client, jose, selfsigned, blessed) stay
+ *   in node_modules, loaded only by the commands that use them.
+ * - Every module on its own, at its source path (dist/cli/main.js, dist/driver/engine.js, …), for
+ *   what imports single built modules: the A/B benches between builds (test/bench/engine-cpu.ts)
+ *   and the tests that check built code without tsx.
+ *
+ * The bundle is flat in dist/, one directory below the package root as src/package-files.ts is in
+ * src/: packageFile() finds profiles/ and package.json from src/, the bundle and the modules alike.
+ * Source maps are written beside each file (bin/rpcload.js turns them on), so stack traces name
+ * src/ files and lines.
+ */
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** Packages compiled into the bundle: the ones every command, or every run, loads. */
+const BUNDLED = ['@sinclair/typebox', 'commander', 'csv-parse', 'hdr-histogram-js', 'undici', 'yaml'];
+
+/** The CLI's entry and the worker threads' entries, named as the bundle's files. */
+const BUNDLE_ENTRIES = {
+  rpcload: 'src/cli/main.ts',
+  'worker-entry': 'src/server/worker-entry.ts',
+  'load-worker-entry': 'src/session/workers/load-worker-entry.ts',
+  'checkpoint-writer-entry': 'src/session/result/checkpoint-writer-entry.ts',
+};
+
+const common = {
+  absWorkingDir: ROOT,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.19',
+  sourcemap: 'linked',
+  // Stack traces need the mappings only; the sources are in src/ (and in the package's git history).
+  sourcesContent: false,
+  logLevel: 'warning',
+};
+
+const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+const dependencies = Object.keys(manifest.dependencies ?? {});
+const unknown = BUNDLED.filter((name) => !dependencies.includes(name));
+if (unknown.length > 0) throw new Error(`scripts/build.js: BUNDLED names packages that are not dependencies: ${unknown.join(', ')}`);
+
+/** Relative imports stay imports of the sibling module's built file (`./x.ts` → `./x.js`). */
+const eachModuleOnItsOwn = {
+  name: 'each-module-on-its-own',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.?\// }, (args) =>
+      args.kind === 'entry-point' ? undefined : { path: args.path.replace(/\.ts$/, '.js'), external: true },
+    );
+  },
+};
+
+/**
+ * hdr-histogram-js's index loads every part of the package, among them a log writer that builds an
+ * Intl.NumberFormat as it loads (ICU's start-up: ~20 ms of every run and `profile validate`) and a
+ * log reader. src/metrics/hdr.ts uses three functions: the bundle takes them from their own files
+ * (the package's version is pinned in package.json; a function imported from elsewhere fails the build).
+ */
+const hdrHistogramParts = {
+  name: 'hdr-histogram-parts',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^hdr-histogram-js$/ }, () => ({ path: 'hdr-histogram-js', namespace: 'hdr-histogram-parts' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'hdr-histogram-parts' }, () => ({
+      contents: [
+        "export { build } from 'hdr-histogram-js/dist/HistogramBuilder.js';",
+        "export { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js/dist/encoding.js';",
+      ].join('\n'),
+      resolveDir: ROOT,
+    }));
+  },
+};
+
+/** Every TypeScript module under src/, as paths relative to the package root. */
+async function sourceModules() {
+  const entries = await readdir(join(ROOT, 'src'), { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
+}
+
+await rm(join(ROOT, 'dist'), { recursive: true, force: true });
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: BUNDLE_ENTRIES,
+    outdir: 'dist',
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
+    external: dependencies.filter((name) => !BUNDLED.includes(name)),
+    plugins: [hdrHistogramParts],
+    // Bundled CommonJS packages call require() for Node's built-in modules.
+    banner: { js: "import { createRequire as __rpcloadRequire } from 'node:module'; const require = __rpcloadRequire(import.meta.url);" },
+  }),
+  build({
+    ...common,
+    entryPoints: await sourceModules(),
+    outbase: 'src',
+    outdir: 'dist',
+    bundle: true,
+    packages: 'external',
+    plugins: [eachModuleOnItsOwn],
+  }),
+]);
