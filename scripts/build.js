@@ -16,11 +16,12 @@
  * The bundle is flat in dist/, one directory below the package root as src/package-files.ts is in
  * src/: packageFile() finds profiles/ and package.json from src/, the bundle and the modules alike.
  * Source maps are written beside each file (bin/rpcload.js turns them on), so stack traces name
- * src/ files and lines.
+ * src/ files and lines; the bundle's map rpcload's own code, line by line (src-only-source-maps.js).
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { keepOwnLinesOnly } from './src-only-source-maps.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -88,7 +89,7 @@ async function sourceModules() {
 }
 
 await rm(join(ROOT, 'dist'), { recursive: true, force: true });
-await Promise.all([
+const [bundle] = await Promise.all([
   build({
     ...common,
     entryPoints: BUNDLE_ENTRIES,
@@ -98,6 +99,7 @@ await Promise.all([
     chunkNames: 'chunk-[hash]',
     external: dependencies.filter((name) => !BUNDLED.includes(name)),
     plugins: [hdrHistogramParts],
+    metafile: true,
     // Bundled CommonJS packages call require() for Node's built-in modules.
     banner: { js: "import { createRequire as __rpcloadRequire } from 'node:module'; const require = __rpcloadRequire(import.meta.url);" },
   }),
@@ -111,3 +113,8 @@ await Promise.all([
     plugins: [eachModuleOnItsOwn],
   }),
 ]);
+await Promise.all(
+  Object.keys(bundle.metafile.outputs)
+    .filter((file) => file.endsWith('.map'))
+    .map((file) => keepOwnLinesOnly(join(ROOT, file))),
+);

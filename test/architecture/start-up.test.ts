@@ -3,7 +3,7 @@
  * CLI spawn of the tests pay: src/cli/main.ts and its static imports declare the commands and their
  * flags, and of the packages only commander. A command's work comes with `await import()` of its
  * action module when it runs. Read from the source text (as layers.test.ts reads it), then checked
- * on the bundle the CLI runs (dist/, `npm run build`) through its source maps.
+ * on the bundle the CLI runs (dist/, `npm run build`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -59,16 +59,16 @@ describe('start-up', () => {
 
   it('and the bundle keeps to it: dist/rpcload.js and the chunks it imports hold nothing else', () => {
     expect(existsSync(join(DIST, 'rpcload.js')), 'run npm run build first').toBe(true);
-    const sources = new Set<string>();
+    const inputs = new Set<string>();
     const visit = (file: string): void => {
-      const path = join(DIST, file);
-      const map = JSON.parse(readFileSync(`${path}.map`, 'utf8')) as { sources: string[] };
-      for (const source of map.sources) sources.add(relative(ROOT, join(DIST, source)));
-      // esbuild writes a chunk's static imports as `import … from "./chunk-….js"` (dynamic ones as import("…")).
-      for (const [, chunk] of readFileSync(path, 'utf8').matchAll(/^import\s[^;]*?["']\.\/([^"']+)["'];/gm)) visit(chunk!);
+      const text = readFileSync(join(DIST, file), 'utf8');
+      // esbuild heads each input file's code with a `// <path>` comment, and writes a chunk's
+      // static imports as `import … from "./chunk-….js"` (dynamic ones as import("…")).
+      for (const [, input] of text.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)) inputs.add(input!);
+      for (const [, chunk] of text.matchAll(/^import\s[^;]*?["']\.\/([^"']+)["'];/gm)) visit(chunk!);
     };
     visit('rpcload.js');
-    const loaded = [...sources];
+    const loaded = [...inputs];
     expect(loaded).toContain('src/cli/program.ts');
     expect(loaded.filter(isWork)).toEqual([]);
     const packages = new Set(loaded.filter((s) => s.startsWith('node_modules/')).map((s) => packageName(s.slice('node_modules/'.length))));
