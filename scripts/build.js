@@ -7,8 +7,8 @@
  *   Each `await import()` in src/ starts a chunk of its own, so a command loads only what it runs:
  *   `--version` and `--help` read the command definitions, not the load engine. The packages that
  *   start-up or a run reads are bundled in (resolving and compiling hundreds of small files was
- *   half of the start-up); the others (OpenTelemetry, prom-client, jose, selfsigned, blessed) stay
- *   in node_modules, loaded only by the commands that use them.
+ *   half of the start-up), two of them in part (PACKAGE_PARTS); the others (OpenTelemetry,
+ *   prom-client, jose, selfsigned, blessed) stay in node_modules, loaded by the commands that use them.
  * - Every module on its own, at its source path (dist/cli/main.js, dist/driver/engine.js, …), for
  *   what imports single built modules: the A/B benches between builds (test/bench/engine-cpu.ts)
  *   and the tests that check built code without tsx.
@@ -63,20 +63,34 @@ const eachModuleOnItsOwn = {
 };
 
 /**
- * hdr-histogram-js's index loads every part of the package, among them a log writer that builds an
- * Intl.NumberFormat as it loads (ICU's start-up: ~20 ms of every run and `profile validate`) and a
- * log reader. src/metrics/hdr.ts uses three functions: the bundle takes them from their own files
- * (the package's version is pinned in package.json; a function imported from elsewhere fails the build).
+ * Packages whose index loads every part of the package at once, of which src/ uses a few: the
+ * bundle takes those from their own files (a name src/ imports from elsewhere fails the build).
+ * hdr-histogram-js (version pinned in package.json): its log writer builds an Intl.NumberFormat as
+ * it loads (ICU's start-up, ~20 ms of every run and profile validate). undici: its index also loads
+ * fetch, WebSocket, the caches, the mocks and every other dispatcher (~70 ms of CPU before a run's
+ * first request); the request API is put on Dispatcher's prototype as its index does.
  */
-const hdrHistogramParts = {
-  name: 'hdr-histogram-parts',
+const PACKAGE_PARTS = {
+  'hdr-histogram-js': [
+    "export { build } from 'hdr-histogram-js/dist/HistogramBuilder.js';",
+    "export { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js/dist/encoding.js';",
+  ],
+  undici: [
+    "import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';",
+    "import api from 'undici/lib/api/index.js';",
+    'Object.assign(Dispatcher.prototype, api);',
+    "export { default as Agent } from 'undici/lib/dispatcher/agent.js';",
+    "export { default as Client } from 'undici/lib/dispatcher/client.js';",
+    "export { default as buildConnector } from 'undici/lib/core/connect.js';",
+    "export { default as errors } from 'undici/lib/core/errors.js';",
+  ],
+};
+const packageParts = {
+  name: 'package-parts',
   setup(plugin) {
-    plugin.onResolve({ filter: /^hdr-histogram-js$/ }, () => ({ path: 'hdr-histogram-js', namespace: 'hdr-histogram-parts' }));
-    plugin.onLoad({ filter: /.*/, namespace: 'hdr-histogram-parts' }, () => ({
-      contents: [
-        "export { build } from 'hdr-histogram-js/dist/HistogramBuilder.js';",
-        "export { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js/dist/encoding.js';",
-      ].join('\n'),
+    plugin.onResolve({ filter: /^(hdr-histogram-js|undici)$/ }, (args) => ({ path: args.path, namespace: 'package-parts' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'package-parts' }, (args) => ({
+      contents: PACKAGE_PARTS[args.path].join('\n'),
       resolveDir: ROOT,
     }));
   },
@@ -98,7 +112,7 @@ const [bundle] = await Promise.all([
     splitting: true,
     chunkNames: 'chunk-[hash]',
     external: dependencies.filter((name) => !BUNDLED.includes(name)),
-    plugins: [hdrHistogramParts],
+    plugins: [packageParts],
     metafile: true,
     // Bundled CommonJS packages call require() for Node's built-in modules.
     banner: { js: "import { createRequire as __rpcloadRequire } from 'node:module'; const require = __rpcloadRequire(import.meta.url);" },
