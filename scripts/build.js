@@ -1,9 +1,9 @@
 /**
  * Builds dist/ with esbuild (type-checking is `npm run typecheck`, apart):
  *
- * - The CLI bundle, flat in dist/: `rpcload.js` (what bin/rpcload.js loads), one entry per worker
- *   thread (`worker-entry.js`, `load-worker-entry.js`, `checkpoint-writer-entry.js`, found beside
- *   the code that starts them, as src/util/module-worker.ts expects) and the chunks they share.
+ * - The CLI bundle, flat in dist/: `rpcload.js` (what bin/rpcload.js loads) and its chunks, and one
+ *   file per worker thread (`worker-entry.js`, `load-worker-entry.js`, `checkpoint-writer-entry.js`,
+ *   found beside the code that starts them, as src/util/module-worker.ts expects).
  *   Each `await import()` in src/ starts a chunk of its own, so a command loads only what it runs:
  *   `--version` and `--help` read the command definitions, not the load engine. The packages that
  *   start-up or a run reads are bundled in (resolving and compiling hundreds of small files was
@@ -103,20 +103,23 @@ async function sourceModules() {
 }
 
 await rm(join(ROOT, 'dist'), { recursive: true, force: true });
-const [bundle] = await Promise.all([
-  build({
-    ...common,
-    entryPoints: BUNDLE_ENTRIES,
-    outdir: 'dist',
-    bundle: true,
-    splitting: true,
-    chunkNames: 'chunk-[hash]',
-    external: dependencies.filter((name) => !BUNDLED.includes(name)),
-    plugins: [packageParts],
-    metafile: true,
-    // Bundled CommonJS packages call require() for Node's built-in modules.
-    banner: { js: "import { createRequire as __rpcloadRequire } from 'node:module'; const require = __rpcloadRequire(import.meta.url);" },
-  }),
+/** The bundle's options; its worker entries are built apart, see below. */
+const bundle = {
+  ...common,
+  outdir: 'dist',
+  bundle: true,
+  external: dependencies.filter((name) => !BUNDLED.includes(name)),
+  plugins: [packageParts],
+  metafile: true,
+  // Bundled CommonJS packages call require() for Node's built-in modules.
+  banner: { js: "import { createRequire as __rpcloadRequire } from 'node:module'; const require = __rpcloadRequire(import.meta.url);" },
+};
+const { rpcload, ...workerEntries } = BUNDLE_ENTRIES;
+const builds = await Promise.all([
+  build({ ...bundle, entryPoints: { rpcload }, splitting: true, chunkNames: 'chunk-[hash]' }),
+  // A worker thread is a realm of its own that shares no module with the main thread: each worker
+  // entry is one file, and the CLI's chunks are split between its commands only (fewer, bigger).
+  ...Object.entries(workerEntries).map(([name, entry]) => build({ ...bundle, entryPoints: { [name]: entry } })),
   build({
     ...common,
     entryPoints: await sourceModules(),
@@ -128,7 +131,8 @@ const [bundle] = await Promise.all([
   }),
 ]);
 await Promise.all(
-  Object.keys(bundle.metafile.outputs)
+  builds
+    .flatMap((result) => Object.keys(result.metafile?.outputs ?? {}))
     .filter((file) => file.endsWith('.map'))
     .map((file) => keepOwnLinesOnly(join(ROOT, file))),
 );
