@@ -1,15 +1,8 @@
-/** `rpcload profile validate FILE…` and `rpcload profile schema`. */
+/**
+ * `rpcload profile validate FILE…` and `rpcload profile schema`. This file declares the commands;
+ * profile-action.ts, loaded when one runs, does it.
+ */
 import type { Command } from 'commander';
-import { ExitCode, RpcloadError } from '../errors.ts';
-import { profileJsonSchemaText } from '../profile/profile-schema.ts';
-import { scanDataSet } from '../driver/data-rows.ts';
-import { loadPlan } from '../profile/load-profile.ts';
-import type { Plan } from '../profile/plan.ts';
-import { prepareReplays } from '../profile/replay-plan.ts';
-import type { ReplayPlan } from '../profile/replay-settings.ts';
-import { describeLoad } from '../profile/describe-plan.ts';
-import { formatDurationMs } from '../util/duration.ts';
-import { setExitCode } from './exit.ts';
 
 export function registerProfileCommand(program: Command): void {
   const profile = program.command('profile').description('check profiles or print the profile JSON Schema');
@@ -18,80 +11,14 @@ export function registerProfileCommand(program: Command): void {
     .description('check profiles: every problem, one per line ("file: /json/path: expected …, found …"); exit 2 on any')
     .argument('<files...>', 'profile files')
     .action(async (files: string[]) => {
-      for (const file of files) await validateOne(file);
+      const { validateAction } = await import('./profile-action.ts');
+      await validateAction(files);
     });
   profile
     .command('schema')
     .description('print the profile JSON Schema (the same as schemas/profile.schema.json)')
-    .action(() => {
-      process.stdout.write(profileJsonSchemaText());
+    .action(async () => {
+      const { schemaAction } = await import('./profile-action.ts');
+      schemaAction();
     });
-}
-
-/**
- * What `run` checks before any load, checked here too, so `ok` means `run` accepts the profile as
- * far as files go: the schema and its rules, then a replay's recording (scanned: every record, its
- * callers, the window) and every data file (read through: ragged rows, missing columns, no row).
- */
-async function validateOne(file: string): Promise<void> {
-  try {
-    const plan = await prepareReplays(await loadPlan(file));
-    for (const set of plan.data) await scanDataSet(set);
-    process.stdout.write(`${file}: ok — ${summarize(plan)}\n`);
-  } catch (err) {
-    if (!(err instanceof RpcloadError)) throw err;
-    // Problem lines already start with the file name; no "rpcload:" prefix, so they stay greppable.
-    process.stderr.write(`${err.message}\n`);
-    setExitCode(ExitCode.badInput);
-  }
-}
-
-const count = (n: number, noun: string): string => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
-
-function summarize(plan: Plan): string {
-  if (plan.workloads.length > 1) return describeWorkloads(plan);
-  const totalMs = plan.phases.reduce((sum, phase) => sum + phase.durationMs, 0);
-  const [only] = plan.workloads;
-  if (only?.replay !== undefined) return describeReplay(only.replay, plan.clients.length, totalMs);
-  return [
-    count(plan.scenarios.length, 'scenario'),
-    count(plan.phases.length, 'phase'),
-    count(plan.clients.length, 'client'),
-    `total duration ${formatDurationMs(totalMs)}`,
-  ].join(', ');
-}
-
-/** A replay profile has no scenarios or phases of its own: say what it plays, by whom, for how long. */
-function describeReplay(replay: ReplayPlan, clients: number, totalMs: number): string {
-  const { facts } = replay;
-  const whole = replay.fromMs === 0 && replay.toMs === null;
-  const inWindow = whole ? '' : `; ${facts.callsInWindow.toLocaleString('en-US')} in the window ${windowText(replay)}`;
-  return [
-    `replays ${facts.fileName} (${facts.format}, ${count(facts.calls, 'call')}${inWindow})`,
-    `${count(facts.callers, 'caller')} sent by ${count(clients, 'client')}`,
-    `speed ${replay.speed}×${replay.loop ? ', looped' : ''}`,
-    `total duration ${formatDurationMs(totalMs)}`,
-  ].join(', ');
-}
-
-function windowText(replay: ReplayPlan): string {
-  const to = replay.toMs === null ? 'the end' : formatDurationMs(replay.toMs);
-  return `${formatDurationMs(replay.fromMs)}–${to}`;
-}
-
-/** Several workloads: each by its load, then what they share. */
-function describeWorkloads(plan: Plan): string {
-  const endMs = Math.max(...plan.workloads.map((w) => w.startAfterMs + w.phases.reduce((sum, p) => sum + plan.phases[p]!.durationMs, 0)));
-  const parts = plan.workloads.map((w) => {
-    const phases = w.phases.map((p) => plan.phases[p]!);
-    const start = w.startAfterMs > 0 ? ` from ${formatDurationMs(w.startAfterMs)}` : '';
-    const load = w.replay !== undefined ? `replays ${w.replay.facts.fileName} at ${w.replay.speed}×` : describeLoad(phases);
-    return `${w.name} (${load}, ${count(w.clients.length, 'client')}${start})`;
-  });
-  return [
-    `${count(plan.workloads.length, 'workload')}: ${parts.join('; ')}`,
-    count(plan.scenarios.length, 'scenario'),
-    count(plan.clients.length, 'client'),
-    `total duration ${formatDurationMs(endMs)}`,
-  ].join(', ');
 }

@@ -6,6 +6,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { ASSERTION_ALGS } from '../api/client-assertion.ts';
 import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
+import { HTTP_CLIENTS } from './http-clients.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
 /** A W3C tracestate list: 1 to 32 key=value members, keys lowercase, values printable without ',' and '='. */
@@ -34,8 +35,7 @@ function Fraction(description: string, defaultValue: number) {
   return Type.Number({ minimum: 0, maximum: 1, default: defaultValue, description: `${description} 0..1. Default ${defaultValue}.` });
 }
 
-/** The HTTP clients that can carry a load (http.client). */
-export const HTTP_CLIENTS = ['fast', 'undici'] as const;
+export { HTTP_CLIENTS };
 
 export function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
   return Type.Union(
