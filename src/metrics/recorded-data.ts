@@ -7,7 +7,6 @@ import { createLatencyHistogram, encodeHistogram } from './hdr.ts';
 import type { ExemplarData } from './exemplars.ts';
 import type { LedgerData } from './ledger-data.ts';
 import type { RecentError } from '../contract/live-snapshot.ts';
-import type { SelectionData } from './slices.ts';
 
 /** Latency and service time (µs) as HdrHistogram V2 compressed base64. */
 export interface EncodedPair {
@@ -19,6 +18,9 @@ export interface EncodedPair {
 export interface DimensionData extends EncodedPair {
   readonly outcomes: Readonly<Record<string, number>>;
 }
+
+/** A threshold selection's data: its figures, and its schedule lag (encoded) when it had open-model requests. */
+export type SelectionData = DimensionData & { readonly scheduleLag?: string };
 
 /**
  * Everything a recorder holds, as a plain JSON-able record: the input of the result file builder,

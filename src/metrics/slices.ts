@@ -7,7 +7,7 @@
  */
 import { DimensionStats } from './dimension-stats.ts';
 import { addHistograms, createLatencyHistogram, recordUs, type Histogram } from './hdr.ts';
-import type { DimensionData } from './recorded-data.ts';
+import type { DimensionData, SelectionData } from './recorded-data.ts';
 import type { RecorderDimensions } from './sample.ts';
 
 /** A selection's live figures: its requests' stats, and their schedule lag once one was open-model. */
@@ -26,9 +26,6 @@ export class SelectionSlot {
     if (lagUs >= 0) recordUs((this.lag ??= createLatencyHistogram()), lagUs);
   }
 }
-
-/** A selection's data: its figures, and its schedule lag (encoded) when it had open-model requests. */
-export type SelectionData = DimensionData & { readonly scheduleLag?: string };
 
 /** What a cell is, for the slices: its phase and step. */
 interface CellKey {

@@ -7,7 +7,7 @@
  */
 import type { RunStop } from '../contract/result-schema.ts';
 import { decodeHistogram, usToMs, valuesAtPercentilesUs, percentilesMs, type Histogram } from '../metrics/hdr.ts';
-import type { SelectionData } from '../metrics/slices.ts';
+import type { SelectionData } from '../metrics/recorded-data.ts';
 import { percentileOf } from '../metrics/result-percentiles.ts';
 import { judgeThreshold, type ParsedThreshold, type ThresholdFigures } from '../profile/thresholds.ts';
 import type { RunningLoad } from './load.ts';
