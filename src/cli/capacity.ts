@@ -156,6 +156,7 @@ export function registerCapacityCommand(program: Command): void {
           target: plan.target ?? '(embedded reference server)',
           resultPath: flags.out ?? 'results/',
           model: capacity.model,
+          replay: replay !== null,
         },
         { onQuit: stop },
       );

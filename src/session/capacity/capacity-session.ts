@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { scanDataSet } from '../../driver/data-rows.ts';
 import { hostname } from 'node:os';
-import type { CapacityLimit, CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
+import type { CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
 import type { CapacityBracket, CapacityProgress, CapacityStepDefinition } from '../../contract/live-view.ts';
 import type { RunInfo, RunResult, RunStatus, ThresholdResult } from '../../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
@@ -21,8 +21,11 @@ import { buildRunResult } from '../result/build-result.ts';
 import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
 import { aimedAt, insecureWarning, openTarget, type Target } from '../target.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
-import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
-import { judgeStep, THROUGHPUT_LINE, type JudgedStep } from './judge-step.ts';
+import { busiestAtOne, quotaBound, quotaFinding, quotaUseText, type QuotaBound } from './client-quota.ts';
+import { CLIENT_RATE_LINE, judgeStep, THROUGHPUT_LINE, type JudgedStep, type StepRules } from './judge-step.ts';
+import { capacityAnswer, type Attempt, type SearchEnd } from './capacity-answer.ts';
+import { capacityFinding, showLoad, type SearchedUnit } from './capacity-finding.ts';
+import { skippedInHold, watchWarmUpSkips } from './hold-skips.ts';
 import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
 import { fitUsl } from './usl.ts';
 import {
@@ -59,16 +62,6 @@ export interface CapacitySessionResult {
 /** Confirmation attempts, each one tolerance lower than the last, before giving up. */
 const CONFIRM_ATTEMPTS = 3;
 
-/** How the search ended, before confirmation. */
-interface SearchEnd {
-  readonly lastPass: number | null;
-  readonly firstFail: number | null;
-  readonly limitedBy: CapacityLimit;
-  readonly atLeast: boolean;
-  /** Why, in words, when not the plain bracket. */
-  readonly why: string | null;
-}
-
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
   // Found out now, not after the whole search.
   if (options.outPath !== undefined) await assertResultPathWritable(options.outPath);
@@ -89,10 +82,7 @@ export async function capacitySession(options: CapacitySessionOptions): Promise<
   return { ...value, metricsClosed: closed };
 }
 
-/** What a step's load counts: arrivals per second, virtual users, or (capacity --replay) a speed of the recording. */
-type SearchedUnit = 'open' | 'closed' | 'replay';
-const unit = (model: SearchedUnit): string => (model === 'open' ? '/s' : model === 'replay' ? '×' : ' users');
-const show = (n: number | null, model: SearchedUnit): string => (n === null ? '–' : `${n}${unit(model)}`);
+const show = showLoad;
 
 class CapacitySearch {
   private readonly startedAt = new Date();
@@ -129,7 +119,15 @@ class CapacitySearch {
     this.target = target;
     const { cap } = this;
     const slo = cap.slo ?? this.plan.thresholds;
-    const rules = { slo, include429: cap.include429, maxLagMs: cap.maxLagMs };
+    const { limit, windowMs } = this.plan.rateLimit;
+    // A replay's callers send what the recording says: each one's rate is judged against its quota.
+    const rules: StepRules = {
+      slo,
+      include429: cap.include429,
+      maxLagMs: cap.maxLagMs,
+      quota: { limit, windowMs },
+      perClientQuota: this.plan.replay !== undefined,
+    };
     // A replay's mix of callers is the recording's: its quotas show up as 429s in the steps, not as a bound worked out ahead.
     const bound = cap.model === 'open' && !cap.include429 && this.plan.replay === undefined ? quotaBound(this.plan) : null;
     const ceiling = ceilingOf(cap, bound);
@@ -216,7 +214,7 @@ class CapacitySearch {
   }
 
   /** Hold the found load longer; step down one tolerance at a time while that fails. */
-  private async confirm(found: number, rules: Parameters<typeof judgeStep>[1]): Promise<Confirmation | null> {
+  private async confirm(found: number, rules: StepRules): Promise<Confirmation | null> {
     if (this.cap.confirmMs === 0 || this.options.signal.aborted) return null;
     let load = found;
     for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS; attempt++) {
@@ -232,12 +230,7 @@ class CapacitySearch {
   }
 
   /** Run and judge one step; null when the search was interrupted during it. */
-  private async step(
-    kind: 'search' | 'confirm',
-    load: number,
-    holdMs: number,
-    rules: Parameters<typeof judgeStep>[1],
-  ): Promise<JudgedStep | null> {
+  private async step(kind: 'search' | 'confirm', load: number, holdMs: number, rules: StepRules): Promise<JudgedStep | null> {
     if (this.options.signal.aborted) return null;
     const { cap, plan } = this;
     const index = this.steps.length + 1;
@@ -282,7 +275,7 @@ class CapacitySearch {
     def: CapacityStepDefinition,
     stepPlan: Plan & { readonly target: string },
     phases: readonly PhasePlan[],
-    rules: Parameters<typeof judgeStep>[1],
+    rules: StepRules,
     signal: AbortSignal,
   ): Promise<JudgedStep | null> {
     const running = startLoad(stepPlan, {
@@ -296,7 +289,8 @@ class CapacitySearch {
       this.endpoint.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
     }
     this.options.onProgress?.({ kind: 'step-start', step: def, load: running, bracket: this.bracket() });
-    const finished = await running.finished();
+    const warmUpSkips = watchWarmUpSkips(running, def.warmUpMs);
+    const finished = await running.finished().finally(() => warmUpSkips.stop());
     if (Number.isNaN(this.originEpochMs)) this.originEpochMs = running.clock.originEpochMs;
     const info = this.info('completed', undefined, running.clock.originEpochMs);
     const stepResult = buildRunResult({
@@ -308,14 +302,16 @@ class CapacitySearch {
       thresholds: [],
       warnings: [],
     });
+    // A replay's schedule is the recording's calls per second at the step's speed.
+    const schedule = {
+      skippedInHold: skippedInHold(finished.data.skipped, warmUpSkips.beforeHold()),
+      scheduledPerS: this.plan.replay === undefined || def.model !== 'open' ? null : def.load * replayBaseRatePerS(this.plan.replay),
+    };
+    const judged = judgeStep(def, rules, finished.data, stepResult, schedule);
     if (finished.status === 'aborted') {
-      this.steps.push({
-        judged: judgeStep(def, rules, finished.data, stepResult),
-        data: this.stepData(phases, stepResult, finished.data, running),
-      });
+      this.steps.push({ judged, data: this.stepData(phases, stepResult, finished.data, running) });
       return null;
     }
-    const judged = judgeStep(def, rules, finished.data, stepResult);
     this.steps.push({ judged, data: this.stepData(phases, stepResult, finished.data, running) });
     this.options.onProgress?.({ kind: 'step-done', step: judged.record, bracket: this.bracket() });
     const { lastPass, firstFail } = this.bracket();
@@ -348,14 +344,27 @@ class CapacitySearch {
   private record(end: SearchEnd | null, confirmation: Confirmation | null, sloLines: readonly string[], running = false): CapacityRecord {
     const { cap } = this;
     const model = cap.model;
-    const bracket = end ?? {
+    const searchEnd = end ?? {
       ...this.bracket(),
       limitedBy: 'none' as const,
       atLeast: false,
       why: running ? 'the search is still running' : 'the search was interrupted',
     };
-    const answer = confirmation?.load ?? bracket.lastPass;
-    const answerStep = confirmation?.step ?? this.searchSteps().find((r) => r.load === answer);
+    const counted = this.steps.filter((s) => s.judged.record.retried !== true);
+    const attempt = ({ judged }: (typeof counted)[number]): Attempt => ({
+      kind: judged.record.kind,
+      load: judged.record.load,
+      verdict: judged.record.verdict,
+      limit: judged.limit,
+    });
+    const found = capacityAnswer(
+      searchEnd,
+      counted.filter((s) => s.judged.record.kind === 'search').map(attempt),
+      counted.filter((s) => s.judged.record.kind === 'confirm').map(attempt),
+    );
+    const answer = found.answer;
+    const answerStep =
+      (found.confirmed ? confirmation?.step : undefined) ?? this.searchSteps().find((r) => r.load === answer && r.verdict === 'pass');
     const replay = this.plan.replay;
     const ratePerS =
       answer === null
@@ -370,16 +379,34 @@ class CapacitySearch {
       model === 'closed'
         ? fitUsl(search.filter((s) => s.verdict !== 'generator-bound').map((s) => ({ n: s.load, x: s.achievedPerS })))
         : undefined;
+    const decisive = found.decisive;
+    const decisiveQuota =
+      decisive === null || found.limitedBy !== 'client quota'
+        ? null
+        : (counted.find((s) => s.judged.record.kind === decisive.kind && s.judged.record.load === decisive.load && s.judged.limit !== null)
+            ?.judged.quota ?? null);
+    const searched: SearchedUnit = replay === undefined ? model : 'replay';
+    const atOne = busiestAtOne(counted.map((s) => ({ load: s.judged.record.load, quota: s.judged.quota })));
     return {
       model,
       ratePerS,
       ...(model === 'closed' ? { concurrency: answer } : {}),
       ...(replay === undefined ? {} : { speed: answer }),
-      atLeast: bracket.atLeast,
-      bracket: [bracket.lastPass, bracket.firstFail],
-      limitedBy: bracket.limitedBy,
-      finding: finding(replay === undefined ? model : 'replay', answer, ratePerS, bracket, confirmation, search),
-      slo: [...sloLines, ...(model === 'open' ? [THROUGHPUT_LINE] : []), ...(cap.include429 ? [] : ['rate_limited < 1%'])],
+      atLeast: found.atLeast,
+      bracket: [...found.bracket],
+      limitedBy: found.limitedBy,
+      finding: capacityFinding({
+        searched,
+        answer: found,
+        ratePerS,
+        steps: this.steps.map((s) => s.judged.record),
+        quotaText: decisiveQuota === null ? null : quotaUseText(decisiveQuota, searched === 'replay' ? decisive!.load : null, atOne),
+      }),
+      slo: [
+        ...sloLines,
+        ...(model === 'open' ? [THROUGHPUT_LINE] : []),
+        ...(cap.include429 ? [] : ['rate_limited < 1%', ...(replay !== undefined && model === 'open' ? [CLIENT_RATE_LINE] : [])]),
+      ],
       confirmation:
         confirmation === null
           ? null
@@ -472,46 +499,4 @@ function ceilingOf(cap: CapacityPlan, bound: QuotaBound | null): SearchCeiling |
   if (quota === null) return max;
   if (max === null) return quota;
   return max.value <= quota.value ? max : quota;
-}
-
-/** The answer in one line. */
-function finding(
-  model: SearchedUnit,
-  answer: number | null,
-  ratePerS: number | null,
-  end: SearchEnd,
-  confirmation: Confirmation | null,
-  steps: readonly CapacityStep[],
-): string {
-  const what = (n: number): string =>
-    model === 'open'
-      ? `${n}/s`
-      : model === 'replay'
-        ? `${n}× the recording (${(ratePerS ?? 0).toLocaleString('en-US')} calls/s)`
-        : `${n} users (${ratePerS ?? 0}/s)`;
-  if (answer === null) {
-    const lowest = [...steps].sort((a, b) => a.load - b.load)[0];
-    if (end.why !== null && end.limitedBy !== 'none') return `no capacity measured: ${end.why}`;
-    if (lowest === undefined) return `no capacity measured: ${end.why ?? 'no step ran'}`;
-    return `no load met the SLO: the lowest step, ${show(lowest.load, model)}, failed ${lowest.decidedBy ?? 'it'}`;
-  }
-  const head = `capacity ${end.atLeast ? 'at least ' : ''}${what(answer)}`;
-  const firstFail = end.firstFail === null ? null : steps.find((s) => s.load === end.firstFail);
-  if (model === 'replay' && end.why === null && end.firstFail !== null && confirmation === null) {
-    // "capacity 3.4× the recording (1,530 calls/s; bracket 3.3×–3.5×); limited by latency (p99 < 250ms failed at 3.5×)"
-    const failed = firstFail?.decidedBy ? ` (${firstFail.decidedBy} failed at ${show(end.firstFail, model)})` : '';
-    return `${head.slice(0, -1)}; bracket ${show(end.lastPass, model)}–${show(end.firstFail, model)}); limited by ${end.limitedBy}${failed}`;
-  }
-  const detail =
-    end.why ??
-    (end.firstFail === null
-      ? 'bracket open'
-      : `bracket ${show(end.lastPass, model)} – ${show(end.firstFail, model)}; limited by ${end.limitedBy}${firstFail?.decidedBy ? ` (${firstFail.decidedBy} failed at ${show(end.firstFail, model)})` : ''}`);
-  const confirmed =
-    confirmation === null
-      ? ''
-      : confirmation.passed
-        ? `; confirmed over ${confirmation.step.holdS} s${confirmation.load !== confirmation.found ? ` after stepping down from ${show(confirmation.found, model)}` : ''}`
-        : `; NOT confirmed: ${show(confirmation.load, model)} failed ${confirmation.step.decidedBy ?? 'the SLO'} over ${confirmation.step.holdS} s`;
-  return `${head} (${detail})${confirmed}`;
 }
