@@ -63,6 +63,16 @@ class RecentAdmissions {
     this.size++;
   }
 
+  /** Admissions (of known fate) sent at or after `sentFromMs` that completed after `afterMs`. */
+  completedAfter(afterMs: number, sentFromMs: number): number {
+    let n = 0;
+    for (let k = 0; k < this.size; k++) {
+      const i = this.at(k);
+      if (this.unknown[i] === 0 && this.sent[i]! >= sentFromMs && this.done[i]! > afterMs) n++;
+    }
+    return n;
+  }
+
   /** Count the admissions sent before `beforeMs` (the readmission) that the windows of resets in (fromMs, toMs] reach. */
   count(
     beforeMs: number,
@@ -117,6 +127,11 @@ interface Streak {
   /** The earliest moment a refusal of the streak said the client may retry (receipt + Retry-After). */
   retryAtMs: number;
   refusedAfterRetryAt: number;
+  /**
+   * Admitted since the last readmission and completed before the streak's first refusal was sent:
+   * surely decided before it. One still in flight then may have reached the server after the reset.
+   */
+  sinceReset: number;
 }
 
 /**
@@ -190,6 +205,7 @@ export class AnnouncedWindows {
         allHadRetryAfter: namesCeilReset,
         retryAtMs: hasRa ? doneAtMs + retryAfterS * ROUNDING_MS : Infinity,
         refusedAfterRetryAt: 0,
+        sinceReset: this.sinceReset - this.recent.completedAfter(sentAtMs, this.lastClosedAtSentMs),
       };
       return;
     }
@@ -251,7 +267,7 @@ export class AnnouncedWindows {
       admittedMax: counts.max,
       admittedMaxAfterRefusal: counts.maxAfterRefusal,
       withinLimitFromMs: counts.withinLimitFromMs,
-      sinceReset: this.sinceReset,
+      sinceReset: s.sinceReset,
       sinceResetSpanMs: Number.isFinite(this.sinceResetFirstSentMs) ? s.firstDoneMs - this.sinceResetFirstSentMs : 0,
       anchoredOnLast,
       open: readmittedDoneMs === null,

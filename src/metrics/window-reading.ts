@@ -28,7 +28,11 @@ export interface WindowReading {
    * (withinLimitFromMs, resetToMs]; null otherwise.
    */
   readonly withinLimitFromMs: number | null;
-  /** Admitted since the client was last admitted after a refusal (or since its first request), up to this streak. */
+  /**
+   * Admitted since the client was last admitted after a refusal (or since its first request), up to
+   * this streak: those completed before its first refusal was sent (one in flight then may have been
+   * decided after the reset).
+   */
   readonly sinceReset: number;
   /** From the first of those sends to the streak's first refusal's receipt: they all fell within this span. */
   readonly sinceResetSpanMs: number;

@@ -216,6 +216,28 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
     expect(thresholdOf(samples).verdict).toBe(kind === 'early' ? 'fail' : 'skip');
   });
 
+  it('admissions still in flight when the refusal was sent may have been decided after the reset: never counted over', () => {
+    // A clock-aligned limiter, 10 per 2 s, boundaries at 0, 2 s, 4 s. Window [2 s, 4 s) admits ten
+    // (2050–2950 ms) and refuses at 3900 ms; two requests sent just before it (3850, 3880 ms) reach a
+    // loaded server after the boundary and are admitted in the next window, completing after the refusal.
+    const plan = { limit: LIMIT, windowMs: 2000, policy: 'honour' } as const;
+    const at = (sentAtMs: number, doneAtMs = sentAtMs + 5) => sample({ sentAtMs, doneAtMs });
+    const refused = (sentAtMs: number, retryAfterS: number) =>
+      sample({ sentAtMs, doneAtMs: sentAtMs + 5, status: 429, outcome: 'error:rate_limit_exceeded', retryAfterS });
+    const samples = [
+      ...Array.from({ length: LIMIT }, (_, i) => at(100 + i * 100)),
+      refused(1100, 1),
+      ...Array.from({ length: LIMIT }, (_, i) => at(2050 + i * 100)),
+      at(3850, 4015),
+      at(3880, 4015),
+      refused(3900, 1),
+      at(4300),
+    ].sort((a, b) => a.doneAtMs - b.doneAtMs);
+    const check = thresholdOf(samples, plan);
+    expect(check.verdict, `${check.detail} ${JSON.stringify(check.evidence)}`).not.toBe('fail');
+    expect(ledgerOf(samples, plan).clients.a!.windows[1]!.sinceReset).toBe(LIMIT);
+  });
+
   it('limit + 1: every window reads one over, and no clock-aligned phase explains them all', () => {
     const check = thresholdOf(greedyRun({ algorithm: 'fixed', limit: LIMIT + 1, ...GREEDY }));
     expect(check.detail).toMatch(/admitted 11 within less than one window .* no clock-aligned window explains them all/);
