@@ -185,6 +185,7 @@ export function registerCapacityCommand(program: Command): void {
     if (flags.json)
       process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
     else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
+    if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
     setExitCode(session.exitCode);
     // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
     await session.metricsClosed;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { capacityAnswer, type Attempt, type SearchEnd } from '../../src/session/capacity/capacity-answer.ts';
+import { capacityAnswer, searchEndOf, type Attempt, type SearchEnd } from '../../src/session/capacity/capacity-answer.ts';
 import { bracketOf, nextStep, roundLoad, type SearchPoint } from '../../src/session/capacity/search.ts';
 
 const pass = (load: number, kind: Attempt['kind'] = 'search'): Attempt => ({ kind, load, verdict: 'pass', limit: null });
@@ -149,5 +149,45 @@ describe('the capacity answer (property)', () => {
         },
       ),
     );
+  });
+});
+
+describe('how the search ended', () => {
+  const bound = { clients: 4, perClientPerS: 10, requestsPerIteration: 1, nominalPerS: 40, searchablePerS: 36, skew: 1 };
+  const done = (reason: 'bracketed' | 'ceiling' | 'nothing passed' | 'max steps', lastPass: number | null, firstFail: number | null) =>
+    ({ kind: 'done', reason, lastPass, firstFail }) as const;
+  const show = (n: number): string => `${n}/s`;
+  it.each<[string, Parameters<typeof searchEndOf>, Partial<SearchEnd>]>([
+    [
+      'bracketed: limited by what failed at the first fail',
+      [done('bracketed', 300, 310), null, null, 'latency', 30, show],
+      { limitedBy: 'latency', atLeast: false, why: null },
+    ],
+    [
+      'at the quota bound: "at least", with the quota arithmetic',
+      [done('ceiling', 36, null), { value: 36, reason: 'client quota' }, bound, null, 30, show],
+      {
+        limitedBy: 'client quota',
+        atLeast: true,
+        why: expect.stringMatching(/^capacity bound by client quotas: 4 clients × 10\/s = 40\/s/) as string,
+      },
+    ],
+    [
+      'at the configured max',
+      [done('ceiling', 500, null), { value: 500, reason: 'max' }, null, null, 30, show],
+      { limitedBy: 'max', atLeast: true, why: "the search's max (500/s) was reached" },
+    ],
+    [
+      'out of steps with nothing failed',
+      [done('max steps', 640, null), null, null, null, 6, show],
+      { limitedBy: 'max', atLeast: true, why: 'the search stopped after 6 steps' },
+    ],
+    [
+      'nothing passed',
+      [done('nothing passed', null, 0.1), null, null, 'errors', 30, show],
+      { limitedBy: 'errors', lastPass: null, firstFail: 0.1 },
+    ],
+  ])('%s', (_, args, expected) => {
+    expect(searchEndOf(...args)).toMatchObject(expected);
   });
 });

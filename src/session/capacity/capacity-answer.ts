@@ -5,6 +5,8 @@
  * the bracket's top comes down to it and the answer with it, never left above its own bracket.
  */
 import type { CapacityLimit } from '../../contract/capacity-schema.ts';
+import { quotaFinding, type QuotaBound } from './client-quota.ts';
+import type { SearchCeiling, SearchNext } from './search.ts';
 
 /** How the search ended, before confirmation. */
 export interface SearchEnd {
@@ -14,6 +16,31 @@ export interface SearchEnd {
   readonly atLeast: boolean;
   /** Why, in words, when not the plain bracket. */
   readonly why: string | null;
+}
+
+/**
+ * How the search ended, from the search's last word (nextStep's `done`): at a ceiling — the
+ * clients' quota bound or the configured max — "at least", with the reason; after its last step
+ * without a failure, "at least" too; else bracketed, limited by what failed at the first fail
+ * (`firstFailLimit`). `show` writes a load in its unit.
+ */
+export function searchEndOf(
+  done: Extract<SearchNext, { kind: 'done' }>,
+  ceiling: SearchCeiling | null,
+  bound: QuotaBound | null,
+  firstFailLimit: CapacityLimit | null,
+  maxSteps: number,
+  show: (load: number) => string,
+): SearchEnd {
+  const { lastPass, firstFail, reason } = done;
+  if (reason === 'ceiling' && ceiling !== null) {
+    const quota = ceiling.reason === 'client quota' && bound !== null;
+    const why = quota ? quotaFinding(bound) : `the search's max (${show(ceiling.value)}) was reached`;
+    return { lastPass, firstFail, limitedBy: quota ? 'client quota' : 'max', atLeast: true, why };
+  }
+  if (reason === 'max steps' && firstFail === null)
+    return { lastPass, firstFail, limitedBy: 'max', atLeast: true, why: `the search stopped after ${maxSteps} steps` };
+  return { lastPass, firstFail, limitedBy: firstFailLimit ?? 'none', atLeast: false, why: null };
 }
 
 /** One judged step of the search or the confirmation, as the answer needs it. */
