@@ -108,6 +108,7 @@ export async function capacityAction(profilePath: string | undefined, flags: Cap
         target: plan.target ?? '(embedded reference server)',
         resultPath: flags.out ?? 'results/',
         model: capacity.model,
+        replay: replay !== null,
       },
       { onQuit: stop },
     );
@@ -136,6 +137,7 @@ export async function capacityAction(profilePath: string | undefined, flags: Cap
   if (flags.json)
     process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
   else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
+  if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
   setExitCode(session.exitCode);
   // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
   await session.metricsClosed;
