@@ -33,14 +33,12 @@ export function stepPlan(plan: Plan, cap: CapacityPlan, kind: 'search' | 'confir
     ...(warmUp === null ? [] : [{ name: warmUp, workload: 0, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
     { name, workload: 0, durationMs: holdMs, load: phaseLoad, arrivals },
   ];
+  // Every phase of a replay step plays the same window from its start, looping, at the step's speed.
+  const searched = replay === undefined ? plan : replayAtSpeed(plan, 0, load);
   return {
     def: { index, kind, model: cap.model, load, phase: name, warmUpPhase: warmUp, warmUpMs: cap.warmUpMs, holdMs },
     phases,
-    plan: {
-      ...(replay === undefined ? plan : replayAtSpeed(plan, 0, load)),
-      phases,
-      workloads: [{ ...plan.workloads[0]!, startAfterMs: 0, phases: phases.map((_, i) => i) }],
-    },
+    plan: { ...searched, phases, workloads: [{ ...searched.workloads[0]!, startAfterMs: 0, phases: phases.map((_, i) => i) }] },
     scheduledPerS: replay === undefined || cap.model !== 'open' ? null : perS,
   };
 }
