@@ -88,7 +88,7 @@ describe('the load ends at its duration plus a bounded drain', () => {
     const sentAtMs: number[] = [];
     const engine = {
       startArrival: () => void (sent++, sentAtMs.push(now())),
-      recordUnsentAtPhaseEnd: (n: number) => void (unsent += n),
+      recordUnsentAtPhaseEnd: (_phase: number, n: number) => void (unsent += n),
     } as unknown as LoadEngine;
     const origin = performance.now();
     const now = (): number => performance.now() - origin;
