@@ -22,7 +22,7 @@ import { emptyRecordedData, mapEncodings, type DimensionData, type EncodedPair, 
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { ExemplarReservoir, LatestTracedRequests } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
-import { SelectionSlot, Slices } from './slices.ts';
+import { Slices, type SelectionSlot } from './slices.ts';
 
 /**
  * The requests of one phase × step: the finest slice the recorder keeps histograms for. Each
@@ -247,7 +247,7 @@ export class Recorder {
     if (phaseIndex !== undefined) {
       const workload = this.slices.workloadOf(phaseIndex);
       let own = this.skippedByWorkload.get(workload);
-      if (own === undefined) this.skippedByWorkload.set(workload, (own = new Map()));
+      if (own === undefined) this.skippedByWorkload.set(workload, (own = new Map<string, number>()));
       countSkip(own, reason, count);
     }
   }
