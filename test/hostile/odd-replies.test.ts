@@ -1,3 +1,4 @@
+// test-pass: both-clients
 /**
  * Replies that are odd in one precise way get a verdict that names that way (issue 28 §17, §18,
  * §23): two Retry-After headers are unusable (it is a singleton field) rather than the last one
