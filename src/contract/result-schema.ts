@@ -370,6 +370,15 @@ export const RunResultSchema = Type.Object(
       }),
     ),
     replay: Type.Optional(ReplaySourceSchema),
+    staleConnectionRetries: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Requests sent once more on a new connection: the keep-alive connection they were written to had been ' +
+          'closed by the server, and no byte of the reply had come (each at most once). Absent when the load opened ' +
+          'no connection (verify) and in files written before it was counted',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
 );

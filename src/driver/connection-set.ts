@@ -19,10 +19,11 @@
  * certificate, so clients with certificates of their own each need connections of their own. A
  * request names its lane; the common case (no per-client certificates) is one lane for everybody.
  */
-import { Client, type Dispatcher, type buildConnector } from 'undici';
+import type { Dispatcher, buildConnector } from 'undici';
 import type { HttpClientName } from '../profile/plan.ts';
 import { Http1Connection } from './http1/http1-connection.ts';
 import { Http2Connection } from './http2/http2-connection.ts';
+import { UndiciConnection } from './undici-connection.ts';
 
 /** What the set asks of one connection: the part of undici's Client it uses, which the fast client also has. */
 interface Connection {
@@ -54,6 +55,8 @@ export interface ConnectionSetOptions {
   readonly allowH2: boolean;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /** Close a connection idle this long (see stale-connections.ts). */
+  readonly idleTimeoutMs: number;
   /**
    * The client of each connection: rpcload's own (the default: http1/ on HTTP/1.1, a session of
    * Node's http2 module on HTTP/2, see http2/) or undici's Client.
@@ -120,19 +123,12 @@ class Lane {
   }
 
   private open(): Connection {
-    const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs } = this.options;
-    const connect = this.lane.connect;
-    if (opensHttp1Connections(this.options))
-      return new Http1Connection(this.origin, { pipelining: slots, headersTimeoutMs, bodyTimeoutMs, connect });
-    if (this.options.client === 'fast')
-      return new Http2Connection(this.origin, { maxConcurrentStreams: slots, headersTimeoutMs, bodyTimeoutMs, connect });
-    return new Client(this.origin, {
-      pipelining: slots,
-      headersTimeout: headersTimeoutMs,
-      bodyTimeout: bodyTimeoutMs,
-      connect,
-      ...(allowH2 ? { allowH2, maxConcurrentStreams: slots } : {}),
-    });
+    const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.options;
+    const common = { headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs, connect: this.lane.connect };
+    const origin = this.origin;
+    if (opensHttp1Connections(this.options)) return new Http1Connection(origin, { pipelining: slots, ...common });
+    if (this.options.client === 'fast') return new Http2Connection(origin, { maxConcurrentStreams: slots, ...common });
+    return new UndiciConnection(origin, { pipelining: slots, allowH2, maxConcurrentStreams: slots, ...common });
   }
 
   private takeWaiting(): ConnectionRequest | undefined {

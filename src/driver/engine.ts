@@ -392,6 +392,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.waiting.set(timer, it);
   }
 
+  onRequestResent(): void {
+    this.o.recorder.recordStaleConnectionRetry();
+  }
+
   /** Cut every request past its deadline (those still queued for a connection are cut once on one). */
   private cutOverdue(): void {
     const deadlineMs = this.o.now() - this.o.requestTimeoutMs;

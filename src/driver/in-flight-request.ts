@@ -10,10 +10,13 @@
 import { headerBlockError } from '../api/outcome.ts';
 import type { TracedDispatchOptions } from './http1/request-encoder.ts';
 import type { RoutedRequest } from './replica-router.ts';
+import type { Resendable } from './stale-connections.ts';
 import type { CutReason, FinishedRequest } from './request-outcome.ts';
 
 export interface InFlightListener<T> {
   onRequestDone(request: InFlightRequest<T>): void;
+  /** Its connection sends it once more after meeting a stale one (see stale-connections.ts). */
+  onRequestResent(request: InFlightRequest<T>): void;
 }
 const EMPTY = Buffer.alloc(0);
 const NO_HEADERS: readonly string[] = Object.freeze([]);
@@ -34,7 +37,7 @@ interface RequestOptions extends TracedDispatchOptions {
   traceparent: string | null;
 }
 
-export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
+export class InFlightRequest<T> implements RoutedRequest, FinishedRequest, Resendable {
   readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY, traceparent: null };
   /** The connection carrying it (see ConnectionSet); -1 while it waits for one. */
   connection = -1;
@@ -57,6 +60,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   cutReason: CutReason | null = null;
   /** Set once the request was written off as unanswered at the run's end: whatever it reports later is ignored. */
   abandoned = false;
+  /** Times its connection sent it again after meeting a stale one (0 or 1). */
+  resends = 0;
   /** undici's abort for this request, from onConnect; null until it is on a connection. */
   private abort: ((err?: Error) => void) | null = null;
   /** The body's first kept chunk; most API replies arrive in one. */
@@ -95,6 +100,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.error = null;
     this.cutReason = null;
     this.abandoned = false;
+    this.resends = 0;
     this.abort = null;
     this.first = null;
     this.more = null;
@@ -112,6 +118,11 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.more = null;
     this.error = null;
     this.abort = null;
+  }
+
+  onResend(): void {
+    this.resends++;
+    if (!this.abandoned) this.listener.onRequestResent(this);
   }
 
   onConnect(abort: (err?: Error) => void): void {

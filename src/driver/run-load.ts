@@ -214,6 +214,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
           allowH2: h2,
           headersTimeoutMs: plan.http.headersTimeoutMs,
           bodyTimeoutMs: plan.http.bodyTimeoutMs,
+          idleTimeoutMs: plan.http.idleTimeoutMs,
           client: plan.http.client,
         }),
     ),

@@ -237,6 +237,8 @@ export interface HttpPlan {
   readonly connectTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /** A keep-alive connection idle this long is closed by rpcload (a server's Keep-Alive hint may lower it). */
+  readonly idleTimeoutMs: number;
   /** Overall deadline of each request, token requests included (ms): a total, not an idle gap. */
   readonly requestTimeoutMs: number;
   /** Response bytes kept for parsing; the rest is read and discarded. */

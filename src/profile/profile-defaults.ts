@@ -19,6 +19,7 @@ export const PROFILE_DEFAULTS = {
     connectTimeout: '10s',
     headersTimeout: '10s',
     bodyTimeout: '10s',
+    idleTimeout: '4s',
     requestTimeout: '30s',
     bodyCapBytes: 1_048_576,
     maxResponseBytes: 16_777_216,

@@ -30,9 +30,11 @@ export function resolveRateLimit(rateLimit: RateLimitSettings, problems: Problem
   };
 }
 
+/** The http settings that are durations. */
+type TimeoutKey = 'connectTimeout' | 'headersTimeout' | 'bodyTimeout' | 'idleTimeout' | 'requestTimeout';
+
 export function resolveHttp(http: HttpSettings, baseDir: string, problems: Problem[]): HttpPlan {
-  const timeout = (key: 'connectTimeout' | 'headersTimeout' | 'bodyTimeout' | 'requestTimeout'): number =>
-    durationMs(http[key] ?? D.http[key], `/http/${key}`, problems, POSITIVE);
+  const timeout = (key: TimeoutKey): number => durationMs(http[key] ?? D.http[key], `/http/${key}`, problems, POSITIVE);
   let ca: string | null = null;
   if (http.ca !== undefined) {
     const read = readCa(baseDir, http.ca);
@@ -51,6 +53,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     connectTimeoutMs: timeout('connectTimeout'),
     headersTimeoutMs: timeout('headersTimeout'),
     bodyTimeoutMs: timeout('bodyTimeout'),
+    idleTimeoutMs: timeout('idleTimeout'),
     requestTimeoutMs: timeout('requestTimeout'),
     bodyCapBytes: http.bodyCapBytes ?? D.http.bodyCapBytes,
     maxResponseBytes: http.maxResponseBytes ?? D.http.maxResponseBytes,

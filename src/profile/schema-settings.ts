@@ -104,6 +104,12 @@ export const HttpSchema = OptionalFields(
     connectTimeout: DurationSchema('Connect timeout.', D.http.connectTimeout),
     headersTimeout: DurationSchema('Time allowed until the response headers arrive.', D.http.headersTimeout),
     bodyTimeout: DurationSchema('Time allowed between body chunks.', D.http.bodyTimeout),
+    idleTimeout: DurationSchema(
+      'Close a keep-alive connection idle this long, before the server closes it under a request ' +
+        "(a server's `Keep-Alive: timeout=N` hint lowers it to N − 2 s). A request that still meets a closed " +
+        'connection, failing before any byte of its reply, is sent once more on a new one (staleConnectionRetries).',
+      D.http.idleTimeout,
+    ),
     requestTimeout: DurationSchema(
       'Overall deadline of every request (API calls and token requests), from sending to the last byte of the reply: a reply still incomplete then ends as transport:timeout.',
       D.http.requestTimeout,

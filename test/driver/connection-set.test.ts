@@ -61,6 +61,7 @@ describe.each(HTTP_CLIENTS)('ConnectionSet on the %s client', (client) => {
       allowH2: false,
       headersTimeoutMs: 5000,
       bodyTimeoutMs: 5000,
+      idleTimeoutMs: 4000,
       client,
     });
 
@@ -186,6 +187,7 @@ describe.each(HTTP_CLIENTS)('ConnectionSet over HTTP/2 (node:http2 server, ALPN)
       allowH2: true,
       headersTimeoutMs: 5000,
       bodyTimeoutMs: 5000,
+      idleTimeoutMs: 4000,
       client,
     });
 
@@ -264,6 +266,7 @@ describe('ConnectionSet over HTTP/2 on the fast client: GOAWAY, refused and rese
       allowH2: true,
       headersTimeoutMs,
       bodyTimeoutMs: 5000,
+      idleTimeoutMs: 4000,
       client: 'fast',
     });
 

@@ -77,6 +77,7 @@ describe('buildPlan: defaults', () => {
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 10_000,
         bodyTimeoutMs: 10_000,
+        idleTimeoutMs: 4000,
         requestTimeoutMs: 30_000,
         bodyCapBytes: 1_048_576,
         maxResponseBytes: 16_777_216,

@@ -21,7 +21,12 @@
  * - A response without a request, or bytes after a response with none outstanding, close the
  *   connection; requests not yet written go out on a new one.
  * - A response saying `connection: close` (or HTTP/1.0 without keep-alive) closes the connection
- *   after it; `keep-alive: timeout=N` hints close an idle connection before the server would.
+ *   after it; pipelined requests behind it were not processed (RFC 9112 §9.6) and go out again on a
+ *   new connection. An idle connection is closed after `idleTimeoutMs`, sooner when a `keep-alive:
+ *   timeout=N` hint says so (stale-connections.ts); a hint too short to reuse the connection lets the
+ *   requests already on the wire finish, and writes no more on it.
+ * - A request that fails when the server closes or resets a connection that had sat idle, before
+ *   any byte of its response, is sent once more on a new connection (stale-connections.ts).
  * - Headers and body timeouts are checked by one sweep every TICK_MS for all connections, not a
  *   timer per request; they fire late by at most two ticks, never early.
  * - The request's abort (from onConnect) fails it and closes its connection, as undici does.
@@ -29,6 +34,7 @@
 import type { Socket } from 'node:net';
 import { errors, type Dispatcher, type buildConnector } from 'undici';
 import { connectParamsOf, discardSocket, openSocket } from '../connection-socket.ts';
+import { idleLimitMs, resendsOnFreshConnection, type Resendable } from '../stale-connections.ts';
 import { encodeRequest } from './request-encoder.ts';
 import { ResponseParser, RESPONSE_EXPECTED, RESPONSE_NO_BODY, RESPONSE_UNEXPECTED, type ResponseSink } from './response-parser.ts';
 
@@ -41,16 +47,25 @@ export interface Http1ConnectionOptions {
   readonly bodyTimeoutMs: number;
   /** Opens a socket to the origin (undici's connector signature). */
   readonly connect: buildConnector.connector;
+  /** Close the connection once idle this long (less when the server's keep-alive hint says so); default 4 s. */
+  readonly idleTimeoutMs?: number;
 }
 
-type Handler = Dispatcher.DispatchHandler;
+/** The engine's requests can be sent once more after a stale connection; other handlers fail as they are. */
+type Handler = Dispatcher.DispatchHandler & Partial<Resendable>;
 
 /** How often timeouts and idle connections are checked. */
 const TICK_MS = 250;
-/** undici's defaults: an idle connection is closed after 4 s, or 2 s before the server's `keep-alive: timeout`, at most 10 min. */
-const DEFAULT_KEEP_ALIVE_MS = 4000;
-const KEEP_ALIVE_THRESHOLD_MS = 2000;
-const MAX_KEEP_ALIVE_MS = 600_000;
+/** undici's default idle timeout. */
+const DEFAULT_IDLE_TIMEOUT_MS = 4000;
+
+/** What a teardown does with the requests on the wire. */
+const FAIL_RUNNING = 0;
+/** The server closed or reset the socket: requests that met a stale connection go out once more. */
+const RESEND_STALE = 1;
+/** The server said it closes (`connection: close`): the requests behind its response, never processed, go out again. */
+const RESEND_UNPROCESSED = 2;
+type TeardownMode = typeof FAIL_RUNNING | typeof RESEND_STALE | typeof RESEND_UNPROCESSED;
 
 /** Run clock of the sweeps (performance.now() ms as of the last sweep, or of the first connection). */
 let coarseNowMs = performance.now();
@@ -102,21 +117,29 @@ export class Http1Connection implements ResponseSink {
   private destroyed = false;
   /** Has the current socket carried a request? (a fresh one is written to at once) */
   private used = false;
-  /** The current socket must not carry another request (the last response said close). */
+  /**
+   * The first request written on the current socket, while it is on the wire: every other one met a
+   * connection that had carried a request. (Cleared when it ends: the engine recycles its requests.)
+   */
+  private firstOnSocket: Handler | null = null;
+  /** The current socket must not carry another request (the server's keep-alive hint is too short to reuse it). */
   private closing = false;
   /** Queued in toFlush. */
   private flushQueued = false;
   /** Requests not yet written, oldest first. */
   private readonly pendingOptions: Dispatcher.DispatchOptions[] = [];
   private readonly pendingHandlers: Handler[] = [];
-  /** Requests written and not yet answered, oldest first. */
+  /** Requests written and not yet answered, oldest first, and their options (to send them again). */
   private readonly running: Handler[] = [];
-  private readonly runningMethods: string[] = [];
+  private readonly runningOptions: Dispatcher.DispatchOptions[] = [];
   /** Coarse times (see coarseNowMs): the oldest unanswered request's wait began; the last body bytes; idle since. */
   private waitSinceMs = 0;
   private bodySinceMs = 0;
   private idleSinceMs = 0;
-  private keepAliveMs = DEFAULT_KEEP_ALIVE_MS;
+  /** How long this socket may stay idle (stale-connections.ts idleLimitMs). */
+  private keepAliveMs: number;
+  /** The sweep closes an idle connection this much before keepAliveMs runs out, so that it is closed in time. */
+  private readonly idleMarginMs: number;
 
   constructor(
     origin: string | URL,
@@ -126,6 +149,8 @@ export class Http1Connection implements ResponseSink {
     this.hostHeader = `${url.hostname}${url.port ? `:${url.port}` : ''}`;
     this.connectParams = connectParamsOf(url);
     this.parser = new ResponseParser(this);
+    this.keepAliveMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.idleMarginMs = Math.min(TICK_MS, this.keepAliveMs / 2);
   }
 
   /** Send `request` on this connection (after those already queued). Returns false when it now has `pipelining` requests or more. */
@@ -160,6 +185,11 @@ export class Http1Connection implements ResponseSink {
     this.flushQueued = false;
     const socket = this.socket;
     if (socket === null || this.closing) return;
+    if (this.used && this.running.length === 0 && this.idleTooLong(performance.now())) {
+      // Idle past its limit (the sweep, late under load, has not closed it yet): the server may be closing it now.
+      this.teardown(null, FAIL_RUNNING);
+      return;
+    }
     const { pipelining } = this.options;
     const corked = pipelining > 1 && this.pendingHandlers.length > 1;
     if (corked) socket.cork();
@@ -175,7 +205,8 @@ export class Http1Connection implements ResponseSink {
       }
       if (this.running.length === 0) this.waitSinceMs = coarseNowMs;
       this.running.push(handler);
-      this.runningMethods.push(options.method);
+      this.runningOptions.push(options);
+      if (!this.used) this.firstOnSocket = handler;
       this.used = true;
       handler.onConnect?.((err?: Error) => this.abortRequest(handler, err));
       if (this.socket !== socket || this.running.at(-1) !== handler) continue; // aborted at once
@@ -188,22 +219,29 @@ export class Http1Connection implements ResponseSink {
   checkTimers(nowMs: number): void {
     if (this.socket === null) return;
     if (this.running.length === 0) {
-      if (this.pendingHandlers.length === 0 && this.parser.idle && nowMs - this.idleSinceMs >= this.keepAliveMs + TICK_MS)
-        this.teardown(null);
+      // Closed before its limit (the sweep runs every TICK_MS), so the server never closes it under a request.
+      const idle = this.pendingHandlers.length === 0 && this.parser.idle;
+      if (idle && this.idleTooLong(nowMs)) this.teardown(null, FAIL_RUNNING);
       return;
     }
     const { headersTimeoutMs, bodyTimeoutMs } = this.options;
     if (this.parser.inBody) {
-      if (bodyTimeoutMs > 0 && nowMs - this.bodySinceMs >= bodyTimeoutMs + TICK_MS) this.teardown(new errors.BodyTimeoutError());
+      if (bodyTimeoutMs > 0 && nowMs - this.bodySinceMs >= bodyTimeoutMs + TICK_MS)
+        this.teardown(new errors.BodyTimeoutError(), FAIL_RUNNING);
     } else if (headersTimeoutMs > 0 && nowMs - this.waitSinceMs >= headersTimeoutMs + TICK_MS)
-      this.teardown(new errors.HeadersTimeoutError());
+      this.teardown(new errors.HeadersTimeoutError(), FAIL_RUNNING);
+  }
+
+  /** Idle long enough at `nowMs` to be closed now, before its limit runs out (the sweep runs every TICK_MS). */
+  private idleTooLong(nowMs: number): boolean {
+    return nowMs - this.idleSinceMs >= this.keepAliveMs - this.idleMarginMs;
   }
 
   // The parser's sink (ResponseSink). Each returns whether the connection is still open, so the parse stops when it is not.
 
   onMessageBegin(): number {
     if (this.running.length === 0) return RESPONSE_UNEXPECTED;
-    return this.runningMethods[0] === 'HEAD' ? RESPONSE_NO_BODY : RESPONSE_EXPECTED;
+    return this.runningOptions[0]!.method === 'HEAD' ? RESPONSE_NO_BODY : RESPONSE_EXPECTED;
   }
 
   onHeaders(statusCode: number, rawHeaders: string[], statusText: string): boolean {
@@ -221,13 +259,17 @@ export class Http1Connection implements ResponseSink {
 
   onMessageComplete(trailers: string[], keepAlive: boolean): boolean {
     const handler = this.running.shift()!;
-    this.runningMethods.shift();
+    this.runningOptions.shift();
+    if (handler === this.firstOnSocket) this.firstOnSocket = null;
     this.idleSinceMs = this.waitSinceMs = coarseNowMs;
     const hintMs = this.parser.keepAliveTimeoutMs;
-    if (hintMs !== null) this.keepAliveMs = Math.min(hintMs - KEEP_ALIVE_THRESHOLD_MS, MAX_KEEP_ALIVE_MS);
+    if (hintMs !== null) this.keepAliveMs = idleLimitMs(this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, hintMs);
+    // A hint too short to reuse the connection: what is on the wire is answered on it, nothing more is written.
     if (!keepAlive || this.keepAliveMs <= 0) this.closing = true;
     handler.onComplete?.(trailers);
-    if (this.closing && this.socket !== null) this.teardown(new errors.SocketError('closed'));
+    if (this.socket === null) return false;
+    if (!keepAlive) this.teardown(null, RESEND_UNPROCESSED);
+    else if (this.closing && this.running.length === 0) this.teardown(null, FAIL_RUNNING);
     return this.socket !== null;
   }
 
@@ -258,8 +300,9 @@ export class Http1Connection implements ResponseSink {
     }
     this.socket = socket;
     this.used = false;
+    this.firstOnSocket = null;
     this.closing = false;
-    this.keepAliveMs = DEFAULT_KEEP_ALIVE_MS;
+    this.keepAliveMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.parser.reset();
     this.idleSinceMs = coarseNowMs;
     socket.on('data', this.onSocketData);
@@ -271,54 +314,72 @@ export class Http1Connection implements ResponseSink {
 
   private readonly onSocketData = (chunk: Buffer): void => {
     const error = this.parser.execute(chunk);
-    if (error !== null) this.teardown(error);
+    if (error !== null) this.teardown(error, FAIL_RUNNING);
   };
 
   /** The server closed its side: a body lasting until the close is complete; anything else under way was cut short. */
   private readonly onSocketEnd = (): void => {
     const error = this.parser.finish();
-    this.teardown(error ?? new errors.SocketError('other side closed'));
+    this.teardown(error ?? new errors.SocketError('other side closed'), RESEND_STALE);
   };
 
   private readonly onSocketError = (err: Error): void => {
     // As undici: a reset right after a response that closes the connection ends that response, not an error.
     if ((err as { code?: string }).code === 'ECONNRESET' && this.parser.closesConnection) {
       const error = this.parser.finish();
-      this.teardown(error ?? err);
+      this.teardown(error ?? err, RESEND_STALE);
       return;
     }
-    this.teardown(err);
+    this.teardown(err, RESEND_STALE);
   };
 
   private readonly onSocketClose = (): void => {
     const error = this.parser.finish();
-    this.teardown(error ?? new errors.SocketError('closed'));
+    this.teardown(error ?? new errors.SocketError('closed'), RESEND_STALE);
   };
 
   private abortRequest(handler: Handler, err: Error | undefined): void {
     const index = this.running.indexOf(handler);
     if (index < 0) return; // already ended
     this.running.splice(index, 1);
-    this.runningMethods.splice(index, 1);
+    this.runningOptions.splice(index, 1);
+    if (handler === this.firstOnSocket) this.firstOnSocket = null;
     handler.onError?.(err ?? new errors.RequestAbortedError());
-    this.teardown(new errors.SocketError('closed: an earlier request on this connection was cut short'));
+    this.teardown(new errors.SocketError('closed: an earlier request on this connection was cut short'), FAIL_RUNNING);
   }
 
   /**
    * Close the socket. Requests on the wire fail with `error` (nothing fails when none are: a
-   * server closing an idle connection is no one's error); requests not yet written go out on a
-   * new connection.
+   * server closing an idle connection is no one's error), except those `mode` sends again;
+   * requests not yet written go out on a new connection.
    */
-  private teardown(error: Error | null): void {
+  private teardown(error: Error | null, mode: TeardownMode): void {
     if (this.socket === null) return;
+    const responseStarted = !this.parser.idle; // the head request's response (read before detach resets the parser)
     this.detach();
-    this.failRunning(error ?? new errors.SocketError('closed'));
+    const handlers = this.running.splice(0);
+    const options = this.runningOptions.splice(0);
+    const failure = error ?? new errors.SocketError('closed');
+    let again = 0;
+    for (let i = 0; i < handlers.length; i++) {
+      const handler = handlers[i]!;
+      // A request behind the head had no byte of its response; every one but the socket's first met a used connection.
+      const reused = handler !== this.firstOnSocket;
+      const stale = mode === RESEND_STALE && resendsOnFreshConnection(handler, reused, i === 0 && responseStarted);
+      if (mode === RESEND_UNPROCESSED || stale) {
+        // Back to the front of the queue, in their order, ahead of requests not yet written.
+        this.pendingHandlers.splice(again, 0, handler);
+        this.pendingOptions.splice(again, 0, options[i]!);
+        again++;
+        if (stale) handler.onResend!();
+      } else handler.onError?.(failure);
+    }
     if (this.pendingHandlers.length > 0 && !this.destroyed && !this.connecting) this.open();
   }
 
   private failRunning(error: Error): void {
     const handlers = this.running.splice(0);
-    this.runningMethods.length = 0;
+    this.runningOptions.length = 0;
     for (const handler of handlers) handler.onError?.(error);
   }
 

@@ -20,6 +20,8 @@
  *   its intended start: the engine's clock, not this module's, measures it.
  * - `maxConcurrentStreams` streams at once per session (fewer when the server's SETTINGS say so:
  *   Node holds back the excess until a stream closes).
+ * - A session with no stream open for `idleTimeoutMs` is closed, before a server's own idle timeout
+ *   closes it under a new stream (nginx ends idle sessions after its `keepalive_timeout`).
  * - Headers and body timeouts as undici's: time to the response head, then the longest pause
  *   between body chunks; a stream past either is cancelled and fails with undici's error.
  * - Connection-specific headers (connection, keep-alive, transfer-encoding, host…) are not HTTP/2
@@ -42,6 +44,8 @@ export interface Http2ConnectionOptions {
   readonly bodyTimeoutMs: number;
   /** Opens a socket to the origin (undici's connector signature), which must negotiate h2. */
   readonly connect: buildConnector.connector;
+  /** Close a session with no stream open for this long; default 4 s (undici's keep-alive timeout). */
+  readonly idleTimeoutMs?: number;
 }
 
 type Handler = Dispatcher.DispatchHandler;
@@ -53,6 +57,7 @@ interface Pending {
   refusals: number;
 }
 
+const DEFAULT_IDLE_TIMEOUT_MS = 4000;
 /** A refused request is sent again at most this many times (a server refusing everything must not loop the run). */
 const MAX_REFUSALS = 3;
 /** Request headers HTTP/2 forbids (RFC 9113 §8.2.2); `host` becomes `:authority`. */
@@ -154,6 +159,13 @@ export class Http2Connection {
     session.on('error', retire); // the streams report their own failure
     session.on('frameError', ignore);
     socket.on('error', ignore);
+    // No frame for idleTimeoutMs: closed when no stream is open on it (a long request's silence is
+    // its own timeouts' business).
+    session.setTimeout(this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => {
+      if (this.session !== session || this.open > 0) return;
+      retire();
+      session.close();
+    });
     this.flush();
   }
 
