@@ -15,8 +15,9 @@
  * just before the call. Fields that exist only for this say so. (A think time or a back-off wait
  * does make a timer closure: that request waits anyway.)
  */
+import { basename } from 'node:path';
 import { ResponseClassifier } from '../api/envelope.ts';
-import { OUTCOME_UNANSWERED, outcomeClass } from '../api/outcome.ts';
+import { OUTCOME_SIGN_ERROR, OUTCOME_UNANSWERED, outcomeClass } from '../api/outcome.ts';
 import { SignError, type RequestSigner } from '../api/request-signer.ts';
 import { describeUnusableRetryAfter, RETRY_AFTER_ABSENT, RETRY_AFTER_UNUSABLE } from '../api/retry-after.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
@@ -119,6 +120,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly withStaticHeaders = new WeakMap<readonly string[], string[]>();
   /** The connections take a request's traceparent apart from its header list (see headersOf). */
   private readonly traceparentApart: boolean;
+  /** The last ticket handed to a pending signature (see InFlightRequest.signingTicket). */
+  private signTickets = 0;
 
   constructor(private readonly o: EngineOptions) {
     this.picker = createPickerState(o.clients.map((c) => c.weight));
@@ -224,7 +227,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       request.abandoned = true;
       request.status = 0; // whatever head arrived, no reply did
       this.inFlight--;
-      this.samples.write(request, UNANSWERED, nowMs);
+      // Still waiting for its signature: nothing was sent, and the server is not the one that stalled.
+      const signing = request.signingTicket !== 0;
+      request.signingTicket = 0;
+      this.samples.write(request, signing ? this.unsignedAtEnd() : UNANSWERED, nowMs);
     }
     this.live.clear();
     this.settle();
@@ -257,10 +263,37 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       this.o.connections.dispatch(request);
       return;
     }
-    signed.then((headers) => {
-      request.options.headers = headers;
-      this.o.connections.dispatch(request);
-    }, failUnsent);
+    // Until the promise settles the request is on no connection: its deadline (cutOverdue) or the
+    // run's end settles it instead, and the ticket tells a late answer it is no longer wanted.
+    const ticket = ++this.signTickets;
+    request.signingTicket = ticket;
+    signed.then(
+      (headers) => {
+        if (request.signingTicket !== ticket) return;
+        request.signingTicket = 0;
+        request.options.headers = headers;
+        this.o.connections.dispatch(request);
+      },
+      (err: unknown) => {
+        if (request.signingTicket !== ticket) return;
+        request.signingTicket = 0;
+        failUnsent(err);
+      },
+    );
+  }
+
+  /** What a request still waiting for its signature at the end of the run came to. */
+  private unsignedAtEnd(): RequestOutcome {
+    return {
+      outcome: OUTCOME_SIGN_ERROR,
+      successData: null,
+      retryAfterS: RETRY_AFTER_ABSENT,
+      detail: `sign:timeout: the sign module ${this.signerName()} did not answer before the end of the run`,
+    };
+  }
+
+  private signerName(): string {
+    return this.o.signer == null ? '' : basename(this.o.signer.source);
   }
 
   onRequestDone(request: InFlightRequest<RequestContext>): void {
@@ -401,7 +434,13 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     const deadlineMs = this.o.now() - this.o.requestTimeoutMs;
     for (const request of this.live) {
       if (request.dispatchedAtMs > deadlineMs) break; // oldest first: the rest are younger
-      request.cut('timeout');
+      if (request.signingTicket !== 0) {
+        // Never sent: the sign module, not the server, kept it past its deadline.
+        request.signingTicket = 0;
+        const deadline = `the request deadline (${this.o.requestTimeoutMs} ms)`;
+        const reason = `sign:timeout: the sign module ${this.signerName()} did not answer within ${deadline}`;
+        request.onError(new SignError(reason));
+      } else request.cut('timeout');
     }
   }
 

@@ -62,6 +62,11 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest, Resen
   abandoned = false;
   /** Times its connection sent it again after meeting a stale one (0 or 1). */
   resends = 0;
+  /**
+   * Non-zero while the sign module's promise for it is pending (the engine's ticket for that
+   * signature): it is on no connection yet, and an answer for another ticket is not for it.
+   */
+  signingTicket = 0;
   /** undici's abort for this request, from onConnect; null until it is on a connection. */
   private abort: ((err?: Error) => void) | null = null;
   /** The body's first kept chunk; most API replies arrive in one. */
@@ -101,6 +106,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest, Resen
     this.cutReason = null;
     this.abandoned = false;
     this.resends = 0;
+    this.signingTicket = 0;
     this.abort = null;
     this.first = null;
     this.more = null;

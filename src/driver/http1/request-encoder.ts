@@ -70,11 +70,25 @@ export function checkRequestHead(path: string, headers: readonly string[]): void
   }
 }
 
-/** The head, and the length of its part before Content-Length and the blank line. */
+/** The index of the list's `host` header (a sign module's), or -1. */
+function hostIndex(headers: readonly string[]): number {
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    const name = headers[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') return i;
+  }
+  return -1;
+}
+
+/**
+ * The head, and the length of its part before Content-Length and the blank line. A `host` in the
+ * list is the Host (written where the connection's would be, as undici writes it), never a second one.
+ */
 function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): [Buffer, number] {
   checkRequestHead(path, headers);
-  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
-  for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]!}: ${headers[i + 1]!}\r\n`;
+  const listed = hostIndex(headers);
+  const hostValue = listed < 0 ? host : headers[listed + 1]!;
+  let head = `${method} ${path} HTTP/1.1\r\nhost: ${hostValue}\r\nconnection: keep-alive\r\n`;
+  for (let i = 0; i + 1 < headers.length; i += 2) if (i !== listed) head += `${headers[i]!}: ${headers[i + 1]!}\r\n`;
   const headLines = head.length; // latin1: one byte a character
   if (bodyLength > 0 || expectsPayload(method)) head += `content-length: ${bodyLength}\r\n`;
   return [Buffer.from(`${head}\r\n`, 'latin1'), headLines];
