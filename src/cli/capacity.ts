@@ -6,7 +6,6 @@ import { RpcloadError } from '../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings.ts';
 import { loadPlan } from '../profile/load-profile.ts';
 import type { HttpClientName } from '../profile/plan.ts';
-import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
 import { prepareReplay } from '../profile/replay-plan.ts';
 import { replaySettingsOf } from '../profile/replay-settings.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
@@ -18,7 +17,7 @@ import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { definedFields } from '../util/defined-fields.ts';
 import { colourEnabled } from '../util/terminal-style.ts';
 import { setExitCode } from './exit.ts';
-import { durationMs, httpUrl, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import { durationMs, httpClientName, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
 import { checkOutputFlags } from './output-flags.ts';
 import { withInterrupt } from './signals.ts';
 import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
@@ -99,7 +98,12 @@ export function registerCapacityCommand(program: Command): void {
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
     .option('--workers <n>', 'load worker threads', positiveInt)
-    .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))
+    .option(
+      '--http-client <name>',
+      "the load's HTTP client: rpcload (rpcload's own: its HTTP/1.1 client, Node's http2 sessions on HTTP/2; " +
+        'fast is its former name) or undici',
+      httpClientName,
+    )
     .option('--closed', 'closed model: search the concurrency (virtual users) and fit the Universal Scalability Law')
     .option('--start <n>', 'first step: rate per second (open) or virtual users (closed)', positiveNumber)
     .option('--factor <x>', 'growth factor until a step fails (default 2)', positiveNumber)

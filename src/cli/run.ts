@@ -5,7 +5,6 @@ import { RpcloadError } from '../errors.ts';
 import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
 import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
 import type { ArrivalProcess, HttpClientName, Plan, ReplicaAffinity } from '../profile/plan.ts';
-import { HTTP_CLIENTS } from '../profile/schema-settings.ts';
 import { prepareReplay } from '../profile/replay-plan.ts';
 import { replaySettingsOf, type ReplayFlags } from '../profile/replay-settings.ts';
 import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
@@ -25,6 +24,7 @@ import {
   collect,
   concurrencySpec,
   durationMs,
+  httpClientName,
   httpUrl,
   oneOf,
   positiveInt,
@@ -203,7 +203,12 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
-    .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))
+    .option(
+      '--http-client <name>',
+      "the load's HTTP client: rpcload (rpcload's own: its HTTP/1.1 client, Node's http2 sessions on HTTP/2; " +
+        'fast is its former name) or undici',
+      httpClientName,
+    )
     .option(
       '--timeout <duration>',
       "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",

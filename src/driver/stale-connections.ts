@@ -25,7 +25,7 @@ export function idleLimitMs(idleTimeoutMs: number, hintMs: number | null): numbe
   return hintMs === null ? idleTimeoutMs : Math.min(idleTimeoutMs, hintMs - KEEP_ALIVE_HINT_MARGIN_MS);
 }
 
-/** A request a connection may send once more when it met a stale connection (the engine's requests are). */
+/** A request a connection may send once more when it met a stale connection. */
 export interface Resendable {
   /** Times it was sent again so far. */
   readonly resends: number;
@@ -35,11 +35,11 @@ export interface Resendable {
 
 /**
  * Whether a request that failed when the server closed or reset its connection goes out again:
- * only when no byte of its response had arrived (`answered` false), its connection had carried a request before it
- * was written (`reused`), and it was not sent again before. Pure.
+ * only when no byte of its response had arrived (`answered` false), its connection had carried a
+ * request before it was written (`reused`), and it was not sent again before. Pure.
  */
-export function resendsOnFreshConnection(request: Partial<Resendable>, reused: boolean, answered: boolean): boolean {
-  return reused && !answered && request.onResend !== undefined && (request.resends ?? 0) === 0;
+export function resendsOnFreshConnection(request: Resendable, reused: boolean, answered: boolean): boolean {
+  return reused && !answered && request.resends === 0;
 }
 
 /** Error codes of a connection the server closed or reset under a request (undici's SocketError, the socket's own). */

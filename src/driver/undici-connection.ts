@@ -1,26 +1,34 @@
 /**
- * undici's Client as one of the load's connections (`http.client: "undici"`), behaving as
- * rpcload's own clients do where undici alone would not:
+ * undici's Client as one of the load's connections (`http.client: "undici"`): the adapter between
+ * rpcload's connection contract (connection.ts) and undici's dispatch API — the one module that
+ * implements undici's handler interface (its raw-header callbacks onConnect/onHeaders/onData/
+ * onComplete/onError, which undici 7 marks deprecated but which spare the parse of every header
+ * into an object that its newer interface costs: ~19 % more CPU per request, docs/performance.md).
+ *
+ * Where undici alone would behave otherwise than rpcload's own clients, the adapter makes it
+ * behave the same:
  * - idle connections close after `idleTimeoutMs`, or 2 s before a server's `keep-alive: timeout`
  *   hint (undici's keepAliveTimeout, keepAliveMaxTimeout and keepAliveTimeoutThreshold);
- * - a request that fails when the server closes or resets a connection that had sat idle, before
- *   any byte of its response arrived, is sent once more on a new connection (stale-connections.ts).
- *   undici itself never sends such a request again (its RetryHandler would, but after a response
- *   byte too, and for idempotent methods only); what it does resend — pipelined requests behind
- *   a failed one, which it puts back in its queue — it resends uncounted;
+ * - a request that fails when the server closes or resets a connection that had carried an
+ *   earlier request, before any byte of its response arrived, is sent once more on a new
+ *   connection (stale-connections.ts). undici itself never sends such a request again (its
+ *   RetryHandler would, but after a response byte too, and for idempotent methods only); what it
+ *   does resend — pipelined requests behind a failed one, which it puts back in its queue — it
+ *   resends uncounted;
  * - a request undici fails before writing it (its idle connection was reset while the request
  *   waited for it, and undici fails every waiting request then) goes out again, once: rpcload's
- *   own client writes such a request on a new connection too.
+ *   own client writes such a request on a new connection too;
+ * - the traceparent kept apart from the header list (RequestHead) goes at the list's end.
  *
  * Each request passes through a small handler of this module's (recycled, one per request on the
- * wire) that watches what undici reports and hands everything on to the request's own handler.
- * Whether a byte of the response arrived is read off the socket (`bytesRead` since the request was
- * written): undici tells a handler nothing until a whole head is parsed.
+ * wire) that watches what undici reports and tells the request. Whether a byte of the response
+ * arrived is read off the socket (`bytesRead` since the request was written): undici tells a
+ * handler nothing until a whole head is parsed.
  */
 import type { Socket } from 'node:net';
 import { Client, errors, type Dispatcher, type buildConnector } from 'undici';
+import type { Carrier, Connection, LoadRequest } from './connection.ts';
 import { isConnectionLoss, KEEP_ALIVE_HINT_MARGIN_MS, resendsOnFreshConnection } from './stale-connections.ts';
-import type { Resendable } from './stale-connections.ts';
 
 export interface UndiciConnectionOptions {
   /** Requests on the wire at once (HTTP/1.1). */
@@ -34,13 +42,17 @@ export interface UndiciConnectionOptions {
   readonly connect: buildConnector.connector;
 }
 
-type Handler = Dispatcher.DispatchHandler & Partial<Resendable>;
-
 /** Adapter handlers kept for reuse per connection (more than its requests on the wire are never needed). */
 const MAX_FREE = 64;
 
-export class UndiciConnection {
+export class UndiciConnection implements Connection {
   readonly client: Client;
+  /**
+   * undici holds back every other request while a non-idempotent one (a POST) is in flight on an
+   * HTTP/2 connection. rpcload sends a request again only where it was provably not processed, so
+   * on HTTP/2 its POSTs may share the connection.
+   */
+  readonly idempotent: boolean;
   /** The socket undici is using (or used last), and requests written on it. */
   private socket: Socket | null = null;
   private writesOnSocket = 0;
@@ -53,6 +65,7 @@ export class UndiciConnection {
         if (args[0] === null) this.onSocket(args[1]);
         callback(...args);
       });
+    this.idempotent = options.allowH2;
     this.client = new Client(origin, {
       pipelining: options.pipelining,
       headersTimeout: options.headersTimeoutMs,
@@ -66,10 +79,10 @@ export class UndiciConnection {
     });
   }
 
-  dispatch(options: Dispatcher.DispatchOptions, handler: Handler): boolean {
-    const request = this.free.pop() ?? new UndiciRequest(this);
-    request.begin(options, handler);
-    return this.client.dispatch(options, request);
+  send(request: LoadRequest): void {
+    const adapter = this.free.pop() ?? new UndiciRequest(this);
+    adapter.begin(request);
+    this.client.dispatch(adapter.options, adapter);
   }
 
   destroy(): Promise<void> {
@@ -78,15 +91,15 @@ export class UndiciConnection {
   }
 
   /** A request is being written: on which socket, and whether that socket had carried a request before. */
-  noteWrite(request: UndiciRequest): void {
-    request.socket = this.socket;
-    request.reusedConnection = this.writesOnSocket > 0;
-    request.bytesReadAtWrite = this.socket?.bytesRead ?? 0;
+  noteWrite(adapter: UndiciRequest): void {
+    adapter.socket = this.socket;
+    adapter.reusedConnection = this.writesOnSocket > 0;
+    adapter.bytesReadAtWrite = this.socket?.bytesRead ?? 0;
     this.writesOnSocket++;
   }
 
-  recycle(request: UndiciRequest): void {
-    if (this.free.length < MAX_FREE) this.free.push(request);
+  recycle(adapter: UndiciRequest): void {
+    if (this.free.length < MAX_FREE) this.free.push(adapter);
   }
 
   private onSocket(socket: Socket): void {
@@ -95,24 +108,45 @@ export class UndiciConnection {
   }
 }
 
-/** One request on its way through undici: what undici reports goes to the request's own handler. */
-class UndiciRequest implements Dispatcher.DispatchHandler {
+/** undici's dispatch options for one request, refilled by each request the adapter handler carries. */
+interface RequestOptions extends Dispatcher.DispatchOptions {
+  path: string;
+  method: string;
+  headers: string[];
+  body: Buffer;
+}
+
+const NO_HEADERS: string[] = [];
+const latin1 = (bytes: Buffer): string => bytes.toString('latin1');
+const EMPTY = Buffer.alloc(0);
+
+/** One request on its way through undici: what undici reports goes to the request, as the contract says it. */
+class UndiciRequest implements Dispatcher.DispatchHandler, Carrier {
+  readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS, body: EMPTY };
   socket: Socket | null = null;
   reusedConnection = false;
   bytesReadAtWrite = 0;
-  private options: Dispatcher.DispatchOptions | null = null;
-  private handler: Handler | null = null;
+  private request: LoadRequest | null = null;
   private undiciAbort: ((err?: Error) => void) | null = null;
   /** Waiting (a microtask) to be sent again. */
   private resending = false;
   /** Times undici failed it before writing it (see onError). */
   private unwrittenFailures = 0;
+  /** The response head as strings, refilled per response (the contract's list is valid during the call only). */
+  private readonly headers: string[] = [];
 
   constructor(private readonly connection: UndiciConnection) {}
 
-  begin(options: Dispatcher.DispatchOptions, handler: Handler): void {
-    this.options = options;
-    this.handler = handler;
+  begin(request: LoadRequest): void {
+    const { head } = request;
+    const options = this.options;
+    options.method = head.method;
+    options.path = head.path;
+    const { headers, traceparent } = head;
+    options.headers = traceparent === null ? (headers as string[]) : headers.concat('traceparent', traceparent);
+    options.body = head.body;
+    if (this.connection.idempotent) options.idempotent = true;
+    this.request = request;
     this.undiciAbort = null;
     this.resending = false;
     this.unwrittenFailures = 0;
@@ -121,25 +155,33 @@ class UndiciRequest implements Dispatcher.DispatchHandler {
   onConnect(abort: (err?: Error) => void): void {
     this.undiciAbort = abort;
     this.connection.noteWrite(this);
-    this.handler?.onConnect?.(this.abort);
+    this.request?.onRequestSent(this);
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
-    return this.handler?.onHeaders?.(statusCode, rawHeaders, resume, statusText) ?? true;
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    const request = this.request;
+    if (request === null || statusCode < 200) return true; // 1xx: the final response is still to come
+    const headers = this.headers;
+    headers.length = 0;
+    // Names latin1, values UTF-8: what rpcload's HTTP/1.1 parser hands over.
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) headers.push(latin1(rawHeaders[i]!), String(rawHeaders[i + 1]));
+    request.onResponseHead(statusCode, headers);
+    headers.length = 0;
+    return true;
   }
 
   onData(chunk: Buffer): boolean {
-    return this.handler?.onData?.(chunk) ?? true;
+    this.request?.onResponseData(chunk);
+    return true;
   }
 
-  onComplete(trailers: string[] | null): void {
-    const handler = this.end();
-    handler?.onComplete?.(trailers);
+  onComplete(): void {
+    this.end()?.onResponseEnd();
   }
 
   onError(err: Error): void {
-    const handler = this.handler;
-    if (handler === null) return;
+    const request = this.request;
+    if (request === null) return;
     const socket = this.socket;
     if (!this.connection.destroyed && isConnectionLoss(err)) {
       if (socket === null) {
@@ -149,16 +191,24 @@ class UndiciRequest implements Dispatcher.DispatchHandler {
       } else {
         const h2 = 'alpnProtocol' in socket && socket.alpnProtocol === 'h2';
         const answered = socket.bytesRead > this.bytesReadAtWrite;
-        if (!h2 && resendsOnFreshConnection(handler, this.reusedConnection, answered)) {
-          handler.onResend!();
+        if (!h2 && resendsOnFreshConnection(request, this.reusedConnection, answered)) {
+          request.onResend();
           return this.sendAgain();
         }
       }
     }
-    this.end()?.onError?.(err);
+    this.end()?.onRequestError(err);
   }
 
-  /** Send it again, from a microtask: undici calls onError inside loops over its queue that must not see it refilled. */
+  /** Cut the request short (Carrier): undici's abort, or the end of a resend not yet made. */
+  cut(_request: LoadRequest, reason: Error): void {
+    if (this.resending) {
+      this.resending = false;
+      this.end()?.onRequestError(reason);
+    } else this.undiciAbort?.(reason);
+  }
+
+  /** Send it again from a microtask: undici calls onError inside loops over its queue that must not see it refilled. */
   private sendAgain(): void {
     this.resending = true;
     this.undiciAbort = null;
@@ -166,32 +216,25 @@ class UndiciRequest implements Dispatcher.DispatchHandler {
     queueMicrotask(this.resend);
   }
 
-  /** The request's abort as its handler holds it: undici's, or the end of a resend not yet made (made once). */
-  private readonly abort = (err?: Error): void => {
-    if (this.resending) {
-      this.resending = false;
-      this.end()?.onError?.(err ?? new errors.RequestAbortedError());
-    } else this.undiciAbort?.(err);
-  };
-
   private readonly resend = (): void => {
-    if (!this.resending) return; // aborted meanwhile
+    if (!this.resending) return; // cut meanwhile
     this.resending = false;
     if (this.connection.destroyed) {
-      this.end()?.onError?.(new errors.ClientDestroyedError());
+      this.end()?.onRequestError(new errors.ClientDestroyedError());
       return;
     }
-    this.connection.client.dispatch(this.options!, this);
+    this.connection.client.dispatch(this.options, this);
   };
 
-  /** The request ended: this handler goes back for reuse; returns the request's own handler. */
-  private end(): Handler | null {
-    const handler = this.handler;
-    this.handler = null;
-    this.options = null;
+  /** The request ended: this handler goes back for reuse; returns the request. */
+  private end(): LoadRequest | null {
+    const request = this.request;
+    this.request = null;
     this.undiciAbort = null;
     this.socket = null;
+    this.options.headers = NO_HEADERS;
+    this.options.body = EMPTY;
     this.connection.recycle(this);
-    return handler;
+    return request;
   }
 }

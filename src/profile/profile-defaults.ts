@@ -27,7 +27,7 @@ export const PROFILE_DEFAULTS = {
     insecure: false,
     preconnect: true,
     warmUp: true,
-    client: 'fast',
+    client: 'rpcload',
     traceContext: 'always',
     traceSampleRatio: 0.01,
     traceBaggage: false,

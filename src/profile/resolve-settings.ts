@@ -7,6 +7,7 @@ import { readTlsIdentity } from './key-files.ts';
 import { readCa } from './profile-files.ts';
 import { expected, type Problem } from './problems.ts';
 import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
+import { httpClientNamed } from './schema-settings.ts';
 import type { AuthSettings, HttpSettings, RateLimitSettings, ServerSettings } from './schema-settings.ts';
 
 export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
@@ -63,7 +64,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     identity: resolveIdentity(http, baseDir, problems),
     preconnect: http.preconnect ?? D.http.preconnect,
     warmUp: http.warmUp ?? D.http.warmUp,
-    client: http.client ?? D.http.client,
+    client: httpClientNamed(http.client ?? D.http.client) ?? D.http.client,
   };
 }
 

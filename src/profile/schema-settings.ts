@@ -34,8 +34,18 @@ function Fraction(description: string, defaultValue: number) {
   return Type.Number({ minimum: 0, maximum: 1, default: defaultValue, description: `${description} 0..1. Default ${defaultValue}.` });
 }
 
-/** The HTTP clients that can carry a load (http.client). */
-export const HTTP_CLIENTS = ['fast', 'undici'] as const;
+/** The HTTP clients that can carry a load (http.client), by their names. */
+export const HTTP_CLIENTS = ['rpcload', 'undici'] as const;
+/** A client by its name (plan.ts's HttpClientName). */
+type ClientName = (typeof HTTP_CLIENTS)[number];
+/** `fast`: what `rpcload` was called while it was rpcload's HTTP/1.1 client alone; still accepted. */
+const HTTP_CLIENT_ALIASES: Readonly<Record<string, ClientName>> = { fast: 'rpcload' };
+
+/** The client `name` names (its name, or an alias); undefined for none. */
+export function httpClientNamed(name: string): ClientName | undefined {
+  if ((HTTP_CLIENTS as readonly string[]).includes(name)) return name as ClientName;
+  return Object.hasOwn(HTTP_CLIENT_ALIASES, name) ? HTTP_CLIENT_ALIASES[name] : undefined;
+}
 
 export function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
   return Type.Union(
@@ -150,10 +160,16 @@ export const HttpSchema = OptionalFields(
       default: D.http.warmUp,
       description: `Before the clock starts, run the scenarios for a moment against an in-process responder (never the target), so the first second is not measured on unoptimized code. Default ${D.http.warmUp}.`,
     }),
-    client: Literals(
-      HTTP_CLIENTS,
-      "HTTP client of the load's API calls: fast = rpcload's own HTTP/1.1 keep-alive client (less CPU per request), undici = undici's Client. Token requests and verify always use undici.",
-      D.http.client,
+    client: Type.Union(
+      [...HTTP_CLIENTS, ...Object.keys(HTTP_CLIENT_ALIASES)].map((name) => Type.Literal(name)),
+      {
+        default: D.http.client,
+        description:
+          "HTTP client of the load's API calls: rpcload = rpcload's own clients (its HTTP/1.1 keep-alive client; " +
+          "sessions of Node's http2 module on HTTP/2), less CPU per request; undici = undici's Client. " +
+          `"fast" is accepted as rpcload's former name. Token requests and verify always use undici. ` +
+          `Default "${D.http.client}".`,
+      },
     ),
     traceContext: Literals(
       ['always', 'sampled', 'off'],

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { constants as h2constants, createSecureServer, type Http2SecureServer, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { buildConnector, type Dispatcher } from 'undici';
+import { buildConnector } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionSet, type ConnectionRequest } from '../../src/driver/connection-set.ts';
+import type { RequestHead } from '../../src/driver/request-head.ts';
 import { selfSignedMaterial } from '../../src/server/tls.ts';
 import { HTTP_CLIENTS } from '../../src/profile/schema-settings.ts';
 import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
@@ -15,30 +16,32 @@ class TestRequest implements ConnectionRequest {
   status = 0;
   error: Error | null = null;
   readonly ended: Promise<void>;
+  resends = 0;
   private end!: () => void;
-  readonly options: Dispatcher.DispatchOptions;
+  readonly head: RequestHead;
 
   constructor(
     readonly name: string,
     private readonly onEnd: (request: TestRequest) => void,
   ) {
-    this.options = { path: `/api/${name}`, method: 'POST', headers: ['content-type', 'application/json'], body: '{}' };
+    const headers = ['content-type', 'application/json'];
+    this.head = { path: `/api/${name}`, method: 'POST', headers, traceparent: null, body: Buffer.from('{}') };
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
-  onConnect(): void {}
-  onHeaders(statusCode: number): boolean {
-    this.status = statusCode;
-    return true;
+  onRequestSent(): void {}
+  onResponseHead(status: number): void {
+    this.status = status;
   }
-  onData(): boolean {
-    return true;
-  }
-  onComplete(): void {
+  onResponseData(): void {}
+  onResponseEnd(): void {
     this.onEnd(this);
     this.end();
   }
-  onError(error: Error): void {
+  onResend(): void {
+    this.resends++;
+  }
+  onRequestError(error: Error): void {
     this.error = error;
     this.onEnd(this);
     this.end();
@@ -227,7 +230,7 @@ describe.each(HTTP_CLIENTS)('ConnectionSet over HTTP/2 (node:http2 server, ALPN)
  * What rpcload's own HTTP/2 connection (http2/http2-connection.ts) does where undici's crashes or
  * would resend: a GOAWAY with streams in flight, a refused stream, a reset, a silent server.
  */
-describe('ConnectionSet over HTTP/2 on the fast client: GOAWAY, refused and reset streams, timeouts', () => {
+describe("ConnectionSet over HTTP/2 on rpcload's client: GOAWAY, refused and reset streams, timeouts", () => {
   let h2: Http2SecureServer | undefined;
   afterEach(async () => {
     await set?.destroy();
@@ -267,7 +270,7 @@ describe('ConnectionSet over HTTP/2 on the fast client: GOAWAY, refused and rese
       headersTimeoutMs,
       bodyTimeoutMs: 5000,
       idleTimeoutMs: 4000,
-      client: 'fast',
+      client: 'rpcload',
     });
 
   it('a GOAWAY with streams in flight: they finish on the old session, later requests open a new one, each request ends once and is sent once', async () => {

@@ -24,7 +24,6 @@ describe('resendsOnFreshConnection', () => {
     [resendable(0), false, false, false], // a connection opened for it: the failure is the server's
     [resendable(0), true, true, false], // the server answered (in part): never again
     [resendable(1), true, false, false], // never twice
-    [{}, true, false, false], // a handler that cannot be sent again (not the engine's)
   ])('%o, reused %s, response started %s → %s', (request, reused, started, again) => {
     expect(resendsOnFreshConnection(request, reused, started)).toBe(again);
   });

@@ -87,7 +87,7 @@ describe('buildPlan: defaults', () => {
         identity: null,
         preconnect: true,
         warmUp: true,
-        client: 'fast',
+        client: 'rpcload',
       },
       sign: null,
       trace: { mode: 'always', sampleRatio: 0.01, tracestate: null, baggageRunId: false, runId: null, seed, stream: 0 },
@@ -113,6 +113,15 @@ describe('buildPlan: defaults', () => {
     [{ method: 'ping', think: '1.5s' }, { think: { kind: 'fixed', ms: 1500 } }],
   ])('step %j → %j', (step, expected) => {
     expect(plan({ scenarios: [{ steps: [step] }] }).scenarios[0]!.steps[0]).toMatchObject(expected);
+  });
+
+  it.each([
+    ['rpcload', 'rpcload'],
+    ['fast', 'rpcload'], // the former name of rpcload's own clients
+    ['undici', 'undici'],
+  ] as const)('http.client %s → %s', (client, expected) => {
+    expect(plan({ http: { client } }).http.client).toBe(expected);
+    expect(plan({}, { httpClient: expected }).http.client).toBe(expected);
   });
 
   it('takes the embedded server’s limit and window from rateLimit unless the server sets its own', () => {

@@ -1,8 +1,7 @@
 /**
- * The fast HTTP/1.1 client: one keep-alive connection to the target, with the surface of undici's
- * Client as the driver uses it — `dispatch(options, handler)` and `destroy()` — and the same
- * handler callbacks (onConnect with an abort, onHeaders with the raw header list, onData,
- * onComplete, onError), so the driver's requests run on it unchanged.
+ * rpcload's HTTP/1.1 client: one keep-alive connection to the target, implementing rpcload's
+ * connection contract (connection.ts) — `send(request)`, `destroy()` — and telling each request
+ * what happened through its own methods.
  *
  * Why it exists: a bare undici dispatch loop, with no work of rpcload's around it, already costs
  * about as much CPU per request as autocannon's whole request loop (docs/performance.md). This
@@ -29,14 +28,16 @@
  *   any byte of its response, is sent once more on a new connection (stale-connections.ts).
  * - Headers and body timeouts are checked by one sweep every TICK_MS for all connections, not a
  *   timer per request; they fire late by at most two ticks, never early.
- * - The request's abort (from onConnect) fails it and closes its connection, as undici does.
+ * - A request cut short (the carrier handed to onRequestSent) fails and closes its connection, as
+ *   undici's abort does.
  */
 import type { Socket } from 'node:net';
-import { errors, type Dispatcher, type buildConnector } from 'undici';
+import { errors, type buildConnector } from 'undici';
+import type { Carrier, Connection, LoadRequest } from '../connection.ts';
 import { connectParamsOf, discardSocket, openSocket } from '../connection-socket.ts';
-import { idleLimitMs, resendsOnFreshConnection, type Resendable } from '../stale-connections.ts';
+import { idleLimitMs, resendsOnFreshConnection } from '../stale-connections.ts';
 import { encodeRequest } from './request-encoder.ts';
-import { ResponseParser, RESPONSE_EXPECTED, RESPONSE_NO_BODY, RESPONSE_UNEXPECTED, type ResponseSink } from './response-parser.ts';
+import { Expectation, ResponseParser, type ResponseSink } from './response-parser.ts';
 
 export interface Http1ConnectionOptions {
   /** Requests on the wire at once. */
@@ -50,9 +51,6 @@ export interface Http1ConnectionOptions {
   /** Close the connection once idle this long (less when the server's keep-alive hint says so); default 4 s. */
   readonly idleTimeoutMs?: number;
 }
-
-/** The engine's requests can be sent once more after a stale connection; other handlers fail as they are. */
-type Handler = Dispatcher.DispatchHandler & Partial<Resendable>;
 
 /** How often timeouts and idle connections are checked. */
 const TICK_MS = 250;
@@ -108,7 +106,7 @@ function flushAll(): void {
 
 const ignore = (): void => undefined;
 
-export class Http1Connection implements ResponseSink {
+export class Http1Connection implements Connection, Carrier, ResponseSink {
   private readonly hostHeader: string;
   private readonly connectParams: buildConnector.Options;
   private readonly parser: ResponseParser;
@@ -121,17 +119,15 @@ export class Http1Connection implements ResponseSink {
    * The first request written on the current socket, while it is on the wire: every other one met a
    * connection that had carried a request. (Cleared when it ends: the engine recycles its requests.)
    */
-  private firstOnSocket: Handler | null = null;
+  private firstOnSocket: LoadRequest | null = null;
   /** The current socket must not carry another request (the server's keep-alive hint is too short to reuse it). */
   private closing = false;
   /** Queued in toFlush. */
   private flushQueued = false;
   /** Requests not yet written, oldest first. */
-  private readonly pendingOptions: Dispatcher.DispatchOptions[] = [];
-  private readonly pendingHandlers: Handler[] = [];
-  /** Requests written and not yet answered, oldest first, and their options (to send them again). */
-  private readonly running: Handler[] = [];
-  private readonly runningOptions: Dispatcher.DispatchOptions[] = [];
+  private readonly pending: LoadRequest[] = [];
+  /** Requests written and not yet answered, oldest first. */
+  private readonly running: LoadRequest[] = [];
   /** Coarse times (see coarseNowMs): the oldest unanswered request's wait began; the last body bytes; idle since. */
   private waitSinceMs = 0;
   private bodySinceMs = 0;
@@ -153,22 +149,19 @@ export class Http1Connection implements ResponseSink {
     this.idleMarginMs = Math.min(TICK_MS, this.keepAliveMs / 2);
   }
 
-  /** Send `request` on this connection (after those already queued). Returns false when it now has `pipelining` requests or more. */
-  dispatch(options: Dispatcher.DispatchOptions, handler: Handler): boolean {
+  send(request: LoadRequest): void {
     if (this.destroyed) {
-      handler.onError?.(new errors.ClientDestroyedError());
-      return false;
+      request.onRequestError(new errors.ClientDestroyedError());
+      return;
     }
-    this.pendingOptions.push(options);
-    this.pendingHandlers.push(handler);
+    this.pending.push(request);
     if (this.socket === null) {
       if (!this.connecting) this.open();
     } else if (!this.used) this.flush();
     else this.scheduleFlush();
-    return this.running.length + this.pendingHandlers.length < this.options.pipelining;
   }
 
-  /** Close the connection: requests on it or waiting for it end through onError (ClientDestroyedError). */
+  /** Close the connection: requests on it or waiting for it end through onRequestError (ClientDestroyedError). */
   destroy(): Promise<void> {
     if (this.destroyed) return Promise.resolve();
     this.destroyed = true;
@@ -191,25 +184,23 @@ export class Http1Connection implements ResponseSink {
       return;
     }
     const { pipelining } = this.options;
-    const corked = pipelining > 1 && this.pendingHandlers.length > 1;
+    const corked = pipelining > 1 && this.pending.length > 1;
     if (corked) socket.cork();
-    while (this.pendingHandlers.length > 0 && this.running.length < pipelining && this.socket === socket) {
-      const options = this.pendingOptions.shift()!;
-      const handler = this.pendingHandlers.shift()!;
+    while (this.pending.length > 0 && this.running.length < pipelining && this.socket === socket) {
+      const request = this.pending.shift()!;
       let bytes: Buffer;
       try {
-        bytes = encodeRequest(this.hostHeader, options);
+        bytes = encodeRequest(this.hostHeader, request.head);
       } catch (err) {
-        handler.onError?.(err as Error);
+        request.onRequestError(err as Error);
         continue;
       }
       if (this.running.length === 0) this.waitSinceMs = coarseNowMs;
-      this.running.push(handler);
-      this.runningOptions.push(options);
-      if (!this.used) this.firstOnSocket = handler;
+      this.running.push(request);
+      if (!this.used) this.firstOnSocket = request;
       this.used = true;
-      handler.onConnect?.((err?: Error) => this.abortRequest(handler, err));
-      if (this.socket !== socket || this.running.at(-1) !== handler) continue; // aborted at once
+      request.onRequestSent(this);
+      if (this.socket !== socket || this.running.at(-1) !== request) continue; // cut at once
       socket.write(bytes);
     }
     if (corked) socket.uncork();
@@ -220,7 +211,7 @@ export class Http1Connection implements ResponseSink {
     if (this.socket === null) return;
     if (this.running.length === 0) {
       // Closed before its limit (the sweep runs every TICK_MS), so the server never closes it under a request.
-      const idle = this.pendingHandlers.length === 0 && this.parser.idle;
+      const idle = this.pending.length === 0 && this.parser.idle;
       if (idle && this.idleTooLong(nowMs)) this.teardown(null, FAIL_RUNNING);
       return;
     }
@@ -239,34 +230,33 @@ export class Http1Connection implements ResponseSink {
 
   // The parser's sink (ResponseSink). Each returns whether the connection is still open, so the parse stops when it is not.
 
-  onMessageBegin(): number {
-    if (this.running.length === 0) return RESPONSE_UNEXPECTED;
-    return this.runningOptions[0]!.method === 'HEAD' ? RESPONSE_NO_BODY : RESPONSE_EXPECTED;
+  onMessageBegin(): Expectation {
+    if (this.running.length === 0) return Expectation.UNEXPECTED;
+    return this.running[0]!.head.method === 'HEAD' ? Expectation.NO_BODY : Expectation.BODY;
   }
 
-  onHeaders(statusCode: number, rawHeaders: string[], statusText: string): boolean {
+  onHeaders(statusCode: number, headers: string[]): boolean {
     this.bodySinceMs = coarseNowMs;
-    // Header names and values arrive as strings (latin1 names, UTF-8 values: what undici's Buffers give with toString()).
-    this.running[0]!.onHeaders?.(statusCode, rawHeaders as unknown as Buffer[], ignore, statusText);
+    // Names latin1, values UTF-8: as undici's raw header Buffers read with toString().
+    this.running[0]!.onResponseHead(statusCode, headers);
     return this.socket !== null;
   }
 
   onBody(chunk: Buffer): boolean {
     this.bodySinceMs = coarseNowMs;
-    this.running[0]!.onData?.(chunk);
+    this.running[0]!.onResponseData(chunk);
     return this.socket !== null;
   }
 
-  onMessageComplete(trailers: string[], keepAlive: boolean): boolean {
-    const handler = this.running.shift()!;
-    this.runningOptions.shift();
-    if (handler === this.firstOnSocket) this.firstOnSocket = null;
+  onMessageComplete(_trailers: string[], keepAlive: boolean): boolean {
+    const request = this.running.shift()!;
+    if (request === this.firstOnSocket) this.firstOnSocket = null;
     this.idleSinceMs = this.waitSinceMs = coarseNowMs;
     const hintMs = this.parser.keepAliveTimeoutMs;
     if (hintMs !== null) this.keepAliveMs = idleLimitMs(this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, hintMs);
     // A hint too short to reuse the connection: what is on the wire is answered on it, nothing more is written.
     if (!keepAlive || this.keepAliveMs <= 0) this.closing = true;
-    handler.onComplete?.(trailers);
+    request.onResponseEnd();
     if (this.socket === null) return false;
     if (!keepAlive) this.teardown(null, RESEND_UNPROCESSED);
     else if (this.closing && this.running.length === 0) this.teardown(null, FAIL_RUNNING);
@@ -295,7 +285,7 @@ export class Http1Connection implements ResponseSink {
     if (this.destroyed) return discardSocket(socket);
     if ((socket as Socket & { alpnProtocol?: string | false }).alpnProtocol === 'h2') {
       discardSocket(socket);
-      this.failPending(new errors.NotSupportedError('the server chose HTTP/2; the fast client speaks HTTP/1.1 only'));
+      this.failPending(new errors.NotSupportedError('the server chose HTTP/2; this client speaks HTTP/1.1 only'));
       return;
     }
     this.socket = socket;
@@ -338,13 +328,13 @@ export class Http1Connection implements ResponseSink {
     this.teardown(error ?? new errors.SocketError('closed'), RESEND_STALE);
   };
 
-  private abortRequest(handler: Handler, err: Error | undefined): void {
-    const index = this.running.indexOf(handler);
+  /** Cut `request` short (Carrier): it fails with `reason`, and the connection closes, as undici's abort does. */
+  cut(request: LoadRequest, reason: Error): void {
+    const index = this.running.indexOf(request);
     if (index < 0) return; // already ended
     this.running.splice(index, 1);
-    this.runningOptions.splice(index, 1);
-    if (handler === this.firstOnSocket) this.firstOnSocket = null;
-    handler.onError?.(err ?? new errors.RequestAbortedError());
+    if (request === this.firstOnSocket) this.firstOnSocket = null;
+    request.onRequestError(reason);
     this.teardown(new errors.SocketError('closed: an earlier request on this connection was cut short'), FAIL_RUNNING);
   }
 
@@ -357,36 +347,29 @@ export class Http1Connection implements ResponseSink {
     if (this.socket === null) return;
     const responseStarted = !this.parser.idle; // the head request's response (read before detach resets the parser)
     this.detach();
-    const handlers = this.running.splice(0);
-    const options = this.runningOptions.splice(0);
+    const requests = this.running.splice(0);
     const failure = error ?? new errors.SocketError('closed');
     let again = 0;
-    for (let i = 0; i < handlers.length; i++) {
-      const handler = handlers[i]!;
+    for (let i = 0; i < requests.length; i++) {
+      const request = requests[i]!;
       // A request behind the head had no byte of its response; every one but the socket's first met a used connection.
-      const reused = handler !== this.firstOnSocket;
-      const stale = mode === RESEND_STALE && resendsOnFreshConnection(handler, reused, i === 0 && responseStarted);
+      const reused = request !== this.firstOnSocket;
+      const stale = mode === RESEND_STALE && resendsOnFreshConnection(request, reused, i === 0 && responseStarted);
       if (mode === RESEND_UNPROCESSED || stale) {
         // Back to the front of the queue, in their order, ahead of requests not yet written.
-        this.pendingHandlers.splice(again, 0, handler);
-        this.pendingOptions.splice(again, 0, options[i]!);
-        again++;
-        if (stale) handler.onResend!();
-      } else handler.onError?.(failure);
+        this.pending.splice(again++, 0, request);
+        if (stale) request.onResend();
+      } else request.onRequestError(failure);
     }
-    if (this.pendingHandlers.length > 0 && !this.destroyed && !this.connecting) this.open();
+    if (this.pending.length > 0 && !this.destroyed && !this.connecting) this.open();
   }
 
   private failRunning(error: Error): void {
-    const handlers = this.running.splice(0);
-    this.runningOptions.length = 0;
-    for (const handler of handlers) handler.onError?.(error);
+    for (const request of this.running.splice(0)) request.onRequestError(error);
   }
 
   private failPending(error: Error): void {
-    const handlers = this.pendingHandlers.splice(0);
-    this.pendingOptions.length = 0;
-    for (const handler of handlers) handler.onError?.(error);
+    for (const request of this.pending.splice(0)) request.onRequestError(error);
   }
 
   private failAll(error: Error): void {
