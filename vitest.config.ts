@@ -10,8 +10,8 @@ import { defineConfig } from 'vitest/config';
 const QUIET = ['test/results/compare-false-alarms.test.ts', 'test/results/e2e-compare-merge.test.ts', 'test/cli/replay.test.ts'];
 /**
  * Suites whose results must not depend on the load's HTTP client: `npm test` runs them a second
- * time on undici (RPCLOAD_TEST_PHASE=undici), the first pass having run them on the default, fast
- * one. Chosen for what a client can get wrong — outcomes of every kind of reply and failure, a
+ * time on undici (RPCLOAD_TEST_PHASE=undici), the first pass having run them on the default
+ * (rpcload's own clients). Chosen for what a client can get wrong — outcomes of every kind of reply and failure, a
  * target dying mid-run, interim responses, replies that are not HTTP — and kept few, as the CI's
  * time is bounded; other suites that compare the clients do it in one pass (describe.each over
  * HTTP_CLIENTS, e.g. test/driver/connection-set.test.ts).

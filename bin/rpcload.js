@@ -6,4 +6,6 @@ const exitInterrupted = () => process.exit(130);
 process.on('SIGINT', exitInterrupted);
 process.on('SIGTERM', exitInterrupted);
 process.on('SIGHUP', exitInterrupted);
-await import('../dist/cli/main.js');
+// Stack traces name the src/ files and lines the bundle was built from (dist/*.js.map).
+process.setSourceMapsEnabled(true);
+await import('../dist/rpcload.js');

@@ -1,58 +1,14 @@
-/** `rpcload capacity [profile]` — search the highest rate (or concurrency) the target sustains within its SLO. */
-import { appendFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+/**
+ * `rpcload capacity [profile]` — search the highest rate (or concurrency) the target sustains within
+ * its SLO. This file declares the flags; capacity-action.ts, loaded when the command runs, does it.
+ */
 import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
-import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings.ts';
-import { loadPlan } from '../profile/load-profile.ts';
-import type { HttpClientName } from '../profile/plan.ts';
-import { prepareReplay } from '../profile/replay-plan.ts';
-import { replaySettingsOf } from '../profile/replay-settings.ts';
-import { parseThreshold } from '../profile/thresholds.ts';
-import { renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
-import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
-import { capacitySession } from '../session/capacity/capacity-session.ts';
-import { createCapacityView } from '../ui/capacity-view.ts';
-import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
-import { definedFields } from '../util/defined-fields.ts';
-import { colourEnabled } from '../util/terminal-style.ts';
-import { setExitCode } from './exit.ts';
-import { durationMs, httpClientName, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
-import { checkOutputFlags } from './output-flags.ts';
-import { withInterrupt } from './signals.ts';
-import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
-import { addTransportOptions, transportOverridesOf, type TransportFlags } from './transport-flags.ts';
-
-interface CapacityFlags extends MetricsFlags, TransportFlags {
-  target?: string;
-  httpClient?: HttpClientName;
-  replay?: string;
-  from?: string;
-  to?: string;
-  mapClients?: boolean;
-  clients?: number;
-  workers?: number;
-  out?: string;
-  label?: string;
-  junit?: string;
-  json?: boolean;
-  closed?: boolean;
-  start?: number;
-  factor?: number;
-  tolerance?: number;
-  max?: number;
-  warmUp?: number;
-  hold?: number;
-  confirm?: number;
-  slo?: string[];
-  include429?: boolean;
-  maxLag?: number;
-  maxSteps?: number;
-  ui: UiMode;
-  summaryMd?: string;
-}
-
-const DEFAULT_CAPACITY_PROFILE = 'profiles/capacity.json';
+import { DEFAULT_CAPACITY_PROFILE } from '../profile/profile-defaults.ts';
+import { durationMs, httpClientName, httpUrl, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import { addMetricsOptions } from './metrics-flags.ts';
+import { addTransportOptions } from './transport-flags.ts';
+import type { CapacityFlags } from './capacity-action.ts';
 
 /** A duration flag that must be whole seconds (steps are measured per second), in ms. */
 function wholeSecondsMs(flag: string) {
@@ -60,31 +16,6 @@ function wholeSecondsMs(flag: string) {
     const ms = durationMs(value);
     if (ms % 1000 !== 0) throw new RpcloadError('bad_flag', `${flag}: expected whole seconds like 5s, found ${JSON.stringify(value)}`);
     return ms;
-  };
-}
-
-/** The profile's capacity section with the flags laid over it. */
-function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): CapacityPlan {
-  const cap = base ?? resolveCapacity({}, []);
-  const model = flags.closed ? 'closed' : cap.model;
-  return {
-    ...cap,
-    model,
-    // --closed over an open-model profile: its start is a rate, not a number of users.
-    ...(flags.closed && cap.model !== 'closed' ? { start: 1 } : {}),
-    ...definedFields({
-      start: flags.start,
-      factor: flags.factor,
-      tolerance: flags.tolerance,
-      max: flags.max,
-      warmUpMs: flags.warmUp,
-      holdMs: flags.hold,
-      confirmMs: flags.confirm,
-      slo: flags.slo?.map((line) => parseThreshold(line)),
-      include429: flags.include429 ? true : undefined,
-      maxLagMs: flags.maxLag,
-      maxSteps: flags.maxSteps,
-    }),
   };
 }
 
@@ -121,6 +52,7 @@ export function registerCapacityCommand(program: Command): void {
     .option('--from <when>', 'with --replay: start of the window every step plays (a duration into the recording or an ISO 8601 instant)')
     .option('--to <when>', 'with --replay: end of the window (exclusive), as --from')
     .option('--map-clients', 'with --replay: send callers without a client ID of their own by configured ones (a stable hash)')
+    .option('--replay-host <host>', "with a HAR --replay: the API's host (default: the one most of its API calls go to)")
     .option('--include-429', "search past the clients' quotas, counting 429s as answers")
     .option('--max-lag <duration>', 'schedule lag p99 above which a step is generator-bound (default 20ms)', durationMs)
     .option('--max-steps <n>', 'stop the search after this many steps (default 30)', positiveInt)
@@ -135,61 +67,7 @@ export function registerCapacityCommand(program: Command): void {
     )
     .option('--json', 'print the capacity record as JSON on stdout instead of the summary');
   addMetricsOptions(addTransportOptions(command)).action(async (profilePath: string | undefined, flags: CapacityFlags) => {
-    const metrics = metricsOptionsOf(flags);
-    const path = profilePath ?? fileURLToPath(new URL(`../../${DEFAULT_CAPACITY_PROFILE}`, import.meta.url));
-    await checkOutputFlags(flags, path);
-    const loaded = await loadPlan(path, {
-      ...(flags.target === undefined ? {} : { target: flags.target }),
-      ...(flags.clients === undefined ? {} : { clients: flags.clients }),
-      ...transportOverridesOf(flags),
-      ...(flags.httpClient === undefined ? {} : { httpClient: flags.httpClient }),
-      ...(flags.replay === undefined ? {} : { replay: flags.replay }),
-    });
-    // A replay searches the speed of its window (looped by every step), from 1× unless --start says otherwise.
-    const replay = replaySettingsOf(flags, loaded.replaySettings);
-    if (replay !== null && flags.closed)
-      throw new RpcloadError('bad_flag', '--closed: a replay is open-model (the recording sets the arrivals)');
-    const plan = replay === null ? loaded : await prepareReplay(loaded, { ...replay, loop: false, maxCalls: null, durationMs: null });
-    const capacity = { ...capacityOf(plan.capacity, flags), ...(replay !== null && flags.start === undefined ? { start: 1 } : {}) };
-    const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-    const session = await withInterrupt(async (signal, stop) => {
-      const view = createCapacityView(
-        mode,
-        {
-          profile: plan.name,
-          target: plan.target ?? '(embedded reference server)',
-          resultPath: flags.out ?? 'results/',
-          model: capacity.model,
-        },
-        { onQuit: stop },
-      );
-      try {
-        return await capacitySession({
-          plan: { ...plan, capacity },
-          signal,
-          workers: flags.workers,
-          outPath: flags.out,
-          label: flags.label,
-          metrics,
-          onProgress: (event) => view.onProgress(event),
-          warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
-        });
-      } finally {
-        view.stop();
-      }
-    });
-    const { result, path: resultPath } = session;
-    if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
-    const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
-    if (summary !== undefined && summary !== '')
-      await appendFile(summary, renderCapacityMarkdown(result, resultPath), 'utf8').catch((err: NodeJS.ErrnoException) => {
-        throw new RpcloadError('write_failed', `${summary}: cannot write the summary: ${err.code ?? err.message}`);
-      });
-    if (flags.json)
-      process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
-    else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
-    setExitCode(session.exitCode);
-    // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
-    await session.metricsClosed;
+    const { capacityAction } = await import('./capacity-action.ts');
+    await capacityAction(profilePath, flags);
   });
 }

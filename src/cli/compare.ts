@@ -1,29 +1,24 @@
-/** `rpcload compare BASE HEAD`: exit 1 on a regression, 2 when the files cannot be compared. */
+/**
+ * `rpcload compare BASE HEAD`: exit 1 on a regression, 2 when the files cannot be compared. This file
+ * declares the flags; compare-action.ts, loaded when the command runs, does it.
+ */
 import type { Command } from 'commander';
-import { ExitCode } from '../errors.ts';
-import {
-  capacityRule,
-  compareCapacity,
-  isCapacityResult,
-  renderCapacityComparison,
-  renderCapacityComparisonMarkdown,
-} from '../results/compare/compare-capacity.ts';
-import { compareRuns } from '../results/compare/compare-runs.ts';
-import { DEFAULT_FAIL_ON, parseFailOnRules } from '../results/compare/fail-on.ts';
-import { renderComparisonMarkdown } from '../results/compare/render-markdown.ts';
-import { renderComparisonTable } from '../results/compare/render-table.ts';
-import { assertSameSource } from '../results/compare/replay-source.ts';
-import { assertCompleted, readResultFile } from '../result-file/read-result.ts';
-import { setExitCode } from './exit.ts';
 import { oneOf } from './parsers.ts';
+import type { CompareFlags } from './compare-action.ts';
 
-interface CompareFlags {
-  readonly format: 'table' | 'markdown' | 'json';
-  readonly failOn: string;
-  readonly force?: boolean;
-  readonly allowIncomplete?: boolean;
-  readonly allowDifferentSources?: boolean;
-}
+/**
+ * The rules `--fail-on` applies when it is not given: results/compare/fail-on.ts's DEFAULT_FAIL_ON,
+ * written out here because that module brings the histograms with it, which `--help` and every
+ * other command would then load at start-up (test/architecture/start-up.test.ts keeps the two equal).
+ */
+export const FAIL_ON_DEFAULT = [
+  'p50:+10%+1ms',
+  'p99:+10%+1ms',
+  'rps:-5%',
+  'errors:+0.5pp',
+  'checks:any-new-fail',
+  'thresholds:any-new-fail',
+].join(',');
 
 export function registerCompareCommand(program: Command): void {
   program
@@ -40,7 +35,7 @@ export function registerCompareCommand(program: Command): void {
     .option(
       '--fail-on <rules>',
       'comma-separated regression rules, e.g. "p99:+10%+1ms,items.list:p50:+20ms,rps:-5%,errors:+0.5pp" (a % limit may add an absolute floor: +10%+1ms); capacity files: "capacity:-10%" (the default); "none" never fails',
-      DEFAULT_FAIL_ON,
+      FAIL_ON_DEFAULT,
     )
     .option('--force', 'compare even when the two runs had different load shapes')
     .option(
@@ -49,42 +44,7 @@ export function registerCompareCommand(program: Command): void {
     )
     .option('--allow-incomplete', 'compare runs that did not complete (status running, aborted or failed) instead of refusing them')
     .action(async (basePath: string, headPath: string, flags: CompareFlags) => {
-      // Rules first: a typo fails before any file is read. Capacity rules apply to capacity files.
-      const written = flags.failOn.split(',').map((rule) => rule.trim());
-      const metricRules = written.filter((rule) => !rule.startsWith('capacity:'));
-      const rules = parseFailOnRules(metricRules.length > 0 ? metricRules.join(',') : 'none');
-      const failOnCapacity = flags.failOn === DEFAULT_FAIL_ON ? null : flags.failOn;
-      capacityRule(failOnCapacity);
-      const [base, head] = await Promise.all([readResultFile(basePath), readResultFile(headPath)]);
-      for (const [label, result] of [
-        [basePath, base],
-        [headPath, head],
-      ] as const)
-        assertCompleted(label, result, flags.allowIncomplete ?? false);
-      const sourceDifference = assertSameSource(
-        { label: basePath, result: base },
-        { label: headPath, result: head },
-        flags.allowDifferentSources ?? false,
-      );
-      if (sourceDifference !== null) process.stderr.write(`warning: the runs replay different sources: ${sourceDifference}\n`);
-      if (isCapacityResult(base) || isCapacityResult(head)) {
-        const capacity = compareCapacity({ label: basePath, result: base }, { label: headPath, result: head }, failOnCapacity);
-        if (flags.format === 'json') process.stdout.write(`${JSON.stringify(capacity, null, 2)}\n`);
-        else
-          process.stdout.write(
-            flags.format === 'markdown' ? renderCapacityComparisonMarkdown(capacity) : renderCapacityComparison(capacity),
-          );
-        setExitCode(capacity.regression ? ExitCode.failed : ExitCode.ok);
-        return;
-      }
-      const comparison = compareRuns(
-        { label: basePath, result: base },
-        { label: headPath, result: head },
-        { rules, force: flags.force ?? false },
-      );
-      if (flags.format === 'json') process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
-      else if (flags.format === 'markdown') process.stdout.write(renderComparisonMarkdown(comparison));
-      else process.stdout.write(renderComparisonTable(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR }));
-      setExitCode(comparison.regression ? ExitCode.failed : ExitCode.ok);
+      const { compareAction } = await import('./compare-action.ts');
+      await compareAction(basePath, headPath, flags);
     });
 }

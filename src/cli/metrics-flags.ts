@@ -1,7 +1,7 @@
 /** The `--metrics-*` flags `run` and `capacity` share: declared once, resolved into MetricsOptions. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_METRICS_BUCKETS_MS } from '../prometheus/metrics-snapshot.ts';
-import { parseListenAddress, type ListenAddress, type MetricsOptions } from '../prometheus/metrics-endpoint.ts';
+import type { MetricsOptions } from '../prometheus/metrics-endpoint.ts';
+import { DEFAULT_METRICS_BUCKETS_MS, parseListenAddress, type ListenAddress } from '../prometheus/metrics-settings.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { RpcloadError } from '../errors.ts';
 import { durationMs, nonNegativeInt } from './parsers.ts';

@@ -5,7 +5,7 @@ import { parseConcurrency, parseRate, parseStages, type ConcurrencyLoad, type Ra
 import { RpcloadError } from '../errors.ts';
 import { targetUrlProblem } from '../profile/target-url.ts';
 import type { HttpClientName } from '../profile/plan.ts';
-import { HTTP_CLIENTS, httpClientNamed } from '../profile/schema-settings.ts';
+import { HTTP_CLIENTS, httpClientNamed } from '../profile/http-clients.ts';
 import { MAX_DURATION_MS, MAX_DURATION_TEXT, parseDurationMs } from '../util/duration.ts';
 
 export function positiveInt(value: string): number {

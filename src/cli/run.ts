@@ -1,24 +1,8 @@
-/** `rpcload run [profile]` — a load test; writes one result file. */
+/**
+ * `rpcload run [profile]` — a load test; writes one result file. This file declares the flags;
+ * run-action.ts, loaded when the command runs, does it.
+ */
 import { Option, type Command } from 'commander';
-import type { PlanOverrides } from '../profile/build-plan.ts';
-import { RpcloadError } from '../errors.ts';
-import { inlinePlan, wantsInlineProfile, type InlineProfileFlags } from '../profile/inline-profile.ts';
-import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
-import type { ArrivalProcess, HttpClientName, Plan, ReplicaAffinity } from '../profile/plan.ts';
-import { prepareReplay } from '../profile/replay-plan.ts';
-import { replaySettingsOf, type ReplayFlags } from '../profile/replay-settings.ts';
-import type { ConcurrencyLoad, RateLoad, Stage } from '../profile/phase-load.ts';
-import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
-import { renderSummaryTable } from '../results/summary-table.ts';
-import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
-import { STDOUT_PATH } from '../result-file/write-result.ts';
-import { resolveOtlpOptions } from '../prometheus/otlp-push.ts';
-import { runSession } from '../session/run-session.ts';
-import { createRunView } from '../ui/create-view.ts';
-import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
-import { redactSecrets } from '../util/redact.ts';
-import { colourEnabled } from '../util/terminal-style.ts';
-import { setExitCode } from './exit.ts';
 import {
   caFile,
   collect,
@@ -33,99 +17,9 @@ import {
   replicaUrl,
   stagesSpec,
 } from './parsers.ts';
-import { withInterrupt } from './signals.ts';
-import { addMetricsOptions, metricsOptionsOf, type MetricsFlags } from './metrics-flags.ts';
-import { checkOutputFlags } from './output-flags.ts';
-import { addTransportOptions, transportOverridesOf, type TransportFlags } from './transport-flags.ts';
-
-interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, TransportFlags, ReplayFlags {
-  target?: string;
-  rate?: RateLoad;
-  stages?: Stage[];
-  arrivals?: ArrivalProcess;
-  requests?: number;
-  ca?: string;
-  insecure?: boolean;
-  httpClient?: HttpClientName;
-  threshold?: string[];
-  concurrency?: ConcurrencyLoad;
-  duration?: number;
-  clients?: number;
-  timeout?: number;
-  workers?: number;
-  out?: string;
-  outSamples?: string;
-  ui: UiMode;
-  json?: boolean;
-  label?: string;
-  junit?: string;
-  replica?: string[];
-  replicaAffinity?: ReplicaAffinity;
-  otlpEndpoint?: string;
-  otlpInterval?: number;
-}
-
-/** The profile overrides the flags ask for (every reader of PlanOverrides takes undefined for absent). */
-function overridesOf(flags: RunFlags): PlanOverrides {
-  return {
-    target: flags.target,
-    load: flags.rate ?? flags.concurrency,
-    durationMs: flags.duration,
-    clients: flags.clients,
-    requestTimeoutMs: flags.timeout,
-    stages: flags.stages,
-    arrivals: flags.arrivals,
-    requests: flags.requests,
-    ca: flags.ca,
-    insecure: flags.insecure,
-    thresholds: flags.threshold,
-    replicas: flags.replica,
-    replicaAffinity: flags.replicaAffinity,
-    ...transportOverridesOf(flags),
-    httpClient: flags.httpClient,
-    replay: flags.replay,
-  };
-}
-
-/**
- * The plan: the profile file, a profile built from flags (--method, --client, --target without a
- * file), or the demo; for a replay (--replay, or the profile's replay section) its recording
- * scanned and its calls in place of the scenarios (-n and --duration then bound the replay).
- */
-async function planOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
-  if (flags.replay !== undefined) {
-    const loadFlag = (['rate', 'concurrency', 'stages'] as const).find((key) => flags[key] !== undefined);
-    if (loadFlag !== undefined)
-      throw new RpcloadError('bad_flag', `--${loadFlag}: a replay sends the recording's calls at their own times; use --speed`);
-  }
-  // A replay's -n and --duration are its own, not the phases' (which it replaces).
-  const untimed = await profilePlanOf(profilePath, { ...flags, requests: undefined, duration: undefined });
-  const settings = replaySettingsOf(flags, untimed.replaySettings);
-  if (settings !== null) return prepareReplay(untimed, settings);
-  return flags.requests === undefined && flags.duration === undefined ? untimed : profilePlanOf(profilePath, flags);
-}
-
-async function profilePlanOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
-  if (profilePath === undefined && wantsInlineProfile(flags)) {
-    // A --client-pattern already made --clients clients; --clients otherwise takes the first N --clients.
-    return inlinePlan(flags, { ...overridesOf(flags), clients: flags.clientPattern === undefined ? flags.clients : undefined });
-  }
-  const inlineOnly = INLINE_ONLY_FLAGS.find(([key]) => flags[key] !== undefined);
-  if (inlineOnly)
-    throw new RpcloadError('bad_flag', `${inlineOnly[1]}: builds a profile from flags; it cannot be combined with a profile file`);
-  return loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));
-}
-
-/** Flags that only describe a profile built from flags. */
-const INLINE_ONLY_FLAGS = [
-  ['method', '--method'],
-  ['paginated', '--paginated'],
-  ['client', '--client'],
-  ['clientPattern', '--client-pattern'],
-  ['secretEnv', '--secret-env'],
-  ['tokenMethod', '--token-method'],
-  ['clientAuth', '--client-auth'],
-] as const satisfies readonly (readonly [keyof RunFlags, string])[];
+import { addMetricsOptions } from './metrics-flags.ts';
+import { addTransportOptions } from './transport-flags.ts';
+import type { RunFlags } from './run-action.ts';
 
 export function registerRunCommand(program: Command): void {
   const command = program
@@ -201,6 +95,7 @@ export function registerRunCommand(program: Command): void {
       '--map-clients',
       "with --replay: send callers without a client ID of their own by configured ones (a stable hash of the caller's name)",
     )
+    .option('--replay-host <host>', "with a HAR --replay: the API's host (default: the one most of its API calls go to)")
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
     .option(
@@ -248,45 +143,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--otlp-interval <duration>', 'how often to push (default 10s; once more at the end)', durationMs);
   addMetricsOptions(command).action(async (profilePath: string | undefined, flags: RunFlags) => {
-    const metrics = metricsOptionsOf(flags);
-    const otlp = resolveOtlpOptions({ endpoint: flags.otlpEndpoint, intervalMs: flags.otlpInterval }, process.env);
-    if (otlp === null && flags.otlpInterval !== undefined)
-      throw new RpcloadError('bad_flag', '--otlp-interval: needs --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)');
-    await checkOutputFlags(flags, profilePath ?? (wantsInlineProfile(flags) ? undefined : defaultProfilePath()));
-    const plan = await planOf(profilePath, flags);
-    const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
-    // With the result on stdout, everything else a user reads goes to stderr.
-    const toStdout = flags.out === STDOUT_PATH;
-    const say = toStdout ? process.stderr : process.stdout;
-    const mode = toStdout ? 'none' : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-    const session = await withInterrupt((signal, stop) =>
-      runSession({
-        plan,
-        workers: flags.workers ?? 1,
-        shard,
-        startAtEpochMs,
-        outPath: flags.out,
-        samplesPath: flags.outSamples,
-        label: flags.label,
-        metrics,
-        otlp,
-        createView: (source) => createRunView(mode, source, { onQuit: stop }),
-        signal,
-        warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
-      }),
-    );
-    const { result, path } = session;
-    if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
-    if (flags.json && !toStdout) {
-      const { run, summary, byMethod, thresholds, checks, warnings } = result;
-      const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
-      say.write(`${JSON.stringify(json, null, 2)}\n`);
-    } else {
-      say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
-    }
-    if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
-    setExitCode(session.exitCode);
-    // --metrics-linger: the summary is out; keep serving the final figures for the last scrape.
-    await session.metricsClosed;
+    const { runAction } = await import('./run-action.ts');
+    await runAction(profilePath, flags);
   });
 }

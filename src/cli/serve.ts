@@ -1,88 +1,15 @@
-/** `rpcload serve`: the reference server, its rate limit, clients, TLS and faults set by flags. */
-import { readFileSync } from 'node:fs';
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { describeError, RpcloadError } from '../errors.ts';
-import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
-import {
-  FAULTS,
-  LIMITER_ALGORITHMS,
-  LIMITER_STORES,
-  STORE_OUTAGE_POLICIES,
-  type ClientCredential,
-  type ClientPublicKey,
-  type FaultName,
-  type ServerOptions,
-} from '../server/options.ts';
-import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
-import { serveSession, type ServeControls } from '../session/serve-session.ts';
-import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
-import { abortOnFirstSignal } from './signals.ts';
-
-interface ServeFlags {
-  port: number;
-  host: string;
-  limit: number;
-  window: number;
-  algorithm: ServerOptions['algorithm'];
-  fault?: FaultName[];
-  tls?: boolean;
-  http2?: boolean;
-  cert?: string;
-  key?: string;
-  clientCa?: string;
-  clientKey?: string[];
-  clients?: string[];
-  clientPattern?: string;
-  tokenMethod: string;
-  tokenTtl: number;
-  tokenResponse: 'envelope' | 'bare';
-  payloadLimit: number;
-  items: number;
-  pageSize: number;
-  cursorTtl: number;
-  workP50: number;
-  workP99: number;
-  flakyRate: number;
-  chaosRate: number;
-  brokenEnvelopeRate: number;
-  addedLatency: number;
-  capacity?: number;
-  capacityWorkers: number;
-  maxQueue?: number;
-  seed?: number;
-  caOut?: string;
-  replicas: number;
-  limiterStore: ServerOptions['limiterStore'];
-  storeFaultFile?: string;
-  storeOutagePolicy: ServerOptions['storeOutagePolicy'];
-}
-
 /**
- * `ID:SECRET` / `PREFIX:SECRET`, split at the first colon (secrets may contain colons). Parsed in
- * the action rather than by commander, whose error message would echo the whole value, secrets
- * included.
+ * `rpcload serve`: the reference server, its rate limit, clients, TLS and faults set by flags. This
+ * file declares the flags; serve-action.ts, loaded when the command runs, does it.
  */
-function splitCredential(text: string, flag: string, shape: string): { head: string; secret: string } {
-  const colon = text.indexOf(':');
-  if (colon === -1 || colon === text.length - 1 || (colon === 0 && flag === '--clients')) {
-    throw new RpcloadError('bad_flag', `${flag}: expected ${shape} (the value is not shown: it may hold a secret)`);
-  }
-  return { head: text.slice(0, colon), secret: text.slice(colon + 1) };
-}
-
-function patternOf(value: string): { prefix: string; secret: string } {
-  const { head, secret } = splitCredential(value, '--client-pattern', 'PREFIX:SECRET with a non-empty secret');
-  return { prefix: head, secret };
-}
-
-function parseClients(values: readonly string[]): ClientCredential[] {
-  return values
-    .flatMap((value) => value.split(','))
-    .map((entry) => {
-      const { head, secret } = splitCredential(entry, '--clients', 'ID:SECRET[,ID:SECRET…] with non-empty IDs and secrets');
-      return { id: head, secret };
-    });
-}
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
+import { METHOD_HELP } from '../server/methods/method-help.ts';
+import { DEFAULT_MAX_ORDERS } from '../server/methods/order-store.ts';
+import { FAULTS, LIMITER_ALGORITHMS, LIMITER_STORES, STORE_OUTAGE_POLICIES, type FaultName } from '../server/options.ts';
+import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
+import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import type { ServeFlags } from './serve-action.ts';
 
 const faultName = oneOf(FAULTS.map((f) => f.name));
 
@@ -111,9 +38,16 @@ function wholeSecondsS(value: string): number {
   return ms / 1000;
 }
 
-/** The fault catalogue as help text, generated so that it can never drift from the code. */
+/** `"a", "b" or "c"`. */
+function listOr(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)!}`;
+}
+
+/** The faults, the demo clients and the methods as help text, generated so that they can never drift from the code. */
 function faultHelp(): string {
   const width = Math.max(...FAULTS.map((f) => f.name.length));
+  const methodWidth = Math.max(...METHOD_HELP.map((m) => m.name.length));
+  const maxOrders = DEFAULT_MAX_ORDERS.toLocaleString('en-US');
   const lines = (kind: string): string[] => FAULTS.filter((f) => f.kind === kind).map((f) => `  ${f.name.padEnd(width)}  ${f.description}`);
   return [
     '',
@@ -123,73 +57,16 @@ function faultHelp(): string {
     'Chaos faults, each hitting a share (--chaos-rate) of method responses:',
     ...lines('chaos'),
     '',
-    `Clients: without --clients, any ID starting with ${DEMO_CLIENT_PREFIXES.map((p) => `"${p}"`).join(' or ')} (the smoke profile's) is`,
-    `accepted with the secret "${DEMO_CLIENT_PATTERN.secret}" (demo only: anyone who reads this can get a token).`,
-    'Methods: auth.token (form-encoded token request), ping, echo, items.list (paginated, array',
-    'field "items"), work (log-normal latency; arg delayMs forces one), flaky.',
+    `Clients: without --clients, the secret "${DEMO_CLIENT_PATTERN.secret}" opens any ID starting with`,
+    `${listOr(DEMO_CLIENT_PREFIXES.map((p) => `"${p}"`))} (the bundled examples' patterns;`,
+    'demo only: anyone who reads this can get a token).',
+    '',
+    'Methods (POST /api/<method>, a JSON object body → {"status":"success","data":…}); auth.token is the',
+    "form-encoded token request. Every method counts against the caller's rate limit; an argument of the",
+    'wrong type is 400 invalid_arguments. An order belongs to the client that created it; the replicas',
+    `share the orders, at most ${maxOrders} of them (past that the oldest is forgotten):`,
+    ...METHOD_HELP.map((m) => `  ${m.name.padEnd(methodWidth)}  ${m.summary}`),
   ].join('\n');
-}
-
-/** Read a PEM file named by a flag, as a one-line usage error when it cannot be read. */
-function readPem(path: string, flag: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new RpcloadError('bad_flag', `${flag}: cannot read ${path}: ${describeError(err)}`);
-  }
-}
-
-/** `--client-key ID:FILE`: the public key (PEM or JWK; a certificate or private key will do) a client's assertions are checked with. */
-function parseClientKeys(values: readonly string[]): ClientPublicKey[] {
-  return values.map((value) => {
-    const colon = value.indexOf(':');
-    if (colon <= 0 || colon === value.length - 1)
-      throw new RpcloadError('bad_flag', `--client-key: expected ID:FILE, found ${JSON.stringify(value)}`);
-    return { id: value.slice(0, colon), key: readPem(value.slice(colon + 1), '--client-key') };
-  });
-}
-
-function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
-  if ((flags.cert === undefined) !== (flags.key === undefined)) throw new RpcloadError('bad_flag', '--cert and --key go together');
-  const tls = flags.cert !== undefined ? { cert: readPem(flags.cert, '--cert'), key: readPem(flags.key!, '--key') } : flags.tls === true;
-  if (flags.http2 === true && tls === false)
-    throw new RpcloadError('bad_flag', '--http2: needs --tls (HTTP/2 is negotiated with TLS ALPN)');
-  if (flags.clientCa !== undefined && tls === false)
-    throw new RpcloadError('bad_flag', '--client-ca: needs --tls (client certificates are part of TLS)');
-  return {
-    host: flags.host,
-    port: flags.port,
-    limit: flags.limit,
-    windowMs: flags.window,
-    algorithm: flags.algorithm,
-    ...(flags.clients ? { clients: parseClients(flags.clients) } : {}),
-    ...(flags.clientPattern === undefined ? {} : { clientPattern: patternOf(flags.clientPattern) }),
-    tokenMethod: flags.tokenMethod,
-    tokenTtlS: flags.tokenTtl,
-    tokenResponse: flags.tokenResponse,
-    payloadLimitBytes: flags.payloadLimit,
-    itemCount: flags.items,
-    pageSize: flags.pageSize,
-    cursorTtlMs: flags.cursorTtl,
-    workLatency: { p50Ms: flags.workP50, p99Ms: flags.workP99 },
-    flakyRate: flags.flakyRate,
-    chaosRate: flags.chaosRate,
-    brokenEnvelopeRate: flags.brokenEnvelopeRate,
-    addedLatencyMs: flags.addedLatency,
-    ...(flags.capacity === undefined
-      ? {}
-      : { capacity: { ratePerS: flags.capacity, workers: flags.capacityWorkers, maxQueueMs: flags.maxQueue ?? null } }),
-    faults: flags.fault ?? [],
-    tls,
-    seed: flags.seed,
-    replicas: flags.replicas,
-    limiterStore: flags.limiterStore,
-    storeFaultFile: flags.storeFaultFile,
-    storeOutagePolicy: flags.storeOutagePolicy,
-    ...(flags.http2 === true ? { http2: true } : {}),
-    ...(flags.clientCa === undefined ? {} : { clientCa: readPem(flags.clientCa, '--client-ca') }),
-    ...(flags.clientKey === undefined ? {} : { clientKeys: parseClientKeys(flags.clientKey) }),
-  };
 }
 
 /** `rpcload serve` — the reference server, until SIGINT, SIGTERM or SIGHUP. */
@@ -282,43 +159,7 @@ export function registerServeCommand(program: Command): void {
     )
     .addHelpText('after', faultHelp())
     .action(async (flags: ServeFlags) => {
-      // Listen for signals before announcing the URL: whoever parses that line may stop us at once.
-      const signal = abortOnFirstSignal((name) => process.stderr.write(`rpcload serve: ${name}, closing\n`));
-      let stopControl = (): void => {};
-      await serveSession({
-        server: serverOptionsFromFlags(flags),
-        caOut: flags.caOut,
-        signal,
-        onListening: ({ url, replicaUrls, notes, controls }) => {
-          stopControl = controlBySignals(controls);
-          process.stdout.write(`rpcload serve: listening on ${url}\n`);
-          replicaUrls.forEach((replica, i) => process.stdout.write(`rpcload serve: replica ${i + 1} listening on ${replica}\n`));
-          process.stderr.write(`${notes.join('\n')}\n`);
-        },
-      });
-      stopControl();
+      const { serveAction } = await import('./serve-action.ts');
+      await serveAction(flags);
     });
-}
-
-/**
- * SIGUSR1 switches the limiter's store down (again: up); SIGUSR2 restarts the replicas. Not SIGHUP,
- * the daemon convention: a closed terminal sends it, and that must stop the server, not restart it.
- * Returns a function that stops listening for them.
- */
-function controlBySignals(controls: ServeControls): () => void {
-  const onOutage = (): void => {
-    process.stderr.write(`rpcload serve: SIGUSR1, the limiter's store is now ${controls.toggleStoreDown() ? 'down' : 'up'}\n`);
-  };
-  const onRestart = (): void => {
-    controls.restart().then(
-      () => process.stderr.write('rpcload serve: SIGUSR2, restarted\n'),
-      (err: unknown) => process.stderr.write(`rpcload serve: SIGUSR2, restart failed: ${describeError(err)}\n`),
-    );
-  };
-  process.on('SIGUSR1', onOutage);
-  process.on('SIGUSR2', onRestart);
-  return () => {
-    process.off('SIGUSR1', onOutage);
-    process.off('SIGUSR2', onRestart);
-  };
 }

@@ -1,37 +1,11 @@
-/** `rpcload verify [profile]`: the conformance checks, with evidence; writes one result file. */
+/**
+ * `rpcload verify [profile]`: the conformance checks, with evidence; writes one result file. This
+ * file declares the flags; verify-action.ts, loaded when the command runs, does it.
+ */
 import { Option, type Command } from 'commander';
-import { RpcloadError } from '../errors.ts';
-import { defaultProfilePath, loadPlan } from '../profile/load-profile.ts';
-import type { Plan } from '../profile/plan.ts';
-import { renderJunit } from '../results/junit.ts';
-import { writeJunitFile } from '../results/result-junit.ts';
-import { renderVerifyTable, verifyJson } from '../results/verify-table.ts';
-import { verifySession } from '../session/verify-session.ts';
-import { createVerifyView } from '../ui/create-view.ts';
-import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
-import { redactSecrets } from '../util/redact.ts';
-import { colourEnabled } from '../util/terminal-style.ts';
-import type { VerifyFlags } from '../verify/config.ts';
-import { setExitCode } from './exit.ts';
-import { caFile, collect, durationMs, httpUrl, oneOf, positiveInt, replicaUrl } from './parsers.ts';
-import { checkOutputFlags } from './output-flags.ts';
-import { withInterrupt } from './signals.ts';
-import { addTransportOptions, identityFromFlags, type TransportFlags } from './transport-flags.ts';
-
-interface VerifyOptions extends VerifyFlags, Omit<TransportFlags, 'http2'> {
-  readonly ui: UiMode;
-  readonly out?: string;
-  readonly junit?: string;
-  readonly json?: boolean;
-  /** The PEM text of `--ca`. */
-  readonly ca?: string;
-}
-
-/** The plan behind the run: the named profile, the default one when there is no --target, else none. */
-async function planFor(profile: string | undefined, flags: VerifyOptions): Promise<Plan | null> {
-  if (profile !== undefined) return loadPlan(profile);
-  return flags.target === undefined ? loadPlan(defaultProfilePath()) : null;
-}
+import { collect, caFile, durationMs, httpUrl, oneOf, positiveInt, replicaUrl } from './parsers.ts';
+import { addTransportOptions } from './transport-flags.ts';
+import type { VerifyOptions } from './verify-action.ts';
 
 export function registerVerifyCommand(program: Command): void {
   const command = program
@@ -91,47 +65,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--hook-timeout <duration>', 'deadline of each --fault/--heal command (default 60s)', durationMs)
     .option('--hooks-on-embedded', 'run --fault/--heal even when the target is the embedded reference server');
   addTransportOptions(command).action(async (profile: string | undefined, flags: VerifyOptions) => {
-    if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
-    if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
-    await checkOutputFlags(flags, profile ?? (flags.target === undefined ? defaultProfilePath() : undefined));
-    const identity = identityFromFlags(flags) ?? null;
-    const plan = await planFor(profile, flags);
-    const caPem = flags.ca ?? null;
-    const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
-    const session = await withInterrupt((signal, stop) =>
-      verifySession({
-        plan,
-        flags,
-        caPem,
-        identity,
-        ...(flags.out === undefined ? {} : { outPath: flags.out }),
-        createView: (header) => createVerifyView(mode, header, { onQuit: stop }),
-        signal,
-        warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
-      }),
-    );
-    const { report, config, outcome } = session;
-    process.stdout.write(
-      flags.json
-        ? `${JSON.stringify(redactSecrets(verifyJson(report, config)), null, 2)}\n`
-        : `\n${renderVerifyTable(report, config, colourEnabled(process.stdout))}`,
-    );
-    process.stderr.write(`result file: ${session.path}\n`);
-    if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
-    if (!outcome.ok && !report.aborted) process.stderr.write(`verify: ${outcome.reason}\n`);
-    if (flags.junit !== undefined) {
-      const properties = { target: config.target, limit: String(config.limit), windowMs: String(config.windowMs) };
-      await writeJunitFile(
-        flags.junit,
-        renderJunit(report.checks, {
-          name: `rpcload verify ${config.target}`,
-          timestamp: report.startedAt,
-          durationMs: report.durationMs,
-          properties,
-          blockingSkips: outcome.blockingSkips,
-        }),
-      );
-    }
-    setExitCode(session.exitCode);
+    const { verifyAction } = await import('./verify-action.ts');
+    await verifyAction(profile, flags);
   });
 }

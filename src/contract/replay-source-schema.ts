@@ -9,6 +9,14 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 const Count = Type.Integer({ minimum: 0 });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+const SKIPPED =
+  "calls or records not sent, by reason: the recording's token requests and other URLs, a HAR's calls to " +
+  'other hosts and bodies that are not JSON args, calls whose client could not send (backing off, no token, ' +
+  'max in-flight), calls of a recording that changed during the run';
+const OUT_OF_ORDER =
+  "the recording's own disorder: each such call was due with the call before it (it cannot pass it), so its " +
+  'wait is neither latency nor schedule lag';
+
 export const ReplaySourceSchema = Type.Object(
   {
     file: Type.String({ description: "the recording's file name (without its directory)" }),
@@ -28,13 +36,16 @@ export const ReplaySourceSchema = Type.Object(
     calls: Type.Integer({ minimum: 0, description: 'calls read from the recording (all of it)' }),
     callsInWindow: Count,
     sent: Type.Integer({ minimum: 0, description: 'calls sent (requests made)' }),
-    skipped: Type.Record(Type.String(), Count, {
-      description:
-        "calls or records not sent, by reason: the recording's token requests and other URLs, calls whose client could not send (backing off, no token, max in-flight)",
-    }),
+    skipped: Type.Record(Type.String(), Count, { description: SKIPPED }),
     callers: Type.Integer({ minimum: 0, description: 'distinct callers in the window' }),
     mappedCallers: Type.Integer({ minimum: 0, description: 'callers sent by another client ID (--map-clients)' }),
-    outOfOrder: Type.Integer({ minimum: 0, description: 'calls recorded earlier than the call before them (sent as soon as read)' }),
+    outOfOrder: Type.Object(
+      {
+        calls: Type.Integer({ minimum: 0, description: 'window calls recorded earlier than a call before them' }),
+        maxMs: Type.Number({ minimum: 0, description: 'how much earlier at most (ms)' }),
+      },
+      { additionalProperties: false, description: OUT_OF_ORDER },
+    ),
   },
   { additionalProperties: false, description: 'the recording a replay played (run --replay, capacity --replay)' },
 );

@@ -1,7 +1,7 @@
 /**
  * Data rows for iterations, handed out synchronously on the hot path from a bounded buffer that a
- * reader fills in the background (the file is streamed, never loaded: memory stays flat whatever
- * its size). Per data set, by its order:
+ * reader fills in the background (a ReadAhead, read-ahead.ts: the file is streamed, never loaded,
+ * so memory stays flat whatever its size). Per data set, by its order:
  * - sequential: file order, this part's share of the rows (row r when r % parts === part), wrapping
  *   or stopping at the end;
  * - unique: the same, never wrapping: across every worker and shard each row is used at most once;
@@ -13,6 +13,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { DataPart, DataSetPlan } from '../profile/plan.ts';
 import { indexRows, readRows, type RowIndex } from './data-rows.ts';
+import { ReadAhead } from './read-ahead.ts';
 import type { DataRow } from './iteration.ts';
 
 /** Rows buffered per set: enough for a burst, bounded whatever the file's size. */
@@ -27,15 +28,10 @@ export type RowShortage = 'behind' | 'exhausted';
 
 /** One data set's rows, read ahead. */
 abstract class RowSource {
-  protected buffer: (DataRow | undefined)[] = [];
-  protected head = 0;
-  /** No more rows will come (the file's end with onEnd stop, or a read failure). */
-  protected ended = false;
-  protected closed = false;
-  private resume: (() => void) | null = null;
-  private readyResolve!: () => void;
+  /** The rows read ahead: the reader pauses with HIGH_WATER buffered and reads on at LOW_WATER. */
+  private readonly rows = new ReadAhead<DataRow>({ high: HIGH_WATER, low: LOW_WATER });
   /** Resolves once the buffer is full or the rows ended: the clock may start. */
-  readonly ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
+  readonly ready = this.rows.ready;
 
   constructor(
     readonly set: DataSetPlan,
@@ -44,51 +40,38 @@ abstract class RowSource {
   ) {}
 
   get buffered(): number {
-    return this.buffer.length - this.head;
+    return this.rows.buffered;
   }
 
-  /** No row is buffered and none will come. */
+  /** No row is buffered and none will come (the file's end with onEnd stop, or a read failure). */
   get exhausted(): boolean {
-    return this.ended && this.buffered === 0;
+    return this.rows.exhausted;
+  }
+
+  /** The run no longer takes rows: the reader stops. */
+  protected get closed(): boolean {
+    return this.rows.closed;
   }
 
   /** A buffered row, or undefined when none is buffered now. */
   take(): DataRow | undefined {
-    if (this.head >= this.buffer.length) return undefined;
-    const row = this.buffer[this.head];
-    this.buffer[this.head++] = undefined;
-    if (this.head >= HIGH_WATER) {
-      this.buffer = this.buffer.slice(this.head);
-      this.head = 0;
-    }
-    if (this.resume !== null && this.buffered <= LOW_WATER) {
-      const resume = this.resume;
-      this.resume = null;
-      resume();
-    }
-    return row;
+    return this.rows.take();
   }
 
   /** A row taken for an iteration that could not start after all: it is handed out next. */
   giveBack(row: DataRow): void {
-    if (this.head > 0) this.buffer[--this.head] = row;
-    else this.buffer.unshift(row);
+    this.rows.giveBack(row);
   }
 
   close(): void {
-    this.closed = true;
-    this.resume?.();
-    this.readyResolve();
+    this.rows.close();
   }
 
   /** Start reading in the background. */
   start(): this {
     this.fill()
       .catch((err: unknown) => this.onProblem(`${(err as Error).message}: no more rows from it`))
-      .finally(() => {
-        this.ended = true;
-        this.readyResolve();
-      });
+      .finally(() => this.rows.end());
     return this;
   }
 
@@ -96,11 +79,8 @@ abstract class RowSource {
 
   /** Buffer a row; waits while the buffer is full. */
   protected async push(row: DataRow): Promise<void> {
-    this.buffer.push(row);
-    if (this.buffered >= HIGH_WATER) {
-      this.readyResolve();
-      await new Promise<void>((resolve) => (this.resume = resolve));
-    }
+    this.rows.push(row);
+    if (this.rows.full) await this.rows.room();
   }
 }
 

@@ -15,6 +15,9 @@ import type { DataSetPlan } from '../profile/plan.ts';
 import type { DataRow } from './iteration.ts';
 
 const CSV_OPTIONS = { bom: true, skip_empty_lines: true } as const;
+/** The UTF-8 byte order mark, as text and as the bytes at a file's start. */
+const BOM = '\uFEFF';
+const BOM_BYTES = Buffer.from(BOM);
 
 /** `data set "users" (users.csv)`: how a problem line names the file. */
 function fileLabel(set: Pick<DataSetPlan, 'name' | 'file'>): string {
@@ -23,6 +26,11 @@ function fileLabel(set: Pick<DataSetPlan, 'name' | 'file'>): string {
 
 function dataError(set: Pick<DataSetPlan, 'name' | 'file'>, line: number | string, message: string): RpcloadError {
   return new RpcloadError('bad_data', `${fileLabel(set)}: line ${line}: ${message}`);
+}
+
+/** A data set without a row would start no iteration: a run reading it could only send nothing. */
+function noRows(set: Pick<DataSetPlan, 'name' | 'file'>, found: string): RpcloadError {
+  return new RpcloadError('bad_data', `${fileLabel(set)}: expected at least one row, ${found}`);
 }
 
 /** csv-parse's error as one line: the line it is on, and what is wrong (a ragged row in plain words). */
@@ -38,22 +46,34 @@ function csvProblem(set: DataSetPlan, err: unknown, header: readonly string[] | 
   return dataError(set, e.lines ?? '?', `${message}${e.column !== undefined && e.column !== null ? ` (column ${String(e.column)})` : ''}`);
 }
 
-/** The rows of a JSON Lines file in order, each with its line number; blank lines are skipped. */
-async function* jsonlLines(set: DataSetPlan): AsyncGenerator<{ row: DataRow; line: number }> {
-  const lines = createInterface({ input: createReadStream(set.file), crlfDelay: Infinity });
+/**
+ * The rows of a JSON Lines file in order, each with its line number; blank lines are skipped.
+ * Ends early once `signal` aborts; the file is closed however the reading ends.
+ */
+async function* jsonlLines(set: DataSetPlan, signal?: AbortSignal): AsyncGenerator<{ row: DataRow; line: number }> {
+  const input = createReadStream(set.file);
+  const lines = createInterface({ input, crlfDelay: Infinity });
   let line = 0;
-  for await (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(text);
-    } catch (err) {
-      throw dataError(set, line, `expected a JSON object, found text that is not JSON (${(err as Error).message})`);
+  try {
+    for await (const read of lines) {
+      if (signal?.aborted) return;
+      line++;
+      // A byte order mark some editors write is not part of the first row (csv-parse drops it too: bom).
+      const text = line === 1 && read.startsWith(BOM) ? read.slice(1) : read;
+      if (text.trim() === '') continue;
+      let row: unknown;
+      try {
+        row = JSON.parse(text);
+      } catch (err) {
+        throw dataError(set, line, `expected a JSON object, found text that is not JSON (${(err as Error).message})`);
+      }
+      if (row === null || typeof row !== 'object' || Array.isArray(row))
+        throw dataError(set, line, `expected a JSON object, found ${Array.isArray(row) ? 'an array' : JSON.stringify(row)}`);
+      yield { row: row as DataRow, line };
     }
-    if (row === null || typeof row !== 'object' || Array.isArray(row))
-      throw dataError(set, line, `expected a JSON object, found ${Array.isArray(row) ? 'an array' : JSON.stringify(row)}`);
-    yield { row: row as DataRow, line };
+  } finally {
+    lines.close();
+    input.destroy();
   }
 }
 
@@ -79,21 +99,25 @@ export interface DataScan {
 /**
  * Read the whole file once, before the run: a missing column, a ragged row, a line that is not
  * a JSON object (or lacks a key a template names) throws one RpcloadError naming file and line.
+ * Once `signal` aborts (a Ctrl-C while a large file is read) the scan ends where it is, unjudged:
+ * the run that asked for it is stopping.
  */
-export async function scanDataSet(set: DataSetPlan): Promise<DataScan> {
+export async function scanDataSet(set: DataSetPlan, signal?: AbortSignal): Promise<DataScan> {
   let rows = 0;
   try {
     if (set.format === 'jsonl') {
-      for await (const { row, line } of jsonlLines(set)) {
+      for await (const { row, line } of jsonlLines(set, signal)) {
         for (const column of set.columns)
           if (!Object.hasOwn(row, column))
             throw dataError(set, line, `no key "${column}" (a template reads {{data.${set.name}.${column}}})`);
         rows++;
       }
+      if (rows === 0 && signal?.aborted !== true) throw noRows(set, 'found no JSON object in the file');
       return { rows };
     }
     let header: string[] | null = null;
-    const parser = createReadStream(set.file).pipe(
+    const input = createReadStream(set.file);
+    const parser = input.pipe(
       parse({
         ...CSV_OPTIONS,
         columns: (names: string[]) => {
@@ -110,12 +134,18 @@ export async function scanDataSet(set: DataSetPlan): Promise<DataScan> {
       }),
     );
     try {
-      for await (const _row of parser) rows++;
+      for await (const _row of parser) {
+        if (signal?.aborted) return { rows };
+        rows++;
+      }
     } catch (err) {
       if (err instanceof RpcloadError) throw err;
       throw csvProblem(set, err, header);
+    } finally {
+      input.destroy();
     }
-    if (header === null && set.columns.length > 0) throw dataError(set, 1, 'expected a header row, found an empty file');
+    if (header === null) throw noRows(set, 'found an empty file');
+    if (rows === 0) throw noRows(set, 'found only the header');
     return { rows };
   } catch (err) {
     if (err instanceof RpcloadError) throw err;
@@ -170,7 +200,10 @@ export async function indexRows(set: DataSetPlan): Promise<RowIndex> {
     let lineStart = 0;
     let blank = true;
     for await (const chunk of createReadStream(set.file) as AsyncIterable<Buffer>) {
-      for (let i = 0; i < chunk.length; i++) {
+      // The first row starts after a byte order mark (a row is read by its offset, then parsed alone).
+      let start = 0;
+      if (offset === 0 && chunk.subarray(0, 3).equals(BOM_BYTES)) start = lineStart = 3;
+      for (let i = start; i < chunk.length; i++) {
         const byte = chunk[i]!;
         if (byte === 0x0a) {
           if (!blank) index.push(lineStart);

@@ -81,6 +81,9 @@ export interface EngineOptions {
   readonly staticHeaders: readonly string[];
 }
 
+/** Below this wait a timer is too coarse (whole milliseconds, possibly early): spin on setImmediate instead. */
+const SPIN_BELOW_MS = 1.5;
+
 /** Why arrivals still owed when their open phase ended were not sent (the result's `skipped`). */
 export const SKIP_PHASE_ENDED = 'phase ended before the generator caught up';
 
@@ -106,8 +109,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly requests: InFlightRequestPool<RequestContext>;
   /** Requests in flight, oldest first (a Set keeps insertion order): what the deadline sweep and the end of the run look at. */
   private readonly live = new Set<InFlightRequest<RequestContext>>();
-  /** Iterations waiting out think time or a back-off before their next request, and the timer that resumes each. */
-  private readonly waiting = new Map<NodeJS.Timeout, Iteration>();
+  /** Iterations waiting out think time or a back-off before their next request, and the timer (or immediate) that resumes each. */
+  private readonly waiting = new Map<NodeJS.Timeout | NodeJS.Immediate, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
   /** One example of flow:missing_value goes into the result's warnings. */
@@ -206,8 +209,9 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   /** Stop starting requests; resolves when nothing is in flight any more. */
   stop(): Promise<void> {
     this.stopped = true;
-    for (const [timer, it] of this.waiting) {
-      clearTimeout(timer);
+    for (const [handle, it] of this.waiting) {
+      clearTimeout(handle as NodeJS.Timeout);
+      clearImmediate(handle as NodeJS.Immediate);
       it.onDone?.();
     }
     this.waiting.clear();
@@ -416,15 +420,27 @@ export class LoadEngine implements InFlightListener<RequestContext> {
    * request is then due when the back-off ends, so a Retry-After pause never counts as latency.
    */
   private continueAt(it: Iteration, dueMs: number): void {
-    const startMs = Math.max(dueMs, it.client.backoffUntilMs);
-    const delayMs = startMs - this.o.now();
-    if (delayMs <= 0) return this.send(it, startMs, this.o.now());
-    const timer = safeTimeout(() => {
-      this.waiting.delete(timer);
+    this.sendWhenDue(it, Math.max(dueMs, it.client.backoffUntilMs));
+  }
+
+  /**
+   * Send the iteration's next request at `dueMs` on the run clock, never before it: the request's
+   * latency counts from `dueMs`, so one sent earlier would count from after its own send. Node's
+   * timers run on the event loop's cached, whole-millisecond time and may fire up to about a
+   * millisecond early against the run clock; so the timer is set a millisecond short and the last
+   * stretch is spun out on setImmediate (as the open loop does), re-checking the clock each turn.
+   */
+  private sendWhenDue(it: Iteration, dueMs: number): void {
+    const nowMs = this.o.now();
+    const waitMs = dueMs - nowMs;
+    if (waitMs <= 0) return this.send(it, dueMs, nowMs);
+    const resume = (): void => {
+      this.waiting.delete(handle);
       if (this.stopped) it.onDone?.();
-      else this.send(it, startMs, this.o.now());
-    }, delayMs);
-    this.waiting.set(timer, it);
+      else this.sendWhenDue(it, dueMs);
+    };
+    const handle = waitMs >= SPIN_BELOW_MS ? safeTimeout(resume, waitMs - 1) : setImmediate(resume);
+    this.waiting.set(handle, it);
   }
 
   onRequestResent(): void {

@@ -261,6 +261,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         tokenMethod: plan.auth.tokenMethod,
         durationMs: phase.durationMs,
         notice: (text) => recorder.notice(text),
+        // Every part reads the whole recording: one counts the calls a changed file lost.
+        ...(plan.dataPart.index === 0 ? { skip: recorder.recordSkipped.bind(recorder) } : {}),
       }),
   );
   try {

@@ -6,64 +6,7 @@
  * receipt). Bounded per client: a ring of the recent admissions a window can still reach, and a
  * capped list of readings — never every request of the run.
  */
-
-/** One announced window: a refusal streak, the reset it announced and the admissions inside. */
-export interface WindowReading {
-  /** Send time of the streak's first refusal (ms since the run's origin). */
-  readonly refusedAtMs: number;
-  readonly refusals: number;
-  /** Retry-After of the streak's first refusal (s); null when it had none. */
-  readonly retryAfterS: number | null;
-  /** The announced reset lies in (resetFromMs, resetToMs] (ms since the run's origin). */
-  readonly resetFromMs: number;
-  readonly resetToMs: number;
-  /** Admissions surely inside the window [reset − window, reset) wherever the reset lies in its range. */
-  readonly admittedMin: number;
-  /** Admissions (and requests of unknown fate) possibly inside it for some reset in the range. */
-  readonly admittedMax: number;
-  /**
-   * The same for windows that start after the client's previous refusal: a window that refused
-   * does not admit again, so a window of one limit holds no earlier refusal (a sliding log's may,
-   * but a sliding log never holds more than the limit anyway).
-   */
-  readonly admittedMaxAfterRefusal: number;
-  /**
-   * When admittedMin ≤ limit < admittedMax: at most `limit` are inside only if the reset lies in
-   * (withinLimitFromMs, resetToMs]; null otherwise.
-   */
-  readonly withinLimitFromMs: number | null;
-  /** Admitted since the client was last admitted after a refusal (or since its first request), up to this streak. */
-  readonly sinceReset: number;
-  /** From the first of those sends to the streak's first refusal's receipt: they all fell within this span. */
-  readonly sinceResetSpanMs: number;
-  /** The streak's Retry-After values named no common reset (refusals moved it, or it was rounded down): anchored on the last refusal. */
-  readonly anchoredOnLast: boolean;
-  /** The run ended before the client was admitted again. */
-  readonly open: boolean;
-  /** Refusals of the streak sent at or after a reset an earlier refusal of it announced (receipt + Retry-After). */
-  readonly refusedAfterAnnouncedReset: number;
-  /** The admission that ended the streak was sent at or after the earliest reset it announced. */
-  readonly readmittedAfterAnnouncedReset: boolean;
-}
-
-/** How one announced window reads against the limit. */
-export type WindowReadingKind = 'exact' | 'early' | 'over' | 'over_unless_aligned' | 'inconclusive';
-
-/**
- * Pure reading of one window: `over` when more than `limit` are surely inside, `early` when fewer
- * than `limit` can be, `exact` when at most `limit` are and `limit` can be. Between the two, when
- * the client had more than `limit` admitted within less than one window since it was last
- * readmitted, a window starting at its first request (per-client fixed) or any span of one window
- * (sliding log) holds more than `limit`: only a clock-aligned boundary inside explains it
- * (`over_unless_aligned`, settled across windows by the passive verdict). Else `inconclusive`.
- */
-export function readWindow(w: WindowReading, limit: number, windowMs: number): WindowReadingKind {
-  if (w.admittedMin > limit) return 'over';
-  if (w.admittedMax < limit) return 'early';
-  if (w.admittedMaxAfterRefusal <= limit) return 'exact';
-  if (w.sinceReset > limit && w.sinceResetSpanMs < windowMs) return 'over_unless_aligned';
-  return 'inconclusive';
-}
+import { readWindow, type WindowReading } from './window-reading.ts';
 
 /** Readings kept per client: the first ones, then only over/early ones up to the cap. */
 export const MAX_WINDOW_READINGS = 40;
@@ -120,6 +63,16 @@ class RecentAdmissions {
     this.size++;
   }
 
+  /** Admissions (of known fate) sent at or after `sentFromMs` that completed after `afterMs`. */
+  completedAfter(afterMs: number, sentFromMs: number): number {
+    let n = 0;
+    for (let k = 0; k < this.size; k++) {
+      const i = this.at(k);
+      if (this.unknown[i] === 0 && this.sent[i]! >= sentFromMs && this.done[i]! > afterMs) n++;
+    }
+    return n;
+  }
+
   /** Count the admissions sent before `beforeMs` (the readmission) that the windows of resets in (fromMs, toMs] reach. */
   count(
     beforeMs: number,
@@ -174,6 +127,11 @@ interface Streak {
   /** The earliest moment a refusal of the streak said the client may retry (receipt + Retry-After). */
   retryAtMs: number;
   refusedAfterRetryAt: number;
+  /**
+   * Admitted since the last readmission and completed before the streak's first refusal was sent:
+   * surely decided before it. One still in flight then may have reached the server after the reset.
+   */
+  sinceReset: number;
 }
 
 /**
@@ -195,6 +153,8 @@ export class AnnouncedWindows {
   /** Send time of the last refusal of the last streak read. */
   private lastRefusalSentMs = -Infinity;
   private newestSentMs = -Infinity;
+  /** Send time of the client's first request of the run: windows that began before it may hold requests the run never saw. */
+  private firstSentMs = Infinity;
 
   constructor(
     private readonly limit: number,
@@ -206,6 +166,7 @@ export class AnnouncedWindows {
   /** A request that passed the limiter (`unknown`: no answer; the server may have counted it). */
   admitted(sentAtMs: number, doneAtMs: number, unknown: boolean): void {
     this.newestSentMs = Math.max(this.newestSentMs, sentAtMs);
+    this.firstSentMs = Math.min(this.firstSentMs, sentAtMs);
     // Sent after the last refusal came back: decided after it, so at or after the reset. One sent
     // while a refusal was in flight may have been decided before it: it counts inside the window.
     const s = this.streak;
@@ -221,6 +182,7 @@ export class AnnouncedWindows {
   /** A 429; `retryAfterS` < 0 when it had no usable Retry-After. */
   refused(sentAtMs: number, doneAtMs: number, retryAfterS: number): void {
     this.newestSentMs = Math.max(this.newestSentMs, sentAtMs);
+    this.firstSentMs = Math.min(this.firstSentMs, sentAtMs);
     if (sentAtMs < this.lastClosedAtSentMs) return; // a late answer from a window already read
     const hasRa = retryAfterS >= 0;
     // Rounded up, a refusal's Retry-After is at least 1 s (its window has not reset yet): a 0 can
@@ -243,6 +205,7 @@ export class AnnouncedWindows {
         allHadRetryAfter: namesCeilReset,
         retryAtMs: hasRa ? doneAtMs + retryAfterS * ROUNDING_MS : Infinity,
         refusedAfterRetryAt: 0,
+        sinceReset: this.sinceReset - this.recent.completedAfter(sentAtMs, this.lastClosedAtSentMs),
       };
       return;
     }
@@ -304,12 +267,14 @@ export class AnnouncedWindows {
       admittedMax: counts.max,
       admittedMaxAfterRefusal: counts.maxAfterRefusal,
       withinLimitFromMs: counts.withinLimitFromMs,
-      sinceReset: this.sinceReset,
+      sinceReset: s.sinceReset,
       sinceResetSpanMs: Number.isFinite(this.sinceResetFirstSentMs) ? s.firstDoneMs - this.sinceResetFirstSentMs : 0,
       anchoredOnLast,
       open: readmittedDoneMs === null,
       refusedAfterAnnouncedReset: s.refusedAfterRetryAt,
       readmittedAfterAnnouncedReset: readmittedDoneMs !== null && readmittedSentMs >= s.retryAtMs,
+      mayBeginBeforeRun: range[0] - this.windowMs < this.firstSentMs,
+      sinceFirstRequest: this.lastClosedAtSentMs === -Infinity,
     };
   }
 

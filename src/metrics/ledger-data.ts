@@ -5,7 +5,7 @@
  * Retry-After passively. Everything is bounded per client; counters merge exactly (see mergeLedgerData).
  */
 import type { RateLimitObservation } from '../contract/result-schema.ts';
-import type { WindowReading } from './announced-windows.ts';
+import type { WindowReading } from './window-reading.ts';
 
 export interface LedgerData {
   readonly limit: number;

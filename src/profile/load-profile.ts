@@ -3,8 +3,8 @@
  * Plan; and the bundled demo profile's path.
  */
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { describeError, RpcloadError } from '../errors.ts';
+import { packageFile } from '../package-files.ts';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../util/json-depth.ts';
 import { locateJsonError } from '../util/json-error-position.ts';
 import { buildPlan, resolvePlan, type PlanOverrides } from './build-plan.ts';
@@ -80,5 +80,5 @@ export async function loadPlan(path: string, overrides?: PlanOverrides, env: Nod
 
 /** Absolute path of profiles/demo.json in the package (the same from src/ and dist/). */
 export function defaultProfilePath(): string {
-  return fileURLToPath(new URL(`../../${DEFAULT_PROFILE}`, import.meta.url));
+  return packageFile(DEFAULT_PROFILE);
 }

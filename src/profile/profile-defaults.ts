@@ -55,3 +55,6 @@ export const PROFILE_DEFAULTS = {
 
 /** The profile `npm start` runs, relative to the package root. */
 export const DEFAULT_PROFILE = 'profiles/demo.json';
+
+/** The profile `rpcload capacity` searches when none is named, relative to the package root. */
+export const DEFAULT_CAPACITY_PROFILE = 'profiles/capacity.json';

@@ -1,23 +1,21 @@
 /**
  * A replay of recorded traffic as a plan: the settings (`--replay FILE`, `--speed`, `--loop`,
- * `--from`/`--to`, `-n`, `--map-clients`, or the profile's `replay` section), and what a scan of
- * the recording before the run makes of them — every record checked (a bad one is one line naming
- * file, line and field, before any load), the file's size and SHA-256, the callers of the chosen
- * window and the client ID each is sent by, the window's calls, methods and length. The plan then
- * holds one scenario per recorded method and one open-model phase whose length is the window's
- * at the speed: the driver's replay loop (driver/replay-loop.ts) sends each call at its recorded
- * offset ÷ speed; the scenarios give the recorder its method dimension.
+ * `--from`/`--to`, `-n`, `--map-clients`, or the profile's `replay` section), and what the scan of
+ * the recording before the run (replay-scan.ts) makes of them — the callers of the chosen window
+ * and the client ID each is sent by, the window's calls, methods and length, a length no run could
+ * last refused. The plan then holds one scenario per recorded method and one open-model phase
+ * whose length is the window's at the speed: the driver's replay loop (driver/replay-loop.ts) sends
+ * each call at its recorded offset ÷ speed; the scenarios give the recorder its method dimension.
  */
-import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ReplaySource } from '../contract/replay-source-schema.ts';
 import { RpcloadError } from '../errors.ts';
-import { parseDurationMs } from '../util/duration.ts';
+import { formatDurationMs, MAX_DURATION_MS, MAX_DURATION_TEXT } from '../util/duration.ts';
 import { rateLoad } from './phase-load.ts';
 import type { PhasePlan, Plan, ScenarioPlan } from './plan.ts';
-import { formatOfFile, RecordingReader, type SkipReason } from './replay-recording.ts';
-import type { RecordingFacts, ReplayPlan, ReplaySettings } from './replay-settings.ts';
+import { UNKNOWN_CALLER } from './replay-record.ts';
+import { scanRecording, type Scan } from './replay-scan.ts';
+import type { ReplayPlan, ReplaySettings } from './replay-settings.ts';
 
 /** Scenario names of a replay: `replay:METHOD`. */
 export const REPLAY_SCENARIO_PREFIX = 'replay:';
@@ -32,123 +30,34 @@ export function callerHash(caller: string): number {
   return hash;
 }
 
-/** A window bound in ms since the first call: a duration into the recording, or an instant of one whose `t` are instants. */
-function boundMs(text: string | null, flag: string, originEpochMs: number | null): number | null {
-  if (text === null) return null;
-  const durationMs = parseDurationMs(text);
-  if (durationMs !== undefined) return durationMs;
-  const epochMs = /^\d{4}-\d\d-\d\dT/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(epochMs))
-    throw new RpcloadError(
-      'bad_flag',
-      `${flag}: expected a duration into the recording (e.g. 90s) or an ISO 8601 instant, found "${text}"`,
-    );
-  if (originEpochMs === null)
-    throw new RpcloadError(
-      'bad_flag',
-      `${flag}: an instant needs a recording whose "t" are instants; this one counts ms, use a duration (e.g. 90s)`,
-    );
-  return epochMs - originEpochMs;
-}
-
-interface Scan {
-  facts: Omit<RecordingFacts, 'mappedCallers'>;
-  fromMs: number;
-  toMs: number | null;
-  /** Offset of the window's first and last call, and of the last call sent without a loop (the maxCalls-th). */
-  firstInWindowMs: number;
-  lastInWindowMs: number;
-  lastSentMs: number;
-  /** Where reading the file again reaches the window's first call without reading what precedes it. */
-  startByte: number;
-  callers: Set<string>;
-  methodCounts: Map<string, number>;
-}
-
-/** Read the whole recording once: check every record, hash it, and learn what the window holds. */
-async function scanRecording(settings: ReplaySettings, tokenMethod: string): Promise<Scan> {
-  const { file } = settings;
-  const size = await stat(file).catch(() => null);
-  if (size === null || !size.isFile()) throw new RpcloadError('bad_replay', `--replay: ${file}: no such file`);
-  const format = formatOfFile(file);
-  const hash = createHash('sha256');
-  const skipped: Record<string, number> = {};
-  const reader = new RecordingReader(file, {
-    format,
-    tokenMethod,
-    onBytes: (chunk) => hash.update(chunk),
-    onSkip: (reason: SkipReason) => (skipped[reason] = (skipped[reason] ?? 0) + 1),
-  });
-  const callers = new Set<string>();
-  const methodCounts = new Map<string, number>();
-  let calls = 0;
-  let inWindow = 0;
-  let outOfOrder = 0;
-  let previousMs = Number.NEGATIVE_INFINITY;
-  let fromMs = 0;
-  let toMs: number | null = null;
-  let first = Number.NaN;
-  let last = Number.NaN;
-  let lastSent = Number.NaN;
-  let startByte = 0;
-  for await (const batch of reader.batches()) {
-    for (const call of batch) {
-      if (calls === 0) {
-        // Bounds may be instants: known once the first call has set the recording's origin.
-        fromMs = boundMs(settings.from, '--from', reader.originEpochMs) ?? 0;
-        toMs = boundMs(settings.to, '--to', reader.originEpochMs);
-        if (toMs !== null && toMs <= fromMs)
-          throw new RpcloadError('bad_flag', `--to: expected a point after --from, found ${settings.to}`);
-      }
-      calls++;
-      if (call.offsetMs < previousMs) outOfOrder++;
-      previousMs = call.offsetMs;
-      if (call.offsetMs < fromMs || (toMs !== null && call.offsetMs >= toMs)) continue;
-      inWindow++;
-      if (inWindow === 1) {
-        first = call.offsetMs;
-        startByte = reader.chunkBeforeByte;
-      }
-      last = Math.max(Number.isNaN(last) ? call.offsetMs : last, call.offsetMs);
-      if (settings.maxCalls === null || inWindow <= settings.maxCalls)
-        lastSent = Math.max(Number.isNaN(lastSent) ? call.offsetMs : lastSent, call.offsetMs);
-      callers.add(call.caller);
-      methodCounts.set(call.method, (methodCounts.get(call.method) ?? 0) + 1);
-    }
-  }
-  const fileName = basename(file);
-  const facts = {
-    fileName,
-    format,
-    bytes: size.size,
-    sha256: hash.digest('hex'),
-    calls,
-    callsInWindow: inWindow,
-    skipped,
-    callers: callers.size,
-    outOfOrder,
-  };
-  return { facts, fromMs, toMs, firstInWindowMs: first, lastInWindowMs: last, lastSentMs: lastSent, startByte, callers, methodCounts };
-}
-
-/** Caller → client ID: its own when configured, else (with mapClients) one by hash; callers with neither are an error. */
-function mapCallers(callers: Set<string>, clientIds: readonly string[], settings: ReplaySettings): [string, string][] {
+/**
+ * Caller → client ID: its own when configured, else (with mapClients) one by hash; callers with
+ * neither are an error, which says why calls have no known caller when some have none.
+ */
+function mapCallers(scan: Scan, clientIds: readonly string[], settings: ReplaySettings): [string, string][] {
   const configured = new Set(clientIds);
   const pairs: [string, string][] = [];
   const missing: string[] = [];
-  for (const caller of callers) {
+  for (const caller of scan.callers) {
     if (configured.has(caller)) pairs.push([caller, caller]);
     else if (settings.mapClients && clientIds.length > 0) pairs.push([caller, clientIds[callerHash(caller) % clientIds.length]!]);
     else missing.push(caller);
   }
   if (missing.length > 0) {
     const named = missing.slice(0, 5).join(', ') + (missing.length > 5 ? ` and ${missing.length - 5} more` : '');
-    throw new RpcloadError(
-      'bad_replay',
-      `${basename(settings.file)}: ${missing.length} recorded caller${missing.length === 1 ? ' has' : 's have'} no configured client ID: ${named}; configure them (--client ID:SECRET, the profile's clients) or map the callers onto the configured clients with --map-clients`,
-    );
+    const why = missing.includes(UNKNOWN_CALLER) && scan.unknownCallers !== '' ? `; ${UNKNOWN_CALLER} is ${scan.unknownCallers}` : '';
+    const callers = `${missing.length} recorded caller${missing.length === 1 ? ' has' : 's have'}`;
+    const remedy =
+      "configure them (--client ID:SECRET, the profile's clients) or map the callers onto the configured clients with --map-clients";
+    throw new RpcloadError('bad_replay', `${basename(settings.file)}: ${callers} no configured client ID: ${named}${why}; ${remedy}`);
   }
   return pairs;
+}
+
+/** A window's length in words: `12.5s`, `3h05m`, `31 days`. */
+function lengthText(ms: number): string {
+  const days = ms / 86_400_000;
+  return days < 2 ? formatDurationMs(ms) : `${Number(days.toPrecision(3))} days`;
 }
 
 /**
@@ -167,7 +76,7 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
       `${facts.fileName}: no call to replay ${facts.calls === 0 ? 'in the recording' : 'in the window --from/--to'}`,
     );
   const callerClients = mapCallers(
-    scan.callers,
+    scan,
     plan.clients.map((c) => c.id),
     settings,
   );
@@ -178,10 +87,23 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
   const passMs = scan.toMs !== null ? scan.toMs - scan.fromMs : spanMs + meanGapMs;
   const { speed } = settings;
   let durationMs: number;
-  if (!settings.loop) durationMs = (scan.lastSentMs - scan.fromMs) / speed + 1;
-  else if (settings.durationMs !== null) durationMs = settings.durationMs;
-  else if (settings.maxCalls !== null) durationMs = (Math.ceil(settings.maxCalls / facts.callsInWindow) * passMs) / speed;
-  else throw new RpcloadError('bad_flag', '--loop: say how long the replay lasts: --duration, or -n calls');
+  if (settings.loop && settings.durationMs !== null) durationMs = settings.durationMs;
+  else {
+    let whole: number;
+    if (!settings.loop) whole = (scan.lastSentMs - scan.fromMs) / speed + 1;
+    else if (settings.maxCalls !== null) whole = (Math.ceil(settings.maxCalls / facts.callsInWindow) * passMs) / speed;
+    else throw new RpcloadError('bad_flag', '--loop: say how long the replay lasts: --duration, or -n calls');
+    // --duration ends a longer window where it says; a window no run could last (t in µs, --speed 1e-9) is refused.
+    durationMs = settings.durationMs === null ? whole : Math.min(whole, settings.durationMs);
+    if (!(durationMs <= MAX_DURATION_MS)) {
+      const length = `${lengthText(whole)} (${lengthText(whole * speed)} of the recording at speed ${speed})`;
+      const remedy = 'choose a window (--from, --to), a higher --speed, or end it sooner with --duration';
+      throw new RpcloadError(
+        'bad_replay',
+        `${facts.fileName}: the replay would last ${length}, longer than a run may last, ${MAX_DURATION_TEXT}: ${remedy}`,
+      );
+    }
+  }
   const sent = settings.loop
     ? (facts.callsInWindow * durationMs * speed) / passMs
     : Math.min(settings.maxCalls ?? Infinity, facts.callsInWindow);
@@ -213,6 +135,11 @@ export async function prepareReplay(plan: Plan, settings: ReplaySettings): Promi
     fromMs: scan.fromMs,
     toMs: scan.toMs,
     startByte: scan.startByte,
+    startLine: scan.startLine,
+    originEpochMs: scan.originEpochMs,
+    mtimeMs: scan.mtimeMs,
+    host: scan.host,
+    notes: scan.notes,
     passMs,
     callerClients,
     methods,

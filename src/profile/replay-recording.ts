@@ -1,42 +1,30 @@
 /**
  * Recorded traffic as `rpcload run --replay` reads it: a JSONL file of one call a line
  * (`{"t": …, "client": …, "method": …, "args": {…}}`) or a HAR capture (each `POST …/api/{method}`
- * entry). The same reader serves the scan before the run (validation, callers, SHA-256) and the
- * replay itself, so both see the same calls at the same offsets.
+ * entry, see replay-har.ts). The same reader serves the scan before the run (validation, callers,
+ * SHA-256) and the replay itself, so both see the same calls at the same offsets; the replay reads
+ * the bytes the scan read and no others, and says when the file changed since.
  *
  * JSONL is streamed in batches of the lines of one read chunk: memory holds one chunk and its
  * calls, whatever the file's size, and the consumer pulls the next batch only when it wants it
  * (back-pressure through the async iterator). A HAR file is one JSON document, read whole: browser
  * and proxy captures are small; a large recording belongs in JSONL.
  */
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { decodeJwt as DecodeJwt } from 'jose';
-import { CLIENT_ASSERTION_TYPE } from '../api/client-assertion.ts';
-import { isMethodName, METHOD_NAME_EXPECTED } from '../api/http-call.ts';
+import { METHOD_NAME_EXPECTED, isMethodName } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
+import { harCalls, type UnknownCallers } from './replay-har.ts';
+import { badRecord, isObject, OffsetClock, type RecordedCall, type SkipReason } from './replay-record.ts';
 
 export type RecordingFormat = 'jsonl' | 'har';
 
-/** One recorded call. */
-export interface RecordedCall {
-  /** When it was made: ms since the recording's first call (its origin). */
-  readonly offsetMs: number;
-  /** Who made it: the recorded client ID (the caller). */
-  readonly caller: string;
-  readonly method: string;
-  /** Its args as the JSON text sent as the request body. */
-  readonly bodyText: string;
+/** The file as the scan found it: a replay reads these bytes, and says so when the file is no longer them. */
+export interface FileStamp {
+  readonly bytes: number;
+  readonly mtimeMs: number;
 }
-
-/**
- * Why a record of the file is not replayed: a token request (the replay fetches its own tokens), a
- * HAR's token request whose private_key_jwt client assertion cannot be decoded (so the calls made
- * with its token have no known caller), a HAR's other URLs.
- */
-export type SkipReason = 'token request' | 'malformed client assertion' | 'not an API call';
 
 export interface RecordingReaderOptions {
   readonly format: RecordingFormat;
@@ -47,75 +35,71 @@ export interface RecordingReaderOptions {
   /** Told of every record skipped, with why. */
   readonly onSkip?: (reason: SkipReason) => void;
   /**
-   * JSONL: start reading at this byte (a chunk start the scan noted before the window: the line it
-   * cuts is dropped, and the offsets of the calls read stay those of the whole file). Default 0.
+   * JSONL: start reading at this byte, the start of a line (the scan noted the window's first call's),
+   * numbered `startLine`; the offsets of the calls read stay those of the whole file. Default 0, 1.
    */
   readonly startByte?: number;
+  readonly startLine?: number;
+  /**
+   * The file as scanned: only its first `bytes` are read (what was appended since is not), a file
+   * that ends before them is an error (RecordingChangedError), and `changed` says how it differs.
+   */
+  readonly stamp?: FileStamp;
+  /** JSONL: note where each call's line starts (`batchStarts`), for the scan to start a replay there. */
+  readonly trackLineStarts?: boolean;
+  /** HAR: the host whose `POST …/api/{method}` entries are the API's; null = the host most of them go to. */
+  readonly host?: string | null;
+}
+
+/** The file ended before the bytes the scan read: it was cut (or replaced) since. */
+export class RecordingChangedError extends RpcloadError {
+  constructor(
+    file: string,
+    readonly endByte: number,
+    stamp: FileStamp,
+  ) {
+    super(
+      'bad_replay',
+      `${basename(file)}: ends at byte ${endByte.toLocaleString('en-US')}, ` +
+        `before the ${stamp.bytes.toLocaleString('en-US')} bytes scanned`,
+    );
+  }
 }
 
 /** A line longer than this is not a recorded call: reading stops rather than buffering it. */
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
 /** Read chunk size: a batch holds the calls of one chunk (small enough that parsing one barely delays the clock). */
 const CHUNK_BYTES = 64 * 1024;
-/** Caller named for a HAR call whose bearer token no recorded token request issued. */
-export const UNKNOWN_CALLER = '(unknown caller)';
+/** The UTF-8 byte order mark some editors write at a text file's start: not part of the first line. */
+const BOM = '\uFEFF';
 
 /** The format a file name says: .har is HAR, anything else JSONL. */
 export function formatOfFile(path: string): RecordingFormat {
   return path.toLowerCase().endsWith('.har') ? 'har' : 'jsonl';
 }
 
-/** One bad record: "FILE:LINE: /json/path: expected …, found …" (exit 2). */
-function badRecord(file: string, where: string, pointer: string, expectedText: string, found: unknown): RpcloadError {
-  const shown = typeof found === 'string' ? JSON.stringify(found.length > 60 ? `${found.slice(0, 60)}…` : found) : JSON.stringify(found);
-  return new RpcloadError('bad_replay', `${basename(file)}:${where}: ${pointer}: expected ${expectedText}, found ${shown ?? 'nothing'}`);
-}
-
-/**
- * Offsets from each record's `t`: a number is ms since the first call; a string is an ISO 8601
- * instant, made relative to the first call's. One recording uses one form.
- */
-class OffsetClock {
-  private originEpochMs: number | null = null;
-  private form: 'offset' | 'instant' | null = null;
-
-  constructor(private readonly file: string) {}
-
-  offsetOf(t: unknown, where: string, pointer: string): number {
-    if (typeof t === 'number' && Number.isFinite(t) && t >= 0 && this.form !== 'instant') {
-      this.form = 'offset';
-      return t;
-    }
-    const epochMs = typeof t === 'string' && /^\d{4}-\d\d-\d\dT/.test(t) ? Date.parse(t) : Number.NaN;
-    if (!Number.isNaN(epochMs) && this.form !== 'offset') {
-      this.form = 'instant';
-      this.originEpochMs ??= epochMs;
-      return epochMs - this.originEpochMs;
-    }
-    const wanted =
-      this.form === 'instant'
-        ? 'an ISO 8601 instant like the first call\'s "t"'
-        : this.form === 'offset'
-          ? 'ms since the first call (a number ≥ 0) like the first call\'s "t"'
-          : 'ms since the first call (a number ≥ 0) or an ISO 8601 instant';
-    throw badRecord(this.file, where, pointer, wanted, t);
-  }
-
-  /** The first call's instant (epoch ms) when `t` was written as instants; null for offsets. */
-  get origin(): number | null {
-    return this.originEpochMs;
-  }
-}
-
 /** Reads a recording's calls, in file order, in batches. */
 export class RecordingReader {
   private readonly clock: OffsetClock;
+  /** With trackLineStarts: the byte where each call of the last batch starts its line, and the line's number. */
+  readonly batchStarts: number[] = [];
+  readonly batchLines: number[] = [];
+  /** With a stamp, once read: how the file differs from it (grown, rewritten), in words; null when it does not. */
+  changed: string | null = null;
+  /** HAR: the API's host (the one asked for, or the one most API calls go to). */
+  apiHost: string | null = null;
+  /** HAR: API calls (`POST …/api/{method}`) to other hosts, by host: skipped. */
+  otherHosts: ReadonlyMap<string, number> = new Map();
+  /** HAR: why calls have no known caller. */
+  unknownCallers: UnknownCallers = { noBearer: 0, unissued: 0, anonymousTokenRequests: 0, tokenlessReplies: 0 };
 
   constructor(
     private readonly file: string,
     private readonly options: RecordingReaderOptions,
+    /** The first call's instant (epoch ms) when `t` are instants, if known (a read from the window's start). */
+    originEpochMs: number | null = null,
   ) {
-    this.clock = new OffsetClock(file);
+    this.clock = new OffsetClock(file, originEpochMs);
   }
 
   /** The first call's instant (epoch ms) once read, when the recording writes instants. */
@@ -128,45 +112,64 @@ export class RecordingReader {
     return this.options.format === 'har' ? this.harBatches() : this.jsonlBatches();
   }
 
-  /** Byte offset of the chunk read before the current one: reading from there again repeats no call of this one. */
-  chunkBeforeByte = 0;
-
   private async *jsonlBatches(): AsyncGenerator<RecordedCall[]> {
-    const startByte = this.options.startByte ?? 0;
-    const stream = createReadStream(this.file, { highWaterMark: CHUNK_BYTES, start: startByte });
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    let line = 0;
-    let cutLine = startByte > 0; // the first line read from the middle of the file is a tail: dropped
-    let chunkStartByte = startByte;
+    const { startByte = 0, stamp, trackLineStarts = false } = this.options;
+    const handle = await open(this.file, 'r');
+    // Only the bytes scanned: what was appended since is no part of the recording that was checked and hashed.
+    const endByte = stamp?.bytes ?? Number.POSITIVE_INFINITY;
+    const stream =
+      startByte < endByte
+        ? handle.createReadStream({ highWaterMark: CHUNK_BYTES, start: startByte, end: endByte - 1, autoClose: false })
+        : null;
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const decoder = new StringDecoder('utf8');
+      let rest = '';
+      let line = (this.options.startLine ?? 1) - 1;
+      let lineByte = startByte;
+      let readTo = startByte;
+      for await (const chunk of (stream ?? []) as AsyncIterable<Buffer>) {
         this.options.onBytes?.(chunk);
-        const text = rest + decoder.write(chunk);
-        const lines = text.split('\n');
-        rest = lines.pop()!;
-        if (cutLine && lines.length > 0) {
-          lines.shift();
-          cutLine = false;
+        let text = decoder.write(chunk);
+        if (readTo === 0 && text.startsWith(BOM)) {
+          text = text.slice(1);
+          lineByte += 3;
         }
+        readTo += chunk.length;
+        const lines = (rest + text).split('\n');
+        rest = lines.pop()!;
         if (rest.length > MAX_LINE_CHARS)
           throw badRecord(this.file, String(line + 1), '', `a line under 16 MB`, `${rest.length} characters`);
         const batch: RecordedCall[] = [];
+        this.batchStarts.length = 0;
+        this.batchLines.length = 0;
         for (const text of lines) {
           line++;
           const call = this.jsonlCall(text, line);
-          if (call !== null) batch.push(call);
+          if (call !== null) {
+            batch.push(call);
+            if (trackLineStarts) this.noteLine(lineByte, line);
+          }
+          if (trackLineStarts) lineByte += Buffer.byteLength(text) + 1;
         }
         if (batch.length > 0) yield batch;
-        this.chunkBeforeByte = chunkStartByte;
-        chunkStartByte += chunk.length;
       }
-      const last = rest + decoder.end();
-      const call = this.jsonlCall(last, line + 1);
+      // A file cut since the scan: its last line may be cut too, so it is not read as a call.
+      if (stamp !== undefined && readTo < stamp.bytes) throw new RecordingChangedError(this.file, readTo, stamp);
+      const call = this.jsonlCall(rest + decoder.end(), line + 1);
+      this.batchStarts.length = 0;
+      this.batchLines.length = 0;
+      if (call !== null && trackLineStarts) this.noteLine(lineByte, line + 1);
       if (call !== null) yield [call];
+      if (stamp !== undefined) this.changed = differenceFrom(stamp, await handle.stat());
     } finally {
-      stream.destroy();
+      stream?.destroy();
+      await handle.close();
     }
+  }
+
+  private noteLine(byte: number, line: number): void {
+    this.batchStarts.push(byte);
+    this.batchLines.push(line);
   }
 
   private jsonlCall(text: string, line: number): RecordedCall | null {
@@ -192,148 +195,38 @@ export class RecordingReader {
     return { offsetMs, caller: client, method, bodyText: JSON.stringify(args ?? {}) };
   }
 
-  private async *harBatches(): AsyncGenerator<RecordedCall[]> {
-    const bytes = await readFile(this.file);
-    this.options.onBytes?.(bytes);
-    let doc: unknown;
+  /** The capture's bytes (only those scanned, with a stamp). */
+  private async harBytes(): Promise<Buffer> {
+    const { stamp } = this.options;
+    const handle = await open(this.file, 'r');
     try {
-      doc = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      throw badRecord(this.file, '1', '', 'a HAR file (one JSON document with log.entries)', bytes.subarray(0, 40).toString('utf8'));
+      const bytes = await handle.readFile();
+      if (stamp === undefined) return bytes;
+      if (bytes.length < stamp.bytes) throw new RecordingChangedError(this.file, bytes.length, stamp);
+      this.changed = differenceFrom(stamp, await handle.stat());
+      return bytes.subarray(0, stamp.bytes);
+    } finally {
+      await handle.close();
     }
-    const entries = isObject(doc) && isObject(doc.log) ? doc.log.entries : undefined;
-    if (!Array.isArray(entries)) throw badRecord(this.file, '1', '/log/entries', 'an array of HAR entries', entries);
-    // Entries in the order they started (captures are usually, not always, in that order).
-    const started = entries.map((entry: unknown, index) => {
-      const at = isObject(entry) ? entry.startedDateTime : undefined;
-      const epochMs = typeof at === 'string' ? Date.parse(at) : Number.NaN;
-      if (Number.isNaN(epochMs)) throw badRecord(this.file, 'entry', `/log/entries/${index}/startedDateTime`, 'an ISO 8601 instant', at);
-      return { entry: entry as Record<string, unknown>, index, epochMs };
-    });
-    started.sort((a, b) => a.epochMs - b.epochMs || a.index - b.index);
-    const callers = new Map<string, string>(); // access token → the client ID that obtained it
-    // jose is loaded with the first HAR, not at every CLI start (its token requests may carry private_key_jwt assertions).
-    const { decodeJwt } = await import('jose');
-    const batch: RecordedCall[] = [];
-    for (const { entry, index, epochMs } of started) {
-      const call = this.harCall(entry, index, epochMs, callers, decodeJwt);
-      if (call !== null) batch.push(call);
-    }
-    yield batch;
   }
 
-  private harCall(
-    entry: Record<string, unknown>,
-    index: number,
-    epochMs: number,
-    callers: Map<string, string>,
-    decodeJwt: typeof DecodeJwt,
-  ): RecordedCall | null {
-    const request = isObject(entry.request) ? entry.request : {};
-    const url = typeof request.url === 'string' && URL.canParse(request.url) ? new URL(request.url) : null;
-    const method = url === null ? null : /\/api\/([^/]+)$/.exec(url.pathname)?.[1];
-    if (request.method !== 'POST' || method === undefined || method === null || !isMethodName(method)) {
-      this.options.onSkip?.('not an API call');
-      return null;
-    }
-    const postData = isObject(request.postData) ? request.postData : {};
-    const bodyText = typeof postData.text === 'string' ? postData.text : '';
-    if (method === this.options.tokenMethod) {
-      const reason = learnToken(entry, bodyText, request, callers, decodeJwt); // learnt whether or not skips are counted
-      this.options.onSkip?.(reason);
-      return null;
-    }
-    let args: unknown = {};
-    if (bodyText.trim() !== '') {
-      try {
-        args = JSON.parse(bodyText);
-      } catch {
-        args = undefined;
-      }
-    }
-    if (!isObject(args))
-      throw badRecord(this.file, 'entry', `/log/entries/${index}/request/postData/text`, "the call's JSON args (an object)", bodyText);
-    const bearer = /^Bearer\s+(\S+)/i.exec(headerOf(request, 'authorization') ?? '')?.[1];
-    const caller = (bearer === undefined ? undefined : callers.get(bearer)) ?? UNKNOWN_CALLER;
-    return {
-      offsetMs: this.clock.offsetOf(new Date(epochMs).toISOString(), 'entry', `/log/entries/${index}/startedDateTime`),
-      caller,
-      method,
-      bodyText: JSON.stringify(args),
-    };
+  private async *harBatches(): AsyncGenerator<RecordedCall[]> {
+    const bytes = await this.harBytes();
+    this.options.onBytes?.(bytes);
+    const { tokenMethod, host = null, onSkip } = this.options;
+    const har = await harCalls(this.file, bytes.toString('utf8'), { tokenMethod, host, onSkip }, this.clock);
+    this.apiHost = har.apiHost;
+    this.otherHosts = har.otherHosts;
+    this.unknownCallers = har.unknownCallers;
+    yield har.calls;
   }
 }
 
-/**
- * A token request entry: remember which client ID its access token belongs to — the client its
- * private_key_jwt assertion names, else its form's `client_id`, else its Basic credentials' user —
- * and say how it is counted as skipped. The assertion is a credential: only the client ID is kept.
- */
-function learnToken(
-  entry: Record<string, unknown>,
-  bodyText: string,
-  request: Record<string, unknown>,
-  callers: Map<string, string>,
-  decodeJwt: typeof DecodeJwt,
-): SkipReason {
-  const form = new URLSearchParams(bodyText);
-  const asserted = form.get('client_assertion_type') === CLIENT_ASSERTION_TYPE;
-  const clientId = asserted ? assertedClient(form, decodeJwt) : (form.get('client_id') ?? basicUser(request));
-  if (asserted && clientId === undefined) return 'malformed client assertion';
-  const response = isObject(entry.response) ? entry.response : {};
-  const content = isObject(response.content) ? response.content : {};
-  let text = typeof content.text === 'string' ? content.text : '';
-  if (content.encoding === 'base64') text = Buffer.from(text, 'base64').toString('utf8');
-  let reply: unknown;
-  try {
-    reply = JSON.parse(text);
-  } catch {
-    return 'token request';
-  }
-  // The conventions' envelope wraps the token reply in `data`; a bare OAuth reply has it at the top.
-  const data = isObject(reply) && isObject(reply.data) ? reply.data : reply;
-  const token = isObject(data) ? data.access_token : undefined;
-  if (typeof token === 'string' && clientId) callers.set(token, clientId);
-  return 'token request';
-}
-
-/**
- * The client a private_key_jwt token request (RFC 7523) authenticates as: its assertion's `sub`,
- * which names the client as `iss` does; when they differ, the form's `client_id` if sent, else
- * `sub`. The JWT is decoded, not verified (the recording's server did that). Undefined when the
- * assertion is missing or not a JWT with a `sub`.
- */
-function assertedClient(form: URLSearchParams, decodeJwt: typeof DecodeJwt): string | undefined {
-  let claims: ReturnType<typeof DecodeJwt>;
-  try {
-    claims = decodeJwt(form.get('client_assertion') ?? '');
-  } catch {
-    return undefined;
-  }
-  const { iss, sub } = claims;
-  if (typeof sub !== 'string' || sub === '') return undefined;
-  return iss === sub ? sub : (form.get('client_id') ?? sub);
-}
-
-/** The user of the request's HTTP Basic credentials (the client ID, URL-encoded); undefined when there are none or it is undecodable. */
-function basicUser(request: Record<string, unknown>): string | undefined {
-  const credentials = /^Basic\s+(\S+)/i.exec(headerOf(request, 'authorization') ?? '')?.[1];
-  if (credentials === undefined) return undefined;
-  try {
-    return decodeURIComponent(Buffer.from(credentials, 'base64').toString('utf8').split(':')[0] ?? '');
-  } catch {
-    return undefined;
-  }
-}
-
-function headerOf(request: Record<string, unknown>, name: string): string | undefined {
-  if (!Array.isArray(request.headers)) return undefined;
-  for (const header of request.headers as unknown[])
-    if (isObject(header) && typeof header.name === 'string' && header.name.toLowerCase() === name && typeof header.value === 'string')
-      return header.value;
-  return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** How the file differs from what the scan saw, in words; null when it does not. */
+function differenceFrom(stamp: FileStamp, now: { size: number; mtimeMs: number }): string | null {
+  if (now.size === stamp.bytes && now.mtimeMs === stamp.mtimeMs) return null;
+  const sizes = `${now.size.toLocaleString('en-US')} bytes, ${stamp.bytes.toLocaleString('en-US')} when scanned`;
+  if (now.size > stamp.bytes)
+    return `it grew (${sizes}): the replay read only the bytes scanned, which its SHA-256 describes; what was added was not sent`;
+  return `it was rewritten (${sizes}): the calls read may differ from those its scan checked and its SHA-256 describes`;
 }

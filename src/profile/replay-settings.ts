@@ -1,8 +1,8 @@
 /**
  * The `replay` section of a profile (`{"file": …, "speed": 1, "loop": false, …}`) and the records a
  * replay is planned with: what it is asked to do (ReplaySettings, from that section or the flags
- * `--replay --speed --loop --from --to -n --map-clients`) and what it became once its recording was
- * scanned (ReplayPlan, see replay-plan.ts). Schema, defaults and resolution live together.
+ * `--replay --speed --loop --from --to -n --map-clients --replay-host`) and what it became once its
+ * recording was scanned (ReplayPlan, see replay-plan.ts). Schema, defaults and resolution live together.
  */
 import { Type } from '@sinclair/typebox';
 import { isAbsolute, resolve } from 'node:path';
@@ -43,7 +43,20 @@ export const ReplaySchema = Type.Object(
     calls: Type.Optional(
       Type.Integer({ minimum: 1, description: 'Send at most this many calls of the window (every pass counted). Default: all.' }),
     ),
-    duration: Type.Optional(DurationSchema('With "loop": how long the replay lasts. Default: as long as "calls" take.')),
+    duration: Type.Optional(
+      DurationSchema(
+        'How long the replay lasts at most: with "loop", how long it lasts; without, where a longer window is cut. ' +
+          'Default: the window\'s length (with "loop": as long as "calls" take).',
+      ),
+    ),
+    host: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "A HAR capture: the host whose POST …/api/{method} entries are the API's calls (others, e.g. a third-party " +
+          'endpoint, are skipped and counted). Default: the host most of them go to.',
+      }),
+    ),
     mapClients: Type.Optional(
       Type.Boolean({
         default: REPLAY_DEFAULTS.mapClients,
@@ -74,8 +87,10 @@ export interface ReplaySettings {
   readonly maxCalls: number | null;
   /** `--map-clients`: send a caller without a configured client ID by one chosen by a stable hash of its name. */
   readonly mapClients: boolean;
-  /** With `loop`: how long the run lasts (ms); null = as long as `maxCalls` takes. */
+  /** How long the replay lasts at most (ms): with `loop`, its length; null = the window's (or `maxCalls`'). */
   readonly durationMs: number | null;
+  /** `--replay-host`: a HAR's API host; null = the host most of its API calls go to. */
+  readonly host: string | null;
 }
 
 /** What the scan learned of the recording: the result file's source record is made of it. */
@@ -94,8 +109,11 @@ export interface RecordingFacts {
   /** Distinct callers in the window, and how many of them were mapped by hash (no client ID of their own). */
   readonly callers: number;
   readonly mappedCallers: number;
-  /** Calls recorded earlier than the call before them: sent as soon as they are read (a recording should be in time order). */
-  readonly outOfOrder: number;
+  /**
+   * Calls of the window recorded earlier than a call before them (a recording should be in time
+   * order), and by how much at most (ms): each is due with the call before it, which it cannot pass.
+   */
+  readonly outOfOrder: { readonly calls: number; readonly maxMs: number };
 }
 
 /** A replay ready to run: its settings resolved against the scanned recording. */
@@ -110,8 +128,20 @@ export interface ReplayPlan {
   /** The window, in ms since the recording's first call: [fromMs, toMs). */
   readonly fromMs: number;
   readonly toMs: number | null;
-  /** JSONL: the byte where reading reaches the window's first call (a window late in a large recording is not read up to). */
+  /**
+   * JSONL: the byte where the window's first call's line starts, and its line number (a window late
+   * in a large recording is not read up to).
+   */
   readonly startByte: number;
+  readonly startLine: number;
+  /** The first call's instant (epoch ms) when the recording's `t` are instants: a read from startByte counts from it. */
+  readonly originEpochMs: number | null;
+  /** The file as scanned (its size is facts.bytes): the replay reads only those bytes and says so when it changed. */
+  readonly mtimeMs: number;
+  /** A HAR's API host (the one asked for, or the one most of its API calls go to); null for JSONL. */
+  readonly host: string | null;
+  /** What the scan warns about (a HAR's API calls to other hosts): warnings of the run. */
+  readonly notes: readonly string[];
   /** One pass of the window at speed 1 (ms): where a loop starts its next pass. */
   readonly passMs: number;
   /** Each caller of the window and the client ID that sends its calls. */
@@ -136,6 +166,7 @@ export function resolveReplaySettings(section: Record<string, unknown>, baseDir:
     maxCalls: typeof section.calls === 'number' ? section.calls : null,
     mapClients: section.mapClients === true,
     durationMs: length,
+    host: typeof section.host === 'string' ? section.host : null,
   };
 }
 
@@ -150,6 +181,7 @@ export interface ReplayFlags {
   readonly requests?: number;
   readonly mapClients?: boolean;
   readonly duration?: number;
+  readonly replayHost?: string;
 }
 
 /** Flags that only mean something in a replay. */
@@ -159,6 +191,7 @@ const REPLAY_ONLY: readonly (readonly [keyof ReplayFlags, string])[] = [
   ['from', '--from'],
   ['to', '--to'],
   ['mapClients', '--map-clients'],
+  ['replayHost', '--replay-host'],
 ];
 
 /**
@@ -180,5 +213,6 @@ export function replaySettingsOf(flags: ReplayFlags, profile: ReplaySettings | u
     maxCalls: flags.requests ?? profile?.maxCalls ?? null,
     mapClients: flags.mapClients ?? profile?.mapClients ?? REPLAY_DEFAULTS.mapClients,
     durationMs: flags.duration ?? profile?.durationMs ?? null,
+    host: flags.replayHost ?? profile?.host ?? null,
   };
 }

@@ -7,7 +7,7 @@ import { readTlsIdentity } from './key-files.ts';
 import { readCa } from './profile-files.ts';
 import { expected, type Problem } from './problems.ts';
 import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
-import { httpClientNamed } from './schema-settings.ts';
+import { httpClientNamed } from './http-clients.ts';
 import type { AuthSettings, HttpSettings, RateLimitSettings, ServerSettings } from './schema-settings.ts';
 
 export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {

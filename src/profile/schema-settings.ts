@@ -6,6 +6,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { ASSERTION_ALGS } from '../api/client-assertion.ts';
 import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
+import { HTTP_CLIENT_ALIASES, HTTP_CLIENTS } from './http-clients.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
 /** A W3C tracestate list: 1 to 32 key=value members, keys lowercase, values printable without ',' and '='. */
@@ -34,18 +35,7 @@ function Fraction(description: string, defaultValue: number) {
   return Type.Number({ minimum: 0, maximum: 1, default: defaultValue, description: `${description} 0..1. Default ${defaultValue}.` });
 }
 
-/** The HTTP clients that can carry a load (http.client), by their names. */
-export const HTTP_CLIENTS = ['rpcload', 'undici'] as const;
-/** A client by its name (plan.ts's HttpClientName). */
-type ClientName = (typeof HTTP_CLIENTS)[number];
-/** `fast`: what `rpcload` was called while it was rpcload's HTTP/1.1 client alone; still accepted. */
-const HTTP_CLIENT_ALIASES: Readonly<Record<string, ClientName>> = { fast: 'rpcload' };
-
-/** The client `name` names (its name, or an alias); undefined for none. */
-export function httpClientNamed(name: string): ClientName | undefined {
-  if ((HTTP_CLIENTS as readonly string[]).includes(name)) return name as ClientName;
-  return Object.hasOwn(HTTP_CLIENT_ALIASES, name) ? HTTP_CLIENT_ALIASES[name] : undefined;
-}
+export { HTTP_CLIENTS };
 
 export function Literals<const T extends string>(values: readonly T[], description: string, defaultValue: T) {
   return Type.Union(

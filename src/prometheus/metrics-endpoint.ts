@@ -12,12 +12,9 @@ import { RpcloadError } from '../errors.ts';
 import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
 import type { Plan } from '../profile/plan.ts';
 import type { CapacityGauges, RunLabels } from './metrics-registry.ts';
+import type { ListenAddress } from './metrics-settings.ts';
 
-/** A host and port to listen on (`--metrics-listen`). */
-export interface ListenAddress {
-  readonly host: string;
-  readonly port: number;
-}
+export { parseListenAddress, type ListenAddress } from './metrics-settings.ts';
 
 /** `--metrics-listen` and its companions, as the CLI parsed them. */
 export interface MetricsOptions {
@@ -49,16 +46,6 @@ const REFRESH_MS = 1000;
 export function metricsReadOptions(options: Pick<MetricsOptions, 'bucketsMs' | 'clients'> | null, plan: Plan): MetricsReadOptions | null {
   if (options === null) return null;
   return { bucketsMs: options.bucketsMs, labelledClients: plan.clients.slice(0, options.clients).map((c) => c.id) };
-}
-
-/** `HOST:PORT`, `[IPv6]:PORT` or `PORT` (127.0.0.1); null when it is none of these. */
-export function parseListenAddress(text: string): ListenAddress | null {
-  const match = /^(?:(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]*)):)?(\d{1,5})$/.exec(text.trim());
-  if (match === null) return null;
-  const port = Number(match[3]);
-  if (port < 1 || port > 65535) return null;
-  const host = match[1] ?? (match[2] === undefined || match[2] === '' ? '127.0.0.1' : match[2]);
-  return { host, port };
 }
 
 /** Open the endpoint; rejects with a one-line RpcloadError (exit 2) when the address cannot be listened on. */

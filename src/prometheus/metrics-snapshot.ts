@@ -10,8 +10,7 @@ import type { LiveSnapshot } from '../contract/live-snapshot.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
 import type { TracedRequest } from '../metrics/exemplars.ts';
 
-/** Bucket bounds (ms) suited to API latencies: the default of `--metrics-buckets`. */
-export const DEFAULT_METRICS_BUCKETS_MS: readonly number[] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+export { DEFAULT_METRICS_BUCKETS_MS } from './metrics-settings.ts';
 
 /** A Prometheus histogram's figures: counts at or below each bound (cumulative), the sum and the count. */
 export interface BucketCounts {

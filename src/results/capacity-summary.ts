@@ -19,12 +19,22 @@ export function capacityAnswerLine(record: CapacityRecord, color: boolean): stri
 
 const percent = (share: number): string => (share === 0 ? '0%' : `${(share * 100).toFixed(share < 0.01 ? 2 : 1)}%`);
 
+/**
+ * What a capacity search's loads count and how one reads: a rate ("40/s"), virtual users ("8"), or
+ * a speed of the recording ("2.5×", capacity --replay).
+ */
+export function loadColumn(record: Pick<CapacityRecord, 'model' | 'speed'>): { readonly header: string; show(load: number): string } {
+  if (record.speed !== undefined) return { header: 'speed', show: (load) => `${load}×` };
+  if (record.model === 'open') return { header: 'rate', show: (load) => `${load}/s` };
+  return { header: 'users', show: (load) => `${load}` };
+}
+
 /** One row per step. */
-export function capacityStepRows(record: CapacityRecord): string[] {
-  const open = record.model === 'open';
+export function capacityStepRows(record: Pick<CapacityRecord, 'model' | 'speed' | 'steps'>): string[] {
+  const load = loadColumn(record);
   const rows = record.steps.map((s: CapacityStep) => [
     `${s.kind === 'confirm' ? 'confirm' : 'step'} ${s.index}`,
-    open ? `${s.load}/s` : `${s.load}`,
+    load.show(s.load),
     s.offeredPerS.toFixed(1),
     s.achievedPerS.toFixed(1),
     formatMs(s.latencyMs.p50),
@@ -39,7 +49,7 @@ export function capacityStepRows(record: CapacityRecord): string[] {
   return renderTable(
     [
       { header: '', align: 'left' },
-      right(open ? 'rate' : 'users'),
+      right(load.header),
       right('offered/s'),
       right('achieved/s'),
       right('p50 ms'),
@@ -86,16 +96,17 @@ export function renderCapacityMarkdown(result: RunResult, path: string): string 
   const ok = record.ratePerS !== null && record.confirmation?.passed !== false;
   const cell = (text: string): string => safe(text, 120).replace(/[|`<>]/g, (c) => (c === '|' ? '\\|' : c === '`' ? "'" : c === '<' ? '&lt;' : '&gt;'));
   const label = result.run.label === undefined ? '' : ` (${cell(result.run.label)})`;
+  const load = loadColumn(record);
   return [
     `### rpcload capacity${label}: ${ok ? (record.atLeast ? '🟡' : '🟢') : '🔴'} ${cell(record.finding)}`,
     '',
     `SLO: ${record.slo.map(cell).join(' · ')} — result file \`${cell(path)}\``,
     '',
-    '| step | load | offered/s | achieved/s | p50 ms | p99 ms | errors | 429 | verdict |',
+    `| step | ${load.header} | offered/s | achieved/s | p50 ms | p99 ms | errors | 429 | verdict |`,
     '|---|--:|--:|--:|--:|--:|--:|--:|---|',
     ...record.steps.map(
       (s) =>
-        `| ${s.kind} ${s.index} | ${s.load} | ${s.offeredPerS} | ${s.achievedPerS} | ${formatMs(s.latencyMs.p50)} | ${formatMs(s.latencyMs.p99)} | ${percent(s.errorRate)} | ${percent(s.rateLimitedRate)} | ${s.verdict === 'pass' ? '✓' : s.verdict === 'fail' ? `✗ ${cell(s.decidedBy ?? '')}` : '! generator-bound'} |`,
+        `| ${s.kind} ${s.index} | ${load.show(s.load)} | ${s.offeredPerS} | ${s.achievedPerS} | ${formatMs(s.latencyMs.p50)} | ${formatMs(s.latencyMs.p99)} | ${percent(s.errorRate)} | ${percent(s.rateLimitedRate)} | ${s.verdict === 'pass' ? '✓' : s.verdict === 'fail' ? `✗ ${cell(s.decidedBy ?? '')}` : '! generator-bound'} |`,
     ),
     '',
   ].join('\n');

@@ -82,6 +82,24 @@ export function connectionsLine(connections: NonNullable<RunResult['summary']['c
   return `${formatCount(connections.opened)} (${protocols.join(', ')})`;
 }
 
+/**
+ * A replay's line: the recording, what became of its window's calls, the records and calls not
+ * replayed by reason, and the recording's own disorder (due with the call before, not schedule lag).
+ */
+function replayLine(replay: NonNullable<RunResult['replay']>): string {
+  const skipped = Object.entries(replay.skipped)
+    .sort(([, a], [, b]) => b - a)
+    .map(([reason, n]) => `${safe(reason, 60)} ${formatCount(n)}`);
+  const { calls, maxMs } = replay.outOfOrder;
+  const window = `${formatCount(replay.callsInWindow)} calls in the window${replay.loop ? ' (looped)' : ''}`;
+  const early = `up to ${formatMs(maxMs)} ms early: sent after the call before, not schedule lag`;
+  return [
+    `${safe(replay.file, 60)}: ${formatCount(replay.sent)} sent of ${window}`,
+    ...(skipped.length > 0 ? [`not replayed: ${skipped.join(', ')}`] : []),
+    ...(calls > 0 ? [`${formatCount(calls)} out of time order (${early})`] : []),
+  ].join('; ');
+}
+
 function checkLines(checks: readonly CheckResult[], painters: { pass: Paint; fail: Paint; skip: Paint }): string[] {
   const width = Math.max(...checks.map((c) => safe(c.id, 40).length));
   return checks.map((c) => {
@@ -113,6 +131,7 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
     ...(summary.connections === undefined ? [] : [labelled('connections', connectionsLine(summary.connections))]),
     ...(tokens.requests > 0 ? [labelled('tokens', `${formatCount(tokens.requests)} requests, ${formatCount(tokens.failures)} failed, p50 ${formatMs(tokens.latencyMs.p50)} ms, p99 ${formatMs(tokens.latencyMs.p99)} ms`)] : []),
     ...block('skipped', Object.entries(summary.skipped).map(([reason, n]) => `${safe(reason, 80)}: ${formatCount(n)}`)),
+    ...(result.replay === undefined ? [] : [labelled('replay', replayLine(result.replay))]),
   ];
   const sections = [
     header,

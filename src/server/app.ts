@@ -9,7 +9,7 @@ import { handleTokenRequest, type TokenEndpointSettings } from './auth/token-end
 import { TokenStore } from './auth/token-store.ts';
 import { acceptedPatterns, METHOD_NAME_PATTERN, type ServerConfig } from './resolved-config.ts';
 import type { MethodHandler } from './methods/method.ts';
-import { createMethods } from './methods/registry.ts';
+import { createMethodData, createMethods, type MethodData } from './methods/registry.ts';
 import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE, type ServerReply, type ServerRequest } from './payload.ts';
 import type { Limiter } from './limiter/limiter.ts';
 import type { StoreOutage } from './limiter/store-outage.ts';
@@ -37,11 +37,13 @@ const PAYLOAD_413_TEXT: Reply = { ...textReply(413, 'Payload Too Large'), close:
 
 /**
  * State that replicas of one API share: the issued tokens (they stay valid on every replica and
- * across restarts, like signed tokens), the server-side counters, and — with a shared store — the
- * limiter; plus the switch that takes the limiter's store down.
+ * across restarts, like signed tokens), the methods' data (orders, the cursor key: a database behind
+ * them all), the server-side counters, and — with a shared store — the limiter; plus the switch
+ * that takes the limiter's store down.
  */
 export interface SharedState {
   readonly tokens: TokenStore;
+  readonly data: MethodData;
   readonly stats: StatsRecorder;
   /** The limiter of a shared store; null = this app counts in its own memory. */
   readonly limiter: Limiter | null;
@@ -77,12 +79,18 @@ export function createApp(
   config: ServerConfig,
   timers: TimerSet,
   now: () => number = Date.now,
-  shared: SharedState = { tokens: new TokenStore(config.tokenTtlS * 1000), stats: new StatsRecorder(), limiter: null, outage: null },
+  shared: SharedState = {
+    tokens: new TokenStore(config.tokenTtlS * 1000),
+    data: createMethodData(config),
+    stats: new StatsRecorder(),
+    limiter: null,
+    outage: null,
+  },
 ): App {
   const { stats, tokens } = shared;
   const gate = new RateGate(config, stats, shared.limiter ?? createGateLimiter(config), shared.outage);
   const responder = new Responder(config, stats, timers);
-  const methods: ReadonlyMap<string, MethodHandler> = createMethods(config);
+  const methods: ReadonlyMap<string, MethodHandler> = createMethods(config, shared.data);
   const refusals = bearerRefusals(config.realm, {
     forbidInsteadOfChallenge: config.faults.has('auth-403'),
     omitMissingChallenge: config.faults.has('auth-no-challenge'),

@@ -183,6 +183,11 @@ export interface ServerOptions {
   pageSize?: number;
   /** Cursor lifetime in ms. Default 60,000. */
   cursorTtlMs?: number;
+  /**
+   * Most orders (`orders.*`) kept at once, all clients and replicas together; creating one more
+   * forgets the oldest (as if deleted). Default 100,000.
+   */
+  maxOrders?: number;
   /** Latency model of `work`: log-normal with these percentiles (ms). Defaults 20 / 200. */
   workLatency?: { readonly p50Ms: number; readonly p99Ms: number };
   /** Failure rate of `flaky` (0..1). Default 0.1. */

@@ -18,6 +18,7 @@ import {
   type ServerOptions,
   type StoreOutagePolicy,
 } from './options.ts';
+import { DEFAULT_MAX_ORDERS } from './methods/order-store.ts';
 import { serviceCapacityProblem, type ServiceCapacitySettings } from './service-capacity.ts';
 
 /** Method names as they appear in `/api/{method}`. */
@@ -27,11 +28,13 @@ export const METHOD_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 export const DEMO_CLIENT_PATTERN = { prefix: 'client-', secret: 'demo-secret' } as const;
 
 /**
- * The prefixes the demo secret opens: the demo's `client-…` and the bundled smoke profile's
- * `smoke-…`, so `SMOKE_SECRET=demo-secret rpcload run profiles/smoke.json --target URL` works
- * against a default `rpcload serve`.
+ * The prefixes the demo secret opens: the demo's `client-…`, the bundled smoke profile's `smoke-…`,
+ * and those of the bundled and documented examples (`app-…`, `web-…`, `ord-…`, `admin-…`,
+ * `user-…`), so e.g. `SMOKE_SECRET=demo-secret rpcload run profiles/smoke.json --target URL` works
+ * against a default `rpcload serve`. A list, not "any ID": a mistyped client ID is still refused.
  */
-export const DEMO_CLIENT_PREFIXES = [DEMO_CLIENT_PATTERN.prefix, 'smoke-'] as const;
+const EXAMPLE_CLIENT_PREFIXES = ['app-', 'web-', 'ord-', 'admin-', 'user-'] as const;
+export const DEMO_CLIENT_PREFIXES = [DEMO_CLIENT_PATTERN.prefix, 'smoke-', ...EXAMPLE_CLIENT_PREFIXES] as const;
 
 /** The client patterns a server accepts: the demo's prefixes when it runs on the demo pattern. */
 export function acceptedPatterns(
@@ -61,6 +64,7 @@ export interface ServerConfig {
   readonly itemCount: number;
   readonly pageSize: number;
   readonly cursorTtlMs: number;
+  readonly maxOrders: number;
   readonly workLatency: { readonly p50Ms: number; readonly p99Ms: number };
   readonly flakyRate: number;
   readonly brokenEnvelopeRate: number;
@@ -112,6 +116,7 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     itemCount: options.itemCount ?? 1000,
     pageSize: options.pageSize ?? 100,
     cursorTtlMs: options.cursorTtlMs ?? 60_000,
+    maxOrders: options.maxOrders ?? DEFAULT_MAX_ORDERS,
     workLatency: options.workLatency ?? { p50Ms: 20, p99Ms: 200 },
     flakyRate: options.flakyRate ?? 0.1,
     brokenEnvelopeRate: options.brokenEnvelopeRate ?? 0.2,
@@ -165,6 +170,7 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
   check(isInt(config.itemCount, 0, 10_000_000), `itemCount must be an integer 0–10,000,000, found ${config.itemCount}`);
   check(isInt(config.pageSize, 1, 100), `pageSize must be an integer 1–100, found ${config.pageSize}`);
   check(Number.isFinite(config.cursorTtlMs) && config.cursorTtlMs > 0, `cursorTtlMs must be positive, found ${config.cursorTtlMs}`);
+  check(isInt(config.maxOrders, 1, 1e7), `maxOrders must be an integer 1–10,000,000, found ${config.maxOrders}`);
   const { p50Ms, p99Ms } = config.workLatency;
   check(
     Number.isFinite(p50Ms) && p50Ms > 0 && Number.isFinite(p99Ms) && p99Ms >= p50Ms,

@@ -1,11 +1,12 @@
 /**
  * Starts the reference server (HTTP or HTTPS) in the calling thread: one server, or N replicas of
- * it on N ports behind a round-robin front, sharing their tokens and — with a shared store — their
- * rate-limit counts. Closes it gracefully, and restarts its replicas on request.
+ * it on N ports behind a round-robin front, sharing their tokens, their methods' data (orders) and —
+ * with a shared store — their rate-limit counts. Closes it gracefully, and restarts its replicas on request.
  */
 import { randomInt } from 'node:crypto';
 import type { ServerReply, ServerRequest } from './payload.ts';
 import { createApp, type App, type SharedState } from './app.ts';
+import { createMethodData } from './methods/registry.ts';
 import { listenHttp, type Listener } from './http-listener.ts';
 import { StoreOutage } from './limiter/store-outage.ts';
 import { resolveServerConfig, type ServerConfig } from './resolved-config.ts';
@@ -36,6 +37,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   const outage = new StoreOutage(config.storeOutagePolicy, config.storeFaultFile);
   const shared: SharedState = {
     tokens: new TokenStore(config.tokenTtlS * 1000),
+    data: createMethodData(config),
     stats: new StatsRecorder(),
     limiter: config.limiterStore === 'shared' ? createGateLimiter(config) : null,
     outage,
@@ -115,6 +117,6 @@ async function restartReplica(
 ): Promise<void> {
   const port = replica.listener.port;
   await replica.listener.close(RESTART_GRACE_MS);
-  // A new app: a memory store starts empty; a shared limiter, the tokens and the counters carry over.
+  // A new app: a memory store starts empty; a shared limiter, the tokens, the methods' data, the counters carry over.
   Object.assign(replica, await startReplica(config, tls, timers, shared, port));
 }

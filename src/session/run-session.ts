@@ -4,36 +4,24 @@
  * file while it runs, and write the final file with its thresholds judged — also when the run is
  * aborted or fails.
  */
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
-import { scanDataSet } from '../driver/data-rows.ts';
 import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
 import type { RunInfo, RunResult, RunStatus, ShardInfo } from '../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
-import { registerPlanSecrets } from '../profile/plan-secrets.ts';
 import type { Plan } from '../profile/plan.ts';
 import { replaySource } from '../profile/replay-plan.ts';
 import { evaluateThreshold, goodputLatencyBoundMs } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
 import { planForShard, SHARD_ENV, type ShardSpec } from './distributed/shard-spec.ts';
-import { assertSafeOutput } from '../util/output-files.ts';
 import { dimensionsOf, startLoad, type RunningLoad } from './load.ts';
 import { buildRunResult, type BuildResultInput } from './result/build-result.ts';
-import { startCheckpoints } from './result/checkpoint-writer.ts';
-import { assertResultPathWritable, defaultResultPath, STDOUT_PATH, writeFinalResultFile } from '../result-file/write-result.ts';
 import { startSamplesWriter } from './samples-writer.ts';
+import { SessionFrame } from './session-frame.ts';
 import { aimedAt, insecureWarning, openTarget, type Target } from './target.ts';
 import { DEFAULT_METRICS_BUCKETS_MS } from '../prometheus/metrics-snapshot.ts';
 import { OtlpPush, otlpWarning, type OtlpOptions } from '../prometheus/otlp-push.ts';
-import {
-  metricsReadOptions,
-  openMetricsEndpoint,
-  whileServing,
-  type MetricsEndpoint,
-  type MetricsOptions,
-} from '../prometheus/metrics-endpoint.ts';
+import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../prometheus/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;
@@ -86,21 +74,20 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const startAt = options.startAtEpochMs ?? null;
   // A shard's plan is its share; thresholds still hold the whole run's expressions (merge judges the union).
   const plan = shard === null ? options.plan : planForShard(options.plan, shard);
-  const startedAt = new Date();
-  const path =
-    options.outPath ?? defaultResultPath(shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`, startedAt);
-  // Found out now, not after the whole run.
-  if (path !== STDOUT_PATH) await assertResultPathWritable(path);
-  if (options.samplesPath !== undefined) await assertSafeOutput(options.samplesPath, '--out-samples', 'the samples file');
-  // Every data file read once before any load: a ragged row or a missing column is a one-line error now, not mid-run.
-  for (const set of plan.data) await scanDataSet(set);
-  // Known to the redactor before any reply could echo them (tokens register as they are issued).
-  registerPlanSecrets(plan);
-  const upfront = upfrontWarnings(plan, startAt, Date.now());
-  for (const warning of upfront) options.warn?.(warning);
-  const runId = randomUUID();
+  const frame = await SessionFrame.prepare({
+    kind: 'run',
+    profile: plan.name,
+    outPath: options.outPath,
+    fileName: shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`,
+    label: options.label,
+    plan,
+    otherOutputs: options.samplesPath === undefined ? [] : [{ path: options.samplesPath, flag: '--out-samples', what: 'the samples file' }],
+    warnings: upfrontWarnings(plan, startAt, Date.now()),
+    warn: options.warn,
+    signal: options.signal,
+  });
   const labels = {
-    runId: shard?.runId ?? runId,
+    runId: shard?.runId ?? frame.id,
     profile: options.plan.name,
     shard: shard === null ? '1/1' : `${shard.index}/${shard.count}`,
   };
@@ -108,79 +95,68 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
   const metrics = options.metrics ?? null;
   const endpoint = metrics === null ? null : await openMetricsEndpoint(metrics, labels);
   const otlp = options.otlp ? await OtlpPush.start(options.otlp, labels) : null;
-  const { value, closed } = await whileServing(endpoint, () =>
-    runWithEndpoint(options, plan, { runId, path, startedAt, shard, startAt, upfront }, endpoint, otlp),
+  const { value, closed } = await frame.serve(
+    endpoint,
+    () => openTarget(plan),
+    (target) => runWithEndpoint(options, plan, frame, { shard, startAt }, target!, endpoint, otlp),
   );
   return { ...value, metricsClosed: closed };
 }
 
-/** The run itself, from opening the target to the written result file (the metrics endpoint, if any, already open). */
+/** The run itself, from the open target to the written result file (the metrics endpoint, if any, already open). */
 async function runWithEndpoint(
   options: RunSessionOptions,
   plan: Plan,
-  run: { runId: string; path: string; startedAt: Date; shard: ShardSpec | null; startAt: number | null; upfront: readonly string[] },
+  frame: SessionFrame,
+  run: { shard: ShardSpec | null; startAt: number | null },
+  target: Target,
   endpoint: MetricsEndpoint | null,
   otlp: OtlpPush | null,
 ): Promise<Omit<RunSessionResult, 'metricsClosed'>> {
-  const { runId, path, startedAt, shard, startAt, upfront } = run;
-  const target = await openTarget(plan);
+  const { shard, startAt } = run;
+  const upfront = frame.warnings;
+  const load = startLoad(
+    // The run id is known now: the baggage header (http.traceBaggage) carries the one shards share.
+    { ...aimedAt(plan, target), trace: { ...plan.trace, runId: shard?.runId ?? frame.id } },
+    {
+      workers: options.workers ?? 1,
+      signal: options.signal,
+      startAtEpochMs: startAt,
+      // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
+      metrics: metricsReadOptions(options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }), plan),
+    },
+  );
+  endpoint?.follow(() => load.metrics());
+  otlp?.follow(() => load.metrics());
+  // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
+  const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
+  const record = new RunRecord({ frame, plan, runPlan: options.plan, target, load, shard, startAtEpochMs: startAt });
+  const view = options.createView({ header: runHeader(plan, target.url, frame.path), snapshot: () => load.snapshot() });
+  const checkpoints = frame.startCheckpoints({
+    everyMs: plan.checkpointEveryMs,
+    due: () => load.clock.started,
+    input: async () => record.input(await load.recorded(), 'running', upfront),
+  });
+  view.start();
+  let ending: Ending;
   try {
-    const load = startLoad(
-      // The run id is known now: the baggage header (http.traceBaggage) carries the one shards share.
-      { ...aimedAt(plan, target), trace: { ...plan.trace, runId: shard?.runId ?? runId } },
-      {
-        workers: options.workers ?? 1,
-        signal: options.signal,
-        startAtEpochMs: startAt,
-        // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
-        metrics: metricsReadOptions(
-          options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }),
-          plan,
-        ),
-      },
-    );
-    endpoint?.follow(() => load.metrics());
-    otlp?.follow(() => load.metrics());
-    // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
-    const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
-    const record = new RunRecord(runId, plan, options.plan, target, load, startedAt, shard, startAt, options.label);
-    const view = options.createView({ header: runHeader(plan, target.url, path), snapshot: () => load.snapshot() });
-    const checkpoints = startCheckpoints({
-      path,
-      // A result written to stdout is written once, at the end.
-      everyMs: path === STDOUT_PATH ? 2 ** 31 - 1 : plan.checkpointEveryMs,
-      due: () => load.clock.started,
-      input: async () => record.input(await load.recorded(), 'running', upfront, checkpoints.problem()),
-    });
-    view.start();
-    let ending: Ending;
-    try {
-      ending = await awaitEnding(load);
-    } finally {
-      view.stop();
-      await checkpoints.stop();
-    }
-    const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
-    // The final push (bounded wait): what the collector got, or missed, goes into the result file.
-    const otlpReport = otlp === null ? null : await otlp.finish();
-    const otlpLost = otlpReport === null ? null : otlpWarning(otlpReport);
-    if (otlpLost !== null) options.warn?.(otlpLost);
-    const built = judged(
-      plan,
-      buildRunResult(record.input(ending.data, ending.status, [...upfront, ...ending.notes], checkpoints.problem(), ending.failure)),
-    );
-    samples?.finish(built.timeline);
-    const samplesProblem = samples?.problem() ?? null;
-    const warnings = [...built.warnings, ...(samplesProblem === null ? [] : [samplesProblem]), ...(otlpLost === null ? [] : [otlpLost])];
-    const result: RunResult = { ...built, warnings, ...(otlpReport === null ? {} : { otlp: otlpReport }) };
-    const written = await writeFinalResultFile(path, result);
-    // Not where it was asked for: whatever reads that path next must not take a stale file for this run's result.
-    const judgedCode = exitCodeOf(result);
-    const exitCode = written.problem !== null && judgedCode === ExitCode.ok ? ExitCode.failed : judgedCode;
-    return { result, path: written.path, writeProblem: written.problem, exitCode, serverStats };
+    ending = await awaitEnding(load);
   } finally {
-    await target.close();
+    view.stop();
+    await checkpoints.stop();
   }
+  const serverStats = target.stats === null ? null : await target.stats().catch(() => null);
+  // The final push (bounded wait): what the collector got, or missed, goes into the result file.
+  const otlpReport = otlp === null ? null : await otlp.finish();
+  const otlpLost = otlpReport === null ? null : otlpWarning(otlpReport);
+  if (otlpLost !== null) options.warn?.(otlpLost);
+  const built = judged(plan, buildRunResult(record.input(ending.data, ending.status, [...upfront, ...ending.notes], ending.failure)));
+  samples?.finish(built.timeline);
+  const samplesProblem = samples?.problem() ?? null;
+  const warnings = [...built.warnings, ...(samplesProblem === null ? [] : [samplesProblem]), ...(otlpLost === null ? [] : [otlpLost])];
+  const result: RunResult = { ...built, warnings, ...(otlpReport === null ? {} : { otlp: otlpReport }) };
+  const written = await frame.writeFinal(result, exitCodeOf(result));
+  return { result, ...written, serverStats };
 }
 
 /**
@@ -192,6 +168,7 @@ function upfrontWarnings(plan: Plan, startAtEpochMs: number | null, nowMs: numbe
   const warnings: string[] = [];
   const insecure = insecureWarning(plan.target, plan.http.insecure);
   if (insecure !== null) warnings.push(insecure);
+  if (plan.replay !== undefined) warnings.push(...plan.replay.notes);
   if (startAtEpochMs !== null && nowMs - startAtEpochMs >= 1000) {
     const lateS = Math.round((nowMs - startAtEpochMs) / 1000);
     warnings.push(
@@ -231,72 +208,61 @@ function runHeader(plan: Plan, targetUrl: string, resultPath: string): RunHeader
   };
 }
 
+/** What a run's result files are built from, besides what its load recorded. */
+interface RunRecordParts {
+  readonly frame: SessionFrame;
+  /** The plan this process carries (a shard's share). */
+  readonly plan: Plan;
+  /** The whole run's plan: a shard's file describes the run it is part of, so shards merge as one. */
+  readonly runPlan: Plan;
+  readonly target: Target;
+  readonly load: RunningLoad;
+  readonly shard: ShardSpec | null;
+  readonly startAtEpochMs: number | null;
+}
+
 /** The run's identity and configuration, from which every checkpoint and the final file are built. */
 class RunRecord {
-  constructor(
-    private readonly id: string,
-    private readonly plan: Plan,
-    /** The whole run's plan: a shard's file describes the run it is part of, so shards merge as one. */
-    private readonly runPlan: Plan,
-    private readonly target: Target,
-    private readonly load: RunningLoad,
-    private readonly startedAt: Date,
-    private readonly shard: ShardSpec | null,
-    private readonly startAtEpochMs: number | null,
-    private readonly label: string | undefined,
-  ) {}
+  constructor(private readonly parts: RunRecordParts) {}
 
-  input(
-    data: RecordedData,
-    status: RunStatus,
-    notes: readonly string[],
-    checkpointProblem: string | null,
-    failure?: string,
-  ): BuildResultInput {
+  input(data: RecordedData, status: RunStatus, notes: readonly string[], failure?: string): BuildResultInput {
+    const { plan, runPlan, frame } = this.parts;
+    const checkpointProblem = frame.checkpointProblem();
     return {
       run: this.info(status, failure),
-      config: describePlan(this.runPlan),
+      config: describePlan(runPlan),
       data,
-      dims: dimensionsOf(this.plan),
+      dims: dimensionsOf(plan),
       checks: [],
       thresholds: [],
       warnings: checkpointProblem === null ? [...notes] : [...notes, checkpointProblem],
-      goodputBoundMs: goodputLatencyBoundMs(this.plan.thresholds),
-      ...(this.plan.replay === undefined ? {} : { replay: replaySource(this.plan.replay) }),
+      goodputBoundMs: goodputLatencyBoundMs(plan.thresholds),
+      ...(plan.replay === undefined ? {} : { replay: replaySource(plan.replay) }),
     };
   }
 
   private info(status: RunStatus, failure: string | undefined): RunInfo {
-    const { clock } = this.load;
-    return {
-      id: this.id,
-      kind: 'run',
-      label: this.label,
-      profile: this.plan.name,
-      startedAt: new Date(clock.started ? clock.originEpochMs : this.startedAt.getTime()).toISOString(),
-      endedAt: status === 'running' ? null : new Date().toISOString(),
+    const { frame, plan, target, load, shard } = this.parts;
+    return frame.runInfo({
       status,
       failure,
-      target: this.target.url,
-      embeddedTarget: this.target.embedded,
-      model: runModel(this.plan.phases),
-      workers: this.load.workers,
-      httpClient: this.plan.http.client,
-      shards: 1,
-      ...(this.shard === null ? {} : { shard: this.shardInfo() }),
-      node: process.version,
-      host: hostname(),
-    };
+      target,
+      ...(load.clock.started ? { startedAtEpochMs: load.clock.originEpochMs } : {}),
+      model: runModel(plan.phases),
+      workers: load.workers,
+      httpClient: plan.http.client,
+      ...(shard === null ? {} : { shard: this.shardInfo(shard) }),
+    });
   }
 
-  private shardInfo(): ShardInfo {
-    const { clock } = this.load;
-    const startAt = this.startAtEpochMs;
+  private shardInfo(shard: ShardSpec): ShardInfo {
+    const { clock } = this.parts.load;
+    const startAt = this.parts.startAtEpochMs;
     return {
-      runId: this.shard!.runId,
-      index: this.shard!.index,
-      count: this.shard!.count,
-      clients: this.plan.clients.length,
+      runId: shard.runId,
+      index: shard.index,
+      count: shard.count,
+      clients: this.parts.plan.clients.length,
       startAt: startAt === null ? null : new Date(startAt).toISOString(),
       startLateMs: startAt === null || !clock.started ? null : Math.round((clock.originEpochMs - startAt) * 1000) / 1000,
     };
@@ -308,9 +274,16 @@ function judged(plan: Plan, draft: RunResult): RunResult {
   return { ...draft, thresholds: plan.thresholds.map((threshold) => evaluateThreshold(threshold, draft)) };
 }
 
-/** 130 when interrupted; 1 when the run failed, a threshold failed or a check of its own traffic failed (a broken limiter). */
+/**
+ * 130 when interrupted; 1 when the run failed, sent no request at all (it measured nothing: no
+ * verdict can pass on it), a threshold failed or a check of its own traffic failed (a broken limiter).
+ */
 function exitCodeOf(result: RunResult): ExitCode {
   if (result.run.status === 'aborted') return ExitCode.interrupted;
-  const failed = result.run.status === 'failed' || result.thresholds.some((t) => !t.ok) || result.checks.some((c) => c.verdict === 'fail');
+  const failed =
+    result.run.status === 'failed' ||
+    result.summary.requests === 0 ||
+    result.thresholds.some((t) => !t.ok) ||
+    result.checks.some((c) => c.verdict === 'fail');
   return failed ? ExitCode.failed : ExitCode.ok;
 }

@@ -3,9 +3,7 @@
  * target (the embedded reference server, configured with the contract under test, when the plan
  * has none), run the checks through a live view, and write the result file.
  */
-import { randomUUID } from 'node:crypto';
 import type { ClientTlsIdentity } from '../api/dispatcher.ts';
-import { hostname } from 'node:os';
 import type { VerifyHeader, VerifyView } from '../contract/live-view.ts';
 import type { RunResult } from '../contract/result-schema.ts';
 import { ExitCode, RpcloadError } from '../errors.ts';
@@ -16,7 +14,7 @@ import { resolveVerifyConfig, type VerifyConfig, type VerifyFlags } from '../ver
 import { runVerify, type VerifyReport } from '../verify/runner.ts';
 import { judgeVerifyOutcome, type VerifyOutcome } from '../verify/skip-policy.ts';
 import { buildRunResult } from './result/build-result.ts';
-import { assertResultPathWritable, defaultResultPath, writeFinalResultFile } from '../result-file/write-result.ts';
+import { SessionFrame } from './session-frame.ts';
 import { insecureWarning, openTarget } from './target.ts';
 
 export interface VerifySessionOptions {
@@ -57,17 +55,22 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   const embedded = resolved.target === '' && plan !== null;
   if (embedded && resolved.replicas.length > 0)
     throw new RpcloadError('bad_flag', '--replica: replicas need a --target (the URL clients use); the embedded server has no replicas');
-  const path = options.outPath ?? defaultResultPath(profile, new Date());
-  // Found out now, not after the whole run.
-  await assertResultPathWritable(path);
   // The reference server verifies the contract under test, so `--limit 10 --window 1s` is a quick demo.
   const insecure = embedded ? null : insecureWarning(resolved.target, resolved.insecure);
-  if (insecure !== null) options.warn?.(insecure);
-  const target = embedded ? await openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
-  try {
+  // Found out now, not after the whole run.
+  const frame = await SessionFrame.prepare({
+    kind: 'verify',
+    profile,
+    outPath: options.outPath,
+    plan: null,
+    warnings: insecure === null ? [] : [insecure],
+    warn: options.warn,
+  });
+  const openEmbedded = embedded ? () => openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
+  const { value } = await frame.serve(null, openEmbedded, async (target) => {
     const config: VerifyConfig =
       target === null ? resolved : { ...resolved, target: target.url, ca: resolved.ca ?? target.certPem, embeddedTarget: true };
-    const view = options.createView({ target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: path });
+    const view = options.createView({ target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: frame.path });
     view.start();
     let report: VerifyReport;
     try {
@@ -75,16 +78,12 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
     } finally {
       view.stop();
     }
-    const result = verifyResult(report, config, profile, embedded, insecure === null ? [] : [insecure]);
-    const written = await writeFinalResultFile(path, result);
+    const result = verifyResult(frame, report, config, profile, embedded);
     const outcome = judgeVerifyOutcome(report.checks, config.allowSkip);
-    // Not where it was asked for: whatever reads that path next must not take a stale file for this run's result.
-    const judgedCode = exitCodeOf(report, outcome);
-    const exitCode = written.problem !== null && judgedCode === ExitCode.ok ? ExitCode.failed : judgedCode;
-    return { result, report, config, path: written.path, writeProblem: written.problem, outcome, exitCode };
-  } finally {
-    await target?.close();
-  }
+    const written = await frame.writeFinal(result, exitCodeOf(report, outcome));
+    return { result, report, config, outcome, ...written };
+  });
+  return value;
 }
 
 /** The resolved configuration as recorded in the result file (no secrets; the CA and client certificate only as facts). */
@@ -100,35 +99,22 @@ function configRecord(config: VerifyConfig, profile: string): Record<string, unk
   };
 }
 
-function verifyResult(
-  report: VerifyReport,
-  config: VerifyConfig,
-  profile: string,
-  embedded: boolean,
-  warnings: readonly string[],
-): RunResult {
+function verifyResult(frame: SessionFrame, report: VerifyReport, config: VerifyConfig, profile: string, embedded: boolean): RunResult {
   return buildRunResult({
-    run: {
-      id: randomUUID(),
-      kind: 'verify',
-      profile,
-      startedAt: report.startedAt.toISOString(),
-      endedAt: report.endedAt.toISOString(),
+    run: frame.runInfo({
       status: report.aborted ? 'aborted' : 'completed',
-      target: config.target,
-      embeddedTarget: embedded,
+      startedAtEpochMs: report.startedAt.getTime(),
+      endedAt: report.endedAt.toISOString(),
+      target: { url: config.target, embedded },
       model: 'none',
       workers: 1,
-      shards: 1,
-      node: process.version,
-      host: hostname(),
-    },
+    }),
     config: configRecord(config, profile),
     data: emptyRecordedData(),
     dims: { methods: [], phases: [], clients: [] },
     checks: report.checks,
     thresholds: [],
-    warnings,
+    warnings: frame.warnings,
   });
 }
 

@@ -25,10 +25,17 @@ function bracketText(bracket: CapacityBracket, unit: string): string {
 
 export function createCapacityView(
   mode: Exclude<UiMode, 'auto'>,
-  context: { readonly profile: string; readonly target: string; readonly resultPath: string; readonly model: 'open' | 'closed' },
+  context: {
+    readonly profile: string;
+    readonly target: string;
+    readonly resultPath: string;
+    readonly model: 'open' | 'closed';
+    /** capacity --replay: the loads are speeds of the recording. */
+    readonly replay?: boolean;
+  },
   options: { readonly onQuit: () => void },
 ): CapacityView {
-  const unit = context.model === 'open' ? '/s' : ' users';
+  const unit = context.replay === true ? '×' : context.model === 'open' ? '/s' : ' users';
   let current: LiveView | null = null;
   const stopCurrent = (): void => {
     current?.stop();
@@ -65,7 +72,7 @@ export function createCapacityView(
         return;
       }
       stopCurrent();
-      const [, row] = capacityStepRows({ model: context.model, steps: [event.step] } as Parameters<typeof capacityStepRows>[0]);
+      const [, row] = capacityStepRows({ model: context.model, ...(context.replay === true ? { speed: null } : {}), steps: [event.step] });
       writeLine(`${row ?? ''}   ${bracketText(event.bracket, unit)}`);
     },
     stop: stopCurrent,

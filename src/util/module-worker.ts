@@ -1,5 +1,6 @@
 /**
- * Start a worker thread on a module that sits beside the caller: the built `.js` (from dist/), or
+ * Start a worker thread on a module that sits beside the caller: the built `.js` (from dist/: the
+ * CLI bundle's entries sit beside its chunks, the per-module build's beside their modules), or
  * — when the caller itself runs from source under vitest or tsx — the `.ts` loaded through tsx.
  * A worker does not inherit the parent's module hooks and Node 20 ignores `--import` in a
  * worker's execArgv, so a tiny bootstrap registers tsx inside the worker before the import.
@@ -14,6 +15,9 @@ export function startModuleWorker(callerUrl: string, entryName: string, workerDa
   // Workers inherit the parent's execArgv: `--input-type` (as in `node --input-type=module -e …`)
   // would make Node refuse the entry, and `--cpu-prof` would profile every thread into one file.
   const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && !arg.startsWith('--cpu-prof'));
+  // Source maps turned on at run time (bin/rpcload.js) are the main thread's only: a worker's stack
+  // traces name src/ files too.
+  if (process.sourceMapsEnabled && !execArgv.includes('--enable-source-maps')) execArgv.push('--enable-source-maps');
   if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${entryName}.js`, callerUrl), { workerData, execArgv });
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const entry = new URL(`./${entryName}.ts`, callerUrl).href;

@@ -2,23 +2,21 @@
  * The verify run: preflight, the checks scheduled over the client IDs, and their
  * results gathered in one report.
  */
-import { setMaxListeners } from 'node:events';
 import { IdentityDispatchers, probeProtocol, requiredH2Problem, type DispatcherOptions } from '../api/dispatcher.ts';
 import { loadRequestSigner } from '../api/request-signer.ts';
-import { describeError, RpcloadError } from '../errors.ts';
+import { RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';
-import { formatDurationMs } from '../util/duration.ts';
 import { redactSecrets, redactText } from '../util/redact.ts';
 import { registerPlanSecrets } from '../profile/plan-secrets.ts';
-import { safeTimeout } from '../util/timers.ts';
 import type { CheckOutcome } from './check.ts';
 import { ClientPool } from './client-pool.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { executeCheck, SilentTarget, type CheckRun } from './check-execution.ts';
 import { preflight } from './preflight.ts';
 import { reconcileOutcomes } from './reconcile.ts';
 import { selectChecks } from './registry.ts';
 import { runScheduled, type ScheduledCheck } from './scheduler.ts';
-import { CheckContext, type VerifyContext } from './check-context.ts';
+import type { VerifyContext } from './check-context.ts';
 import { TokenBook } from './tokens.ts';
 import { CHECK_IDS, type CheckId } from './check-ids.ts';
 import { skip } from './verdict.ts';
@@ -56,6 +54,14 @@ export interface VerifyReport {
   readonly aborted: boolean;
 }
 
+/** The run's shared machinery: the context every check gets, its stop, and what closes it. */
+interface VerifyRun {
+  readonly context: VerifyContext;
+  readonly transport: DispatcherOptions;
+  readonly abort: AbortController;
+  close(): Promise<void>;
+}
+
 /**
  * Run the conformance checks against `config.target` (a configuration from resolveVerifyConfig:
  * at least one client and one method). Throws an RpcloadError (exit 2) when the target cannot be
@@ -63,7 +69,22 @@ export interface VerifyReport {
  */
 export async function runVerify(config: VerifyConfig, options: VerifyOptions = {}): Promise<VerifyReport> {
   const clock = options.clock ?? systemClock;
-  const deadlineMs = options.checkDeadlineMs ?? checkDeadlineMs(config);
+  const run = await openVerifyRun(config, options, clock);
+  const startedAt = new Date();
+  try {
+    if (!(await passPreflight(config, run))) return interruptedBeforeStart(config, startedAt);
+    return await runChecks(config, run, options, startedAt);
+  } finally {
+    await run.close();
+  }
+}
+
+/**
+ * Everything the checks share, ready before the first request: the secrets known to the redactor,
+ * the request signer, HTTP/2 when required, the connections per client identity (cut when the
+ * run stops, so a check waiting on a response ends at once), tokens and the client pool.
+ */
+async function openVerifyRun(config: VerifyConfig, options: VerifyOptions, clock: Clock): Promise<VerifyRun> {
   // Known to the redactor before any reply could echo them (tokens register as they are issued).
   registerPlanSecrets({ clients: config.clients, http: { identity: config.identity } });
   const signer = config.sign === null ? null : await loadRequestSigner(config.sign);
@@ -82,7 +103,6 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
     transport,
     new Map(config.clients.flatMap((c) => (c.tls === null ? [] : [[c.id, c.tls] as const]))),
   );
-  // Aborting also cuts requests in flight, so a check waiting on a response ends at once.
   abort.signal.addEventListener('abort', () => void dispatchers.destroy(), { once: true });
   // Stopped already (a signal during the start-up): every check is skipped as interrupted.
   if (options.signal?.aborted) stop();
@@ -94,111 +114,95 @@ export async function runVerify(config: VerifyConfig, options: VerifyOptions = {
     config.windowMs,
     clock,
   );
-  const context: VerifyContext = { config, dispatchers, signer, clock, tokens, pool, signal: abort.signal };
-  const startedAt = new Date();
+  return {
+    context: { config, dispatchers, signer, clock, tokens, pool, signal: abort.signal },
+    transport,
+    abort,
+    close: async () => {
+      options.signal?.removeEventListener('abort', stop);
+      await dispatchers.close();
+    },
+  };
+}
+
+/** The start-up probe; false when the run was stopped during it (an interruption, not an unreachable target). */
+async function passPreflight(config: VerifyConfig, run: VerifyRun): Promise<boolean> {
   try {
-    try {
-      await preflight(config, tokens, transport, dispatchers.for(undefined));
-    } catch (err) {
-      // A stop during the start-up probe is an interruption (exit 130, result written), not an unreachable target.
-      if (!abort.signal.aborted) throw err;
-      const interrupted = selectChecks(config.only).map((d) =>
-        toResult(d.id, skip('interrupted', 'interrupted before it started'), undefined, undefined),
-      );
-      return { checks: interrupted, startedAt, endedAt: new Date(), durationMs: 0, aborted: true };
-    }
-    const originMs = clock.now();
-    const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>
-      options.onProgress?.({ id, state, detail: redactText(detail, tokens.secrets()), atMs: clock.now() - originMs });
-    const outcomes = new Map<CheckId, CheckOutcome>();
-    const durations = new Map<CheckId, number>();
-    const clientsOf = new Map<CheckId, readonly string[]>();
-    const scheduled: ScheduledCheck[] = [];
-    for (const definition of selectChecks(config.only)) {
-      const plan = definition.plan(config, config.clients.length);
-      if (typeof plan === 'string') outcomes.set(definition.id, skip('not_applicable', plan));
-      else scheduled.push({ definition, plan });
-    }
-    for (const id of CHECK_IDS) {
-      const outcome = outcomes.get(id);
-      if (outcome) progress(id, 'skip', outcome.detail);
-      else if (scheduled.some((s) => s.definition.id === id)) progress(id, 'waiting', '');
-    }
-    // A target that does not answer at all: the first check it leaves target_broken by a timeout
-    // speaks for every other one, which would each wait out the same timeouts (minutes in all).
-    const silence = new AbortController();
-    let silentReason = '';
-    const ran = await runScheduled(scheduled, {
-      pool,
-      clock,
-      signal: abort.signal,
-      onStart: (id, clientIds) => {
-        clientsOf.set(id, clientIds);
-        progress(id, 'running', clientIds.length > 0 ? `on ${clientIds.join(', ')}` : '');
-      },
-      onSettled: (id, outcome) => progress(id, outcome.verdict, outcome.detail),
-      execute: async (check, clientIds) => {
-        if (silence.signal.aborted) return skip('target_broken', silentReason);
-        const overdue = new AbortController();
-        const deadline = safeTimeout(() => overdue.abort(), deadlineMs);
-        const signal = AbortSignal.any([abort.signal, overdue.signal, silence.signal]);
-        // Every request of a burst (100+ at once) listens on it while in flight: that is not a leak.
-        setMaxListeners(0, signal);
-        const session = new CheckContext({ ...context, signal });
-        const timedOut = (): CheckOutcome =>
-          skip('target_broken', `not judged: the check did not finish within its ${formatDurationMs(deadlineMs)} deadline`);
-        /** A verdict reached after a stop rests on observations cut short: the stop's reason instead. */
-        const cutShort = (): CheckOutcome | null =>
-          abort.signal.aborted
-            ? skip('interrupted', 'interrupted')
-            : overdue.signal.aborted
-              ? timedOut()
-              : silence.signal.aborted
-                ? skip('target_broken', silentReason)
-                : null;
-        const noteSilence = (outcome: CheckOutcome): CheckOutcome => {
-          const byTimeout = session.timedOut || overdue.signal.aborted;
-          if (!silence.signal.aborted && outcome.verdict === 'skip' && outcome.skipClass === 'target_broken' && byTimeout) {
-            silentReason = `not run: the target left ${check.definition.id} unanswered until its timeout (${outcome.detail})`;
-            silence.abort();
-          }
-          return outcome;
-        };
-        try {
-          const outcome = await check.definition.run(session, clientIds);
-          return noteSilence(cutShort() ?? outcome);
-        } catch (err) {
-          return noteSilence(
-            cutShort() ??
-              (err instanceof RpcloadError
-                ? skip('target_broken', err.message)
-                : skip('internal_error', `internal error: ${describeError(err)}`)),
-          );
-        } finally {
-          clearTimeout(deadline);
-          durations.set(check.definition.id, clock.now() - session.originMs);
-        }
-      },
-    });
-    for (const [id, outcome] of ran) outcomes.set(id, outcome);
-    for (const [id, outcome] of reconcileOutcomes(outcomes)) {
-      outcomes.set(id, outcome);
-      progress(id, outcome.verdict, outcome.detail);
-    }
-    const checks = CHECK_IDS.filter((id) => outcomes.has(id)).map((id) =>
-      toResult(id, outcomes.get(id)!, durations.get(id), clientsOf.get(id)),
-    );
-    return {
-      checks: redactSecrets(checks, tokens.secrets()),
-      startedAt,
-      endedAt: new Date(),
-      durationMs: clock.now() - originMs,
-      aborted: abort.signal.aborted,
-    };
-  } finally {
-    options.signal?.removeEventListener('abort', stop);
-    await dispatchers.close();
+    await preflight(config, run.context.tokens, run.transport, run.context.dispatchers.for(undefined));
+    return true;
+  } catch (err) {
+    if (!run.abort.signal.aborted) throw err;
+    return false;
   }
+}
+
+/** A stop during the start-up: every selected check skipped as interrupted (exit 130, result written). */
+function interruptedBeforeStart(config: VerifyConfig, startedAt: Date): VerifyReport {
+  const checks = selectChecks(config.only).map((d) =>
+    toResult(d.id, skip('interrupted', 'interrupted before it started'), undefined, undefined),
+  );
+  return { checks, startedAt, endedAt: new Date(), durationMs: 0, aborted: true };
+}
+
+/** The selected checks: those that apply, to be scheduled, and those that do not, already skipped. */
+function planChecks(config: VerifyConfig): { scheduled: ScheduledCheck[]; notApplicable: Map<CheckId, CheckOutcome> } {
+  const scheduled: ScheduledCheck[] = [];
+  const notApplicable = new Map<CheckId, CheckOutcome>();
+  for (const definition of selectChecks(config.only)) {
+    const plan = definition.plan(config, config.clients.length);
+    if (typeof plan === 'string') notApplicable.set(definition.id, skip('not_applicable', plan));
+    else scheduled.push({ definition, plan });
+  }
+  return { scheduled, notApplicable };
+}
+
+/** Schedule the checks over the client IDs, run each to its outcome, reconcile them and report. */
+async function runChecks(config: VerifyConfig, run: VerifyRun, options: VerifyOptions, startedAt: Date): Promise<VerifyReport> {
+  const { clock, tokens, pool } = run.context;
+  const originMs = clock.now();
+  const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>
+    options.onProgress?.({ id, state, detail: redactText(detail, tokens.secrets()), atMs: clock.now() - originMs });
+  const { scheduled, notApplicable: outcomes } = planChecks(config);
+  for (const id of CHECK_IDS) {
+    const outcome = outcomes.get(id);
+    if (outcome) progress(id, 'skip', outcome.detail);
+    else if (scheduled.some((s) => s.definition.id === id)) progress(id, 'waiting', '');
+  }
+  const durations = new Map<CheckId, number>();
+  const clientsOf = new Map<CheckId, readonly string[]>();
+  const checkRun: CheckRun = {
+    context: run.context,
+    stop: run.abort.signal,
+    silent: new SilentTarget(),
+    deadlineMs: options.checkDeadlineMs ?? checkDeadlineMs(config),
+    onDuration: (id, ms) => durations.set(id, ms),
+  };
+  const ran = await runScheduled(scheduled, {
+    pool,
+    clock,
+    signal: run.abort.signal,
+    onStart: (id, clientIds) => {
+      clientsOf.set(id, clientIds);
+      progress(id, 'running', clientIds.length > 0 ? `on ${clientIds.join(', ')}` : '');
+    },
+    onSettled: (id, outcome) => progress(id, outcome.verdict, outcome.detail),
+    execute: (check, clientIds) => executeCheck(checkRun, check, clientIds),
+  });
+  for (const [id, outcome] of ran) outcomes.set(id, outcome);
+  for (const [id, outcome] of reconcileOutcomes(outcomes)) {
+    outcomes.set(id, outcome);
+    progress(id, outcome.verdict, outcome.detail);
+  }
+  const checks = CHECK_IDS.filter((id) => outcomes.has(id)).map((id) =>
+    toResult(id, outcomes.get(id)!, durations.get(id), clientsOf.get(id)),
+  );
+  return {
+    checks: redactSecrets(checks, tokens.secrets()),
+    startedAt,
+    endedAt: new Date(),
+    durationMs: clock.now() - originMs,
+    aborted: run.abort.signal.aborted,
+  };
 }
 
 /** HTTP/2 required (`--http2`, http.version "2"): an https target that negotiates h2, or one clear line before any check. */

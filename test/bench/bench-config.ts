@@ -1,20 +1,27 @@
 /**
  * What `npm run bench` runs, resolved from the environment once. Defaults are the issue's full
- * bench (about 9 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
+ * bench (about 11 minutes); BENCH_QUICK=1 shrinks every section to a smoke of a few seconds, and
  * each figure can be overridden on its own.
  */
 import { availableParallelism } from 'node:os';
 import type { HttpClientName } from '../../src/profile/plan.ts';
-import { HTTP_CLIENTS, httpClientNamed } from '../../src/profile/schema-settings.ts';
+import { HTTP_CLIENTS, httpClientNamed } from '../../src/profile/http-clients.ts';
 
 export interface BenchConfig {
   readonly quick: boolean;
   /** Sections to run, in this order. */
   readonly sections: readonly BenchSection[];
+  /** Start-up: runs of each command timed (medians of them). */
+  readonly startUpRuns: number;
   /** Closed model: rounds of rpcload, autocannon's CLI and wrk, each tool going first in turn. */
   readonly rounds: number;
   readonly connections: number;
   readonly closedDurationS: number;
+  /**
+   * The closed section's rounds again at this shorter duration, where a tool's start-up weighs
+   * more (issue 35 judges CPU per request in 5-second runs); null = not run (BENCH_QUICK).
+   */
+  readonly closedShortDurationS: number | null;
   /** Worker counts compared in the scaling section (each against the same target). */
   readonly workerCounts: readonly number[];
   readonly workerRounds: number;
@@ -55,8 +62,8 @@ export interface BenchConfig {
   readonly openShareOfClosed: number;
 }
 
-export type BenchSection = 'closed' | 'workers' | 'open' | 'memory' | 'data' | 'replay';
-const ALL_SECTIONS: readonly BenchSection[] = ['closed', 'workers', 'open', 'memory', 'data', 'replay'];
+export type BenchSection = 'startup' | 'closed' | 'workers' | 'open' | 'memory' | 'data' | 'replay';
+const ALL_SECTIONS: readonly BenchSection[] = ['startup', 'closed', 'workers', 'open', 'memory', 'data', 'replay'];
 
 function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -90,9 +97,11 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   return {
     quick,
     sections: sections as BenchSection[],
+    startUpRuns: numberFrom(env, 'BENCH_STARTUP_RUNS', quick ? 3 : 5),
     rounds: numberFrom(env, 'BENCH_ROUNDS', quick ? 2 : 5),
     connections: numberFrom(env, 'BENCH_CONNECTIONS', 64),
     closedDurationS: numberFrom(env, 'BENCH_CLOSED_S', quick ? 3 : 10),
+    closedShortDurationS: quick && !env.BENCH_CLOSED_SHORT_S ? null : numberFrom(env, 'BENCH_CLOSED_SHORT_S', 5),
     workerCounts: listFrom(env, 'BENCH_WORKERS', [1, 2]),
     workerRounds: numberFrom(env, 'BENCH_WORKER_ROUNDS', quick ? 1 : 3),
     nginxWorkers: numberFrom(env, 'BENCH_NGINX_WORKERS', availableParallelism()),

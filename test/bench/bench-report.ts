@@ -6,6 +6,14 @@ import type { MemoryResult } from './memory-section.ts';
 import { REPLAY_LAG_TARGET_MS, type ReplayResult } from './replay-section.ts';
 import { round } from './bench-stats.ts';
 import { LAG_TARGET_MS, LAG_TARGET_RATE, SHARE_ACHIEVED_TARGET, SHARE_LAG_TARGET_MS, type OpenRow } from './open-section.ts';
+import {
+  AUTOCANNON_VERSION,
+  FIRST_REQUEST_ROW,
+  FIRST_REQUEST_TARGET_MS,
+  QUICK_COMMANDS,
+  START_UP_TARGET_MS,
+  type StartUpSection,
+} from './start-up-section.ts';
 import type { WorkersSection } from './workers-section.ts';
 
 /** Issue 18's targets, judged in the verdict. */
@@ -23,10 +31,19 @@ export interface VerdictLine {
 }
 
 export interface BenchVerdict {
+  /**
+   * Issue 35: the slowest of rpcload's quick commands (--version, --help, profile validate), median
+   * wall ms, target ≤ 250 ms and no more than autocannon --version's in the same run.
+   */
+  readonly startUpMs: VerdictLine & { readonly command: string | null; readonly autocannonMs: number | null };
+  /** Issue 35: `rpcload run` from spawn to its first request (one virtual user), median ms, target ≤ 500 ms. */
+  readonly firstRequestMs: VerdictLine;
   /** Median of the rounds' rpcload ÷ autocannon CLI requests/s, target ≥ 1.2. */
   readonly closedRatio: VerdictLine;
   /** Median of the rounds' rpcload ÷ autocannon CLI CPU-s per 1,000 requests, target ≤ 0.83. */
   readonly cpuRatio: VerdictLine;
+  /** The same in the 5-second rounds (issue 35), target ≤ 0.83 with the throughput ratio ≥ 1.2. */
+  readonly shortCpuRatio: VerdictLine & { readonly durationS: number | null; readonly throughputRatio: number | null };
   /** Speed-up of the highest --workers count over the first (one thread), target ≥ 1.8. */
   readonly workersSpeedup: VerdictLine & { readonly workers: number | null };
   /** The highest of the worker counts' rpcload ÷ autocannon -w N CPU ratios, target ≤ 1 (for every N). */
@@ -46,7 +63,7 @@ export interface BenchTools {
 
 /** Everything one `npm run bench` measured: what results/bench-<timestamp>.json holds. */
 export interface BenchReport {
-  readonly schema: 'rpcload/bench@3';
+  readonly schema: 'rpcload/bench@4';
   readonly startedAt: string;
   readonly endedAt: string;
   readonly machine: {
@@ -62,7 +79,11 @@ export interface BenchReport {
   readonly target: { readonly kind: string; readonly description: string };
   readonly tools: BenchTools;
   readonly config: BenchConfig;
+  /** Absent in reports written before the start-up section existed. */
+  readonly startUp?: StartUpSection | null;
   readonly closed: ClosedSection | null;
+  /** The closed section in shorter rounds (config.closedShortDurationS); absent in earlier reports. */
+  readonly closedShort?: ClosedSection | null;
   readonly workers: WorkersSection | null;
   readonly open: readonly OpenRow[] | null;
   readonly memory: MemoryResult | null;
@@ -73,18 +94,59 @@ export interface BenchReport {
   readonly verdict: BenchVerdict;
 }
 
-/** The verdict on issue 18's and issue 24's targets from whatever sections ran. */
-export function benchVerdict(closed: ClosedSection | null, workers: WorkersSection | null, open: readonly OpenRow[] | null): BenchVerdict {
+/** The sections the verdict judges (null: not run). */
+export interface JudgedSections {
+  readonly startUp: StartUpSection | null;
+  readonly closed: ClosedSection | null;
+  readonly closedShort: ClosedSection | null;
+  readonly workers: WorkersSection | null;
+  readonly open: readonly OpenRow[] | null;
+}
+
+/** Issue 35's start-up lines: the slowest quick command against 250 ms and autocannon --version; run's first request. */
+function startUpVerdict(startUp: StartUpSection | null): Pick<BenchVerdict, 'startUpMs' | 'firstRequestMs'> {
+  const row = (name: string) => startUp?.rows.find((r) => r.name === name) ?? null;
+  const quick = QUICK_COMMANDS.map(row).filter((r) => r !== null);
+  const slowest = quick.length === 0 ? null : quick.reduce((a, b) => (b.medianWallMs > a.medianWallMs ? b : a));
+  const autocannonMs = row(AUTOCANNON_VERSION)?.medianWallMs ?? null;
+  const first = row(FIRST_REQUEST_ROW)?.medianWallMs ?? null;
+  return {
+    startUpMs: {
+      figure: slowest?.medianWallMs ?? null,
+      target: START_UP_TARGET_MS,
+      met:
+        slowest === null
+          ? null
+          : slowest.medianWallMs <= START_UP_TARGET_MS && (autocannonMs === null || slowest.medianWallMs <= autocannonMs),
+      command: slowest?.name ?? null,
+      autocannonMs,
+    },
+    firstRequestMs: { figure: first, target: FIRST_REQUEST_TARGET_MS, met: first === null ? null : first <= FIRST_REQUEST_TARGET_MS },
+  };
+}
+
+/** The verdict on issue 18's, 24's and 35's targets from whatever sections ran. */
+export function benchVerdict({ startUp, closed, closedShort, workers, open }: JudgedSections): BenchVerdict {
   const ratio = closed?.median.ratios.rpcloadVsAutocannon ?? null;
   const cpu = closed?.median.ratios.cpuRpcloadVsAutocannon ?? null;
+  const shortCpu = closedShort?.median.ratios.cpuRpcloadVsAutocannon ?? null;
+  const shortThroughput = closedShort?.median.ratios.rpcloadVsAutocannon ?? null;
   const top = workers?.rows.reduce((a, b) => (b.workers > a.workers ? b : a));
   const speedup = top !== undefined && top.workers > 1 ? top.speedup : null;
   const worstCpu = workers?.rows.reduce((a, b) => (b.cpuRatio > a.cpuRatio ? b : a));
   const lag = open?.find((row) => row.runLagTargetMs !== null)?.runLagP99Ms ?? null;
   const shareRow = open?.find((row) => row.shareOfClosed !== null);
   return {
+    ...startUpVerdict(startUp),
     closedRatio: { figure: ratio, target: CLOSED_RATIO_TARGET, met: ratio === null ? null : ratio >= CLOSED_RATIO_TARGET },
     cpuRatio: { figure: cpu, target: CPU_RATIO_TARGET, met: cpu === null ? null : cpu <= CPU_RATIO_TARGET },
+    shortCpuRatio: {
+      figure: shortCpu,
+      target: CPU_RATIO_TARGET,
+      met: shortCpu === null ? null : shortCpu <= CPU_RATIO_TARGET && shortThroughput! >= CLOSED_RATIO_TARGET,
+      durationS: closedShort?.durationS ?? null,
+      throughputRatio: shortThroughput,
+    },
     workersSpeedup: {
       figure: speedup,
       target: WORKERS_SPEEDUP_TARGET,
@@ -111,16 +173,20 @@ export function benchVerdict(closed: ClosedSection | null, workers: WorkersSecti
 const verdictWord = (line: VerdictLine): string => (line.met === null ? 'not measured' : line.met ? '**met**' : '**missed**');
 
 function renderVerdict(report: BenchReport): string[] {
-  const { closedRatio, cpuRatio, workersSpeedup, workersCpuRatio, runLagP99Ms, shareLagP99Ms } = report.verdict;
+  const { startUpMs, firstRequestMs, closedRatio, cpuRatio, shortCpuRatio, workersSpeedup, workersCpuRatio, runLagP99Ms, shareLagP99Ms } =
+    report.verdict;
   const rounds = report.closed?.rounds.length ?? 0;
   const ofRounds = rounds === 0 ? '' : ` (median of ${rounds} rounds' ratios)`;
   const workersTarget = report.workers?.target ?? '';
   const share = report.config.openShareOfClosed;
   return [
-    '### Verdict (issue 18 and issue 24 targets)',
+    '### Verdict (issue 18, 24 and 35 targets)',
     '',
+    `- start-up, the slowest of rpcload --version, --help and profile validate${startUpMs.command === null ? '' : ` (${startUpMs.command})`}: ${startUpMs.figure ?? '-'} ms (autocannon --version ${startUpMs.autocannonMs ?? '-'} ms) — target ≤ ${startUpMs.target} ms and ≤ autocannon --version: ${verdictWord(startUpMs)}`,
+    `- \`rpcload run\` from spawn to its first request (1 virtual user): ${firstRequestMs.figure ?? '-'} ms — target ≤ ${firstRequestMs.target} ms: ${verdictWord(firstRequestMs)}`,
     `- closed model, rpcload ÷ autocannon CLI requests/s${ofRounds}: ${closedRatio.figure ?? '-'} — target ≥ ${closedRatio.target}: ${verdictWord(closedRatio)}`,
     `- closed model, rpcload ÷ autocannon CLI CPU-s per 1,000 requests${ofRounds}: ${cpuRatio.figure ?? '-'} — target ≤ ${cpuRatio.target}: ${verdictWord(cpuRatio)}`,
+    `- the same in ${shortCpuRatio.durationS === null ? 'short' : `${shortCpuRatio.durationS}-second`} rounds: ${shortCpuRatio.figure ?? '-'} (requests/s ratio ${shortCpuRatio.throughputRatio ?? '-'}) — target ≤ ${shortCpuRatio.target} with requests/s ≥ ${CLOSED_RATIO_TARGET}: ${verdictWord(shortCpuRatio)}`,
     `- \`--workers ${workersSpeedup.workers ?? 'N'}\` speed-up over one thread${workersTarget === '' ? '' : ` (against ${workersTarget})`}: ${workersSpeedup.figure ?? '-'} — target ≥ ${workersSpeedup.target}: ${verdictWord(workersSpeedup)}`,
     `- \`--workers N\` ÷ \`autocannon -w N\` CPU-s per 1,000 requests, the worst N${workersCpuRatio.workers === null ? '' : ` (${workersCpuRatio.workers})`}: ${workersCpuRatio.figure ?? '-'} — target ≤ ${workersCpuRatio.target} for every N: ${verdictWord(workersCpuRatio)}`,
     `- whole-run schedule lag p99 at ${LAG_TARGET_RATE.toLocaleString('en-US')}/s, one thread, cold start included: ${runLagP99Ms.figure ?? '-'} ms — target < ${runLagP99Ms.target} ms: ${verdictWord(runLagP99Ms)}`,
@@ -156,6 +222,72 @@ const figureRow = (label: string, f: ClosedFigures): (string | number)[] => [
 ];
 const FIGURE_HEADER = ['', 'req/s', 'CPU-s/1000 req', 'cores busy', 'wall s', 'peak RSS MB', 'p50 ms', 'p99 ms', 'load avg', 'CPU PSI %'];
 
+/** The start-up section's table: each command's median wall time (to exit, or to the first request) and CPU. */
+function renderStartUp(startUp: StartUpSection): string[] {
+  return [
+    `### Start-up: each command ${startUp.runs} times in rotating order (load average ${startUp.loadAverage}), medians`,
+    '',
+    table(
+      ['command', 'until', 'median wall ms', 'median CPU ms', 'each run, wall ms'],
+      startUp.rows.map((row) => [row.name, row.measure, row.medianWallMs, row.medianCpuMs, row.wallMs.join(', ')]),
+    ),
+    '',
+    `Targets: rpcload's quick commands ≤ ${START_UP_TARGET_MS} ms and ≤ autocannon --version; \`run\` (1 virtual user) to its first request ≤ ${FIRST_REQUEST_TARGET_MS} ms. From 8 virtual users a run warms its code path for 400 ms first.`,
+  ];
+}
+
+/** The closed section's tables: every round's figures and their medians, then the ratios. */
+function renderClosed(c: ClosedSection): string[] {
+  const lines: string[] = [];
+  lines.push(
+    '',
+    `### Closed model: ${c.connections} connections, ${c.durationS} s per run, one thread each, each tool a separate command measured from outside`,
+    '',
+  );
+  const rows = c.rounds.flatMap((r) => [
+    figureRow(`round ${r.round} rpcload`, r.rpcload),
+    figureRow(`round ${r.round} autocannon CLI`, r.autocannon),
+    ...(r.wrk === null ? [] : [figureRow(`round ${r.round} wrk`, r.wrk)]),
+    figureRow(`round ${r.round} bare undici loop (reference)`, r.bareUndici),
+  ]);
+  rows.push(figureRow('**median rpcload**', c.median.rpcload), figureRow('**median autocannon CLI**', c.median.autocannon));
+  if (c.median.wrk !== null) rows.push(figureRow('**median wrk**', c.median.wrk));
+  rows.push(figureRow('**median bare undici loop**', c.median.bareUndici));
+  lines.push(table(FIGURE_HEADER, rows));
+  lines.push(
+    '',
+    'The bare undici loop is one undici Client per connection and a handler that does nothing: the floor of a client on undici (it measures no latency).',
+  );
+  const ratioRow = (label: string, order: string, r: ClosedRatios): (string | number)[] => [
+    label,
+    order,
+    r.rpcloadVsAutocannon,
+    r.rpcloadVsWrk ?? '-',
+    r.autocannonVsWrk ?? '-',
+    r.cpuRpcloadVsAutocannon,
+    r.cpuBareUndiciVsAutocannon,
+  ];
+  lines.push(
+    '',
+    table(
+      [
+        'ratios',
+        'order',
+        'req/s rpcload ÷ autocannon CLI',
+        'req/s rpcload ÷ wrk',
+        'req/s autocannon CLI ÷ wrk',
+        'CPU/req rpcload ÷ autocannon CLI',
+        'CPU/req bare undici ÷ autocannon CLI',
+      ],
+      [
+        ...c.rounds.map((r) => ratioRow(`round ${r.round}`, r.order.join(', '), r.ratios)),
+        ratioRow('**median of the rounds**', '', c.median.ratios),
+      ],
+    ),
+  );
+  return lines;
+}
+
 /** The report as markdown tables (also what is printed to stdout). */
 export function renderBenchReport(report: BenchReport): string {
   const out: string[] = [];
@@ -176,55 +308,9 @@ export function renderBenchReport(report: BenchReport): string {
   out.push(
     `Tools: rpcload ${t.rpcload} (\`node bin/rpcload.js run\`, http.client ${report.config.rpcloadClient ?? 'default'})${peers}; each run as a separate command, CPU and peak RSS measured from outside, its own start-up included.`,
   );
-  if (report.closed !== null) {
-    const c = report.closed;
-    out.push(
-      '',
-      `### Closed model: ${c.connections} connections, ${c.durationS} s per run, one thread each, each tool a separate command measured from outside`,
-      '',
-    );
-    const rows = c.rounds.flatMap((r) => [
-      figureRow(`round ${r.round} rpcload`, r.rpcload),
-      figureRow(`round ${r.round} autocannon CLI`, r.autocannon),
-      ...(r.wrk === null ? [] : [figureRow(`round ${r.round} wrk`, r.wrk)]),
-      figureRow(`round ${r.round} bare undici loop (reference)`, r.bareUndici),
-    ]);
-    rows.push(figureRow('**median rpcload**', c.median.rpcload), figureRow('**median autocannon CLI**', c.median.autocannon));
-    if (c.median.wrk !== null) rows.push(figureRow('**median wrk**', c.median.wrk));
-    rows.push(figureRow('**median bare undici loop**', c.median.bareUndici));
-    out.push(table(FIGURE_HEADER, rows));
-    out.push(
-      '',
-      'The bare undici loop is one undici Client per connection and a handler that does nothing: the floor of a client on undici (it measures no latency).',
-    );
-    const ratioRow = (label: string, order: string, r: ClosedRatios): (string | number)[] => [
-      label,
-      order,
-      r.rpcloadVsAutocannon,
-      r.rpcloadVsWrk ?? '-',
-      r.autocannonVsWrk ?? '-',
-      r.cpuRpcloadVsAutocannon,
-      r.cpuBareUndiciVsAutocannon,
-    ];
-    out.push(
-      '',
-      table(
-        [
-          'ratios',
-          'order',
-          'req/s rpcload ÷ autocannon CLI',
-          'req/s rpcload ÷ wrk',
-          'req/s autocannon CLI ÷ wrk',
-          'CPU/req rpcload ÷ autocannon CLI',
-          'CPU/req bare undici ÷ autocannon CLI',
-        ],
-        [
-          ...c.rounds.map((r) => ratioRow(`round ${r.round}`, r.order.join(', '), r.ratios)),
-          ratioRow('**median of the rounds**', '', c.median.ratios),
-        ],
-      ),
-    );
-  }
+  if (report.startUp) out.push('', ...renderStartUp(report.startUp));
+  if (report.closed !== null) out.push(...renderClosed(report.closed));
+  if (report.closedShort) out.push(...renderClosed(report.closedShort));
   if (report.workers !== null) {
     out.push(
       '',

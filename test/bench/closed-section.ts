@@ -225,7 +225,7 @@ export async function runClosedSection(
     const order = rotation(tools, r - 1);
     const figures = new Map<ClosedTool, ClosedFigures>();
     for (const tool of order) {
-      const name = `closed-r${r}-${tool}`;
+      const name = `closed-${config.closedDurationS}s-r${r}-${tool}`;
       const f =
         tool === 'rpcload'
           ? await runRpcloadClosed(target, config, workDir, name)
@@ -236,7 +236,7 @@ export async function runClosedSection(
               : await runBareUndici(target, config, workDir, name);
       figures.set(tool, f);
       log(
-        `closed round ${r}/${config.rounds}, ${tool}: ${f.requestsPerS}/s, ${f.cpuSPer1000} CPU-s/1000, ${f.cpuCores} cores busy, p50/p99 ${f.p50Ms}/${f.p99Ms} ms (load average ${f.loadAverage}, CPU pressure ${f.cpuPressurePercent ?? '-'} %)`,
+        `closed ${config.closedDurationS} s round ${r}/${config.rounds}, ${tool}: ${f.requestsPerS}/s, ${f.cpuSPer1000} CPU-s/1000, ${f.cpuCores} cores busy, p50/p99 ${f.p50Ms}/${f.p99Ms} ms (load average ${f.loadAverage}, CPU pressure ${f.cpuPressurePercent ?? '-'} %)`,
       );
     }
     const rpc = figures.get('rpcload')!;
@@ -252,7 +252,7 @@ export async function runClosedSection(
     };
     rounds.push({ round: r, order, rpcload: rpc, autocannon: ac, wrk: w, bareUndici: bare, ratios });
     log(
-      `closed round ${r}/${config.rounds}: requests/s rpcload ÷ autocannon ${ratios.rpcloadVsAutocannon}, rpcload ÷ wrk ${ratios.rpcloadVsWrk ?? '-'}, autocannon ÷ wrk ${ratios.autocannonVsWrk ?? '-'}; CPU per request rpcload ÷ autocannon ${ratios.cpuRpcloadVsAutocannon}, bare undici ÷ autocannon ${ratios.cpuBareUndiciVsAutocannon}`,
+      `closed ${config.closedDurationS} s round ${r}/${config.rounds}: requests/s rpcload ÷ autocannon ${ratios.rpcloadVsAutocannon}, rpcload ÷ wrk ${ratios.rpcloadVsWrk ?? '-'}, autocannon ÷ wrk ${ratios.autocannonVsWrk ?? '-'}; CPU per request rpcload ÷ autocannon ${ratios.cpuRpcloadVsAutocannon}, bare undici ÷ autocannon ${ratios.cpuBareUndiciVsAutocannon}`,
     );
   }
   const medianRatio = (pick: (r: ClosedRatios) => number | null): number | null =>

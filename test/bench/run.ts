@@ -1,10 +1,11 @@
-// `npm run bench`: rpcload against a target faster than any Node client (nginx, else a raw-socket
+// `npm run bench`: rpcload's start-up (its quick commands, and spawn to first request) beside
+// autocannon's; rpcload against a target faster than any Node client (nginx, else a raw-socket
 // responder), compared in the closed model with autocannon's CLI, wrk (the ceiling reference) and a
 // bare undici dispatch loop (the floor of a client on undici), each run as its users run it, as a
-// separate command measured from outside; scaled with --workers next to autocannon -w against a
-// multi-worker nginx; checked for open-model accuracy and for memory over a long run. Writes
-// results/bench-<timestamp>.json and prints the tables and a verdict on issue 18's and issue 24's
-// targets. Durations: BENCH_QUICK=1 for a smoke of everything; see bench-config.ts.
+// separate command measured from outside, in rounds of 10 s and of 5 s; scaled with --workers next
+// to autocannon -w against a multi-worker nginx; checked for open-model accuracy and for memory
+// over a long run. Writes results/bench-<timestamp>.json and prints the tables and a verdict on
+// issue 18's, 24's and 35's targets. Durations: BENCH_QUICK=1 for a smoke of everything; see bench-config.ts.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { runClosedSection } from './closed-section.ts';
 import { runDataSection } from './data-section.ts';
 import { runMemorySection } from './memory-section.ts';
 import { runReplaySection } from './replay-section.ts';
+import { runStartUpSection } from './start-up-section.ts';
 import { startNginx } from './nginx-target.ts';
 import { runOpenSection } from './open-section.ts';
 import { startRawResponder } from './raw-target.ts';
@@ -80,14 +82,19 @@ if (has('closed') && wrk === null)
 const tools = { rpcload: rpcloadVersion, autocannon: autocannonVersion(), wrk: wrk === null ? null : wrkVersion(wrk) };
 log(`tools: rpcload ${tools.rpcload}, autocannon ${tools.autocannon}, ${tools.wrk ?? 'no wrk'}`);
 try {
+  const startUp = has('startup') ? await runStartUpSection(config, workDir, log) : null;
   const closed = has('closed') ? await runClosedSection(target, config, wrk, workDir, log) : null;
+  const closedShort =
+    has('closed') && config.closedShortDurationS !== null
+      ? await runClosedSection(target, { ...config, closedDurationS: config.closedShortDurationS }, wrk, workDir, log)
+      : null;
   const workers = has('workers') ? await runWorkersAgainstNginx(target, config, workDir) : null;
   const open = has('open') ? await runOpenSection(target, config, workDir, log, closed?.median.rpcload.requestsPerS ?? null) : null;
   const memory = has('memory') ? await runMemorySection(target, config, workDir, log) : null;
   const data = has('data') ? await runDataSection(target, config, workDir, log) : null;
   const replay = has('replay') ? await runReplaySection(target, config, workDir, log) : null;
   const report: BenchReport = {
-    schema: 'rpcload/bench@3',
+    schema: 'rpcload/bench@4',
     startedAt: startedAt.toISOString(),
     endedAt: new Date().toISOString(),
     machine: {
@@ -103,13 +110,15 @@ try {
     target: { kind: target.kind, description: target.description },
     tools,
     config,
+    startUp,
     closed,
+    closedShort,
     workers,
     open,
     memory,
     data,
     replay,
-    verdict: benchVerdict(closed, workers, open),
+    verdict: benchVerdict({ startUp, closed, closedShort, workers, open }),
   };
   const path = join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);

@@ -5,9 +5,10 @@
 // wrapper's cutime + cstime (/proc/self/stat: CPU of waited-for children, the exited command
 // included) across the command's life. The wrapper's own start-up (tsx) is therefore not charged
 // to the tool; the tool's own start-up is, as it is to a user. Linux only (/proc).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { childrenCpuS, clockTicksPerS } from './child-cpu.ts';
 import type { RssSample, ToolRun, ToolSpec } from './tool-spec.ts';
 
 /** How often peak RSS is read: often enough that the last read before exit is the peak. */
@@ -16,22 +17,6 @@ const HWM_POLL_MS = 100;
 if (process.platform !== 'linux') {
   process.stderr.write(`bench: the measuring wrapper reads /proc and runs on Linux only (this is ${process.platform})\n`);
   process.exit(1);
-}
-
-/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ), asked once before the clock starts. */
-function clockTicksPerS(): number {
-  const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
-  return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
-}
-
-/** CPU seconds (user + system) of this process's waited-for children so far. */
-function childrenCpuS(ticksPerS: number): number {
-  // Fields after the parenthesised command name start at field 3 (state); cutime and cstime are
-  // fields 16 and 17.
-  const fields = readFileSync('/proc/self/stat', 'utf8')
-    .replace(/^.*\) /s, '')
-    .split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / ticksPerS;
 }
 
 /** A `Vm…:  N kB` line of /proc/<pid>/status in MB; null once the process is gone (or a zombie). */

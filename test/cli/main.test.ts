@@ -1,6 +1,10 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TOOL } from '../../src/version.ts';
 import { runRpcload } from '../support/cli.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 describe('rpcload CLI basics', () => {
   it('prints help listing every command, exit 0', async () => {
@@ -27,5 +31,26 @@ describe('rpcload CLI basics', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("names src/ files and lines in stack traces of rpcload's own code, not the bundle in dist/", async () => {
+    // A preloaded module prints the stack of the CLI's first write: the version, written by
+    // commander (its frames name the bundle: packages are not mapped) inside runCli.
+    const preload = join(useTempDir('rpcload-stack-'), 'print-stack.mjs');
+    writeFileSync(
+      preload,
+      `const write = process.stdout.write.bind(process.stdout);
+      process.stdout.write = (chunk, ...rest) => {
+        process.stdout.write = write;
+        process.stderr.write(new Error('here').stack + '\\n');
+        return write(chunk, ...rest);
+      };`,
+    );
+    const result = await runRpcload(['--version'], { env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` } });
+    expect(result.stdout.trim()).toBe(TOOL.version);
+    expect(result.stderr).toMatch(/\n\s+at runCli \(\S+\/src\/cli\/program\.ts:\d+:\d+\)/);
+    expect(result.stderr).toMatch(/\n\s+at \S+ \(\S+\/src\/cli\/main\.ts:\d+:\d+\)/);
+    // commander's own frames are unmapped (so the maps stay small), never put on a src/ line.
+    expect(result.stderr).toMatch(/\n\s+at \S*parseAsync \(\S+\/dist\/chunk-\w+\.js:\d+:\d+\)/);
   });
 });

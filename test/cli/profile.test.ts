@@ -66,6 +66,45 @@ describe('rpcload profile validate', () => {
     expect(result.stderr).not.toMatch(STACK_LINE);
   });
 
+  it('checks what run checks before any load: data files read through, a replay scanned (and described)', async () => {
+    const write = (name: string, text: string): string => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const profile = (name: string, fields: Record<string, unknown>): string =>
+      write(
+        name,
+        JSON.stringify({
+          clients: { pattern: 'app-{n}', count: 3, secret: 'x' },
+          scenarios: [{ name: 'use', steps: [{ method: 'rows.use', args: { email: '{{data.users.email}}' } }] }],
+          phases: [{ duration: '5s', rate: 1 }],
+          ...fields,
+        }),
+      );
+    const ragged = write('ragged.csv', 'id,email\n1,a@x\n2\n');
+    const headerOnly = write('header-only.csv', 'id,email\n');
+    const cases: [string, string][] = [
+      [profile('ragged.json', { data: { users: { file: 'ragged.csv' } } }), `data set "users" (${ragged}): line 3: expected 2 fields`],
+      [
+        profile('no-rows.json', { data: { users: { file: 'header-only.csv' } } }),
+        `data set "users" (${headerOnly}): expected at least one row`,
+      ],
+      [profile('gone.json', { scenarios: undefined, phases: undefined, replay: { file: 'gone.jsonl' } }), 'gone.jsonl'],
+    ];
+    // One process for the three: each is one line on stderr, in order.
+    const result = await runRpcload(['profile', 'validate', ...cases.map(([file]) => file)]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(cases.length);
+    cases.forEach(([, message], i) => expect(lines[i]).toContain(message));
+    const replay = await runRpcload(['profile', 'validate', 'examples/replay/checkout-profile.json'], { cwd: ROOT, env: { SECRET: 'x' } });
+    expect(replay.stderr).toBe('');
+    expect(replay.stdout).toBe(
+      'examples/replay/checkout-profile.json: ok — replays checkout.jsonl (jsonl, 60 calls), 3 callers sent by 3 clients, speed 1×, total duration 2.9s\n',
+    );
+  });
+
   it('validates several files, exiting 2 when any fails', async () => {
     const result = await runRpcload(['profile', 'validate', 'profiles/smoke.json', join(dir, 'nope.json')], { cwd: ROOT });
     expect(result.stdout).toMatch(/^profiles\/smoke\.json: ok — 3 scenarios, 1 phase, 3 clients, total duration 5s\n$/);

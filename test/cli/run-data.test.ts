@@ -113,6 +113,10 @@ describe('data files from the CLI', { timeout: 120_000 }, () => {
     // JSON Lines: a line that is not an object, and one without the key
     ['bad.jsonl', '{"email":"a"}\n[1]\n', '{{data.users.email}}', 'line 2: expected a JSON object, found an array'],
     ['nokey.jsonl', '{"email":"a"}\n\n{"mail":"b"}\n', '{{data.users.email}}', 'line 3: no key "email"'],
+    // no row at all: a header alone, an empty file, JSON Lines of blank lines (a run could only send nothing)
+    ['header-only.csv', 'id,email\n', '{{data.users.email}}', 'expected at least one row, found only the header'],
+    ['empty.csv', '', '{{data.users.email}}', 'expected at least one row, found an empty file'],
+    ['blank.jsonl', '\n  \n', '{{data.users.email}}', 'expected at least one row, found no JSON object in the file'],
   ])('bad data in %s: one line before the run, exit 2', async (file, text, template, message) => {
     writeFileSync(join(dir, file), text);
     const path = join(dir, `bad-${file}.json`);
@@ -127,6 +131,25 @@ describe('data files from the CLI', { timeout: 120_000 }, () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`data set "users" (${join(dir, file)}): ${message}`);
     expect(api.log.length).toBe(from); // nothing was sent
+  });
+
+  it('a run that sends no request exits 1 and says why (a shard with no row of a unique data set)', async () => {
+    writeFileSync(join(dir, 'one.csv'), 'id,email,note\n0,only@example.com,x\n');
+    const path = join(dir, 'one-row.json');
+    writeFileSync(
+      path,
+      JSON.stringify(profile(api.url, { users: { file: 'one.csv', order: 'unique' } }, { phases: [{ duration: '2s', rate: 5 }] })),
+    );
+    const from = api.log.length;
+    const out = join(dir, 'nothing-sent.json');
+    const run = await runRpcload(['run', path, '--shard', '2/2', '--run-id', 'nothing-sent', '--ui', 'none', '--out', out]);
+    expect(api.log.slice(from).filter((c) => c.method === 'rows.use')).toEqual([]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain('no request was sent: the run measured nothing');
+    expect(run.stdout).toMatch(/data set "users" (ran out of rows|has no rows for this part of the run)/);
+    const result = readResult(out);
+    expect(result.run.status).toBe('completed');
+    expect(result.summary.requests).toBe(0);
   });
 
   it('a data file that is not there: a profile problem naming it, exit 2', async () => {

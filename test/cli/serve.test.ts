@@ -1,12 +1,44 @@
+import { spawn } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { METHOD_HELP } from '../../src/server/methods/method-help.ts';
 import { FAULTS } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
-import { runRpcload } from '../support/cli.ts';
+import { RPCLOAD_BIN, runRpcload } from '../support/cli.ts';
 import { serveWhile } from '../support/serve-process.ts';
 import { call, tokenFor } from '../support/server-helpers.ts';
 
 describe('rpcload serve', () => {
+  it('behind a wrapper process (as npx or npm runs it), prints its own pid: kill -USR2 restarts it, kill stops it', async () => {
+    // `; exit` keeps the shell as the parent, the way npx stays in front of the CLI: `$!` would be the wrapper's pid.
+    const wrapper = spawn('sh', ['-c', `"${process.execPath}" "${RPCLOAD_BIN}" serve --port 0 --limit 2 --window 1m; exit $?`], {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    wrapper.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => wrapper.on('close', resolve));
+    const waitFor = async (pattern: RegExp): Promise<RegExpExecArray> => {
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await delay(20)) {
+        const match = pattern.exec(stderr);
+        if (match) return match;
+      }
+      throw new Error(`never printed ${pattern}: ${stderr}`);
+    };
+    try {
+      const pid = Number((await waitFor(/^rpcload serve: pid (\d+): send signals here/m))[1]);
+      expect(pid).not.toBe(wrapper.pid);
+      process.kill(pid, 'SIGUSR2');
+      await waitFor(/SIGUSR2, restarted/);
+      process.kill(pid, 'SIGTERM');
+      expect(await Promise.race([exited, delay(10_000).then(() => 'still running')])).toBe(0);
+      expect(() => process.kill(pid, 0)).toThrow(); // the server is gone, not left behind
+    } finally {
+      wrapper.kill('SIGKILL');
+    }
+  }, 40_000);
+
   it('prints exactly one URL line on stdout, serves what the flags say, and exits 0 on SIGTERM', async () => {
     const args = [
       '--port',
@@ -74,6 +106,8 @@ describe('rpcload serve', () => {
       '--seed',
     ];
     for (const flag of flags) expect(result.stdout).toContain(flag);
+    for (const { name, summary } of METHOD_HELP) expect(result.stdout).toContain(`  ${name.padEnd(14)}  ${summary}\n`);
+    expect(result.stdout).toContain('"client-", "smoke-", "app-", "web-", "ord-", "admin-" or "user-"');
     for (const fault of FAULTS)
       expect(result.stdout).toMatch(
         new RegExp(`^\\s+${fault.name}\\s+${fault.description.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'),

@@ -45,6 +45,7 @@ function replayPlan(target: string, file: string, settings: Partial<ReplaySettin
     maxCalls: null,
     mapClients: false,
     durationMs: null,
+    host: null,
     ...settings,
   });
 }

@@ -4,7 +4,8 @@
  * CLI is spawned and signalled; each stop exits 130 and still writes a valid result file.
  */
 import type { ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ import { useTempDir } from '../support/temp-dir.ts';
 
 /** Time from the signal to the exit: "about 2 s", with room for a loaded machine. */
 const STOP_BUDGET_MS = 3500;
+/** Time from the signal to the exit while a data set is read before the run: nothing has started, so "at once". */
+const DATA_SCAN_STOP_BUDGET_MS = 2000;
 
 let server: TestServer | undefined;
 const dir = useTempDir('rpcload-interrupt-');
@@ -45,15 +48,37 @@ async function interrupted(
   args: string[],
   ready: () => boolean,
   signal: NodeJS.Signals = 'SIGINT',
+  onSpawn?: (child: ChildProcess) => void,
 ): Promise<CliResult & { stopMs: number }> {
   let child: ChildProcess | undefined;
   let signalledAt = 0;
-  const exited = runRpcload(args, { timeoutMs: 40_000, onSpawn: (c) => (child = c) });
+  const exited = runRpcload(args, {
+    timeoutMs: 40_000,
+    onSpawn: (c) => {
+      child = c;
+      onSpawn?.(c);
+    },
+  });
   await until(ready, 30_000);
   signalledAt = performance.now();
   child!.kill(signal);
   const result = await exited;
   return { ...result, stopMs: performance.now() - signalledAt };
+}
+
+/** Whether process `pid` has `file` open now (Linux: one of its /proc/PID/fd links names it). */
+function readsFile(pid: number, file: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === file;
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+  } catch {
+    return false;
+  }
 }
 
 describe('one signal stops every stage within about 2 s and writes the result file', () => {
@@ -103,6 +128,42 @@ describe('one signal stops every stage within about 2 s and writes the result fi
     expect(cli.code).toBe(130);
     expect(cli.stopMs).toBeLessThan(STOP_BUDGET_MS);
     expect((await readResultFile(out)).summary.outcomes).toEqual({ 'transport:unanswered': 4 });
+  }, 45_000);
+
+  it('SIGINT while a large data set is read before the run: stops at once, not at the watchdog', async () => {
+    server = await startHostileApi(answerSuccess);
+    const rows = join(dir, 'rows.csv');
+    // Large enough (83 MB: several seconds to read) that a reading deaf to the signal would go on
+    // well past the stop's budget below; the signal arrives while the file is being read.
+    const chunk = Array.from({ length: 100_000 }, (_, i) => `${i},user${i}@example.com`).join('\n');
+    await writeFile(rows, `id,email\n${chunk}`);
+    for (let i = 1; i < 30; i++) await appendFile(rows, `\n${chunk}`);
+    const profile = join(dir, 'data-profile.json');
+    await writeFile(
+      profile,
+      JSON.stringify({
+        clients: { pattern: 'client-{n}', count: 2, secret: 's3cret' },
+        data: { users: { file: rows } },
+        scenarios: [{ name: 'ping', steps: [{ method: 'ping', args: { email: '{{data.users.email}}' } }] }],
+        phases: [{ duration: '5s', rate: 2 }],
+      }),
+    );
+    const out = join(dir, 'data.json');
+    let pid = 0;
+    const cli = await interrupted(
+      ['run', profile, '--target', server.url, '--ui', 'none', '--out', out],
+      () => pid > 0 && readsFile(pid, rows),
+      'SIGINT',
+      (child) => (pid = child.pid ?? 0),
+    );
+    expect(cli.code).toBe(130);
+    expect(cli.stderr).not.toContain('still not stopped');
+    expect(cli.stopMs).toBeLessThan(DATA_SCAN_STOP_BUDGET_MS);
+    expect(apiRequests(server)).toBe(0);
+    expect(tokenRequests(server)).toBe(0); // stopped before the run began
+    const result = await readResultFile(out);
+    expect(result.run.status).toBe('aborted');
+    expect(result.summary.requests).toBe(0);
   }, 45_000);
 
   it("SIGINT during verify's start-up probe is an interruption (130), not an unreachable target (2)", async () => {

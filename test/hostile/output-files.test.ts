@@ -96,6 +96,26 @@ describe('one file as two outputs, or as an output and an input, is refused befo
   }, 90_000);
 });
 
+describe('the default result path is checked up front too (no --out)', () => {
+  // A regular file named `results` where the default results/ directory would go.
+  const cwd = join(dir, 'no-results-dir');
+  beforeAll(() => {
+    execFileSync('mkdir', ['-p', cwd]);
+    writeFileSync(join(cwd, 'results'), 'not a directory');
+  });
+
+  it.each(['run', 'capacity', 'verify'])(
+    '%s: refused in one line before anything is sent',
+    async (command) => {
+      const before = server.seen.length;
+      const result = await runRpcload([command, profile, '--ui', 'none'], { cwd, timeoutMs: 60_000 });
+      expectOneLineRefusal(result, /^rpcload: --out results\/\S+\.json: cannot write the result file there \((EEXIST|ENOTDIR)\)$/);
+      expect(server.seen.length).toBe(before);
+    },
+    90_000,
+  );
+});
+
 describe('an output that is not a regular file is refused up front, never opened', () => {
   const fifo = join(dir, 'fifo');
   beforeAll(() => execFileSync('mkfifo', [fifo]));

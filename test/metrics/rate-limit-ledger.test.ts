@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerClientData, LedgerData } from '../../src/metrics/ledger-data.ts';
 import { MAX_PERIODS_PER_CLIENT } from '../../src/metrics/ledger-data.ts';
 import { MAX_FAILING_WINDOW_READINGS_AFTER, MAX_WINDOW_READINGS } from '../../src/metrics/announced-windows.ts';
+import { readWindow, type WindowReading, type WindowReadingKind } from '../../src/metrics/window-reading.ts';
 import { createLimiter, retryAfterSeconds } from '../../src/server/limiter/create-limiter.ts';
 import type { LimiterAlgorithm } from '../../src/server/options.ts';
 import { mergeLedgerData } from '../../src/metrics/ledger-merge.ts';
@@ -54,10 +55,15 @@ function greedyRun(o: {
   rounding?: 'ceil' | 'floor';
   countRefused?: boolean;
   phaseMs?: number;
+  /** Requests the limiter saw before the run (an earlier run with the same client ID), `gapMs` before its first. */
+  before?: { requests: number; spacingMs: number; gapMs: number };
 }): Sample[] {
   const windowMs = o.windowMs ?? WINDOW_MS;
   const limiter = createLimiter(o.algorithm, { limit: o.limit ?? LIMIT, windowMs, countRefused: o.countRefused ?? false });
-  const phase = o.phaseMs ?? 0;
+  const before = o.before ?? { requests: 0, spacingMs: 0, gapMs: 0 };
+  for (let i = 0; i < before.requests; i++) limiter.decide('a', (o.phaseMs ?? 0) + i * before.spacingMs + 1);
+  // The run's clock starts after the earlier traffic: the limiter's clock is shifted by it.
+  const phase = (o.phaseMs ?? 0) + (before.requests > 0 ? (before.requests - 1) * before.spacingMs + before.gapMs : 0);
   const samples: Sample[] = [];
   for (let t = 0; t < o.durationMs;) {
     const decision = limiter.decide('a', phase + t + 1);
@@ -105,6 +111,131 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
     const evidence = check.evidence as { windows: number; examples: { resetFromMs: number; resetToMs: number; admittedMax: number }[] };
     expect(evidence.windows).toBeGreaterThanOrEqual(4);
     expect(evidence.examples[0]!.resetToMs).toBeGreaterThanOrEqual(evidence.examples[0]!.resetFromMs);
+  });
+
+  // Nightly jobs run steps back to back with the same client IDs: the window a run starts in may
+  // hold the previous step's requests, which the run never saw. A correct limiter never fails then.
+  const ALGORITHMS = [['fixed'], ['fixed-aligned'], ['sliding']] as const;
+  const EARLIER = [
+    ['a few requests just before', { requests: 3, spacingMs: 100, gapMs: 50 }],
+    ['most of the quota 2 s before', { requests: 8, spacingMs: 100, gapMs: 2_000 }],
+    ['the quota used up (a verify run)', { requests: 30, spacingMs: 50, gapMs: 100 }],
+    ['the quota used up 7 s before', { requests: 30, spacingMs: 50, gapMs: 7_000 }],
+  ] as const;
+  const RUNS = [
+    ['a short greedy run', { spacingMs: 400, durationMs: 12_000 }],
+    ['a long greedy run', { spacingMs: 400, durationMs: 60_000 }],
+    ['a fast run', { spacingMs: 37, durationMs: 25_000 }],
+  ] as const;
+  describe.each(ALGORITHMS)('%s limiter, after an earlier run', (algorithm) => {
+    it.each(EARLIER.flatMap(([earlier, before]) => RUNS.map(([run, shape]) => [earlier, run, before, shape] as const)))(
+      '%s, then %s: never fails',
+      (_, __, before, shape) => {
+        for (const phaseMs of [0, 3_700, 8_100]) {
+          const check = thresholdOf(greedyRun({ algorithm, ...shape, before, phaseMs }));
+          expect(check.verdict, `phase ${phaseMs}: ${check.detail} ${JSON.stringify(check.evidence)}`).not.toBe('fail');
+        }
+      },
+    );
+  });
+
+  it.each([
+    ['limit + 1', LIMIT + 1, /within less than one window .* no clock-aligned window explains them all/],
+    ['limit − 1', LIMIT - 1, /refused after at most 9 admitted in the announced window/],
+  ] as const)('%s after an earlier run: still fails on the windows wholly inside the run', (_, limit, detail) => {
+    for (const [, before] of EARLIER) {
+      const check = thresholdOf(greedyRun({ algorithm: 'fixed', limit, ...GREEDY, before }));
+      expect([check.verdict, check.detail]).toEqual(['fail', expect.stringMatching(detail)]);
+    }
+  });
+
+  it('over-admission no earlier request explains still fails in the first window', () => {
+    // A token bucket's first burst: far more than the limit before the announced reset, earlier traffic or not.
+    const check = thresholdOf(greedyRun({ algorithm: 'token-bucket', ...GREEDY, before: { requests: 3, spacingMs: 100, gapMs: 50 } }));
+    expect(check.verdict).toBe('fail');
+    const data = ledgerOf(greedyRun({ algorithm: 'token-bucket', ...GREEDY, before: { requests: 3, spacingMs: 100, gapMs: 50 } }));
+    const first = data.clients.a!.windows[0]!;
+    expect([first.mayBeginBeforeRun, readWindow(first, LIMIT, WINDOW_MS)]).toEqual([true, 'over']);
+  });
+
+  it.each<[string, Partial<WindowReading>, WindowReadingKind]>([
+    ['fewer than the limit, the window inside the run', { admittedMax: 7 }, 'early'],
+    ['fewer than the limit, the window may have begun before the run', { admittedMax: 7, mayBeginBeforeRun: true }, 'before_run'],
+    ['surely over, the window may have begun before the run', { admittedMin: 11, admittedMax: 12, mayBeginBeforeRun: true }, 'over'],
+    ['exactly the limit, the window may have begun before the run', { mayBeginBeforeRun: true }, 'exact'],
+    [
+      'over within a window since a readmission',
+      { admittedMaxAfterRefusal: 11, sinceReset: 15, sinceResetSpanMs: 8_000 },
+      'over_unless_aligned',
+    ],
+    [
+      'over within a window since the first request of the run',
+      { admittedMaxAfterRefusal: 11, sinceReset: 15, sinceResetSpanMs: 8_000, sinceFirstRequest: true },
+      'before_run',
+    ],
+    ['over but over more than a window', { admittedMaxAfterRefusal: 11, sinceReset: 15, sinceResetSpanMs: 12_000 }, 'inconclusive'],
+  ])('readWindow: %s → %s', (_, fields, kind) => {
+    const window: WindowReading = {
+      refusedAtMs: 5_000,
+      refusals: 1,
+      retryAfterS: 5,
+      resetFromMs: 9_000,
+      resetToMs: 10_000,
+      admittedMin: 9,
+      admittedMax: 10,
+      admittedMaxAfterRefusal: 10,
+      withinLimitFromMs: null,
+      sinceReset: 10,
+      sinceResetSpanMs: 4_000,
+      anchoredOnLast: false,
+      open: false,
+      refusedAfterAnnouncedReset: 0,
+      readmittedAfterAnnouncedReset: true,
+      mayBeginBeforeRun: false,
+      sinceFirstRequest: false,
+      ...fields,
+    };
+    expect(readWindow(window, LIMIT, WINDOW_MS)).toBe(kind);
+  });
+
+  it.each([
+    ['a window wholly inside the run: refused early', true, 'early'],
+    ['a window that may have begun before the client’s first request: not judged', false, 'before_run'],
+  ] as const)('%s', (_, sentBefore, kind) => {
+    // 10 per 10 s: 9 admitted from 4 s, then a refusal whose Retry-After puts the reset 13–14 s in
+    // (the window 3–4 s in); with or without a first request at 0 s, before that window.
+    const admitted = (sentAtMs: number) => sample({ sentAtMs, doneAtMs: sentAtMs + 2 });
+    const samples = [
+      ...(sentBefore ? [admitted(0)] : []),
+      ...Array.from({ length: LIMIT - 1 }, (_, i) => admitted(4_000 + i * 100)),
+      sample({ sentAtMs: 5_000, doneAtMs: 5_002, status: 429, outcome: 'error:rate_limit_exceeded', retryAfterS: 9 }),
+      admitted(14_100),
+    ];
+    const window = ledgerOf(samples).clients.a!.windows[0]!;
+    expect([window.mayBeginBeforeRun, readWindow(window, LIMIT, WINDOW_MS)]).toEqual([!sentBefore, kind]);
+    expect(thresholdOf(samples).verdict).toBe(kind === 'early' ? 'fail' : 'skip');
+  });
+
+  it('admissions still in flight when the refusal was sent may have been decided after the reset: never counted over', () => {
+    // A clock-aligned limiter, 10 per 2 s, boundaries at 0, 2 s, 4 s. Window [2 s, 4 s) admits ten
+    // (2050–2950 ms) and refuses at 3900 ms; two requests sent just before it (3850, 3880 ms) reach a
+    // loaded server after the boundary and are admitted in the next window, completing after the refusal.
+    const plan = { limit: LIMIT, windowMs: 2000, policy: 'honour' } as const;
+    const at = (sentAtMs: number, doneAtMs = sentAtMs + 5) => sample({ sentAtMs, doneAtMs });
+    const refused = (sentAtMs: number, retryAfterS: number) =>
+      sample({ sentAtMs, doneAtMs: sentAtMs + 5, status: 429, outcome: 'error:rate_limit_exceeded', retryAfterS });
+    const samples = [
+      ...Array.from({ length: LIMIT }, (_, i) => at(100 + i * 100)),
+      refused(1100, 1),
+      ...Array.from({ length: LIMIT }, (_, i) => at(2050 + i * 100)),
+      at(3850, 4015),
+      at(3880, 4015),
+      refused(3900, 1),
+      at(4300),
+    ].sort((a, b) => a.doneAtMs - b.doneAtMs);
+    const check = thresholdOf(samples, plan);
+    expect(check.verdict, `${check.detail} ${JSON.stringify(check.evidence)}`).not.toBe('fail');
+    expect(ledgerOf(samples, plan).clients.a!.windows[1]!.sinceReset).toBe(LIMIT);
   });
 
   it('limit + 1: every window reads one over, and no clock-aligned phase explains them all', () => {

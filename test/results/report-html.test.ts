@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultReportPath } from '../../src/cli/report.ts';
+import { defaultReportPath } from '../../src/cli/report-action.ts';
 import { createLatencyHistogram, decodeHistogram, recordUs, usToMs } from '../../src/metrics/hdr.ts';
 import { chartTimeline, MAX_CHART_POINTS } from '../../src/results/report/charts.ts';
 import { renderReport } from '../../src/results/report/render-report.ts';

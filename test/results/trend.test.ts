@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { trendPoint, trendSeries } from '../../src/results/trend/trend-series.ts';
+import { renderTrendMarkdown, renderTrendTable } from '../../src/results/trend/render-trend.ts';
 import { capacityResult } from '../support/capacity-fixtures.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
@@ -33,6 +34,20 @@ describe('rpcload trend', () => {
     const series = trendSeries(nightly(9, { at: 4, p99Ms: 80 }));
     expect(flagged(series)).toEqual(['v1.4']);
     expect(series.latestRegressed).toBe(false);
+  });
+
+  it.each([
+    ['capacity +344 %', { at: 7, ratePerS: 1332 }, 'capacity', /better than the median of the 5 before it: capacity \+3\d\d%/],
+    ['p99 halved', { at: 7, p99Ms: 20 }, 'p99', /better than the median of the 5 before it: p99 -4\d%/],
+  ] as const)('says a significant change the good way as plainly as a bad one: %s', (_, inject, metric, headline) => {
+    const series = trendSeries(nightly(8, inject));
+    const latest = series.rows.at(-1)!;
+    expect([latest.flags, latest.improvements.map((f) => f.metric), series.latestRegressed]).toEqual([[], [metric], false]);
+    const table = renderTrendTable(series);
+    expect(table.split('\n')[0]).toMatch(headline);
+    expect(table).not.toContain('within the noise');
+    expect(table).toContain('BETTER:');
+    expect(renderTrendMarkdown(series)).toContain('🟢 BETTER');
   });
 
   it('orders the runs by start time whatever the order of the files', () => {

@@ -88,6 +88,17 @@ describe('token request (client credentials)', () => {
     expect([refused.status, refused.json]).toEqual([401, { error: 'invalid_client' }]);
   });
 
+  it("the demo secret opens the demo, smoke and bundled examples' client IDs, and no other", async () => {
+    const server = await startTestServer();
+    const statusFor = async (clientId: string, secret = 'demo-secret'): Promise<number> =>
+      (await requestToken(server.url, { ...CREDENTIALS, client_id: clientId, client_secret: secret })).status;
+    const opened = ['client-1', 'smoke-2', 'app-3', 'web-1', 'ord-12', 'admin-1', 'user-ada'];
+    for (const id of opened) expect([id, await statusFor(id)]).toEqual([id, 200]);
+    const refused = ['app-', 'application-1', 'webby-1', 'order-1', 'mallory-1'];
+    for (const id of refused) expect([id, await statusFor(id)]).toEqual([id, 401]);
+    expect(await statusFor('app-1', 'wrong')).toBe(401);
+  });
+
   it('the token method name is configurable, and a custom client pattern works', async () => {
     const server = await startTestServer({ tokenMethod: 'oauth2.token', clientPattern: { prefix: 'team-', secret: 'team-secret' } });
     const token = await tokenFor(server.url, 'team-red', 'team-secret', { tokenMethod: 'oauth2.token' });

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
+import { METHOD_HELP } from '../../src/server/methods/method-help.ts';
 import { call, startTestServer, tally, tokenFor } from '../support/server-helpers.ts';
 
 describe('work, flaky and added latency', () => {
@@ -72,5 +73,14 @@ describe('work, flaky and added latency', () => {
     expect(await timed(async () => (token = await tokenFor(server.url, 'client-a')))).toBeGreaterThanOrEqual(115);
     expect(await timed(() => call(server.url, 'ping', token))).toBeGreaterThanOrEqual(115);
     expect(await timed(() => call(server.url, 'ping', undefined))).toBeGreaterThanOrEqual(115); // a 401
+  });
+});
+
+describe('the method list', () => {
+  it('every method serve --help lists is served (an unlisted one is 404 not_found)', async () => {
+    const server = await startTestServer({ flakyRate: 0, workLatency: { p50Ms: 1, p99Ms: 2 } });
+    const token = await tokenFor(server.url, 'client-a');
+    for (const { name } of METHOD_HELP) expect([name, (await call(server.url, name, token)).status]).not.toEqual([name, 404]);
+    expect((await call(server.url, 'orders.list', token)).json).toEqual({ status: 'error', error: 'not_found' });
   });
 });

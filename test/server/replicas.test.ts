@@ -37,6 +37,15 @@ describe('replicas', () => {
     for (const replica of server.replicaUrls) expect((await call(replica, 'ping', token)).status).toBe(200);
   });
 
+  it("a pagination cursor from one replica is good on another (they share the cursors' key)", async () => {
+    const server = await startTestServer({ replicas: 2, itemCount: 30, pageSize: 20 });
+    const token = await tokenFor(server.url, 'client-a');
+    const [r1, r2] = server.replicaUrls as [string, string];
+    const first = (await call(r1, 'items.list', token)).json as { data: { next: string } };
+    const second = await call(r2, 'items.list', token, { next: first.data.next });
+    expect([second.status, (second.json as { data?: { items: unknown[] } }).data?.items.length]).toEqual([200, 10]);
+  });
+
   it('shared store: a quota spent on one replica is spent on every other', async () => {
     const server = await startTestServer({ replicas: 2, limit: 3, windowMs: 10_000, limiterStore: 'shared' });
     const token = await tokenFor(server.url, 'client-a');

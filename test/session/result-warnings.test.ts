@@ -18,6 +18,16 @@ describe('generatedWarnings', () => {
       lagged(LAG_WARNING_P99_MS + 7.26),
       [`schedule lag p99 ${(LAG_WARNING_P99_MS + 7.26).toFixed(1)} ms: the load generator, not the server, was the bottleneck`],
     ],
+    [
+      'a run that sent nothing measured nothing',
+      { ...base, summary: { ...base.summary, requests: 0, skipped: { 'client backing off': 3 } } },
+      ['no request was sent: the run measured nothing (see the other warnings for why)', '3 arrivals not sent (client backing off: 3)'],
+    ],
+    [
+      'a checkpoint of a run that has sent nothing yet: no warning',
+      { ...base, run: { ...base.run, status: 'running' }, summary: { ...base.summary, requests: 0 } },
+      [],
+    ],
     ['closed model (no lag figures): no warning', { ...base, summary: { ...base.summary, scheduleLagMs: null } }, []],
     [
       'skipped arrivals, largest reason first',

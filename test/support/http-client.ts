@@ -5,7 +5,7 @@
  * undici: RPCLOAD_TEST_PHASE=undici in vitest.config.ts). Unset, the profile's default applies.
  */
 import type { HttpClientName } from '../../src/profile/plan.ts';
-import { HTTP_CLIENTS, httpClientNamed } from '../../src/profile/schema-settings.ts';
+import { HTTP_CLIENTS, httpClientNamed } from '../../src/profile/http-clients.ts';
 
 export function testHttpClient(): HttpClientName | undefined {
   const name = process.env.RPCLOAD_TEST_HTTP_CLIENT;

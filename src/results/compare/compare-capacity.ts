@@ -86,12 +86,16 @@ function kneeOf({ label, result }: LabelledResult): CapacityKnee {
 
 /**
  * The bracket in the unit of ratePerS: a replay's search brackets speeds of its recording, which
- * its found speed and ratePerS convert to calls per second (so two replays compare by calls/s).
+ * its calls per second at speed 1 convert to calls per second (so two replays compare by calls/s)
+ * — taken from the answer, or from a step's offered rate when there is no answer.
  */
 function callsBracket(record: CapacityRecord): CapacityRecord['bracket'] {
   const { speed, ratePerS } = record;
-  if (speed === undefined || speed === null || speed === 0 || ratePerS === null) return record.bracket;
-  const perSpeed = ratePerS / speed;
+  if (speed === undefined) return record.bracket;
+  const step = record.steps.find((s) => s.load > 0);
+  const perSpeed =
+    speed !== null && speed > 0 && ratePerS !== null ? ratePerS / speed : step === undefined ? null : step.offeredPerS / step.load;
+  if (perSpeed === null) return [null, null];
   const calls = (load: number | null): number | null => (load === null ? null : Math.round(load * perSpeed * 1000) / 1000);
   return [calls(record.bracket[0]), calls(record.bracket[1])];
 }

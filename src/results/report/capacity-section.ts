@@ -6,6 +6,7 @@
 import type { CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
 import { parseThreshold } from '../../profile/thresholds.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
+import { loadColumn } from '../capacity-summary.ts';
 import { COLORS } from './charts.ts';
 import { text } from './html.ts';
 import { renderLineChart, type ChartSeries } from './line-chart.ts';
@@ -48,10 +49,12 @@ function knee(record: CapacityRecord): string {
     ...(lastPass === null ? [] : [vertical(`last pass ${lastPass}`, COLORS.success, lastPass, top)]),
     ...(firstFail === null ? [] : [vertical(`first fail ${firstFail}`, COLORS.errors, firstFail, top)]),
   ];
-  const unit = record.model === 'open' ? 'offered rate (per second)' : 'virtual users';
+  const replay = record.speed !== undefined;
+  const unit = replay ? 'speed of the recording (×)' : record.model === 'open' ? 'offered rate (per second)' : 'virtual users';
+  const against = replay ? 'speed' : record.model === 'open' ? 'offered rate' : 'concurrency';
   const latency = renderLineChart({
     id: 'chart-knee-latency',
-    title: `Latency against ${record.model === 'open' ? 'offered rate' : 'concurrency'}${Number.isFinite(clip) ? ` (clipped at ${clip} ms)` : ''}`,
+    title: `Latency against ${against}${Number.isFinite(clip) ? ` (clipped at ${clip} ms)` : ''}`,
     xLabel: unit,
     yLabel: 'latency (ms)',
     series: [
@@ -70,15 +73,17 @@ function knee(record: CapacityRecord): string {
       ...bracketLines(p99Top),
     ],
   });
-  const achievedTop = Math.max(xMax, ...steps.map((s) => s.achievedPerS));
+  const achievedTop = Math.max(replay ? 0 : xMax, ...steps.map((s) => Math.max(s.achievedPerS, replay ? s.offeredPerS : 0)));
   const throughput = renderLineChart({
     id: 'chart-knee-throughput',
-    title: `Achieved rate against ${record.model === 'open' ? 'offered rate' : 'concurrency'}`,
+    title: `Achieved rate against ${against}`,
     xLabel: unit,
     yLabel: 'achieved (per second)',
     series: [
       { name: 'achieved', color: COLORS.success, points: steps.map((s) => [s.load, s.achievedPerS] as const) },
-      ...(record.model === 'open'
+      // A replay's speed is not a rate: the calls per second it offers are drawn beside what was achieved.
+      ...(replay ? [{ name: 'offered', color: '#757575', dashed: true, points: steps.map((s) => [s.load, s.offeredPerS] as const) }] : []),
+      ...(record.model === 'open' && !replay
         ? [
             {
               name: 'achieved = offered',
@@ -100,10 +105,11 @@ function knee(record: CapacityRecord): string {
 export function capacitySection(run: LabelledResult): string {
   const record = run.result.capacity;
   if (record === undefined) return '';
+  const load = loadColumn(record);
   const rows = record.steps
     .map(
       (s) =>
-        `<tr><td>${s.kind} ${s.index}</td><td>${s.load}</td><td>${s.offeredPerS}</td><td>${s.achievedPerS}</td><td>${s.latencyMs.p50}</td><td>${s.latencyMs.p99}</td><td>${(s.errorRate * 100).toFixed(2)}%</td><td>${(s.rateLimitedRate * 100).toFixed(2)}%</td><td>${s.scheduleLagMs === null ? '–' : s.scheduleLagMs.p99}</td><td>${text(s.verdict)}${s.decidedBy === null ? '' : `: ${text(s.decidedBy)}`}${s.retried === true ? ' (retried)' : ''}</td></tr>`,
+        `<tr><td>${s.kind} ${s.index}</td><td>${load.show(s.load)}</td><td>${s.offeredPerS}</td><td>${s.achievedPerS}</td><td>${s.latencyMs.p50}</td><td>${s.latencyMs.p99}</td><td>${(s.errorRate * 100).toFixed(2)}%</td><td>${(s.rateLimitedRate * 100).toFixed(2)}%</td><td>${s.scheduleLagMs === null ? '–' : s.scheduleLagMs.p99}</td><td>${text(s.verdict)}${s.decidedBy === null ? '' : `: ${text(s.decidedBy)}`}${s.retried === true ? ' (retried)' : ''}</td></tr>`,
     )
     .join('\n');
   const usl = record.usl
@@ -118,7 +124,7 @@ export function capacitySection(run: LabelledResult): string {
 ${knee(record)}
 </div>
 ${usl}
-<table><thead><tr><th>step</th><th>${record.model === 'open' ? 'rate' : 'users'}</th><th>offered/s</th><th>achieved/s</th><th>p50 ms</th><th>p99 ms</th><th>errors</th><th>429</th><th>lag p99 ms</th><th>verdict</th></tr></thead>
+<table><thead><tr><th>step</th><th>${load.header}</th><th>offered/s</th><th>achieved/s</th><th>p50 ms</th><th>p99 ms</th><th>errors</th><th>429</th><th>lag p99 ms</th><th>verdict</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>

@@ -8,23 +8,38 @@ import { escapeHtml, text } from '../report/html.ts';
 import { renderLineChart } from '../report/line-chart.ts';
 import { REPORT_CSP, REPORT_CSS } from '../report/styles.ts';
 import { formatMs, renderTable } from '../text-table.ts';
-import type { TrendRow, TrendSeries } from './trend-series.ts';
+import type { TrendFlag, TrendRow, TrendSeries } from './trend-series.ts';
 
 const safe = (value: string, max = 60): string => sanitizeText(value, max);
 const capacityCell = (r: TrendRow): string => (r.capacityPerS === null ? '–' : `${r.capacityAtLeast ? '≥' : ''}${r.capacityPerS}/s`);
 const msCell = (v: number | null): string => (v === null ? '–' : formatMs(v));
 const errorCell = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(2)}%`);
-const flagCell = (r: TrendRow): string =>
-  r.flags.length === 0 ? '' : `WORSE: ${r.flags.map((f) => `${f.metric} (median ${round(f.median)}, noise ±${round(f.noise)})`).join(', ')}`;
 const round = (v: number): string => String(Math.round(v * 1000) / 1000);
+/** "capacity +344% (median 20.1, noise ±2.01)". */
+const change = (f: TrendFlag): string => {
+  const relative = f.median === 0 ? '' : ` ${f.value >= f.median ? '+' : ''}${Math.round(((f.value - f.median) / Math.abs(f.median)) * 100)}%`;
+  return `${f.metric}${relative} (median ${round(f.median)}, noise ±${round(f.noise)})`;
+};
+const flagCell = (r: TrendRow): string =>
+  [
+    r.flags.length === 0 ? '' : `WORSE: ${r.flags.map(change).join(', ')}`,
+    r.improvements.length === 0 ? '' : `BETTER: ${r.improvements.map(change).join(', ')}`,
+  ]
+    .filter(Boolean)
+    .join('; ');
 
 function headline(series: TrendSeries): string {
   const latest = series.rows.at(-1);
   if (latest === undefined) return 'no result files';
   const name = latest.label ?? latest.file;
-  return series.latestRegressed
-    ? `the latest run (${safe(name)}) is worse than the median of the ${latest.history} before it: ${latest.flags.map((f) => f.metric).join(', ')}`
-    : `the latest run (${safe(name)}) is within the noise of the ${latest.history} before it`;
+  const run = `the latest run (${safe(name)})`;
+  const median = `the median of the ${latest.history} before it`;
+  const better = latest.improvements.map(change).join(', ');
+  if (series.latestRegressed) {
+    return `${run} is worse than ${median}: ${latest.flags.map(change).join(', ')}${better === '' ? '' : `; better: ${better}`}`;
+  }
+  if (better !== '') return `${run} is better than ${median}: ${better}`;
+  return `${run} is within the noise of the ${latest.history} before it`;
 }
 
 export function renderTrendTable(series: TrendSeries): string {
@@ -54,7 +69,7 @@ export function renderTrendMarkdown(series: TrendSeries): string {
     '|---|---|---|--:|--:|--:|--:|---|',
     ...series.rows.map(
       (r) =>
-        `| ${r.startedAt} | ${md(r.label ?? '')} | ${r.kind} | ${capacityCell(r)} | ${msCell(r.p50Ms)} | ${msCell(r.p99Ms)} | ${errorCell(r.errorRate)} | ${r.flags.length > 0 ? `🔴 ${md(flagCell(r))}` : ''} |`,
+        `| ${r.startedAt} | ${md(r.label ?? '')} | ${r.kind} | ${capacityCell(r)} | ${msCell(r.p50Ms)} | ${msCell(r.p99Ms)} | ${errorCell(r.errorRate)} | ${r.flags.length > 0 ? `🔴 ${md(flagCell(r))}` : r.improvements.length > 0 ? `🟢 ${md(flagCell(r))}` : ''} |`,
     ),
     '',
     `Each run is judged against the median of up to ${series.window} runs before it.`,

@@ -1,6 +1,7 @@
 /**
  * `rpcload trend`: result files in time order, one point per run (label, capacity, p50/p99 and
- * error rate), and which runs are worse than the median of the runs before them beyond the noise.
+ * error rate), and which runs moved beyond the noise from the median of the runs before them —
+ * worse (a regression, what fails a nightly job) or better (said as plainly, never "within the noise").
  * Pure over parsed results; reading files and directories is the caller's.
  *
  * For capacity files the figures are the answer's: the capacity, and the latency and errors of
@@ -41,6 +42,8 @@ export interface TrendFlag {
 export interface TrendRow extends TrendPoint {
   /** Worse than the median of the previous `window` runs beyond the noise; empty = fine. */
   readonly flags: readonly TrendFlag[];
+  /** Better than that median beyond the noise. */
+  readonly improvements: readonly TrendFlag[];
   /** Runs the median was taken over (0 for the first). */
   readonly history: number;
 }
@@ -109,8 +112,10 @@ const METRICS: readonly { metric: TrendMetric; read: (p: TrendPoint) => number |
   { metric: 'errors', read: (p) => p.errorRate, higherIsWorse: true, relative: false },
 ];
 
-function flagsOf(point: TrendPoint, previous: readonly TrendPoint[]): TrendFlag[] {
-  const flags: TrendFlag[] = [];
+/** The metrics that moved beyond the noise from the median of the previous runs, the bad way and the good way. */
+function flagsOf(point: TrendPoint, previous: readonly TrendPoint[]): { worse: TrendFlag[]; better: TrendFlag[] } {
+  const worse: TrendFlag[] = [];
+  const better: TrendFlag[] = [];
   for (const spec of METRICS) {
     const value = spec.read(point);
     const history = previous.map(spec.read).filter((v): v is number => v !== null);
@@ -120,12 +125,15 @@ function flagsOf(point: TrendPoint, previous: readonly TrendPoint[]): TrendFlag[
     const floor = spec.relative ? RELATIVE_FLOOR * Math.abs(mid) : ERRORS_FLOOR;
     const bracket = spec.metric === 'capacity' ? point.capacityWidth * value : 0;
     const noise = Math.max(floor, MAD_FACTOR * mad) + bracket;
-    // An "at least" capacity has no top: it cannot show a drop.
-    if (spec.metric === 'capacity' && point.capacityAtLeast) continue;
-    const worse = spec.higherIsWorse ? value - mid > noise : mid - value > noise;
-    if (worse) flags.push({ metric: spec.metric, value, median: mid, noise });
+    const up = value - mid > noise;
+    const down = mid - value > noise;
+    const flag = { metric: spec.metric, value, median: mid, noise };
+    // An "at least" capacity has no top: it cannot show a drop (but a rise is a rise).
+    const canDrop = !(spec.metric === 'capacity' && point.capacityAtLeast);
+    if (spec.higherIsWorse ? up : down && canDrop) worse.push(flag);
+    else if (spec.higherIsWorse ? down : up) better.push(flag);
   }
-  return flags;
+  return { worse, better };
 }
 
 /** The series in time order, each run judged against the median of up to `window` runs before it. */
@@ -133,7 +141,8 @@ export function trendSeries(points: readonly TrendPoint[], window = 5): TrendSer
   const ordered = [...points].sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt) || a.file.localeCompare(b.file));
   const rows = ordered.map((point, i) => {
     const previous = ordered.slice(Math.max(0, i - window), i);
-    return { ...point, flags: flagsOf(point, previous), history: previous.length };
+    const { worse, better } = flagsOf(point, previous);
+    return { ...point, flags: worse, improvements: better, history: previous.length };
   });
   return { rows, window, latestRegressed: (rows.at(-1)?.flags.length ?? 0) > 0 };
 }

@@ -62,7 +62,21 @@ function canonicalJson(value: unknown): string {
  * Fingerprint of a paginated request's parameters other than `next`: a cursor is valid only
  * with exactly the parameters of the request that produced it (key order does not matter).
  */
-export function paramsFingerprint(args: Readonly<Record<string, unknown>>): string {
+export function paramsFingerprint(args: Readonly<Record<string, unknown>>, method = ''): string {
   const { next: _next, ...others } = args;
-  return createHash('sha256').update(canonicalJson(others)).digest('base64url').slice(0, 22);
+  // The method is part of it (items.list's is '', as before): one method's cursor is no good to another.
+  return createHash('sha256').update(method).update(canonicalJson(others)).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Where a page starts: 0 without a cursor (`next` absent or null), the cursor's offset, or
+ * undefined when `next` is not a live cursor of `codec` for these parameters — forged, from
+ * another server, for other parameters or expired: all the caller's mistake.
+ */
+export function pageStart(next: unknown, codec: CursorCodec, paramsHash: string, nowMs: number): number | undefined {
+  if (next === undefined || next === null) return 0;
+  if (typeof next !== 'string') return undefined;
+  const cursor = codec.decode(next);
+  if (cursor === undefined || cursor.paramsHash !== paramsHash || nowMs >= cursor.expiresAtMs) return undefined;
+  return cursor.offset;
 }

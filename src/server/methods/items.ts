@@ -3,7 +3,7 @@
  * page with signed cursors.
  */
 import { INVALID_ARGUMENTS, successReply, type Reply } from '../reply.ts';
-import { paramsFingerprint, type CursorCodec } from './cursor.ts';
+import { pageStart, paramsFingerprint, type CursorCodec } from './cursor.ts';
 import type { MethodHandler } from './method.ts';
 
 /** Page size of the `pagination-oversize` fault (over the conventions' maximum of 100). */
@@ -71,16 +71,10 @@ export function createItemsList(settings: ItemsListSettings): MethodHandler {
     if (filter !== undefined && (typeof filter !== 'string' || filter.length > MAX_FILTER_LENGTH)) return INVALID_ARGUMENTS;
     if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) >= 1 && (pageSize as number) <= MAX_PAGE_SIZE))
       return INVALID_ARGUMENTS;
-    if (next !== undefined && next !== null && typeof next !== 'string') return INVALID_ARGUMENTS;
 
     const paramsHash = paramsFingerprint(args);
-    let offset = 0;
-    if (typeof next === 'string') {
-      const cursor = settings.codec.decode(next);
-      // Forged, from another server, for other parameters, or expired: all the caller's mistake.
-      if (cursor === undefined || cursor.paramsHash !== paramsHash || call.nowMs >= cursor.expiresAtMs) return INVALID_ARGUMENTS;
-      offset = cursor.offset;
-    }
+    const offset = pageStart(next, settings.codec, paramsHash, call.nowMs);
+    if (offset === undefined) return INVALID_ARGUMENTS;
 
     const size = settings.oversizePages ? OVERSIZE_PAGE_SIZE : ((pageSize as number | undefined) ?? settings.defaultPageSize);
     const matches = filter === undefined || filter === '' ? undefined : matchesOf(filter);

@@ -3,35 +3,31 @@
  * sustains within its SLO. Opens the target once, then runs the search step by step — each step a
  * real load run of a warm-up phase and a measured hold, judged on its own figures — bounded by
  * the clients' quotas and by the generator's own schedule lag, confirms the answer with a longer
- * hold (stepping down when that fails), and writes one result file with every step (rewritten
- * after each step, so an interrupted search still leaves its steps behind).
+ * hold (stepping down when that fails), and writes one result file with every step (a checkpoint
+ * after each step, so an interrupted search still leaves its steps behind). The session frame
+ * does the rest: outputs, metrics endpoint, target, checkpoints, the final write and its fallback.
  */
-import { randomUUID } from 'node:crypto';
-import { scanDataSet } from '../../driver/data-rows.ts';
-import { hostname } from 'node:os';
-import type { CapacityLimit, CapacityRecord, CapacityStep } from '../../contract/capacity-schema.ts';
+import type { CapacityRecord } from '../../contract/capacity-schema.ts';
 import type { CapacityBracket, CapacityProgress, CapacityStepDefinition } from '../../contract/live-view.ts';
-import type { RunInfo, RunResult, RunStatus, ThresholdResult } from '../../contract/result-schema.ts';
+import type { RunResult, RunStatus, ThresholdResult } from '../../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
 import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
-import type { PhasePlan, Plan } from '../../profile/plan.ts';
-import { replayAtSpeed, replayBaseRatePerS } from '../../profile/replay-plan.ts';
-import { dimensionsOf, startLoad, type RunningLoad } from '../load.ts';
+import type { Plan } from '../../profile/plan.ts';
+import { replayBaseRatePerS } from '../../profile/replay-plan.ts';
+import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../../prometheus/metrics-endpoint.ts';
+import { dimensionsOf, startLoad } from '../load.ts';
 import { buildRunResult } from '../result/build-result.ts';
-import { assertResultPathWritable, defaultResultPath, writeResultFile } from '../../result-file/write-result.ts';
+import { SessionFrame } from '../session-frame.ts';
 import { aimedAt, insecureWarning, openTarget, type Target } from '../target.ts';
+import { searchEndOf, type SearchEnd } from './capacity-answer.ts';
+import { showLoad, type SearchedUnit } from './capacity-finding.ts';
+import { capacityRecord, type ConfirmationOutcome } from './capacity-record.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
-import { quotaBound, quotaFinding, type QuotaBound } from './client-quota.ts';
-import { judgeStep, THROUGHPUT_LINE, type JudgedStep } from './judge-step.ts';
+import { quotaBound, type QuotaBound } from './client-quota.ts';
+import { skippedInHold, watchWarmUpSkips } from './hold-skips.ts';
+import { judgeStep, type JudgedStep, type StepRules } from './judge-step.ts';
 import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
-import { fitUsl } from './usl.ts';
-import {
-  metricsReadOptions,
-  openMetricsEndpoint,
-  whileServing,
-  type MetricsEndpoint,
-  type MetricsOptions,
-} from '../../prometheus/metrics-endpoint.ts';
+import { stepPlan, type StepPlan } from './step-plan.ts';
 
 export interface CapacitySessionOptions {
   readonly plan: Plan;
@@ -50,7 +46,10 @@ export interface CapacitySessionOptions {
 export interface CapacitySessionResult {
   readonly result: RunResult;
   readonly record: CapacityRecord;
+  /** Where the result file was written: the path asked for, or a fallback when that failed at the end. */
   readonly path: string;
+  /** Why the result file is not at the path asked for; null when it is. */
+  readonly writeProblem: string | null;
   readonly exitCode: ExitCode;
   /** Resolves when the metrics endpoint has closed after its linger (at once without `--metrics-listen`): await it after reporting. */
   readonly metricsClosed: Promise<void>;
@@ -59,61 +58,50 @@ export interface CapacitySessionResult {
 /** Confirmation attempts, each one tolerance lower than the last, before giving up. */
 const CONFIRM_ATTEMPTS = 3;
 
-/** How the search ended, before confirmation. */
-interface SearchEnd {
-  readonly lastPass: number | null;
-  readonly firstFail: number | null;
-  readonly limitedBy: CapacityLimit;
-  readonly atLeast: boolean;
-  /** Why, in words, when not the plain bracket. */
-  readonly why: string | null;
-}
-
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
-  // Found out now, not after the whole search.
-  if (options.outPath !== undefined) await assertResultPathWritable(options.outPath);
-  for (const set of options.plan.data) await scanDataSet(set);
-  const runId = randomUUID();
+  const { plan } = options;
+  const insecure = insecureWarning(plan.target, plan.http.insecure);
+  const frame = await SessionFrame.prepare({
+    kind: 'capacity',
+    profile: plan.name,
+    outPath: options.outPath,
+    fileName: `${plan.name}-capacity`,
+    label: options.label,
+    plan,
+    warnings: insecure === null ? [] : [insecure],
+    warn: options.warn,
+    signal: options.signal,
+  });
   // Before any load: a port in use is a bad flag, found before the target is even opened.
   const endpoint =
-    options.metrics == null ? null : await openMetricsEndpoint(options.metrics, { runId, profile: options.plan.name, shard: '1/1' }, true);
-  const { value, closed } = await whileServing(endpoint, async () => {
-    const search = new CapacitySearch(options, runId, endpoint);
-    const target = await openTarget(options.plan);
-    try {
-      return await search.run(target);
-    } finally {
-      await target.close();
-    }
-  });
+    options.metrics == null
+      ? null
+      : await openMetricsEndpoint(options.metrics, { runId: frame.id, profile: plan.name, shard: '1/1' }, true);
+  const { value, closed } = await frame.serve(
+    endpoint,
+    () => openTarget(plan),
+    (target) => new CapacitySearch(options, frame, endpoint, target!).run(),
+  );
   return { ...value, metricsClosed: closed };
 }
 
-/** What a step's load counts: arrivals per second, virtual users, or (capacity --replay) a speed of the recording. */
-type SearchedUnit = 'open' | 'closed' | 'replay';
-const unit = (model: SearchedUnit): string => (model === 'open' ? '/s' : model === 'replay' ? '×' : ' users');
-const show = (n: number | null, model: SearchedUnit): string => (n === null ? '–' : `${n}${unit(model)}`);
+/** The confirmation's outcome, with the SLO as judged on its last attempt (the file's thresholds). */
+interface Confirmation extends ConfirmationOutcome {
+  readonly thresholds: readonly ThresholdResult[];
+}
 
 class CapacitySearch {
-  private readonly startedAt = new Date();
   private readonly cap: CapacityPlan;
-  private readonly path: string;
   private readonly steps: { judged: JudgedStep; readonly data: StepData }[] = [];
-  /** Said before the first step and kept in the result file's warnings. */
-  private readonly warnings: readonly string[];
   private originEpochMs = Number.NaN;
-  private target!: Target;
 
   constructor(
     private readonly options: CapacitySessionOptions,
-    private readonly id: string,
+    private readonly frame: SessionFrame,
     private readonly endpoint: MetricsEndpoint | null,
+    private readonly target: Target,
   ) {
     this.cap = options.plan.capacity ?? resolveCapacity({}, []);
-    this.path = options.outPath ?? defaultResultPath(`${options.plan.name}-capacity`, this.startedAt);
-    const insecure = insecureWarning(options.plan.target, options.plan.http.insecure);
-    this.warnings = insecure === null ? [] : [insecure];
-    for (const warning of this.warnings) options.warn?.(warning);
   }
 
   private get plan(): Plan {
@@ -125,63 +113,36 @@ class CapacitySearch {
     return this.plan.replay === undefined ? this.cap.model : 'replay';
   }
 
-  async run(target: Target): Promise<Omit<CapacitySessionResult, 'metricsClosed'>> {
-    this.target = target;
-    const { cap } = this;
-    const slo = cap.slo ?? this.plan.thresholds;
-    const rules = { slo, include429: cap.include429, maxLagMs: cap.maxLagMs };
-    // A replay's mix of callers is the recording's: its quotas show up as 429s in the steps, not as a bound worked out ahead.
-    const bound = cap.model === 'open' && !cap.include429 && this.plan.replay === undefined ? quotaBound(this.plan) : null;
-    const ceiling = ceilingOf(cap, bound);
-    const points: SearchPoint[] = [];
+  private get rules(): StepRules {
+    const { limit, windowMs } = this.plan.rateLimit;
+    const slo = this.cap.slo ?? this.plan.thresholds;
+    // A replay's callers send what the recording says: each one's rate is judged against its quota.
+    return {
+      slo,
+      include429: this.cap.include429,
+      maxLagMs: this.cap.maxLagMs,
+      quota: { limit, windowMs },
+      perClientQuota: this.plan.replay !== undefined,
+    };
+  }
+
+  async run(): Promise<Omit<CapacitySessionResult, 'metricsClosed'>> {
     let end: SearchEnd | null = null;
     let failure: string | undefined;
     try {
-      while (end === null) {
-        const next = nextStep({ ...cap, integer: cap.model === 'closed' }, points, ceiling);
-        if (next.kind === 'done') {
-          end = this.endOf(next.reason, next, ceiling, bound);
-          break;
-        }
-        let judged = await this.step('search', next.load, cap.holdMs, rules);
-        // A stall of a shared machine can fail a step or starve the generator once: a step that
-        // did not pass is run once more before the search believes it (the first attempt stays
-        // in the record, marked retried).
-        if (judged !== null && judged.record.verdict !== 'pass') {
-          this.markRetried(this.steps.length - 1);
-          judged = await this.step('search', next.load, cap.holdMs, rules);
-        }
-        if (judged === null) break;
-        if (judged.record.verdict === 'generator-bound') {
-          const { lastPass } = bracketOf(points);
-          const lag = judged.record.scheduleLagMs?.p99 ?? 0;
-          end = {
-            lastPass,
-            firstFail: null,
-            limitedBy: 'generator',
-            atLeast: true,
-            why: `generator-bound at ${show(next.load, this.searched)}: schedule lag p99 ${lag} ms > ${cap.maxLagMs} ms, rpcload could not send on time; add --workers or shards`,
-          };
-          break;
-        }
-        points.push({ load: next.load, pass: judged.record.verdict === 'pass' });
-        await this.checkpoint(null, []);
-      }
+      end = await this.search();
     } catch (err) {
+      // A configuration error (no client gets a token) is the user's, not a finding.
       if (err instanceof RpcloadError) throw err;
       failure = describeError(err);
     }
     // A generator that could not keep up cannot confirm anything either.
     const confirmable = end !== null && end.lastPass !== null && end.limitedBy !== 'generator' && failure === undefined;
-    const confirmation = confirmable ? await this.confirm(end!.lastPass!, rules) : null;
-    const record = this.record(
-      end,
-      confirmation,
-      slo.map((l) => l.expr),
-    );
+    const confirmation = confirmable ? await this.confirm(end!.lastPass!) : null;
+    const record = this.record(end, confirmation);
     const status: RunStatus = failure !== undefined ? 'failed' : this.options.signal.aborted || end === null ? 'aborted' : 'completed';
-    const result = await this.write(status, record, confirmation?.thresholds ?? [], failure);
-    const exitCode =
+    const result = this.result(status, record, confirmation?.thresholds ?? [], failure);
+    const judged =
       status === 'aborted'
         ? ExitCode.interrupted
         : status === 'failed' ||
@@ -190,81 +151,63 @@ class CapacitySearch {
             result.checks.some((c) => c.verdict === 'fail')
           ? ExitCode.failed
           : ExitCode.ok;
-    return { result, record, path: this.path, exitCode };
+    return { result, record, ...(await this.frame.writeFinal(result, judged)) };
   }
 
-  /** The search's end in terms of the record. */
-  private endOf(reason: string, bracket: CapacityBracket, ceiling: SearchCeiling | null, bound: QuotaBound | null): SearchEnd {
-    const { lastPass, firstFail } = bracket;
-    if (reason === 'ceiling' && ceiling !== null) {
-      const quota = ceiling.reason === 'client quota' && bound !== null;
-      return {
-        lastPass,
-        firstFail,
-        limitedBy: quota ? 'client quota' : 'max',
-        atLeast: true,
-        why: quota ? quotaFinding(bound) : `the search's max (${show(ceiling.value, this.searched)}) was reached`,
-      };
+  /** Grow, then bisect, until the search ends; null when it was interrupted. A checkpoint after each step. */
+  private async search(): Promise<SearchEnd | null> {
+    const { cap } = this;
+    // A replay's mix of callers is the recording's: its quotas are judged in the steps, not as a bound worked out ahead.
+    const bound = cap.model === 'open' && !cap.include429 && this.plan.replay === undefined ? quotaBound(this.plan) : null;
+    const ceiling = ceilingOf(cap, bound);
+    const points: SearchPoint[] = [];
+    for (;;) {
+      const next = nextStep({ ...cap, integer: cap.model === 'closed' }, points, ceiling);
+      if (next.kind === 'done') {
+        const decisive = this.steps.find(
+          (s) => s.judged.record.kind === 'search' && s.judged.record.retried !== true && s.judged.record.load === next.firstFail,
+        );
+        return searchEndOf(next, ceiling, bound, decisive?.judged.limit ?? null, cap.maxSteps, (load) => showLoad(load, this.searched));
+      }
+      let judged = await this.step('search', next.load, cap.holdMs);
+      // A stall of a shared machine can fail a step or starve the generator once: a step that
+      // did not pass is run once more before the search believes it (the first attempt stays
+      // in the record, marked retried).
+      if (judged !== null && judged.record.verdict !== 'pass') {
+        this.markRetried(this.steps.length - 1);
+        judged = await this.step('search', next.load, cap.holdMs);
+      }
+      if (judged === null) return null;
+      if (judged.record.verdict === 'generator-bound') {
+        const lag = judged.record.scheduleLagMs?.p99 ?? 0;
+        const late = `schedule lag p99 ${lag} ms > ${cap.maxLagMs} ms, rpcload could not send on time`;
+        const why = `generator-bound at ${showLoad(next.load, this.searched)}: ${late}; add --workers or shards`;
+        return { lastPass: bracketOf(points).lastPass, firstFail: null, limitedBy: 'generator', atLeast: true, why };
+      }
+      points.push({ load: next.load, pass: judged.record.verdict === 'pass' });
+      await this.frame.checkpoint(this.result('running', this.record(null, null, true), []));
     }
-    const decisive = this.steps.find(
-      (s) => s.judged.record.kind === 'search' && s.judged.record.retried !== true && s.judged.record.load === firstFail,
-    );
-    const limitedBy = decisive?.judged.limit ?? 'none';
-    if (reason === 'max steps' && firstFail === null)
-      return { lastPass, firstFail, limitedBy: 'max', atLeast: true, why: `the search stopped after ${this.cap.maxSteps} steps` };
-    return { lastPass, firstFail, limitedBy, atLeast: false, why: null };
   }
 
   /** Hold the found load longer; step down one tolerance at a time while that fails. */
-  private async confirm(found: number, rules: Parameters<typeof judgeStep>[1]): Promise<Confirmation | null> {
+  private async confirm(found: number): Promise<Confirmation | null> {
     if (this.cap.confirmMs === 0 || this.options.signal.aborted) return null;
     let load = found;
     for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS; attempt++) {
-      const judged = await this.step('confirm', load, this.cap.confirmMs, rules);
+      const judged = await this.step('confirm', load, this.cap.confirmMs);
       if (judged === null) return null;
       const passed = judged.record.verdict === 'pass';
-      if (passed || attempt === CONFIRM_ATTEMPTS) return { load, passed, found, step: judged.record, thresholds: judged.record.slo };
       const lower = roundLoad(load * (1 - this.cap.tolerance), this.cap.model === 'closed');
-      if (lower >= load) return { load, passed, found, step: judged.record, thresholds: judged.record.slo };
+      if (passed || attempt === CONFIRM_ATTEMPTS || lower >= load) return { load, passed, found, thresholds: judged.record.slo };
       load = lower;
     }
     return null;
   }
 
   /** Run and judge one step; null when the search was interrupted during it. */
-  private async step(
-    kind: 'search' | 'confirm',
-    load: number,
-    holdMs: number,
-    rules: Parameters<typeof judgeStep>[1],
-  ): Promise<JudgedStep | null> {
+  private async step(kind: 'search' | 'confirm', load: number, holdMs: number): Promise<JudgedStep | null> {
     if (this.options.signal.aborted) return null;
-    const { cap, plan } = this;
-    const index = this.steps.length + 1;
-    const name = kind === 'search' ? `step-${String(index).padStart(2, '0')}` : `confirm-${String(index).padStart(2, '0')}`;
-    // A replay's load is a speed of the recording: its phases say the calls per second that makes.
-    const perS = plan.replay === undefined ? load : load * replayBaseRatePerS(plan.replay);
-    const phaseLoad: PhasePlan['load'] =
-      cap.model === 'open' ? { kind: 'rate', fromPerS: perS, toPerS: perS } : { kind: 'concurrency', vus: load };
-    const warmUp = cap.warmUpMs > 0 ? `${name} warm-up` : null;
-    // Steps keep the profile's arrival process (its first phase's), so a Poisson workload is searched as Poisson.
-    const arrivals = plan.phases[0]?.arrivals ?? 'uniform';
-    const phases: PhasePlan[] = [
-      ...(warmUp === null ? [] : [{ name: warmUp, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
-      { name, durationMs: holdMs, load: phaseLoad, arrivals },
-    ];
-    const def: CapacityStepDefinition = {
-      index,
-      kind,
-      model: cap.model,
-      load,
-      phase: name,
-      warmUpPhase: warmUp,
-      warmUpMs: cap.warmUpMs,
-      holdMs,
-    };
-    // Every phase of a replay step plays the same window from its start, looping, at the step's speed.
-    const stepPlan = { ...aimedAt(plan.replay === undefined ? plan : replayAtSpeed(plan, load), this.target), phases };
+    const step = stepPlan(this.plan, this.cap, kind, this.steps.length + 1, load, holdMs);
     // Each step listens on its own signal, relayed from the session's: the driver's listeners go
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();
@@ -272,55 +215,54 @@ class CapacitySearch {
     if (this.options.signal.aborted) relay();
     else this.options.signal.addEventListener('abort', relay, { once: true });
     try {
-      return await this.runStep(def, stepPlan, phases, rules, stepAbort.signal);
+      return await this.runStep(step, stepAbort.signal);
     } finally {
       this.options.signal.removeEventListener('abort', relay);
     }
   }
 
-  private async runStep(
-    def: CapacityStepDefinition,
-    stepPlan: Plan & { readonly target: string },
-    phases: readonly PhasePlan[],
-    rules: Parameters<typeof judgeStep>[1],
-    signal: AbortSignal,
-  ): Promise<JudgedStep | null> {
-    const running = startLoad(stepPlan, {
+  private async runStep(step: StepPlan, signal: AbortSignal): Promise<JudgedStep | null> {
+    const { def } = step;
+    const plan = aimedAt(step.plan, this.target);
+    const running = startLoad(plan, {
       workers: this.options.workers ?? 1,
       signal,
       metrics: metricsReadOptions(this.options.metrics ?? null, this.plan),
     });
-    if (this.endpoint !== null) {
-      this.endpoint.follow(() => running.metrics());
-      const { lastPass, firstFail } = this.bracket();
-      this.endpoint.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
-    }
+    this.endpoint?.follow(() => running.metrics());
+    this.tellBracket(def);
     this.options.onProgress?.({ kind: 'step-start', step: def, load: running, bracket: this.bracket() });
-    const finished = await running.finished();
+    const warmUpSkips = watchWarmUpSkips(running, def.warmUpMs);
+    const finished = await running.finished().finally(() => warmUpSkips.stop());
     if (Number.isNaN(this.originEpochMs)) this.originEpochMs = running.clock.originEpochMs;
-    const info = this.info('completed', undefined, running.clock.originEpochMs);
     const stepResult = buildRunResult({
-      run: info,
+      run: this.frame.runInfo({ ...this.runParts('completed'), startedAtEpochMs: running.clock.originEpochMs }),
       config: {},
       data: finished.data,
-      dims: dimensionsOf(stepPlan),
+      dims: dimensionsOf(plan),
       checks: [],
       thresholds: [],
       warnings: [],
     });
-    if (finished.status === 'aborted') {
-      this.steps.push({
-        judged: judgeStep(def, rules, finished.data, stepResult),
-        data: this.stepData(phases, stepResult, finished.data, running),
-      });
-      return null;
-    }
-    const judged = judgeStep(def, rules, finished.data, stepResult);
-    this.steps.push({ judged, data: this.stepData(phases, stepResult, finished.data, running) });
+    const schedule = { skippedInHold: skippedInHold(finished.data.skipped, warmUpSkips.beforeHold()), scheduledPerS: step.scheduledPerS };
+    const judged = judgeStep(def, this.rules, finished.data, stepResult, schedule);
+    const data = {
+      phases: step.phases.map((p) => p.name),
+      data: finished.data,
+      originEpochMs: running.clock.originEpochMs,
+      checks: stepResult.checks,
+    };
+    this.steps.push({ judged, data });
+    if (finished.status === 'aborted') return null;
     this.options.onProgress?.({ kind: 'step-done', step: judged.record, bracket: this.bracket() });
+    this.tellBracket(def);
+    return judged;
+  }
+
+  /** The metrics endpoint's capacity gauges: the step under way and the bracket so far. */
+  private tellBracket(def: CapacityStepDefinition): void {
     const { lastPass, firstFail } = this.bracket();
     this.endpoint?.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
-    return judged;
   }
 
   private markRetried(index: number): void {
@@ -328,142 +270,56 @@ class CapacitySearch {
     entry.judged = { ...entry.judged, record: { ...entry.judged.record, retried: true } };
   }
 
-  /** Search steps that count: retried attempts are superseded by their retry. */
-  private searchSteps(): CapacityStep[] {
-    return this.steps.map((s) => s.judged.record).filter((r) => r.kind === 'search' && r.retried !== true);
-  }
-
-  private stepData(phases: readonly PhasePlan[], stepResult: RunResult, data: StepData['data'], running: RunningLoad): StepData {
-    return { phases: phases.map((p) => p.name), data, originEpochMs: running.clock.originEpochMs, checks: stepResult.checks };
-  }
-
+  /** The bracket of the search steps that count (retried attempts are superseded by their retry). */
   private bracket(): CapacityBracket {
     return bracketOf(
-      this.searchSteps()
-        .filter((r) => r.verdict !== 'generator-bound')
+      this.steps
+        .map((s) => s.judged.record)
+        .filter((r) => r.kind === 'search' && r.retried !== true && r.verdict !== 'generator-bound')
         .map((r) => ({ load: r.load, pass: r.verdict === 'pass' })),
     );
   }
 
-  private record(end: SearchEnd | null, confirmation: Confirmation | null, sloLines: readonly string[], running = false): CapacityRecord {
-    const { cap } = this;
-    const model = cap.model;
-    const bracket = end ?? {
-      ...this.bracket(),
-      limitedBy: 'none' as const,
-      atLeast: false,
-      why: running ? 'the search is still running' : 'the search was interrupted',
-    };
-    const answer = confirmation?.load ?? bracket.lastPass;
-    const answerStep = confirmation?.step ?? this.searchSteps().find((r) => r.load === answer);
-    const replay = this.plan.replay;
-    const ratePerS =
-      answer === null
-        ? null
-        : model === 'closed'
-          ? (answerStep?.achievedPerS ?? null)
-          : replay === undefined
-            ? answer
-            : Math.round(answer * replayBaseRatePerS(replay) * 1000) / 1000;
-    const search = this.searchSteps();
-    const usl =
-      model === 'closed'
-        ? fitUsl(search.filter((s) => s.verdict !== 'generator-bound').map((s) => ({ n: s.load, x: s.achievedPerS })))
-        : undefined;
-    return {
-      model,
-      ratePerS,
-      ...(model === 'closed' ? { concurrency: answer } : {}),
-      ...(replay === undefined ? {} : { speed: answer }),
-      atLeast: bracket.atLeast,
-      bracket: [bracket.lastPass, bracket.firstFail],
-      limitedBy: bracket.limitedBy,
-      finding: finding(replay === undefined ? model : 'replay', answer, ratePerS, bracket, confirmation, search),
-      slo: [...sloLines, ...(model === 'open' ? [THROUGHPUT_LINE] : []), ...(cap.include429 ? [] : ['rate_limited < 1%'])],
-      confirmation:
-        confirmation === null
-          ? null
-          : {
-              load: confirmation.load,
-              holdS: cap.confirmMs / 1000,
-              passed: confirmation.passed,
-              steppedDownFrom: confirmation.load === confirmation.found ? null : confirmation.found,
-            },
-      search: {
-        start: cap.start,
-        factor: cap.factor,
-        tolerance: cap.tolerance,
-        warmUpS: cap.warmUpMs / 1000,
-        holdS: cap.holdMs / 1000,
-        confirmS: cap.confirmMs / 1000,
-        maxLagMs: cap.maxLagMs,
-        include429: cap.include429,
+  private record(end: SearchEnd | null, confirmation: Confirmation | null, running = false): CapacityRecord {
+    return capacityRecord({
+      cap: this.cap,
+      replayPerSpeed: this.plan.replay === undefined ? null : replayBaseRatePerS(this.plan.replay),
+      end: end ?? {
+        ...this.bracket(),
+        limitedBy: 'none',
+        atLeast: false,
+        why: running ? 'the search is still running' : 'the search was interrupted',
       },
-      steps: this.steps.map((s) => s.judged.record),
-      usl,
-    };
+      steps: this.steps.map((s) => s.judged),
+      confirmation,
+      sloLines: (this.cap.slo ?? this.plan.thresholds).map((l) => l.expr),
+    });
   }
 
-  private info(status: RunStatus, failure: string | undefined, originEpochMs = this.originEpochMs): RunInfo {
+  private runParts(status: RunStatus, failure?: string): Parameters<SessionFrame['runInfo']>[0] {
     return {
-      id: this.id,
-      kind: 'capacity',
-      label: this.options.label,
-      profile: this.plan.name,
-      startedAt: new Date(Number.isNaN(originEpochMs) ? this.startedAt.getTime() : originEpochMs).toISOString(),
-      endedAt: status === 'running' ? null : new Date().toISOString(),
       status,
       failure,
-      target: this.target.url,
-      embeddedTarget: this.target.embedded,
+      target: this.target,
+      ...(Number.isNaN(this.originEpochMs) ? {} : { startedAtEpochMs: this.originEpochMs }),
       model: this.cap.model,
       workers: this.options.workers ?? 1,
       httpClient: this.plan.http.client,
-      shards: 1,
-      node: process.version,
-      host: hostname(),
     };
   }
 
-  private async checkpoint(end: SearchEnd | null, thresholds: readonly ThresholdResult[]): Promise<void> {
-    await this.write(
-      'running',
-      this.record(
-        end,
-        null,
-        (this.cap.slo ?? this.plan.thresholds).map((l) => l.expr),
-        true,
-      ),
-      thresholds,
-    );
-  }
-
-  private async write(
-    status: RunStatus,
-    record: CapacityRecord,
-    thresholds: readonly ThresholdResult[],
-    failure?: string,
-  ): Promise<RunResult> {
-    const result = buildCapacityResult({
-      run: this.info(status, failure),
+  /** The result file as it stands: every step so far, the record, and a failed checkpoint said among the warnings. */
+  private result(status: RunStatus, record: CapacityRecord, thresholds: readonly ThresholdResult[], failure?: string): RunResult {
+    const checkpointProblem = this.frame.checkpointProblem();
+    return buildCapacityResult({
+      run: this.frame.runInfo(this.runParts(status, failure)),
       plan: this.plan,
       steps: this.steps.map((s) => s.data),
       record,
       thresholds,
-      warnings: this.warnings,
+      warnings: checkpointProblem === null ? this.frame.warnings : [...this.frame.warnings, checkpointProblem],
     });
-    await writeResultFile(this.path, result);
-    return result;
   }
-}
-
-interface Confirmation {
-  readonly load: number;
-  readonly passed: boolean;
-  /** The load the search found (confirmation started there). */
-  readonly found: number;
-  readonly step: CapacityStep;
-  readonly thresholds: readonly ThresholdResult[];
 }
 
 function ceilingOf(cap: CapacityPlan, bound: QuotaBound | null): SearchCeiling | null {
@@ -472,46 +328,4 @@ function ceilingOf(cap: CapacityPlan, bound: QuotaBound | null): SearchCeiling |
   if (quota === null) return max;
   if (max === null) return quota;
   return max.value <= quota.value ? max : quota;
-}
-
-/** The answer in one line. */
-function finding(
-  model: SearchedUnit,
-  answer: number | null,
-  ratePerS: number | null,
-  end: SearchEnd,
-  confirmation: Confirmation | null,
-  steps: readonly CapacityStep[],
-): string {
-  const what = (n: number): string =>
-    model === 'open'
-      ? `${n}/s`
-      : model === 'replay'
-        ? `${n}× the recording (${(ratePerS ?? 0).toLocaleString('en-US')} calls/s)`
-        : `${n} users (${ratePerS ?? 0}/s)`;
-  if (answer === null) {
-    const lowest = [...steps].sort((a, b) => a.load - b.load)[0];
-    if (end.why !== null && end.limitedBy !== 'none') return `no capacity measured: ${end.why}`;
-    if (lowest === undefined) return `no capacity measured: ${end.why ?? 'no step ran'}`;
-    return `no load met the SLO: the lowest step, ${show(lowest.load, model)}, failed ${lowest.decidedBy ?? 'it'}`;
-  }
-  const head = `capacity ${end.atLeast ? 'at least ' : ''}${what(answer)}`;
-  const firstFail = end.firstFail === null ? null : steps.find((s) => s.load === end.firstFail);
-  if (model === 'replay' && end.why === null && end.firstFail !== null && confirmation === null) {
-    // "capacity 3.4× the recording (1,530 calls/s; bracket 3.3×–3.5×); limited by latency (p99 < 250ms failed at 3.5×)"
-    const failed = firstFail?.decidedBy ? ` (${firstFail.decidedBy} failed at ${show(end.firstFail, model)})` : '';
-    return `${head.slice(0, -1)}; bracket ${show(end.lastPass, model)}–${show(end.firstFail, model)}); limited by ${end.limitedBy}${failed}`;
-  }
-  const detail =
-    end.why ??
-    (end.firstFail === null
-      ? 'bracket open'
-      : `bracket ${show(end.lastPass, model)} – ${show(end.firstFail, model)}; limited by ${end.limitedBy}${firstFail?.decidedBy ? ` (${firstFail.decidedBy} failed at ${show(end.firstFail, model)})` : ''}`);
-  const confirmed =
-    confirmation === null
-      ? ''
-      : confirmation.passed
-        ? `; confirmed over ${confirmation.step.holdS} s${confirmation.load !== confirmation.found ? ` after stepping down from ${show(confirmation.found, model)}` : ''}`
-        : `; NOT confirmed: ${show(confirmation.load, model)} failed ${confirmation.step.decidedBy ?? 'the SLO'} over ${confirmation.step.holdS} s`;
-  return `${head} (${detail})${confirmed}`;
 }

@@ -50,3 +50,78 @@ export function quotaFinding(bound: QuotaBound): string {
   const perIteration = bound.requestsPerIteration > 1.001 ? ` at ${figure(bound.requestsPerIteration)} requests per iteration` : '';
   return `capacity bound by client quotas: ${bound.clients} clients × ${figure(bound.perClientPerS)}/s = ${figure(bound.nominalPerS)}/s${perIteration}${skew}; add client IDs, or set capacity.include429 to search past it`;
 }
+
+/** Why the driver held an arrival back: its client was backing off after a 429 (the engine's words). */
+export const QUOTA_SKIP_REASONS: readonly string[] = ['client backing off', 'all clients backing off'];
+
+/** How a step used the clients' quotas: the arithmetic behind a `client quota` verdict. */
+export interface QuotaUse {
+  /** The contract: `limit` requests per `windowS` per client ID. */
+  readonly limit: number;
+  readonly windowS: number;
+  /** Arrivals due in the measured hold: sent, or skipped for any reason. */
+  readonly due: number;
+  /** Refused with 429 in the hold. */
+  readonly refused: number;
+  /** Not sent in the hold because their client was backing off after a 429: the quota's, not the server's. */
+  readonly heldBack: number;
+  /** The client that sent the most over the step, and its rate (requests per second); null when not judged. */
+  readonly busiest: { readonly id: string; readonly perS: number } | null;
+}
+
+/** The share of the hold's due arrivals the quotas stopped: refused, or held back while their client backed off. */
+export function quotaShare(use: QuotaUse): number {
+  return use.due > 0 ? (use.refused + use.heldBack) / use.due : 0;
+}
+
+/** The busiest client's rate as a share of its quota (1 = exactly its quota); 0 when not judged. */
+export function busiestShareOfQuota(use: QuotaUse): number {
+  return use.busiest === null ? 0 : use.busiest.perS / (use.limit / use.windowS);
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The quota arithmetic of a step, in words. For a replay (`speed` given) the busiest client's
+ * calls per second at 1× — measured where no call of it was stopped, `atOne`, when a step had none
+ * — give the speed its quota allows: "app-1 sends 6.8 calls/s at 1× against its quota of 10/s (100
+ * per 10 s): at most 1.47×"; then what the quotas stopped in the step.
+ */
+export function quotaUseText(
+  use: QuotaUse,
+  speed: number | null,
+  atOne: { readonly id: string; readonly perS: number } | null = null,
+): string {
+  const perS = use.limit / use.windowS;
+  const quota = `${figure(perS)}/s (${use.limit} per ${figure(use.windowS)} s)`;
+  const parts: string[] = [];
+  const busiest =
+    speed !== null && speed > 0 && use.busiest !== null ? (atOne ?? { id: use.busiest.id, perS: use.busiest.perS / speed }) : null;
+  if (busiest !== null && busiest.perS > 0) {
+    const bound = Math.floor((perS / busiest.perS) * 100) / 100;
+    parts.push(`${busiest.id} sends ${figure(busiest.perS)} calls/s at 1× against its quota of ${quota}: at most ${bound}×`);
+  } else if (use.busiest !== null && busiestShareOfQuota(use) > 1) {
+    parts.push(`${use.busiest.id} sent ${figure(use.busiest.perS)} requests/s against its quota of ${quota}`);
+  }
+  if (use.refused + use.heldBack > 0) {
+    const share = `${(quotaShare(use) * 100).toFixed(1)} % of the ${count(use.due)} due`;
+    parts.push(`${count(use.heldBack)} held back while their client backed off and ${count(use.refused)} refused: ${share}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : `quota ${quota} per client`;
+}
+
+/**
+ * The busiest client's calls per second at 1× of a replay, from the steps whose quotas stopped
+ * nothing (a refused or held-back call would hide part of its rate); null when every step lost some.
+ */
+export function busiestAtOne(
+  steps: readonly { readonly load: number; readonly quota: QuotaUse | null }[],
+): { id: string; perS: number } | null {
+  let best: { id: string; perS: number } | null = null;
+  for (const { load, quota } of steps) {
+    if (quota?.busiest == null || load <= 0 || quotaShare(quota) > 0) continue;
+    const perS = quota.busiest.perS / load;
+    if (best === null || perS > best.perS) best = { id: quota.busiest.id, perS };
+  }
+  return best;
+}

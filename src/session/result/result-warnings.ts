@@ -24,6 +24,8 @@ const listCounts = (counts: Readonly<Record<string, number>>): string =>
 export function generatedWarnings(result: RunResult): string[] {
   const { summary } = result;
   const warnings: string[] = [];
+  if (summary.requests === 0 && result.run.status !== 'running')
+    warnings.push('no request was sent: the run measured nothing (see the other warnings for why)');
   const lag = summary.scheduleLagMs;
   if (lag !== null && lag.p99 > LAG_WARNING_P99_MS) {
     warnings.push(`schedule lag p99 ${lag.p99.toFixed(1)} ms: the load generator, not the server, was the bottleneck`);

@@ -43,6 +43,7 @@ export function windowEvidence(w: ClientWindow): Record<string, string | number 
     ...(w.byPhase ? { byPhase: true } : {}),
     ...(window.anchoredOnLast ? { anchoredOnLast: true } : {}),
     ...(window.open ? { open: true } : {}),
+    ...(window.mayBeginBeforeRun ? { mayBeginBeforeRun: true } : {}),
   };
 }
 
@@ -63,11 +64,33 @@ const countsOf = (windows: readonly ClientWindow[]): string =>
     ),
   );
 
+const EARLY_NOTE =
+  'an early refusal is expected if the quota is shared across client IDs, or if these client IDs sent requests ' +
+  'from elsewhere during the run (windows that may have begun before the run are not judged)';
+
+/** "client a" or "N clients". */
+const whoOf = (windows: readonly ClientWindow[]): string =>
+  clientsIn(windows) === 1 ? `client ${windows[0]!.client}` : `${clientsIn(windows)} clients`;
+
+/**
+ * Windows that may have begun before the run, in words: why they are not judged. Null when none.
+ * (Nightly jobs run their steps back to back with the same client IDs: the window a run starts in
+ * may already hold the previous step's requests.)
+ */
+function beforeRunClause(beforeRun: readonly ClientWindow[], ofAll: string, limit: number): string | null {
+  if (beforeRun.length === 0) return null;
+  const which = `${beforeRun.length} of ${ofAll} (${whoOf(beforeRun)})`;
+  const inside = 'requests sent before it (an earlier run with the same client IDs) may be inside';
+  const counts = `${countsOf(beforeRun)} admitted in the run, limit ${limit}`;
+  return `${which} may have begun before the run, so ${inside}: not judged (${counts})`;
+}
+
 function thresholdCheck(ledger: LedgerData): CheckResult {
   const { limit, windowMs } = ledger;
   const windows = settledWindows(ledger);
   const of = (reading: SettledReading) => windows.filter((w) => w.reading === reading);
   const [exact, early, over, aligned, inconclusive] = [of('exact'), of('early'), of('over'), of('aligned_possible'), of('inconclusive')];
+  const beforeRun = of('before_run');
   const clients = Object.values(ledger.clients);
   const withheld = clients.filter((c) => c.windowsWithheld).length;
   const evidence = {
@@ -80,9 +103,10 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
     early: early.length,
     over: over.length,
     alignedPossible: aligned.length,
+    beforeRun: beforeRun.length,
     inconclusive: inconclusive.length,
     ...(withheld > 0 ? { clientsWithheld: withheld } : {}),
-    examples: [...over, ...early, ...aligned, ...inconclusive, ...exact]
+    examples: [...over, ...early, ...aligned, ...beforeRun, ...inconclusive, ...exact]
       .slice(0, EXAMPLES)
       .map((w) => ({ client: w.client, ...windowEvidence(w) })),
   };
@@ -110,12 +134,7 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
         ? `${early.length} of ${ofAll} (${plural(clientsIn(early), 'client')}) refused after at most ${range(early.map((w) => w.window.admittedMax))} admitted in the announced window (limit ${limit})`
         : '',
     ];
-    const notes =
-      early.length > 0
-        ? [
-            'an early refusal is expected if the quota is shared across client IDs, or if these client IDs sent requests within one window before the run started',
-          ]
-        : [];
+    const notes = early.length > 0 ? [EARLY_NOTE] : [];
     const perReplica = perReplicaWindow(over, limit);
     if (perReplica !== null) notes.push(perReplica.note);
     return checkResult(
@@ -133,22 +152,25 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
     unsettled.length > 0
       ? `${unsettled.length} of ${ofAll} could hold ${countsOf(unsettled)} admitted requests: up to ${Math.max(...unsettled.map((w) => w.window.admittedMax)) - limit} over the limit if the reset fell early within the whole second Retry-After rounds to${aligned.length > 0 ? ', or a clock-aligned boundary inside' : ''}`
       : null;
+  const beforeRunNote = beforeRunClause(beforeRun, ofAll, limit);
   if (exact.length > 0) {
-    const who = clientsIn(exact) === 1 ? `client ${exact[0]!.client}` : `${clientsIn(exact)} clients`;
+    const notes = [unsettledNote, beforeRunNote].filter((note): note is string => note !== null);
+    const held = `held at most ${limit} admitted requests before the announced reset, and could hold exactly ${limit}`;
+    const notJudged = beforeRun.length === 0 ? '' : `; ${beforeRun.length} more may have begun before the run: not judged`;
     return checkResult(
       id,
       'pass',
-      `${exact.length} of ${ofAll} (${who}) held at most ${limit} admitted requests before the announced reset, and could hold exactly ${limit}`,
+      `${exact.length} of ${ofAll} (${whoOf(exact)}) ${held}${notJudged}`,
       evidence,
-      unsettledNote === null ? undefined : [unsettledNote],
+      notes.length > 0 ? notes : undefined,
     );
   }
-  return checkResult(
-    id,
-    'skip',
-    `inconclusive: ${unsettledNote!} — the reset's rounding covers both readings; run \`rpcload verify\` for a definite answer`,
-    evidence,
-  );
+  const why = [
+    unsettledNote === null ? null : `${unsettledNote} — the reset's rounding covers both readings`,
+    beforeRunNote === null ? null : `${beforeRunNote} — a longer run reads the windows after it`,
+  ].filter((part): part is string => part !== null);
+  const detail = `inconclusive: ${why.join('; ')}; run \`rpcload verify\` for a definite answer`;
+  return checkResult(id, 'skip', detail, evidence);
 }
 
 /**

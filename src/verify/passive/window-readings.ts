@@ -3,7 +3,7 @@
  * alone (see readWindow), then across a client's windows whether one clock-aligned phase could
  * explain the windows that hold more than `limit` unless a boundary fell inside them.
  */
-import { readWindow, type WindowReading, type WindowReadingKind } from '../../metrics/announced-windows.ts';
+import { readWindow, type WindowReading, type WindowReadingKind } from '../../metrics/window-reading.ts';
 import type { LedgerData } from '../../metrics/ledger-data.ts';
 
 /** What one window finally says: `aligned_possible` = over the limit unless a clock-aligned boundary fell inside. */

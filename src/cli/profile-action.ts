@@ -1,0 +1,70 @@
+/** What `rpcload profile validate` and `profile schema` do; loaded only when one runs (profile.ts declares them). */
+import { ExitCode, RpcloadError } from '../errors.ts';
+import { profileJsonSchemaText } from '../profile/profile-schema.ts';
+import { scanDataSet } from '../driver/data-rows.ts';
+import { loadPlan } from '../profile/load-profile.ts';
+import type { Plan } from '../profile/plan.ts';
+import { prepareReplay } from '../profile/replay-plan.ts';
+import type { ReplayPlan } from '../profile/replay-settings.ts';
+import { formatDurationMs } from '../util/duration.ts';
+import { setExitCode } from './exit.ts';
+
+/** `rpcload profile validate FILE…`: ok with a summary, or every problem (exit 2). */
+export async function validateAction(files: readonly string[]): Promise<void> {
+  for (const file of files) await validateOne(file);
+}
+
+/** `rpcload profile schema`: the profile JSON Schema on stdout. */
+export function schemaAction(): void {
+  process.stdout.write(profileJsonSchemaText());
+}
+
+/**
+ * What `run` checks before any load, checked here too, so `ok` means `run` accepts the profile as
+ * far as files go: the schema and its rules, then a replay's recording (scanned: every record, its
+ * callers, the window) and every data file (read through: ragged rows, missing columns, no row).
+ */
+async function validateOne(file: string): Promise<void> {
+  try {
+    const loaded = await loadPlan(file);
+    const plan = loaded.replaySettings === undefined ? loaded : await prepareReplay(loaded, loaded.replaySettings);
+    for (const set of plan.data) await scanDataSet(set);
+    process.stdout.write(`${file}: ok — ${summarize(plan)}\n`);
+  } catch (err) {
+    if (!(err instanceof RpcloadError)) throw err;
+    // Problem lines already start with the file name; no "rpcload:" prefix, so they stay greppable.
+    process.stderr.write(`${err.message}\n`);
+    setExitCode(ExitCode.badInput);
+  }
+}
+
+const count = (n: number, noun: string): string => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+
+function summarize(plan: Plan): string {
+  const totalMs = plan.phases.reduce((sum, phase) => sum + phase.durationMs, 0);
+  if (plan.replay !== undefined) return describeReplay(plan.replay, plan.clients.length, totalMs);
+  return [
+    count(plan.scenarios.length, 'scenario'),
+    count(plan.phases.length, 'phase'),
+    count(plan.clients.length, 'client'),
+    `total duration ${formatDurationMs(totalMs)}`,
+  ].join(', ');
+}
+
+/** A replay profile has no scenarios or phases of its own: say what it plays, by whom, for how long. */
+function describeReplay(replay: ReplayPlan, clients: number, totalMs: number): string {
+  const { facts } = replay;
+  const whole = replay.fromMs === 0 && replay.toMs === null;
+  const inWindow = whole ? '' : `; ${facts.callsInWindow.toLocaleString('en-US')} in the window ${windowText(replay)}`;
+  return [
+    `replays ${facts.fileName} (${facts.format}, ${count(facts.calls, 'call')}${inWindow})`,
+    `${count(facts.callers, 'caller')} sent by ${count(clients, 'client')}`,
+    `speed ${replay.speed}×${replay.loop ? ', looped' : ''}`,
+    `total duration ${formatDurationMs(totalMs)}`,
+  ].join(', ');
+}
+
+function windowText(replay: ReplayPlan): string {
+  const to = replay.toMs === null ? 'the end' : formatDurationMs(replay.toMs);
+  return `${formatDurationMs(replay.fromMs)}–${to}`;
+}

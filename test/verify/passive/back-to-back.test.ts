@@ -1,0 +1,114 @@
+/**
+ * Steps run back to back with the same client IDs (a nightly job: verify, then a run, then a
+ * capacity search): the window a step starts in may still hold the previous step's requests, which
+ * its own traffic never saw. Against the reference server's conformant limiters the passive
+ * `ratelimit.threshold` of the second step never fails; against a limiter that admits one too
+ * many it still does. Real servers (worker threads), real requests, 10 per 2 s.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CheckResult } from '../../../src/contract/result-schema.ts';
+import type { LimiterAlgorithm, RemoteServerHandle, ServerOptions } from '../../../src/server/options.ts';
+import { startServerInWorker } from '../../../src/server/worker.ts';
+import { capacitySession } from '../../../src/session/capacity/capacity-session.ts';
+import { runVerify } from '../../../src/verify/runner.ts';
+import { runPlan, testPlan } from '../../support/load-run.ts';
+import { useTempDir } from '../../support/temp-dir.ts';
+import { configFor, demoClients, SHORT, slot } from '../../support/verify-reference.ts';
+
+const dir = useTempDir('rpcload-back-to-back-');
+const WINDOW = `${SHORT.windowMs}ms`;
+
+/** The demo-like load of the passive tests: `client-<group>1` gets 10 of 12 arrivals, 2.5 × its quota. */
+function loadProfile(group: string, durationMs: number, ratePerS = (3 * SHORT.limit * 1000) / SHORT.windowMs) {
+  return {
+    name: `back-to-back-${group}`,
+    clients: { pattern: `client-${group}{n}`, count: 3, secret: '${SECRET}', weights: { [`client-${group}1`]: 10 } },
+    scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],
+    phases: [{ name: 'load', duration: `${durationMs}ms`, rate: ratePerS }],
+    rateLimit: { limit: SHORT.limit, window: WINDOW, on429: 'honour' },
+  };
+}
+
+const loadRun = async (server: RemoteServerHandle, group: string, durationMs: number, ratePerS?: number) =>
+  (await runPlan(testPlan(loadProfile(group, durationMs, ratePerS), server.url), server.url)).result.checks;
+
+/** A capacity search past the quotas (429s count as answers): every step is refused, each right after the last. */
+async function capacitySearch(server: RemoteServerHandle, group: string): Promise<CheckResult[]> {
+  const plan = testPlan(
+    {
+      ...loadProfile(group, 1000),
+      capacity: { start: 12, factor: 1.5, warmUp: '0s', hold: '2s', confirm: '0s', maxSteps: 2, maxLag: '1s', include429: true },
+    },
+    server.url,
+  );
+  const out = await capacitySession({ plan, outPath: join(dir, `${group}.json`), signal: new AbortController().signal });
+  return [...out.result.checks];
+}
+
+const verifyThreshold = (server: RemoteServerHandle, group: string) =>
+  runVerify(configFor(server, { client: demoClients(6, group), only: 'ratelimit.threshold' }));
+
+const thresholdOf = (checks: readonly CheckResult[]): CheckResult => checks.find((c) => c.id === 'ratelimit.threshold')!;
+const explain = (c: CheckResult): string => `${c.verdict}: ${c.detail} ${JSON.stringify(c.evidence)}`;
+
+async function withServer<T>(options: ServerOptions, work: (server: RemoteServerHandle) => Promise<T>): Promise<T> {
+  return slot(async () => {
+    const server = await startServerInWorker({ ...SHORT, ...options });
+    try {
+      return await work(server);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+const STEPS_PAIRS: [string, (server: RemoteServerHandle, group: string) => Promise<CheckResult[]>][] = [
+  // Half the quota just before: the next run's first window is refused after 5 of its own.
+  [
+    'run → run',
+    async (server, group) => {
+      await loadRun(server, group, 1000, 5);
+      return loadRun(server, group, 2 * SHORT.windowMs);
+    },
+  ],
+  [
+    'run → capacity',
+    async (server, group) => {
+      await loadRun(server, group, 1000, 5);
+      return capacitySearch(server, group);
+    },
+  ],
+  // verify leaves its clients refused: the run's first requests are refused before any is admitted.
+  [
+    'verify → run',
+    async (server, group) => {
+      await verifyThreshold(server, group);
+      return loadRun(server, group, 2 * SHORT.windowMs);
+    },
+  ],
+];
+
+const CONFORMANT: LimiterAlgorithm[] = ['fixed', 'fixed-aligned', 'sliding'];
+
+describe.concurrent('back-to-back steps with the same client IDs (10 per 2 s)', { timeout: 120_000 }, () => {
+  it.each(CONFORMANT.flatMap((algorithm) => STEPS_PAIRS.map(([name, steps]) => [algorithm, name, steps] as const)))(
+    '%s limiter, %s: the second step’s ratelimit.threshold does not fail',
+    async (algorithm, name, steps) => {
+      const group = `${algorithm.slice(0, 3)}${name.replace(/\W/g, '').slice(0, 6)}-`;
+      const threshold = thresholdOf(await withServer({ algorithm }, (server) => steps(server, group)));
+      expect(threshold.verdict, explain(threshold)).not.toBe('fail');
+    },
+  );
+
+  it('a limiter that admits one too many still fails the run after an earlier one', async () => {
+    const threshold = thresholdOf(
+      await withServer({ faults: ['limit-plus-one'] }, async (server) => {
+        await loadRun(server, 'plus-', 1000, 5);
+        return loadRun(server, 'plus-', 5 * SHORT.windowMs);
+      }),
+    );
+    expect(threshold.verdict, explain(threshold)).toBe('fail');
+    expect(threshold.detail).toMatch(/11/);
+  });
+});
