@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
 import { DEFAULT_CAPACITY_PROFILE } from '../profile/profile-defaults.ts';
-import { durationMs, httpClientName, httpUrl, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import { durationMs, httpClientName, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
 import { addMetricsOptions } from './metrics-flags.ts';
 import { addTransportOptions } from './transport-flags.ts';
 import type { CapacityFlags } from './capacity-action.ts';

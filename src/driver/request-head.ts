@@ -7,7 +7,9 @@
  * and addressed the same on every client: a path of visible latin1 characters, header names that
  * are tokens, values without CR, LF or NUL (a hostile token endpoint cannot inject headers through
  * an access token); a Content-Length on the methods that expect a payload even when the body is
- * empty; a `host` in the list (a sign module's) as the request's Host, never a second one.
+ * empty; a `host` in the list (a sign module's) as the request's Host, never a second one. (undici's
+ * own HTTP/2 client, under `http.client: "undici"`, builds its head itself: it gives a Content-Length
+ * to POST, PUT and PATCH only.)
  */
 import { errors } from 'undici';
 
@@ -34,7 +36,7 @@ const INVALID_PATH = /[^\u0021-\u00ff]/;
 const TOKEN_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const INVALID_VALUE = /[^\t\u0020-\u007e\u0080-\u00ff]/;
 
-/** Methods that carry a Content-Length even with an empty body (undici's list: `POST` and its like). */
+/** Methods that carry a Content-Length even with an empty body (undici's HTTP/1.1 list: `POST` and its like). */
 export function expectsPayload(method: string): boolean {
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') return true;
   return method === 'QUERY' || method === 'PROPFIND' || method === 'PROPPATCH';

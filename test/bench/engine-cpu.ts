@@ -111,15 +111,22 @@ interface EngineRequest {
   onComplete?(): void;
 }
 
+/**
+ * What the stand-in hands a request to cut it short with: one for every request, so the stand-in
+ * allocates nothing per request (a carrier made per request cost the engine's figure ~15 %).
+ */
+const CARRIER = { cut: (): void => undefined };
+const ABORT = (): void => undefined;
+
 function answer(request: EngineRequest): void {
   if (request.onResponseEnd !== undefined) {
-    request.onRequestSent!({ cut: () => undefined });
+    request.onRequestSent!(CARRIER);
     request.onResponseHead!(200, REPLY_HEADERS);
     request.onResponseData!(REPLY_BODY);
     request.onResponseEnd();
     return;
   }
-  request.onConnect!(() => undefined);
+  request.onConnect!(ABORT);
   request.onHeaders!(200, REPLY_RAW_HEADERS);
   request.onData!(REPLY_BODY);
   request.onComplete!();
@@ -128,6 +135,11 @@ const REPLY_BODY = Buffer.from(SUCCESS_BODY);
 
 /** Stands in for the ConnectionSet: answers every request with REPLY_BODY on the next turn of the event loop. */
 class InstantConnections {
+  /**
+   * Builds before the connection contract asked their connections whether they take a request's
+   * traceparent apart from its header list: rpcload's HTTP/1.1 client, their default, did.
+   */
+  readonly sendsTraceparentApart = true;
   private queue: EngineRequest[] = [];
   private scheduled = false;
 

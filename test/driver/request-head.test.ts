@@ -8,7 +8,7 @@ describe('expectsPayload: a Content-Length even for an empty body, as undici sen
     ['POST', true],
     ['PUT', true],
     ['PATCH', true],
-    ['QUERY', true], // HTTP/2 sent none for these three before: one list now, undici's
+    ['QUERY', true], // rpcload's HTTP/2 sent none for these three before: one list now, undici's HTTP/1.1 one
     ['PROPFIND', true],
     ['PROPPATCH', true],
     ['GET', false],
