@@ -237,9 +237,8 @@ describe.each(HTTP_CLIENTS)('ConnectionSet over HTTP/2 (node:http2 server, ALPN)
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const methods = ['POST', 'PUT', 'PATCH', 'QUERY', 'PROPFIND', 'PROPPATCH', 'DELETE'];
     const EMPTY = Buffer.alloc(0);
-    const requests = methods.map(
-      (method) => new TestRequest(method, (r) => connections.release(r), { method, body: EMPTY, traceparent }),
-    );
+    const release = (r: TestRequest): void => connections.release(r);
+    const requests = methods.map((method) => new TestRequest(method, release, { method, body: EMPTY, traceparent }));
     for (const r of requests) connections.dispatch(r);
     await expect.poll(() => server2.held.length).toBe(methods.length);
     const heads = server2.held.map((res) => res.req.headers);
