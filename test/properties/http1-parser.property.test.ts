@@ -30,7 +30,7 @@ class RecordingSink implements ResponseSink {
     this.expected--;
     return Expectation.BODY;
   }
-  onHeaders(status: number, rawHeaders: string[]): boolean {
+  onHead(status: number, rawHeaders: string[]): boolean {
     this.messages.push({ status, headers: [...rawHeaders], body: [], trailers: null, keepAlive: null });
     return true;
   }

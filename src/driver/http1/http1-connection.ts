@@ -235,7 +235,7 @@ export class Http1Connection implements Connection, Carrier, ResponseSink {
     return this.running[0]!.head.method === 'HEAD' ? Expectation.NO_BODY : Expectation.BODY;
   }
 
-  onHeaders(statusCode: number, headers: string[]): boolean {
+  onHead(statusCode: number, headers: string[]): boolean {
     this.bodySinceMs = coarseNowMs;
     // Names latin1, values UTF-8: as undici's raw header Buffers read with toString().
     this.running[0]!.onResponseHead(statusCode, headers);

@@ -33,8 +33,8 @@ export interface ResponseSink {
    * otherwise.
    */
   onMessageBegin(): Expectation;
-  /** The final (non-1xx) head. `rawHeaders` alternates names and values; it is only valid during the call and must not be changed. */
-  onHeaders(statusCode: number, rawHeaders: string[], statusText: string): boolean;
+  /** The final (non-1xx) head. `headers` alternates names and values; it is only valid during the call and must not be changed. */
+  onHead(statusCode: number, headers: string[], statusText: string): boolean;
   onBody(chunk: Buffer): boolean;
   /** The response ended; `keepAlive` false when the connection must not carry another request. */
   onMessageComplete(trailers: string[], keepAlive: boolean): boolean;
@@ -329,7 +329,7 @@ export class ResponseParser {
     this.headBytes = 0;
     this.expectation = Expectation.BODY;
     this.statusText = '';
-    this.headers.length = 0; // handed to the sink only during onHeaders: reused
+    this.headers.length = 0; // handed to the sink only during onHead: reused
     this.trailers = EMPTY_TRAILERS;
     this.contentLength = -1;
     this.contentLengthPrefix = -1;
@@ -532,7 +532,7 @@ export class ResponseParser {
     // Trailers are measured against a fresh limit, as undici does.
     this.headerBytes = 0;
     this.headBytes = 0;
-    if (!this.sink.onHeaders(status, headers, this.statusText)) return STOPPED;
+    if (!this.sink.onHead(status, headers, this.statusText)) return STOPPED;
     if (next === -1) return this.complete(EMPTY_TRAILERS) ? null : STOPPED;
     if (next === CHUNK_SIZE_LINE) this.startLine(CHUNK_SIZE_LINE);
     else {
