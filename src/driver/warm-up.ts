@@ -159,6 +159,7 @@ export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortS
       allowH2: false,
       headersTimeoutMs: plan.http.headersTimeoutMs,
       bodyTimeoutMs: plan.http.bodyTimeoutMs,
+      idleTimeoutMs: plan.http.idleTimeoutMs,
       client: plan.http.client, // the same client as the run's, so its code is what gets warm
     });
     const startedAt = performance.now();

@@ -150,7 +150,7 @@ describe('a control character in a response header', () => {
     const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 5 }], http: { preconnect: false } }, server.url);
     const { result, recorded } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ 'transport:invalid_http': 5 });
-    // undici names the cause after our correction (headerBlockError); the fast client names it itself.
+    // undici names the cause after our correction (headerBlockError); rpcload's client names it itself.
     expect(recorded.recentErrors.map((e) => e.detail)).toEqual([
       expect.stringMatching(/invalid character in a response header|Invalid header value char/),
     ]);
