@@ -70,7 +70,10 @@ export async function runShardedWorkloads(baseUrl: string, count: number, profil
     }),
   );
   const startedAt = shards.map((s) => s.run.startedAt).sort()[0]!;
-  const endedAt = shards.map((s) => s.run.endedAt!).sort().at(-1)!;
+  const endedAt = shards
+    .map((s) => s.run.endedAt!)
+    .sort()
+    .at(-1)!;
   const single = singleResult(plan, mergeRecordedData(runs.map((r) => r.recorded)), { ...shards[0]!.run, startedAt, endedAt });
   return { plan, shards, single: finished(plan, plan, single, { id: 'single' }) };
 }
