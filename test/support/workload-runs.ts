@@ -11,6 +11,7 @@ import { mergeRecordedData } from '../../src/metrics/merge-recorded.ts';
 import type { RecordedData } from '../../src/metrics/recorded-data.ts';
 import { describePlan } from '../../src/profile/describe-plan.ts';
 import type { Plan } from '../../src/profile/plan.ts';
+import { prepareReplays } from '../../src/profile/replay-plan.ts';
 import { evaluateThreshold, goodputLatencyBoundMs } from '../../src/profile/thresholds.ts';
 import { planForShard } from '../../src/session/distributed/shard-spec.ts';
 import { dimensionsOf } from '../../src/session/recorder-dimensions.ts';
@@ -94,9 +95,9 @@ function singleResult(plan: Plan, data: RecordedData, run: RunInfo): RunResult {
   });
 }
 
-/** The profile run once, whole, against `baseUrl`: its result as `run` writes it. */
+/** The profile run once, whole, against `baseUrl` (its recordings read first): its result as `run` writes it. */
 export async function runWorkloads(baseUrl: string, profile = twoWorkloadProfile()): Promise<RunResult> {
-  const plan = testPlan(profile, baseUrl);
+  const plan = await prepareReplays(testPlan(profile, baseUrl));
   const run = await runPlan(plan, baseUrl);
   return finished(plan, plan, run.result, { model: 'mixed' });
 }
