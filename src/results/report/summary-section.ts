@@ -22,8 +22,16 @@ function statusCell(r: RunResult): string {
   return `<span class="status-${text(cls)}">${text(r.run.status)}${verdicts.length > 0 ? `, ${verdicts.join(', ')}` : ''}</span>${failure}`;
 }
 
+/** Successes within the SLO's latency bound, per second: what the load achieved that counted. */
+function goodputCell(r: RunResult): string {
+  const goodput = r.summary.goodput;
+  if (goodput === undefined) return 'not recorded';
+  const bound = goodput.latencyBoundMs === null ? 'succeeded' : `within ${goodput.latencyBoundMs} ms`;
+  return `${goodput.perS.toFixed(1)}/s (${count(goodput.requests)} ${bound})`;
+}
+
 /** Load figures: left out of a run that sent no API requests (a verify run). */
-const LOAD_FIELDS = new Set(['Connections', 'Requests', 'Throughput', 'Latency p50', 'Latency p99', 'Latency p99.9', 'Service time p99', 'Errors', '429 rate limited', 'Schedule lag p99']);
+const LOAD_FIELDS = new Set(['Connections', 'Requests', 'Throughput', 'Goodput', 'Latency p50', 'Latency p99', 'Latency p99.9', 'Service time p99', 'Errors', '429 rate limited', 'Schedule lag p99']);
 
 const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string])[] = [
   ['Profile', (r) => text(r.run.profile)],
@@ -35,6 +43,7 @@ const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string
   ['Duration', (r) => formatDurationMs(r.summary.durationS * 1000)],
   ['Requests', (r) => count(r.summary.requests)],
   ['Throughput', (r) => `${r.summary.rps.toFixed(1)}/s`],
+  ['Goodput', (r) => goodputCell(r)],
   ['Latency p50', (r) => ms(r.summary.latencyMs.p50)],
   ['Latency p99', (r) => ms(r.summary.latencyMs.p99)],
   ['Latency p99.9', (r) => ms(r.summary.latencyMs.p999)],
