@@ -1,6 +1,7 @@
 /**
  * The end-of-run summary's workload parts: a table of the workloads when a run has several (what
- * each offered and achieved per second, its p50 and p99, errors, 429s and goodput), and a line per
+ * each offered — arrivals, each one a scenario — and achieved — requests — per second in its
+ * phases, its p50 and p99, errors, 429s and goodput over its phases), and a line per
  * replay with the recording's facts (file, window, speed, passes, calls sent and not sent by
  * reason, disorder).
  */
@@ -29,6 +30,23 @@ function classCount(stats: WorkloadStats, cls: 'error' | 'rate_limited'): number
   return Object.entries(stats.outcomes).reduce((sum, [key, n]) => sum + (outcomeClass(key) === cls ? n : 0), 0);
 }
 
+/**
+ * The seconds a workload's phases ran, as its achieved rates measured them (requests ÷ achieved
+ * per second, phase by phase); null when no phase sent anything. A workload that starts late or
+ * ends early is not diluted by the rest of the run.
+ */
+function activeSeconds(phases: readonly WorkloadPhase[]): number | null {
+  const seconds = phases.reduce((sum, phase) => sum + (phase.achievedPerS > 0 ? phase.requests / phase.achievedPerS : 0), 0);
+  return seconds > 0 ? seconds : null;
+}
+
+/** Goodput per second over the workload's own phases, on the same footing as its achieved rates. */
+function goodputCell(w: WorkloadStats): string {
+  if (w.goodput === undefined) return '–';
+  const seconds = activeSeconds(w.phases);
+  return `${(seconds === null ? w.goodput.perS : w.goodput.requests / seconds).toFixed(1)}/s`;
+}
+
 /** One row per workload, with a run of several; none otherwise (the run's own figures say it all). */
 export function workloadTable(byWorkload: RunResult['byWorkload']): string[] {
   const workloads = Object.entries(byWorkload ?? {});
@@ -42,7 +60,7 @@ export function workloadTable(byWorkload: RunResult['byWorkload']): string[] {
     w.requests > 0 ? formatMs(w.latencyMs.p99) : '–',
     formatCount(classCount(w, 'error')),
     formatCount(classCount(w, 'rate_limited')),
-    w.goodput === undefined ? '–' : `${w.goodput.perS.toFixed(1)}/s`,
+    goodputCell(w),
   ]);
   const right = (header: string) => ({ header, align: 'right' as const });
   const columns = [

@@ -65,7 +65,7 @@ describe('HTML report of a run with workloads', () => {
     ]);
     const browse = run.byWorkload!.browse!;
     const part = parts[0]![3]!;
-    expect(part).toContain(`<dt>Goodput</dt><dd>${browse.goodput!.perS.toFixed(1)}/s (${browse.goodput!.requests} within 2000 ms)</dd>`);
+    expect(part).toContain(`<dt>Goodput</dt><dd>${browse.goodput!.perS.toFixed(1)}/s over the run (${browse.goodput!.requests} within 2000 ms)</dd>`);
     expect(part).toContain(`<dt>Requests</dt><dd>${browse.requests}</dd>`);
     const phaseRows = [...part.matchAll(/<tr><th scope="row"><code>([^<]*)<\/code><\/th><td class="num">([^<]*)<\/td><td class="num">([^<]*)<\/td>/g)];
     expect(phaseRows.map((m) => m.slice(1))).toEqual(browse.phases.map((p) => [p.name, `${p.offeredPerS!.toFixed(1)}/s`, `${p.achievedPerS.toFixed(1)}/s`]));

@@ -18,7 +18,7 @@ import { MAX_NINES, ninesTicks, spectrumPoints } from './spectrum.ts';
 const goodputText = (w: WorkloadStats): string => {
   if (w.goodput === undefined) return 'not recorded';
   const bound = w.goodput.latencyBoundMs === null ? 'succeeded' : `within ${w.goodput.latencyBoundMs} ms`;
-  return `${w.goodput.perS.toFixed(1)}/s (${count(w.goodput.requests)} ${bound})`;
+  return `${w.goodput.perS.toFixed(1)}/s over the run (${count(w.goodput.requests)} ${bound})`;
 };
 
 const FIELDS: readonly (readonly [label: string, value: (w: WorkloadStats) => string])[] = [
