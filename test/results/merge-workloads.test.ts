@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';
 import { mergeRuns } from '../../src/results/merge/merge-runs.ts';
+import { mergedPhases } from '../../src/results/merge/merge-workloads.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { skippedSteps } from '../../src/session/setup-run.ts';
 import { runRpcload } from '../support/cli.ts';
@@ -35,6 +36,19 @@ beforeAll(async () => {
   merged = mergeRuns(labelled(run.shards));
 }, 30_000);
 afterAll(() => server.close());
+
+const phase = (offeredPerS: number | null, achievedPerS: number, requests: number) => ({ name: 'p', requests, offeredPerS, achievedPerS });
+
+describe('a workload’s phases across shards', () => {
+  it.each([
+    ['a rate: each shard offered its share', 'rate', [10, 10, 10], 30],
+    ['a replay: each shard states the whole recording’s rate', 'replay', [20, 20, 20], 20],
+    ['a concurrency: no offer', 'concurrency', [null, null], null],
+  ] as const)('%s', (_, kind, offers, merged) => {
+    const lists = offers.map((offered) => [phase(offered, 5, 10)]);
+    expect(mergedPhases(lists, kind)).toEqual([phase(merged, 5 * offers.length, 10 * offers.length)]);
+  });
+});
 
 describe('merge of shards with workloads', () => {
   it('equals the single-process figures per workload, tag and selection: requests, outcomes, percentiles, histogram counts', () => {

@@ -13,8 +13,13 @@ import { sumCounts } from './merge-stats.ts';
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
-/** Per phase (by its name within the workload, in the order the shards list them): counts and rates added. */
-function mergedPhases(lists: readonly (readonly WorkloadPhase[])[]): WorkloadPhase[] {
+/**
+ * Per phase (by its name within the workload, in the order the shards list them): counts and
+ * achieved rates added. The offered rates add up too — each shard offered its share of a rate —
+ * except a replay's: every shard states the whole recording's rate at its speed (it sends only its
+ * own callers' calls of it), so the merged offer is that rate, once.
+ */
+export function mergedPhases(lists: readonly (readonly WorkloadPhase[])[], kind: WorkloadStats['kind']): WorkloadPhase[] {
   const names = [...new Set(lists.flatMap((list) => list.map((phase) => phase.name)))];
   return names.map((name) => {
     const parts = lists.flatMap((list) => list.filter((phase) => phase.name === name));
@@ -22,7 +27,7 @@ function mergedPhases(lists: readonly (readonly WorkloadPhase[])[]): WorkloadPha
     return {
       name,
       requests: parts.reduce((sum, phase) => sum + phase.requests, 0),
-      offeredPerS: offered.length === 0 ? null : round3(offered.reduce((sum, perS) => sum + perS, 0)),
+      offeredPerS: offered.length === 0 ? null : kind === 'replay' ? Math.max(...offered) : round3(offered.reduce((sum, perS) => sum + perS, 0)),
       achievedPerS: round3(parts.reduce((sum, phase) => sum + phase.achievedPerS, 0)),
     };
   });
@@ -83,7 +88,10 @@ export function mergedWorkloads(
         parts.map((w) => w.goodput),
         durationS,
       ),
-      phases: mergedPhases(parts.map((w) => w.phases)),
+      phases: mergedPhases(
+        parts.map((w) => w.phases),
+        parts[0]!.kind,
+      ),
       ...(replay === undefined ? {} : { replay }),
     };
   }
