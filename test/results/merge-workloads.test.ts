@@ -156,6 +156,7 @@ describe('rpcload merge of real shard files (--shard, --setup-values)', () => {
   it('adds the shards per workload exactly as the server counted them; a shard stopped by abortOnFail stops the merged run', async () => {
     const profile = twoWorkloadProfile({
       setup: { steps: [{ method: 'echo', args: { id: 7 }, save: { fixture: 'id' } }] },
+      teardown: { steps: [{ method: 'ping' }] },
       // client-5 runs on shard 2 only: that shard alone stops itself, once its first request is in.
       thresholds: ['p99{workload:browse} < 5s', { threshold: 'requests{client:client-5} < 1', abortOnFail: true }],
     });
@@ -182,6 +183,12 @@ describe('rpcload merge of real shard files (--shard, --setup-values)', () => {
     expect(out.byWorkload!.orders!.requests).toBe(admitted(['client-4', 'client-5', 'client-6']));
     for (const name of ['browse', 'orders']) expect(countOf(out.histograms.byWorkload![name]!.latency)).toBe(out.byWorkload![name]!.requests);
     expect(out.run).toMatchObject({ status: 'aborted', stop: { reason: 'threshold', threshold: 'requests{client:client-5} < 1' } });
+    // Setup ran once, by rpcload setup: each shard says it took the values from the file, the merge keeps one record.
+    const values = join(dir, 'values.json');
+    expect(out.setup).toMatchObject({ status: 'skipped', requests: 0, saved: ['fixture'], fromFile: values });
+    expect(out.setup!.reason).toBe(`its values came from ${values} (rpcload setup ran it once for every shard)`);
+    expect(out.teardown).toMatchObject({ status: 'skipped', requests: 0 });
+    expect(out.warnings.filter((w) => /setup|teardown/.test(w))).toEqual([]);
     expect(out.thresholds.map((t) => [t.expr, t.abortOnFail === true])).toEqual([
       ['p99{workload:browse} < 5s', false],
       ['requests{client:client-5} < 1', true],
