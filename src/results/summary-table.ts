@@ -109,6 +109,10 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
   const target = `${safe(run.target, 100)}${run.embeddedTarget ? ' (embedded)' : ''}`;
   const header = [painters.bold(`rpcload ${run.kind}  ${safe(run.profile, 60)}  `) + `${status}  ${summary.durationS.toFixed(1)} s  ${target}`];
   if (run.failure !== undefined) header.push(painters.fail(`failed: ${safe(run.failure, 200)}`));
+  if (run.stop !== undefined) {
+    const at = (run.stop.atMs / 1000).toFixed(1);
+    header.push(painters.fail(`stopped at ${at} s: the abortOnFail threshold ${safe(run.stop.threshold, 120)} failed`));
+  }
   const sentLoad = summary.requests > 0 || run.kind === 'run';
   const { tokens } = summary;
   const extras = [

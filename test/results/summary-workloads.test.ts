@@ -80,6 +80,16 @@ describe('the summary of a run with a rate workload and a replay', () => {
     expect(summary).toContain('\n                          window 0 ms–end at 2×, 1 pass\n');
   });
 
+  it('says which threshold stopped a run, and when', () => {
+    const stop = { reason: 'threshold' as const, threshold: 'p99{workload:browse} < 1ms', atMs: 1234.5 };
+    const text = renderSummaryTable({ ...result, run: { ...result.run, status: 'aborted', stop } }, { color: false });
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      expect.stringMatching(/^rpcload run {2}shop {2}aborted {2}/),
+      'stopped at 1.2 s: the abortOnFail threshold p99{workload:browse} < 1ms failed',
+    ]);
+    expect(summary).not.toContain('stopped at');
+  });
+
   it('leaves the table out of a run with one workload', () => {
     const one = { ...result, byWorkload: { browse: result.byWorkload!.browse! } };
     expect(renderSummaryTable(one, { color: false })).not.toMatch(/^workload +kind/m);
