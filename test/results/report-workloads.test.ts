@@ -101,6 +101,13 @@ describe('HTML report of a run with workloads', () => {
     expect(page).toMatch(/<dt>Requests<\/dt><dd>\d+<span class="base" title="baseline">\d+<\/span><\/dd>/);
     expect(renderReport({ label: 'one.json', result: makeResult({ seed: 1, durationS: 10 }) })).not.toContain('id="workloads"');
   });
+
+  it('says which threshold stopped a run, and when', () => {
+    const stop = { reason: 'threshold' as const, threshold: 'p99{workload:browse} < 1ms', atMs: 1234.5 };
+    const page = renderReport({ label: 'run.json', result: { ...run, run: { ...run.run, status: 'aborted', stop } } });
+    expect(page).toContain('aborted</span> — stopped at 1.2 s: the abortOnFail threshold <code>p99{workload:browse} &lt; 1ms</code> failed');
+    expect(html).not.toContain('stopped at');
+  });
 });
 
 describe.skipIf(chromiumProgram.path === null)(`HTML report of workloads in headless Chromium${chromiumProgram.skipNote}`, () => {

@@ -4,7 +4,7 @@ import { outcomeShare } from '../compare/metrics.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { connectionsLine } from '../summary-table.ts';
-import { count, ms, percent, text, withBaseline } from './html.ts';
+import { code, count, ms, percent, text, withBaseline } from './html.ts';
 
 /**
  * The run's status, coloured by its verdict rather than by whether it ran to the end: a completed
@@ -18,7 +18,9 @@ function statusCell(r: RunResult): string {
     ...(failedThresholds > 0 ? [`${failedThresholds} threshold${failedThresholds === 1 ? '' : 's'} failed`] : []),
   ];
   const cls = r.run.status === 'completed' && verdicts.length > 0 ? 'failed' : r.run.status;
-  const failure = r.run.failure ? ` — ${text(r.run.failure)}` : '';
+  const stop = r.run.stop;
+  const stopped = stop === undefined ? '' : ` — stopped at ${(stop.atMs / 1000).toFixed(1)} s: the abortOnFail threshold ${code(stop.threshold)} failed`;
+  const failure = `${r.run.failure ? ` — ${text(r.run.failure)}` : ''}${stopped}`;
   return `<span class="status-${text(cls)}">${text(r.run.status)}${verdicts.length > 0 ? `, ${verdicts.join(', ')}` : ''}</span>${failure}`;
 }
 
