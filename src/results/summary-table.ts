@@ -6,6 +6,7 @@ import { outcomeClass } from '../api/outcome.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { paint, type Style } from '../util/terminal-style.ts';
 import type { CheckResult, Goodput, Percentiles, RunResult, Stats } from '../contract/result-schema.ts';
+import { replayLines, workloadTable } from './summary-workloads.ts';
 import { formatCount, formatMs, formatShare, renderTable, thresholdActual } from './text-table.ts';
 
 export interface SummaryTableOptions {
@@ -82,24 +83,6 @@ export function connectionsLine(connections: NonNullable<RunResult['summary']['c
   return `${formatCount(connections.opened)} (${protocols.join(', ')})`;
 }
 
-/**
- * A replay's line: the recording, what became of its window's calls, the records and calls not
- * replayed by reason, and the recording's own disorder (due with the call before, not schedule lag).
- */
-function replayLine(replay: NonNullable<RunResult['replay']>): string {
-  const skipped = Object.entries(replay.skipped)
-    .sort(([, a], [, b]) => b - a)
-    .map(([reason, n]) => `${safe(reason, 60)} ${formatCount(n)}`);
-  const { calls, maxMs } = replay.outOfOrder;
-  const window = `${formatCount(replay.callsInWindow)} calls in the window${replay.loop ? ' (looped)' : ''}`;
-  const early = `up to ${formatMs(maxMs)} ms early: sent after the call before, not schedule lag`;
-  return [
-    `${safe(replay.file, 60)}: ${formatCount(replay.sent)} sent of ${window}`,
-    ...(skipped.length > 0 ? [`not replayed: ${skipped.join(', ')}`] : []),
-    ...(calls > 0 ? [`${formatCount(calls)} out of time order (${early})`] : []),
-  ].join('; ');
-}
-
 function checkLines(checks: readonly CheckResult[], painters: { pass: Paint; fail: Paint; skip: Paint }): string[] {
   const width = Math.max(...checks.map((c) => safe(c.id, 40).length));
   return checks.map((c) => {
@@ -110,7 +93,8 @@ function checkLines(checks: readonly CheckResult[], painters: { pass: Paint; fai
 
 /**
  * The end-of-run summary of `rpcload run` and `verify`: headline figures, outcomes with their
- * shares, a per-method table, a per-phase table (with several phases), tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
+ * shares, a per-method table, a per-workload table (with several workloads), a per-phase table
+ * (with several phases), tokens, skipped arrivals, thresholds ✓/✗, checks ✓/✗/– with their
  * detail, and warnings; sections apart by a blank line. The result file's path is the caller's
  * line to add.
  */
@@ -125,18 +109,24 @@ export function renderSummaryTable(result: RunResult, options: SummaryTableOptio
   const target = `${safe(run.target, 100)}${run.embeddedTarget ? ' (embedded)' : ''}`;
   const header = [painters.bold(`rpcload ${run.kind}  ${safe(run.profile, 60)}  `) + `${status}  ${summary.durationS.toFixed(1)} s  ${target}`];
   if (run.failure !== undefined) header.push(painters.fail(`failed: ${safe(run.failure, 200)}`));
+  if (run.stop !== undefined) {
+    const at = (run.stop.atMs / 1000).toFixed(1);
+    header.push(painters.fail(`stopped at ${at} s: the abortOnFail threshold ${safe(run.stop.threshold, 120)} failed`));
+  }
   const sentLoad = summary.requests > 0 || run.kind === 'run';
   const { tokens } = summary;
   const extras = [
     ...(summary.connections === undefined ? [] : [labelled('connections', connectionsLine(summary.connections))]),
     ...(tokens.requests > 0 ? [labelled('tokens', `${formatCount(tokens.requests)} requests, ${formatCount(tokens.failures)} failed, p50 ${formatMs(tokens.latencyMs.p50)} ms, p99 ${formatMs(tokens.latencyMs.p99)} ms`)] : []),
     ...block('skipped', Object.entries(summary.skipped).map(([reason, n]) => `${safe(reason, 80)}: ${formatCount(n)}`)),
-    ...(result.replay === undefined ? [] : [labelled('replay', replayLine(result.replay))]),
+    ...block('replay', replayLines(result)),
   ];
   const sections = [
     header,
     sentLoad ? requestLines(result) : [],
     sentLoad ? statsTable('method', result.byMethod) : [],
+    // Several workloads side by side: what each offered and achieved, and how it fared.
+    sentLoad ? workloadTable(result.byWorkload) : [],
     // A warm-up reads apart from the steady state: a row per phase when there is more than one.
     sentLoad && Object.keys(result.byPhase).length > 1 ? statsTable('phase', result.byPhase) : [],
     sentLoad ? extras : [],

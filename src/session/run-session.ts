@@ -313,10 +313,13 @@ interface SetupDone {
 
 /** Run the plan's setup, once, before the load — unless its values came from a file (setup ran elsewhere). */
 async function setUp(plan: Plan & { readonly target: string }, options: RunSessionOptions): Promise<SetupDone> {
-  if (plan.setup === null) return { record: null, values: options.setupValues?.values ?? null };
   const fromFile = options.setupValues ?? null;
-  if (fromFile !== null)
-    return { record: skippedSteps(plan, 'setup', `its values came from ${fromFile.file}`, fromFile.file), values: fromFile.values };
+  // A shard's plan carries no setup (it never runs one): the whole plan's is what the file skipped.
+  if (fromFile !== null && options.plan.setup !== null) {
+    const record = skippedSteps(options.plan, 'setup', `its values came from ${fromFile.file}`, fromFile.file);
+    return { record, values: fromFile.values };
+  }
+  if (plan.setup === null) return { record: null, values: options.setupValues?.values ?? null };
   if (options.signal.aborted) return { record: skippedSteps(plan, 'setup', 'interrupted before it ran'), values: null };
   const outcome = await runSetupSteps(plan, 'setup', null, options.signal);
   if (outcome.record.status === 'failed') options.warn?.(`setup failed: ${outcome.record.reason ?? 'unknown reason'}`);
@@ -333,9 +336,9 @@ async function tearDown(
   options: RunSessionOptions,
   setup: SetupDone,
 ): Promise<SetupRecord | null> {
+  if (options.setupValues != null && options.plan.teardown !== null)
+    return skippedSteps(options.plan, 'teardown', 'setup ran elsewhere: run rpcload teardown with the same --setup-values');
   if (plan.teardown === null) return null;
-  if (options.setupValues != null)
-    return skippedSteps(plan, 'teardown', 'setup ran elsewhere: run rpcload teardown with the same --setup-values');
   const outcome = await runSetupSteps(plan, 'teardown', setup.values, new AbortController().signal);
   if (outcome.record.status === 'failed') options.warn?.(`teardown failed: ${outcome.record.reason ?? 'unknown reason'}`);
   return outcome.record;

@@ -1,6 +1,7 @@
 /**
- * The comparison of two result files: every metric overall and per method, plus checks and
- * thresholds, each row judged against its noise bound and the --fail-on rules.
+ * The comparison of two result files: every metric overall and per method, the main ones per
+ * workload (compare-workloads.ts), plus checks and thresholds, each row judged against its noise
+ * bound and the --fail-on rules.
  */
 import { RpcloadError } from '../../errors.ts';
 import { sanitizeText } from '../../util/sanitize.ts';
@@ -9,14 +10,24 @@ import { rulesForMetric, type FailOnRule } from './fail-on.ts';
 import { loadShapeDifferences } from './load-shape.ts';
 import { metricsFor, type MetricName, type MetricSpec, type MetricUnit } from './metrics.ts';
 import { noiseBound } from './noise.ts';
-import { ComparedRunFigures } from './compared-run-figures.ts';
+import { ComparedRunFigures, methodScope, type FigureScope } from './compared-run-figures.ts';
+import {
+  configWithoutWorkloads,
+  namesInOneRun,
+  WORKLOAD_METRICS,
+  workloadPresence,
+  type WorkloadInOneRun,
+  type WorkloadPresence,
+} from './compare-workloads.ts';
 import { judgeMetric, judgeStatus, ROW_VERDICT_ORDER, type RowVerdict } from './row-verdict.ts';
 
 /** One metric of one scope in both runs. Ratios are fractions; deltas are in the metric's unit. */
 export interface MetricRow {
   readonly type: 'metric';
-  /** null: the overall figures; else a method name. */
+  /** null: the overall figures (or a workload's); else a method name. */
   readonly method: string | null;
+  /** Set on a workload's rows (method is then null): informational, no --fail-on rule gates them. */
+  readonly workload?: string;
   readonly metric: MetricName;
   readonly unit: MetricUnit;
   readonly base: number | null;
@@ -63,6 +74,8 @@ export interface Comparison {
   readonly rules: readonly string[];
   /** Load-shape differences that --force let through (empty when the shapes match). */
   readonly shapeDifferences: readonly string[];
+  /** Workloads only one run has: reported, not compared (their load is left out of the shape check). */
+  readonly workloadsInOneRun: readonly WorkloadInOneRun[];
   readonly rows: readonly ComparisonRow[];
   readonly counts: Readonly<Record<RowVerdict, number>>;
   /** True when any row is a regression: the command exits 1. */
@@ -88,7 +101,7 @@ const EXEMPLARS_PER_REGRESSION = 5;
 function slowestInHead(rows: readonly ComparisonRow[], head: RunResult): ScopeExemplars[] {
   if (head.exemplars === undefined) return [];
   const scopes = [
-    ...new Set(rows.filter((r): r is MetricRow => r.type === 'metric' && r.unit === 'ms' && (r.verdict === 'regression' || r.verdict === 'worse')).map((r) => r.method)),
+    ...new Set(rows.filter((r): r is MetricRow => r.type === 'metric' && r.workload === undefined && r.unit === 'ms' && (r.verdict === 'regression' || r.verdict === 'worse')).map((r) => r.method)),
   ];
   return scopes.flatMap((method) => {
     const pool = method === null ? Object.values(head.exemplars!).flat() : (head.exemplars![method] ?? []);
@@ -122,22 +135,31 @@ const describeRun = ({ label, result }: LabelledResult): ComparedRun => ({
   requests: result.summary.requests,
 });
 
-function metricRow(spec: MetricSpec, method: string | null, base: ComparedRunFigures, head: ComparedRunFigures, rules: readonly FailOnRule[]): MetricRow {
-  const gating = rulesForMetric(rules, method, spec.name);
-  const baseStats = base.stats(method);
-  const headStats = head.stats(method);
-  const b = baseStats ? base.value(spec, method, baseStats) : null;
-  const h = headStats ? head.value(spec, method, headStats) : null;
+function metricRow(
+  spec: MetricSpec,
+  scope: FigureScope,
+  base: ComparedRunFigures,
+  head: ComparedRunFigures,
+  rules: readonly FailOnRule[],
+): MetricRow {
+  const method = scope.kind === 'method' ? scope.name : null;
+  const gating = scope.kind === 'workload' ? [] : rulesForMetric(rules, method, spec.name);
+  const baseStats = base.stats(scope);
+  const headStats = head.stats(scope);
+  const b = baseStats ? base.value(spec, scope, baseStats) : null;
+  const h = headStats ? head.value(spec, scope, headStats) : null;
   let noise: number | null = null;
   if (baseStats && headStats && b !== null && h !== null) {
     const generator = Math.max(base.generatorAllowanceMs(spec), head.generatorAllowanceMs(spec), base.overrunAllowance(spec, b), head.overrunAllowance(spec, h));
-    noise = noiseBound(spec.unit, b, h, base.standardError(spec, method, baseStats, b), head.standardError(spec, method, headStats, h)) + generator;
+    const [baseSe, headSe] = [base.standardError(spec, scope, baseStats, b), head.standardError(spec, scope, headStats, h)];
+    noise = noiseBound(spec.unit, b, h, baseSe, headSe) + generator;
   }
   const judgement = judgeMetric({ base: b, head: h, better: spec.better, noise: noise ?? 0, rules: gating });
   const delta = b !== null && h !== null ? h - b : null;
   return {
     type: 'metric',
     method,
+    ...(scope.kind === 'workload' ? { workload: scope.name } : {}),
     metric: spec.name,
     unit: spec.unit,
     base: b,
@@ -177,7 +199,13 @@ const thresholdsOf = (r: RunResult) =>
   new Map(r.thresholds.map((t) => [t.expr, { verdict: t.ok ? ('pass' as const) : ('fail' as const), detail: t.actual === null ? 'no value' : `actual ${t.actual}` }]));
 
 /** Refuse what cannot be compared meaningfully; each reason is a one-line user error (exit 2). */
-function assertComparable(base: LabelledResult, head: LabelledResult, rules: readonly FailOnRule[], force: boolean): string[] {
+function assertComparable(
+  base: LabelledResult,
+  head: LabelledResult,
+  rules: readonly FailOnRule[],
+  force: boolean,
+  presence: WorkloadPresence,
+): string[] {
   for (const { label, result } of [base, head]) {
     if (result.run.kind !== 'verify' && result.summary.requests === 0) {
       throw new RpcloadError('bad_result', `${label}: summary.requests: expected a load run with requests, found 0 (run status ${result.run.status}): nothing to compare`);
@@ -189,7 +217,10 @@ function assertComparable(base: LabelledResult, head: LabelledResult, rules: rea
     const known = [...methods].map((m) => sanitizeText(m, 40)).join(', ') || 'none';
     throw new RpcloadError('bad_flag', `--fail-on: ${unknown.map((r) => `rule ${JSON.stringify(r.text)}`).join(', ')}: no such method in either file (methods: ${known})`);
   }
-  const differences = loadShapeDifferences(base.result, head.result);
+  // A workload only one run has is reported on its own line; the shape check judges the load both share.
+  const dropped = namesInOneRun(presence);
+  const shared = (r: RunResult): RunResult => (dropped.size === 0 ? r : { ...r, config: configWithoutWorkloads(r.config, dropped) });
+  const differences = loadShapeDifferences(shared(base.result), shared(head.result));
   if (differences.length > 0 && !force) {
     throw new RpcloadError('incomparable', `cannot compare ${base.label} and ${head.label}: their load shapes differ (${differences.join('; ')}); use --force to compare anyway`);
   }
@@ -201,7 +232,8 @@ function assertComparable(base: LabelledResult, head: LabelledResult, rules: rea
  * Pure apart from decoding histograms; throws RpcloadError when the runs cannot be compared.
  */
 export function compareRuns(base: LabelledResult, head: LabelledResult, options: CompareOptions): Comparison {
-  const shapeDifferences = assertComparable(base, head, options.rules, options.force ?? false);
+  const presence = workloadPresence(base.result.byWorkload, head.result.byWorkload);
+  const shapeDifferences = assertComparable(base, head, options.rules, options.force ?? false, presence);
   const baseRun = new ComparedRunFigures(base.label, base.result);
   const headRun = new ComparedRunFigures(head.label, head.result);
   const hasLoad = base.result.summary.requests > 0 || head.result.summary.requests > 0;
@@ -211,8 +243,17 @@ export function compareRuns(base: LabelledResult, head: LabelledResult, options:
   // Goodput is a figure of the summary, in files written since it was recorded.
   const goodput = base.result.summary.goodput !== undefined || head.result.summary.goodput !== undefined;
   const metricsOf = (method: string | null): MetricSpec[] => metrics.filter((spec) => spec.name !== 'goodput' || (method === null && goodput));
+  const workloadMetrics = metrics.filter((spec) => WORKLOAD_METRICS.includes(spec.name));
+  const hasGoodput = (name: string): boolean =>
+    base.result.byWorkload?.[name]?.goodput !== undefined || head.result.byWorkload?.[name]?.goodput !== undefined;
+  const workloadRows = presence.compared.flatMap((name) =>
+    workloadMetrics
+      .filter((spec) => spec.name !== 'goodput' || hasGoodput(name))
+      .map((spec) => metricRow(spec, { kind: 'workload', name }, baseRun, headRun, options.rules)),
+  );
   const rows: ComparisonRow[] = [
-    ...scopes.flatMap((method) => metricsOf(method).map((spec) => metricRow(spec, method, baseRun, headRun, options.rules))),
+    ...scopes.flatMap((method) => metricsOf(method).map((spec) => metricRow(spec, methodScope(method), baseRun, headRun, options.rules))),
+    ...workloadRows,
     ...statusRows('check', checksOf(base.result), checksOf(head.result), options.rules.find((r) => r.kind === 'checks')),
     ...statusRows('threshold', thresholdsOf(base.result), thresholdsOf(head.result), options.rules.find((r) => r.kind === 'thresholds')),
   ];
@@ -224,6 +265,7 @@ export function compareRuns(base: LabelledResult, head: LabelledResult, options:
     head: describeRun(head),
     rules: options.rules.map((rule) => rule.text),
     shapeDifferences,
+    workloadsInOneRun: presence.inOneRun,
     rows,
     counts,
     regression: counts.regression > 0,

@@ -1,6 +1,6 @@
 /**
  * One run as compare sees it: its stats per scope, its timeline noise (computed once) and its
- * histograms (decoded on first use). `method` null is the overall scope.
+ * histograms (decoded on first use). A scope is the whole run, one method or one workload.
  */
 import { usToMs, valuesAtPercentilesUs, type Histogram } from '../../metrics/hdr.ts';
 import type { RunResult, Stats } from '../../contract/result-schema.ts';
@@ -15,6 +15,15 @@ import {
   type TimelineNoise,
 } from './noise.ts';
 
+/** Where a figure is read: the whole run, one method or one workload. */
+export type FigureScope =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'method'; readonly name: string }
+  | { readonly kind: 'workload'; readonly name: string };
+
+export const RUN_SCOPE: FigureScope = { kind: 'run' };
+export const methodScope = (method: string | null): FigureScope => (method === null ? RUN_SCOPE : { kind: 'method', name: method });
+
 export class ComparedRunFigures {
   readonly noise: TimelineNoise;
   private readonly histograms = new Map<string, Histogram | null>();
@@ -23,28 +32,32 @@ export class ComparedRunFigures {
     readonly label: string,
     readonly result: RunResult,
   ) {
-    const latency = this.histogram(null, 'latency');
+    const latency = this.histogram(RUN_SCOPE, 'latency');
     this.noise = timelineNoise(result.timeline, (q) => (latency ? usToMs(latency.getValueAtPercentile(q * 100)) : 0));
   }
 
-  stats(method: string | null): Stats | undefined {
-    return method === null ? this.result.summary : this.result.byMethod[method];
+  stats(scope: FigureScope): Stats | undefined {
+    if (scope.kind === 'run') return this.result.summary;
+    return scope.kind === 'method' ? this.result.byMethod[scope.name] : this.result.byWorkload?.[scope.name];
   }
 
   /** A metric's value in a scope: from the stats block, or from the histogram for a percentile it lacks (p95 …). */
-  value(spec: MetricSpec, method: string | null, stats: Stats): number | null {
+  value(spec: MetricSpec, scope: FigureScope, stats: Stats): number | null {
     if (spec.read !== null) return spec.read(stats);
-    const histogram = spec.quantile ? this.histogram(method, spec.quantile.histogram) : null;
+    const histogram = spec.quantile ? this.histogram(scope, spec.quantile.histogram) : null;
     if (!histogram || !spec.quantile || histogram.totalCount === 0) return null;
     return usToMs(valuesAtPercentilesUs(histogram, [Math.round(spec.quantile.q * 1e6) / 1e4]).valuesUs[0]!);
   }
 
   /** A decoded histogram, null when the file has none for this scope (noise then uses the timeline only). */
-  private histogram(method: string | null, kind: 'latency' | 'serviceTime'): Histogram | null {
-    const key = `${method ?? ''}\u0000${kind}`;
+  private histogram(scope: FigureScope, kind: 'latency' | 'serviceTime'): Histogram | null {
+    const key = scope.kind === 'run' ? kind : `${scope.kind}\u0000${scope.name}\u0000${kind}`;
     if (!this.histograms.has(key)) {
-      const encoded = method === null ? this.result.histograms[kind] : this.result.histograms.byMethod[method]?.[kind];
-      const path = method === null ? `histograms.${kind}` : `histograms.byMethod[${JSON.stringify(method)}].${kind}`;
+      const { histograms } = this.result;
+      const record = scope.kind === 'run' ? undefined : scope.kind === 'method' ? histograms.byMethod : histograms.byWorkload;
+      const encoded = scope.kind === 'run' ? histograms[kind] : record?.[scope.name]?.[kind];
+      const recordKey = scope.kind === 'method' ? 'byMethod' : 'byWorkload';
+      const path = scope.kind === 'run' ? `histograms.${kind}` : `histograms.${recordKey}[${JSON.stringify(scope.name)}].${kind}`;
       this.histograms.set(key, encoded === undefined ? null : decodeHistogramAt(encoded, `${this.label}: ${path}`));
     }
     return this.histograms.get(key) ?? null;
@@ -55,9 +68,9 @@ export class ComparedRunFigures {
    * the timeline gives only the drift beyond sampling, so the two add in quadrature. Rates and
    * throughput: the per-second series already carry the sampling noise, so the larger one wins.
    */
-  standardError(spec: MetricSpec, method: string | null, stats: Stats, value: number): number {
-    const fromTimeline = timelineSe(this.noise[spec.series], value, method === null && spec.ownSeries);
-    const fromSampling = this.samplingSe(spec, method, stats, value);
+  standardError(spec: MetricSpec, scope: FigureScope, stats: Stats, value: number): number {
+    const fromTimeline = timelineSe(this.noise[spec.series], value, scope.kind === 'run' && spec.ownSeries);
+    const fromSampling = this.samplingSe(spec, scope, stats, value);
     return spec.quantile ? Math.hypot(fromTimeline, fromSampling) : Math.max(fromTimeline, fromSampling);
   }
 
@@ -95,12 +108,13 @@ export class ComparedRunFigures {
     return plannedS > 0 && durationS > plannedS ? ((value * (durationS - plannedS)) / plannedS) * (1 + 1e-9) : 0;
   }
 
-  private samplingSe(spec: MetricSpec, method: string | null, stats: Stats, value: number): number {
+  private samplingSe(spec: MetricSpec, scope: FigureScope, stats: Stats, value: number): number {
     // Overall arrivals follow the schedule (open) or the server (closed): only the timeline shows
-    // how much they vary. A method's share of them is a random pick of the scenario mix.
-    if (spec.unit === 'per_s') return method === null ? 0 : rateSamplingSe(stats.requests, this.result.summary.durationS);
+    // how much they vary. A method's share of them is a random pick of the scenario mix; a
+    // workload's rate is counted like one (the timeline has no series of its own for it).
+    if (spec.unit === 'per_s') return scope.kind === 'run' ? 0 : rateSamplingSe(stats.requests, this.result.summary.durationS);
     if (spec.unit === 'ratio') return shareSamplingSe(value, stats.requests);
-    const histogram = spec.quantile ? this.histogram(method, spec.quantile.histogram) : null;
+    const histogram = spec.quantile ? this.histogram(scope, spec.quantile.histogram) : null;
     if (!histogram || !spec.quantile) return 0;
     return quantileSamplingSe(spec.quantile.q, histogram.totalCount, (q) => usToMs(histogram.getValueAtPercentile(q * 100)));
   }

@@ -65,7 +65,7 @@ export function rowCells(row: ComparisonRow): RowCells {
     };
   }
   return {
-    scope: row.method === null ? 'overall' : sanitizeText(row.method, 40),
+    scope: row.workload !== undefined ? `workload ${sanitizeText(row.workload, 40)}` : row.method === null ? 'overall' : sanitizeText(row.method, 40),
     metric: row.metric,
     base: formatValue(row.unit, row.base),
     head: formatValue(row.unit, row.head),

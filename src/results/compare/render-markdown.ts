@@ -6,6 +6,7 @@ import { sanitizeText } from '../../util/sanitize.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
 import { countsLine, rowCells, rowsBySeverity, slowestExemplarLines } from './format.ts';
 import type { RowVerdict } from './row-verdict.ts';
+import { workloadInOneRunLine } from './compare-workloads.ts';
 
 const MARK: Readonly<Record<RowVerdict, string>> = {
   regression: '🔴',
@@ -35,11 +36,13 @@ export function renderComparisonMarkdown(comparison: Comparison): string {
   if (comparison.shapeDifferences.length > 0) {
     out.push(`> ⚠️ Compared with --force although the load shapes differ: ${comparison.shapeDifferences.map(markdownCode).join('; ')}`, '');
   }
+  for (const workload of comparison.workloadsInOneRun) out.push(`> ${workloadInOneRunLine(workload, markdownCode(workload.name))}`, '');
   out.push('| | scope | metric | base | head | Δ | Δ% | noise | verdict |', '|---|---|---|--:|--:|--:|--:|--:|---|');
   for (const row of rowsBySeverity(comparison.rows)) {
     const c = rowCells(row);
     const verdict = row.failedRules.length > 0 ? `**${row.verdict}** (${row.failedRules.map(markdownCode).join(', ')})` : row.verdict;
-    const scope = row.type === 'metric' && row.method !== null ? markdownCode(row.method) : c.scope;
+    const named = row.type === 'metric' ? (row.workload ?? row.method) : null;
+    const scope = named === null ? c.scope : `${row.type === 'metric' && row.workload !== undefined ? 'workload ' : ''}${markdownCode(named)}`;
     const metric = row.type === 'metric' ? c.metric : markdownCode(row.name);
     out.push(`| ${MARK[row.verdict]} | ${scope} | ${metric} | ${c.base} | ${c.head} | ${c.delta} | ${c.relative} | ${c.noise} | ${verdict} |`);
   }

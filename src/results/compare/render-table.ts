@@ -4,6 +4,7 @@ import { paint, type Style } from '../../util/terminal-style.ts';
 import type { Comparison, ComparedRun } from './compare-runs.ts';
 import { countsLine, regressionLines, rowCells, slowestExemplarLines, type RowCells } from './format.ts';
 import type { RowVerdict } from './row-verdict.ts';
+import { workloadInOneRunLine } from './compare-workloads.ts';
 
 export interface TableOptions {
   /** ANSI colours; the caller decides (colourEnabled). */
@@ -45,6 +46,7 @@ export function renderComparisonTable(comparison: Comparison, options: TableOpti
   const out = [runLine('base', comparison.base), runLine('head', comparison.head)];
   out.push(`rules ${comparison.rules.length > 0 ? comparison.rules.join(', ') : 'none (report only)'}`);
   if (comparison.shapeDifferences.length > 0) out.push(styled(`forced: load shapes differ: ${comparison.shapeDifferences.join('; ')}`, 'warn'));
+  for (const workload of comparison.workloadsInOneRun) out.push(styled(workloadInOneRunLine(workload, sanitizeText(workload.name, 40)), 'warn'));
   out.push('', styled(line(COLUMNS.map((col) => col.title)), 'strong'));
   comparison.rows.forEach((row, i) => {
     const values = COLUMNS.map((col) => cells[i]![col.key]);

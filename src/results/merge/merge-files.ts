@@ -15,6 +15,7 @@ import { assertResultPathWritable, writeResultFile } from '../../result-file/wri
 import { assertDistinctFiles } from '../../util/output-files.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { readResultFile } from '../../result-file/read-result.ts';
+import { thresholdEntry } from './merge-checks.ts';
 import { mergeRuns } from './merge-runs.ts';
 
 export interface MergeFilesOptions {
@@ -120,12 +121,14 @@ async function profileThresholds(profilePath: string, merged: RunResult): Promis
   const { value } = await readProfileDocument(profilePath);
   const thresholds = (value as { thresholds?: unknown } | null)?.thresholds ?? [];
   if (!Array.isArray(thresholds)) throw new RpcloadError('bad_profile', `${profilePath}: /thresholds: expected an array of threshold expressions`);
-  return thresholds.map((expr: unknown, i) => {
+  return thresholds.map((value: unknown, i) => {
+    const entry = thresholdEntry(value);
+    const pointer = `/thresholds/${i}${typeof value === 'string' ? '' : '/threshold'}`;
+    if (typeof entry === 'string') throw new RpcloadError('bad_profile', `${profilePath}: /thresholds/${i}: ${entry}`);
     try {
-      if (typeof expr !== 'string') throw new Error(`expected a threshold expression such as "p99 < 250ms", found ${JSON.stringify(expr)}`);
-      return evaluateThreshold(parseThreshold(expr), merged);
+      return evaluateThreshold(parseThreshold(entry.expr, { abortOnFail: entry.abortOnFail, delayAbortEvalMs: 0 }), merged);
     } catch (err) {
-      throw new RpcloadError('bad_profile', `${profilePath}: /thresholds/${i}: ${(err as Error).message}`);
+      throw new RpcloadError('bad_profile', `${profilePath}: ${pointer}: ${(err as Error).message}`);
     }
   });
 }

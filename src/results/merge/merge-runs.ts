@@ -12,12 +12,24 @@ import { TOOL } from '../../version.ts';
 import { httpClientNamed } from '../../profile/http-clients.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { loadShapeDifferences } from '../compare/load-shape.ts';
-import type { Exemplar, Goodput, PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
+import type {
+  Exemplar,
+  Goodput,
+  Histograms,
+  PhaseStats,
+  RunInfo,
+  RunResult,
+  RunStatus,
+  Stats,
+} from '../../contract/result-schema.ts';
 import type { Histogram } from '../../metrics/hdr.ts';
 import { mergeExemplars } from '../../metrics/exemplars.ts';
 import { mergeChecks, mergeThresholds } from './merge-checks.ts';
 import { encodeMergedHistograms, sumLagByPhase, sumOptional, sumOverall, sumRecord } from './merge-histograms.ts';
 import { mergeRateLimit } from './merge-rate-limit.ts';
+import { mergedSetupRecord, mergedStop } from './merge-setup.ts';
+import { encodeSlices, mergeSlices, sliceRecord } from './merge-slices.ts';
+import { mergedWorkloads, mergeReplaySources, runtimeSkipReasons } from './merge-workloads.ts';
 import { mergeStats, phaseDurationS, sumCounts } from './merge-stats.ts';
 import { mergeTimelines } from './merge-timeline.ts';
 import { checkShardSet, toShards, type Shard } from './shard-set.ts';
@@ -158,10 +170,14 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
   const scheduleLagByPhase = sumLagByPhase(shards);
   const byPhase: Record<string, PhaseStats> = statsRecord('byPhase', phaseDurationS);
   for (const [phase, lag] of scheduleLagByPhase) if (byPhase[phase] !== undefined) byPhase[phase] = { ...byPhase[phase], scheduleLagMs: percentilesMs(lag) };
+  const slices = mergedSlices(shards, durationS);
+  const setup = mergedSetupRecord(shards, 'setup');
+  const teardown = mergedSetupRecord(shards, 'teardown');
+  const stop = mergedStop(shards);
   const merged: RunResult = {
     schema: 'rpcload/result@1',
     tool: { name: TOOL.name, version: TOOL.version },
-    run: { ...mergedRunInfo(shards, startMs), shardSet: shardSet?.set },
+    run: { ...mergedRunInfo(shards, startMs), ...(stop.merged === undefined ? {} : { stop: stop.merged }), shardSet: shardSet?.set },
     config: mergedConfig(shards),
     summary: {
       ...mergeStats(results.map((r) => r.summary), { latency, serviceTime }, durationS),
@@ -181,20 +197,60 @@ export function mergeRuns(inputs: readonly LabelledResult[], options: MergeOptio
     byClient: statsRecord('byClient', () => durationS),
     byPhase,
     byOutcome: statsRecord('byOutcome', () => durationS),
+    ...slices.records,
+    ...(setup.merged === undefined ? {} : { setup: setup.merged }),
+    ...(teardown.merged === undefined ? {} : { teardown: teardown.merged }),
     timeline: mergeTimelines(shards.map((s) => ({ offsetS: s.offsetS, rows: s.result.timeline }))),
-    histograms: encodeMergedHistograms({ latency, serviceTime, scheduleLag, scheduleLagByPhase, tokens, records }),
+    histograms: {
+      ...encodeMergedHistograms({ latency, serviceTime, scheduleLag, scheduleLagByPhase, tokens, records }),
+      ...slices.histograms,
+    },
     rateLimit: mergeRateLimit(shards),
     checks: mergeChecks(shards),
     thresholds: [],
     warnings: [
       ...(shardSet?.warnings ?? []),
       ...forced.map((difference) => `merged with --force although the load shapes differ: ${difference}`),
+      ...[setup, teardown, stop].flatMap((part) => part.warnings),
       ...shards.flatMap((s) => s.result.warnings.map((warning) => `${s.label}: ${warning}`)),
     ],
   };
   const exemplars = shards.some((s) => s.result.exemplars !== undefined) ? { exemplars: mergedExemplars(shards) } : {};
+  const replay = mergeReplaySources(
+    results.flatMap((r) => (r.replay === undefined ? [] : [r.replay])),
+    runtimeSkipReasons(results),
+  );
   const { thresholds, warnings } = mergeThresholds(shards, merged);
-  return { ...merged, thresholds, warnings: [...merged.warnings, ...warnings], ...exemplars };
+  const replayRecord = replay === undefined ? {} : { replay };
+  return { ...merged, thresholds, warnings: [...merged.warnings, ...warnings], ...exemplars, ...replayRecord };
+}
+
+type SliceRecords = Partial<Pick<RunResult, 'byWorkload' | 'byTag' | 'bySelector'>>;
+
+/**
+ * The shards' per-workload, per-tag and per-selection slices merged exactly, each record (and its
+ * histograms) present when some shard has it.
+ */
+function mergedSlices(shards: readonly Shard[], durationS: number): { records: SliceRecords; histograms: Partial<Histograms> } {
+  const results = shards.map((s) => s.result);
+  const records: SliceRecords = {};
+  const histograms: Partial<Histograms> = {};
+  if (results.some((r) => r.byWorkload !== undefined)) {
+    const slices = mergeSlices(shards, 'byWorkload');
+    records.byWorkload = mergedWorkloads(slices, durationS, runtimeSkipReasons(results));
+    histograms.byWorkload = encodeSlices(slices, true);
+  }
+  if (results.some((r) => r.byTag !== undefined)) {
+    const slices = mergeSlices(shards, 'byTag');
+    records.byTag = sliceRecord(slices, durationS, false);
+    histograms.byTag = encodeSlices(slices, false);
+  }
+  if (results.some((r) => r.bySelector !== undefined)) {
+    const slices = mergeSlices(shards, 'bySelector');
+    records.bySelector = sliceRecord(slices, durationS, true);
+    histograms.bySelector = encodeSlices(slices, true);
+  }
+  return { records, histograms };
 }
 
 /**

@@ -13,7 +13,7 @@ import { quotaTable } from './quota-table.ts';
 import { REPORT_CSP, REPORT_CSS } from './styles.ts';
 import { summarySection } from './summary-section.ts';
 import { checksSection, thresholdsSection, warningsSection } from './verdicts-section.ts';
-
+import { workloadSection } from './workload-section.ts';
 
 /** A verify run (or any run that sent no API requests) has no load to chart: its checks lead. */
 function sentLoad(run: LabelledResult, baseline?: LabelledResult): boolean {
@@ -36,10 +36,12 @@ ${spectrumChart(run, baseline)}
   const capacityPart = capacity === '' ? [] : [['capacity', 'Capacity', capacity] as const];
   if (!sentLoad(run, baseline)) return [summary, ...capacityPart, checks, thresholds, warnings];
   const exemplars = exemplarSection(run, traceUrl);
+  const workloads = workloadSection(run, baseline);
   return [
     summary,
     ...capacityPart,
     ['charts', 'Charts', charts],
+    ...(workloads === '' ? [] : [['workloads', 'Workloads', workloads] as const]),
     ['methods', 'Methods', methodTable(run, baseline)],
     ['clients', 'Clients', quotaTable(run, baseline)],
     ...(exemplars === '' ? [] : [['exemplars', 'Exemplars', exemplars] as const]),

@@ -4,7 +4,7 @@ import { outcomeShare } from '../compare/metrics.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { connectionsLine } from '../summary-table.ts';
-import { count, ms, percent, text, withBaseline } from './html.ts';
+import { code, count, ms, percent, text, withBaseline } from './html.ts';
 
 /**
  * The run's status, coloured by its verdict rather than by whether it ran to the end: a completed
@@ -18,12 +18,22 @@ function statusCell(r: RunResult): string {
     ...(failedThresholds > 0 ? [`${failedThresholds} threshold${failedThresholds === 1 ? '' : 's'} failed`] : []),
   ];
   const cls = r.run.status === 'completed' && verdicts.length > 0 ? 'failed' : r.run.status;
-  const failure = r.run.failure ? ` — ${text(r.run.failure)}` : '';
+  const stop = r.run.stop;
+  const stopped = stop === undefined ? '' : ` — stopped at ${(stop.atMs / 1000).toFixed(1)} s: the abortOnFail threshold ${code(stop.threshold)} failed`;
+  const failure = `${r.run.failure ? ` — ${text(r.run.failure)}` : ''}${stopped}`;
   return `<span class="status-${text(cls)}">${text(r.run.status)}${verdicts.length > 0 ? `, ${verdicts.join(', ')}` : ''}</span>${failure}`;
 }
 
+/** Successes within the SLO's latency bound, per second: what the load achieved that counted. */
+function goodputCell(r: RunResult): string {
+  const goodput = r.summary.goodput;
+  if (goodput === undefined) return 'not recorded';
+  const bound = goodput.latencyBoundMs === null ? 'succeeded' : `within ${goodput.latencyBoundMs} ms`;
+  return `${goodput.perS.toFixed(1)}/s (${count(goodput.requests)} ${bound})`;
+}
+
 /** Load figures: left out of a run that sent no API requests (a verify run). */
-const LOAD_FIELDS = new Set(['Connections', 'Requests', 'Throughput', 'Latency p50', 'Latency p99', 'Latency p99.9', 'Service time p99', 'Errors', '429 rate limited', 'Schedule lag p99']);
+const LOAD_FIELDS = new Set(['Connections', 'Requests', 'Throughput', 'Goodput', 'Latency p50', 'Latency p99', 'Latency p99.9', 'Service time p99', 'Errors', '429 rate limited', 'Schedule lag p99']);
 
 const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string])[] = [
   ['Profile', (r) => text(r.run.profile)],
@@ -35,6 +45,7 @@ const FIELDS: readonly (readonly [label: string, value: (r: RunResult) => string
   ['Duration', (r) => formatDurationMs(r.summary.durationS * 1000)],
   ['Requests', (r) => count(r.summary.requests)],
   ['Throughput', (r) => `${r.summary.rps.toFixed(1)}/s`],
+  ['Goodput', (r) => goodputCell(r)],
   ['Latency p50', (r) => ms(r.summary.latencyMs.p50)],
   ['Latency p99', (r) => ms(r.summary.latencyMs.p99)],
   ['Latency p99.9', (r) => ms(r.summary.latencyMs.p999)],

@@ -10,8 +10,12 @@
  * percentage points for errors) and 3 scaled median absolute deviations of the previous runs, so
  * a history that already wobbles needs a bigger move to flag; a capacity's own bracket widens it.
  */
-import { outcomeClass } from '../../api/outcome.ts';
 import type { RunResult } from '../../contract/result-schema.ts';
+import { errorShare, judgeTrendValue, type TrendFlag, type TrendJudgement } from './trend-judge.ts';
+import { workloadPoints, workloadTrend, type WorkloadPoint, type WorkloadTrend } from './trend-workloads.ts';
+
+export type { TrendFlag, TrendMetric } from './trend-judge.ts';
+export { median } from './trend-judge.ts';
 
 export interface TrendPoint {
   readonly file: string;
@@ -27,16 +31,8 @@ export interface TrendPoint {
   readonly p50Ms: number | null;
   readonly p99Ms: number | null;
   readonly errorRate: number | null;
-}
-
-export type TrendMetric = 'capacity' | 'p50' | 'p99' | 'errors';
-
-export interface TrendFlag {
-  readonly metric: TrendMetric;
-  readonly value: number;
-  readonly median: number;
-  /** How far from the median counted as noise (same unit as value). */
-  readonly noise: number;
+  /** Each workload's figures (trend-workloads.ts); absent in files written before workloads. */
+  readonly workloads?: readonly WorkloadPoint[];
 }
 
 export interface TrendRow extends TrendPoint {
@@ -51,21 +47,10 @@ export interface TrendRow extends TrendPoint {
 export interface TrendSeries {
   readonly rows: readonly TrendRow[];
   readonly window: number;
-  /** The latest run is flagged. */
+  /** The latest run is flagged (its workloads' flags inform, they do not count here). */
   readonly latestRegressed: boolean;
-}
-
-/** Relative noise floors and the absolute one for error rates. */
-const RELATIVE_FLOOR = 0.1;
-const ERRORS_FLOOR = 0.005;
-const MAD_SCALE = 1.4826;
-const MAD_FACTOR = 3;
-
-function errorShare(outcomes: Readonly<Record<string, number>>, requests: number): number | null {
-  if (requests === 0) return null;
-  let errors = 0;
-  for (const [key, n] of Object.entries(outcomes)) if (outcomeClass(key) === 'error') errors += n;
-  return errors / requests;
+  /** The latest run's workloads against the runs before it, when it had several. */
+  readonly workloads?: WorkloadTrend;
 }
 
 /** A result file as one point of the series. */
@@ -88,8 +73,10 @@ export function trendPoint(file: string, result: RunResult): TrendPoint {
     };
   }
   const { summary } = result;
+  const workloads = workloadPoints(result);
   return {
     ...common,
+    ...(workloads.length > 0 ? { workloads } : {}),
     capacityPerS: null,
     capacityAtLeast: false,
     capacityWidth: 0,
@@ -99,13 +86,7 @@ export function trendPoint(file: string, result: RunResult): TrendPoint {
   };
 }
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-const METRICS: readonly { metric: TrendMetric; read: (p: TrendPoint) => number | null; higherIsWorse: boolean; relative: boolean }[] = [
+const METRICS: readonly TrendJudgement<TrendPoint>[] = [
   { metric: 'capacity', read: (p) => p.capacityPerS, higherIsWorse: false, relative: true },
   { metric: 'p50', read: (p) => p.p50Ms, higherIsWorse: true, relative: true },
   { metric: 'p99', read: (p) => p.p99Ms, higherIsWorse: true, relative: true },
@@ -119,19 +100,12 @@ function flagsOf(point: TrendPoint, previous: readonly TrendPoint[]): { worse: T
   for (const spec of METRICS) {
     const value = spec.read(point);
     const history = previous.map(spec.read).filter((v): v is number => v !== null);
-    if (value === null || history.length === 0) continue;
-    const mid = median(history);
-    const mad = median(history.map((v) => Math.abs(v - mid))) * MAD_SCALE;
-    const floor = spec.relative ? RELATIVE_FLOOR * Math.abs(mid) : ERRORS_FLOOR;
-    const bracket = spec.metric === 'capacity' ? point.capacityWidth * value : 0;
-    const noise = Math.max(floor, MAD_FACTOR * mad) + bracket;
-    const up = value - mid > noise;
-    const down = mid - value > noise;
-    const flag = { metric: spec.metric, value, median: mid, noise };
+    const bracket = spec.metric === 'capacity' && value !== null ? point.capacityWidth * value : 0;
     // An "at least" capacity has no top: it cannot show a drop (but a rise is a rise).
     const canDrop = !(spec.metric === 'capacity' && point.capacityAtLeast);
-    if (spec.higherIsWorse ? up : down && canDrop) worse.push(flag);
-    else if (spec.higherIsWorse ? down : up) better.push(flag);
+    const moved = judgeTrendValue(spec, value, history, { bracket, canDrop });
+    if (moved.worse !== undefined) worse.push(moved.worse);
+    if (moved.better !== undefined) better.push(moved.better);
   }
   return { worse, better };
 }
@@ -144,5 +118,8 @@ export function trendSeries(points: readonly TrendPoint[], window = 5): TrendSer
     const { worse, better } = flagsOf(point, previous);
     return { ...point, flags: worse, improvements: better, history: previous.length };
   });
-  return { rows, window, latestRegressed: (rows.at(-1)?.flags.length ?? 0) > 0 };
+  const latest = rows.at(-1);
+  const previous = ordered.slice(Math.max(0, ordered.length - 1 - window), -1);
+  const workloads = latest === undefined ? undefined : workloadTrend(latest, previous);
+  return { rows, window, latestRegressed: (latest?.flags.length ?? 0) > 0, ...(workloads === undefined ? {} : { workloads }) };
 }
