@@ -72,6 +72,8 @@ export interface LoadGauges {
   offeredRatePerS(nowMs: number): number;
   /** The same per workload, in the plan's order: its playing phase's pacer, or its recording at its speed over the last second. */
   offeredByWorkload(nowMs: number): number[];
+  /** Calls each replay workload has released so far (0 for the other kinds), in the plan's order. */
+  releasedByWorkload(): number[];
 }
 
 export interface LoadRunOutcome {
@@ -274,6 +276,7 @@ async function playWorkloads(
     },
     offeredRatePerS: (nowMs) => runs.reduce((sum, run) => sum + run.offeredRatePerS(nowMs), 0),
     offeredByWorkload: (nowMs) => runs.map((run) => run.offeredRatePerS(nowMs)),
+    releasedByWorkload: () => runs.map((run) => run.released()),
   });
   const stopAll = (): void => {
     for (const run of runs) run.stop();

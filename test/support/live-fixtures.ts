@@ -85,6 +85,20 @@ export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
       },
       { source: 'api', outcome: 'transport:UND_ERR_SOCKET', detail: 'other side closed', count: 2, firstAtMs: 3000, lastAtMs: 5200 },
     ],
+    workloads: [
+      {
+        name: 'default',
+        requests: 1234,
+        success: 1180,
+        rateLimited: 40,
+        errors: 14,
+        rpsLastSecond: 60,
+        latencyMs: { p50: 21.3, p99: 213 },
+        scheduleLagP99Ms: 1.2,
+        goodput: 1180,
+        skipped: 0,
+      },
+    ],
     ...overrides,
   };
 }
