@@ -30,6 +30,8 @@ export interface WorkloadInfo {
   readonly name: string;
   /** "rate 40/s", "concurrency 2", "3 iterations per client", "replay ×2". */
   readonly load: string;
+  /** Whether a phase of it offers arrivals per second (a rate, a recording); false for users and iterations. */
+  readonly open: boolean;
   /** Where it plays on the run's clock (ms): from its start to its last phase's end. */
   readonly startMs: number;
   readonly endMs: number;

@@ -6,6 +6,7 @@
 import type { ReplayInfo, RunHeader, WorkloadInfo } from '../contract/live-view.ts';
 import { scheduleOf } from '../driver/workload-run.ts';
 import { describeLoad } from '../profile/describe-plan.ts';
+import { isOpenModel } from '../profile/phase-load.ts';
 import type { Plan } from '../profile/plan.ts';
 import { goodputLatencyBoundMs } from '../profile/thresholds.ts';
 
@@ -43,6 +44,7 @@ function workloadInfo(plan: Plan, index: number): WorkloadInfo {
   return {
     name: workload.name,
     load: info === undefined ? describeLoad(schedule.map((s) => s.phase)) : `replay ×${info.speed}`,
+    open: schedule.some((s) => isOpenModel(s.phase.load)),
     startMs: workload.startAfterMs,
     endMs: schedule.at(-1)?.endMs ?? workload.startAfterMs,
     ...(info === undefined ? {} : { replay: info }),

@@ -64,11 +64,12 @@ describe('the live view of a run with several workloads', () => {
   it.each([1, 2])('gets a row per workload and each one’s offered rate and replay progress (--workers %d)', async (workers) => {
     const seen = await runSeen(threeWorkloads(), workers);
     expect(seen.header!.workloads).toEqual([
-      { name: 'browse', load: 'rate 30/s', startMs: 0, endMs: 2000 },
-      { name: 'orders', load: 'concurrency 1', startMs: 0, endMs: 2000 },
+      { name: 'browse', load: 'rate 30/s', open: true, startMs: 0, endMs: 2000 },
+      { name: 'orders', load: 'concurrency 1', open: false, startMs: 0, endMs: 2000 },
       {
         name: 'recorded',
         load: 'replay ×2',
+        open: true,
         startMs: 500,
         endMs: expect.any(Number) as number,
         replay: { fileName: 'rec.jsonl', speed: 2, loop: false, callsInWindow: 40, maxCalls: null, passMs: expect.any(Number) as number },

@@ -104,5 +104,15 @@ export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
 }
 
 export function model(overrides: Partial<RunFrameModel> = {}): RunFrameModel {
-  return { header: HEADER, snapshot: snapshot(), earlier: null, stopping: false, notices: [], help: false, ...overrides };
+  return {
+    header: HEADER,
+    snapshot: snapshot(),
+    gauges: null,
+    stopReason: null,
+    earlier: null,
+    stopping: false,
+    notices: [],
+    help: false,
+    ...overrides,
+  };
 }
