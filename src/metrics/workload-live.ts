@@ -87,9 +87,13 @@ export function p99Ms(histogram: Histogram): number {
 
 /** A workload's successes within the SLO's bound so far. */
 export function goodputOf(keeping: Pick<WorkloadKeeping, 'slices' | 'goodputBoundMs'>, workload: number): number {
-  const successes = keeping.slices.successLatencyOf(workload);
+  return goodputWithin(keeping.slices.successLatencyOf(workload), keeping.goodputBoundMs);
+}
+
+/** Successes within the SLO's bound (all of them without a bound). */
+export function goodputWithin(successes: Histogram | undefined, boundMs: number | null): number {
   if (successes === undefined) return 0;
-  return keeping.goodputBoundMs === null ? successes.totalCount : countAtOrBelowUs(successes, keeping.goodputBoundMs * 1000);
+  return boundMs === null ? successes.totalCount : countAtOrBelowUs(successes, boundMs * 1000);
 }
 
 /** The total of a count per key. */

@@ -282,9 +282,10 @@ class CapacitySearch {
   }
 
   private record(end: SearchEnd | null, confirmation: Confirmation | null, running = false): CapacityRecord {
+    const replay = this.plan.workloads[0]?.replay;
     return capacityRecord({
       cap: this.cap,
-      replayPerSpeed: this.plan.workloads[0]?.replay === undefined ? null : replayBaseRatePerS(this.plan.workloads[0]!.replay!),
+      replayPerSpeed: replay === undefined ? null : replayBaseRatePerS(replay),
       end: end ?? {
         ...this.bracket(),
         limitedBy: 'none',
