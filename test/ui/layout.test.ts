@@ -54,3 +54,27 @@ describe('run dashboard layout', () => {
     expect(planRunLayout({ width: 100, height: 24 })).toMatchObject({ percentiles: { x: 0, width: 28 }, outcomes: { x: 28, width: 72 } });
   });
 });
+
+describe('run dashboard layout with the workloads panel', () => {
+  it.each([
+    // it sits under the percentiles and outcomes, full width, as tall as its lines (5 + border)
+    [80, 24, 5, { x: 0, y: 12, width: 80, height: 7 }, ['header', 'latencyChart', 'outcomes', 'percentiles', 'throughput', 'workloads']],
+    [120, 40, 5, { x: 0, y: 12, width: 120, height: 7 }, [...ALL, 'workloads'].sort()],
+    // many workloads: it takes its first six lines before the panels below (the charts no longer fit)
+    [80, 24, 30, { x: 0, y: 12, width: 80, height: 8 }, ['clients', 'header', 'log', 'outcomes', 'percentiles', 'workloads']],
+    // narrow: under the outcomes
+    [60, 40, 5, { x: 0, y: 18, width: 60, height: 7 }, ['clients', 'header', 'outcomes', 'percentiles', 'throughput', 'workloads']],
+  ] as const)('%d×%d with %d lines: %j', (width, height, lines, rect, shown) => {
+    const layout = planRunLayout({ width, height }, lines);
+    expect(layout.workloads).toEqual(rect);
+    expect(panels(layout)).toEqual(shown);
+  });
+
+  it.each([
+    [80, 24],
+    [120, 40],
+    [60, 30],
+  ])('%d×%d without workload lines: the layout of today', (width, height) => {
+    expect(planRunLayout({ width, height }, 0)).toEqual(planRunLayout({ width, height }));
+  });
+});

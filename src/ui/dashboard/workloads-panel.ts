@@ -57,7 +57,7 @@ const COLUMNS: readonly Column[] = [
 ];
 const DROP_ORDER = ['p50', 'goodput', '429', 'lag', 'errors', 'offered'];
 /** The workload's name gets at least this many cells. */
-const NAME_MIN = 10;
+const NAME_MIN = 18;
 
 /** The columns that fit `width` with the name column. */
 function fittingColumns(width: number): Column[] {
@@ -89,9 +89,7 @@ export function workloadsLines(model: RunFrameModel, width: number, height: numb
   const { header, snapshot, gauges } = model;
   const columns = fittingColumns(width);
   const name = Math.max(NAME_MIN, width - columns.reduce((sum, c) => sum + c.width, 0));
-  const lines: StyledLine[] = [
-    [seg(padEnd('workload', name), 'dim'), ...columns.map((c) => seg(padStart(c.head, c.width), 'dim'))],
-  ];
+  const lines: StyledLine[] = [[seg(padEnd('workload', name), 'dim'), ...columns.map((c) => seg(padStart(c.head, c.width), 'dim'))]];
   (header.workloads ?? []).forEach((workload, w) => {
     const row = snapshot.workloads.find((r) => r.name === workload.name) ?? emptyRow(workload.name);
     const offered = workload.open ? (gauges?.offeredPerS[w] ?? 0) : null;
