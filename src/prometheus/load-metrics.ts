@@ -39,7 +39,11 @@ export function readLoadMetrics(
   return buildMetricsSnapshot(
     recorder,
     live ?? recorder.snapshot(nowMs),
-    { inFlight: probe.gauges?.inFlight ?? 0, offeredArrivalRate: probe.gauges?.offeredRatePerS(nowMs) ?? 0 },
+    {
+      inFlight: probe.gauges?.inFlight ?? 0,
+      offeredArrivalRate: probe.gauges?.offeredRatePerS(nowMs) ?? 0,
+      ...(probe.gauges === null ? {} : { offeredByWorkload: probe.gauges.offeredByWorkload(nowMs) }),
+    },
     options,
     clock.originEpochMs,
   );
