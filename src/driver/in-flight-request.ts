@@ -53,6 +53,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   bodyBytes = 0;
   truncated = false;
   error: Error | null = null;
+  /** Every response header, kept only for `--http-debug` (see keepsHeaders); null otherwise. */
+  responseHeaders: Buffer[] | string[] | null = null;
   /** Why we cut this request short ourselves (its deadline, an oversized body); null when we did not. */
   cutReason: CutReason | null = null;
   /** Set once the request was written off as unanswered at the run's end: whatever it reports later is ignored. */
@@ -73,6 +75,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     private readonly maxBodyBytes: number,
     private readonly now: () => number,
     private readonly listener: InFlightListener<T>,
+    /** `--http-debug`: keep every response header for the printout (off: one boolean check per response head). */
+    private readonly keepsHeaders = false,
   ) {}
 
   /**
@@ -93,6 +97,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.bodyBytes = 0;
     this.truncated = false;
     this.error = null;
+    this.responseHeaders = null;
     this.cutReason = null;
     this.abandoned = false;
     this.abort = null;
@@ -111,6 +116,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.first = null;
     this.more = null;
     this.error = null;
+    this.responseHeaders = null;
     this.abort = null;
   }
 
@@ -134,6 +140,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     if (statusCode < 200) return true; // 1xx: the final response is still to come
     this.status = statusCode;
     if (rawHeaders === null) return true;
+    // A copy: the HTTP/1 parser reuses its list once this call returns.
+    if (this.keepsHeaders) this.responseHeaders = rawHeaders.slice();
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const name = rawHeaders[i]!;
       if (headerNameIs(name, CONTENT_TYPE)) this.contentType = rawHeaders[i + 1]!.toString();
@@ -214,10 +222,14 @@ export class InFlightRequestPool<T> {
     private readonly maxBodyBytes: number,
     private readonly now: () => number,
     private readonly listener: InFlightListener<T>,
+    private readonly keepsHeaders = false,
   ) {}
 
   take(): InFlightRequest<T> {
-    return this.free.pop() ?? new InFlightRequest(this.newContext(), this.capBytes, this.maxBodyBytes, this.now, this.listener);
+    return (
+      this.free.pop() ??
+      new InFlightRequest(this.newContext(), this.capBytes, this.maxBodyBytes, this.now, this.listener, this.keepsHeaders)
+    );
   }
 
   /** A finished request (its dispatcher reports nothing more about it) goes back for reuse. */

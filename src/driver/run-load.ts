@@ -7,6 +7,7 @@
  * aborted). Requests still unanswered then are recorded as transport:unanswered. All data goes to
  * the recorder; this returns only how the run ended.
  */
+import type { HttpDebug } from './http-debug.ts';
 import type { Socket } from 'node:net';
 import {
   connectOptions,
@@ -59,6 +60,8 @@ export interface LoadRunOptions {
   readonly setupValues?: Readonly<Record<string, unknown>> | null;
   /** Told of each iteration that walked all its steps, with the values its steps saved (setup/teardown keep them). */
   readonly onIterationDone?: (vars: Readonly<Record<string, unknown>> | null) => void;
+  /** `--http-debug`: prints the load's first exchanges; null or absent = off. */
+  readonly httpDebug?: HttpDebug | null;
 }
 
 /** What the live metrics read of a running load, when scraped (never per request). */
@@ -372,6 +375,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       staticHeaders: staticTraceHeaders(plan.trace, USER_AGENT),
       setupValues: options.setupValues ?? null,
       ...(options.onIterationDone === undefined ? {} : { onIterationDone: options.onIterationDone }),
+      httpDebug: options.httpDebug ?? null,
     });
     await playWorkloads(plan, engine, replayFeeds, clock, stopping, options.onStart);
     // A workload whose arrivals are all out has ended its phase early: the run lasts its full length.

@@ -5,6 +5,7 @@
  */
 import type { LiveLoadGauges, LiveSnapshot } from '../contract/live-snapshot.ts';
 import { RunClock } from '../driver/run-clock.ts';
+import type { HttpDebug } from '../driver/http-debug.ts';
 import { runLoad } from '../driver/run-load.ts';
 import type { MetricsReadOptions, MetricsSnapshot } from '../prometheus/metrics-snapshot.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
@@ -62,6 +63,8 @@ export function startLoad(
     readonly metrics?: MetricsReadOptions | null;
     /** The values the run's setup saved (`{{setup.NAME}}`); null/absent = none. */
     readonly setupValues?: Readonly<Record<string, unknown>> | null;
+    /** `--http-debug`: prints the first exchanges (one thread only: the CLI refuses it with workers). */
+    readonly httpDebug?: HttpDebug | null;
   },
 ): RunningLoad {
   const startAt = options.startAtEpochMs ?? null;
@@ -89,6 +92,7 @@ export function startLoad(
           clock,
           signal: options.signal,
           setupValues: options.setupValues ?? null,
+          httpDebug: options.httpDebug ?? null,
           onStart: (gauges) => (probe.gauges = gauges),
           startClock: async () => {
             await waitUntilEpoch(startAt, options.signal);

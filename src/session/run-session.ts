@@ -4,6 +4,7 @@
  * file while it runs, and write the final file with its thresholds judged — also when the run is
  * aborted or fails.
  */
+import type { HttpDebug } from '../driver/http-debug.ts';
 import type { LiveView, ViewSource } from '../contract/live-view.ts';
 import { runHeader } from './run-header.ts';
 import type { RunInfo, RunResult, RunStatus, RunStop, SetupRecord, ShardInfo } from '../contract/result-schema.ts';
@@ -53,6 +54,8 @@ export interface RunSessionOptions {
   readonly warn?: (warning: string) => void;
   /** `--setup-values FILE`: setup ran elsewhere (`rpcload setup`); its values, and the file they came from. */
   readonly setupValues?: SetupValuesFile | null;
+  /** `--http-debug[=N]`: print the load's first N exchanges (one thread: not with workers); null = off. */
+  readonly httpDebug?: HttpDebug | null;
 }
 
 export interface RunSessionResult {
@@ -137,6 +140,7 @@ async function runWithEndpoint(
     workers: options.workers ?? 1,
     signal: AbortSignal.any([options.signal, thresholdStop.signal]),
     setupValues: setup.values,
+    httpDebug: options.httpDebug ?? null,
     startAtEpochMs: startAt,
     // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
     metrics: metricsReadOptions(options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }), plan),
