@@ -38,11 +38,6 @@ export class HttpDebug {
     private readonly write: (text: string) => void,
   ) {}
 
-  /** Whether it still prints: the engine asks nothing else of it after the first N. */
-  get wants(): boolean {
-    return this.printed < this.limit;
-  }
-
   /** Print one finished exchange (the first N only). `traceparent`: the header sent apart from the list, if any. */
   exchange(request: DebuggedExchange, traceparent: string | null): void {
     if (this.printed >= this.limit) return;

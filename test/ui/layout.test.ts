@@ -24,13 +24,16 @@ describe('run dashboard layout', () => {
   });
 
   it.each([
-    [80, 24],
-    [81, 25],
-    [120, 40],
-    [60, 30],
-    [73, 33],
-  ])('%d×%d: panels tile the screen without overlapping', (width, height) => {
-    const layout = planRunLayout({ width, height });
+    [80, 24, 0],
+    [81, 25, 0],
+    [120, 40, 0],
+    [60, 30, 0],
+    [73, 33, 0],
+    [80, 24, 5],
+    [120, 40, 12],
+    [60, 30, 5],
+  ])('%d×%d (workloads panel lines %d): panels tile the screen without overlapping', (width, height, lines) => {
+    const layout = planRunLayout({ width, height }, lines);
     const owner = Array.from({ length: height }, () => new Array<string | null>(width).fill(null));
     for (const [id, rect] of Object.entries(layout)) {
       for (let y = rect.y; y < rect.y + rect.height; y++) {
