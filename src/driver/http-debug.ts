@@ -10,6 +10,7 @@
  * Off, it costs the engine one null check per finished request (and the request one boolean
  * check per response head); on, it only works on the first N.
  */
+import { headerValue, type ApiCall, type ApiReply } from '../api/http-call.ts';
 import { isSecretKey, REDACTED, redactSecrets, redactText } from '../util/redact.ts';
 
 /** Exchanges printed by a bare `--http-debug`. */
@@ -44,6 +45,38 @@ export class HttpDebug {
     this.printed++;
     this.write(formatExchange(request, traceparent, `${this.printed}/${this.limit}`));
   }
+
+  /** A token request and its reply (made apart from the load's engine, through callApi). */
+  readonly apiExchange = (call: ApiCall, reply: ApiReply): void => {
+    if (this.printed < this.limit) this.exchange(apiCallExchange(call, reply), null);
+  };
+}
+
+/** A callApi request and reply as the printer reads an exchange. */
+function apiCallExchange(call: ApiCall, reply: ApiReply): DebuggedExchange {
+  const base = new URL(call.baseUrl).pathname.replace(/\/+$/, '');
+  const headers = [
+    ...['content-type', call.contentType ?? 'application/json'],
+    ...(call.authorization === undefined ? [] : ['authorization', call.authorization]),
+    ...Object.entries(call.headers ?? {}).flat(),
+  ];
+  const responseHeaders = Object.entries(reply.headers).flatMap(([name, value]) =>
+    value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, v]),
+  );
+  return {
+    options: {
+      method: call.httpMethod ?? 'POST',
+      path: call.path ?? `${base}/api/${call.method}`,
+      headers,
+      body: Buffer.from(call.body ?? ''),
+    },
+    status: reply.status,
+    responseHeaders,
+    contentEncoding: headerValue(reply.headers, 'content-encoding'),
+    bodyBytes: reply.bodyBytes,
+    error: reply.transportError === null ? null : new Error(reply.transportError),
+    responseBody: () => (reply.body.length === 0 ? null : reply.body),
+  };
 }
 
 /** The exchange as text: a `>` block for the request, a `<` block for the response. */

@@ -318,6 +318,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     now: clock.now,
     timeoutMs: plan.http.requestTimeoutMs,
     traceHeaders: () => tokenTraceHeaders(plan.trace, traceIds),
+    ...(options.httpDebug == null ? {} : { onExchange: options.httpDebug.apiExchange }),
   });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   // A data set with onEnd stop that runs out ends the load early, as completed (see data-feed.ts).

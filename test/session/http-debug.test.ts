@@ -84,10 +84,20 @@ async function debugRun(limit: number): Promise<string> {
 
 describe('--http-debug', () => {
   it('prints the first N exchanges in full, with every credential redacted and every control character escaped', async () => {
-    const printed = await debugRun(3);
+    const printed = await debugRun(4);
     const blocks = printed.split(/^── http-debug /m).filter((b) => b.length > 0);
-    expect(blocks.map((b) => b.split(' ')[0])).toEqual(['1/3', '2/3', '3/3']);
-    const first = blocks[0]!;
+    expect(blocks.map((b) => b.split(' ')[0])).toEqual(['1/4', '2/4', '3/4', '4/4']);
+    // the two clients' token requests come first: the form's secret and the issued token redacted
+    const tokens = blocks.filter((b) => !b.includes('> POST /api/echo'));
+    expect(tokens).toHaveLength(2);
+    for (const token of tokens) {
+      expect(token).toMatch(/^> POST \/api\/\S+$/m);
+      expect(token).toMatch(/^> content-type: application\/x-www-form-urlencoded$/m);
+      expect(token).toMatch(/^> .*client_id=client-\d.*client_secret=\[redacted\]/m);
+      expect(token).toMatch(/^< 200$/m);
+      expect(token).toMatch(/"access_token":"\[redacted\]"/);
+    }
+    const first = blocks.find((b) => b.includes('> POST /api/echo'))!;
     expect(first).toMatch(/^> POST \/api\/echo$/m);
     expect(first).toMatch(/^> authorization: \[redacted\]$/m);
     expect(first).toMatch(/^> content-type: application\/json$/m);

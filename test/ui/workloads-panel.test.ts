@@ -85,6 +85,12 @@ describe('the workloads panel', () => {
     expect(text).toContain('↳ rec.jsonl ×2: sent 225 of 228 due · 57% of 400 calls');
   });
 
+  it('explains the panel in the help overlay only when it is shown', () => {
+    const help = (m: ReturnType<typeof model>): string => frameToText(renderRunFrame({ ...m, help: true }, { width: 80, height: 24 }));
+    expect(help(workloadsModel())).toMatch(/workloads {3}offered\/s its schedule asks now; achieved\/s in/);
+    expect(help(model())).not.toContain('offered/s');
+  });
+
   it('says which threshold stops the run, in place of the result line', () => {
     const reason = 'threshold error_rate{workload:orders} < 1% failed 2.1 s into the run';
     const lines = headerLines(workloadsModel({ stopReason: reason }), 100);
