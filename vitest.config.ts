@@ -1,28 +1,41 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { sep } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Tests that compare latencies of separate real runs, or judge a replay's timing at a server in
- * their own process: any other test running beside them is noise in their figures, so `npm test`
- * runs them last, one file at a time (RPCLOAD_TEST_PHASE=quiet), after the rest
- * (RPCLOAD_TEST_PHASE=load). Without the variable, vitest runs everything, as a developer running
- * one file expects.
+ * Which test files run in which pass of `npm test` is said in each file, by a marker comment in
+ * its first lines, so a renamed or moved file keeps its pass:
+ * - `// test-pass: quiet` — tests that compare latencies of separate real runs, or judge a replay's
+ *   timing at a server in their own process: any other test beside them is noise in their
+ *   figures, so they run last, one file at a time (RPCLOAD_TEST_PHASE=quiet), after the rest
+ *   (RPCLOAD_TEST_PHASE=load).
+ * - `// test-pass: both-clients` — suites whose results must not depend on the load's HTTP client:
+ *   run a second time on undici (RPCLOAD_TEST_PHASE=undici), the first pass having run them on
+ *   the default one. Chosen for what a client can get wrong (outcomes of every kind of reply and
+ *   failure, a target dying mid-run, interim responses, replies that are not HTTP) and kept few,
+ *   as the CI's time is bounded.
+ * Without RPCLOAD_TEST_PHASE vitest runs everything, as a developer running one file expects.
  */
-const QUIET = ['test/results/compare-false-alarms.test.ts', 'test/results/e2e-compare-merge.test.ts', 'test/cli/replay.test.ts'];
-/**
- * Suites whose results must not depend on the load's HTTP client: `npm test` runs them a second
- * time on undici (RPCLOAD_TEST_PHASE=undici), the first pass having run them on the default, fast
- * one. Chosen for what a client can get wrong — outcomes of every kind of reply and failure, a
- * target dying mid-run, interim responses, replies that are not HTTP — and kept few, as the CI's
- * time is bounded; other suites that compare the clients do it in one pass (describe.each over
- * HTTP_CLIENTS, e.g. test/driver/connection-set.test.ts).
- */
-const BOTH_CLIENTS = [
-  'test/driver/outcomes.test.ts',
-  'test/driver/run-load.test.ts',
-  'test/hostile/target-dies.test.ts',
-  'test/hostile/odd-replies.test.ts',
-  'test/hostile/interim-responses.test.ts',
-];
+const PASS_MARKER = /^\/\/ test-pass: (\S+)\s*$/m;
+const PASSES = ['quiet', 'both-clients'] as const;
+
+function filesMarked(): Record<(typeof PASSES)[number], string[]> {
+  const marked: Record<string, string[]> = { quiet: [], 'both-clients': [] };
+  const files = readdirSync('test', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts'));
+  for (const file of files.sort()) {
+    const path = `test/${file.split(sep).join('/')}`;
+    const head = readFileSync(path, 'utf8').slice(0, 2_000);
+    const pass = PASS_MARKER.exec(head)?.[1];
+    if (pass === undefined) continue;
+    // A misspelt marker would silently leave its file in the load pass: refuse it.
+    if (!(pass in marked)) throw new Error(`${path}: unknown test pass "${pass}" (known: ${PASSES.join(', ')})`);
+    marked[pass]!.push(path);
+  }
+  for (const pass of PASSES) if (marked[pass]!.length === 0) throw new Error(`no test file is marked "// test-pass: ${pass}"`);
+  return marked;
+}
+
+const { quiet: QUIET, 'both-clients': BOTH_CLIENTS } = filesMarked();
 const phase = process.env.RPCLOAD_TEST_PHASE;
 
 // Tests are mostly I/O-bound (they wait on real rate-limit windows), so run a few files at once

@@ -1,6 +1,7 @@
 /**
  * One API call, promise-based: for the verifier and token requests, where clarity beats the
- * last microsecond. (The load driver's hot path uses undici's dispatch handlers instead.)
+ * last microsecond. (The load driver's hot path sends its requests on connections of its own
+ * contract instead: src/driver/connection.ts.)
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';

@@ -4,6 +4,12 @@
  * returns headers to add (an HMAC of the body and a timestamp, say). It runs on every request, in
  * every thread that sends load, so it is loaded where it runs. Whatever it throws or returns that is
  * not a headers object becomes a SignError: the request's outcome `sign:error`, never a crash.
+ *
+ * A `host` it returns (a signature over the host, as AWS SigV4's) is the request's Host: it replaces
+ * the one the client would send. Headers that frame the message or the connection
+ * (Content-Length, Transfer-Encoding, Connection and their like) are the HTTP client's own: a
+ * module returning one is refused (SignError), whichever client sends the request, rather than
+ * written beside the client's and desynchronising the request.
  */
 import { pathToFileURL } from 'node:url';
 import { describeError, RpcloadError } from '../errors.ts';
@@ -36,6 +42,8 @@ export class SignError extends Error {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Characters a header value must not hold (they would split or end the header block). */
 const BAD_VALUE = /[\r\n\0]/;
+/** Headers the HTTP client writes or acts on to frame the request and its connection (lower case). */
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect']);
 
 /** `added` checked and appended to `base` (an undici flat header list); throws SignError. */
 function withAdded(base: readonly string[], added: unknown): string[] {
@@ -49,9 +57,21 @@ function withAdded(base: readonly string[], added: unknown): string[] {
       throw new SignError(`the sign function returned an invalid header name ${JSON.stringify(name.slice(0, 40))}`);
     if (typeof value !== 'string' || BAD_VALUE.test(value))
       throw new SignError(`the sign function returned an invalid value for header ${name} (expected a string without CR, LF or NUL)`);
+    const lower = name.toLowerCase();
+    if (FRAMING.has(lower))
+      throw new SignError(
+        `the sign function returned a ${lower} header: the HTTP client frames the request itself ` +
+          '(content-length, transfer-encoding, connection, keep-alive, upgrade and expect are its own)',
+      );
+    if (lower === 'host') removeHeader(out, lower); // one Host: the signed one
     out.push(name, value);
   }
   return out;
+}
+
+/** Drop every `lowerName` header of a flat list, in place. */
+function removeHeader(list: string[], lowerName: string): void {
+  for (let i = list.length - 2; i >= 0; i -= 2) if (list[i]!.toLowerCase() === lowerName) list.splice(i, 2);
 }
 
 function failure(err: unknown): SignError {

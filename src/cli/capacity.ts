@@ -4,9 +4,8 @@
  */
 import { Option, type Command } from 'commander';
 import { RpcloadError } from '../errors.ts';
-import { HTTP_CLIENTS } from '../profile/http-clients.ts';
 import { DEFAULT_CAPACITY_PROFILE } from '../profile/profile-defaults.ts';
-import { durationMs, httpUrl, oneOf, positiveInt, positiveNumber } from './parsers.ts';
+import { durationMs, httpClientName, httpUrl, positiveInt, positiveNumber } from './parsers.ts';
 import { addMetricsOptions } from './metrics-flags.ts';
 import { addTransportOptions } from './transport-flags.ts';
 import type { CapacityFlags } from './capacity-action.ts';
@@ -30,7 +29,12 @@ export function registerCapacityCommand(program: Command): void {
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
     .option('--workers <n>', 'load worker threads', positiveInt)
-    .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))
+    .option(
+      '--http-client <name>',
+      "the load's HTTP client: rpcload (rpcload's own: its HTTP/1.1 client, Node's http2 sessions on HTTP/2; " +
+        'fast is its former name) or undici',
+      httpClientName,
+    )
     .option('--closed', 'closed model: search the concurrency (virtual users) and fit the Universal Scalability Law')
     .option('--start <n>', 'first step: rate per second (open) or virtual users (closed)', positiveNumber)
     .option('--factor <x>', 'growth factor until a step fails (default 2)', positiveNumber)

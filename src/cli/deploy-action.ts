@@ -59,6 +59,12 @@ export async function kubernetesAction(profilePath: string, flags: KubernetesFla
       `warning: ${profilePath} has no target: every shard would load its own embedded server; set "target" (or \${VAR} from the Secret)\n`,
     );
   }
+  if (facts.steps.teardown && !facts.steps.setup) {
+    process.stderr.write(
+      `warning: ${profilePath} has a teardown section but no setup: no pod runs it ` +
+        '(a shard never runs teardown, and `rpcload teardown` needs the values `rpcload setup` wrote)\n',
+    );
+  }
   const startAtMs =
     flags.startAt === undefined
       ? Math.ceil((Date.now() + flags.startIn) / 1000) * 1000
@@ -78,6 +84,9 @@ export async function kubernetesAction(profilePath: string, flags: KubernetesFla
     storage: flags.storage,
     storageClass: flags.storageClass,
     metricsPort: flags.metricsPort,
+    steps: facts.steps,
   });
-  process.stdout.write(manifests.map((manifest) => stringify(manifest, { lineWidth: 0 })).join('---\n'));
+  // No anchors and aliases: the Jobs share objects (a security context), each document spells them out.
+  const yaml = { lineWidth: 0, aliasDuplicateObjects: false };
+  process.stdout.write(manifests.map((manifest) => stringify(manifest, yaml)).join('---\n'));
 }

@@ -4,6 +4,8 @@ import { readCa } from '../profile/profile-files.ts';
 import { parseConcurrency, parseRate, parseStages, type ConcurrencyLoad, type RateLoad, type Stage } from '../profile/phase-load.ts';
 import { RpcloadError } from '../errors.ts';
 import { targetUrlProblem } from '../profile/target-url.ts';
+import type { HttpClientName } from '../profile/plan.ts';
+import { HTTP_CLIENTS, httpClientNamed } from '../profile/http-clients.ts';
 import { MAX_DURATION_MS, MAX_DURATION_TEXT, parseDurationMs } from '../util/duration.ts';
 
 export function positiveInt(value: string): number {
@@ -66,6 +68,16 @@ export function oneOf<T extends string>(choices: readonly T[]): (value: string) 
     }
     return value as T;
   };
+}
+
+/** `--http-client`: a client's name, or an alias of one (`fast`), as its name. */
+export function httpClientName(value: string): HttpClientName {
+  const name = httpClientNamed(value);
+  if (name === undefined)
+    throw new InvalidArgumentError(
+      `expected one of ${HTTP_CLIENTS.join(', ')} (or fast, rpcload's former name), found ${JSON.stringify(value)}`,
+    );
+  return name;
 }
 
 /** Accumulator for repeatable flags: `--x a --x b` → ['a', 'b']. */

@@ -3,12 +3,12 @@
  * run-action.ts, loaded when the command runs, does it.
  */
 import { Option, type Command } from 'commander';
-import { HTTP_CLIENTS } from '../profile/http-clients.ts';
 import {
   caFile,
   collect,
   concurrencySpec,
   durationMs,
+  httpClientName,
   httpUrl,
   oneOf,
   positiveInt,
@@ -102,7 +102,12 @@ export function registerRunCommand(program: Command): void {
     .option('--replay-host <host>', "with a HAR --replay: the API's host (default: the one most of its API calls go to)")
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
-    .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))
+    .option(
+      '--http-client <name>',
+      "the load's HTTP client: rpcload (rpcload's own: its HTTP/1.1 client, Node's http2 sessions on HTTP/2; " +
+        'fast is its former name) or undici',
+      httpClientName,
+    )
     .option(
       '--timeout <duration>',
       "every request's overall deadline, token requests included (overrides http.requestTimeout, default 30s)",

@@ -363,9 +363,11 @@ export const RunInfoSchema = Type.Object(
     model: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('mixed'), Type.Literal('none')]),
     workers: Type.Integer({ minimum: 1 }),
     httpClient: Type.Optional(
-      Type.Union([Type.Literal('fast'), Type.Literal('undici'), Type.Literal('mixed')], {
+      Type.Union([Type.Literal('rpcload'), Type.Literal('undici'), Type.Literal('mixed'), Type.Literal('fast')], {
         description:
-          "the HTTP client that carried the load's API calls (http.client): fast (rpcload's own HTTP/1.1 client) or undici; mixed in a merge of shards that differ. Absent in verify files and in files written before it was recorded",
+          "the HTTP client that carried the load's API calls (http.client): rpcload (rpcload's own: its HTTP/1.1 " +
+          "client, Node's http2 sessions on HTTP/2) or undici; mixed in a merge of shards that differ; fast in files " +
+          'written while rpcload was called so. Absent in verify files and in files written before it was recorded',
       }),
     ),
     shards: Type.Integer({ minimum: 1, description: 'how many result files were merged into this one' }),
@@ -463,6 +465,15 @@ export const RunResultSchema = Type.Object(
       }),
     ),
     replay: Type.Optional(ReplaySourceSchema),
+    staleConnectionRetries: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Requests sent once more on a new connection: the keep-alive connection they were written to had been ' +
+          'closed by the server, and no byte of the reply had come (each at most once). Absent when the load opened ' +
+          'no connection (verify) and in files written before it was counted',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
 );

@@ -3,7 +3,9 @@
  * Indexed Job whose pods each carry one shard (Kubernetes gives every pod its 0-based
  * JOB_COMPLETION_INDEX; the shard count, run id and start instant are the same env for all), a
  * results volume they write to, and a merge Job that waits for the complete shard set, judges the
- * thresholds on the union and fails when they fail — so `kubectl wait` on it is the verdict.
+ * thresholds on the union and fails when they fail — so `kubectl wait` on it is the verdict. A
+ * profile with setup gets a setup Job before the shards and a teardown Job after them
+ * (kubernetes-setup-jobs.ts).
  * Pure: plain objects, printed as YAML by the CLI and validated against the Kubernetes API schema
  * in the tests. Client secrets are never part of the output: the pods read them from a Secret the
  * user creates (see docs/distributed.md).
@@ -11,98 +13,21 @@
 import { RpcloadError } from '../errors.ts';
 import { isSecretKey } from '../util/redact.ts';
 import { SHARD_ENV } from '../session/distributed/shard-spec.ts';
+import { podKit, RESULTS_DIR, type KubernetesObject, type KubernetesOptions } from './kubernetes-pod-kit.ts';
+import { mergedResultPath, setupJob, setupValuesPath, teardownJob, waitForSetup } from './kubernetes-setup-jobs.ts';
 
-export interface KubernetesOptions {
-  /** Object name prefix (a DNS label): `<name>-profile`, `<name>-shards`, `<name>-merge`, … */
-  readonly name: string;
-  readonly namespace?: string;
-  readonly image: string;
-  readonly shards: number;
-  /** The profile file's text, stored in the ConfigMap as profile.json. */
-  readonly profileText: string;
-  /** Where the profile expects its secrets file (clients.secretsFile), if it has one. */
-  readonly secretsFileName: string | null;
-  readonly runId: string;
-  /** The instant every shard starts its clock (ISO 8601). */
-  readonly startAt: string;
-  /** The load's total duration (ms): sets the Jobs' deadlines. */
-  readonly loadDurationMs: number;
-  /** CPU each shard pod requests (e.g. "1"): one rpcload thread busies about one core. */
-  readonly cpu: string;
-  readonly memory: string;
-  /** Size of the results volume claim (ReadWriteMany). */
-  readonly storage: string;
-  /** Storage class of the claim; the cluster default when absent. */
-  readonly storageClass?: string;
-  /** Each shard serves live metrics on this port (`--metrics-listen 0.0.0.0:PORT`), with the prometheus.io scrape annotations. */
-  readonly metricsPort?: number;
-}
+export type { KubernetesObject, KubernetesOptions } from './kubernetes-pod-kit.ts';
 
-/** A Kubernetes object as plain data. */
-export type KubernetesObject = Record<string, unknown> & { readonly apiVersion: string; readonly kind: string };
-
-const PROFILE_DIR = '/etc/rpcload/profile';
-const RESULTS_DIR = '/results';
 /** How long a shard keeps serving its final metrics after its result file, so Prometheus scrapes them. */
 const METRICS_LINGER = '30s';
-/** Time pods get to be scheduled, pull the image and start, on top of the load itself. */
-const START_ALLOWANCE_S = 15 * 60;
-
-/** What every shard and the merge pod run as: not root, nothing writable but the results. */
-const securityContext = {
-  allowPrivilegeEscalation: false,
-  readOnlyRootFilesystem: true,
-  runAsNonRoot: true,
-  capabilities: { drop: ['ALL'] },
-};
 
 export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
-  const labels = { 'app.kubernetes.io/name': 'rpcload', 'app.kubernetes.io/instance': o.name, 'rpcload.dev/run-id': o.runId };
-  const metadata = (suffix: string): Record<string, unknown> => ({
-    name: `${o.name}-${suffix}`,
-    namespace: o.namespace,
-    labels,
-  });
-  const deadlineS = Math.ceil(o.loadDurationMs / 1000) + START_ALLOWANCE_S;
-  // The profile and its secrets file side by side in one directory, as the profile's relative
-  // secretsFile path expects; the Secret is optional, so a profile without secrets runs too.
-  const profileVolume = {
-    name: 'profile',
-    projected: {
-      sources: [
-        { configMap: { name: `${o.name}-profile` } },
-        ...(o.secretsFileName === null
-          ? []
-          : [{ secret: { name: `${o.name}-secrets`, optional: true, items: [{ key: 'secrets.json', path: o.secretsFileName }] } }]),
-      ],
-    },
-  };
-  // The root filesystem is read-only: results go to the claim, scratch files to an emptyDir.
-  const volumes = [
-    profileVolume,
-    { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
-    { name: 'tmp', emptyDir: {} },
-  ];
-  const volumeMounts = [
-    { name: 'profile', mountPath: PROFILE_DIR, readOnly: true },
-    { name: 'results', mountPath: RESULTS_DIR },
-    { name: 'tmp', mountPath: '/tmp' },
-  ];
-  // Secrets given as ${ENV} in the profile come from the same Secret's keys, when it exists.
-  const envFrom = [{ secretRef: { name: `${o.name}-secrets`, optional: true } }];
-  const podSecurity = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } };
-  const container = (name: string, args: string[], env: { name: string; value: string }[]): Record<string, unknown> => ({
-    name,
-    image: o.image,
-    args,
-    workingDir: '/',
-    env: [{ name: 'CI', value: 'true' }, ...env],
-    envFrom,
-    volumeMounts,
-    resources: { requests: { cpu: o.cpu, memory: o.memory }, limits: { memory: o.memory } },
-    securityContext,
-  });
-  const profilePath = `${PROFILE_DIR}/profile.json`;
+  const kit = podKit(o);
+  const { labels, metadata, deadlineS, volumes, podSecurity, container, profilePath } = kit;
+  const withSetup = o.steps?.setup === true;
+  // With setup, the shards and the merge first wait for its values (a merge would otherwise wait
+  // for shards that never start); the shards run with them.
+  const setupWait = withSetup ? { initContainers: [waitForSetup(o)] } : {};
 
   const shards = {
     apiVersion: 'batch/v1',
@@ -142,6 +67,7 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
               labelSelector: { matchLabels: { ...labels, 'rpcload.dev/role': 'shard' } },
             },
           ],
+          ...setupWait,
           containers: [
             {
               ...container(
@@ -156,6 +82,7 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
                   ...(o.metricsPort === undefined
                     ? []
                     : ['--metrics-listen', `0.0.0.0:${o.metricsPort}`, '--metrics-linger', METRICS_LINGER]),
+                  ...(withSetup ? ['--setup-values', setupValuesPath(o.runId)] : []),
                 ],
                 [
                   { name: SHARD_ENV.count, value: String(o.shards) },
@@ -185,6 +112,7 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
         spec: {
           restartPolicy: 'Never',
           securityContext: podSecurity,
+          ...setupWait,
           containers: [
             container(
               'merge',
@@ -198,7 +126,7 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
                 '--profile',
                 profilePath,
                 '--out',
-                `${RESULTS_DIR}/${o.runId}.merged.json`,
+                mergedResultPath(o.runId),
               ],
               [],
             ),
@@ -221,8 +149,10 @@ export function kubernetesManifests(o: KubernetesOptions): KubernetesObject[] {
         storageClassName: o.storageClass,
       },
     },
+    ...(withSetup ? [setupJob(o, kit)] : []),
     shards,
     merge,
+    ...(withSetup && o.steps?.teardown === true ? [teardownJob(o, kit)] : []),
   ];
 }
 
@@ -232,6 +162,8 @@ export interface ProfileFacts {
   readonly loadDurationMs: number;
   readonly clientCount: number;
   readonly secretsFileName: string | null;
+  /** Whether the profile has a setup and a teardown section. */
+  readonly steps: { readonly setup: boolean; readonly teardown: boolean };
   /**
    * JSON pointers of secrets written into the profile itself (not `${VAR}`): the ConfigMap holds
    * the profile as it is, so they would be stored in the cluster in the clear.
@@ -287,5 +219,6 @@ export function profileFacts(path: string, value: unknown, parseDuration: (text:
   if (secretsFileName !== null && (secretsFileName.includes('/') || secretsFileName.startsWith('.'))) {
     fail('/clients/secretsFile', 'a file name beside the profile (in the cluster both are mounted in one directory)');
   }
-  return { name, loadDurationMs, clientCount, secretsFileName, inlineSecrets: inlineSecretPaths(profile) };
+  const steps = { setup: profile.setup !== undefined, teardown: profile.teardown !== undefined };
+  return { name, loadDurationMs, clientCount, secretsFileName, steps, inlineSecrets: inlineSecretPaths(profile) };
 }

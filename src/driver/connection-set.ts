@@ -1,10 +1,10 @@
 /**
- * The driver's connections to the target: one undici Client, or one of rpcload's own (HTTP/1.1 in
- * http1/, HTTP/2 in http2/), per connection, with the engine deciding which connection carries
- * which request.
+ * The driver's connections to the target, each one a Connection of rpcload's contract
+ * (connection.ts): rpcload's own (HTTP/1.1 in http1/, HTTP/2 in http2/), or undici's Client behind
+ * its adapter (undici-connection.ts); the engine decides which connection carries which request.
  *
- * Why not undici's Pool: the engine already knows when each of its requests ends (its handler is
- * called), so it can hand the freed connection to the next request directly. The Pool instead
+ * Why not undici's Pool: the engine already knows when each of its requests ends (the request is
+ * told: onResponseEnd or onRequestError), so it can hand the freed connection to the next request directly. The Pool instead
  * scans its clients for a free one on every dispatch and learns of a free connection through a
  * 'drain' event per request; measured on one thread against nginx with 64 connections, the
  * bare dispatch loop costs ~10 % less CPU per request on Clients driven this way.
@@ -19,20 +19,15 @@
  * certificate, so clients with certificates of their own each need connections of their own. A
  * request names its lane; the common case (no per-client certificates) is one lane for everybody.
  */
-import { Client, type Dispatcher, type buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import type { HttpClientName } from '../profile/plan.ts';
+import type { Connection, LoadRequest } from './connection.ts';
 import { Http1Connection } from './http1/http1-connection.ts';
 import { Http2Connection } from './http2/http2-connection.ts';
+import { UndiciConnection } from './undici-connection.ts';
 
-/** What the set asks of one connection: the part of undici's Client it uses, which the fast client also has. */
-interface Connection {
-  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
-  destroy(): Promise<void>;
-}
-
-/** A request the set can carry: its undici options and handler, its lane, and the slot it was given. */
-export interface ConnectionRequest extends Dispatcher.DispatchHandler {
-  readonly options: Dispatcher.DispatchOptions;
+/** A request the set can carry: a LoadRequest, its lane, and the slot it was given. */
+export interface ConnectionRequest extends LoadRequest {
   /** The connection carrying it (set by the set; -1 while it waits for one). */
   connection: number;
   /** The lane (TLS identity) whose connections carry it; 0 when every client shares them. */
@@ -54,15 +49,14 @@ export interface ConnectionSetOptions {
   readonly allowH2: boolean;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /** Close a connection idle this long (see stale-connections.ts). */
+  readonly idleTimeoutMs: number;
   /**
-   * The client of each connection: rpcload's own (the default: http1/ on HTTP/1.1, a session of
+   * The client of each connection: rpcload's own (the default: http1/ on HTTP/1.1, sessions of
    * Node's http2 module on HTTP/2, see http2/) or undici's Client.
    */
-  readonly client?: HttpClientName;
+  readonly client: HttpClientName;
 }
-
-/** Whether a set's connections are rpcload's own HTTP/1.1 ones. */
-const opensHttp1Connections = (options: ConnectionSetOptions): boolean => options.client === 'fast' && !options.allowH2;
 
 /** One lane: its connections, their free slots and the requests waiting for one. */
 class Lane {
@@ -111,28 +105,17 @@ class Lane {
 
   private send(connection: number, request: ConnectionRequest): void {
     request.connection = connection;
-    const client = (this.clients[connection] ??= this.open());
-    // undici holds back every other request while a non-idempotent one (a POST) is in flight on an
-    // HTTP/2 connection. rpcload never retries a request, so its POSTs may share the connection.
-    if (this.options.allowH2) request.options.idempotent = true;
-    // The return value says the connection is at its depth; the slots already keep it there.
-    client.dispatch(request.options, request);
+    (this.clients[connection] ??= this.open()).send(request);
   }
 
   private open(): Connection {
-    const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs } = this.options;
-    const connect = this.lane.connect;
-    if (opensHttp1Connections(this.options))
-      return new Http1Connection(this.origin, { pipelining: slots, headersTimeoutMs, bodyTimeoutMs, connect });
-    if (this.options.client === 'fast')
-      return new Http2Connection(this.origin, { maxConcurrentStreams: slots, headersTimeoutMs, bodyTimeoutMs, connect });
-    return new Client(this.origin, {
-      pipelining: slots,
-      headersTimeout: headersTimeoutMs,
-      bodyTimeout: bodyTimeoutMs,
-      connect,
-      ...(allowH2 ? { allowH2, maxConcurrentStreams: slots } : {}),
-    });
+    const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.options;
+    const common = { headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs, connect: this.lane.connect };
+    const origin = this.origin;
+    if (this.options.client === 'undici')
+      return new UndiciConnection(origin, { pipelining: slots, allowH2, maxConcurrentStreams: slots, ...common });
+    if (allowH2) return new Http2Connection(origin, { maxConcurrentStreams: slots, ...common });
+    return new Http1Connection(origin, { pipelining: slots, ...common });
   }
 
   private takeWaiting(): ConnectionRequest | undefined {
@@ -151,16 +134,8 @@ export class ConnectionSet {
   private readonly lanes: readonly Lane[];
   private destroyed = false;
 
-  /**
-   * Whether its connections take a request's traceparent in `options.traceparent` rather than in
-   * its header list: rpcload's HTTP/1.1 client does (it keeps the encoding of a list reused request
-   * after request); undici's Client and the HTTP/2 sessions need it in the list.
-   */
-  readonly sendsTraceparentApart: boolean;
-
   constructor(origin: string, options: ConnectionSetOptions) {
     this.lanes = options.lanes.map((lane) => new Lane(origin, lane, options));
-    this.sendsTraceparentApart = opensHttp1Connections(options);
   }
 
   /** Requests waiting for a free connection. */
@@ -173,14 +148,14 @@ export class ConnectionSet {
   /** Send `request` on a free connection of its lane, or queue it for the next one freed. */
   dispatch(request: ConnectionRequest): void {
     if (this.destroyed) {
-      request.onError?.(new Error('the connections were closed'));
+      request.onRequestError(new Error('the connections were closed'));
       return;
     }
     this.lanes[request.lane]!.dispatch(request);
   }
 
   /**
-   * `request` has ended (its handler saw onComplete or onError): its slot goes to the oldest
+   * `request` has ended (onResponseEnd or onRequestError): its slot goes to the oldest
    * waiting request of its lane, or back to the free slots. Call once per dispatched request.
    */
   release(request: ConnectionRequest): void {
@@ -190,7 +165,7 @@ export class ConnectionSet {
     this.lanes[request.lane]!.release(connection);
   }
 
-  /** Close every connection; requests on them end through onError, waiting ones are dropped. */
+  /** Close every connection; requests on them end through onRequestError, waiting ones are dropped. */
   async destroy(): Promise<void> {
     this.destroyed = true;
     await Promise.all(this.lanes.flatMap((lane) => lane.destroy()));

@@ -1,5 +1,5 @@
 /**
- * Opening the socket of one of the load's own connections (the fast HTTP/1.1 client's and the
+ * Opening the socket of one of the load's own connections (rpcload's HTTP/1.1 client's and the
  * HTTP/2 sessions'): undici's connector signature, with undici's outcomes when it fails.
  */
 import type { Socket } from 'node:net';

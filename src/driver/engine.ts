@@ -1,23 +1,25 @@
 /**
  * The load engine: starts scenario iterations (an open-model arrival, a closed-model user's next
  * turn, a client's next of its N iterations, a replayed call) on a client of the workload whose
- * phase asks, sends each of their requests through the load's connections, judges and records
- * every finished request, and walks the iteration on. The load kinds (driver/loads/) only decide
- * *when* an iteration starts; everything per request happens here,
+ * phase asks, sends each of their requests on the run's connections (connection-set.ts, under
+ * rpcload's connection contract: connection.ts), judges and records every finished request, and
+ * walks the iteration on. The load kinds only decide *when* an iteration starts; everything per
+ * request happens here,
  * with its parts in their own modules: the iteration and its walk (iteration.ts), what a finished
  * request came to (request-outcome.ts), its Sample (sample-writer.ts).
  *
  * Why the hot path makes no closure per request: at tens of thousands of requests per second on
  * one thread, every closure or callback object made per request is a heap allocation the garbage
  * collector must trace and free, and one that captures the engine or an iteration holds it for as
- * long as undici holds the callback. So what a request needs travels in records recycled with it
- * (an InFlightRequest is undici's handler and carries its RequestContext), and the few functions
+ * long as a connection holds the callback. So what a request needs travels in records recycled with
+ * it (an InFlightRequest is what its connection reports to, and carries its RequestContext), and the few functions
  * the hot path hands out are made once per engine, reading their per-call input from a field set
  * just before the call. Fields that exist only for this say so. (A think time or a back-off wait
  * does make a timer closure: that request waits anyway.)
  */
+import { basename } from 'node:path';
 import { ResponseClassifier } from '../api/envelope.ts';
-import { OUTCOME_UNANSWERED, outcomeClass } from '../api/outcome.ts';
+import { OUTCOME_SIGN_ERROR, OUTCOME_UNANSWERED, outcomeClass } from '../api/outcome.ts';
 import { SignError, type RequestSigner } from '../api/request-signer.ts';
 import { describeUnusableRetryAfter, RETRY_AFTER_ABSENT, RETRY_AFTER_UNUSABLE } from '../api/retry-after.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
@@ -132,16 +134,18 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly samples: SampleWriter;
   /** Each client token's header list with the run's static headers, by the token's list (it goes with it). */
   private readonly withStaticHeaders = new WeakMap<readonly string[], string[]>();
-  /** The connections take a request's traceparent apart from its header list (see headersOf). */
+  /** Requests carry their traceparent apart from their header list (see headersOf). */
   private readonly traceparentApart: boolean;
   private readonly httpDebug: HttpDebug | null;
+  /** The last ticket handed to a pending signature (see InFlightRequest.signingTicket). */
+  private signTickets = 0;
 
   constructor(private readonly o: EngineOptions) {
     this.pickers = o.compiled.workloads.map((workload) => createPickerState(workload.clientWeights));
     this.bodies = new RequestBodies(o.random, o.setupValues ?? null);
     this.samples = new SampleWriter(o.recorder);
     // A signer signs the header list: the traceparent must be in it.
-    this.traceparentApart = o.connections.sendsTraceparentApart && o.signer == null;
+    this.traceparentApart = o.signer == null;
     this.httpDebug = o.httpDebug ?? null;
     this.requests = new InFlightRequestPool(newRequestContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this, this.httpDebug !== null);
     // One sweep a few times per deadline, instead of a timer per request on the hot path.
@@ -269,7 +273,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   /**
    * The run is over and the connections are about to be closed: every request still in flight was sent
    * and never answered. Each is recorded as transport:unanswered (visible to thresholds; the result
-   * says the server stalled), and whatever undici reports about it afterwards is ignored.
+   * says the server stalled), and whatever its connection reports about it afterwards is ignored.
    * Returns how many there were.
    */
   abandonInFlight(): number {
@@ -280,7 +284,10 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       request.abandoned = true;
       request.status = 0; // whatever head arrived, no reply did
       this.inFlight--;
-      this.samples.write(request, UNANSWERED, nowMs);
+      // Still waiting for its signature: nothing was sent, and the server is not the one that stalled.
+      const signing = request.signingTicket !== 0;
+      request.signingTicket = 0;
+      this.samples.write(request, signing ? this.unsignedAtEnd() : UNANSWERED, nowMs);
     }
     this.live.clear();
     this.settle();
@@ -295,28 +302,55 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private signThenDispatch(signer: RequestSigner, request: InFlightRequest<RequestContext>, client: ClientIdentity): void {
     const input = {
       method: 'POST',
-      path: request.options.path,
-      body: request.options.body,
+      path: request.head.path,
+      body: request.head.body,
       clientId: client.id,
       signingSecret: client.signingSecret,
     };
     const failUnsent = (err: unknown): void =>
-      void setImmediate(() => request.onError(err instanceof SignError ? err : new SignError(String(err))));
+      void setImmediate(() => request.onRequestError(err instanceof SignError ? err : new SignError(String(err))));
     let signed: string[] | Promise<string[]>;
     try {
-      signed = signer.sign(input, request.options.headers);
+      signed = signer.sign(input, request.head.headers);
     } catch (err) {
       return failUnsent(err);
     }
     if (Array.isArray(signed)) {
-      request.options.headers = signed;
+      request.head.headers = signed;
       this.o.connections.dispatch(request);
       return;
     }
-    signed.then((headers) => {
-      request.options.headers = headers;
-      this.o.connections.dispatch(request);
-    }, failUnsent);
+    // Until the promise settles the request is on no connection: its deadline (cutOverdue) or the
+    // run's end settles it instead, and the ticket tells a late answer it is no longer wanted.
+    const ticket = ++this.signTickets;
+    request.signingTicket = ticket;
+    signed.then(
+      (headers) => {
+        if (request.signingTicket !== ticket) return;
+        request.signingTicket = 0;
+        request.head.headers = headers;
+        this.o.connections.dispatch(request);
+      },
+      (err: unknown) => {
+        if (request.signingTicket !== ticket) return;
+        request.signingTicket = 0;
+        failUnsent(err);
+      },
+    );
+  }
+
+  /** What a request still waiting for its signature at the end of the run came to. */
+  private unsignedAtEnd(): RequestOutcome {
+    return {
+      outcome: OUTCOME_SIGN_ERROR,
+      successData: null,
+      retryAfterS: RETRY_AFTER_ABSENT,
+      detail: `sign:timeout: the sign module ${this.signerName()} did not answer before the end of the run`,
+    };
+  }
+
+  private signerName(): string {
+    return this.o.signer == null ? '' : basename(this.o.signer.source);
   }
 
   onRequestDone(request: InFlightRequest<RequestContext>): void {
@@ -328,7 +362,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     }
     this.inFlight--;
     this.live.delete(request);
-    if (this.httpDebug !== null) this.httpDebug.exchange(request, request.options.traceparent);
+    if (this.httpDebug !== null) this.httpDebug.exchange(request);
     const nowMs = this.o.now();
     const it = request.context.iteration!;
     const outcome = judgeRequest(request, this.o, this.classifier, Date.now, this.outcome);
@@ -427,11 +461,12 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   }
 
   /**
-   * The request's header list: its client's, the run's static ones, and `traceparent` unless the
-   * connections take it apart. Without a traceparent in it, the list is the same array for every
-   * request of the client's token (made once per token), so the fast HTTP/1.1 client, which keeps
-   * the head it encoded by the list's identity, encodes it once; with one, a new list for this
-   * request — never a list refilled in place, which that client would send as it was first encoded.
+   * The request's header list: its client's, the run's static ones, and `traceparent` when it
+   * cannot go apart (a sign module signs the list). Without a traceparent in it, the list is the
+   * same array for every request of the client's token (made once per token), so rpcload's HTTP/1.1
+   * client, which keeps the head it encoded by the list's identity, encodes it once; with one, a new
+   * list for this request — never a list refilled in place, which that client would send as it was
+   * first encoded.
    */
   private headersOf(clientHeaders: readonly string[], traceparent: string | null): string[] {
     const extra = this.o.staticHeaders;
@@ -472,12 +507,22 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.waiting.set(handle, it);
   }
 
+  onRequestResent(): void {
+    this.o.recorder.recordStaleConnectionRetry();
+  }
+
   /** Cut every request past its deadline (those still queued for a connection are cut once on one). */
   private cutOverdue(): void {
     const deadlineMs = this.o.now() - this.o.requestTimeoutMs;
     for (const request of this.live) {
       if (request.dispatchedAtMs > deadlineMs) break; // oldest first: the rest are younger
-      request.cut('timeout');
+      if (request.signingTicket !== 0) {
+        // Never sent: the sign module, not the server, kept it past its deadline.
+        request.signingTicket = 0;
+        const deadline = `the request deadline (${this.o.requestTimeoutMs} ms)`;
+        const reason = `sign:timeout: the sign module ${this.signerName()} did not answer within ${deadline}`;
+        request.onRequestError(new SignError(reason));
+      } else request.cut('timeout');
     }
   }
 

@@ -20,7 +20,14 @@ export const HTTP_DEBUG_BODY_LIMIT = 2048;
 
 /** What the debug printer reads of one finished request (InFlightRequest has it all). */
 export interface DebuggedExchange {
-  readonly options: { readonly method?: string; readonly path: string; readonly headers: readonly string[]; readonly body: Buffer };
+  readonly head: {
+    readonly method?: string;
+    readonly path: string;
+    readonly headers: readonly string[];
+    /** Sent after `headers` (the load's requests carry it apart); null for none. */
+    readonly traceparent: string | null;
+    readonly body: Buffer;
+  };
   /** 0: no response head came. */
   readonly status: number;
   readonly responseHeaders: readonly (Buffer | string)[] | null;
@@ -39,16 +46,16 @@ export class HttpDebug {
     private readonly write: (text: string) => void,
   ) {}
 
-  /** Print one finished exchange (the first N only). `traceparent`: the header sent apart from the list, if any. */
-  exchange(request: DebuggedExchange, traceparent: string | null): void {
+  /** Print one finished exchange (the first N only). */
+  exchange(request: DebuggedExchange): void {
     if (this.printed >= this.limit) return;
     this.printed++;
-    this.write(formatExchange(request, traceparent, `${this.printed}/${this.limit}`));
+    this.write(formatExchange(request, `${this.printed}/${this.limit}`));
   }
 
   /** A token request and its reply (made apart from the load's engine, through callApi). */
   readonly apiExchange = (call: ApiCall, reply: ApiReply): void => {
-    if (this.printed < this.limit) this.exchange(apiCallExchange(call, reply), null);
+    if (this.printed < this.limit) this.exchange(apiCallExchange(call, reply));
   };
 }
 
@@ -64,10 +71,11 @@ function apiCallExchange(call: ApiCall, reply: ApiReply): DebuggedExchange {
     value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, v]),
   );
   return {
-    options: {
+    head: {
       method: call.httpMethod ?? 'POST',
       path: call.path ?? `${base}/api/${call.method}`,
       headers,
+      traceparent: null,
       body: Buffer.from(call.body ?? ''),
     },
     status: reply.status,
@@ -80,12 +88,12 @@ function apiCallExchange(call: ApiCall, reply: ApiReply): DebuggedExchange {
 }
 
 /** The exchange as text: a `>` block for the request, a `<` block for the response. */
-export function formatExchange(request: DebuggedExchange, traceparent: string | null, label: string): string {
-  const { options } = request;
-  const lines = [`── http-debug ${label} ──`, `> ${options.method ?? 'POST'} ${escapeControls(redactText(options.path))}`];
-  const headers = [...pairs(options.headers), ...(traceparent === null ? [] : [['traceparent', traceparent] as const])];
+export function formatExchange(request: DebuggedExchange, label: string): string {
+  const { head } = request;
+  const lines = [`── http-debug ${label} ──`, `> ${head.method ?? 'POST'} ${escapeControls(redactText(head.path))}`];
+  const headers = [...pairs(head.headers), ...(head.traceparent === null ? [] : [['traceparent', head.traceparent] as const])];
   for (const [name, value] of headers) lines.push(`> ${headerLine(name, value)}`);
-  lines.push(`> ${bodyText(options.body, undefined)}`);
+  lines.push(`> ${bodyText(head.body, undefined)}`);
   if (request.status === 0) {
     lines.push(`< no response: ${escapeControls(redactText(request.error?.message ?? 'none'))}`);
   } else {

@@ -1,19 +1,18 @@
 /**
- * One API request in flight: its undici request options, the dispatch handler undici calls back,
- * and what the response said. Requests are recycled through a free list, so the hot path
- * allocates no handler, options or context record per request. It uses undici's raw-header
- * legacy callbacks (onConnect/onHeaders/onData/onComplete/onError) on purpose: with them undici
- * neither wraps the handler nor parses every response header into an object (measured: ~19 % less
- * CPU per request than a new-style handler). Only Content-Type, Content-Encoding and Retry-After
- * are looked at.
+ * One API request in flight: its head, what its connection tells it (it is a LoadRequest of the
+ * connection contract, connection.ts, whichever client carries it), and what the response said.
+ * Requests are recycled through a free list, so the hot path allocates no handler, head or context
+ * record per request. Only Content-Type, Content-Encoding and Retry-After are looked at.
  */
 import { headerBlockError } from '../api/outcome.ts';
-import type { TracedDispatchOptions } from './http1/request-encoder.ts';
+import type { Carrier } from './connection.ts';
 import type { RoutedRequest } from './replica-router.ts';
 import type { CutReason, FinishedRequest } from './request-outcome.ts';
 
 export interface InFlightListener<T> {
   onRequestDone(request: InFlightRequest<T>): void;
+  /** Its connection sends it once more after meeting a stale one (see stale-connections.ts). */
+  onRequestResent(request: InFlightRequest<T>): void;
 }
 const EMPTY = Buffer.alloc(0);
 const NO_HEADERS: readonly string[] = Object.freeze([]);
@@ -21,21 +20,21 @@ const CONTENT_TYPE = 'content-type';
 const CONTENT_ENCODING = 'content-encoding';
 const RETRY_AFTER = 'retry-after';
 
-function headerNameIs(name: Buffer | string, lowerName: string): boolean {
-  if (name.length !== lowerName.length) return false;
-  return (typeof name === 'string' ? name : name.toString('latin1')).toLowerCase() === lowerName;
+function headerNameIs(name: string, lowerName: string): boolean {
+  return name.length === lowerName.length && name.toLowerCase() === lowerName;
 }
 
-/** undici's options for one request; each InFlightRequest owns one and refills it (undici may read it later, from its queue). */
-interface RequestOptions extends TracedDispatchOptions {
+/** The request's head (RequestHead), refilled for each request the record carries. */
+interface MutableHead {
+  method: string;
   path: string;
-  headers: string[];
-  body: Buffer;
+  headers: readonly string[];
   traceparent: string | null;
+  body: Buffer;
 }
 
 export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
-  readonly options: RequestOptions = { path: '', method: 'POST', headers: NO_HEADERS as string[], body: EMPTY, traceparent: null };
+  readonly head: MutableHead = { path: '', method: 'POST', headers: NO_HEADERS, body: EMPTY, traceparent: null };
   /** The connection carrying it (see ConnectionSet); -1 while it waits for one. */
   connection = -1;
   /** Which of the run's routes (the target, or a replica) carries it (see ReplicaRouter). */
@@ -54,13 +53,20 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   truncated = false;
   error: Error | null = null;
   /** Every response header, kept only for `--http-debug` (see keepsHeaders); null otherwise. */
-  responseHeaders: Buffer[] | string[] | null = null;
+  responseHeaders: string[] | null = null;
   /** Why we cut this request short ourselves (its deadline, an oversized body); null when we did not. */
   cutReason: CutReason | null = null;
   /** Set once the request was written off as unanswered at the run's end: whatever it reports later is ignored. */
   abandoned = false;
-  /** undici's abort for this request, from onConnect; null until it is on a connection. */
-  private abort: ((err?: Error) => void) | null = null;
+  /** Times its connection sent it again after meeting a stale one (0 or 1). */
+  resends = 0;
+  /**
+   * Non-zero while the sign module's promise for it is pending (the engine's ticket for that
+   * signature): it is on no connection yet, and an answer for another ticket is not for it.
+   */
+  signingTicket = 0;
+  /** The connection carrying it, told in onRequestSent; null until it is on one. */
+  private carrier: Carrier | null = null;
   /** The body's first kept chunk; most API replies arrive in one. */
   private first: Buffer | null = null;
   private more: Buffer[] | null = null;
@@ -79,17 +85,14 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     private readonly keepsHeaders = false,
   ) {}
 
-  /**
-   * Prepare this (new or recycled) request for one request; `traceparent` non-null only for a
-   * connection set that sends it apart from `headers` (ConnectionSet.sendsTraceparentApart).
-   */
-  start(path: string, headers: string[], traceparent: string | null, body: Buffer, dispatchedAtMs: number): this {
-    this.options.path = path;
-    this.options.headers = headers;
-    this.options.traceparent = traceparent;
-    this.options.body = body;
-    this.dispatchedAtMs = dispatchedAtMs;
-    this.sentAtMs = dispatchedAtMs;
+  /** Prepare this (new or recycled) request for one request (`traceparent` apart from `headers`, or null). */
+  start(path: string, headers: readonly string[], traceparent: string | null, body: Buffer, atMs: number): this {
+    this.head.path = path;
+    this.head.headers = headers;
+    this.head.traceparent = traceparent;
+    this.head.body = body;
+    this.dispatchedAtMs = atMs;
+    this.sentAtMs = atMs;
     this.status = 0;
     this.contentType = undefined;
     this.contentEncoding = undefined;
@@ -100,7 +103,9 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.responseHeaders = null;
     this.cutReason = null;
     this.abandoned = false;
-    this.abort = null;
+    this.resends = 0;
+    this.signingTicket = 0;
+    this.carrier = null;
     this.first = null;
     this.more = null;
     this.keptBytes = 0;
@@ -110,45 +115,48 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
 
   /** Drop references to the finished request's data before going back on the free list. */
   release(): void {
-    this.options.body = EMPTY;
-    this.options.headers = NO_HEADERS as string[];
-    this.options.traceparent = null;
+    this.head.body = EMPTY;
+    this.head.headers = NO_HEADERS;
+    this.head.traceparent = null;
     this.first = null;
     this.more = null;
     this.error = null;
     this.responseHeaders = null;
-    this.abort = null;
+    this.carrier = null;
   }
 
-  onConnect(abort: (err?: Error) => void): void {
+  onResend(): void {
+    this.resends++;
+    if (!this.abandoned) this.listener.onRequestResent(this);
+  }
+
+  onRequestSent(carrier: Carrier): void {
     this.sentAtMs = this.now();
-    this.abort = abort;
+    this.carrier = carrier;
   }
 
   /**
-   * Cut the request short (its deadline passed): undici then reports it through onError. Returns
-   * false when it is not on a connection yet (still waiting for a connection) and cannot be cut now.
+   * Cut the request short (its deadline passed): its connection then reports it through
+   * onRequestError. Returns false when it is not on a connection yet (still waiting for a
+   * connection, or for its signature) and cannot be cut now.
    */
   cut(reason: CutReason): boolean {
-    if (this.finished || this.abort === null) return false;
+    if (this.finished || this.carrier === null) return false;
     this.cutReason ??= reason;
-    this.abort(new Error(`rpcload cut the request short: ${reason}`));
+    this.carrier.cut(this, new Error(`rpcload cut the request short: ${reason}`));
     return true;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null): boolean {
-    if (statusCode < 200) return true; // 1xx: the final response is still to come
-    this.status = statusCode;
-    if (rawHeaders === null) return true;
-    // A copy: the HTTP/1 parser reuses its list once this call returns.
-    if (this.keepsHeaders) this.responseHeaders = rawHeaders.slice();
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      const name = rawHeaders[i]!;
-      if (headerNameIs(name, CONTENT_TYPE)) this.contentType = rawHeaders[i + 1]!.toString();
-      else if (headerNameIs(name, CONTENT_ENCODING)) this.contentEncoding = rawHeaders[i + 1]!.toString();
-      else if (statusCode === 429 && headerNameIs(name, RETRY_AFTER)) this.addRetryAfter(rawHeaders[i + 1]!.toString());
+  onResponseHead(status: number, headers: readonly string[]): void {
+    this.status = status;
+    // A copy: the HTTP/1.1 parser reuses its list once this call returns.
+    if (this.keepsHeaders) this.responseHeaders = headers.slice();
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const name = headers[i]!;
+      if (headerNameIs(name, CONTENT_TYPE)) this.contentType = headers[i + 1]!;
+      else if (headerNameIs(name, CONTENT_ENCODING)) this.contentEncoding = headers[i + 1]!;
+      else if (status === 429 && headerNameIs(name, RETRY_AFTER)) this.addRetryAfter(headers[i + 1]!);
     }
-    return true;
   }
 
   private addRetryAfter(value: string): void {
@@ -156,11 +164,11 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.retryAfter = seen === undefined ? value : typeof seen === 'string' ? [seen, value] : [...seen, value];
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(chunk: Buffer): void {
     this.bodyBytes += chunk.length;
     if (this.bodyBytes > this.maxBodyBytes) {
       this.cut('body_too_large');
-      return false;
+      return;
     }
     const room = this.capBytes - this.keptBytes;
     if (room > 0) {
@@ -170,22 +178,21 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
       this.keptBytes += kept.length;
     }
     if (chunk.length > room) this.truncated = true;
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.finish();
   }
 
   /**
-   * The request failed. The engine hears of it in a microtask, not now: undici calls this from
-   * inside loops that fail a Client's whole queue (a refused reconnect, a closed socket) and then
-   * assert that queue is empty (`assert(client[kSize] === 0)`). The engine's answer to a finished
-   * request is to hand its connection to the next request — a dispatch into that very Client —
-   * which, made synchronously from here, refilled the queue mid-loop and crashed the run when a
-   * target died with requests waiting for a connection.
+   * The request failed. The engine hears of it in a microtask, not now: connections call this from
+   * inside loops that fail their whole queue (a refused reconnect, a closed socket; undici's then
+   * assert the queue is empty, `assert(client[kSize] === 0)`). The engine's answer to a finished
+   * request is to hand its connection to the next request — a send on that very connection —
+   * which, made synchronously from here, refilled the queue mid-loop (and crashed the run on
+   * undici when a target died with requests waiting for a connection).
    */
-  onError(err: Error): void {
+  onRequestError(err: Error): void {
     if (this.finished) return;
     this.finished = true;
     // No status yet: the head itself was broken, whatever undici calls it.

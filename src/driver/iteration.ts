@@ -88,7 +88,7 @@ export function currentStep(it: Iteration): CompiledStep {
 
 /**
  * The engine's part of one request: one mutable record per InFlightRequest, recycled with it, so
- * undici's handler (the request itself) reaches its iteration without a closure.
+ * what its connection tells the request (connection.ts) reaches its iteration without a closure.
  */
 export interface RequestContext extends SpanWords {
   /** The iteration this request belongs to; null while the record waits on the free list. */

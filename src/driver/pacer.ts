@@ -12,7 +12,7 @@
  *   mean 1 (a unit-rate Poisson process carried through N's inverse: a Poisson process of the
  *   phase's rate, ramps included); the phase holds the arrivals with S_k < N(D), so its count is
  *   Poisson with mean rate × duration.
- * Another process (the times of a replayed log) is another Pacer, chosen by createPacer.
+ * A replayed recording is not paced here: its times come from the file (replay-loop.ts).
  */
 import type { ArrivalProcess } from '../profile/plan.ts';
 import type { RateLoad } from '../profile/phase-load.ts';

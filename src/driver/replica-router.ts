@@ -30,11 +30,6 @@ export class ReplicaRouter {
     return route;
   }
 
-  /** See ConnectionSet.sendsTraceparentApart (the routes' sets are configured alike). */
-  get sendsTraceparentApart(): boolean {
-    return this.routes.every((set) => set.sendsTraceparentApart);
-  }
-
   /** Requests waiting for a free connection, over every route. */
   get queued(): number {
     return this.routes.reduce((sum, set) => sum + set.queued, 0);

@@ -199,6 +199,7 @@ async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): P
           allowH2: h2,
           headersTimeoutMs: plan.http.headersTimeoutMs,
           bodyTimeoutMs: plan.http.bodyTimeoutMs,
+          idleTimeoutMs: plan.http.idleTimeoutMs,
           client: plan.http.client,
         }),
     ),

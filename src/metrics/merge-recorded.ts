@@ -182,6 +182,7 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
       (k) => k,
     ),
     exemplars: mergeExemplars(parts.map((p) => p.exemplars)),
+    staleConnectionRetries: parts.reduce((sum, p) => sum + (p.staleConnectionRetries ?? 0), 0),
   };
 }
 

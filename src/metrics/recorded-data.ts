@@ -74,6 +74,11 @@ export interface RecordedData {
    * data recorded before connections were counted.
    */
   readonly connections?: Readonly<Record<string, number>>;
+  /**
+   * Requests sent once more on a new connection after the one they were written to turned out
+   * closed by the server. Absent in data recorded before they were counted.
+   */
+  readonly staleConnectionRetries?: number;
   /** Exemplars by method (exemplars.ts); absent in data recorded before exemplars existed. */
   readonly exemplars?: Readonly<Record<string, readonly ExemplarData[]>>;
 }

@@ -112,6 +112,8 @@ export class Recorder {
   private readonly notices = new Set<string>();
   /** Connections opened, by negotiated protocol. */
   private readonly connections = new Map<string, number>();
+  /** Requests sent once more after meeting a connection the server had closed (stale-connections.ts in the driver). */
+  private staleConnectionRetries = 0;
   private readonly exemplars: ExemplarReservoir;
   private lastAtMs = 0;
 
@@ -244,6 +246,11 @@ export class Recorder {
   /** A connection the load opened, and the protocol it negotiated (`h2`, `http/1.1`). */
   recordConnection(protocol: string): void {
     this.connections.set(protocol, (this.connections.get(protocol) ?? 0) + 1);
+  }
+
+  /** A request went out once more on a new connection: the one it was written to had been closed by the server. */
+  recordStaleConnectionRetry(): void {
+    this.staleConnectionRetries++;
   }
 
   /** One token request: timed and counted apart from the API figures. */
@@ -422,6 +429,7 @@ export class Recorder {
       ledger: this.ledger.serialize(),
       notices: [...this.notices],
       connections: Object.fromEntries(this.connections),
+      staleConnectionRetries: this.staleConnectionRetries,
       exemplars: this.exemplars.serialize(),
     };
   }

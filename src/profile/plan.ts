@@ -279,8 +279,12 @@ export interface PhasePlan {
   readonly arrivals: ArrivalProcess;
 }
 
-/** Which HTTP client carries the load's API calls: rpcload's own HTTP/1.1 client, or undici's. */
-export type HttpClientName = 'fast' | 'undici';
+/**
+ * Which HTTP client carries the load's API calls: rpcload's own (its HTTP/1.1 client, and sessions
+ * of Node's http2 module on HTTP/2), or undici's Client. (`fast`, rpcload's former name, is read as
+ * `rpcload` where a profile or flag names a client.)
+ */
+export type HttpClientName = 'rpcload' | 'undici';
 export type ArrivalProcess = 'uniform' | 'poisson';
 
 export interface HttpPlan {
@@ -294,6 +298,8 @@ export interface HttpPlan {
   readonly connectTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /** A keep-alive connection idle this long is closed by rpcload (a server's Keep-Alive hint may lower it). */
+  readonly idleTimeoutMs: number;
   /** Overall deadline of each request, token requests included (ms): a total, not an idle gap. */
   readonly requestTimeoutMs: number;
   /** Response bytes kept for parsing; the rest is read and discarded. */

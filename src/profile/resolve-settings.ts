@@ -7,6 +7,7 @@ import { readTlsIdentity } from './key-files.ts';
 import { readCa } from './profile-files.ts';
 import { expected, type Problem } from './problems.ts';
 import { ALLOW_ZERO, durationMs, POSITIVE } from './resolve-durations.ts';
+import { httpClientNamed } from './http-clients.ts';
 import type { AuthSettings, HttpSettings, RateLimitSettings, ServerSettings } from './schema-settings.ts';
 
 export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
@@ -30,9 +31,11 @@ export function resolveRateLimit(rateLimit: RateLimitSettings, problems: Problem
   };
 }
 
+/** The http settings that are durations. */
+type TimeoutKey = 'connectTimeout' | 'headersTimeout' | 'bodyTimeout' | 'idleTimeout' | 'requestTimeout';
+
 export function resolveHttp(http: HttpSettings, baseDir: string, problems: Problem[]): HttpPlan {
-  const timeout = (key: 'connectTimeout' | 'headersTimeout' | 'bodyTimeout' | 'requestTimeout'): number =>
-    durationMs(http[key] ?? D.http[key], `/http/${key}`, problems, POSITIVE);
+  const timeout = (key: TimeoutKey): number => durationMs(http[key] ?? D.http[key], `/http/${key}`, problems, POSITIVE);
   let ca: string | null = null;
   if (http.ca !== undefined) {
     const read = readCa(baseDir, http.ca);
@@ -51,6 +54,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     connectTimeoutMs: timeout('connectTimeout'),
     headersTimeoutMs: timeout('headersTimeout'),
     bodyTimeoutMs: timeout('bodyTimeout'),
+    idleTimeoutMs: timeout('idleTimeout'),
     requestTimeoutMs: timeout('requestTimeout'),
     bodyCapBytes: http.bodyCapBytes ?? D.http.bodyCapBytes,
     maxResponseBytes: http.maxResponseBytes ?? D.http.maxResponseBytes,
@@ -60,7 +64,7 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
     identity: resolveIdentity(http, baseDir, problems),
     preconnect: http.preconnect ?? D.http.preconnect,
     warmUp: http.warmUp ?? D.http.warmUp,
-    client: http.client ?? D.http.client,
+    client: httpClientNamed(http.client ?? D.http.client) ?? D.http.client,
   };
 }
 

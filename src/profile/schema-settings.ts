@@ -6,7 +6,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { ASSERTION_ALGS } from '../api/client-assertion.ts';
 import { FAULTS, LIMITER_ALGORITHMS } from '../server/options.ts';
-import { HTTP_CLIENTS } from './http-clients.ts';
+import { HTTP_CLIENT_ALIASES, HTTP_CLIENTS } from './http-clients.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
 /** A W3C tracestate list: 1 to 32 key=value members, keys lowercase, values printable without ',' and '='. */
@@ -104,6 +104,12 @@ export const HttpSchema = OptionalFields(
     connectTimeout: DurationSchema('Connect timeout.', D.http.connectTimeout),
     headersTimeout: DurationSchema('Time allowed until the response headers arrive.', D.http.headersTimeout),
     bodyTimeout: DurationSchema('Time allowed between body chunks.', D.http.bodyTimeout),
+    idleTimeout: DurationSchema(
+      'Close a keep-alive connection idle this long, before the server closes it under a request ' +
+        "(a server's `Keep-Alive: timeout=N` hint lowers it to N − 2 s). A request that still meets a closed " +
+        'connection, failing before any byte of its reply, is sent once more on a new one (staleConnectionRetries).',
+      D.http.idleTimeout,
+    ),
     requestTimeout: DurationSchema(
       'Overall deadline of every request (API calls and token requests), from sending to the last byte of the reply: a reply still incomplete then ends as transport:timeout.',
       D.http.requestTimeout,
@@ -144,10 +150,16 @@ export const HttpSchema = OptionalFields(
       default: D.http.warmUp,
       description: `Before the clock starts, run the scenarios for a moment against an in-process responder (never the target), so the first second is not measured on unoptimized code. Default ${D.http.warmUp}.`,
     }),
-    client: Literals(
-      HTTP_CLIENTS,
-      "HTTP client of the load's API calls: fast = rpcload's own HTTP/1.1 keep-alive client (less CPU per request), undici = undici's Client. Token requests and verify always use undici.",
-      D.http.client,
+    client: Type.Union(
+      [...HTTP_CLIENTS, ...Object.keys(HTTP_CLIENT_ALIASES)].map((name) => Type.Literal(name)),
+      {
+        default: D.http.client,
+        description:
+          "HTTP client of the load's API calls: rpcload = rpcload's own clients (its HTTP/1.1 keep-alive client; " +
+          "sessions of Node's http2 module on HTTP/2), less CPU per request; undici = undici's Client. " +
+          `"fast" is accepted as rpcload's former name. Token requests and verify always use undici. ` +
+          `Default "${D.http.client}".`,
+      },
     ),
     traceContext: Literals(
       ['always', 'sampled', 'off'],

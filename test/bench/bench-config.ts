@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { HttpClientName } from '../../src/profile/plan.ts';
-import { HTTP_CLIENTS } from '../../src/profile/schema-settings.ts';
+import { HTTP_CLIENTS, httpClientNamed } from '../../src/profile/http-clients.ts';
 
 export interface BenchConfig {
   readonly quick: boolean;
@@ -56,7 +56,7 @@ export interface BenchConfig {
   readonly replayWindowS: number;
   /** 'auto' = nginx when present or installable, else the raw-socket responder. */
   readonly target: 'auto' | 'nginx' | 'raw';
-  /** rpcload's HTTP client in every section (BENCH_RPCLOAD_CLIENT=fast|undici); null = its default. */
+  /** rpcload's HTTP client in every section (BENCH_RPCLOAD_CLIENT=rpcload|undici, or fast); null = its default. */
   readonly rpcloadClient: HttpClientName | null;
   /** The open-model row judged by issue 24: this share of the closed section's median rpcload requests/s. */
   readonly openShareOfClosed: number;
@@ -88,9 +88,10 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const target = env.BENCH_TARGET ?? 'auto';
   if (target !== 'auto' && target !== 'nginx' && target !== 'raw')
     throw new Error(`BENCH_TARGET must be auto, nginx or raw, found ${JSON.stringify(target)}`);
-  const client = env.BENCH_RPCLOAD_CLIENT ?? '';
-  if (client !== '' && !(HTTP_CLIENTS as readonly string[]).includes(client))
-    throw new Error(`BENCH_RPCLOAD_CLIENT must be one of ${HTTP_CLIENTS.join(', ')}, found ${JSON.stringify(client)}`);
+  const named = env.BENCH_RPCLOAD_CLIENT ?? '';
+  const client = named === '' ? null : httpClientNamed(named);
+  if (client === undefined)
+    throw new Error(`BENCH_RPCLOAD_CLIENT must be one of ${HTTP_CLIENTS.join(', ')}, found ${JSON.stringify(named)}`);
   const share = numberFrom(env, 'BENCH_OPEN_SHARE', 0.6);
   if (share >= 1) throw new Error(`BENCH_OPEN_SHARE must be below 1, found ${share}`);
   return {
@@ -119,7 +120,7 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     replayGb: numberFrom(env, 'BENCH_REPLAY_GB', quick ? 0.05 : 5),
     replayWindowS: numberFrom(env, 'BENCH_REPLAY_WINDOW_S', quick ? 5 : 30),
     target,
-    rpcloadClient: client === '' ? null : (client as HttpClientName),
+    rpcloadClient: client,
     openShareOfClosed: share,
   };
 }

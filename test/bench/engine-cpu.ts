@@ -33,7 +33,6 @@ import type * as ClosedLoopModule from '../../src/driver/closed-loop.ts';
 import type * as CompiledPlanModule from '../../src/driver/compiled-plan.ts';
 import type { ReplicaRouter } from '../../src/driver/replica-router.ts';
 import type * as EngineModule from '../../src/driver/engine.ts';
-import type { InFlightRequest } from '../../src/driver/in-flight-request.ts';
 import type * as RunClockModule from '../../src/driver/run-clock.ts';
 import type * as RunLoadModule from '../../src/driver/run-load.ts';
 import type * as RecorderModule from '../../src/metrics/recorder.ts';
@@ -94,15 +93,57 @@ function newRecorder(build: Build, plan: Plan): RecorderModule.Recorder {
   return new build.Recorder({ methods: ['ping'], phases: ['load'], clients: plan.clients.map((c) => c.id) }, { rateLimit: plan.rateLimit });
 }
 
-const REPLY_HEADERS = [Buffer.from('content-type'), Buffer.from('application/json')];
+const REPLY_HEADERS = ['content-type', 'application/json'];
+const REPLY_RAW_HEADERS = REPLY_HEADERS.map((text) => Buffer.from(text));
+
+/**
+ * An engine's request as the stand-in answers it: told through rpcload's connection contract
+ * (onRequestSent…), or, in builds before it, through undici's handler callbacks (onConnect…).
+ */
+interface EngineRequest {
+  onRequestSent?(carrier: unknown): void;
+  onResponseHead?(status: number, headers: readonly string[]): void;
+  onResponseData?(chunk: Buffer): void;
+  onResponseEnd?(): void;
+  onConnect?(abort: () => void): void;
+  onHeaders?(status: number, rawHeaders: Buffer[]): boolean;
+  onData?(chunk: Buffer): boolean;
+  onComplete?(): void;
+}
+
+/**
+ * What the stand-in hands a request to cut it short with: one for every request, so the stand-in
+ * allocates nothing per request (a carrier made per request cost the engine's figure ~15 %).
+ */
+const CARRIER = { cut: (): void => undefined };
+const ABORT = (): void => undefined;
+
+function answer(request: EngineRequest): void {
+  if (request.onResponseEnd !== undefined) {
+    request.onRequestSent!(CARRIER);
+    request.onResponseHead!(200, REPLY_HEADERS);
+    request.onResponseData!(REPLY_BODY);
+    request.onResponseEnd();
+    return;
+  }
+  request.onConnect!(ABORT);
+  request.onHeaders!(200, REPLY_RAW_HEADERS);
+  request.onData!(REPLY_BODY);
+  request.onComplete!();
+}
 const REPLY_BODY = Buffer.from(SUCCESS_BODY);
 
 /** Stands in for the ConnectionSet: answers every request with REPLY_BODY on the next turn of the event loop. */
 class InstantConnections {
-  private queue: InFlightRequest<unknown>[] = [];
+  /**
+   * Builds before the connection contract asked their connections whether they take a request's
+   * traceparent apart from its header list: rpcload's HTTP/1.1 client, their default, did.
+   */
+  readonly sendsTraceparentApart = true;
+  private queue: EngineRequest[] = [];
   private scheduled = false;
 
-  dispatch(request: InFlightRequest<unknown>): void {
+  dispatch(request: EngineRequest): void {
     this.queue.push(request);
     if (!this.scheduled) {
       this.scheduled = true;
@@ -125,12 +166,7 @@ class InstantConnections {
     this.scheduled = false;
     const answering = this.queue;
     this.queue = [];
-    for (const request of answering) {
-      request.onConnect(() => undefined);
-      request.onHeaders(200, REPLY_HEADERS);
-      request.onData(REPLY_BODY);
-      request.onComplete();
-    }
+    for (const request of answering) answer(request);
   };
 }
 

@@ -1,3 +1,4 @@
+// test-pass: quiet
 /**
  * `rpcload run --replay`: recorded calls reach a real server on 127.0.0.1 at their recorded offset
  * ÷ speed, each by its caller's client ID and in its caller's order; --map-clients is stable;

@@ -149,7 +149,7 @@ describe('rpcload run without a profile', () => {
     [['--client', 'only-a-secret', '--method', 'ping'], /^rpcload: --client: expected ID:SECRET, found no colon/],
     [
       ['--method', 'ping', '--http-client', 'curl'],
-      /--http-client <name>' argument 'curl' is invalid\. expected one of fast, undici, found "curl"/,
+      /--http-client <name>' argument 'curl' is invalid\. expected one of rpcload, undici \(or fast, .*\), found "curl"/,
     ],
   ])('bad flags: one line, exit 2 (%#)', async (args, message) => {
     const run = await runRpcload(['run', ...args, '--ui', 'none', '--out', join(dir, 'never.json')]);

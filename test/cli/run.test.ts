@@ -43,7 +43,8 @@ describe('rpcload run', () => {
     const run = await runRpcload(['run', '--rate', '30', '--duration', '3s', '--out', out, '--json']);
     const result = readResult(out);
     expect(result.run).toMatchObject({ status: 'completed', embeddedTarget: true, profile: 'demo', kind: 'run', model: 'open' });
-    expect(result.run.httpClient).toBe(testHttpClient() ?? 'fast'); // the load's client, the default unless the tests chose one
+    // the load's client, the default unless the tests chose one
+    expect(result.run.httpClient).toBe(testHttpClient() ?? 'rpcload');
     expect(result.summary.requests).toBeGreaterThanOrEqual(90);
     expect(run.code).toBe(result.thresholds.every((t) => t.ok) ? 0 : 1);
     const printed = JSON.parse(run.stdout) as { resultFile: string; summary: { requests: number } };

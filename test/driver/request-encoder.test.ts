@@ -24,6 +24,7 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
         path: '/api/ping',
         headers: clientHeaders.concat('traceparent', TP(n)),
         body,
+        traceparent: null,
       });
       expect(apart.toString('latin1')).toBe(inList.toString('latin1'));
       expect(apart.toString('latin1')).toContain(
@@ -34,12 +35,26 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
 
   it('keeps the head of a list reused without one: the same bytes, not re-encoded', () => {
     const body = Buffer.from('{}');
-    const first = encodeRequest('h', { method: 'POST', path: '/api/x', headers: clientHeaders, body });
-    expect(encodeRequest('h', { method: 'POST', path: '/api/x', headers: clientHeaders, body, traceparent: null })).toBe(first);
+    const head = { method: 'POST', path: '/api/x', headers: clientHeaders, body, traceparent: null };
+    const first = encodeRequest('h', head);
+    expect(encodeRequest('h', { ...head })).toBe(first);
   });
 
   it('refuses a traceparent undici would refuse (a header injection)', () => {
     const options = { method: 'POST', path: '/api/x', headers: clientHeaders, body: Buffer.from('{}'), traceparent: 'x\r\nevil: 1' };
     expect(() => encodeRequest('h', options)).toThrow(errors.InvalidArgumentError);
+  });
+});
+
+describe('encodeRequest: the Host', () => {
+  const body = Buffer.from('{}');
+  const request = (headers: string[]): string =>
+    encodeRequest('127.0.0.1:8080', { method: 'POST', path: '/x', headers, body, traceparent: null }).toString('latin1');
+
+  it("is the connection's, or a listed host (a sign module's) in its place: never two", () => {
+    expect(request(['a', '1'])).toMatch(/^POST \/x HTTP\/1\.1\r\nhost: 127\.0\.0\.1:8080\r\nconnection: keep-alive\r\n/);
+    const signed = request(['a', '1', 'Host', 'api.example.test']);
+    expect(signed).toMatch(/^POST \/x HTTP\/1\.1\r\nhost: api\.example\.test\r\nconnection: keep-alive\r\na: 1\r\n/);
+    expect(signed.match(/host:/gi)).toHaveLength(1);
   });
 });

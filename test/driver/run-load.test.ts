@@ -1,3 +1,4 @@
+// test-pass: both-clients
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeHistogram } from '../../src/metrics/hdr.ts';
 import { SKIP_PHASE_ENDED } from '../../src/driver/engine.ts';

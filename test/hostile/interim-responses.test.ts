@@ -1,3 +1,4 @@
+// test-pass: both-clients
 /**
  * Unsolicited interim responses (RFC 9110 §15.2): a server may send any number of 1xx responses
  * before the final one, and a client must skip those it did not ask for. undici drops the

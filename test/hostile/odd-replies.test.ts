@@ -1,3 +1,4 @@
+// test-pass: both-clients
 /**
  * Replies that are odd in one precise way get a verdict that names that way (issue 28 §17, §18,
  * §23): two Retry-After headers are unusable (it is a singleton field) rather than the last one
@@ -149,7 +150,7 @@ describe('a control character in a response header', () => {
     const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 5 }], http: { preconnect: false } }, server.url);
     const { result, recorded } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ 'transport:invalid_http': 5 });
-    // undici names the cause after our correction (headerBlockError); the fast client names it itself.
+    // undici names the cause after our correction (headerBlockError); rpcload's client names it itself.
     expect(recorded.recentErrors.map((e) => e.detail)).toEqual([
       expect.stringMatching(/invalid character in a response header|Invalid header value char/),
     ]);

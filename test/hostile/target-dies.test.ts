@@ -1,3 +1,4 @@
+// test-pass: both-clients
 /**
  * The target falls over in the middle of a run (what a capacity search pushes it to): its process
  * dies with requests in flight, and every later connection is refused. The run must go on to its

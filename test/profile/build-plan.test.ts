@@ -90,6 +90,7 @@ describe('buildPlan: defaults', () => {
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 10_000,
         bodyTimeoutMs: 10_000,
+        idleTimeoutMs: 4000,
         requestTimeoutMs: 30_000,
         bodyCapBytes: 1_048_576,
         maxResponseBytes: 16_777_216,
@@ -99,7 +100,7 @@ describe('buildPlan: defaults', () => {
         identity: null,
         preconnect: true,
         warmUp: true,
-        client: 'fast',
+        client: 'rpcload',
       },
       sign: null,
       trace: { mode: 'always', sampleRatio: 0.01, tracestate: null, baggageRunId: false, runId: null, seed, stream: 0 },
@@ -125,6 +126,15 @@ describe('buildPlan: defaults', () => {
     [{ method: 'ping', think: '1.5s' }, { think: { kind: 'fixed', ms: 1500 } }],
   ])('step %j → %j', (step, expected) => {
     expect(plan({ scenarios: [{ steps: [step] }] }).scenarios[0]!.steps[0]).toMatchObject(expected);
+  });
+
+  it.each([
+    ['rpcload', 'rpcload'],
+    ['fast', 'rpcload'], // the former name of rpcload's own clients
+    ['undici', 'undici'],
+  ] as const)('http.client %s → %s', (client, expected) => {
+    expect(plan({ http: { client } }).http.client).toBe(expected);
+    expect(plan({}, { httpClient: expected }).http.client).toBe(expected);
   });
 
   it('takes the embedded server’s limit and window from rateLimit unless the server sets its own', () => {

@@ -129,7 +129,7 @@ describe('a profile built from flags', () => {
 
   it('--http-client chooses the load client (default fast)', () => {
     const flags = { target: 'https://h', client: ['a:b'], method: ['ping'] };
-    expect(inlinePlan(flags, {}).http.client).toBe('fast');
+    expect(inlinePlan(flags, {}).http.client).toBe('rpcload');
     expect(inlinePlan(flags, { httpClient: 'undici' }).http.client).toBe('undici');
   });
 });

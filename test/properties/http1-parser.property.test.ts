@@ -1,5 +1,5 @@
 /**
- * Properties of the fast client's response parser: a valid response parses to what was sent
+ * Properties of rpcload's HTTP/1.1 response parser: a valid response parses to what was sent
  * however its bytes are split (pipelined responses included, with chunked bodies, extensions,
  * trailers and interim 1xx responses); nothing past a response is read as part of it; and bad
  * lengths, oversized heads, control characters, obs-fold and garbage are refused — never taken for
@@ -7,13 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_MAX_HEADER_BYTES,
-  RESPONSE_EXPECTED,
-  RESPONSE_UNEXPECTED,
-  ResponseParser,
-  type ResponseSink,
-} from '../../src/driver/http1/response-parser.ts';
+import { DEFAULT_MAX_HEADER_BYTES, Expectation, ResponseParser } from '../../src/driver/http1/response-parser.ts';
+import type { ResponseSink } from '../../src/driver/http1/response-parser.ts';
 import { transportOutcome } from '../../src/api/outcome.ts';
 
 interface Parsed {
@@ -29,13 +24,13 @@ class RecordingSink implements ResponseSink {
   readonly messages: Parsed[] = [];
   begins = 0;
   constructor(private expected: number) {}
-  onMessageBegin(): number {
+  onMessageBegin(): Expectation {
     this.begins++;
-    if (this.expected === 0) return RESPONSE_UNEXPECTED;
+    if (this.expected === 0) return Expectation.UNEXPECTED;
     this.expected--;
-    return RESPONSE_EXPECTED;
+    return Expectation.BODY;
   }
-  onHeaders(status: number, rawHeaders: string[]): boolean {
+  onHead(status: number, rawHeaders: string[]): boolean {
     this.messages.push({ status, headers: [...rawHeaders], body: [], trailers: null, keepAlive: null });
     return true;
   }

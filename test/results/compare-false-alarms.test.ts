@@ -1,3 +1,4 @@
+// test-pass: quiet
 /**
  * compare must not cry wolf: runs with identical settings, one after another on the same machine,
  * compared pairwise with the default rules, raise no regression. A release gate that fails on

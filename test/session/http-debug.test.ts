@@ -125,7 +125,7 @@ describe('--http-debug', () => {
     const { formatExchange } = await import('../../src/driver/http-debug.ts');
     const text = formatExchange(
       {
-        options: { method: 'POST', path: '/api/big', headers: [], body: Buffer.from('{}') },
+        head: { method: 'POST', path: '/api/big', headers: [], traceparent: null, body: Buffer.from('{}') },
         status: 200,
         responseHeaders: [],
         contentEncoding: undefined,
@@ -133,7 +133,6 @@ describe('--http-debug', () => {
         error: null,
         responseBody: () => Buffer.from(long),
       },
-      null,
       '1/1',
     );
     const body = text.split('\n').find((line) => line.startsWith('< {'))!;

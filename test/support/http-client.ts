@@ -1,18 +1,19 @@
 /**
- * The load client the tests run with. `RPCLOAD_TEST_HTTP_CLIENT=undici` (or `fast`) makes the
- * helpers that build plans, spawn the CLI or open connections use that client, so the suites whose
- * results must not depend on the client run once with each (`npm test` runs them again with
+ * The load client the tests run with. `RPCLOAD_TEST_HTTP_CLIENT=undici` (or `rpcload`; `fast`, its
+ * former name, too) makes the helpers that build plans, spawn the CLI or open connections use that
+ * client, so the suites whose results must not depend on the client run once with each (`npm test` runs them again with
  * undici: RPCLOAD_TEST_PHASE=undici in vitest.config.ts). Unset, the profile's default applies.
  */
 import type { HttpClientName } from '../../src/profile/plan.ts';
-import { HTTP_CLIENTS } from '../../src/profile/schema-settings.ts';
+import { HTTP_CLIENTS, httpClientNamed } from '../../src/profile/http-clients.ts';
 
 export function testHttpClient(): HttpClientName | undefined {
   const name = process.env.RPCLOAD_TEST_HTTP_CLIENT;
   if (name === undefined || name === '') return undefined;
-  if (!(HTTP_CLIENTS as readonly string[]).includes(name))
+  const client = httpClientNamed(name);
+  if (client === undefined)
     throw new Error(`RPCLOAD_TEST_HTTP_CLIENT must be one of ${HTTP_CLIENTS.join(', ')}, found ${JSON.stringify(name)}`);
-  return name as HttpClientName;
+  return client;
 }
 
 /** `profile` with `http.client` set to the test client, unless the profile chose one itself. */

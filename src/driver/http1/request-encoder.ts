@@ -1,5 +1,5 @@
 /**
- * Request bytes for the fast HTTP/1.1 client, encoded once and reused.
+ * Request bytes for rpcload's HTTP/1.1 client, encoded once and reused.
  *
  * A load run sends the same few requests over and over: one path per step, one header list per
  * client token (the same array object until the token changes), one body per static step. So the
@@ -9,24 +9,14 @@
  * (one write, no copy). A templated body (a new Buffer each time) is copied behind the kept head
  * into one buffer from Node's pool, so it still goes out in one write. A body Buffer is taken to be
  * immutable once handed over (the engine's are: static bodies are rendered once, others anew). A
- * request's own traceparent comes apart from the list (TracedDispatchOptions) and is written into
+ * request's own traceparent comes apart from the list (RequestHead.traceparent) and is written into
  * that one buffer after the kept header lines, so the list, and its encoding, stay the same.
  *
  * The bytes are those undici writes for the same request (same header order and spelling), and
- * what undici refuses — a path or header value with control characters, a header name that is not
- * a token — is refused with undici's error, so a hostile token endpoint cannot inject headers.
+ * what undici refuses is refused with undici's error: the rules are request-head.ts's, shared with
+ * the HTTP/2 sessions and the undici adapter.
  */
-import type { Dispatcher } from 'undici';
-import { errors } from 'undici';
-
-/**
- * undici's dispatch options, plus a traceparent kept apart from `headers`: every request has its
- * own, and in the list it would make each list new, so that no head could be kept (see
- * engine.headersOf). It is written after `headers`, where it would stand last in the list.
- */
-export interface TracedDispatchOptions extends Dispatcher.DispatchOptions {
-  traceparent?: string | null;
-}
+import { checkRequestHead, checkTraceparent, expectsPayload, hostIndex, type RequestHead } from '../request-head.ts';
 
 interface Encoded {
   readonly host: string;
@@ -46,35 +36,16 @@ const MAX_ENCODINGS_PER_HEADERS = 32;
 /** Header lists are kept by identity: a client's list lives as long as its token, and goes with it. */
 const byHeaders = new WeakMap<object, Encoded[]>();
 
-// undici's checks (lib/core/request.js and util.js): a path of visible latin1 characters, token header names, values without CR, LF or NUL.
-const INVALID_PATH = /[^\u0021-\u00ff]/;
-const TOKEN_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const INVALID_VALUE = /[^\t\u0020-\u007e\u0080-\u00ff]/;
-
-const EMPTY_BODY = Buffer.alloc(0);
-
-/** `POST`, `PUT`, `PATCH` and their like carry a Content-Length even when empty, as undici sends it. */
-const expectsPayload = (method: string): boolean =>
-  method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'QUERY' || method === 'PROPFIND' || method === 'PROPPATCH';
-
 /**
- * Throws undici's InvalidArgumentError for a path or header (flat [name, value, …] list) undici
- * would refuse; the HTTP/2 connection checks its requests with it too.
+ * The head, and the length of its part before Content-Length and the blank line. A `host` in the
+ * list is the Host (written where the connection's would be, as undici writes it), never a second one.
  */
-export function checkRequestHead(path: string, headers: readonly string[]): void {
-  if (INVALID_PATH.test(path)) throw new errors.InvalidArgumentError('invalid request path');
-  for (let i = 0; i + 1 < headers.length; i += 2) {
-    const name = headers[i]!;
-    if (!TOKEN_NAME.test(name)) throw new errors.InvalidArgumentError('invalid header key');
-    if (INVALID_VALUE.test(headers[i + 1]!)) throw new errors.InvalidArgumentError(`invalid ${name} header`);
-  }
-}
-
-/** The head, and the length of its part before Content-Length and the blank line. */
 function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): [Buffer, number] {
   checkRequestHead(path, headers);
-  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
-  for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]!}: ${headers[i + 1]!}\r\n`;
+  const listed = hostIndex(headers);
+  const hostValue = listed < 0 ? host : headers[listed + 1]!;
+  let head = `${method} ${path} HTTP/1.1\r\nhost: ${hostValue}\r\nconnection: keep-alive\r\n`;
+  for (let i = 0; i + 1 < headers.length; i += 2) if (i !== listed) head += `${headers[i]!}: ${headers[i + 1]!}\r\n`;
   const headLines = head.length; // latin1: one byte a character
   if (bodyLength > 0 || expectsPayload(method)) head += `content-length: ${bodyLength}\r\n`;
   return [Buffer.from(`${head}\r\n`, 'latin1'), headLines];
@@ -84,7 +55,7 @@ const TRACEPARENT_LINE = Buffer.from('traceparent: ', 'latin1');
 
 /** The kept head with a `traceparent` line inserted after its headers, and the body: one new Buffer. */
 function withTraceparent(entry: Encoded, traceparent: string, body: Buffer): Buffer {
-  if (INVALID_VALUE.test(traceparent)) throw new errors.InvalidArgumentError('invalid traceparent header');
+  checkTraceparent(traceparent);
   const { head, headLines } = entry;
   const out = Buffer.allocUnsafe(head.length + TRACEPARENT_LINE.length + traceparent.length + 2 + body.length);
   let at = head.copy(out, 0, 0, headLines);
@@ -98,18 +69,13 @@ function withTraceparent(entry: Encoded, traceparent: string, body: Buffer): Buf
 }
 
 /**
- * The request's bytes for a connection to `host` (the Host header's value), ready to write: a
- * flat header list (kept by identity) or a record, and a Buffer or string body. Throws undici's
- * InvalidArgumentError for a path or header undici would refuse.
+ * The request's bytes for a connection to `host` (the Host header's value, unless the list names
+ * one), ready to write. Throws undici's InvalidArgumentError for a path or header undici would refuse.
  */
-export function encodeRequest(host: string, options: TracedDispatchOptions): Buffer {
-  const { method, path } = options;
-  const rawBody = options.body;
-  const body = Buffer.isBuffer(rawBody) ? rawBody : typeof rawBody === 'string' ? Buffer.from(rawBody) : EMPTY_BODY;
+export function encodeRequest(host: string, request: RequestHead): Buffer {
+  const { method, path, headers, body } = request;
   const bodyLength = body.length;
-  const kept = Array.isArray(options.headers);
-  const headers = kept ? (options.headers as string[]) : Object.entries((options.headers ?? {}) as Record<string, string>).flat();
-  let list = kept ? byHeaders.get(headers) : undefined;
+  let list = byHeaders.get(headers);
   let entry: Encoded | undefined;
   if (list !== undefined) {
     for (let i = 0; i < list.length; i++) {
@@ -123,14 +89,12 @@ export function encodeRequest(host: string, options: TracedDispatchOptions): Buf
   if (entry === undefined) {
     const [head, headLines] = encodeHead(host, method, path, headers, bodyLength);
     entry = { host, method, path, bodyLength, head, headLines, body: null, whole: null };
-    if (kept) {
-      if (list === undefined) byHeaders.set(headers, (list = []));
-      if (list.length >= MAX_ENCODINGS_PER_HEADERS) list.shift();
-      list.push(entry);
-    }
+    if (list === undefined) byHeaders.set(headers, (list = []));
+    if (list.length >= MAX_ENCODINGS_PER_HEADERS) list.shift();
+    list.push(entry);
   }
-  const traceparent = options.traceparent;
-  if (typeof traceparent === 'string') return withTraceparent(entry, traceparent, body);
+  const traceparent = request.traceparent;
+  if (traceparent !== null) return withTraceparent(entry, traceparent, body);
   if (bodyLength === 0) return entry.head;
   if (entry.body !== body) {
     entry.body = body;

@@ -1,9 +1,7 @@
 /**
- * The load's HTTP/2 connection: one session of Node's `http2` module over a socket from the
- * lane's connector, with the surface of undici's Client as the driver uses it — `dispatch(options,
- * handler)` and `destroy()` — and the same handler callbacks (onConnect with an abort, onHeaders
- * with a flat header list, onData, onComplete, onError), so the driver's requests run on it
- * unchanged.
+ * The load's HTTP/2 connection: sessions of Node's `http2` module over sockets from the lane's
+ * connector, implementing rpcload's connection contract (connection.ts) — `send(request)`,
+ * `destroy()` — and telling each request what happened through its own methods.
  *
  * Why not undici's HTTP/2 Client: when a server ends a session with GOAWAY — nginx does it after
  * `keepalive_requests` (1,000) streams on every connection, so any long h2 load through nginx meets
@@ -20,18 +18,22 @@
  *   its intended start: the engine's clock, not this module's, measures it.
  * - `maxConcurrentStreams` streams at once per session (fewer when the server's SETTINGS say so:
  *   Node holds back the excess until a stream closes).
+ * - A session with no stream open for `idleTimeoutMs` is closed, before a server's own idle timeout
+ *   closes it under a new stream (nginx ends idle sessions after its `keepalive_timeout`).
  * - Headers and body timeouts as undici's: time to the response head, then the longest pause
  *   between body chunks; a stream past either is cancelled and fails with undici's error.
  * - Connection-specific headers (connection, keep-alive, transfer-encoding, host…) are not HTTP/2
- *   headers: dropped, the host becoming `:authority`. Header names and values are checked as the
- *   HTTP/1.1 encoder checks them, so a hostile token endpoint cannot inject headers here either.
+ *   headers: dropped, the host becoming `:authority`. The head follows the rules every connection
+ *   applies (request-head.ts): the same checks, the same Content-Length on the methods that expect
+ *   a payload, the traceparent after the list.
  */
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { errors, type Dispatcher, type buildConnector } from 'undici';
+import { errors, type buildConnector } from 'undici';
+import type { Carrier, Connection, LoadRequest } from '../connection.ts';
 import { connectParamsOf, discardSocket, openSocket } from '../connection-socket.ts';
-import { checkRequestHead } from '../http1/request-encoder.ts';
+import { checkRequestHead, checkTraceparent, expectsPayload, type RequestHead } from '../request-head.ts';
 
 export interface Http2ConnectionOptions {
   /** Streams open at once on one session. */
@@ -42,29 +44,25 @@ export interface Http2ConnectionOptions {
   readonly bodyTimeoutMs: number;
   /** Opens a socket to the origin (undici's connector signature), which must negotiate h2. */
   readonly connect: buildConnector.connector;
+  /** Close a session with no stream open for this long; default 4 s (undici's keep-alive timeout). */
+  readonly idleTimeoutMs?: number;
 }
 
-type Handler = Dispatcher.DispatchHandler;
-
 interface Pending {
-  readonly options: Dispatcher.DispatchOptions;
-  readonly handler: Handler;
+  readonly request: LoadRequest;
   /** How many times a server has refused it so far. */
   refusals: number;
 }
 
+const DEFAULT_IDLE_TIMEOUT_MS = 4000;
 /** A refused request is sent again at most this many times (a server refusing everything must not loop the run). */
 const MAX_REFUSALS = 3;
 /** Request headers HTTP/2 forbids (RFC 9113 §8.2.2); `host` becomes `:authority`. */
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te']);
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
-const EMPTY_BODY = Buffer.alloc(0);
 const ignore = (): void => undefined;
 
-/** Methods that carry a content-length even when empty, as undici and the HTTP/1.1 encoder send it. */
-const expectsPayload = (method: string): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH';
-
-export class Http2Connection {
+export class Http2Connection implements Connection, Carrier {
   private readonly origin: string;
   private readonly authority: string;
   private readonly connectParams: buildConnector.Options;
@@ -74,8 +72,8 @@ export class Http2Connection {
   private readonly pending: Pending[] = [];
   /** Streams open on the current session (a retired session's streams are not counted). */
   private open = 0;
-  /** How to fail each request not yet ended, on any session: destroy() fails them. */
-  private readonly live = new Set<(error: Error) => void>();
+  /** How to fail each request on a stream not yet ended, on any session: cut() and destroy() do. */
+  private readonly live = new Map<LoadRequest, (error: Error) => void>();
 
   constructor(
     origin: string | URL,
@@ -87,24 +85,27 @@ export class Http2Connection {
     this.connectParams = connectParamsOf(url);
   }
 
-  /** Send a request on this connection. Returns false when it now has `maxConcurrentStreams` requests or more. */
-  dispatch(options: Dispatcher.DispatchOptions, handler: Handler): boolean {
+  send(request: LoadRequest): void {
     if (this.destroyed) {
-      handler.onError?.(new errors.ClientDestroyedError());
-      return false;
+      request.onRequestError(new errors.ClientDestroyedError());
+      return;
     }
-    this.pending.push({ options, handler, refusals: 0 });
+    this.pending.push({ request, refusals: 0 });
     this.flush();
-    return this.open + this.pending.length < this.options.maxConcurrentStreams;
   }
 
-  /** Close the connection: requests on it or waiting for it end through onError (ClientDestroyedError). */
+  /** Cut `request` short (Carrier): its stream is cancelled and it fails with `reason`. */
+  cut(request: LoadRequest, reason: Error): void {
+    this.live.get(request)?.(reason);
+  }
+
+  /** Close the connection: requests on it or waiting for it end through onRequestError (ClientDestroyedError). */
   destroy(): Promise<void> {
     if (this.destroyed) return Promise.resolve();
     this.destroyed = true;
     const error = new errors.ClientDestroyedError();
-    for (const { handler } of this.pending.splice(0)) handler.onError?.(error);
-    for (const fail of [...this.live]) fail(error);
+    for (const { request } of this.pending.splice(0)) request.onRequestError(error);
+    for (const fail of [...this.live.values()]) fail(error);
     const session = this.session;
     this.session = null;
     if (session === null || session.destroyed) return Promise.resolve();
@@ -154,14 +155,21 @@ export class Http2Connection {
     session.on('error', retire); // the streams report their own failure
     session.on('frameError', ignore);
     socket.on('error', ignore);
+    // No frame for idleTimeoutMs: closed when no stream is open on it (a long request's silence is
+    // its own timeouts' business).
+    session.setTimeout(this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => {
+      if (this.session !== session || this.open > 0) return;
+      retire();
+      session.close();
+    });
     this.flush();
   }
 
-  private start(session: http2.ClientHttp2Session, request: Pending): void {
-    const { options, handler } = request;
+  private start(session: http2.ClientHttp2Session, pending: Pending): void {
+    const { request } = pending;
     let stream: http2.ClientHttp2Stream;
     try {
-      stream = session.request(this.headersOf(options), { endStream: false });
+      stream = session.request(this.headersOf(request.head), { endStream: false });
     } catch (err) {
       // A header or path the checks refuse, or a session that has just gone: the latter is retried.
       if (
@@ -169,9 +177,12 @@ export class Http2Connection {
         (err as { code?: string }).code === 'ERR_HTTP2_INVALID_SESSION'
       ) {
         if (this.session === session) this.session = null;
-        this.pending.unshift(request);
+        this.pending.unshift(pending);
         this.flush();
-      } else handler.onError?.(err instanceof errors.UndiciError ? err : new errors.InvalidArgumentError((err as Error).message));
+      } else {
+        const message = (err as Error).message;
+        request.onRequestError(err instanceof errors.UndiciError ? err : new errors.InvalidArgumentError(message));
+      }
       return;
     }
     this.open++;
@@ -181,7 +192,7 @@ export class Http2Connection {
     const end = (): boolean => {
       if (ended) return false;
       ended = true;
-      this.live.delete(fail);
+      this.live.delete(request);
       if (this.session === session) this.open--;
       return true;
     };
@@ -189,12 +200,12 @@ export class Http2Connection {
       if (!end()) return;
       stream.removeAllListeners('data');
       if (!stream.destroyed) stream.close(NGHTTP2_CANCEL);
-      handler.onError?.(error);
+      request.onRequestError(error);
       if (!this.destroyed) this.flush();
     };
-    this.live.add(fail);
-    handler.onConnect?.((err?: Error) => fail(err ?? new errors.RequestAbortedError()));
-    if (ended) return; // aborted at once
+    this.live.set(request, fail);
+    request.onRequestSent(this);
+    if (ended) return; // cut at once
     const { headersTimeoutMs, bodyTimeoutMs } = this.options;
     if (headersTimeoutMs > 0) stream.setTimeout(headersTimeoutMs);
     stream.on('timeout', () =>
@@ -204,26 +215,25 @@ export class Http2Connection {
       if (ended) return;
       headersSeen = true;
       stream.setTimeout(bodyTimeoutMs);
-      const status = Number(headers[':status']);
-      handler.onHeaders?.(status, flatHeaders(headers) as unknown as Buffer[], () => stream.resume(), '');
+      request.onResponseHead(Number(headers[':status']), flatHeaders(headers));
     });
     stream.on('data', (chunk: Buffer) => {
-      if (!ended) handler.onData?.(chunk);
+      if (!ended) request.onResponseData(chunk);
     });
     stream.on('end', () => {
       if (!headersSeen) return; // 'close' reports a stream that ended without a response
       if (!end()) return;
-      handler.onComplete?.([]);
+      request.onResponseEnd();
       this.flush();
     });
     stream.on('error', ignore); // 'close' carries the outcome, with the reset code
     stream.on('close', () => {
       if (ended) return;
-      if (stream.rstCode === NGHTTP2_REFUSED_STREAM && request.refusals < MAX_REFUSALS && !this.destroyed) {
+      if (stream.rstCode === NGHTTP2_REFUSED_STREAM && pending.refusals < MAX_REFUSALS && !this.destroyed) {
         // Never processed (RFC 9113 §8.7): send it again, on a new session when this one is going.
         end();
-        request.refusals++;
-        this.pending.unshift(request);
+        pending.refusals++;
+        this.pending.unshift(pending);
         this.flush();
         return;
       }
@@ -231,17 +241,14 @@ export class Http2Connection {
         stream.rstCode > 0 ? `HTTP/2 stream reset with code ${stream.rstCode}` : 'HTTP/2 stream closed before the response was complete';
       fail(new errors.SocketError(reason));
     });
-    const body = options.body;
-    const bytes = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : EMPTY_BODY;
-    stream.end(bytes);
+    stream.end(request.head.body);
   }
 
-  private headersOf(options: Dispatcher.DispatchOptions): http2.OutgoingHttpHeaders {
-    const list = Array.isArray(options.headers)
-      ? options.headers
-      : Object.entries((options.headers ?? {}) as Record<string, string>).flat();
-    checkRequestHead(options.path, list);
-    const headers: http2.OutgoingHttpHeaders = { ':method': options.method, ':path': options.path, ':authority': this.authority };
+  private headersOf(head: RequestHead): http2.OutgoingHttpHeaders {
+    const list = head.headers;
+    checkRequestHead(head.path, list);
+    const headers: http2.OutgoingHttpHeaders = { ':method': head.method, ':path': head.path };
+    headers[':authority'] = this.authority;
     for (let i = 0; i + 1 < list.length; i += 2) {
       const name = list[i]!.toLowerCase();
       if (CONNECTION_SPECIFIC.has(name)) {
@@ -251,18 +258,21 @@ export class Http2Connection {
       const seen = headers[name];
       headers[name] = seen === undefined ? list[i + 1]! : `${String(seen)}, ${list[i + 1]!}`;
     }
-    const body = options.body;
-    const length = Buffer.isBuffer(body) ? body.length : typeof body === 'string' ? Buffer.byteLength(body) : 0;
-    if (length > 0 || expectsPayload(options.method)) headers['content-length'] = String(length);
+    if (head.traceparent !== null) {
+      checkTraceparent(head.traceparent);
+      headers.traceparent = head.traceparent;
+    }
+    const length = head.body.length;
+    if (length > 0 || expectsPayload(head.method)) headers['content-length'] = String(length);
     return headers;
   }
 
   private failPending(error: Error): void {
-    for (const { handler } of this.pending.splice(0)) handler.onError?.(error);
+    for (const { request } of this.pending.splice(0)) request.onRequestError(error);
   }
 }
 
-/** A response's headers as the flat [name, value, …] list the handlers read (undici's raw form, as strings). */
+/** A response's headers as the flat [name, value, …] list of the connection contract. */
 function flatHeaders(headers: http2.IncomingHttpHeaders): string[] {
   const flat: string[] = [];
   for (const name of Object.keys(headers)) {

@@ -9,6 +9,7 @@ import { RpcloadError } from '../../errors.ts';
 import { OUTCOME_SUCCESS } from '../../api/outcome.ts';
 import { countAtOrBelowUs, createLatencyHistogram, percentilesMs } from '../../metrics/hdr.ts';
 import { TOOL } from '../../version.ts';
+import { httpClientNamed } from '../../profile/http-clients.ts';
 import type { LabelledResult } from '../compare/compare-runs.ts';
 import { loadShapeDifferences } from '../compare/load-shape.ts';
 import type { Exemplar, Goodput, PhaseStats, RunInfo, RunResult, RunStatus, Stats } from '../../contract/result-schema.ts';
@@ -57,9 +58,15 @@ function uniqueLabels(inputs: readonly LabelledResult[]): LabelledResult[] {
   return inputs.map((input, i) => (inputs.findIndex((other) => other.label === input.label) === i ? input : { ...input, label: `${input.label}#${i + 1}` }));
 }
 
-/** The shards' HTTP client: theirs when they agree, mixed when they differ, absent when none recorded one. */
-function mergedHttpClient(runs: readonly RunInfo[]): Pick<RunInfo, 'httpClient'> {
-  const clients = new Set(runs.flatMap((r) => (r.httpClient === undefined ? [] : [r.httpClient])));
+type HttpClient = NonNullable<RunInfo['httpClient']>;
+
+/**
+ * The shards' HTTP client: theirs when they agree, mixed when they differ, absent when none recorded
+ * one. `fast`, what files of earlier versions call rpcload's own client, is rpcload.
+ */
+export function mergedHttpClient(runs: readonly Pick<RunInfo, 'httpClient'>[]): Pick<RunInfo, 'httpClient'> {
+  const named = (client: HttpClient): HttpClient => (client === 'mixed' ? client : (httpClientNamed(client) ?? client));
+  const clients = new Set(runs.flatMap((r) => (r.httpClient === undefined ? [] : [named(r.httpClient)])));
   if (clients.size === 0) return {};
   return { httpClient: clients.size === 1 ? [...clients][0]! : 'mixed' };
 }

@@ -127,6 +127,13 @@ function connectionsOf(data: RecordedData): Pick<RunResult['summary'], 'connecti
   return opened === 0 ? {} : { connections: { opened, byProtocol } };
 }
 
+/** Requests sent again after a stale connection: for a run whose load opened connections. */
+function staleRetriesOf(data: RecordedData): Pick<RunResult, 'staleConnectionRetries'> {
+  const opened = Object.values(data.connections ?? {}).reduce((sum, n) => sum + n, 0);
+  const retries = data.staleConnectionRetries ?? 0;
+  return opened === 0 && retries === 0 ? {} : { staleConnectionRetries: retries };
+}
+
 /** The recorded exemplars as the result file lists them (copies: the file owns its records). */
 function exemplarsOf(exemplars: NonNullable<RecordedData['exemplars']>): Record<string, Exemplar[]> {
   return Object.fromEntries(Object.entries(exemplars).map(([method, list]) => [method, list.map((e) => ({ ...e, kinds: [...e.kinds] }))]));
@@ -221,6 +228,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     warnings: [...input.warnings],
     ...(data.exemplars === undefined ? {} : { exemplars: exemplarsOf(data.exemplars) }),
     ...(replay === undefined ? {} : { replay }),
+    ...staleRetriesOf(data),
   };
   const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
   const implied = generatedWarnings(result).filter((w) => !stated.includes(w));

@@ -1,3 +1,4 @@
+// test-pass: both-clients
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/start-server.ts';
 import type { FaultName, ServerHandle } from '../../src/server/options.ts';
