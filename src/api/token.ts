@@ -9,7 +9,7 @@ import { sanitizeText } from '../util/sanitize.ts';
 import { assertionKeyObject, CLIENT_ASSERTION_TYPE, signClientAssertion, tokenEndpointUrl, type AssertionKey } from './client-assertion.ts';
 import { normalizeErrorCode } from './envelope.ts';
 import { certificateHint } from './certificate-hint.ts';
-import { callApi, headerValue } from './http-call.ts';
+import { callApi, headerValue, type ApiCall, type ApiReply } from './http-call.ts';
 import { contentEncodingOutcome } from './outcome.ts';
 import { retryAfterSeconds } from './retry-after.ts';
 
@@ -33,6 +33,8 @@ export interface TokenRequest {
   readonly signal?: AbortSignal;
   /** Extra headers of each attempt (asked anew per attempt: trace context). */
   readonly headers?: () => Readonly<Record<string, string>>;
+  /** Told of each attempt's request and reply (`--http-debug`). */
+  readonly onExchange?: (call: ApiCall, reply: ApiReply) => void;
 }
 
 export type TokenResult =
@@ -136,7 +138,7 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     // Before the server can echo it: an assertion is a credential while it lives.
     registerSecret(assertion);
   }
-  const reply = await callApi(dispatcher, {
+  const call: ApiCall = {
     baseUrl: req.baseUrl,
     method: req.tokenMethod,
     body: tokenForm(req, assertion),
@@ -147,7 +149,9 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     signal: req.signal,
     bodyCapBytes: 64 * 1024,
     maxBodyBytes: 1024 * 1024,
-  });
+  };
+  const reply = await callApi(dispatcher, call);
+  req.onExchange?.(call, reply);
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
   const retryAfter = reply.status === 429 ? { retryAfterS: retryAfterSeconds(reply.headers['retry-after'], Date.now()) } : {};
   const fail = (outcome: string, detail: string): TokenResult => ({

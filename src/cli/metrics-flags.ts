@@ -11,6 +11,7 @@ export interface MetricsFlags {
   metricsBuckets?: number[];
   metricsClients?: number;
   metricsLinger?: number;
+  metricsTag?: string[];
 }
 
 function listenAddress(value: string): ListenAddress {
@@ -54,13 +55,18 @@ export function addMetricsOptions(command: Command): Command {
       '--metrics-linger <duration>',
       'keep serving the final metrics this long after the result file is written (e.g. 15s)',
       durationMs,
+    )
+    .option(
+      '--metrics-tag <key>',
+      'also label the request series with this step tag, as tag_KEY (repeatable, at most 4)',
+      (value: string, before: string[] | undefined) => [...(before ?? []), value],
     );
 }
 
 /** The endpoint's options; null without `--metrics-listen` (the other flags then need it). */
 export function metricsOptionsOf(flags: MetricsFlags): MetricsOptions | null {
   if (flags.metricsListen === undefined) {
-    const stray = (['metricsBuckets', 'metricsClients', 'metricsLinger'] as const).find((key) => flags[key] !== undefined);
+    const stray = (['metricsBuckets', 'metricsClients', 'metricsLinger', 'metricsTag'] as const).find((key) => flags[key] !== undefined);
     if (stray !== undefined)
       throw new RpcloadError('bad_flag', `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: needs --metrics-listen`);
     return null;
@@ -70,5 +76,6 @@ export function metricsOptionsOf(flags: MetricsFlags): MetricsOptions | null {
     bucketsMs: flags.metricsBuckets ?? DEFAULT_METRICS_BUCKETS_MS,
     clients: flags.metricsClients ?? 0,
     lingerMs: flags.metricsLinger ?? 0,
+    ...(flags.metricsTag === undefined ? {} : { tags: [...new Set(flags.metricsTag)] }),
   };
 }

@@ -12,6 +12,8 @@ import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { renderSummaryTable } from '../results/summary-table.ts';
 import { resolveShardOptions, type ShardFlags } from '../session/distributed/shard-spec.ts';
 import { STDOUT_PATH } from '../result-file/write-result.ts';
+import { DEFAULT_HTTP_DEBUG_EXCHANGES, HttpDebug } from '../driver/http-debug.ts';
+import { checkMetricsTags } from '../prometheus/metrics-endpoint.ts';
 import { resolveOtlpOptions } from '../prometheus/otlp-push.ts';
 import { runSession } from '../session/run-session.ts';
 import { createRunView } from '../ui/create-view.ts';
@@ -40,6 +42,8 @@ export interface RunFlags extends InlineProfileFlags, ShardFlags, MetricsFlags, 
   clients?: number;
   timeout?: number;
   workers?: number;
+  /** `--http-debug[=N]`: true for a bare flag. */
+  httpDebug?: number | true;
   out?: string;
   outSamples?: string;
   ui: UiMode;
@@ -126,6 +130,14 @@ const INLINE_ONLY_FLAGS = [
   ['clientAuth', '--client-auth'],
 ] as const satisfies readonly (readonly [keyof RunFlags, string])[];
 
+/** `--http-debug[=N]`: the printer of the first N exchanges, to stderr; null without the flag. */
+function httpDebugOf(flags: RunFlags): HttpDebug | null {
+  if (flags.httpDebug === undefined) return null;
+  if ((flags.workers ?? 1) > 1) throw new RpcloadError('bad_flag', '--http-debug: prints from one thread; drop --workers');
+  const limit = flags.httpDebug === true ? DEFAULT_HTTP_DEBUG_EXCHANGES : flags.httpDebug;
+  return new HttpDebug(limit, (text) => process.stderr.write(text));
+}
+
 /** `rpcload run [profile]`: plan, run, write the result file, print the summary. */
 export async function runAction(profilePath: string | undefined, flags: RunFlags): Promise<void> {
   const metrics = metricsOptionsOf(flags);
@@ -134,6 +146,8 @@ export async function runAction(profilePath: string | undefined, flags: RunFlags
     throw new RpcloadError('bad_flag', '--otlp-interval: needs --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)');
   await checkOutputFlags(flags, profilePath ?? (wantsInlineProfile(flags) ? undefined : defaultProfilePath()));
   const plan = await planOf(profilePath, flags);
+  checkMetricsTags(metrics?.tags, plan);
+  const httpDebug = httpDebugOf(flags);
   const { shard, startAtEpochMs } = resolveShardOptions(flags, process.env, plan);
   const setupValues = flags.setupValues === undefined ? null : await readSetupValues(flags.setupValues, plan);
   if (shard !== null && plan.setup !== null && setupValues === null)
@@ -160,6 +174,7 @@ export async function runAction(profilePath: string | undefined, flags: RunFlags
       signal,
       warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
       setupValues,
+      httpDebug,
     }),
   );
   const { result, path } = session;

@@ -149,7 +149,12 @@ export function registerRunCommand(program: Command): void {
       '--otlp-endpoint <url>',
       'push the live metrics over OTLP/HTTP to this collector base URL (/v1/metrics is appended; env OTEL_EXPORTER_OTLP_ENDPOINT)',
     )
-    .option('--otlp-interval <duration>', 'how often to push (default 10s; once more at the end)', durationMs);
+    .option('--otlp-interval <duration>', 'how often to push (default 10s; once more at the end)', durationMs)
+    .option(
+      '--http-debug [n]',
+      'print the first N request/response exchanges to stderr, credentials redacted (default 10; write --http-debug=N)',
+      positiveInt,
+    );
   addMetricsOptions(command).action(async (profilePath: string | undefined, flags: RunFlags) => {
     const { runAction } = await import('./run-action.ts');
     await runAction(profilePath, flags);

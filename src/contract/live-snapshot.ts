@@ -29,6 +29,42 @@ export interface LiveClientRow {
 }
 
 /**
+ * One workload as the live views show it: what it completed, how fast and how well. Offered rates
+ * are not here: only the running load knows them (LiveLoadGauges).
+ */
+export interface LiveWorkloadRow {
+  readonly name: string;
+  /** API requests completed. */
+  readonly requests: number;
+  readonly success: number;
+  readonly rateLimited: number;
+  readonly errors: number;
+  /** Completions in the last whole second. */
+  readonly rpsLastSecond: number;
+  /** Latency since the start (ms); zeros before its first request. */
+  readonly latencyMs: { readonly p50: number; readonly p99: number };
+  /** Null when none of its requests had a schedule (closed model, iterations). */
+  readonly scheduleLagP99Ms: number | null;
+  /** Successes within the SLO's latency bound so far (every success when the run has no such bound). */
+  readonly goodput: number;
+  /** Arrivals or calls not sent, every reason together. */
+  readonly skipped: number;
+}
+
+/**
+ * What only the running load knows at a moment (its schedules, not the recorder): read beside each
+ * snapshot, summed over worker threads. Per workload, in the plan's order.
+ */
+export interface LiveLoadGauges {
+  /** Arrivals per second each workload's schedule asks for now (0 in a closed model, before its start, after its end). */
+  readonly offeredPerS: readonly number[];
+  /** Calls each replay workload has released so far (fallen due, then sent or skipped); 0 for the other kinds. */
+  readonly replayReleased: readonly number[];
+  /** Requests sent and not yet finished. */
+  readonly inFlight: number;
+}
+
+/**
  * What live views pull from the recorder a few times a second: cumulative figures, recent rates
  * and the tail of the timeline. A plain record of copies: holding it never pins recorder state.
  */
@@ -56,4 +92,6 @@ export interface LiveSnapshot {
   readonly skipped: Readonly<Record<string, number>>;
   /** Distinct recent failures (sanitized), most recently seen first. */
   readonly recentErrors: readonly RecentError[];
+  /** One row per workload, in the recorder's workload order (one row, "default", without workloads). */
+  readonly workloads: readonly LiveWorkloadRow[];
 }

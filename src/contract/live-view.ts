@@ -4,7 +4,7 @@
  * dashboard both implement it.
  */
 import type { CapacityStep } from './capacity-schema.ts';
-import type { LiveSnapshot } from './live-snapshot.ts';
+import type { LiveLoadGauges, LiveSnapshot } from './live-snapshot.ts';
 
 export interface RunHeader {
   readonly profile: string;
@@ -19,6 +19,38 @@ export interface RunHeader {
    * `windowMs` per client ID). Optional: without it the panel shows admitted counts only.
    */
   readonly rateLimit?: { readonly limit: number; readonly windowMs: number } | null;
+  /** The run's workloads in the plan's order (absent: one, described by the phases). */
+  readonly workloads?: readonly WorkloadInfo[];
+  /** The SLO's latency bound (ms) a success must meet to count as goodput; null or absent: there is none. */
+  readonly goodputBoundMs?: number | null;
+}
+
+/** One workload as the live views are told it up front. */
+export interface WorkloadInfo {
+  readonly name: string;
+  /** "rate 40/s", "concurrency 2", "3 iterations per client", "replay ×2". */
+  readonly load: string;
+  /** Whether a phase of it offers arrivals per second (a rate, a recording); false for users and iterations. */
+  readonly open: boolean;
+  /** Where it plays on the run's clock (ms): from its start to its last phase's end. */
+  readonly startMs: number;
+  readonly endMs: number;
+  /** A replay workload's recording. */
+  readonly replay?: ReplayInfo;
+}
+
+/** What a replay's progress is measured against. */
+export interface ReplayInfo {
+  /** The recording's base name. */
+  readonly fileName: string;
+  readonly speed: number;
+  readonly loop: boolean;
+  /** Calls in one pass of its window. */
+  readonly callsInWindow: number;
+  /** The most calls it sends in all (-n); null: its window, once or (looping) until its end. */
+  readonly maxCalls: number | null;
+  /** One pass of the window at its speed (ms). */
+  readonly passMs: number;
 }
 
 export interface PhaseInfo {
@@ -31,6 +63,10 @@ export interface ViewSource {
   readonly header: RunHeader;
   /** Pull a fresh snapshot (cheap; called a few times a second). */
   snapshot(): LiveSnapshot;
+  /** What only the running load knows now (offered rates, a replay's calls released); null before it started. */
+  gauges?(): LiveLoadGauges | null;
+  /** Why the run is stopping on its own (an abortOnFail threshold failed); null while it is not. */
+  stopReason?(): string | null;
 }
 
 export interface LiveView {

@@ -31,6 +31,7 @@ import type { DataFeeds } from './data-feed.ts';
 import { judgeFlow, OUTCOME_MISSING_VALUE } from './flow.ts';
 import { pickScenario, type CompiledPlan } from './compiled-plan.ts';
 import type { ReplicaRouter } from './replica-router.ts';
+import type { HttpDebug } from './http-debug.ts';
 import { InFlightRequestPool, type InFlightListener, type InFlightRequest } from './in-flight-request.ts';
 import {
   currentStep,
@@ -84,6 +85,8 @@ export interface EngineOptions {
   readonly setupValues?: Readonly<Record<string, unknown>> | null;
   /** Told of each iteration that walked all its steps, with the values its steps saved (setup keeps them). */
   readonly onIterationDone?: (vars: Readonly<Record<string, unknown>> | null) => void;
+  /** `--http-debug`: prints the first exchanges; null or absent = off. */
+  readonly httpDebug?: HttpDebug | null;
 }
 
 /** Below this wait a timer is too coarse (whole milliseconds, possibly early): spin on setImmediate instead. */
@@ -133,6 +136,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly withStaticHeaders = new WeakMap<readonly string[], string[]>();
   /** Requests carry their traceparent apart from their header list (see headersOf). */
   private readonly traceparentApart: boolean;
+  private readonly httpDebug: HttpDebug | null;
   /** The last ticket handed to a pending signature (see InFlightRequest.signingTicket). */
   private signTickets = 0;
 
@@ -142,7 +146,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     this.samples = new SampleWriter(o.recorder);
     // A signer signs the header list: the traceparent must be in it.
     this.traceparentApart = o.signer == null;
-    this.requests = new InFlightRequestPool(newRequestContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this);
+    this.httpDebug = o.httpDebug ?? null;
+    this.requests = new InFlightRequestPool(newRequestContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this, this.httpDebug !== null);
     // One sweep a few times per deadline, instead of a timer per request on the hot path.
     this.sweepTimer = setInterval(() => this.cutOverdue(), Math.min(1000, Math.max(50, o.requestTimeoutMs / 4)));
     this.sweepTimer.unref();
@@ -357,6 +362,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     }
     this.inFlight--;
     this.live.delete(request);
+    if (this.httpDebug !== null) this.httpDebug.exchange(request);
     const nowMs = this.o.now();
     const it = request.context.iteration!;
     const outcome = judgeRequest(request, this.o, this.classifier, Date.now, this.outcome);

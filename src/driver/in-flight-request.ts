@@ -52,6 +52,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   bodyBytes = 0;
   truncated = false;
   error: Error | null = null;
+  /** Every response header, kept only for `--http-debug` (see keepsHeaders); null otherwise. */
+  responseHeaders: string[] | null = null;
   /** Why we cut this request short ourselves (its deadline, an oversized body); null when we did not. */
   cutReason: CutReason | null = null;
   /** Set once the request was written off as unanswered at the run's end: whatever it reports later is ignored. */
@@ -79,6 +81,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     private readonly maxBodyBytes: number,
     private readonly now: () => number,
     private readonly listener: InFlightListener<T>,
+    /** `--http-debug`: keep every response header for the printout (off: one boolean check per response head). */
+    private readonly keepsHeaders = false,
   ) {}
 
   /** Prepare this (new or recycled) request for one request (`traceparent` apart from `headers`, or null). */
@@ -96,6 +100,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.bodyBytes = 0;
     this.truncated = false;
     this.error = null;
+    this.responseHeaders = null;
     this.cutReason = null;
     this.abandoned = false;
     this.resends = 0;
@@ -116,6 +121,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.first = null;
     this.more = null;
     this.error = null;
+    this.responseHeaders = null;
     this.carrier = null;
   }
 
@@ -143,6 +149,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
 
   onResponseHead(status: number, headers: readonly string[]): void {
     this.status = status;
+    // A copy: the HTTP/1.1 parser reuses its list once this call returns.
+    if (this.keepsHeaders) this.responseHeaders = headers.slice();
     for (let i = 0; i + 1 < headers.length; i += 2) {
       const name = headers[i]!;
       if (headerNameIs(name, CONTENT_TYPE)) this.contentType = headers[i + 1]!;
@@ -221,10 +229,14 @@ export class InFlightRequestPool<T> {
     private readonly maxBodyBytes: number,
     private readonly now: () => number,
     private readonly listener: InFlightListener<T>,
+    private readonly keepsHeaders = false,
   ) {}
 
   take(): InFlightRequest<T> {
-    return this.free.pop() ?? new InFlightRequest(this.newContext(), this.capBytes, this.maxBodyBytes, this.now, this.listener);
+    return (
+      this.free.pop() ??
+      new InFlightRequest(this.newContext(), this.capBytes, this.maxBodyBytes, this.now, this.listener, this.keepsHeaders)
+    );
   }
 
   /** A finished request (its dispatcher reports nothing more about it) goes back for reuse. */

@@ -19,6 +19,8 @@ export interface PhaseRun {
    * recording at its speed over the last second; null for a closed-model kind, which offers none.
    */
   offeredRatePerS(nowMs: number): number | null;
+  /** A replay's calls released so far (fallen due: sent, or skipped); absent for the other kinds. */
+  released?(): number;
 }
 
 export class ReleaseLoop {

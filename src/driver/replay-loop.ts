@@ -31,6 +31,8 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
   const { feed, phaseStartMs, now } = o;
   const phaseEndMs = phaseStartMs + o.durationMs;
   const offered = new TrailingRate();
+  /** Calls taken off the feed so far (each sent or skipped): the replay's progress. */
+  let releasedCalls = 0;
   // At the phase's end, calls due before it that a late loop has not released yet go out now
   // (late, their lag recorded) rather than being lost; a reader that never catches up is given
   // END_GRACE_MS more.
@@ -60,6 +62,7 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
       if (released === MAX_CALLS_PER_TICK && !ending) return loop.wake(nowMs);
       feed.take();
       offered.add(dueMs);
+      releasedCalls++;
       engine.startCall(o.phaseIndex, dueMs, call.clientIndex, o.scenarioOfMethod[call.scenarioIndex]!, call.body);
     }
   }
@@ -70,5 +73,5 @@ export function runReplayPhase(engine: LoadEngine, o: ReplayPhaseOptions): Phase
     if (!loop.waiting) loop.tickNow();
   });
   loop.wake(phaseStartMs);
-  return { done: loop.done, stop, offeredRatePerS: (nowMs) => offered.perS(nowMs) };
+  return { done: loop.done, stop, offeredRatePerS: (nowMs) => offered.perS(nowMs), released: () => releasedCalls };
 }

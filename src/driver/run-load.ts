@@ -7,6 +7,7 @@
  * aborted). Requests still unanswered then are recorded as transport:unanswered. All data goes to
  * the recorder; this returns only how the run ended.
  */
+import type { HttpDebug } from './http-debug.ts';
 import type { Socket } from 'node:net';
 import {
   connectOptions,
@@ -59,6 +60,8 @@ export interface LoadRunOptions {
   readonly setupValues?: Readonly<Record<string, unknown>> | null;
   /** Told of each iteration that walked all its steps, with the values its steps saved (setup/teardown keep them). */
   readonly onIterationDone?: (vars: Readonly<Record<string, unknown>> | null) => void;
+  /** `--http-debug`: prints the load's first exchanges; null or absent = off. */
+  readonly httpDebug?: HttpDebug | null;
 }
 
 /** What the live metrics read of a running load, when scraped (never per request). */
@@ -72,6 +75,8 @@ export interface LoadGauges {
   offeredRatePerS(nowMs: number): number;
   /** The same per workload, in the plan's order: its playing phase's pacer, or its recording at its speed over the last second. */
   offeredByWorkload(nowMs: number): number[];
+  /** Calls each replay workload has released so far (0 for the other kinds), in the plan's order. */
+  releasedByWorkload(): number[];
 }
 
 export interface LoadRunOutcome {
@@ -275,6 +280,7 @@ async function playWorkloads(
     },
     offeredRatePerS: (nowMs) => runs.reduce((sum, run) => sum + run.offeredRatePerS(nowMs), 0),
     offeredByWorkload: (nowMs) => runs.map((run) => run.offeredRatePerS(nowMs)),
+    releasedByWorkload: () => runs.map((run) => run.released()),
   });
   const stopAll = (): void => {
     for (const run of runs) run.stop();
@@ -313,6 +319,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     now: clock.now,
     timeoutMs: plan.http.requestTimeoutMs,
     traceHeaders: () => tokenTraceHeaders(plan.trace, traceIds),
+    ...(options.httpDebug == null ? {} : { onExchange: options.httpDebug.apiExchange }),
   });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   // A data set with onEnd stop that runs out ends the load early, as completed (see data-feed.ts).
@@ -370,6 +377,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
       staticHeaders: staticTraceHeaders(plan.trace, USER_AGENT),
       setupValues: options.setupValues ?? null,
       ...(options.onIterationDone === undefined ? {} : { onIterationDone: options.onIterationDone }),
+      httpDebug: options.httpDebug ?? null,
     });
     await playWorkloads(plan, engine, replayFeeds, clock, stopping, options.onStart);
     // A workload whose arrivals are all out has ended its phase early: the run lasts its full length.

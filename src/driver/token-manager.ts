@@ -6,6 +6,7 @@
  * 429 is asked again after its Retry-After (a few times, each refusal counted). Failures are
  * counted outcomes; a client without a token is simply not picked until a retry succeeds.
  */
+import type { ApiCall, ApiReply } from '../api/http-call.ts';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
@@ -28,6 +29,8 @@ export interface TokenManagerOptions {
   readonly timeoutMs: number;
   /** Trace-context headers of each token request attempt (a traceparent, user agent, baggage). */
   readonly traceHeaders?: () => Readonly<Record<string, string>>;
+  /** `--http-debug`: told of each token request and its reply. */
+  readonly onExchange?: (call: ApiCall, reply: ApiReply) => void;
 }
 
 const RETRY_DELAYS_MS = [500, 1000, 2000, 5000, 10_000];
@@ -122,6 +125,7 @@ export class TokenManager {
       timeoutMs,
       signal: this.cancel.signal,
       headers: this.options.traceHeaders,
+      ...(this.options.onExchange === undefined ? {} : { onExchange: this.options.onExchange }),
     };
     const result = await requestTokenHonouringRetryAfter(dispatchers[client.lane]!, request, record);
     client.refreshing = false;

@@ -35,6 +35,8 @@ export interface WorkloadRun {
   stop(): void;
   /** Arrivals per second it offers at `nowMs` (run clock): its playing phase's; 0 before its start, after its end, in a closed model. */
   offeredRatePerS(nowMs: number): number;
+  /** A replay workload's calls released so far, over its phases; 0 for the other kinds. */
+  released(): number;
 }
 
 /** A workload's phases on the clock, from its start: each begins where the one before ended. */
@@ -61,6 +63,9 @@ export interface WorkloadRunOptions {
 export function runWorkload(o: WorkloadRunOptions): WorkloadRun {
   const schedule = scheduleOf(o.plan, o.workload);
   let playing: PhaseRun | null = null;
+  /** Calls its finished phases released (a replay), the one still `playing` counted once done. */
+  let releasedBefore = 0;
+  let playingCounted = false;
   let stopped = false;
   let wakeTimer: NodeJS.Timeout | undefined;
   let wakeUp = (): void => undefined;
@@ -74,8 +79,12 @@ export function runWorkload(o: WorkloadRunOptions): WorkloadRun {
           wakeTimer = safeTimeout(resolve, scheduled.startMs - o.now());
         });
       if (stopped) return;
-      playing = startPhase(o, scheduled);
-      await playing.done;
+      const phase = startPhase(o, scheduled);
+      playing = phase;
+      playingCounted = false;
+      await phase.done;
+      releasedBefore += phase.released?.() ?? 0;
+      playingCounted = true;
     }
   };
   const done = play().finally(() => (playing = null));
@@ -91,6 +100,7 @@ export function runWorkload(o: WorkloadRunOptions): WorkloadRun {
       const at = schedule.find((scheduled) => nowMs >= scheduled.startMs && nowMs < scheduled.endMs);
       return at === undefined || playing === null ? 0 : (playing.offeredRatePerS(nowMs) ?? 0);
     },
+    released: () => releasedBefore + (playingCounted ? 0 : (playing?.released?.() ?? 0)),
   };
 }
 

@@ -3,9 +3,11 @@
  * Counts add up exactly; percentiles cannot be added without histograms, so each is the highest
  * of the workers' (an upper bound, exact when one worker dominates) — the result file's figures
  * come from merged histograms and are exact. Client rows follow `clientOrder` (the run's client
- * dimension); `empty` supplies the zero rows and figures of a run with no data yet.
+ * dimension); `empty` supplies the zero rows and figures of a run with no data yet. Workload rows
+ * add up by name the same way (their p50/p99 and lag the highest of the workers'), and so do the
+ * load's gauges (each worker offers its share of every workload's rate).
  */
-import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
+import type { LiveClientRow, LiveLoadGauges, LiveSnapshot, LiveWorkloadRow } from '../contract/live-snapshot.ts';
 import { mergeRecentErrors } from './recent-errors.ts';
 import type { Percentiles, TimelineRow } from '../contract/result-schema.ts';
 
@@ -78,5 +80,49 @@ export function mergeLiveSnapshots(parts: readonly LiveSnapshot[], empty: LiveSn
     },
     skipped: addCounts(parts.map((s) => s.skipped)),
     recentErrors: mergeRecentErrors(parts.map((s) => s.recentErrors)),
+    workloads: mergeWorkloadRows(
+      empty.workloads,
+      parts.map((s) => s.workloads),
+    ),
+  };
+}
+
+/** Each workload's rows of the parts combined, in the order of `order` (the run's workloads). */
+function mergeWorkloadRows(order: readonly LiveWorkloadRow[], parts: readonly (readonly LiveWorkloadRow[])[]): LiveWorkloadRow[] {
+  return order.map((zero) => {
+    const rows = parts.flatMap((list) => list.filter((row) => row.name === zero.name));
+    const sum = (pick: (row: LiveWorkloadRow) => number): number => rows.reduce((total, row) => total + pick(row), 0);
+    const active = rows.filter((row) => row.requests > 0);
+    const lags = rows.flatMap((row) => (row.scheduleLagP99Ms === null ? [] : [row.scheduleLagP99Ms]));
+    return {
+      name: zero.name,
+      requests: sum((row) => row.requests),
+      success: sum((row) => row.success),
+      rateLimited: sum((row) => row.rateLimited),
+      errors: sum((row) => row.errors),
+      rpsLastSecond: sum((row) => row.rpsLastSecond),
+      latencyMs: {
+        p50: Math.max(0, ...active.map((row) => row.latencyMs.p50)),
+        p99: Math.max(0, ...active.map((row) => row.latencyMs.p99)),
+      },
+      scheduleLagP99Ms: lags.length === 0 ? null : Math.max(...lags),
+      goodput: sum((row) => row.goodput),
+      skipped: sum((row) => row.skipped),
+    };
+  });
+}
+
+/** The load's gauges of worker threads side by side: every figure adds up; null when no worker has reported any. */
+export function sumLoadGauges(parts: readonly LiveLoadGauges[]): LiveLoadGauges | null {
+  if (parts.length === 0) return null;
+  const add = (pick: (g: LiveLoadGauges) => readonly number[]): number[] => {
+    const out: number[] = [];
+    for (const part of parts) pick(part).forEach((n, i) => (out[i] = (out[i] ?? 0) + n));
+    return out;
+  };
+  return {
+    offeredPerS: add((g) => g.offeredPerS),
+    replayReleased: add((g) => g.replayReleased),
+    inFlight: parts.reduce((total, g) => total + g.inFlight, 0),
   };
 }

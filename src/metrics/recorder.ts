@@ -12,9 +12,11 @@ import {
   encodeHistogram,
   percentilesMs,
   recordUs,
+  usToMs,
+  valuesAtPercentilesUs,
   type Histogram,
 } from './hdr.ts';
-import type { LiveClientRow, LiveSnapshot } from '../contract/live-snapshot.ts';
+import type { LiveClientRow, LiveSnapshot, LiveWorkloadRow } from '../contract/live-snapshot.ts';
 import { countsRecord, OUTCOME_SLOTS, OutcomeTable } from './outcome-table.ts';
 import { RateLimitLedger } from './rate-limit-ledger.ts';
 import { RecentErrors } from './recent-errors.ts';
@@ -23,6 +25,7 @@ import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { ExemplarReservoir, LatestTracedRequests } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
 import { Slices, type SelectionSlot } from './slices.ts';
+import { goodputWithin, p99Ms, sumOf, WorkloadLive } from './workload-live.ts';
 
 /**
  * The requests of one phase × step: the finest slice the recorder keeps histograms for. Each
@@ -83,6 +86,8 @@ export class Recorder {
   private readonly phaseSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly workloadSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly slices: Slices;
+  /** Live per-workload figures; null with one workload (the overall figures are its own). */
+  private readonly workloadLive: WorkloadLive | null;
   /** Fixed at construction, read on every request: the cell index's stride, and whether samples name their step. */
   private readonly stepCount: number;
   private readonly bySteps: boolean;
@@ -117,6 +122,7 @@ export class Recorder {
     options: RecorderOptions,
   ) {
     this.slices = new Slices(dims);
+    this.workloadLive = this.slices.workloads.length > 1 ? new WorkloadLive(this.slices.workloads.length) : null;
     this.stepCount = this.slices.stepCount;
     this.bySteps = dims.steps !== undefined;
     this.successByWorkload = this.slices.workloads.length > 1;
@@ -173,6 +179,7 @@ export class Recorder {
     }
     // With one workload its successes are all the run's (byOutcome's success slice): nothing more to record.
     if (cls === 'success' && this.successByWorkload) this.slices.recordSuccess(s.phaseIndex, s.latencyUs);
+    this.workloadLive?.record(this.slices.workloadOf(s.phaseIndex), s.latencyUs, cls, s.doneAtMs);
     this.timeline.record(s.doneAtMs, s.latencyUs, cls);
     this.exemplars.offer(s.methodIndex, s, this.outcomes.keys[oi]!, cls === 'success');
     this.ledger.record(s);
@@ -295,7 +302,34 @@ export class Recorder {
       tokens: { requests: tokenRequests, failures: tokenRequests - tokenSuccesses, latencyMs: percentilesMs(this.tokenLatency) },
       skipped: Object.fromEntries(this.skipped),
       recentErrors: this.recentErrors.list(),
+      workloads: this.workloadRows(nowS, byClass),
     };
+  }
+
+  /** One live row per workload: with one, the overall figures; with several, each its own (WorkloadLive). */
+  private workloadRows(nowS: number, byClass: { success: number; rate_limited: number; error: number }): LiveWorkloadRow[] {
+    const keeping = {
+      slices: this.slices,
+      phaseLag: this.phaseLag,
+      skippedByWorkload: this.skippedByWorkload,
+      goodputBoundMs: this.dims.goodputBoundMs ?? null,
+    };
+    if (this.workloadLive !== null) return this.workloadLive.rows(nowS, keeping);
+    const { valuesUs } = valuesAtPercentilesUs(this.overall.latency, [50, 99]);
+    const row: LiveWorkloadRow = {
+      name: this.slices.workloads[0]!,
+      requests: this.overall.requests,
+      success: byClass.success,
+      rateLimited: byClass.rate_limited,
+      errors: byClass.error,
+      rpsLastSecond: this.timeline.requestsAt(nowS - 1),
+      latencyMs: { p50: usToMs(valuesUs[0]!), p99: usToMs(valuesUs[1]!) },
+      scheduleLagP99Ms: this.lag.totalCount > 0 ? p99Ms(this.lag) : null,
+      // One workload: its successes are the run's success slice (no second histogram is kept).
+      goodput: goodputWithin(this.successLatency(), keeping.goodputBoundMs),
+      skipped: sumOf(this.skipped),
+    };
+    return [row];
   }
 
   /** Everything recorded, as plain JSON-able data (histograms encoded). */
@@ -401,6 +435,10 @@ export class Recorder {
   }
 
   /** The one workload's success latency: the run's success slice (empty when nothing succeeded). */
+  private successLatency(): Histogram | undefined {
+    return this.byOutcome[this.outcomes.keys.indexOf(OUTCOME_SUCCESS)]?.latency;
+  }
+
   private onlyWorkloadSuccess(byOutcome: Readonly<Record<string, EncodedPair>>): Record<string, string> {
     const success = byOutcome[OUTCOME_SUCCESS];
     return success === undefined ? {} : { [this.slices.workloads[0]!]: success.latency };

@@ -90,6 +90,8 @@ export interface RecorderDimensions {
   readonly steps?: readonly StepDimension[];
   /** Threshold selections: each its key, the cells (`phase × steps + step`) it picks and the client it names (null: any). */
   readonly selections?: readonly SelectionDimension[];
+  /** The SLO's latency bound (ms) a success must meet to count as goodput in the live figures; absent or null: every success counts. */
+  readonly goodputBoundMs?: number | null;
 }
 
 export interface StepDimension {

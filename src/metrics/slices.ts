@@ -123,6 +123,11 @@ export class Slices {
     recordUs((this.successLatency[this.workloadOf(phaseIndex)] ??= createLatencyHistogram()), latencyUs);
   }
 
+  /** The latency of a workload's successes so far; undefined before its first. */
+  successLatencyOf(workload: number): Histogram | undefined {
+    return this.successLatency[workload];
+  }
+
   /** Each workload's success latency (encoded), for those with a success. */
   successLatencyByWorkload(encode: (histogram: Histogram) => string): Record<string, string> {
     return Object.fromEntries(

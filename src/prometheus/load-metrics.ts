@@ -4,7 +4,7 @@
  * requests in flight and the arrival rate its pacer asks for now. Read when asked (a scrape, or a
  * worker's periodic report), never per request.
  */
-import type { LiveSnapshot } from '../contract/live-snapshot.ts';
+import type { LiveLoadGauges, LiveSnapshot } from '../contract/live-snapshot.ts';
 import type { RunClock } from '../driver/run-clock.ts';
 import type { LoadGauges } from '../driver/run-load.ts';
 import { buildMetricsSnapshot, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
@@ -17,6 +17,13 @@ export interface LoadGaugesProbe {
 
 export function newLoadGaugesProbe(): LoadGaugesProbe {
   return { gauges: null };
+}
+
+/** What the live views read of the running load at `nowMs` (run clock); null before it has started. */
+export function readLiveGauges(probe: LoadGaugesProbe, nowMs: number): LiveLoadGauges | null {
+  const gauges = probe.gauges;
+  if (gauges === null) return null;
+  return { offeredPerS: gauges.offeredByWorkload(nowMs), replayReleased: gauges.releasedByWorkload(), inFlight: gauges.inFlight };
 }
 
 /** The load's metrics now (`live`: the recorder's live snapshot of this moment, when already taken); null before its clock has started. */
@@ -32,7 +39,11 @@ export function readLoadMetrics(
   return buildMetricsSnapshot(
     recorder,
     live ?? recorder.snapshot(nowMs),
-    { inFlight: probe.gauges?.inFlight ?? 0, offeredArrivalRate: probe.gauges?.offeredRatePerS(nowMs) ?? 0 },
+    {
+      inFlight: probe.gauges?.inFlight ?? 0,
+      offeredArrivalRate: probe.gauges?.offeredRatePerS(nowMs) ?? 0,
+      ...(probe.gauges === null ? {} : { offeredByWorkload: probe.gauges.offeredByWorkload(nowMs) }),
+    },
     options,
     clock.originEpochMs,
   );

@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import { RpcloadError } from '../errors.ts';
 import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from './metrics-snapshot.ts';
 import type { Plan } from '../profile/plan.ts';
+import { planSteps } from '../profile/selection.ts';
 import type { CapacityGauges, RunLabels } from './metrics-registry.ts';
 import type { ListenAddress } from './metrics-settings.ts';
 
@@ -25,6 +26,8 @@ export interface MetricsOptions {
   readonly clients: number;
   /** Keep serving this long after the result file is written (ms). */
   readonly lingerMs: number;
+  /** `--metrics-tag KEY`: step tags labelled on the request series (as `tag_KEY`); absent or empty: none. */
+  readonly tags?: readonly string[];
 }
 
 /** What the endpoint reads its figures from: a running load's metrics, null until it has any. */
@@ -43,9 +46,40 @@ export interface MetricsEndpoint {
 const REFRESH_MS = 1000;
 
 /** What a load of `plan` reads for the endpoint: the bounds, and the plan's first N client IDs (`--metrics-clients N`). */
-export function metricsReadOptions(options: Pick<MetricsOptions, 'bucketsMs' | 'clients'> | null, plan: Plan): MetricsReadOptions | null {
+export function metricsReadOptions(
+  options: Pick<MetricsOptions, 'bucketsMs' | 'clients' | 'tags'> | null,
+  plan: Plan,
+): MetricsReadOptions | null {
   if (options === null) return null;
-  return { bucketsMs: options.bucketsMs, labelledClients: plan.clients.slice(0, options.clients).map((c) => c.id) };
+  const labelledClients = plan.clients.slice(0, options.clients).map((c) => c.id);
+  return { bucketsMs: options.bucketsMs, labelledClients, ...(options.tags?.length ? { tagKeys: options.tags } : {}) };
+}
+
+/** At most this many `--metrics-tag` keys: each multiplies the request series by its values. */
+export const MAX_METRICS_TAGS = 4;
+
+/**
+ * `--metrics-tag` keys checked against the plan: each must be a tag some step has (the error names
+ * the known ones), at most MAX_METRICS_TAGS. A tag's values are the profile's, so the series stay
+ * bounded by the plan's steps whatever the server answers.
+ */
+export function checkMetricsTags(tags: readonly string[] | undefined, plan: Plan): void {
+  if (tags === undefined || tags.length === 0) return;
+  const known = [...new Set(planSteps(plan).flatMap((s) => Object.keys(s.step.tags)))].sort();
+  const unknown = tags.find((tag) => !known.includes(tag));
+  if (unknown !== undefined)
+    throw new RpcloadError(
+      'bad_flag',
+      `--metrics-tag ${unknown}: no step of the profile has this tag (${known.length === 0 ? 'no step has tags' : `known: ${known.join(', ')}`})`,
+    );
+  if (new Set(tags).size > MAX_METRICS_TAGS)
+    throw new RpcloadError('bad_flag', `--metrics-tag: at most ${MAX_METRICS_TAGS} tag keys (each multiplies the series)`);
+}
+
+/** A finished load's gauges: zeros, its workloads still named. */
+function gaugesAtRest(gauges: MetricsSnapshot['gauges']): MetricsSnapshot['gauges'] {
+  const byWorkload = gauges.byWorkload.map((g) => ({ workload: g.workload, offeredArrivalRate: 0, achievedRequestRate: 0 }));
+  return { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 0, byWorkload };
 }
 
 /** Open the endpoint; rejects with a one-line RpcloadError (exit 2) when the address cannot be listened on. */
@@ -67,7 +101,12 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
     return cached.snapshot;
   };
   let scrape: MetricsSnapshot | null = null;
-  const sources = { snapshot: () => scrape, clientsCap: options.clients, ...(capacity ? { capacity: () => capacityGauges } : {}) };
+  const sources = {
+    snapshot: () => scrape,
+    clientsCap: options.clients,
+    tagKeys: options.tags ?? [],
+    ...(capacity ? { capacity: () => capacityGauges } : {}),
+  };
   const registries = {
     text: createMetricsRegistry(labels, sources),
     openMetrics: createMetricsRegistry(labels, { ...sources, openMetrics: true }),
@@ -92,7 +131,7 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
     follow(next) {
       // The new load starts empty: until it reports, show what came before (with its gauges at rest).
       const before = read();
-      finished = before === null ? null : { ...before, gauges: { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 0 } };
+      finished = before === null ? null : { ...before, gauges: gaugesAtRest(before.gauges) };
       cached = null;
       feed = next;
     },

@@ -8,7 +8,14 @@
  */
 import { Counter, Gauge, Registry, type Metric, type RegistryContentType } from 'prom-client';
 import { outcomeClass } from '../api/outcome.ts';
-import type { BucketCounts, BucketExemplar, MetricsSnapshot, PhaseMethodBuckets } from './metrics-snapshot.ts';
+import {
+  scopeLabels,
+  tagLabelName,
+  type BucketCounts,
+  type BucketExemplar,
+  type MetricsSnapshot,
+  type PhaseMethodBuckets,
+} from './metrics-snapshot.ts';
 
 /** Labels every series carries: which run, profile and shard it belongs to. */
 export interface RunLabels {
@@ -34,6 +41,8 @@ export interface RegistrySources {
   readonly capacity?: () => CapacityGauges | null;
   /** `--metrics-clients N`: N > 0 registers the per-client counters (the snapshot holds the first N clients and "other"). */
   readonly clientsCap: number;
+  /** `--metrics-tag`: the step tags labelled on the request series (the snapshot's `tagKeys`). */
+  readonly tagKeys?: readonly string[];
   /** OpenMetrics output (prom-client's OPENMETRICS_CONTENT_TYPE), with exemplars; default the Prometheus text format, without. */
   readonly openMetrics?: boolean;
 }
@@ -161,34 +170,45 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
     );
   };
 
-  counter('rpcload_requests_total', 'API requests completed, by phase, method and outcome', ['phase', 'method', 'outcome'], (s, set) => {
-    for (const r of s.requests) set({ phase: r.phase, method: r.method, outcome: r.outcome }, r.count);
-  });
+  // The request series: by workload (and the step tags asked for), phase and method.
+  const tagKeys = sources.tagKeys ?? [];
+  const scoped = ['workload', ...tagKeys.map(tagLabelName)];
   counter(
-    'rpcload_rate_limited_total',
-    'API requests refused with 429 (rate limited), by phase and method',
-    ['phase', 'method'],
+    'rpcload_requests_total',
+    'API requests completed, by workload, phase, method and outcome',
+    [...scoped, 'phase', 'method', 'outcome'],
     (s, set) => {
-      const sums = new Map<string, { phase: string; method: string; n: number }>();
-      for (const r of s.requests) {
-        if (outcomeClass(r.outcome) !== 'rate_limited') continue;
-        const k = `${r.phase}\u0000${r.method}`;
-        const before = sums.get(k) ?? { phase: r.phase, method: r.method, n: 0 };
-        sums.set(k, { ...before, n: before.n + r.count });
-      }
-      for (const { phase, method, n } of sums.values()) set({ phase, method }, n);
+      for (const r of s.requests) set({ ...scopeLabels(r, tagKeys), phase: r.phase, method: r.method, outcome: r.outcome }, r.count);
     },
   );
+  counter(
+    'rpcload_rate_limited_total',
+    'API requests refused with 429 (rate limited), by workload, phase and method',
+    [...scoped, 'phase', 'method'],
+    (s, set) => {
+      const sums = new Map<string, { labels: Labels; n: number }>();
+      for (const r of s.requests) {
+        if (outcomeClass(r.outcome) !== 'rate_limited') continue;
+        const k = [r.workload, r.phase, r.method, ...r.tags].join('\u0000');
+        const before = sums.get(k) ?? { labels: { ...scopeLabels(r, tagKeys), phase: r.phase, method: r.method }, n: 0 };
+        sums.set(k, { ...before, n: before.n + r.count });
+      }
+      for (const { labels, n } of sums.values()) set(labels, n);
+    },
+  );
+  const cellLabels = (l: PhaseMethodBuckets): Labels => ({ ...scopeLabels(l, tagKeys), phase: l.phase, method: l.method });
   histogram(
     'rpcload_request_latency_seconds',
-    'API request latency (from the intended start in the open model), by phase and method',
-    (s) => s.latency.map((l) => ({ labels: { phase: l.phase, method: l.method }, buckets: l.buckets, exemplars: l.exemplars })),
+    'API request latency (from the intended start in the open model), by workload, phase and method',
+    (s) => s.latency.map((l) => ({ labels: cellLabels(l), buckets: l.buckets, exemplars: l.exemplars })),
   );
-  histogram('rpcload_service_time_seconds', 'API request service time (from the actual send), by phase and method', (s) =>
-    s.serviceTime.map((l) => ({ labels: { phase: l.phase, method: l.method }, buckets: l.buckets, exemplars: l.exemplars })),
+  histogram('rpcload_service_time_seconds', 'API request service time (from the actual send), by workload, phase and method', (s) =>
+    s.serviceTime.map((l) => ({ labels: cellLabels(l), buckets: l.buckets, exemplars: l.exemplars })),
   );
-  histogram('rpcload_schedule_lag_seconds', 'How late open-model requests were sent after their intended start, by phase', (s) =>
-    s.scheduleLag.map((l) => ({ labels: { phase: l.phase }, buckets: l.buckets })),
+  histogram(
+    'rpcload_schedule_lag_seconds',
+    'How late open-model requests were sent after their intended start, by workload and phase',
+    (s) => s.scheduleLag.map((l) => ({ labels: { workload: l.workload, phase: l.phase }, buckets: l.buckets })),
   );
   counter('rpcload_token_requests_total', 'Token requests sent', [], (s, set) => set({}, s.tokens.requests));
   counter('rpcload_token_failures_total', 'Token requests that did not yield a token', [], (s, set) => set({}, s.tokens.failures));
@@ -202,12 +222,17 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
     set({}, s.retryAfterWaits.seconds),
   );
   gauge('rpcload_in_flight_requests', 'API requests sent and not yet answered', [], (set) => set({}, snap()?.gauges.inFlight ?? 0));
-  gauge('rpcload_offered_arrivals_per_second', 'Arrivals per second the schedule asks for now (0 in the closed model)', [], (set) =>
-    set({}, snap()?.gauges.offeredArrivalRate ?? 0),
+  gauge(
+    'rpcload_offered_arrivals_per_second',
+    "Arrivals per second each workload's schedule asks for now (0 in the closed model; a replay: its recording's last second × speed)",
+    ['workload'],
+    (set) => {
+      for (const g of snap()?.gauges.byWorkload ?? []) set({ workload: g.workload }, g.offeredArrivalRate);
+    },
   );
-  gauge('rpcload_achieved_requests_per_second', 'API requests completed in the last whole second', [], (set) =>
-    set({}, snap()?.gauges.achievedRequestRate ?? 0),
-  );
+  gauge('rpcload_achieved_requests_per_second', 'API requests completed in the last whole second, by workload', ['workload'], (set) => {
+    for (const g of snap()?.gauges.byWorkload ?? []) set({ workload: g.workload }, g.achievedRequestRate);
+  });
   if (sources.clientsCap > 0) {
     // The snapshot holds the labelled clients and "other" already (capped where it was read).
     const perClient =

@@ -20,7 +20,14 @@ export interface BucketCounts {
   readonly count: number;
 }
 
-export interface RequestCount {
+/** Which workload a series is of, and the values of the step tags the user asked for (`--metrics-tag`). */
+export interface SeriesScope {
+  readonly workload: string;
+  /** One per `MetricsSnapshot.tagKeys` key: the step's value, '' when the step has no such tag. */
+  readonly tags: readonly string[];
+}
+
+export interface RequestCount extends SeriesScope {
   readonly phase: string;
   readonly method: string;
   readonly outcome: string;
@@ -37,7 +44,7 @@ export interface BucketExemplar {
   readonly timestampS: number;
 }
 
-export interface PhaseMethodBuckets {
+export interface PhaseMethodBuckets extends SeriesScope {
   readonly phase: string;
   readonly method: string;
   readonly buckets: BucketCounts;
@@ -49,6 +56,7 @@ export interface PhaseMethodBuckets {
 }
 
 export interface PhaseBuckets {
+  readonly workload: string;
   readonly phase: string;
   readonly buckets: BucketCounts;
 }
@@ -59,7 +67,27 @@ export interface MetricsReadOptions {
   readonly bucketsMs: readonly number[];
   /** `--metrics-clients N`: the run's first N client IDs; every other client counts as "other". */
   readonly labelledClients: readonly string[];
+  /** `--metrics-tag KEY`: step tags that become labels (none by default: cardinality stays the steps'). */
+  readonly tagKeys?: readonly string[];
 }
+
+/** The label a step tag is exposed under: `tag_` and its key, with what a label name cannot hold as `_`. */
+export function tagLabelName(key: string): string {
+  return `tag_${key.replace(/[^a-zA-Z0-9_]/g, '_')}`;
+}
+
+/** A series' workload and tag labels: `workload`, then `tag_KEY` per labelled key. */
+export function scopeLabels(
+  scope: Pick<SeriesScope, 'workload'> & Partial<SeriesScope>,
+  tagKeys: readonly string[],
+): Record<string, string> {
+  const labels: Record<string, string> = { workload: scope.workload };
+  tagKeys.forEach((key, i) => (labels[tagLabelName(key)] = scope.tags?.[i] ?? ''));
+  return labels;
+}
+
+/** The workload of a plan without `workloads`. */
+export const DEFAULT_WORKLOAD = 'default';
 
 /** The client label of every client beyond the labelled ones. */
 export const OTHER_CLIENTS = 'other';
@@ -80,10 +108,20 @@ export interface MetricsGauges {
   readonly offeredArrivalRate: number;
   /** Requests completed in the last whole second. */
   readonly achievedRequestRate: number;
+  /** The same two per workload (a replay's offered rate: its recording's over the last second, at its speed). */
+  readonly byWorkload: readonly WorkloadGauges[];
+}
+
+export interface WorkloadGauges {
+  readonly workload: string;
+  readonly offeredArrivalRate: number;
+  readonly achievedRequestRate: number;
 }
 
 export interface MetricsSnapshot {
   readonly boundsMs: readonly number[];
+  /** The step tags labelled (`--metrics-tag`), in the order of each series' `tags`. */
+  readonly tagKeys: readonly string[];
   readonly requests: readonly RequestCount[];
   readonly latency: readonly PhaseMethodBuckets[];
   readonly serviceTime: readonly PhaseMethodBuckets[];
@@ -103,6 +141,8 @@ export interface MetricsSnapshot {
 export interface MetricsCell {
   readonly phaseIndex: number;
   readonly methodIndex: number;
+  /** The plan's step (dimensions.steps); absent: the method's only step. */
+  readonly stepIndex?: number;
   readonly stats: {
     readonly requests: number;
     /** Indexed like `MetricsSource.outcomeKeys`. */
@@ -216,49 +256,98 @@ function laterExemplars(
 export function buildMetricsSnapshot(
   source: MetricsSource,
   live: LiveSnapshot,
-  gauges: Omit<MetricsGauges, 'achievedRequestRate'>,
+  gauges: Omit<MetricsGauges, 'achievedRequestRate' | 'byWorkload'> & { readonly offeredByWorkload?: readonly number[] },
   options: MetricsReadOptions,
   originEpochMs = Number.NaN,
 ): MetricsSnapshot {
   const { methods, phases } = source.dimensions;
+  const workloadOf = workloadNames(source.dimensions);
+  const tagKeys = options.tagKeys ?? [];
+  const tagsOf = stepTagValues(source.dimensions, tagKeys);
   const boundsMs = options.bucketsMs;
   const boundsUs = boundsMs.map((ms) => ms * 1000);
   const outcomeKeys = source.outcomeKeys;
   const requests: RequestCount[] = [];
   const latency: PhaseMethodBuckets[] = [];
   const serviceTime: PhaseMethodBuckets[] = [];
-  source.forEachCell(({ phaseIndex, methodIndex, stats, latestTraced }) => {
+  source.forEachCell(({ phaseIndex, methodIndex, stepIndex, stats, latestTraced }) => {
     if (stats.requests === 0) return;
     const phase = phases[phaseIndex] ?? `phase-${phaseIndex}`;
     const method = methods[methodIndex] ?? `method-${methodIndex}`;
+    const scope: SeriesScope = { workload: workloadOf(phaseIndex), tags: tagsOf(stepIndex) };
     outcomeKeys.forEach((outcome, i) => {
       const count = stats.outcomeCounts[i] ?? 0;
-      if (count > 0) requests.push({ phase, method, outcome, count });
+      if (count > 0) requests.push({ ...scope, phase, method, outcome, count });
     });
     const exemplars = (which: 'latency' | 'serviceTime'): Pick<PhaseMethodBuckets, 'exemplars'> => {
       const list = latestTraced === undefined ? undefined : bucketExemplars(latestTraced.list(which), boundsMs, originEpochMs);
       return list === undefined ? {} : { exemplars: list };
     };
-    latency.push({ phase, method, buckets: bucketCounts(stats.latency, boundsUs), ...exemplars('latency') });
-    serviceTime.push({ phase, method, buckets: bucketCounts(stats.serviceTime, boundsUs), ...exemplars('serviceTime') });
+    latency.push({ ...scope, phase, method, buckets: bucketCounts(stats.latency, boundsUs), ...exemplars('latency') });
+    serviceTime.push({ ...scope, phase, method, buckets: bucketCounts(stats.serviceTime, boundsUs), ...exemplars('serviceTime') });
   });
   const scheduleLag = phases.flatMap((phase, i) => {
     const lag = source.scheduleLagOf(i);
-    return lag === undefined || lag.totalCount === 0 ? [] : [{ phase, buckets: bucketCounts(lag, boundsUs) }];
+    return lag === undefined || lag.totalCount === 0 ? [] : [{ workload: workloadOf(i), phase, buckets: bucketCounts(lag, boundsUs) }];
   });
   const waits = source.retryAfterWaits();
+  const names = source.dimensions.workloads ?? [DEFAULT_WORKLOAD];
+  const byWorkload = names.map((workload, w) => ({
+    workload,
+    offeredArrivalRate: gauges.offeredByWorkload?.[w] ?? (names.length === 1 ? gauges.offeredArrivalRate : 0),
+    achievedRequestRate: live.workloads.find((row) => row.name === workload)?.rpsLastSecond ?? 0,
+  }));
+  // Cells of one phase and method that differ only in tags not labelled are one series each.
+  const merged = sumMetricsSnapshots([
+    {
+      boundsMs: [...boundsMs],
+      tagKeys: [...tagKeys],
+      requests,
+      latency,
+      serviceTime,
+      scheduleLag,
+      tokens: { requests: 0, failures: 0 },
+      skipped: {},
+      retryAfterWaits: { count: 0, seconds: 0 },
+      clients: [],
+      gauges: { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 0, byWorkload: [] },
+    },
+  ])!;
   return {
     boundsMs: [...boundsMs],
-    requests,
-    latency,
-    serviceTime,
-    scheduleLag,
+    tagKeys: [...tagKeys],
+    requests: merged.requests,
+    latency: merged.latency,
+    serviceTime: merged.serviceTime,
+    scheduleLag: merged.scheduleLag,
     tokens: { requests: live.tokens.requests, failures: live.tokens.failures },
     skipped: { ...live.skipped },
     retryAfterWaits: { count: waits.count, seconds: waits.waitedMs / 1000 },
     clients: labelClients(live, options.labelledClients),
-    gauges: { ...gauges, achievedRequestRate: live.rpsLastSecond },
+    gauges: {
+      inFlight: gauges.inFlight,
+      offeredArrivalRate: gauges.offeredArrivalRate,
+      achievedRequestRate: live.rpsLastSecond,
+      byWorkload,
+    },
   };
+}
+
+/** Each phase's workload name (the plan's order); every phase is `default`'s without workloads. */
+function workloadNames(dims: RecorderDimensions): (phaseIndex: number) => string {
+  const names = dims.workloads ?? [DEFAULT_WORKLOAD];
+  return (phaseIndex) => names[dims.phaseWorkloads?.[phaseIndex] ?? 0] ?? DEFAULT_WORKLOAD;
+}
+
+/** A step's values of the labelled tag keys ('' where it has none); none without keys. */
+function stepTagValues(dims: RecorderDimensions, keys: readonly string[]): (stepIndex: number | undefined) => readonly string[] {
+  if (keys.length === 0) return () => [];
+  const byStep = (dims.steps ?? []).map((step) => {
+    const tags = new Map(step.tags.map((tag) => [tag.slice(0, tag.indexOf(':')), tag.slice(tag.indexOf(':') + 1)]));
+    return keys.map((k) => tags.get(k) ?? '');
+  });
+  const none = keys.map(() => '');
+  return (stepIndex) => (stepIndex === undefined ? none : (byStep[stepIndex] ?? none));
 }
 
 /** The labelled clients' counts, and the others' summed as OTHER_CLIENTS (none without labelled clients). */
@@ -296,6 +385,7 @@ export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: '
   const scheduleLag = new Map<string, PhaseBuckets>();
   const skipped: Record<string, number> = {};
   const clients = new Map<string, ClientCount>();
+  const byWorkload = new Map<string, WorkloadGauges>();
   let tokenRequests = 0;
   let tokenFailures = 0;
   let waitCount = 0;
@@ -315,12 +405,20 @@ export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: '
   };
   for (const part of parts) {
     for (const r of part.requests) {
-      const k = key(r.phase, r.method, r.outcome);
+      const k = key(r.workload, r.phase, r.method, r.outcome, ...r.tags);
       requests.set(k, { ...r, count: (requests.get(k)?.count ?? 0) + r.count });
     }
-    for (const l of part.latency) addHistograms(latency, key(l.phase, l.method), l);
-    for (const s of part.serviceTime) addHistograms(serviceTime, key(s.phase, s.method), s);
-    for (const l of part.scheduleLag) addHistograms(scheduleLag, l.phase, l);
+    for (const l of part.latency) addHistograms(latency, key(l.workload, l.phase, l.method, ...l.tags), l);
+    for (const s of part.serviceTime) addHistograms(serviceTime, key(s.workload, s.phase, s.method, ...s.tags), s);
+    for (const l of part.scheduleLag) addHistograms(scheduleLag, key(l.workload, l.phase), l);
+    for (const g of part.gauges.byWorkload) {
+      const before = gauges === 'last' ? undefined : byWorkload.get(g.workload);
+      byWorkload.set(g.workload, {
+        workload: g.workload,
+        offeredArrivalRate: (before?.offeredArrivalRate ?? 0) + g.offeredArrivalRate,
+        achievedRequestRate: (before?.achievedRequestRate ?? 0) + g.achievedRequestRate,
+      });
+    }
     for (const [reason, n] of Object.entries(part.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
     for (const c of part.clients) {
       const before = clients.get(c.client);
@@ -338,6 +436,7 @@ export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: '
   const sumOf = (pick: (g: MetricsGauges) => number): number => parts.reduce((total, p) => total + pick(p.gauges), 0);
   return {
     boundsMs: [...first.boundsMs],
+    tagKeys: [...first.tagKeys],
     requests: [...requests.values()],
     latency: [...latency.values()],
     serviceTime: [...serviceTime.values()],
@@ -353,6 +452,7 @@ export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: '
             inFlight: sumOf((g) => g.inFlight),
             offeredArrivalRate: sumOf((g) => g.offeredArrivalRate),
             achievedRequestRate: sumOf((g) => g.achievedRequestRate),
+            byWorkload: [...byWorkload.values()],
           },
   };
 }

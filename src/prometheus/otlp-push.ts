@@ -18,7 +18,7 @@ import type { MetricData, PushMetricExporter, ResourceMetrics } from '@opentelem
 import { outcomeClass } from '../api/outcome.ts';
 import { RpcloadError } from '../errors.ts';
 import { TOOL } from '../version.ts';
-import type { BucketCounts, MetricsSnapshot } from './metrics-snapshot.ts';
+import { scopeLabels, type BucketCounts, type MetricsSnapshot } from './metrics-snapshot.ts';
 import type { RunLabels } from './metrics-registry.ts';
 
 /**
@@ -195,11 +195,16 @@ function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: 
     isMonotonic: true,
     dataPoints: points.map(([attributes, total]) => ({ startTime, endTime, attributes, value: temporal.value(name, attributes, total) })),
   });
-  const gauge = (name: string, description: string, value: number): MetricData => ({
+  const gauge = (name: string, description: string, points: number | readonly (readonly [Attributes, number])[]): MetricData => ({
     descriptor: descriptor(name, description, '1'),
     aggregationTemporality: AggregationTemporality.CUMULATIVE,
     dataPointType: DataPointType.GAUGE,
-    dataPoints: [{ startTime: endTime, endTime, attributes: {}, value }],
+    dataPoints: (typeof points === 'number' ? [[{}, points] as const] : points).map(([attributes, value]) => ({
+      startTime: endTime,
+      endTime,
+      attributes,
+      value,
+    })),
   });
   const histogram = (name: string, description: string, series: readonly (readonly [Attributes, BucketCounts])[]): MetricData => ({
     descriptor: descriptor(name, description, 's'),
@@ -215,33 +220,39 @@ function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: 
       };
     }),
   });
+  // The request series carry their workload (and the step tags asked for), as the Prometheus ones do.
+  const cell = (c: Pick<MetricsSnapshot['latency'][number], 'workload' | 'tags' | 'phase' | 'method'>): Attributes => ({
+    ...scopeLabels(c, s.tagKeys),
+    phase: c.phase,
+    method: c.method,
+  });
   const rateLimited = new Map<string, [Attributes, number]>();
   for (const r of s.requests) {
     if (outcomeClass(r.outcome) !== 'rate_limited') continue;
-    const key = `${r.phase}\u0000${r.method}`;
-    rateLimited.set(key, [{ phase: r.phase, method: r.method }, (rateLimited.get(key)?.[1] ?? 0) + r.count]);
+    const key = [r.workload, r.phase, r.method, ...r.tags].join('\u0000');
+    rateLimited.set(key, [cell(r), (rateLimited.get(key)?.[1] ?? 0) + r.count]);
   }
   return [
     sum(
       'rpcload.requests',
-      'API requests completed, by phase, method and outcome',
-      s.requests.map((r) => [{ phase: r.phase, method: r.method, outcome: r.outcome }, r.count]),
+      'API requests completed, by workload, phase, method and outcome',
+      s.requests.map((r) => [{ ...scopeLabels(r, s.tagKeys), phase: r.phase, method: r.method, outcome: r.outcome }, r.count]),
     ),
-    sum('rpcload.rate_limited', 'API requests refused with 429 (rate limited), by phase and method', [...rateLimited.values()]),
+    sum('rpcload.rate_limited', 'API requests refused with 429 (rate limited), by workload, phase and method', [...rateLimited.values()]),
     histogram(
       'rpcload.request.latency',
-      'API request latency (from the intended start in the open model), by phase and method',
-      s.latency.map((l) => [{ phase: l.phase, method: l.method }, l.buckets]),
+      'API request latency (from the intended start in the open model), by workload, phase and method',
+      s.latency.map((l) => [cell(l), l.buckets]),
     ),
     histogram(
       'rpcload.request.service_time',
-      'API request service time (from the actual send), by phase and method',
-      s.serviceTime.map((l) => [{ phase: l.phase, method: l.method }, l.buckets]),
+      'API request service time (from the actual send), by workload, phase and method',
+      s.serviceTime.map((l) => [cell(l), l.buckets]),
     ),
     histogram(
       'rpcload.schedule_lag',
-      'How late open-model requests were sent after their intended start, by phase',
-      s.scheduleLag.map((l) => [{ phase: l.phase }, l.buckets]),
+      'How late open-model requests were sent after their intended start, by workload and phase',
+      s.scheduleLag.map((l) => [{ workload: l.workload, phase: l.phase }, l.buckets]),
     ),
     sum('rpcload.token_requests', 'Token requests sent', [[{}, s.tokens.requests]]),
     sum('rpcload.token_failures', 'Token requests that did not yield a token', [[{}, s.tokens.failures]]),
@@ -255,9 +266,13 @@ function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: 
     gauge(
       'rpcload.offered_arrivals_per_second',
       'Arrivals per second the schedule asks for now (0 in the closed model)',
-      s.gauges.offeredArrivalRate,
+      s.gauges.byWorkload.map((g) => [{ workload: g.workload }, g.offeredArrivalRate]),
     ),
-    gauge('rpcload.achieved_requests_per_second', 'API requests completed in the last whole second', s.gauges.achievedRequestRate),
+    gauge(
+      'rpcload.achieved_requests_per_second',
+      'API requests completed in the last whole second, by workload',
+      s.gauges.byWorkload.map((g) => [{ workload: g.workload }, g.achievedRequestRate]),
+    ),
   ];
 }
 

@@ -3,14 +3,15 @@
  * three questions either way — what do the live views show, what has been recorded so far (for a
  * checkpoint), and how did it end. The session never asks which kind it has.
  */
-import type { LiveSnapshot } from '../contract/live-snapshot.ts';
+import type { LiveLoadGauges, LiveSnapshot } from '../contract/live-snapshot.ts';
 import { RunClock } from '../driver/run-clock.ts';
+import type { HttpDebug } from '../driver/http-debug.ts';
 import { runLoad } from '../driver/run-load.ts';
 import type { MetricsReadOptions, MetricsSnapshot } from '../prometheus/metrics-snapshot.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
 import { Recorder } from '../metrics/recorder.ts';
 import type { Plan } from '../profile/plan.ts';
-import { newLoadGaugesProbe, readLoadMetrics } from '../prometheus/load-metrics.ts';
+import { newLoadGaugesProbe, readLiveGauges, readLoadMetrics } from '../prometheus/load-metrics.ts';
 import { dimensionsOf } from './recorder-dimensions.ts';
 import { LoadWorkers } from './workers/load-workers.ts';
 import { usableWorkers } from './workers/shard-plan.ts';
@@ -21,6 +22,8 @@ export interface RunningLoad {
   readonly workers: number;
   /** The latest live figures (cheap; views call it a few times a second). */
   snapshot(): LiveSnapshot;
+  /** What only the running load knows now (offered rates, a replay's calls released), summed over workers; null before it started. */
+  gauges(): LiveLoadGauges | null;
   /** Everything recorded so far, for a checkpoint. */
   recorded(): Promise<RecordedData>;
   /** The threshold selections recorded so far (what a threshold judged while the run goes reads). */
@@ -60,6 +63,8 @@ export function startLoad(
     readonly metrics?: MetricsReadOptions | null;
     /** The values the run's setup saved (`{{setup.NAME}}`); null/absent = none. */
     readonly setupValues?: Readonly<Record<string, unknown>> | null;
+    /** `--http-debug`: prints the first exchanges (one thread only: the CLI refuses it with workers). */
+    readonly httpDebug?: HttpDebug | null;
   },
 ): RunningLoad {
   const startAt = options.startAtEpochMs ?? null;
@@ -74,6 +79,7 @@ export function startLoad(
       clock,
       workers: 1,
       snapshot: () => recorder.snapshot(clock.now()),
+      gauges: () => (clock.started ? readLiveGauges(probe, clock.now()) : null),
       // A checkpoint while the load runs on this thread: encoded in slices, not one long stop of its sending loop.
       recorded: () => recorder.serializeGradually(),
       selections: () => Promise.resolve(recorder.selectionsOnly().bySelector ?? {}),
@@ -86,6 +92,7 @@ export function startLoad(
           clock,
           signal: options.signal,
           setupValues: options.setupValues ?? null,
+          httpDebug: options.httpDebug ?? null,
           onStart: (gauges) => (probe.gauges = gauges),
           startClock: async () => {
             await waitUntilEpoch(startAt, options.signal);
@@ -111,6 +118,7 @@ export function startLoad(
     clock,
     workers: count,
     snapshot: () => workers.snapshot(clock.now()),
+    gauges: () => workers.gauges(),
     recorded: () => workers.recorded(),
     selections: async () => (await workers.recorded('selections')).bySelector ?? {},
     metrics: () => workers.metrics(),

@@ -7,6 +7,7 @@ import { planMethods } from '../driver/compiled-plan.ts';
 import type { RecorderDimensions } from '../metrics/sample.ts';
 import type { Plan } from '../profile/plan.ts';
 import { planSteps, selectionOf } from '../profile/selection.ts';
+import { goodputLatencyBoundMs } from '../profile/thresholds.ts';
 
 /**
  * The recorder's dimensions for a plan: its methods, phases, clients and workloads by name, its
@@ -32,5 +33,6 @@ export function dimensionsOf(plan: Plan): RecorderDimensions {
       const { cells, client } = selectionOf(plan, plan.thresholds.find((t) => t.selectorKey === key)!.selector);
       return { key, cells: [...cells], client };
     }),
+    goodputBoundMs: goodputLatencyBoundMs(plan.thresholds),
   };
 }

@@ -4,11 +4,13 @@
  * file while it runs, and write the final file with its thresholds judged — also when the run is
  * aborted or fails.
  */
-import type { LiveView, RunHeader, ViewSource } from '../contract/live-view.ts';
+import type { HttpDebug } from '../driver/http-debug.ts';
+import type { LiveView, ViewSource } from '../contract/live-view.ts';
+import { runHeader } from './run-header.ts';
 import type { RunInfo, RunResult, RunStatus, RunStop, SetupRecord, ShardInfo } from '../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../errors.ts';
 import type { RecordedData } from '../metrics/recorded-data.ts';
-import { describeLoad, describePlan, runModel } from '../profile/describe-plan.ts';
+import { describePlan, runModel } from '../profile/describe-plan.ts';
 import type { Plan } from '../profile/plan.ts';
 import { evaluateThreshold, goodputLatencyBoundMs } from '../profile/thresholds.ts';
 import type { ServerStats } from '../server/options.ts';
@@ -52,6 +54,8 @@ export interface RunSessionOptions {
   readonly warn?: (warning: string) => void;
   /** `--setup-values FILE`: setup ran elsewhere (`rpcload setup`); its values, and the file they came from. */
   readonly setupValues?: SetupValuesFile | null;
+  /** `--http-debug[=N]`: print the load's first N exchanges (one thread: not with workers); null = off. */
+  readonly httpDebug?: HttpDebug | null;
 }
 
 export interface RunSessionResult {
@@ -136,6 +140,7 @@ async function runWithEndpoint(
     workers: options.workers ?? 1,
     signal: AbortSignal.any([options.signal, thresholdStop.signal]),
     setupValues: setup.values,
+    httpDebug: options.httpDebug ?? null,
     startAtEpochMs: startAt,
     // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
     metrics: metricsReadOptions(options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }), plan),
@@ -145,7 +150,12 @@ async function runWithEndpoint(
   // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
   const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
   const record = new RunRecord({ frame, plan, runPlan: options.plan, target, load, shard, startAtEpochMs: startAt });
-  const view = options.createView({ header: runHeader(plan, target.url, frame.path), snapshot: () => load.snapshot() });
+  const view = options.createView({
+    header: runHeader(plan, target.url, frame.path),
+    snapshot: () => load.snapshot(),
+    gauges: () => load.gauges(),
+    stopReason: () => (stop === undefined ? null : stopText(stop)),
+  });
   const checkpoints = frame.startCheckpoints({
     everyMs: plan.checkpointEveryMs,
     due: () => load.clock.started,
@@ -154,7 +164,7 @@ async function runWithEndpoint(
   view.start();
   const unwatch = watchAbortOnFail(plan.thresholds, load, (failed) => {
     stop = failed;
-    options.warn?.(`threshold ${failed.threshold} failed ${(failed.atMs / 1000).toFixed(1)} s into the run: the run stops (abortOnFail)`);
+    options.warn?.(`${stopText(failed)}: the run stops (abortOnFail)`);
     thresholdStop.abort();
   });
   let ending: Ending;
@@ -188,6 +198,11 @@ async function runWithEndpoint(
   if (teardown === null) return { result: loaded, ...written, serverStats };
   const result = withTeardown(loaded, teardown);
   return { result, ...(await frame.writeFinal(result, exitCodeOf(result))), serverStats };
+}
+
+/** Why a threshold stopped the run, in one line. */
+function stopText(stop: RunStop): string {
+  return `threshold ${stop.threshold} failed ${(stop.atMs / 1000).toFixed(1)} s into the run`;
 }
 
 /**
@@ -224,19 +239,6 @@ async function awaitEnding(load: RunningLoad): Promise<Ending> {
     if (err instanceof RpcloadError) throw err;
     return { status: 'failed', failure: describeError(err), data: await load.recorded(), notes: [] };
   }
-}
-
-/** What the live views are told up front. */
-function runHeader(plan: Plan, targetUrl: string, resultPath: string): RunHeader {
-  return {
-    profile: plan.name,
-    target: targetUrl,
-    model: describeLoad(plan.phases),
-    phases: plan.phases.map((phase) => ({ name: phase.name, durationMs: phase.durationMs, load: describeLoad([phase]) })),
-    totalDurationMs: plan.phases.reduce((sum, phase) => sum + phase.durationMs, 0),
-    resultPath,
-    rateLimit: { limit: plan.rateLimit.limit, windowMs: plan.rateLimit.windowMs },
-  };
 }
 
 /** What a run's result files are built from, besides what its load recorded. */

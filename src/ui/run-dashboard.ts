@@ -21,7 +21,9 @@ export function createRunDashboard(source: ViewSource, options: RunDashboardOpti
         frame: (size, state) => {
           const snapshot = source.snapshot();
           const earlier = rates.push({ elapsedMs: snapshot.elapsedMs, outcomes: snapshot.outcomes });
-          return renderRunFrame({ header: source.header, snapshot, earlier, ...state }, size);
+          const gauges = source.gauges?.() ?? null;
+          const stopReason = source.stopReason?.() ?? null;
+          return renderRunFrame({ header: source.header, snapshot, gauges, stopReason, earlier, ...state }, size);
         },
       });
     },

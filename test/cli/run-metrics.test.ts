@@ -36,6 +36,8 @@ describe('rpcload run --metrics-*', { timeout: 60_000 }, () => {
     [['--metrics-listen', '9464', '--metrics-buckets', '5,1'], /--metrics-buckets.*ascending/],
     [['--metrics-clients', '3'], /--metrics-clients: needs --metrics-listen/],
     [['--metrics-listen', '9464', '--metrics-linger', 'soon'], /--metrics-linger.*duration/],
+    [['--metrics-tag', 'kind'], /--metrics-tag: needs --metrics-listen/],
+    [['--metrics-listen', '9464', '--metrics-tag', 'kind'], /--metrics-tag kind: no step of the profile has this tag \(no step has tags\)/],
   ])('refuses %j with one line and exit 2', async (flags, message) => {
     const out = join(dir, `bad-${Math.random()}.json`);
     const run = await runRpcload(['run', '--duration', '1s', '--ui', 'none', '--out', out, ...flags]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeLiveSnapshots } from '../../src/metrics/merge-live-snapshots.ts';
+import { mergeLiveSnapshots, sumLoadGauges } from '../../src/metrics/merge-live-snapshots.ts';
 import { Recorder } from '../../src/metrics/recorder.ts';
 import type { Sample } from '../../src/metrics/sample.ts';
 
@@ -48,5 +48,41 @@ describe('mergeLiveSnapshots', () => {
   it('shows the empty figures before any worker reports', () => {
     const empty = new Recorder(dims(['c1']), { rateLimit: null }).snapshot(0);
     expect(mergeLiveSnapshots([], empty, ['c1'])).toBe(empty);
+  });
+
+  it('adds workload rows by name in the run order, keeping the highest p50, p99 and lag', () => {
+    const two = (clients: string[]) => ({
+      methods: ['ping'],
+      phases: ['browse/load', 'orders/load'],
+      clients,
+      workloads: ['browse', 'orders'],
+      phaseWorkloads: [0, 1],
+    });
+    const a = new Recorder(two(['c1']), { rateLimit: null });
+    const b = new Recorder(two(['c2']), { rateLimit: null });
+    for (let i = 0; i < 4; i++) a.record({ ...sample(0, 1000, 1500 + i), lagUs: 200 });
+    for (let i = 0; i < 3; i++) b.record({ ...sample(0, 5000, 1500 + i), lagUs: 900 });
+    b.record({ ...sample(0, 7000, 1600, 'error:rate_limit_exceeded'), phaseIndex: 1 });
+    const empty = new Recorder(two(['c1', 'c2']), { rateLimit: null }).snapshot(2000);
+    const merged = mergeLiveSnapshots([a.snapshot(2000), b.snapshot(2000)], empty, ['c1', 'c2']);
+    expect(merged.workloads.map((w) => [w.name, w.requests, w.success, w.rateLimited, w.rpsLastSecond])).toEqual([
+      ['browse', 7, 7, 0, 7],
+      ['orders', 1, 0, 1, 1],
+    ]);
+    const browse = merged.workloads[0]!;
+    expect(browse.latencyMs.p99).toBe(b.snapshot(2000).workloads[0]!.latencyMs.p99);
+    expect(browse.scheduleLagP99Ms).toBe(b.snapshot(2000).workloads[0]!.scheduleLagP99Ms);
+    expect(browse.goodput).toBe(7);
+    expect(merged.workloads[1]!.scheduleLagP99Ms).toBeNull();
+  });
+
+  it('sums the load gauges of workers side by side, workload by workload', () => {
+    expect(sumLoadGauges([])).toBeNull();
+    expect(
+      sumLoadGauges([
+        { offeredPerS: [20, 0, 3], replayReleased: [0, 0, 40], inFlight: 2 },
+        { offeredPerS: [20, 0, 2], replayReleased: [0, 0, 35], inFlight: 1 },
+      ]),
+    ).toEqual({ offeredPerS: [40, 0, 5], replayReleased: [0, 0, 75], inFlight: 3 });
   });
 });

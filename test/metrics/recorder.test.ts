@@ -361,3 +361,59 @@ describe('Recorder.snapshot', () => {
     expect(JSON.stringify(snap)).toBe(before);
   });
 });
+
+describe('Recorder.snapshot: one row per workload', () => {
+  const nowMs = 25_500;
+  // What has completed by now: a snapshot never sees completions from its future.
+  const samples = recorderSamples(5000, 11, 30).filter((s) => s.doneAtMs < nowMs);
+
+  it('with one workload, its row is the overall figures (goodput: every success without a bound)', () => {
+    const snap = recorderWith(samples).snapshot(nowMs);
+    expect(snap.workloads).toEqual([
+      {
+        name: 'default',
+        requests: snap.requests,
+        success: snap.success,
+        rateLimited: snap.rateLimited,
+        errors: snap.errors,
+        rpsLastSecond: snap.rpsLastSecond,
+        latencyMs: { p50: snap.latencyMs.p50, p99: snap.latencyMs.p99 },
+        scheduleLagP99Ms: snap.scheduleLagMs!.p99,
+        goodput: snap.success,
+        skipped: 0,
+      },
+    ]);
+  });
+
+  // Phase 0 ("warmup") is workload "browse", phase 1 ("steady") workload "orders".
+  const dims = { ...DIMS, workloads: ['browse', 'orders'], phaseWorkloads: [0, 1], goodputBoundMs: 50 };
+  const recorder = new Recorder(dims, { rateLimit: RATE_LIMIT });
+  for (const s of [...samples].sort((a, b) => a.doneAtMs - b.doneAtMs)) recorder.record(s);
+  recorder.recordSkipped('max in-flight reached', 3, 1);
+  const snap = recorder.snapshot(nowMs);
+  const data = recorder.serialize();
+
+  it.each([
+    ['browse', 0],
+    ['orders', 1],
+  ])('with several, %s has its own counts, rate, percentiles, lag, goodput and skips', (name, phase) => {
+    const own = samples.filter((s) => s.phaseIndex === phase);
+    const row = snap.workloads.find((w) => w.name === name)!;
+    const byClass = countBy(own, (s) => outcomeClass(s.outcome));
+    expect([row.requests, row.success, row.rateLimited, row.errors]).toEqual([
+      own.length,
+      byClass.success ?? 0,
+      byClass.rate_limited ?? 0,
+      byClass.error ?? 0,
+    ]);
+    expect(row.rpsLastSecond).toBe(own.filter((s) => Math.floor(s.doneAtMs / 1000) === 24).length);
+    const latency = percentilesMs(decodeHistogram(data.byWorkload![name]!.latency));
+    expect(row.latencyMs).toEqual({ p50: latency.p50, p99: latency.p99 });
+    expect(row.scheduleLagP99Ms).toBe(percentilesMs(decodeHistogram(data.scheduleLagByWorkload![name]!)).p99);
+    // Goodput: successes within the 50 ms bound (HDR: the bucket holding the bound counts whole).
+    const fast = own.filter((s) => outcomeClass(s.outcome) === 'success' && s.latencyUs <= 50_000).length;
+    expect(row.goodput).toBeGreaterThanOrEqual(fast);
+    expect(row.goodput).toBeLessThanOrEqual(own.filter((s) => outcomeClass(s.outcome) === 'success' && s.latencyUs <= 50_100).length);
+    expect(row.skipped).toBe(phase === 1 ? 3 : 0);
+  });
+});

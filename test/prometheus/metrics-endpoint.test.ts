@@ -4,7 +4,7 @@
  * its type and labels, counters never decrease, and the last scrape equals the result file —
  * in one thread and summed over worker threads.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { outcomeClass } from '../../src/api/outcome.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { DEFAULT_METRICS_BUCKETS_MS } from '../../src/prometheus/metrics-snapshot.ts';
 import { buildPlan } from '../../src/profile/build-plan.ts';
+import { prepareReplays } from '../../src/profile/replay-plan.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ShardSpec } from '../../src/session/distributed/shard-spec.ts';
@@ -50,10 +51,11 @@ async function scrapedRun(
   workers: number,
   shard: ShardSpec | null = null,
   labelledClients = 1,
+  tags?: string[],
 ): Promise<{ result: RunResult; scrapes: Scrape[] }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/metrics`;
-  const plan = buildPlan(profile, { source: '' });
+  const plan = await prepareReplays(buildPlan(profile, { source: join(dir, 'profile.json') }));
   let ended = false;
   const session = runSession({
     plan,
@@ -62,7 +64,13 @@ async function scrapedRun(
     workers,
     shard,
     createView: () => ({ start: () => undefined, stop: () => undefined }),
-    metrics: { listen: { host: '127.0.0.1', port }, bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: labelledClients, lingerMs: 1500 },
+    metrics: {
+      listen: { host: '127.0.0.1', port },
+      bucketsMs: DEFAULT_METRICS_BUCKETS_MS,
+      clients: labelledClients,
+      lingerMs: 1500,
+      ...(tags === undefined ? {} : { tags }),
+    },
   }).finally(() => (ended = true));
   const scrapes: Scrape[] = [];
   const deadline = Date.now() + 60_000;
@@ -112,6 +120,10 @@ function expectMatchesResult(last: Scrape, result: RunResult, labelled: readonly
 
 /** The schedule's rate was exposed while the steady phase ran, and 0 once the phases were over. */
 function expectOfferedRate(scrapes: readonly Scrape[], steadyPerS: number): void {
+  // One workload: one series, workload="default" (none before the load's first figures).
+  const series = scrapes.map((s) => Object.keys(sumBy(s, 'rpcload_offered_arrivals_per_second', 'workload')));
+  expect(series.at(-1)).toEqual(['default']);
+  for (const names of series) expect(names.length === 0 || names.join() === 'default').toBe(true);
   const offered = scrapes.map((s) => sumBy(s, 'rpcload_offered_arrivals_per_second')[''] ?? 0);
   expect(Math.max(...offered)).toBeCloseTo(steadyPerS, 6);
   expect(offered.at(-1)).toBe(0);
@@ -234,5 +246,69 @@ describe('parseListenAddress', () => {
     ['http://127.0.0.1:9464', null],
   ])('%s → %j', (text, address) => {
     expect(parseListenAddress(text)).toEqual(address);
+  });
+});
+
+/**
+ * Three workloads side by side — a rate with steps tagged kind:read, a closed flow tagged
+ * kind:write, and a recording of 20 calls/s replayed at 2× from 0.3 s — scraped with
+ * `--metrics-tag kind`.
+ */
+function workloadsProfile(target: string): Record<string, unknown> {
+  const recording = join(dir, 'rec.jsonl');
+  const calls = Array.from({ length: 60 }, (_, i) => ({ t: i * 50, client: 'client-1', method: 'ping', args: {} }));
+  writeFileSync(recording, calls.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  return {
+    name: 'metrics-workloads',
+    target,
+    clients: { pattern: 'client-{n}', count: 4, secret: 'demo-secret' },
+    scenarios: [
+      { name: 'read', steps: [{ method: 'ping', tags: { kind: 'read' } }] },
+      { name: 'write', steps: [{ method: 'echo', args: { message: 'hi' }, tags: { kind: 'write' } }] },
+    ],
+    workloads: [
+      { name: 'browse', clients: ['client-1', 'client-2'], scenarios: ['read'], phases: [{ duration: '2s', rate: 30 }] },
+      { name: 'orders', clients: ['client-3', 'client-4'], scenarios: ['write'], phases: [{ duration: '2s', concurrency: 1 }] },
+      { name: 'recorded', replay: { file: recording, speed: 2 }, startAfter: '300ms' },
+    ],
+  };
+}
+
+describe('--metrics-listen with several workloads', { timeout: 60_000 }, () => {
+  it('labels every request series with its workload (and the step tag asked for), and offers each workload’s own rate', async () => {
+    server = await startServer({ limit: 100_000 });
+    const { result, scrapes } = await scrapedRun(workloadsProfile(server.url), 1, null, 0, ['kind']);
+    expect(result.run.status).toBe('completed');
+    const last = scrapes.at(-1)!;
+    const byWorkload = Object.fromEntries(Object.entries(result.byWorkload!).map(([name, w]) => [name, w.requests]));
+    expect(Object.keys(byWorkload)).toEqual(['browse', 'orders', 'recorded']);
+    expect(sumBy(last, 'rpcload_requests_total', 'workload')).toEqual(byWorkload);
+    for (const h of ['rpcload_request_latency_seconds', 'rpcload_service_time_seconds'])
+      expect(sumBy(last, `${h}_count`, 'workload')).toEqual(byWorkload);
+    expect(Object.keys(sumBy(last, 'rpcload_schedule_lag_seconds_count', 'workload')).sort()).toEqual(['browse', 'recorded']);
+    // --metrics-tag kind: the step's value, '' for the replay's steps (they have no tags)
+    expect(sumBy(last, 'rpcload_requests_total', 'tag_kind')).toEqual({
+      read: result.byTag!['kind:read']!.requests,
+      write: result.byTag!['kind:write']!.requests,
+      '': byWorkload.recorded,
+    });
+    const labels = (name: string): string[] =>
+      Object.keys(last.samples.find((x) => x.name === name)!.labels)
+        .filter((l) => l !== 'le')
+        .sort();
+    expect(labels('rpcload_requests_total')).toEqual(['method', 'outcome', 'phase', 'tag_kind', 'workload', ...RUN_LABELS].sort());
+    expect(labels('rpcload_request_latency_seconds_bucket')).toEqual(['method', 'phase', 'tag_kind', 'workload', ...RUN_LABELS].sort());
+    expect(labels('rpcload_offered_arrivals_per_second')).toEqual(['workload', ...RUN_LABELS].sort());
+    // The offered rate per workload: the schedule's 30/s, none for the closed flow, the recording's
+    // 20 calls/s × 2 over its last second; all 0 once over.
+    const offered = (workload: string): number[] =>
+      scrapes.map((s) => sumBy(s, 'rpcload_offered_arrivals_per_second', 'workload')[workload] ?? 0);
+    expect(Math.max(...offered('browse'))).toBeCloseTo(30, 6);
+    expect(Math.max(...offered('orders'))).toBe(0);
+    expect(Math.max(...offered('recorded'))).toBeGreaterThanOrEqual(32);
+    expect(Math.max(...offered('recorded'))).toBeLessThanOrEqual(48);
+    for (const w of ['browse', 'orders', 'recorded']) expect(offered(w).at(-1)).toBe(0);
+    expect(Math.max(...scrapes.map((s) => sumBy(s, 'rpcload_achieved_requests_per_second', 'workload').orders ?? 0))).toBeGreaterThan(0);
+    expect(counterDecreases(scrapes)).toEqual([]);
   });
 });

@@ -184,15 +184,16 @@ describe('the text format', () => {
       : {};
     return {
       boundsMs: DEFAULT_METRICS_BUCKETS_MS,
-      requests: [{ phase: 'main', method: 'm', outcome: 'success', count: 2 }],
-      latency: [{ phase: 'main', method: 'm', buckets, ...exemplars }],
-      serviceTime: [{ phase: 'main', method: 'm', buckets, ...exemplars }],
+      tagKeys: [],
+      requests: [{ workload: 'default', tags: [], phase: 'main', method: 'm', outcome: 'success', count: 2 }],
+      latency: [{ workload: 'default', tags: [], phase: 'main', method: 'm', buckets, ...exemplars }],
+      serviceTime: [{ workload: 'default', tags: [], phase: 'main', method: 'm', buckets, ...exemplars }],
       scheduleLag: [],
       tokens: { requests: 1, failures: 0 },
       skipped: {},
       retryAfterWaits: { count: 0, seconds: 0 },
       clients: [],
-      gauges: { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 2 },
+      gauges: { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 2, byWorkload: [] },
     };
   };
   const render = (s: MetricsSnapshot, openMetrics: boolean): Promise<string> =>
@@ -202,7 +203,7 @@ describe('the text format', () => {
     expect(await render(snapshot(true), false)).toBe(await render(snapshot(false), false));
     const openMetrics = await render(snapshot(true), true);
     expect(openMetrics).toContain(
-      'rpcload_request_latency_seconds_bucket{phase="main",method="m",le="0.01",run_id="r",profile="p",shard="1/1"} 2 # {trace_id="aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",span_id="bbbbbbbbbbbbbbbb"} 0.007 1795000000.123',
+      'rpcload_request_latency_seconds_bucket{workload="default",phase="main",method="m",le="0.01",run_id="r",profile="p",shard="1/1"} 2 # {trace_id="aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",span_id="bbbbbbbbbbbbbbbb"} 0.007 1795000000.123',
     );
     expect(parseExemplars(openMetrics).map((e) => [e.family, e.le])).toEqual([
       ['rpcload_request_latency_seconds', 0.01],

@@ -52,17 +52,27 @@ describe('bucketCounts', () => {
   });
 });
 
-function snapshot(n: number, gauges = { inFlight: n, offeredArrivalRate: 10 * n, achievedRequestRate: n }): MetricsSnapshot {
+function snapshot(
+  n: number,
+  gauges = {
+    inFlight: n,
+    offeredArrivalRate: 10 * n,
+    achievedRequestRate: n,
+    byWorkload: [{ workload: 'default', offeredArrivalRate: 10 * n, achievedRequestRate: n }],
+  },
+): MetricsSnapshot {
   const buckets = { cumulative: [n, 2 * n], sumSeconds: n / 10, count: 3 * n };
+  const scope = { workload: 'default', tags: [] };
   return {
     boundsMs: [1, 10],
+    tagKeys: [],
     requests: [
-      { phase: 'p', method: 'ping', outcome: 'success', count: n },
-      { phase: 'p', method: 'ping', outcome: `error:e${n}`, count: 1 },
+      { ...scope, phase: 'p', method: 'ping', outcome: 'success', count: n },
+      { ...scope, phase: 'p', method: 'ping', outcome: `error:e${n}`, count: 1 },
     ],
-    latency: [{ phase: 'p', method: 'ping', buckets }],
-    serviceTime: [{ phase: 'p', method: 'ping', buckets }],
-    scheduleLag: [{ phase: 'p', buckets }],
+    latency: [{ ...scope, phase: 'p', method: 'ping', buckets }],
+    serviceTime: [{ ...scope, phase: 'p', method: 'ping', buckets }],
+    scheduleLag: [{ workload: 'default', phase: 'p', buckets }],
     tokens: { requests: n, failures: 1 },
     skipped: { 'max in-flight reached': n },
     retryAfterWaits: { count: n, seconds: n / 2 },
@@ -74,10 +84,11 @@ function snapshot(n: number, gauges = { inFlight: n, offeredArrivalRate: 10 * n,
 describe('sumMetricsSnapshots', () => {
   it('adds counters, histograms and (side by side) gauges exactly, keeping distinct labels apart', () => {
     const sum = sumMetricsSnapshots([snapshot(1), snapshot(2)])!;
+    const scope = { workload: 'default', tags: [] };
     expect(sum.requests).toEqual([
-      { phase: 'p', method: 'ping', outcome: 'success', count: 3 },
-      { phase: 'p', method: 'ping', outcome: 'error:e1', count: 1 },
-      { phase: 'p', method: 'ping', outcome: 'error:e2', count: 1 },
+      { ...scope, phase: 'p', method: 'ping', outcome: 'success', count: 3 },
+      { ...scope, phase: 'p', method: 'ping', outcome: 'error:e1', count: 1 },
+      { ...scope, phase: 'p', method: 'ping', outcome: 'error:e2', count: 1 },
     ]);
     expect(sum.latency[0]!.buckets).toMatchObject({ cumulative: [3, 6], count: 9 });
     expect(sum.latency[0]!.buckets.sumSeconds).toBeCloseTo(0.3, 12);
@@ -86,7 +97,12 @@ describe('sumMetricsSnapshots', () => {
     expect(sum.skipped).toEqual({ 'max in-flight reached': 3 });
     expect(sum.retryAfterWaits).toEqual({ count: 3, seconds: 1.5 });
     expect(sum.clients.map((c) => c.client)).toEqual(['client-1', 'client-2']);
-    expect(sum.gauges).toEqual({ inFlight: 3, offeredArrivalRate: 30, achievedRequestRate: 3 });
+    expect(sum.gauges).toEqual({
+      inFlight: 3,
+      offeredArrivalRate: 30,
+      achievedRequestRate: 3,
+      byWorkload: [{ workload: 'default', offeredArrivalRate: 30, achievedRequestRate: 3 }],
+    });
   });
 
   it("takes the last part's gauges for steps one after another", () => {

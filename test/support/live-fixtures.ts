@@ -1,4 +1,4 @@
-import type { LiveClientRow, LiveSnapshot } from '../../src/contract/live-snapshot.ts';
+import type { LiveClientRow, LiveSnapshot, LiveWorkloadRow } from '../../src/contract/live-snapshot.ts';
 import type { Percentiles, TimelineRow } from '../../src/contract/result-schema.ts';
 import type { RunFrameModel } from '../../src/ui/dashboard/run-model.ts';
 import type { RunHeader } from '../../src/contract/live-view.ts';
@@ -85,10 +85,86 @@ export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
       },
       { source: 'api', outcome: 'transport:UND_ERR_SOCKET', detail: 'other side closed', count: 2, firstAtMs: 3000, lastAtMs: 5200 },
     ],
+    workloads: [
+      {
+        name: 'default',
+        requests: 1234,
+        success: 1180,
+        rateLimited: 40,
+        errors: 14,
+        rpsLastSecond: 60,
+        latencyMs: { p50: 21.3, p99: 213 },
+        scheduleLagP99Ms: 1.2,
+        goodput: 1180,
+        skipped: 0,
+      },
+    ],
     ...overrides,
   };
 }
 
 export function model(overrides: Partial<RunFrameModel> = {}): RunFrameModel {
-  return { header: HEADER, snapshot: snapshot(), earlier: null, stopping: false, notices: [], help: false, ...overrides };
+  return {
+    header: HEADER,
+    snapshot: snapshot(),
+    gauges: null,
+    stopReason: null,
+    earlier: null,
+    stopping: false,
+    notices: [],
+    help: false,
+    ...overrides,
+  };
+}
+
+/** A run of three workloads side by side: a rate, a concurrency flow and a replay at 2× starting at 1 s. */
+export const WORKLOADS_HEADER: RunHeader = {
+  ...HEADER,
+  profile: 'shop',
+  model: 'rate 40/s · concurrency 2 · replay ×2',
+  workloads: [
+    { name: 'browse', load: 'rate 40/s', open: true, startMs: 0, endMs: 30_000 },
+    { name: 'orders', load: 'concurrency 2', open: false, startMs: 0, endMs: 30_000 },
+    {
+      name: 'recorded',
+      load: 'replay ×2',
+      open: true,
+      startMs: 1000,
+      endMs: 21_000,
+      replay: { fileName: 'rec.jsonl', speed: 2, loop: false, callsInWindow: 400, maxCalls: null, passMs: 20_000 },
+    },
+  ],
+  goodputBoundMs: 300,
+};
+
+export function workloadRow(name: string, overrides: Partial<LiveWorkloadRow> = {}): LiveWorkloadRow {
+  return {
+    name,
+    requests: 400,
+    success: 390,
+    rateLimited: 6,
+    errors: 4,
+    rpsLastSecond: 39,
+    latencyMs: { p50: 12.5, p99: 180 },
+    scheduleLagP99Ms: 1.4,
+    goodput: 385,
+    skipped: 0,
+    ...overrides,
+  };
+}
+
+/** The frame model of WORKLOADS_HEADER 12.4 s in: the replay has released 228 calls, 3 skipped. */
+export function workloadsModel(overrides: Partial<RunFrameModel> = {}): RunFrameModel {
+  return model({
+    header: WORKLOADS_HEADER,
+    snapshot: snapshot({
+      workloads: [
+        workloadRow('browse'),
+        workloadRow('orders', { rpsLastSecond: 21.5, scheduleLagP99Ms: null, rateLimited: 0, errors: 0, goodput: 310 }),
+        workloadRow('recorded', { rpsLastSecond: 20, skipped: 3, latencyMs: { p50: 9.1, p99: 420 }, goodput: 200 }),
+      ],
+    }),
+    gauges: { offeredPerS: [40, 0, 21], replayReleased: [0, 0, 228], inFlight: 3 },
+    ...overrides,
+  });
 }

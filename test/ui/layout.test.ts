@@ -24,13 +24,16 @@ describe('run dashboard layout', () => {
   });
 
   it.each([
-    [80, 24],
-    [81, 25],
-    [120, 40],
-    [60, 30],
-    [73, 33],
-  ])('%d×%d: panels tile the screen without overlapping', (width, height) => {
-    const layout = planRunLayout({ width, height });
+    [80, 24, 0],
+    [81, 25, 0],
+    [120, 40, 0],
+    [60, 30, 0],
+    [73, 33, 0],
+    [80, 24, 5],
+    [120, 40, 12],
+    [60, 30, 5],
+  ])('%d×%d (workloads panel lines %d): panels tile the screen without overlapping', (width, height, lines) => {
+    const layout = planRunLayout({ width, height }, lines);
     const owner = Array.from({ length: height }, () => new Array<string | null>(width).fill(null));
     for (const [id, rect] of Object.entries(layout)) {
       for (let y = rect.y; y < rect.y + rect.height; y++) {
@@ -52,5 +55,29 @@ describe('run dashboard layout', () => {
 
   it('keeps the percentiles at a fixed width and gives the rest to the outcomes', () => {
     expect(planRunLayout({ width: 100, height: 24 })).toMatchObject({ percentiles: { x: 0, width: 28 }, outcomes: { x: 28, width: 72 } });
+  });
+});
+
+describe('run dashboard layout with the workloads panel', () => {
+  it.each([
+    // it sits under the percentiles and outcomes, full width, as tall as its lines (5 + border)
+    [80, 24, 5, { x: 0, y: 12, width: 80, height: 7 }, ['header', 'latencyChart', 'outcomes', 'percentiles', 'throughput', 'workloads']],
+    [120, 40, 5, { x: 0, y: 12, width: 120, height: 7 }, [...ALL, 'workloads'].sort()],
+    // many workloads: it takes its first six lines before the panels below (the charts no longer fit)
+    [80, 24, 30, { x: 0, y: 12, width: 80, height: 8 }, ['clients', 'header', 'log', 'outcomes', 'percentiles', 'workloads']],
+    // narrow: under the outcomes
+    [60, 40, 5, { x: 0, y: 18, width: 60, height: 7 }, ['clients', 'header', 'outcomes', 'percentiles', 'throughput', 'workloads']],
+  ] as const)('%d×%d with %d lines: %j', (width, height, lines, rect, shown) => {
+    const layout = planRunLayout({ width, height }, lines);
+    expect(layout.workloads).toEqual(rect);
+    expect(panels(layout)).toEqual(shown);
+  });
+
+  it.each([
+    [80, 24],
+    [120, 40],
+    [60, 30],
+  ])('%d×%d without workload lines: the layout of today', (width, height) => {
+    expect(planRunLayout({ width, height }, 0)).toEqual(planRunLayout({ width, height }));
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/contract/result-schema.ts';
@@ -106,6 +106,50 @@ describe.skipIf(tmux.path === null)(`rpcload run --ui tui${tmux.skipNote}`, { ti
     const after = expectRestored(s, out);
     // the CLI's "stopping…" notice, held while the dashboard had the screen, is printed afterwards
     expect(after).toMatch(/rpcload: stopping/);
+  });
+
+  it('shows a row per workload and the replay’s progress, and says which abortOnFail threshold stopped the run', async () => {
+    const recording = join(dir, 'rec.jsonl');
+    const calls = Array.from({ length: 200 }, (_, i) => ({ t: i * 100, client: 'client-1', method: 'ping', args: {} }));
+    writeFileSync(recording, calls.map((c) => JSON.stringify(c)).join('\n') + '\n');
+    const profile = join(dir, 'shop.json');
+    writeFileSync(
+      profile,
+      JSON.stringify({
+        name: 'shop',
+        clients: { pattern: 'client-{n}', count: 4, secret: 'demo-secret' },
+        scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],
+        workloads: [
+          { name: 'browse', clients: ['client-1', 'client-2'], scenarios: ['ping'], phases: [{ duration: '20s', rate: 10 }] },
+          { name: 'orders', clients: ['client-3', 'client-4'], scenarios: ['ping'], phases: [{ duration: '20s', concurrency: 1 }] },
+          { name: 'recorded', replay: { file: recording, speed: 2 } },
+        ],
+        thresholds: [{ threshold: 'requests{workload:browse} < 25', abortOnFail: true, delayAbortEval: '1s' }],
+      }),
+    );
+    const out = join(dir, 'workloads.json');
+    session = TmuxSession.start({
+      width: 100,
+      height: 30,
+      command: `node ${shellQuote(RPCLOAD_BIN)} run ${shellQuote(profile)} --ui tui --out ${shellQuote(out)}`,
+      cwd: ROOT,
+      env: { CI: undefined, NO_COLOR: undefined, FORCE_COLOR: undefined },
+    });
+    const rows = await session.waitFor(
+      'a row per workload with figures, and the replay’s progress',
+      (screen) =>
+        completeFrame(screen, 100) &&
+        /│ browse rate 10\/s +10\.0 +[\d.]+ +[\d.]+ /.test(screen) &&
+        /│ orders concurrency 1 +– +[\d.]+ /.test(screen) &&
+        /│ recorded replay ×2 +20\.0 +[\d.]+ /.test(screen) &&
+        /↳ rec\.jsonl ×2: sent [1-9]\d* of [1-9]\d* due · \d+% of 200 calls/.test(screen),
+    );
+    expect(rows).toMatch(/workloads · 3 of 3 playing · offered vs achieved/);
+    expect(await session.exitCode()).toBe(1);
+    const after = session.captureHistory();
+    expect(after).toContain('TTY=restored');
+    expect(after).toMatch(/threshold requests\{workload:browse\} < 25 failed [\d.]+ s into the run/);
+    expect(readResult(out).run).toMatchObject({ status: 'aborted', stop: { reason: 'threshold' } });
   });
 
   it('honours NO_COLOR and stops gracefully on Ctrl-C', async () => {

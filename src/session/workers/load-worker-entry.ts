@@ -10,7 +10,7 @@ import { runLoad } from '../../driver/run-load.ts';
 import { describeError, RpcloadError } from '../../errors.ts';
 import { Recorder } from '../../metrics/recorder.ts';
 import { registerPlanSecrets } from '../../profile/plan-secrets.ts';
-import { newLoadGaugesProbe, readLoadMetrics } from '../../prometheus/load-metrics.ts';
+import { newLoadGaugesProbe, readLiveGauges, readLoadMetrics } from '../../prometheus/load-metrics.ts';
 import { dimensionsOf } from '../recorder-dimensions.ts';
 import type { FromWorker, LoadWorkerData, ToWorker } from './load-worker-protocol.ts';
 
@@ -49,8 +49,9 @@ async function main(): Promise<void> {
   let ticks = 0;
   const snapshots = setInterval(() => {
     if (!clock.started) return;
-    const snapshot = recorder.snapshot(clock.now());
-    post({ type: 'snapshot', snapshot });
+    const nowMs = clock.now();
+    const snapshot = recorder.snapshot(nowMs);
+    post({ type: 'snapshot', snapshot, gauges: readLiveGauges(probe, nowMs) });
     if (++ticks % METRICS_EVERY_SNAPSHOTS === 0) postMetrics(snapshot);
   }, SNAPSHOT_EVERY_MS);
   try {

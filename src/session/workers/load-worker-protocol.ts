@@ -3,7 +3,7 @@
  * A worker receives its share of the plan as it is (a Plan is plain data); everything here is
  * structured-cloneable.
  */
-import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import type { LiveLoadGauges, LiveSnapshot } from '../../contract/live-snapshot.ts';
 import type { MetricsReadOptions, MetricsSnapshot } from '../../prometheus/metrics-snapshot.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import type { Plan } from '../../profile/plan.ts';
@@ -32,7 +32,8 @@ export type ToWorker =
 export type FromWorker =
   /** Tokens are fetched; waiting for 'start'. */
   | { readonly type: 'ready' }
-  | { readonly type: 'snapshot'; readonly snapshot: LiveSnapshot }
+  /** The worker's live figures, and its load's gauges of the same moment (null before its load started). */
+  | { readonly type: 'snapshot'; readonly snapshot: LiveSnapshot; readonly gauges: LiveLoadGauges | null }
   /** With `--metrics-listen`: the worker's metrics, once a second and once more just before 'done'. */
   | { readonly type: 'metrics'; readonly metrics: MetricsSnapshot }
   | { readonly type: 'serialized'; readonly id: number; readonly data: RecordedData }

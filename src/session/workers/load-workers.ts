@@ -8,14 +8,14 @@
 import type { Worker } from 'node:worker_threads';
 import { RpcloadError } from '../../errors.ts';
 import { startModuleWorker } from '../../util/module-worker.ts';
-import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import type { LiveLoadGauges, LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../prometheus/metrics-snapshot.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { FromWorker, LoadWorkerData, RecordedScope, ToWorker } from './load-worker-protocol.ts';
 import { shardPlan } from './shard-plan.ts';
-import { mergeLiveSnapshots } from '../../metrics/merge-live-snapshots.ts';
+import { mergeLiveSnapshots, sumLoadGauges } from '../../metrics/merge-live-snapshots.ts';
 import { sharedNowMs, type RunClock } from '../../driver/run-clock.ts';
 import type { LoadRunOutcome } from '../../driver/run-load.ts';
 
@@ -47,6 +47,8 @@ interface WorkerState {
   readonly worker: Worker;
   ready: boolean;
   snapshot: LiveSnapshot | null;
+  /** Its load's gauges with that snapshot (a finished worker offers nothing more: zeros then). */
+  gauges: LiveLoadGauges | null;
   /** The worker's latest metrics (kept after it ends: counters never go back). */
   metrics: MetricsSnapshot | null;
   done: { outcome: LoadRunOutcome; data: RecordedData } | null;
@@ -67,6 +69,7 @@ export class LoadWorkers {
       } satisfies LoadWorkerData),
       ready: false,
       snapshot: null,
+      gauges: null,
       metrics: null,
       done: null,
       exited: false,
@@ -85,6 +88,16 @@ export class LoadWorkers {
       ),
       elapsedMs: nowMs,
     };
+  }
+
+  /** The workers' load gauges, summed (a finished worker's offer is over, its replay's calls still count); null before any reported. */
+  gauges(): LiveLoadGauges | null {
+    return sumLoadGauges(
+      this.states.flatMap((s) => {
+        if (s.gauges === null) return [];
+        return s.done === null ? [s.gauges] : [{ ...s.gauges, offeredPerS: s.gauges.offeredPerS.map(() => 0), inFlight: 0 }];
+      }),
+    );
   }
 
   /** The workers' latest metrics, summed exactly; null before any reported. */
@@ -162,8 +175,10 @@ export class LoadWorkers {
     return new Promise((resolve, reject) => {
       state.worker.on('message', (message: FromWorker) => {
         if (message.type === 'ready') state.ready = true;
-        else if (message.type === 'snapshot') state.snapshot = message.snapshot;
-        else if (message.type === 'metrics') state.metrics = message.metrics;
+        else if (message.type === 'snapshot') {
+          state.snapshot = message.snapshot;
+          state.gauges = message.gauges;
+        } else if (message.type === 'metrics') state.metrics = message.metrics;
         else if (message.type === 'serialized') this.onSerialized(message.id, message.data);
         else if (message.type === 'done') {
           state.done = { outcome: message.outcome, data: message.data };

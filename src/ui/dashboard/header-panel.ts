@@ -1,12 +1,13 @@
 /**
  * The three header lines: what runs against what (profile, target, model), where the run is
  * (phase, progress bar, elapsed / total), and where the result goes, with the key hints — or the
- * STOPPING badge once the user asked to stop.
+ * STOPPING badge once the user asked to stop. When a threshold stops the run (abortOnFail), the
+ * third line says which, in place of the result path: that is what the user must see.
  */
 import { formatDurationMs } from '../../util/duration.ts';
 import { cellText, truncate } from '../text/cell-text.ts';
 import { formatCount, formatRate, progressBar } from '../text/format.ts';
-import { seg, spread, type Segment, type StyledLine } from '../text/styled.ts';
+import { fitLine, seg, spread, type Segment, type StyledLine } from '../text/styled.ts';
 import { phaseAt } from '../plain-progress.ts';
 import type { RunFrameModel } from './run-model.ts';
 
@@ -37,6 +38,9 @@ export function headerLines(model: RunFrameModel, width: number): StyledLine[] {
   const right: Segment[] = model.stopping
     ? [seg(' STOPPING… ', 'inverse')]
     : [seg(`${formatCount(snapshot.requests)} req · ${formatRate(snapshot.rpsLastSecond)}/s  `), seg('? help  q stop', 'dim')];
-  const line3 = spread([seg('result ', 'dim'), seg(cellText(header.resultPath, 200))], right, width);
+  const line3 =
+    model.stopReason === null
+      ? spread([seg('result ', 'dim'), seg(cellText(header.resultPath, 200))], right, width)
+      : fitLine([seg(' ABORTING ', 'inverse'), seg(` ${cellText(model.stopReason, 200)}`, 'bad')], width);
   return [line1, line2, line3];
 }

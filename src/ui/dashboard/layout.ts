@@ -8,7 +8,7 @@
  */
 import type { Rect } from '../text/canvas.ts';
 
-export type RunPanelId = 'header' | 'percentiles' | 'outcomes' | 'throughput' | 'latencyChart' | 'clients' | 'log';
+export type RunPanelId = 'header' | 'percentiles' | 'outcomes' | 'workloads' | 'throughput' | 'latencyChart' | 'clients' | 'log';
 
 export type RunLayout = Readonly<Partial<Record<RunPanelId, Rect>>>;
 
@@ -102,9 +102,32 @@ function panelWidths(panels: readonly PanelSlot[], width: number): number[] {
   });
 }
 
-/** The panels shown at `size` and their rectangles; panels that do not fit are absent. */
-export function planRunLayout(size: Size): RunLayout {
-  const bands = size.width >= WIDE_LAYOUT_MIN_WIDTH ? WIDE_BANDS : NARROW_BANDS;
+/**
+ * The workloads band, for a run that shows them: below the figures of the whole run and kept
+ * before the charts and the clients (a short terminal loses those first); it asks for all its
+ * lines up to WORKLOADS_MIN_LINES (more only from rows left over) and never grows past them.
+ */
+function workloadsBand(lines: number, priority: number): Band {
+  return { panels: [{ id: 'workloads' }], min: Math.min(WORKLOADS_MIN_LINES, lines) + 2, max: lines + 2, priority };
+}
+
+/** The workloads panel's content rows it is given before the bands after it: a head and five rows. */
+const WORKLOADS_MIN_LINES = 6;
+
+/** Bands with the workloads band after the percentiles (wide) or the outcomes (narrow); unchanged when it has no lines. */
+function withWorkloads(bands: readonly Band[], lines: number): readonly Band[] {
+  if (lines <= 0) return bands;
+  const after = bands.findIndex((band) => band.panels.some((p) => p.id === (bands === WIDE_BANDS ? 'percentiles' : 'outcomes')));
+  const band = workloadsBand(lines, bands[after]!.priority + 0.5);
+  return [...bands.slice(0, after + 1), band, ...bands.slice(after + 1)];
+}
+
+/**
+ * The panels shown at `size` and their rectangles; panels that do not fit are absent.
+ * `workloadLines`: the lines the workloads panel wants (0: the run shows no workloads panel).
+ */
+export function planRunLayout(size: Size, workloadLines = 0): RunLayout {
+  const bands = withWorkloads(size.width >= WIDE_LAYOUT_MIN_WIDTH ? WIDE_BANDS : NARROW_BANDS, workloadLines);
   const heights = bandHeights(bands, Math.max(0, size.height));
   const layout: Partial<Record<RunPanelId, Rect>> = {};
   let y = 0;

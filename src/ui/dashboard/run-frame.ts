@@ -13,13 +13,15 @@ import { planRunLayout, type RunPanelId, type Size } from './layout.ts';
 import { logLines, logTitle } from './log-panel.ts';
 import { outcomesLines, outcomesTitle } from './outcomes-panel.ts';
 import { LAG_WARN_MS, percentilesLines, percentilesTitle } from './percentiles-panel.ts';
-import type { RunFrameModel } from './run-model.ts';
+import { showsWorkloads, type RunFrameModel } from './run-model.ts';
+import { workloadsLines, workloadsPanelLines, workloadsTitle } from './workloads-panel.ts';
 
 type PanelRenderer = (model: RunFrameModel, inner: Rect) => { readonly title: StyledLine; readonly lines: readonly StyledLine[] };
 
 const PANELS: Readonly<Record<Exclude<RunPanelId, 'header'>, PanelRenderer>> = {
   percentiles: (m, r) => ({ title: percentilesTitle(m), lines: percentilesLines(m, r.width, r.height) }),
   outcomes: (m, r) => ({ title: outcomesTitle(m), lines: outcomesLines(m, r.width, r.height) }),
+  workloads: (m, r) => ({ title: workloadsTitle(m), lines: workloadsLines(m, r.width, r.height) }),
   throughput: (m, r) => ({ title: throughputTitle(m, r.width), lines: throughputLines(m, r.width, r.height) }),
   latencyChart: (m, r) => ({ title: latencyChartTitle(m, r.width), lines: latencyChartLines(m, r.width, r.height) }),
   clients: (m, r) => ({ title: clientsTitle(m, r.height), lines: clientsLines(m, r.width, r.height) }),
@@ -28,7 +30,7 @@ const PANELS: Readonly<Record<Exclude<RunPanelId, 'header'>, PanelRenderer>> = {
 
 export function renderRunFrame(model: RunFrameModel, size: Size): StyledLine[] {
   const canvas = new Canvas(size.width, size.height);
-  const layout = planRunLayout(size);
+  const layout = planRunLayout(size, showsWorkloads(model.header) ? workloadsPanelLines(model) : 0);
   if (layout.header) canvas.writeLines(layout.header, headerLines(model, layout.header.width));
   for (const [id, render] of Object.entries(PANELS) as [Exclude<RunPanelId, 'header'>, PanelRenderer][]) {
     const rect = layout[id];
@@ -38,7 +40,7 @@ export function renderRunFrame(model: RunFrameModel, size: Size): StyledLine[] {
     canvas.box(rect, title);
     canvas.writeLines(content, lines);
   }
-  if (model.help) drawRunHelp(canvas);
+  if (model.help) drawRunHelp(canvas, showsWorkloads(model.header));
   return canvas.lines();
 }
 
@@ -64,6 +66,12 @@ const RUN_HELP: readonly StyledLine[] = [
   helpMore('in the current window; wait = Retry-After left'),
 ];
 
-function drawRunHelp(canvas: Canvas): void {
-  drawOverlay(canvas, 'rpcload run · help', RUN_HELP, 12);
+/** Said only when the dashboard shows the workloads panel. */
+const WORKLOADS_HELP: readonly StyledLine[] = [
+  helpRow('workloads', 'offered/s its schedule asks now; achieved/s in'),
+  helpMore('the last second; ↳ a replay: calls sent of those due'),
+];
+
+function drawRunHelp(canvas: Canvas, workloads: boolean): void {
+  drawOverlay(canvas, 'rpcload run · help', workloads ? [...RUN_HELP, ...WORKLOADS_HELP] : RUN_HELP, 12);
 }

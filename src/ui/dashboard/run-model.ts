@@ -2,12 +2,16 @@
  * Everything one frame of the run dashboard is drawn from: plain data, so a frame is a pure
  * function of (model, size) and tests can render any state without a terminal.
  */
-import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
+import type { LiveLoadGauges, LiveSnapshot } from '../../contract/live-snapshot.ts';
 import type { RunHeader } from '../../contract/live-view.ts';
 
 export interface RunFrameModel {
   readonly header: RunHeader;
   readonly snapshot: LiveSnapshot;
+  /** The load's gauges of the same moment (offered rates, a replay's calls released); null before the load started. */
+  readonly gauges: LiveLoadGauges | null;
+  /** Why the run stops on its own (an abortOnFail threshold failed); null while it does not. */
+  readonly stopReason: string | null;
   /** Outcome counts of an earlier snapshot (about RATE_WINDOW_MS ago) for recent rates; null early on. */
   readonly earlier: OutcomeMark | null;
   /** The user asked to stop; the run is finishing its in-flight requests. */
@@ -22,6 +26,15 @@ export interface RunFrameModel {
 export interface OutcomeMark {
   readonly elapsedMs: number;
   readonly outcomes: Readonly<Record<string, number>>;
+}
+
+/**
+ * Whether the dashboard shows a row per workload: when the run has several, or a replay (its
+ * progress). A run of one workload of generated load shows the overall figures only.
+ */
+export function showsWorkloads(header: RunHeader): boolean {
+  const workloads = header.workloads ?? [];
+  return workloads.length > 1 || workloads.some((w) => w.replay !== undefined);
 }
 
 /** Outcome rates are measured over about this long (the recorder's rpsLast10s window). */

@@ -76,6 +76,8 @@ for (const [width, height] of [
       {
         header: HEADER,
         snapshot,
+        gauges: null,
+        stopReason: null,
         earlier: rates.push({ elapsedMs: snapshot.elapsedMs, outcomes: snapshot.outcomes }),
         stopping: false,
         notices: [],
