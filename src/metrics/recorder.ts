@@ -278,8 +278,14 @@ export class Recorder {
       clients: this.dims.clients.map((id, i) => this.clientRow(id, i, nowMs)),
       tokens: { requests: tokenRequests, failures: tokenRequests - tokenSuccesses, latencyMs: percentilesMs(this.tokenLatency) },
       skipped: Object.fromEntries(this.skipped),
+      ...(this.skippedByWorkload.size === 0 ? {} : { skippedByWorkload: this.skippedByWorkloadRecord() }),
       recentErrors: this.recentErrors.list(),
     };
+  }
+
+  /** The skips the driver attributed to a workload, by its name, then by reason. */
+  private skippedByWorkloadRecord(): Record<string, Record<string, number>> {
+    return Object.fromEntries([...this.skippedByWorkload].map(([w, reasons]) => [this.slices.workloads[w]!, Object.fromEntries(reasons)]));
   }
 
   /** Everything recorded, as plain JSON-able data (histograms encoded). */
@@ -363,9 +369,7 @@ export class Recorder {
       ),
       scheduleLagByWorkload: this.slices.lagByWorkload(this.phaseLag, encodeOrDefer),
       successLatencyByWorkload: this.slices.successLatencyByWorkload(encodeOrDefer),
-      skippedByWorkload: Object.fromEntries(
-        [...this.skippedByWorkload].map(([w, reasons]) => [this.slices.workloads[w]!, Object.fromEntries(reasons)]),
-      ),
+      skippedByWorkload: this.skippedByWorkloadRecord(),
       ...this.tagAndSelectorData(keys, encode, encodeOrDefer),
       byClient: named(this.dims.clients, this.clients),
       ...(this.replicas.length > 0 ? { byReplica: named(this.dims.replicas!, this.replicas) } : {}),

@@ -27,8 +27,10 @@ export interface CapacityRecordInput {
   /** Every judged step, search and confirmation, in order (retried attempts marked so). */
   readonly steps: readonly JudgedStep[];
   readonly confirmation: ConfirmationOutcome | null;
-  /** The SLO lines as written (the profile's capacity.slo, else its thresholds). */
+  /** The SLO lines as judged (the profile's capacity.slo, else its thresholds; scoped to the workload searched beside others). */
   readonly sloLines: readonly string[];
+  /** The workload searched, and whether the answer names it (the profile has several); absent: not said. */
+  readonly workload?: { readonly name: string; readonly named: boolean };
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -64,6 +66,7 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
   const search = counted.map((s) => s.record).filter((r) => r.kind === 'search');
   return {
     model,
+    ...(input.workload === undefined ? {} : { workload: input.workload.name }),
     ratePerS,
     ...(model === 'closed' ? { concurrency: answer } : {}),
     ...(replayPerSpeed === null ? {} : { speed: answer }),
@@ -76,6 +79,7 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
       ratePerS,
       steps: input.steps.map((s) => s.record),
       quotaText: decisiveQuota === null ? null : quotaUseText(decisiveQuota, searched === 'replay' ? decisive!.load : null, atOne),
+      workload: input.workload?.named === true ? input.workload.name : null,
     }),
     slo: [
       ...input.sloLines,
