@@ -2,7 +2,7 @@
  * The run's metrics recorder: samples in from the driver, live snapshots and serialized data out,
  * in memory bounded by the run's dimensions and duration.
  */
-import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
+import { OUTCOME_SUCCESS, outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import { DimensionStats } from './dimension-stats.ts';
 import {
@@ -22,7 +22,7 @@ import { emptyRecordedData, mapEncodings, type DimensionData, type EncodedPair, 
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { ExemplarReservoir, LatestTracedRequests } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
-import { SelectionSlot, Slices } from './slices.ts';
+import { Slices, type SelectionSlot } from './slices.ts';
 
 /**
  * The requests of one phase × step: the finest slice the recorder keeps histograms for. Each
@@ -83,6 +83,11 @@ export class Recorder {
   private readonly phaseSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly workloadSums = new Map<number, { readonly requests: number; readonly stats: DimensionStats }>();
   private readonly slices: Slices;
+  /** Fixed at construction, read on every request: the cell index's stride, and whether samples name their step. */
+  private readonly stepCount: number;
+  private readonly bySteps: boolean;
+  /** Several workloads: each keeps its successes' latency (its goodput); with one, the run's success slice is its. */
+  private readonly successByWorkload: boolean;
   private readonly clients: DimensionStats[];
   /** Per replica the load was spread over (none without replicas). */
   private readonly replicas: DimensionStats[];
@@ -110,6 +115,9 @@ export class Recorder {
     options: RecorderOptions,
   ) {
     this.slices = new Slices(dims);
+    this.stepCount = this.slices.stepCount;
+    this.bySteps = dims.steps !== undefined;
+    this.successByWorkload = this.slices.workloads.length > 1;
     this.clients = dims.clients.map(() => new DimensionStats(createCompactHistogram));
     this.replicas = (dims.replicas ?? []).map(() => new DimensionStats(createLatencyHistogram));
     this.ledger = new RateLimitLedger(dims.clients, options.rateLimit);
@@ -144,8 +152,8 @@ export class Recorder {
   /** One finished API request. Copies what it needs: the sample object may be reused. */
   record(s: Sample): void {
     // A recorder made without steps (the warm-up's, a test's) slices by method alone.
-    const step = this.dims.steps === undefined ? s.methodIndex : (s.stepIndex ?? s.methodIndex);
-    const cell = this.cells[s.phaseIndex * this.slices.stepCount + step] ?? this.newCell(s.phaseIndex, step);
+    const step = this.bySteps ? (s.stepIndex ?? s.methodIndex) : s.methodIndex;
+    const cell = this.cells[s.phaseIndex * this.stepCount + step] ?? this.newCell(s.phaseIndex, step);
     const client = this.clients[s.clientIndex] ?? throwError(dimensionError('client', s.clientIndex));
     const oi = this.outcomes.indexOf(s.outcome);
     const cls = (this.classes[oi] ??= outcomeClass(this.outcomes.keys[oi]!));
@@ -161,7 +169,8 @@ export class Recorder {
       recordUs(this.lag, s.lagUs);
       recordUs((this.phaseLag[s.phaseIndex] ??= createLatencyHistogram()), s.lagUs);
     }
-    if (cls === 'success') this.slices.recordSuccess(s.phaseIndex, s.latencyUs);
+    // With one workload its successes are all the run's (byOutcome's success slice): nothing more to record.
+    if (cls === 'success' && this.successByWorkload) this.slices.recordSuccess(s.phaseIndex, s.latencyUs);
     this.timeline.record(s.doneAtMs, s.latencyUs, cls);
     this.exemplars.offer(s.methodIndex, s, this.outcomes.keys[oi]!, cls === 'success');
     this.ledger.record(s);
@@ -170,7 +179,7 @@ export class Recorder {
   }
 
   private newCell(phaseIndex: number, stepIndex: number): RecordedCell {
-    if (!(stepIndex >= 0 && stepIndex < this.slices.stepCount && Number.isInteger(stepIndex))) throw dimensionError('step', stepIndex);
+    if (!(stepIndex >= 0 && stepIndex < this.stepCount && Number.isInteger(stepIndex))) throw dimensionError('step', stepIndex);
     if (!(phaseIndex >= 0 && phaseIndex < this.dims.phases.length && Number.isInteger(phaseIndex)))
       throw dimensionError('phase', phaseIndex);
     const cell = {
@@ -181,7 +190,7 @@ export class Recorder {
       stats: new DimensionStats(createLatencyHistogram),
       latestTraced: new LatestTracedRequests(),
     };
-    this.cells[phaseIndex * this.slices.stepCount + stepIndex] = cell;
+    this.cells[phaseIndex * this.stepCount + stepIndex] = cell;
     return cell;
   }
 
@@ -247,7 +256,7 @@ export class Recorder {
     if (phaseIndex !== undefined) {
       const workload = this.slices.workloadOf(phaseIndex);
       let own = this.skippedByWorkload.get(workload);
-      if (own === undefined) this.skippedByWorkload.set(workload, (own = new Map()));
+      if (own === undefined) this.skippedByWorkload.set(workload, (own = new Map<string, number>()));
       countSkip(own, reason, count);
     }
   }
@@ -368,7 +377,9 @@ export class Recorder {
         this.sumCells(this.workloadSums, (c) => this.slices.workloadOf(c.phaseIndex)),
       ),
       scheduleLagByWorkload: this.slices.lagByWorkload(this.phaseLag, encodeOrDefer),
-      successLatencyByWorkload: this.slices.successLatencyByWorkload(encodeOrDefer),
+      successLatencyByWorkload: this.successByWorkload
+        ? this.slices.successLatencyByWorkload(encodeOrDefer)
+        : this.onlyWorkloadSuccess(byOutcome),
       skippedByWorkload: this.skippedByWorkloadRecord(),
       ...this.tagAndSelectorData(keys, encode, encodeOrDefer),
       byClient: named(this.dims.clients, this.clients),
@@ -383,6 +394,12 @@ export class Recorder {
       connections: Object.fromEntries(this.connections),
       exemplars: this.exemplars.serialize(),
     };
+  }
+
+  /** The one workload's success latency: the run's success slice (empty when nothing succeeded). */
+  private onlyWorkloadSuccess(byOutcome: Readonly<Record<string, EncodedPair>>): Record<string, string> {
+    const success = byOutcome[OUTCOME_SUCCESS];
+    return success === undefined ? {} : { [this.slices.workloads[0]!]: success.latency };
   }
 
   /** Per tag and per selection, when the recorder has tags and selections (absent otherwise). */

@@ -66,7 +66,7 @@ export function resolveWorkloads(context: WorkloadContext, problems: Problem[]):
     listed === null
       ? [{ settings: legacyWorkload(raw, overrides), pointer: '', legacy: true }]
       : listed.map((item, index) => ({
-          settings: validFields(WorkloadSchema, item) as Partial<WorkloadSettings> & { raw?: unknown },
+          settings: validFields(WorkloadSchema, item),
           rawItem: item,
           pointer: `/workloads/${index}`,
           legacy: false,

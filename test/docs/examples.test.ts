@@ -3,11 +3,11 @@
  * (through bash, `rpcload` and `npx rpcload` being the built CLI), against reference servers on
  * 127.0.0.1 instead of https://api.example.com and shortened to about a second each. A command the
  * CLI refuses (exit 2) or that crashes fails the test, so the docs cannot drift from the code.
- * docs/workloads.md's example profiles run the same way against a stateful API (orders that
- * belong to the client that created them).
+ * docs/workloads.md's example profiles run as written, on the embedded reference server and on a
+ * real `rpcload serve` (whose orders belong to the client that created them).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { startServer } from '../../src/server/start-server.ts';
 import { RPCLOAD_BIN } from '../support/cli.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { boundedCommand, jsonExampleAfter, shellExamples } from '../support/doc-examples.ts';
-import { startStatefulApi, type StatefulApi } from '../support/stateful-api.ts';
+import { startServeProcess, type ServeProcess } from '../support/serve-process.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -136,40 +136,61 @@ function codeBlocks(path: string, lang: string): string[] {
   return [...readFileSync(path, 'utf8').matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\\n\`\`\``, 'g'))].map((m) => m[1]!);
 }
 
-describe('docs/workloads.md worked examples', { timeout: 120_000 }, () => {
+describe('docs/workloads.md example profiles, as written, on the embedded server and on rpcload serve', { timeout: 120_000 }, () => {
   const page = join(ROOT, 'docs/workloads.md');
-  const profiles = codeBlocks(page, 'json').map((text) => JSON.parse(text) as { name: string });
-  let api: StatefulApi;
+  const profiles = codeBlocks(page, 'json').map((text) => JSON.parse(text) as { name: string; workloads?: unknown[] });
+  let serve: ServeProcess;
   beforeAll(async () => {
-    api = await startStatefulApi({ secret: SECRET });
-    // The data example's file, as the page shows it.
+    // The files the examples read, as the page shows them (and the shop's recording, beside it).
     writeFileSync(join(dir, 'users.csv'), `${codeBlocks(page, 'csv')[0]!}\n`);
+    copyFileSync(join(ROOT, 'examples/workloads/recorded.jsonl'), join(dir, 'recorded.jsonl'));
+    serve = await startServeProcess(['--port', '0']);
   });
-  afterAll(() => api.close());
+  afterAll(() => serve.stop());
 
-  it('has the flow, data and arrivals examples', () => {
-    expect(profiles.map((p) => p.name)).toEqual(['orders-flow', 'users-once', 'bursty-callers']);
+  it('has the workloads, flow, data and arrivals examples; the shop is examples/workloads/shop.json', () => {
+    expect(profiles.map((p) => p.name)).toEqual(['shop', 'orders-flow', 'users-once', 'bursty-callers']);
+    const shop = JSON.parse(readFileSync(join(ROOT, 'examples/workloads/shop.json'), 'utf8')) as Record<string, unknown>;
+    delete shop.$schema;
+    delete shop.description;
+    expect(profiles[0]).toEqual(shop);
   });
 
-  it.each(profiles.map((p, i) => [p.name, i] as const))('%s validates and runs against a stateful API', async (name, index) => {
-    const profile = join(dir, `${name}.json`);
-    writeFileSync(profile, JSON.stringify(profiles[index]).replaceAll('https://api.example.com', api.url));
-    const from = api.log.length;
-    const out = join(dir, `${name}-result.json`);
-    const run = await bash(`rpcload run ${profile} --duration 2s --ui none --out ${out}`, { CLIENT_SECRET: SECRET });
-    expect([0, 1], run.stderr).toContain(run.status);
-    const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
-    const calls = api.log.slice(from);
-    expect(calls.length).toBeGreaterThan(0);
-    const flowOutcomes = Object.keys(result.summary.outcomes).filter((k) => k.startsWith('expect:') || k.startsWith('flow:'));
-    expect(flowOutcomes).toEqual([]);
-    expect(result.summary.goodput).toBeDefined();
-    if (name === 'orders-flow')
-      for (const get of calls.filter((c) => c.method === 'orders.get')) expect(api.creators.get(get.args.id as string)).toBe(get.client);
-    if (name === 'users-once') {
-      // Three rows, each once, then the run ended by itself.
-      expect(calls.map((c) => c.args.email).sort()).toEqual(['ada@example.com', 'grace@example.com', 'hopper, grace']);
-      expect(result.warnings.join('\n')).toContain('data set "users" ran out of rows (onEnd: stop)');
-    }
-  });
+  it.concurrent.for(profiles.flatMap((p, i) => [[p.name, i, 'embedded'] as const, [p.name, i, 'rpcload serve'] as const]))(
+    '%s runs as written on the %s',
+    async ([name, index, where], { expect }) => {
+      const profile = join(dir, `${name}-${where === 'embedded' ? 'embedded' : 'serve'}.json`);
+      writeFileSync(profile, JSON.stringify(profiles[index]));
+      const out = join(dir, `${name}-${where === 'embedded' ? 'embedded' : 'serve'}-result.json`);
+      // One workload: shortened with --duration; several: as written (a few seconds).
+      const shorter = profiles[index]!.workloads === undefined ? ' --duration 2s' : '';
+      const target = where === 'embedded' ? '' : ` --target ${serve.url}`;
+      const run = await bash(`rpcload run ${profile}${target}${shorter} --ui none --out ${out}`);
+      const context = `exit ${run.status}\n${run.stdout}\n${run.stderr}`;
+      expect(run.status, context).toBe(0); // every threshold of the example passes against the reference server
+      const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+      const flowOutcomes = Object.keys(result.summary.outcomes).filter((k) => k.startsWith('expect:') || k.startsWith('flow:'));
+      expect(flowOutcomes, context).toEqual([]);
+      expect(result.summary.requests, context).toBeGreaterThan(0);
+      if (name === 'orders-flow') {
+        // The only errors are the expected not_found of the last get of each iteration.
+        const errors = Object.entries(result.byMethod).flatMap(([method, stats]) =>
+          Object.keys(stats.outcomes)
+            .filter((outcome) => outcome !== 'success')
+            .map((outcome) => `${method} ${outcome}`),
+        );
+        expect([...new Set(errors)], context).toEqual(['orders.get error:not_found']);
+      }
+      if (name === 'users-once') {
+        // Three rows, each once, then the run ended by itself.
+        expect(result.summary.requests, context).toBe(3);
+        expect(result.warnings.join('\n')).toContain('data set "users" ran out of rows (onEnd: stop)');
+      }
+      if (name === 'shop') {
+        expect(Object.keys(result.byWorkload!)).toEqual(['browse', 'orders', 'recorded']);
+        expect(result.setup).toMatchObject({ status: 'ok', saved: ['fixtureId'] });
+        expect(result.teardown).toMatchObject({ status: 'ok' });
+      }
+    },
+  );
 });

@@ -150,7 +150,12 @@ export function buildRunResult(input: BuildResultInput): RunResult {
   const passive = data.ledger === null ? [] : passiveRateLimitChecks(data.ledger).filter((c) => !given.has(c.id));
   // The one replay workload's record also stands at the top level, where readers before workloads look.
   const replays = (input.workloads ?? []).filter((w) => w.replay !== undefined);
-  const replay = input.replay ?? (replays.length === 1 ? replays[0]!.replay : undefined);
+  const replay =
+    input.replay !== undefined
+      ? replayRecord(input.replay, { sent: requestsOf(data.overall), skipped: data.skipped })
+      : replays.length === 1
+        ? workloadReplay(replays[0]!, data)
+        : undefined;
   const result: RunResult = {
     schema: RESULT_SCHEMA_ID,
     tool: { name: TOOL.name, version: TOOL.version },
@@ -179,12 +184,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
       ? {}
       : {
           byWorkload: workloadSection(input.workloads, data, durationS, input.goodputBoundMs ?? null, (w) =>
-            w.replay === undefined
-              ? undefined
-              : replayRecord(w.replay, {
-                  sent: requestsOf(data.byWorkload?.[w.name]),
-                  skipped: data.skippedByWorkload?.[w.name] ?? {},
-                }),
+            w.replay === undefined ? undefined : workloadReplay(w, data),
           ),
         }),
     ...(data.byTag === undefined ? {} : { byTag: statsByName([], data.byTag, durationS) }),
@@ -220,7 +220,7 @@ export function buildRunResult(input: BuildResultInput): RunResult {
     thresholds: input.thresholds.map((t) => ({ ...t })),
     warnings: [...input.warnings],
     ...(data.exemplars === undefined ? {} : { exemplars: exemplarsOf(data.exemplars) }),
-    ...(replay === undefined ? {} : { replay: replayRecord(replay, { sent: requestsOf(data.overall), skipped: data.skipped }) }),
+    ...(replay === undefined ? {} : { replay }),
   };
   const stated = [...input.warnings, ...(data.notices ?? []).filter((n) => !input.warnings.includes(n))];
   const implied = generatedWarnings(result).filter((w) => !stated.includes(w));
@@ -262,6 +262,14 @@ function replayRecord(
   const skipped = { ...source.skipped };
   for (const [reason, n] of Object.entries(run.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
   return { ...source, sent: run.sent, skipped };
+}
+
+/** A replay workload's record: its source, with the calls it sent and the ones its clients could not. */
+function workloadReplay(workload: WorkloadDescription, data: RecordedData): ReplaySource {
+  return replayRecord(workload.replay!, {
+    sent: requestsOf(data.byWorkload?.[workload.name]),
+    skipped: data.skippedByWorkload?.[workload.name] ?? {},
+  });
 }
 
 /** Requests of a slice: the sum of its outcomes. */
