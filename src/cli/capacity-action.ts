@@ -64,7 +64,8 @@ function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): Capac
   const model = flags.closed ? 'closed' : cap.model;
   // --closed over an open-model profile: its start is a rate, not a number of users; with --replay
   // the profile's start was not written for the recording: both start from the default instead.
-  const startGiven = flags.start !== undefined || (cap.startGiven && !(flags.closed && cap.model !== 'closed') && flags.replay === undefined);
+  const startGiven =
+    flags.start !== undefined || (cap.startGiven && !(flags.closed && cap.model !== 'closed') && flags.replay === undefined);
   return {
     ...cap,
     model,

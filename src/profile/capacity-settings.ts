@@ -63,7 +63,8 @@ export const CapacitySchema = OptionalFields(
     workload: Type.String({
       minLength: 1,
       description:
-        'The workload to search when the profile has several (its name): its rate, users or replay speed; the others run beside it as configured. --workload overrides it.',
+        'The workload to search when the profile has several (its name): its rate, users or replay speed; ' +
+        'the others run beside it as configured. --workload overrides it. Default: the only workload (required with several).',
     }),
   },
   'How `rpcload capacity` searches for the highest rate (or concurrency) that meets the SLO.',

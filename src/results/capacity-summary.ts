@@ -2,7 +2,6 @@
  * The terminal summary of a capacity result: the answer in one line first, then one row per step
  * (load, offered and achieved rate, percentiles, error and 429 shares, schedule lag, verdict and
  * the SLO line that decided it), the USL fit of a closed-model search, and the result's warnings.
- * A search of one workload among several says which (the answer line names it too).
  */
 import type { CapacityRecord, CapacityStep } from '../contract/capacity-schema.ts';
 import type { RunResult } from '../contract/result-schema.ts';
@@ -16,11 +15,6 @@ const safe = (text: string, max = 200): string => sanitizeText(text, max);
 export function capacityAnswerLine(record: CapacityRecord, color: boolean): string {
   const ok = record.ratePerS !== null && record.confirmation?.passed !== false;
   return paint(safe(record.finding, 400), ok ? (record.atLeast ? 'warn' : 'ok') : 'bad', color);
-}
-
-/** "  workload checkout" when the search scaled a workload of its own (not a profile's only, unnamed one). */
-function workloadText(record: CapacityRecord): string {
-  return record.workload === undefined || record.workload === 'default' ? '' : `  workload ${safe(record.workload, 60)}`;
 }
 
 const percent = (share: number): string => (share === 0 ? '0%' : `${(share * 100).toFixed(share < 0.01 ? 2 : 1)}%`);
@@ -49,7 +43,6 @@ export function capacityStepRows(record: Pick<CapacityRecord, 'model' | 'speed' 
     percent(s.rateLimitedRate),
     s.scheduleLagMs === null ? '–' : formatMs(s.scheduleLagMs.p99),
     (s.verdict === 'pass' ? '✓ pass' : s.verdict === 'fail' ? `✗ ${safe(s.decidedBy ?? 'fail', 60)}` : `! generator-bound`) +
-      (s.stoppedAtMs === undefined ? '' : ` (stopped ${(s.stoppedAtMs / 1000).toFixed(1)} s into the hold)`) +
       (s.retried === true ? ' (retried)' : ''),
   ]);
   const right = (header: string) => ({ header, align: 'right' as const });
@@ -77,7 +70,7 @@ export function renderCapacitySummary(result: RunResult, path: string, options: 
   const lines = [
     capacityAnswerLine(record, options.color),
     '',
-    `rpcload capacity  ${safe(run.profile, 60)}${workloadText(record)}${run.label === undefined ? '' : `  [${safe(run.label, 60)}]`}  ${run.status}  ${result.summary.durationS.toFixed(1)} s  ${safe(run.target, 100)}${run.embeddedTarget ? ' (embedded)' : ''}`,
+    `rpcload capacity  ${safe(run.profile, 60)}${run.label === undefined ? '' : `  [${safe(run.label, 60)}]`}  ${run.status}  ${result.summary.durationS.toFixed(1)} s  ${safe(run.target, 100)}${run.embeddedTarget ? ' (embedded)' : ''}`,
     `SLO: ${record.slo.map((l) => safe(l, 80)).join(' · ')}`,
     '',
     ...capacityStepRows(record),
@@ -107,7 +100,7 @@ export function renderCapacityMarkdown(result: RunResult, path: string): string 
   return [
     `### rpcload capacity${label}: ${ok ? (record.atLeast ? '🟡' : '🟢') : '🔴'} ${cell(record.finding)}`,
     '',
-    `${record.workload === undefined || record.workload === 'default' ? '' : `Workload \`${cell(record.workload)}\` (the others ran beside it). `}SLO: ${record.slo.map(cell).join(' · ')} — result file \`${cell(path)}\``,
+    `SLO: ${record.slo.map(cell).join(' · ')} — result file \`${cell(path)}\``,
     '',
     `| step | ${load.header} | offered/s | achieved/s | p50 ms | p99 ms | errors | 429 | verdict |`,
     '|---|--:|--:|--:|--:|--:|--:|--:|---|',

@@ -26,7 +26,14 @@ export interface FindingInput {
   /** The quota arithmetic of the step that failed at the bracket's top, when the clients' quotas limited it. */
   readonly quotaText: string | null;
   /** The workload searched, when the answer names it (several workloads); null or absent: not named. */
-  readonly workload?: string | null;
+  readonly workload?: NamedWorkload | null;
+}
+
+/** A workload the answer names, and what its rate counts (an open-model search). */
+export interface NamedWorkload {
+  readonly name: string;
+  /** Its scenarios' iterations started per second are its requests when each is one step. */
+  readonly rateNoun: 'requests' | 'iterations';
 }
 
 const list = (items: readonly string[]): string =>
@@ -62,14 +69,14 @@ function limitText(input: FindingInput): string {
 /** The answer in one line, after the workload's name when it is named. */
 export function capacityFinding(input: FindingInput): string {
   const text = findingText(input);
-  return input.workload == null ? text : `${input.workload}: ${text}`;
+  return input.workload == null ? text : `${input.workload.name}: ${text}`;
 }
 
 function findingText(input: FindingInput): string {
   const { answer: a, searched, ratePerS } = input;
   const show = (n: number | null): string => showLoad(n, searched);
-  // A named workload's rate says what it counts: its scenario's iterations started per second.
-  const answerText = (n: number): string => (searched === 'open' && input.workload != null ? `${n} iterations/s` : show(n));
+  // A named workload's rate says what it counts: its requests, or its scenarios' iterations, per second.
+  const answerText = (n: number): string => (searched === 'open' && input.workload != null ? `${n} ${input.workload.rateNoun}/s` : show(n));
   if (a.answer === null) {
     const lowest = [...input.steps.filter((s) => s.kind === 'search' && s.retried !== true)].sort((x, y) => x.load - y.load)[0];
     if (a.why !== null && a.limitedBy !== 'none') return `no capacity measured: ${a.why}`;

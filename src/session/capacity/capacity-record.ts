@@ -7,7 +7,7 @@
 import type { CapacityRecord } from '../../contract/capacity-schema.ts';
 import type { CapacityPlan } from '../../profile/capacity-settings.ts';
 import { capacityAnswer, type Attempt, type SearchEnd } from './capacity-answer.ts';
-import { capacityFinding, type SearchedUnit } from './capacity-finding.ts';
+import { capacityFinding, type NamedWorkload, type SearchedUnit } from './capacity-finding.ts';
 import { busiestAtOne, quotaUseText } from './client-quota.ts';
 import { CLIENT_RATE_LINE, QUOTA_LINE, THROUGHPUT_LINE, type JudgedStep } from './judge-step.ts';
 import { fitUsl } from './usl.ts';
@@ -30,7 +30,7 @@ export interface CapacityRecordInput {
   /** The SLO lines as judged (the profile's capacity.slo, else its thresholds; scoped to the workload searched beside others). */
   readonly sloLines: readonly string[];
   /** The workload searched, and whether the answer names it (the profile has several); absent: not said. */
-  readonly workload?: { readonly name: string; readonly named: boolean };
+  readonly workload?: { readonly name: string; readonly named: boolean; readonly rateNoun: NamedWorkload['rateNoun'] };
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -79,7 +79,7 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
       ratePerS,
       steps: input.steps.map((s) => s.record),
       quotaText: decisiveQuota === null ? null : quotaUseText(decisiveQuota, searched === 'replay' ? decisive!.load : null, atOne),
-      workload: input.workload?.named === true ? input.workload.name : null,
+      workload: input.workload?.named === true ? { name: input.workload.name, rateNoun: input.workload.rateNoun } : null,
     }),
     slo: [
       ...input.sloLines,

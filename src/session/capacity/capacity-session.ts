@@ -165,7 +165,8 @@ class CapacitySearch {
   private async search(): Promise<SearchEnd | null> {
     const { cap } = this;
     // A replay's mix of callers is the recording's: its quotas are judged in the steps, not as a bound worked out ahead.
-    const bound = cap.model === 'open' && !cap.include429 && this.searched.unit !== 'replay' ? quotaBound(this.plan, this.searched.index) : null;
+    const bound =
+      cap.model === 'open' && !cap.include429 && this.searched.unit !== 'replay' ? quotaBound(this.plan, this.searched.index) : null;
     const ceiling = ceilingOf(cap, bound);
     const points: SearchPoint[] = [];
     for (;;) {
@@ -285,7 +286,7 @@ class CapacitySearch {
       steps: this.steps.map((s) => s.judged),
       confirmation,
       sloLines: this.setup.slo.map((l) => l.expr),
-      workload: { name: this.searched.name, named: this.searched.named },
+      workload: { name: this.searched.name, named: this.searched.named, rateNoun: this.searched.rateNoun },
     });
   }
 

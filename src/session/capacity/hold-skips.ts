@@ -26,7 +26,8 @@ export function watchWarmUpSkips(load: { snapshot(): LiveSnapshot }, warmUpMs: n
       ? null
       : setInterval(() => {
           const snapshot = load.snapshot();
-          if (snapshot.elapsedMs <= warmUpMs) before = workload === null ? snapshot.skipped : (snapshot.skippedByWorkload?.[workload] ?? {});
+          if (snapshot.elapsedMs <= warmUpMs)
+            before = workload === null ? snapshot.skipped : (snapshot.skippedByWorkload?.[workload] ?? {});
           else clearInterval(timer!);
         }, POLL_MS);
   timer?.unref();

@@ -86,8 +86,7 @@ export async function runStep(step: StepPlan, context: StepContext, signal: Abor
     thresholds: [],
     warnings: [],
   });
-  const stepSkips =
-    context.besideOf === null ? finished.data.skipped : (finished.data.skippedByWorkload?.[context.besideOf] ?? {});
+  const stepSkips = context.besideOf === null ? finished.data.skipped : (finished.data.skippedByWorkload?.[context.besideOf] ?? {});
   const judged = judgeStep(def, context.rules, finished.data, stepResult, {
     skippedInHold: skippedInHold(stepSkips, warmUpSkips.beforeHold()),
     scheduledPerS: step.scheduledPerS,

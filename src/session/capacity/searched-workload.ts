@@ -21,13 +21,13 @@ export interface SearchedWorkload {
   readonly name: string;
   /** Other workloads run beside it: the steps judge its own requests, not the whole traffic. */
   readonly beside: boolean;
-  /** The answer names it: the profile has several workloads, or its one workload has a name of its own. */
+  /** The answer names it: the profile has several workloads (one alone is searched and said as before). */
   readonly named: boolean;
   /** What a step's load counts: arrivals per second, users, or a speed of the recording. */
   readonly unit: SearchedUnit;
+  /** What its arrivals are: requests when each of its scenarios is one step, else iterations of them. */
+  readonly rateNoun: 'requests' | 'iterations';
 }
-
-const DEFAULT_WORKLOAD = 'default';
 
 /**
  * The index of the workload `name` (null: the only one). More than one workload and no name, or a
@@ -43,7 +43,8 @@ export function searchedIndex(plan: Pick<Plan, 'workloads' | 'source'>, name: st
     );
   }
   const index = names.indexOf(name);
-  if (index < 0) throw new ProfileError(plan.source, [expected('/capacity/workload', `a workload of the profile (${names.join(', ')})`, name)]);
+  if (index < 0)
+    throw new ProfileError(plan.source, [expected('/capacity/workload', `a workload of the profile (${names.join(', ')})`, name)]);
   return index;
 }
 
@@ -80,9 +81,16 @@ export function resolveSearch(plan: Plan, cap: CapacityPlan): { readonly searche
     );
   const model = beside ? (kind === 'concurrency' ? 'closed' : 'open') : cap.model;
   const unit: SearchedUnit = kind === 'replay' ? 'replay' : model;
-  const start = cap.startGiven ? cap.start : unit === 'replay' ? 1 : model === 'closed' ? CAPACITY_DEFAULTS.startClosed : CAPACITY_DEFAULTS.startOpen;
+  const start = cap.startGiven
+    ? cap.start
+    : unit === 'replay'
+      ? 1
+      : model === 'closed'
+        ? CAPACITY_DEFAULTS.startClosed
+        : CAPACITY_DEFAULTS.startOpen;
+  const oneStep = plan.workloads[index]!.scenarios.every((s) => plan.scenarios[s.index]!.steps.length === 1);
   return {
-    searched: { index, name, beside, named: beside || name !== DEFAULT_WORKLOAD, unit },
+    searched: { index, name, beside, named: beside, unit, rateNoun: oneStep ? 'requests' : 'iterations' },
     cap: { ...cap, model, start, startGiven: true, workload: name },
   };
 }

@@ -21,10 +21,17 @@ export function scopedLine(line: ParsedThreshold, name: string): ParsedThreshold
   const parts = PARTS.exec(line.expr);
   if (parts === null) return line;
   const [, lead = '', method, metric = '', terms, rest = ''] = parts;
-  const selector = [...(method === undefined ? [] : [`method:${method}`]), ...(terms === undefined ? [] : [terms.trim()]), `workload:${name}`]
+  const selector = [
+    ...(method === undefined ? [] : [`method:${method}`]),
+    ...(terms === undefined ? [] : [terms.trim()]),
+    `workload:${name}`,
+  ]
     .filter((t) => t !== '')
     .join(',');
-  return parseThreshold(`${lead}${metric}{${selector}}${rest}`, { abortOnFail: line.abortOnFail, delayAbortEvalMs: line.delayAbortEvalMs });
+  return parseThreshold(`${lead}${metric}{${selector}} ${rest.trimStart()}`, {
+    abortOnFail: line.abortOnFail,
+    delayAbortEvalMs: line.delayAbortEvalMs,
+  });
 }
 
 /** The SLO lines of a search: scoped to the searched workload when others run beside it (`beside`). */
