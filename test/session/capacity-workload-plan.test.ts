@@ -32,6 +32,7 @@ const WORKLOADS = [
   },
   { name: 'flow', scenarios: ['look'], phases: [{ duration: '1m', concurrency: 3 }] },
   { name: 'once', scenarios: ['look'], iterations: 2, maxDuration: '1m' },
+  { name: 'recorded', replay: { file: 'rec.jsonl', speed: 2 } },
 ];
 
 const shop = (capacity: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Plan =>
@@ -50,16 +51,17 @@ const failure = (fn: () => unknown): string => {
 describe('the workload a capacity search scales', () => {
   it.each<[string, Record<string, unknown>, { model: string; start: number; unit: string; rateNoun: string }]>([
     [
-      'a rate: open, from the default 20/s; its arrivals are iterations of two steps',
+      'a rate: open, from its own 5/s (a factor of 1); its arrivals are iterations of two steps',
       { workload: 'checkout' },
-      { model: 'open', start: 20, unit: 'open', rateNoun: 'iterations' },
+      { model: 'open', start: 5, unit: 'open', rateNoun: 'iterations' },
     ],
     [
-      'a rate of one-step iterations: requests',
+      'a rate of one-step iterations, from --start: requests',
       { workload: 'browse', start: 40 },
       { model: 'open', start: 40, unit: 'open', rateNoun: 'requests' },
     ],
-    ['users: closed, from 1 user', { workload: 'flow' }, { model: 'closed', start: 1, unit: 'closed', rateNoun: 'requests' }],
+    ['users: closed, from its own 3 users', { workload: 'flow' }, { model: 'closed', start: 3, unit: 'closed', rateNoun: 'requests' }],
+    ['a replay: its speed, from 1×', { workload: 'recorded' }, { model: 'open', start: 1, unit: 'replay', rateNoun: 'requests' }],
   ])('%s', (_, capacity, want) => {
     const { searched, cap } = searchSetup(shop(capacity));
     expect({ model: cap.model, start: cap.start, unit: searched.unit, rateNoun: searched.rateNoun }).toEqual(want);
@@ -67,7 +69,7 @@ describe('the workload a capacity search scales', () => {
   });
 
   it.each<[string, Plan, string]>([
-    ['several workloads, none named', shop(), 'the profile has 4 workloads (checkout, browse, flow, once)'],
+    ['several workloads, none named', shop(), 'the profile has 5 workloads (checkout, browse, flow, once, recorded)'],
     ['a name the profile lacks', shop({ workload: 'nope' }), '/capacity/workload'],
     ['a workload of iterations', shop({ workload: 'once' }), 'workload once runs iterations'],
     ['users asked of a rate', shop({ workload: 'browse', model: 'closed' }), 'workload browse runs a rate'],
@@ -131,7 +133,7 @@ describe('a step of a search of one workload', () => {
     expect(byName['step-02 checkout/phase-1']).toMatchObject({ durationMs: 1000, load: { fromPerS: 5 }, arrivals: 'poisson' });
     expect(byName['step-02 flow/phase-1']).toMatchObject({ durationMs: 3000, load: { kind: 'concurrency', vus: 3 } });
     // Iterations run as configured too (capped by the step's length by their workload's own end).
-    expect(step.plan.workloads.map((w) => w.name)).toEqual(['checkout', 'browse', 'flow', 'once']);
+    expect(step.plan.workloads.map((w) => w.name)).toEqual(['checkout', 'browse', 'flow', 'once', 'recorded']);
   });
 
   it('judges its SLO lines on the hold, and keeps the searched workload apart', () => {
@@ -163,5 +165,18 @@ describe('the answer of a search of one workload', () => {
       workload: { name: 'checkout', rateNoun },
     });
     expect(text.startsWith(head)).toBe(true);
+  });
+
+  it('names a replay workload and says the speed and its calls per second', () => {
+    const speed = { ...answer, answer: 3.2, bracket: [3.2, 3.4] as [number, number] };
+    const text = capacityFinding({
+      searched: 'replay',
+      answer: speed,
+      ratePerS: 160,
+      steps: [],
+      quotaText: null,
+      workload: { name: 'recorded', rateNoun: 'requests' },
+    });
+    expect(text.startsWith('recorded: capacity 3.2× the recording (160 calls/s; bracket 3.2×–3.4×)')).toBe(true);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { RpcloadError } from '../../errors.ts';
 import { CAPACITY_DEFAULTS, resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
+import { peakOf } from '../../profile/phase-load.ts';
 import type { Plan } from '../../profile/plan.ts';
 import { expected, ProfileError } from '../../profile/problems.ts';
 import { selectorProblems } from '../../profile/selection.ts';
@@ -57,10 +58,25 @@ function loadKind(plan: Plan, index: number): 'rate' | 'concurrency' | 'iteratio
   return kinds[0] === 'concurrency' ? 'concurrency' : 'rate';
 }
 
+const defaultStart = (unit: SearchedUnit): number =>
+  unit === 'replay' ? 1 : unit === 'closed' ? CAPACITY_DEFAULTS.startClosed : CAPACITY_DEFAULTS.startOpen;
+
+/**
+ * Beside other workloads, the searched one's load as configured — its phases' highest rate or
+ * users: the search's scale factor starts at 1 (a replay: at 1× the recording); null when it
+ * runs alone (its phases are a placeholder then) or its load has no peak.
+ */
+function ownPeak(plan: Plan, index: number, beside: boolean, unit: SearchedUnit): number | null {
+  if (!beside || unit === 'replay') return null;
+  const peak = Math.max(0, ...plan.workloads[index]!.phases.map((p) => peakOf(plan.phases[p]!.load)));
+  if (peak <= 0) return null;
+  return unit === 'closed' ? Math.ceil(peak) : peak;
+}
+
 /**
  * The searched workload of `plan` and the capacity settings the search runs with: the model its
- * load implies (with several workloads), and the start — as given, else the default of what is
- * searched (20/s, 1 user, 1×).
+ * load implies (with several workloads), and the start — as given, else (beside others) its own
+ * load as configured, else the default of what is searched (20/s, 1 user, 1×).
  */
 export function resolveSearch(plan: Plan, cap: CapacityPlan): { readonly searched: SearchedWorkload; readonly cap: CapacityPlan } {
   const index = searchedIndex(plan, cap.workload);
@@ -81,13 +97,7 @@ export function resolveSearch(plan: Plan, cap: CapacityPlan): { readonly searche
     );
   const model = beside ? (kind === 'concurrency' ? 'closed' : 'open') : cap.model;
   const unit: SearchedUnit = kind === 'replay' ? 'replay' : model;
-  const start = cap.startGiven
-    ? cap.start
-    : unit === 'replay'
-      ? 1
-      : model === 'closed'
-        ? CAPACITY_DEFAULTS.startClosed
-        : CAPACITY_DEFAULTS.startOpen;
+  const start = cap.startGiven ? cap.start : (ownPeak(plan, index, beside, unit) ?? defaultStart(unit));
   const oneStep = plan.workloads[index]!.scenarios.every((s) => plan.scenarios[s.index]!.steps.length === 1);
   return {
     searched: { index, name, beside, named: beside, unit, rateNoun: oneStep ? 'requests' : 'iterations' },
