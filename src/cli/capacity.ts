@@ -28,10 +28,7 @@ export function registerCapacityCommand(program: Command): void {
     )
     .argument('[profile]', `profile file (default: ${DEFAULT_CAPACITY_PROFILE})`)
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
-    .option(
-      '--workload <name>',
-      'the workload to search when the profile has several (its rate, users or replay speed); the others run beside it as configured',
-    )
+    .option('--workload <name>', 'with several workloads: the one to search (its rate, users or speed); the others run as configured')
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
     .option('--workers <n>', 'load worker threads', positiveInt)
     .option('--http-client <name>', "the load's HTTP client: fast (rpcload's own HTTP/1.1 client) or undici", oneOf(HTTP_CLIENTS))

@@ -54,7 +54,7 @@ export const CapacityStepSchema = Type.Object(
     stoppedAtMs: Type.Optional(
       Type.Number({
         minimum: 0,
-        description: 'an abortOnFail SLO line (decidedBy) failed this long into the hold and ended the step there, failed',
+        description: 'an abortOnFail SLO line (decidedBy) failed this long into the hold: the step ended there, failed',
       }),
     ),
     slo: Type.Array(
@@ -89,7 +89,8 @@ export const CapacityRecordSchema = Type.Object(
     workload: Type.Optional(
       Type.String({
         description:
-          'the workload searched (its name; "default" in a profile without workloads); the others ran beside it as configured, and the steps judged its requests only',
+          'the workload searched (its name; "default" in a profile without workloads); the others ran beside it ' +
+          'as configured, and the steps judged its requests only',
       }),
     ),
     ratePerS: Nullable(

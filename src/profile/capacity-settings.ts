@@ -64,7 +64,8 @@ export const CapacitySchema = OptionalFields(
       minLength: 1,
       description:
         'The workload to search when the profile has several (its name): its rate, users or replay speed; ' +
-        'the others run beside it as configured. --workload overrides it. Default: the only workload (required with several).',
+        'the others run beside it as configured. --workload overrides it. ' +
+        'Default: the only workload (required with several).',
     }),
   },
   'How `rpcload capacity` searches for the highest rate (or concurrency) that meets the SLO.',
@@ -75,7 +76,10 @@ export type CapacitySettings = Static<typeof CapacitySchema>;
 export interface CapacityPlan {
   readonly model: 'open' | 'closed';
   readonly start: number;
-  /** The profile (or a flag) set `start`; false: the default of the model, which the searched workload may still change. */
+  /**
+   * The profile (or a flag) set `start`; false: the default of the model, which the searched
+   * workload may still change.
+   */
   readonly startGiven: boolean;
   readonly factor: number;
   readonly tolerance: number;

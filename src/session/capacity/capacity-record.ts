@@ -27,7 +27,10 @@ export interface CapacityRecordInput {
   /** Every judged step, search and confirmation, in order (retried attempts marked so). */
   readonly steps: readonly JudgedStep[];
   readonly confirmation: ConfirmationOutcome | null;
-  /** The SLO lines as judged (the profile's capacity.slo, else its thresholds; scoped to the workload searched beside others). */
+  /**
+   * The SLO lines as judged (the profile's capacity.slo, else its thresholds; scoped to the
+   * workload searched beside others).
+   */
   readonly sloLines: readonly string[];
   /** The workload searched, and whether the answer names it (the profile has several); absent: not said. */
   readonly workload?: { readonly name: string; readonly named: boolean; readonly rateNoun: NamedWorkload['rateNoun'] };

@@ -92,7 +92,7 @@ export function buildCapacityResult(input: CapacityResultInput): RunResult {
   return { ...draft, warnings, capacity: input.record };
 }
 
-/** The search's settings as the file's config records them: its SLO lines as written, without resolution's bookkeeping. */
+/** The search's settings as the file's config records them: its SLO lines as written, without bookkeeping. */
 function capacityConfig(cap: CapacityPlan): Record<string, unknown> {
   const { startGiven: _, ...settings } = cap;
   return { ...settings, slo: cap.slo?.map((line) => line.expr) ?? null };

@@ -35,7 +35,7 @@ export interface StepRules {
   readonly quota: { readonly limit: number; readonly windowMs: number } | null;
   /** Judge each client's own rate against its quota (a replay: no quota bound was worked out ahead). */
   readonly perClientQuota: boolean;
-  /** The workload searched: its name, whether others run beside it, and its clients' IDs (the busiest is one of them). */
+  /** The workload searched: its name, whether others run beside it, and its clients' IDs (the busiest is one). */
   readonly workload?: { readonly name: string; readonly beside: boolean; readonly clients: readonly string[] };
 }
 
@@ -45,7 +45,10 @@ export interface StepSchedule {
   readonly skippedInHold: Readonly<Record<string, number>>;
   /** The schedule's rate (a replay's: the recording's calls per second × the speed); null: the arrivals counted. */
   readonly scheduledPerS: number | null;
-  /** With workloads beside it: the searched workload's responses within the hold (null: not read; absent: the timeline's). */
+  /**
+   * With workloads beside it: the searched workload's responses within the hold (null: not read;
+   * absent: the timeline's).
+   */
   readonly completedInHold?: number | null;
   /** An abortOnFail line that failed while the step ran and ended it there; absent when none did. */
   readonly stopped?: RunStop;

@@ -40,7 +40,8 @@ export function searchedIndex(plan: Pick<Plan, 'workloads' | 'source'>, name: st
     if (names.length === 1) return 0;
     throw new RpcloadError(
       'bad_flag',
-      `capacity: expected --workload NAME (or capacity.workload): the profile has ${names.length} workloads (${names.join(', ')}); the search scales one while the others run beside it`,
+      `capacity: expected --workload NAME (or capacity.workload): the profile has ${names.length} workloads ` +
+        `(${names.join(', ')}); the search scales one while the others run beside it`,
     );
   }
   const index = names.indexOf(name);
@@ -86,14 +87,16 @@ export function resolveSearch(plan: Plan, cap: CapacityPlan): { readonly searche
   if (kind === 'iterations')
     throw new RpcloadError(
       'bad_flag',
-      `capacity: workload ${name} runs iterations, which have no load to scale: search a workload of a rate, of users (concurrency) or a replay`,
+      `capacity: workload ${name} runs iterations, which have no load to scale: ` +
+        'search a workload of a rate, of users (concurrency) or a replay',
     );
   if (kind === 'replay' && cap.model === 'closed')
     throw new RpcloadError('bad_flag', `--closed: a replay is open-model (the recording sets the arrivals)`);
   if (beside && kind === 'rate' && cap.model === 'closed')
     throw new RpcloadError(
       'bad_flag',
-      `--closed: workload ${name} runs a rate; with several workloads the searched one's own load is scaled (drop --closed and capacity.model "closed", or search a workload of users)`,
+      `--closed: workload ${name} runs a rate; with several workloads the searched one's own load is scaled ` +
+        '(drop --closed and capacity.model "closed", or search a workload of users)',
     );
   const model = beside ? (kind === 'concurrency' ? 'closed' : 'open') : cap.model;
   const unit: SearchedUnit = kind === 'replay' ? 'replay' : model;
@@ -105,7 +108,7 @@ export function resolveSearch(plan: Plan, cap: CapacityPlan): { readonly searche
   };
 }
 
-/** What is searched, settled before anything runs: the workload, the settings for it, and the SLO lines scoped to it. */
+/** What is searched, settled before anything runs: the workload, its settings, and the SLO lines scoped to it. */
 export interface SearchSetup {
   readonly searched: SearchedWorkload;
   readonly cap: CapacityPlan;
