@@ -18,7 +18,10 @@ const BACKGROUND_PER_S = 20;
 const HIDDEN = SERVER_CAPACITY - BACKGROUND_PER_S;
 const dir = useTempDir('rpcload-capacity-workload-');
 
-const profile = (capacity: Record<string, unknown>, thresholds: (string | { threshold: string; abortOnFail?: boolean })[] = []) =>
+type Threshold = string | { threshold: string; abortOnFail?: boolean };
+const RATE = { phases: [{ duration: '1s', rate: 1 }] };
+
+const profile = (capacity: Record<string, unknown>, thresholds: Threshold[] = [], checkoutLoad: object = RATE) =>
   buildPlan(
     {
       name: 'two-workloads',
@@ -29,7 +32,7 @@ const profile = (capacity: Record<string, unknown>, thresholds: (string | { thre
         { name: 'look', steps: [{ method: 'echo', args: { from: 'background' } }] },
       ],
       workloads: [
-        { name: 'checkout', scenarios: ['buy'], phases: [{ duration: '1s', rate: 1 }] },
+        { name: 'checkout', scenarios: ['buy'], ...checkoutLoad },
         {
           name: 'background',
           clients: { pattern: 'bg-{n}', count: 4 },
@@ -104,5 +107,25 @@ describe('capacity of one workload while another runs beside it', () => {
     expect(record.steps.indexOf(stopped[0]!)).toBeLessThan(record.steps.length - 1);
     expect(record.ratePerS).not.toBeNull();
     expect(record.ratePerS!).toBeLessThan(stopped[0]!.load);
+  });
+
+  it('searches the users of a workload of concurrency, in whole users, beside the other', { timeout: 120_000 }, async () => {
+    // 4 workers of 20 ms: checkout's throughput saturates near 180/s (the background takes 20/s of the 200).
+    const out = await capacitySession({
+      plan: profile({ workload: 'checkout', start: 2, warmUp: '0s', hold: '1s', slo: ['p99 < 100ms'] }, [], {
+        phases: [{ duration: '1m', concurrency: 2 }],
+      }),
+      outPath: join(dir, 'users.json'),
+      signal: new AbortController().signal,
+    });
+    process.stdout.write(`[capacity --workload checkout, users] ${out.record.finding}\n`);
+    const { record, result } = out;
+    expect(record).toMatchObject({ model: 'closed', workload: 'checkout' });
+    expect(record.finding).toMatch(/^checkout: capacity \d+ users \(/);
+    expect(record.steps.every((s) => Number.isInteger(s.load))).toBe(true);
+    expect(record.concurrency).toBeGreaterThanOrEqual(4);
+    expect(record.concurrency).toBeLessThanOrEqual(22);
+    expect(Math.abs(record.ratePerS! - HIDDEN) / HIDDEN).toBeLessThanOrEqual(0.15);
+    for (const step of record.steps) expect(result.byPhase[`${step.phase} background/phase-1`]?.requests).toBeGreaterThan(0);
   });
 });
