@@ -63,4 +63,39 @@ describe('rpcload capacity --workload', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(text);
   });
+
+  it('searches the speed of a replay workload beside a rate: 18× the recording is what the server leaves it', async () => {
+    // 10 calls/s at 1× by 40 callers (0.25/s each: their quotas are far); the server sustains
+    // 200/s and the background takes 20/s of it, so the recording has 180/s: 18×.
+    const recording = join(dir, 'recorded.jsonl');
+    const calls = Array.from({ length: 40 }, (_, i) => JSON.stringify({ t: i * 100, client: `client-${i + 1}`, method: 'ping', args: {} }));
+    writeFileSync(recording, `${calls.join('\n')}\n`);
+    const profile = join(dir, 'replay-beside.json');
+    writeFileSync(
+      profile,
+      JSON.stringify({
+        name: 'replay-beside',
+        server: { capacity: { rate: 200, workers: 4 } },
+        clients: { pattern: 'client-{n}', count: 40 },
+        scenarios: [{ name: 'look', steps: [{ method: 'echo' }] }],
+        workloads: [
+          { name: 'recorded', replay: { file: recording } },
+          { name: 'background', clients: { pattern: 'bg-{n}', count: 4 }, scenarios: ['look'], phases: [{ duration: '1m', rate: 20 }] },
+        ],
+        http: { connections: 32, maxInFlight: 5000 },
+        thresholds: ['p99 < 400ms'],
+        capacity: { workload: 'recorded', start: 8, warmUp: '1s', hold: '2s', confirm: '0s', maxLag: '1s' },
+      }),
+    );
+    const out = join(dir, 'replay-beside-result.json');
+    const run = await runRpcload(['capacity', profile, '--out', out, '--ui', 'none']);
+    const answer = run.stdout.split('\n')[0]!;
+    process.stdout.write(`[capacity --workload recorded] ${answer}\n`);
+    expect(answer).toMatch(/^recorded: capacity [\d.]+× the recording \([\d,.]+ calls\/s; /);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+    expect(validateRunResult(result)).toEqual([]);
+    expect(result.capacity).toMatchObject({ workload: 'recorded' });
+    expect(Math.abs(result.capacity!.speed! - 18) / 18).toBeLessThanOrEqual(0.12);
+    for (const step of result.capacity!.steps) expect(result.byPhase[`${step.phase} background/phase-1`]?.requests).toBeGreaterThan(0);
+  }, 120_000);
 });
