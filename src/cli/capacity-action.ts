@@ -8,12 +8,13 @@ import { resolveCapacity, type CapacityPlan } from '../profile/capacity-settings
 import { DEFAULT_CAPACITY_PROFILE } from '../profile/profile-defaults.ts';
 import { loadPlan } from '../profile/load-profile.ts';
 import type { HttpClientName } from '../profile/plan.ts';
-import { prepareReplay } from '../profile/replay-plan.ts';
+import { prepareReplays } from '../profile/replay-plan.ts';
 import { replaySettingsOf } from '../profile/replay-settings.ts';
 import { parseThreshold } from '../profile/thresholds.ts';
 import { renderCapacityMarkdown, renderCapacitySummary } from '../results/capacity-summary.ts';
 import { renderResultJunit, writeJunitFile } from '../results/result-junit.ts';
 import { capacitySession } from '../session/capacity/capacity-session.ts';
+import { searchedIndex, searchSetup } from '../session/capacity/searched-workload.ts';
 import { createCapacityView } from '../ui/capacity-view.ts';
 import { resolveUiMode, type UiMode } from '../ui/ui-mode.ts';
 import { definedFields } from '../util/defined-fields.ts';
@@ -28,6 +29,7 @@ import { transportOverridesOf } from './transport-identity.ts';
 
 export interface CapacityFlags extends MetricsFlags, TransportFlags {
   target?: string;
+  workload?: string;
   httpClient?: HttpClientName;
   replay?: string;
   from?: string;
@@ -60,12 +62,16 @@ export interface CapacityFlags extends MetricsFlags, TransportFlags {
 function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): CapacityPlan {
   const cap = base ?? resolveCapacity({}, []);
   const model = flags.closed ? 'closed' : cap.model;
+  // --closed over an open-model profile: its start is a rate, not a number of users; with --replay
+  // the profile's start was not written for the recording: both start from the default instead.
+  const startGiven =
+    flags.start !== undefined || (cap.startGiven && !(flags.closed && cap.model !== 'closed') && flags.replay === undefined);
   return {
     ...cap,
     model,
-    // --closed over an open-model profile: its start is a rate, not a number of users.
-    ...(flags.closed && cap.model !== 'closed' ? { start: 1 } : {}),
+    startGiven,
     ...definedFields({
+      workload: flags.workload,
       start: flags.start,
       factor: flags.factor,
       tolerance: flags.tolerance,
@@ -92,13 +98,19 @@ export async function capacityAction(profilePath: string | undefined, flags: Cap
     ...transportOverridesOf(flags),
     ...(flags.httpClient === undefined ? {} : { httpClient: flags.httpClient }),
     ...(flags.replay === undefined ? {} : { replay: flags.replay }),
+    ...(flags.workload === undefined ? {} : { workload: flags.workload }),
   });
-  // A replay searches the speed of its window (looped by every step), from 1× unless --start says otherwise.
-  const replay = replaySettingsOf(flags, loaded.workloads[0]?.replaySettings);
+  const index = searchedIndex(loaded, flags.workload ?? loaded.capacity?.workload ?? null);
+  const searchedUnit = loaded.workloads[index]!;
+  // A replay searches the speed of its window (looped by every step), from 1× unless --start says
+  // otherwise; a replay beside it plays as configured.
+  const replay = replaySettingsOf(flags, searchedUnit.replaySettings);
   if (replay !== null && flags.closed)
     throw new RpcloadError('bad_flag', '--closed: a replay is open-model (the recording sets the arrivals)');
-  const plan = replay === null ? loaded : await prepareReplay(loaded, 0, { ...replay, loop: false, maxCalls: null, durationMs: null });
-  const capacity = { ...capacityOf(plan.capacity, flags), ...(replay !== null && flags.start === undefined ? { start: 1 } : {}) };
+  const plan = await prepareReplays(loaded, (w) =>
+    w === searchedUnit && replay !== null ? { ...replay, loop: false, maxCalls: null, durationMs: null } : w.replaySettings!,
+  );
+  const { cap: capacity, searched } = searchSetup({ ...plan, capacity: capacityOf(plan.capacity, flags) });
   const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
   const session = await withInterrupt(async (signal, stop) => {
     const view = createCapacityView(
@@ -108,7 +120,8 @@ export async function capacityAction(profilePath: string | undefined, flags: Cap
         target: plan.target ?? '(embedded reference server)',
         resultPath: flags.out ?? 'results/',
         model: capacity.model,
-        replay: replay !== null,
+        replay: searched.unit === 'replay',
+        workload: searched.named ? searched.name : null,
       },
       { onQuit: stop },
     );

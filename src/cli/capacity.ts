@@ -27,6 +27,7 @@ export function registerCapacityCommand(program: Command): void {
     )
     .argument('[profile]', `profile file (default: ${DEFAULT_CAPACITY_PROFILE})`)
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
+    .option('--workload <name>', 'with several workloads: the one to search (its rate, users or speed); the others run as configured')
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
     .option('--workers <n>', 'load worker threads', positiveInt)
     .option(

@@ -51,6 +51,12 @@ export const CapacityStepSchema = Type.Object(
     verdict: Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('generator-bound')]),
     decidedBy: Type.Union([Type.String(), Type.Null()], { description: 'the first SLO line the step failed, null when it passed' }),
     retried: Type.Optional(Type.Boolean({ description: 'true: this attempt did not pass and was run once more; the retry counts' })),
+    stoppedAtMs: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description: 'an abortOnFail SLO line (decidedBy) failed this long into the hold: the step ended there, failed',
+      }),
+    ),
     slo: Type.Array(
       Type.Object(
         { expr: Type.String(), actual: Type.Union([Type.Number(), Type.Null()]), ok: Type.Boolean() },
@@ -80,6 +86,13 @@ export const UslFitSchema = Type.Object(
 export const CapacityRecordSchema = Type.Object(
   {
     model: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
+    workload: Type.Optional(
+      Type.String({
+        description:
+          'the workload searched (its name; "default" in a profile without workloads); the others ran beside it ' +
+          'as configured, and the steps judged its requests only',
+      }),
+    ),
     ratePerS: Nullable(
       Type.Number({ minimum: 0, description: 'the highest rate that met the SLO (closed model: the throughput at concurrency)' }),
     ),

@@ -90,6 +90,8 @@ export interface LiveSnapshot {
   readonly clients: readonly LiveClientRow[];
   readonly tokens: { readonly requests: number; readonly failures: number; readonly latencyMs: Percentiles };
   readonly skipped: Readonly<Record<string, number>>;
+  /** The same by workload name, for the skips the driver attributes to one; absent while there are none. */
+  readonly skippedByWorkload?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Distinct recent failures (sanitized), most recently seen first. */
   readonly recentErrors: readonly RecentError[];
   /** One row per workload, in the recorder's workload order (one row, "default", without workloads). */

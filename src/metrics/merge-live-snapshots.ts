@@ -52,6 +52,18 @@ function mergeTimelines(timelines: readonly (readonly TimelineRow[])[]): Timelin
   return [...byT.values()].sort((a, b) => a.t - b.t);
 }
 
+/** The parts' skips by workload, added up per workload; nothing when no part has any. */
+function skippedByWorkload(parts: readonly LiveSnapshot[]): Pick<LiveSnapshot, 'skippedByWorkload'> {
+  const byWorkload = parts.flatMap((s) => Object.entries(s.skippedByWorkload ?? {}));
+  if (byWorkload.length === 0) return {};
+  const names = [...new Set(byWorkload.map(([name]) => name))];
+  return {
+    skippedByWorkload: Object.fromEntries(
+      names.map((name) => [name, addCounts(byWorkload.filter(([n]) => n === name).map(([, reasons]) => reasons))]),
+    ),
+  };
+}
+
 export function mergeLiveSnapshots(parts: readonly LiveSnapshot[], empty: LiveSnapshot, clientOrder: readonly string[]): LiveSnapshot {
   if (parts.length === 0) return empty;
   if (parts.length === 1 && parts[0]!.clients.length === clientOrder.length) return parts[0]!;
@@ -79,6 +91,7 @@ export function mergeLiveSnapshots(parts: readonly LiveSnapshot[], empty: LiveSn
       latencyMs: maxPercentiles(parts.filter((s) => s.tokens.requests > 0).map((s) => s.tokens.latencyMs)),
     },
     skipped: addCounts(parts.map((s) => s.skipped)),
+    ...skippedByWorkload(parts),
     recentErrors: mergeRecentErrors(parts.map((s) => s.recentErrors)),
     workloads: mergeWorkloadRows(
       empty.workloads,

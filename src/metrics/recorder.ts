@@ -301,6 +301,7 @@ export class Recorder {
       clients: this.dims.clients.map((id, i) => this.clientRow(id, i, nowMs)),
       tokens: { requests: tokenRequests, failures: tokenRequests - tokenSuccesses, latencyMs: percentilesMs(this.tokenLatency) },
       skipped: Object.fromEntries(this.skipped),
+      ...(this.skippedByWorkload.size === 0 ? {} : { skippedByWorkload: this.skippedByWorkloadRecord() }),
       recentErrors: this.recentErrors.list(),
       workloads: this.workloadRows(nowS, byClass),
     };
@@ -330,6 +331,11 @@ export class Recorder {
       skipped: sumOf(this.skipped),
     };
     return [row];
+  }
+
+  /** The skips the driver attributed to a workload, by its name, then by reason. */
+  private skippedByWorkloadRecord(): Record<string, Record<string, number>> {
+    return Object.fromEntries([...this.skippedByWorkload].map(([w, reasons]) => [this.slices.workloads[w]!, Object.fromEntries(reasons)]));
   }
 
   /** Everything recorded, as plain JSON-able data (histograms encoded). */
@@ -415,9 +421,7 @@ export class Recorder {
       successLatencyByWorkload: this.successByWorkload
         ? this.slices.successLatencyByWorkload(encodeOrDefer)
         : this.onlyWorkloadSuccess(byOutcome),
-      skippedByWorkload: Object.fromEntries(
-        [...this.skippedByWorkload].map(([w, reasons]) => [this.slices.workloads[w]!, Object.fromEntries(reasons)]),
-      ),
+      skippedByWorkload: this.skippedByWorkloadRecord(),
       ...this.tagAndSelectorData(keys, encode, encodeOrDefer),
       byClient: named(this.dims.clients, this.clients),
       ...(this.replicas.length > 0 ? { byReplica: named(this.dims.replicas!, this.replicas) } : {}),

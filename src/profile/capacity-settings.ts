@@ -60,6 +60,13 @@ export const CapacitySchema = OptionalFields(
       'A step whose schedule lag p99 exceeds this is generator-bound (rpcload, not the server, was the limit).',
       C.maxLag,
     ),
+    workload: Type.String({
+      minLength: 1,
+      description:
+        'The workload to search when the profile has several (its name): its rate, users or replay speed; ' +
+        'the others run beside it as configured. --workload overrides it. ' +
+        'Default: the only workload (required with several).',
+    }),
   },
   'How `rpcload capacity` searches for the highest rate (or concurrency) that meets the SLO.',
 );
@@ -69,6 +76,11 @@ export type CapacitySettings = Static<typeof CapacitySchema>;
 export interface CapacityPlan {
   readonly model: 'open' | 'closed';
   readonly start: number;
+  /**
+   * The profile (or a flag) set `start`; false: the default of the model, which the searched
+   * workload may still change.
+   */
+  readonly startGiven: boolean;
   readonly factor: number;
   readonly tolerance: number;
   /** Rate (open) or concurrency (closed) cap; null = none. */
@@ -82,6 +94,8 @@ export interface CapacityPlan {
   readonly slo: readonly ParsedThreshold[] | null;
   readonly include429: boolean;
   readonly maxLagMs: number;
+  /** The workload searched (its name); null = the profile's only one. */
+  readonly workload: string | null;
 }
 
 /** A duration that must be whole seconds (steps are measured per second), in ms. */
@@ -108,6 +122,7 @@ export function resolveCapacity(fields: Partial<CapacitySettings>, problems: Pro
   return {
     model,
     start,
+    startGiven: fields.start !== undefined,
     factor: fields.factor ?? C.factor,
     tolerance: fields.tolerance ?? C.tolerance,
     max: fields.max ?? null,
@@ -118,5 +133,6 @@ export function resolveCapacity(fields: Partial<CapacitySettings>, problems: Pro
     slo,
     include429: fields.include429 ?? C.include429,
     maxLagMs: durationMs(fields.maxLag ?? C.maxLag, '/capacity/maxLag', problems, POSITIVE),
+    workload: fields.workload ?? null,
   };
 }

@@ -6,6 +6,7 @@
  * selection has no request yet has nothing to fail on.
  */
 import type { RunStop } from '../contract/result-schema.ts';
+import type { RunClock } from '../driver/run-clock.ts';
 import { decodeHistogram, usToMs, valuesAtPercentilesUs, percentilesMs, type Histogram } from '../metrics/hdr.ts';
 import type { SelectionData } from '../metrics/recorded-data.ts';
 import { percentileOf } from '../metrics/result-percentiles.ts';
@@ -61,7 +62,7 @@ export function firstFailing(
  */
 export function watchAbortOnFail(
   thresholds: readonly ParsedThreshold[],
-  load: Pick<RunningLoad, 'clock' | 'selections'>,
+  load: { readonly clock: Pick<RunClock, 'started' | 'now'>; readonly selections: RunningLoad['selections'] },
   onFail: (stop: RunStop) => void,
 ): () => void {
   const live = thresholds.filter((t) => t.abortOnFail);

@@ -3,7 +3,8 @@
  * dashboard of its own load, headed by the step, its load and the bracket so far; when a step has
  * been judged its one-line row (offered, achieved, percentiles, verdict, bracket) is printed, so
  * the steps so far stay on screen above the current one. Plain mode prints the start and the row
- * of each step on stderr; `none` prints nothing.
+ * of each step on stderr; `none` prints nothing. A search of one workload among several says
+ * which in the step's title (its dashboard shows every workload of the step).
  */
 import type { CapacityBracket, CapacityProgress, LiveView } from '../contract/live-view.ts';
 import { capacityStepRows } from '../results/capacity-summary.ts';
@@ -32,6 +33,8 @@ export function createCapacityView(
     readonly model: 'open' | 'closed';
     /** capacity --replay: the loads are speeds of the recording. */
     readonly replay?: boolean;
+    /** The workload searched, when the profile has several; null or absent: not said. */
+    readonly workload?: string | null;
   },
   options: { readonly onQuit: () => void },
 ): CapacityView {
@@ -46,7 +49,8 @@ export function createCapacityView(
       if (mode === 'none') return;
       if (event.kind === 'step-start') {
         const { step, load, bracket } = event;
-        const title = `${step.kind === 'confirm' ? 'confirm' : 'step'} ${step.index}: ${step.load}${unit} · ${bracketText(bracket, unit)}`;
+        const what = context.workload == null ? '' : `${context.workload} `;
+        const title = `${step.kind === 'confirm' ? 'confirm' : 'step'} ${step.index}: ${what}${step.load}${unit} · ${bracketText(bracket, unit)}`;
         if (mode === 'plain') return writeLine(`${title} …`);
         stopCurrent();
         const phases = [
@@ -57,7 +61,7 @@ export function createCapacityView(
           mode,
           {
             header: {
-              profile: `${context.profile} capacity`,
+              profile: `${context.profile} capacity${context.workload == null ? '' : ` of ${context.workload}`}`,
               target: context.target,
               model: title,
               phases,

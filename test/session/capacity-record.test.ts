@@ -5,6 +5,7 @@ import type { SearchEnd } from '../../src/session/capacity/capacity-answer.ts';
 import { capacityRecord, type CapacityRecordInput } from '../../src/session/capacity/capacity-record.ts';
 import type { QuotaUse } from '../../src/session/capacity/client-quota.ts';
 import type { JudgedStep } from '../../src/session/capacity/judge-step.ts';
+import { searchSetup } from '../../src/session/capacity/searched-workload.ts';
 import { stepPlan } from '../../src/session/capacity/step-plan.ts';
 import { testPlan } from '../support/load-run.ts';
 
@@ -163,16 +164,17 @@ describe('a capacity step as a plan', () => {
     ['a search step with a warm-up', { ...OPEN, warmUpMs: 2000 }, 'search', 3, ['step-03 warm-up', 'step-03'], null],
     ['a confirmation without one', { ...OPEN, warmUpMs: 0 }, 'confirm', 12, ['confirm-12'], null],
   ])('%s', (_, cap, kind, index, phases, scheduled) => {
-    const step = stepPlan(base, cap, kind, index, 40, 5000);
+    const step = stepPlan(base, cap, searchSetup({ ...base, capacity: cap }), kind, index, 40, 5000);
     expect(step.phases.map((p) => p.name)).toEqual(phases);
     expect(step.phases.every((p) => p.arrivals === 'poisson' && p.load.kind === 'rate' && p.load.fromPerS === 40)).toBe(true);
     expect(step.def).toMatchObject({ index, kind, load: 40, phase: phases.at(-1), holdMs: 5000, warmUpMs: cap.warmUpMs });
     expect(step.scheduledPerS).toBe(scheduled);
-    expect(step.plan.phases).toBe(step.phases);
+    expect(step.plan.phases).toEqual(step.phases);
   });
 
   it('a closed-model step holds virtual users', () => {
-    const step = stepPlan(base, { ...CLOSED, warmUpMs: 0 }, 'search', 1, 8, 1000);
+    const cap = { ...CLOSED, warmUpMs: 0 };
+    const step = stepPlan(base, cap, searchSetup({ ...base, capacity: cap }), 'search', 1, 8, 1000);
     expect(step.phases[0]!.load).toEqual({ kind: 'concurrency', vus: 8 });
   });
 });

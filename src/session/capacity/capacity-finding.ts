@@ -1,7 +1,9 @@
 /**
  * The answer of a capacity search in one line, from the answer, its bracket and the steps: what
- * was found, in the searched unit (a rate, users, or a speed of the recording), the bracket, what
- * limited it and how (the SLO line, or the clients' quota arithmetic), and the confirmation. Pure.
+ * was found, in the searched unit (a rate, users, or a speed of the recording) and — when the
+ * profile has several workloads — of which workload (`checkout: capacity 46 iterations/s (…)`),
+ * the bracket, what limited it and how (the SLO line, or the clients' quota arithmetic), and the
+ * confirmation. Pure.
  */
 import type { CapacityStep } from '../../contract/capacity-schema.ts';
 import type { CapacityAnswer } from './capacity-answer.ts';
@@ -23,6 +25,15 @@ export interface FindingInput {
   readonly steps: readonly CapacityStep[];
   /** The quota arithmetic of the step that failed at the bracket's top, when the clients' quotas limited it. */
   readonly quotaText: string | null;
+  /** The workload searched, when the answer names it (several workloads); null or absent: not named. */
+  readonly workload?: NamedWorkload | null;
+}
+
+/** A workload the answer names, and what its rate counts (an open-model search). */
+export interface NamedWorkload {
+  readonly name: string;
+  /** Its scenarios' iterations started per second are its requests when each is one step. */
+  readonly rateNoun: 'requests' | 'iterations';
 }
 
 const list = (items: readonly string[]): string =>
@@ -55,17 +66,24 @@ function limitText(input: FindingInput): string {
   return `limited by ${answer.limitedBy}${how === null ? '' : ` (${how})`}`;
 }
 
-/** The answer in one line. */
+/** The answer in one line, after the workload's name when it is named. */
 export function capacityFinding(input: FindingInput): string {
+  const text = findingText(input);
+  return input.workload == null ? text : `${input.workload.name}: ${text}`;
+}
+
+function findingText(input: FindingInput): string {
   const { answer: a, searched, ratePerS } = input;
   const show = (n: number | null): string => showLoad(n, searched);
+  // A named workload's rate says what it counts: its requests, or its scenarios' iterations, per second.
+  const answerText = (n: number): string => (searched === 'open' && input.workload != null ? `${n} ${input.workload.rateNoun}/s` : show(n));
   if (a.answer === null) {
     const lowest = [...input.steps.filter((s) => s.kind === 'search' && s.retried !== true)].sort((x, y) => x.load - y.load)[0];
     if (a.why !== null && a.limitedBy !== 'none') return `no capacity measured: ${a.why}`;
     if (lowest === undefined) return `no capacity measured: ${a.why ?? 'no step ran'}`;
     return `no load met the SLO: the lowest step, ${show(lowest.load)}, failed ${lowest.decidedBy ?? 'it'}`;
   }
-  const head = `capacity ${a.atLeast ? 'at least ' : ''}${show(a.answer)}`;
+  const head = `capacity ${a.atLeast ? 'at least ' : ''}${answerText(a.answer)}`;
   const [low, high] = a.bracket;
   const bracket = high === null ? 'bracket open' : `bracket ${show(low)}${searched === 'replay' ? '–' : ' – '}${show(high)}`;
   const confirmed = confirmationText(input);

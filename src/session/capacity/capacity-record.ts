@@ -7,7 +7,7 @@
 import type { CapacityRecord } from '../../contract/capacity-schema.ts';
 import type { CapacityPlan } from '../../profile/capacity-settings.ts';
 import { capacityAnswer, type Attempt, type SearchEnd } from './capacity-answer.ts';
-import { capacityFinding, type SearchedUnit } from './capacity-finding.ts';
+import { capacityFinding, type NamedWorkload, type SearchedUnit } from './capacity-finding.ts';
 import { busiestAtOne, quotaUseText } from './client-quota.ts';
 import { CLIENT_RATE_LINE, QUOTA_LINE, THROUGHPUT_LINE, type JudgedStep } from './judge-step.ts';
 import { fitUsl } from './usl.ts';
@@ -27,8 +27,13 @@ export interface CapacityRecordInput {
   /** Every judged step, search and confirmation, in order (retried attempts marked so). */
   readonly steps: readonly JudgedStep[];
   readonly confirmation: ConfirmationOutcome | null;
-  /** The SLO lines as written (the profile's capacity.slo, else its thresholds). */
+  /**
+   * The SLO lines as judged (the profile's capacity.slo, else its thresholds; scoped to the
+   * workload searched beside others).
+   */
   readonly sloLines: readonly string[];
+  /** The workload searched, and whether the answer names it (the profile has several); absent: not said. */
+  readonly workload?: { readonly name: string; readonly named: boolean; readonly rateNoun: NamedWorkload['rateNoun'] };
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -64,6 +69,7 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
   const search = counted.map((s) => s.record).filter((r) => r.kind === 'search');
   return {
     model,
+    ...(input.workload === undefined ? {} : { workload: input.workload.name }),
     ratePerS,
     ...(model === 'closed' ? { concurrency: answer } : {}),
     ...(replayPerSpeed === null ? {} : { speed: answer }),
@@ -76,6 +82,7 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
       ratePerS,
       steps: input.steps.map((s) => s.record),
       quotaText: decisiveQuota === null ? null : quotaUseText(decisiveQuota, searched === 'replay' ? decisive!.load : null, atOne),
+      workload: input.workload?.named === true ? { name: input.workload.name, rateNoun: input.workload.rateNoun } : null,
     }),
     slo: [
       ...input.sloLines,

@@ -15,14 +15,17 @@ import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
 import { emptyTimelineRow } from '../../metrics/timeline.ts';
 import { describePlan } from '../../profile/describe-plan.ts';
+import type { CapacityPlan } from '../../profile/capacity-settings.ts';
 import type { Plan } from '../../profile/plan.ts';
-import type { ReplayPlan } from '../../profile/replay-settings.ts';
 import { combineChecks } from '../../verify/passive/combine-checks.ts';
 import { buildRunResult } from '../result/build-result.ts';
 
 /** One step as run: its phases' names and data, when its clock started, and the passive checks of its traffic. */
 export interface StepData {
+  /** Every phase of the step: the searched workload's warm-up and hold, then those of the workloads beside it. */
   readonly phases: readonly string[];
+  /** The hold's phase: what the step's checks are labelled by. */
+  readonly hold: string;
   readonly data: RecordedData;
   /** Wall-clock origin of the step's clock (epoch ms). */
   readonly originEpochMs: number;
@@ -39,14 +42,20 @@ function shifted(data: RecordedData, offsetMs: number): RecordedData {
   return { ...data, timeline, lastAtMs: data.lastAtMs + offsetMs, ledger: null };
 }
 
-/** Every step's data on the search's time line (origin: the first step's). */
+/**
+ * Every step's data on the search's time line (origin: the first step's). The steps' selections
+ * (each SLO line within each step's hold) were for judging the steps: the file keeps none.
+ */
 export function mergeSteps(steps: readonly StepData[], originEpochMs: number): RecordedData {
-  return mergeRecordedData(steps.map((step) => shifted(step.data, step.originEpochMs - originEpochMs)));
+  const { bySelector: _, ...merged } = mergeRecordedData(steps.map((step) => shifted(step.data, step.originEpochMs - originEpochMs)));
+  return merged;
 }
 
 export interface CapacityResultInput {
   readonly run: RunInfo;
   readonly plan: Plan;
+  /** The workload searched (index into the plan's). */
+  readonly workload: number;
   readonly steps: readonly StepData[];
   readonly record: CapacityRecord;
   /** The SLO as judged on the confirmation (or the last passing step): thresholds of the file. */
@@ -57,26 +66,25 @@ export interface CapacityResultInput {
 export function buildCapacityResult(input: CapacityResultInput): RunResult {
   const { plan, steps } = input;
   const origin = Date.parse(input.run.startedAt);
+  const replay = plan.workloads[input.workload]?.replay;
   const draft = buildRunResult({
     run: input.run,
     config: {
       ...describePlan(plan),
       phases: [],
-      capacity: plan.capacity === undefined ? null : { ...plan.capacity, slo: plan.capacity.slo?.map((line) => line.expr) ?? null },
+      capacity: plan.capacity === undefined ? null : capacityConfig(plan.capacity),
     },
     data: mergeSteps(steps, origin),
     dims: { methods: planMethods(plan), phases: steps.flatMap((s) => s.phases), clients: plan.clients.map((c) => c.id) },
-    // Labelled by the step's hold phase (its last), e.g. step-03.
+    // Labelled by the step's hold phase, e.g. step-03.
     checks: combineChecks(
-      steps.map((step) => ({ label: step.phases.at(-1) ?? '', checks: step.checks })),
+      steps.map((step) => ({ label: step.hold, checks: step.checks })),
       'byStep',
     ),
     thresholds: input.thresholds,
     warnings: input.warnings,
     // A replay's source, at the speed found (the steps' own speeds are in the capacity record).
-    ...(replayOf(plan) === undefined
-      ? {}
-      : { replay: replaySource({ ...replayOf(plan)!, speed: input.record.speed ?? replayOf(plan)!.speed }) }),
+    ...(replay === undefined ? {} : { replay: replaySource({ ...replay, speed: input.record.speed ?? replay.speed }) }),
   });
   // The whole search's schedule lag mixes every step; each step's own lag is judged (generator-bound)
   // in the capacity record, so the run-level lag warning would only mislead here.
@@ -84,7 +92,8 @@ export function buildCapacityResult(input: CapacityResultInput): RunResult {
   return { ...draft, warnings, capacity: input.record };
 }
 
-/** The replay of the plan's one workload searched, if it replays a recording. */
-function replayOf(plan: Plan): ReplayPlan | undefined {
-  return plan.workloads[0]?.replay;
+/** The search's settings as the file's config records them: its SLO lines as written, without bookkeeping. */
+function capacityConfig(cap: CapacityPlan): Record<string, unknown> {
+  const { startGiven: _, ...settings } = cap;
+  return { ...settings, slo: cap.slo?.map((line) => line.expr) ?? null };
 }

@@ -1,7 +1,8 @@
 /**
  * `rpcload capacity`: the highest rate (open model) or concurrency (closed model) the target
- * sustains within its SLO. Opens the target once, then runs the search step by step — each step a
- * real load run of a warm-up phase and a measured hold, judged on its own figures — bounded by
+ * sustains within its SLO — of one workload, while the profile's others run beside it as
+ * configured. Opens the target once, then runs the search step by step — each step a real load
+ * run of a warm-up phase and a measured hold, judged on its own figures — bounded by
  * the clients' quotas and by the generator's own schedule lag, confirms the answer with a longer
  * hold (stepping down when that fails), and writes one result file with every step (a checkpoint
  * after each step, so an interrupted search still leaves its steps behind). The session frame
@@ -11,24 +12,22 @@ import type { CapacityRecord } from '../../contract/capacity-schema.ts';
 import type { CapacityBracket, CapacityProgress, CapacityStepDefinition } from '../../contract/live-view.ts';
 import type { RunResult, RunStatus, ThresholdResult } from '../../contract/result-schema.ts';
 import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
-import { resolveCapacity, type CapacityPlan } from '../../profile/capacity-settings.ts';
+import type { CapacityPlan } from '../../profile/capacity-settings.ts';
 import type { Plan } from '../../profile/plan.ts';
 import { replayBaseRatePerS } from '../../profile/replay-plan.ts';
 import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../../prometheus/metrics-endpoint.ts';
-import { startLoad } from '../load.ts';
-import { dimensionsOf } from '../recorder-dimensions.ts';
-import { buildRunResult } from '../result/build-result.ts';
 import { SessionFrame } from '../session-frame.ts';
-import { aimedAt, insecureWarning, openTarget, type Target } from '../target.ts';
+import { insecureWarning, openTarget, type Target } from '../target.ts';
 import { searchEndOf, type SearchEnd } from './capacity-answer.ts';
-import { showLoad, type SearchedUnit } from './capacity-finding.ts';
+import { showLoad } from './capacity-finding.ts';
 import { capacityRecord, type ConfirmationOutcome } from './capacity-record.ts';
 import { buildCapacityResult, type StepData } from './capacity-result.ts';
 import { quotaBound, type QuotaBound } from './client-quota.ts';
-import { skippedInHold, watchWarmUpSkips } from './hold-skips.ts';
-import { judgeStep, type JudgedStep, type StepRules } from './judge-step.ts';
+import type { JudgedStep, StepRules } from './judge-step.ts';
+import { runStep } from './run-step.ts';
 import { bracketOf, nextStep, roundLoad, type SearchCeiling, type SearchPoint } from './search.ts';
-import { stepPlan, type StepPlan } from './step-plan.ts';
+import { searchSetup, type SearchedWorkload, type SearchSetup } from './searched-workload.ts';
+import { stepPlan } from './step-plan.ts';
 
 export interface CapacitySessionOptions {
   readonly plan: Plan;
@@ -61,6 +60,7 @@ const CONFIRM_ATTEMPTS = 3;
 
 export async function capacitySession(options: CapacitySessionOptions): Promise<CapacitySessionResult> {
   const { plan } = options;
+  const setup = searchSetup(plan);
   const insecure = insecureWarning(plan.target, plan.http.insecure);
   const frame = await SessionFrame.prepare({
     kind: 'capacity',
@@ -81,7 +81,7 @@ export async function capacitySession(options: CapacitySessionOptions): Promise<
   const { value, closed } = await frame.serve(
     endpoint,
     () => openTarget(plan),
-    (target) => new CapacitySearch(options, frame, endpoint, target!).run(),
+    (target) => new CapacitySearch(options, setup, frame, endpoint, target!).run(),
   );
   return { ...value, metricsClosed: closed };
 }
@@ -93,38 +93,44 @@ interface Confirmation extends ConfirmationOutcome {
 
 class CapacitySearch {
   private readonly cap: CapacityPlan;
+  /** The plan searched, with the capacity settings the search runs with. */
+  private readonly plan: Plan;
   private readonly steps: { judged: JudgedStep; readonly data: StepData }[] = [];
   private originEpochMs = Number.NaN;
 
   constructor(
     private readonly options: CapacitySessionOptions,
+    private readonly setup: SearchSetup,
     private readonly frame: SessionFrame,
     private readonly endpoint: MetricsEndpoint | null,
     private readonly target: Target,
   ) {
-    this.cap = options.plan.capacity ?? resolveCapacity({}, []);
+    this.cap = setup.cap;
+    this.plan = { ...options.plan, capacity: setup.cap };
   }
 
-  private get plan(): Plan {
-    return this.options.plan;
-  }
-
-  /** What the steps' loads count. */
-  private get searched(): SearchedUnit {
-    return this.plan.workloads[0]?.replay === undefined ? this.cap.model : 'replay';
+  private get searched(): SearchedWorkload {
+    return this.setup.searched;
   }
 
   private get rules(): StepRules {
     const { limit, windowMs } = this.plan.rateLimit;
-    const slo = this.cap.slo ?? this.plan.thresholds;
+    const { name, beside, index } = this.searched;
+    const clients = this.plan.workloads[index]!.clients.map((c) => this.plan.clients[c.index]!.id);
     // A replay's callers send what the recording says: each one's rate is judged against its quota.
     return {
-      slo,
+      slo: this.setup.slo,
       include429: this.cap.include429,
       maxLagMs: this.cap.maxLagMs,
       quota: { limit, windowMs },
-      perClientQuota: this.plan.workloads[0]?.replay !== undefined,
+      perClientQuota: this.searched.unit === 'replay',
+      workload: { name, beside, clients },
     };
+  }
+
+  /** A load in the searched unit: "40/s", "8 users", "2.5×". */
+  private show(load: number): string {
+    return showLoad(load, this.searched.unit);
   }
 
   async run(): Promise<Omit<CapacitySessionResult, 'metricsClosed'>> {
@@ -159,7 +165,8 @@ class CapacitySearch {
   private async search(): Promise<SearchEnd | null> {
     const { cap } = this;
     // A replay's mix of callers is the recording's: its quotas are judged in the steps, not as a bound worked out ahead.
-    const bound = cap.model === 'open' && !cap.include429 && this.plan.workloads[0]?.replay === undefined ? quotaBound(this.plan) : null;
+    const bound =
+      cap.model === 'open' && !cap.include429 && this.searched.unit !== 'replay' ? quotaBound(this.plan, this.searched.index) : null;
     const ceiling = ceilingOf(cap, bound);
     const points: SearchPoint[] = [];
     for (;;) {
@@ -168,7 +175,7 @@ class CapacitySearch {
         const decisive = this.steps.find(
           (s) => s.judged.record.kind === 'search' && s.judged.record.retried !== true && s.judged.record.load === next.firstFail,
         );
-        return searchEndOf(next, ceiling, bound, decisive?.judged.limit ?? null, cap.maxSteps, (load) => showLoad(load, this.searched));
+        return searchEndOf(next, ceiling, bound, decisive?.judged.limit ?? null, cap.maxSteps, (load) => this.show(load));
       }
       let judged = await this.step('search', next.load, cap.holdMs);
       // A stall of a shared machine can fail a step or starve the generator once: a step that
@@ -182,7 +189,7 @@ class CapacitySearch {
       if (judged.record.verdict === 'generator-bound') {
         const lag = judged.record.scheduleLagMs?.p99 ?? 0;
         const late = `schedule lag p99 ${lag} ms > ${cap.maxLagMs} ms, rpcload could not send on time`;
-        const why = `generator-bound at ${showLoad(next.load, this.searched)}: ${late}; add --workers or shards`;
+        const why = `generator-bound at ${this.show(next.load)}: ${late}; add --workers or shards`;
         return { lastPass: bracketOf(points).lastPass, firstFail: null, limitedBy: 'generator', atLeast: true, why };
       }
       points.push({ load: next.load, pass: judged.record.verdict === 'pass' });
@@ -208,7 +215,7 @@ class CapacitySearch {
   /** Run and judge one step; null when the search was interrupted during it. */
   private async step(kind: 'search' | 'confirm', load: number, holdMs: number): Promise<JudgedStep | null> {
     if (this.options.signal.aborted) return null;
-    const step = stepPlan(this.plan, this.cap, kind, this.steps.length + 1, load, holdMs);
+    const step = stepPlan(this.plan, this.cap, this.setup, kind, this.steps.length + 1, load, holdMs);
     // Each step listens on its own signal, relayed from the session's: the driver's listeners go
     // with the step instead of piling up on the session's signal.
     const stepAbort = new AbortController();
@@ -216,48 +223,32 @@ class CapacitySearch {
     if (this.options.signal.aborted) relay();
     else this.options.signal.addEventListener('abort', relay, { once: true });
     try {
-      return await this.runStep(step, stepAbort.signal);
+      const outcome = await runStep(
+        step,
+        {
+          target: this.target,
+          workers: this.options.workers ?? 1,
+          metrics: metricsReadOptions(this.options.metrics ?? null, this.plan),
+          rules: this.rules,
+          besideOf: this.searched.beside ? this.searched.name : null,
+          runInfo: (startedAtEpochMs) => this.frame.runInfo({ ...this.runParts('completed'), startedAtEpochMs }),
+          started: (running) => {
+            this.endpoint?.follow(() => running.metrics());
+            this.tellBracket(step.def);
+            this.options.onProgress?.({ kind: 'step-start', step: step.def, load: running, bracket: this.bracket() });
+          },
+        },
+        stepAbort.signal,
+      );
+      if (Number.isNaN(this.originEpochMs)) this.originEpochMs = outcome.data.originEpochMs;
+      this.steps.push({ judged: outcome.judged, data: outcome.data });
+      if (outcome.interrupted) return null;
+      this.options.onProgress?.({ kind: 'step-done', step: outcome.judged.record, bracket: this.bracket() });
+      this.tellBracket(step.def);
+      return outcome.judged;
     } finally {
       this.options.signal.removeEventListener('abort', relay);
     }
-  }
-
-  private async runStep(step: StepPlan, signal: AbortSignal): Promise<JudgedStep | null> {
-    const { def } = step;
-    const plan = aimedAt(step.plan, this.target);
-    const running = startLoad(plan, {
-      workers: this.options.workers ?? 1,
-      signal,
-      metrics: metricsReadOptions(this.options.metrics ?? null, this.plan),
-    });
-    this.endpoint?.follow(() => running.metrics());
-    this.tellBracket(def);
-    this.options.onProgress?.({ kind: 'step-start', step: def, load: running, bracket: this.bracket() });
-    const warmUpSkips = watchWarmUpSkips(running, def.warmUpMs);
-    const finished = await running.finished().finally(() => warmUpSkips.stop());
-    if (Number.isNaN(this.originEpochMs)) this.originEpochMs = running.clock.originEpochMs;
-    const stepResult = buildRunResult({
-      run: this.frame.runInfo({ ...this.runParts('completed'), startedAtEpochMs: running.clock.originEpochMs }),
-      config: {},
-      data: finished.data,
-      dims: dimensionsOf(plan),
-      checks: [],
-      thresholds: [],
-      warnings: [],
-    });
-    const schedule = { skippedInHold: skippedInHold(finished.data.skipped, warmUpSkips.beforeHold()), scheduledPerS: step.scheduledPerS };
-    const judged = judgeStep(def, this.rules, finished.data, stepResult, schedule);
-    const data = {
-      phases: step.phases.map((p) => p.name),
-      data: finished.data,
-      originEpochMs: running.clock.originEpochMs,
-      checks: stepResult.checks,
-    };
-    this.steps.push({ judged, data });
-    if (finished.status === 'aborted') return null;
-    this.options.onProgress?.({ kind: 'step-done', step: judged.record, bracket: this.bracket() });
-    this.tellBracket(def);
-    return judged;
   }
 
   /** The metrics endpoint's capacity gauges: the step under way and the bracket so far. */
@@ -282,7 +273,7 @@ class CapacitySearch {
   }
 
   private record(end: SearchEnd | null, confirmation: Confirmation | null, running = false): CapacityRecord {
-    const replay = this.plan.workloads[0]?.replay;
+    const replay = this.plan.workloads[this.searched.index]!.replay;
     return capacityRecord({
       cap: this.cap,
       replayPerSpeed: replay === undefined ? null : replayBaseRatePerS(replay),
@@ -294,7 +285,8 @@ class CapacitySearch {
       },
       steps: this.steps.map((s) => s.judged),
       confirmation,
-      sloLines: (this.cap.slo ?? this.plan.thresholds).map((l) => l.expr),
+      sloLines: this.setup.slo.map((l) => l.expr),
+      workload: { name: this.searched.name, named: this.searched.named, rateNoun: this.searched.rateNoun },
     });
   }
 
@@ -316,6 +308,7 @@ class CapacitySearch {
     return buildCapacityResult({
       run: this.frame.runInfo(this.runParts(status, failure)),
       plan: this.plan,
+      workload: this.searched.index,
       steps: this.steps.map((s) => s.data),
       record,
       thresholds,

@@ -1,9 +1,11 @@
 /**
- * The rate a profile's clients can send without exceeding their quotas: with `limit` requests per
+ * The rate a workload's clients can send without exceeding their quotas: with `limit` requests per
  * `window` per client ID, arrivals spread by weight (smooth round-robin), the heaviest client
  * reaches its quota first. `rpcload capacity` never steps above this bound (minus 10 % headroom
  * for windows that straddle a step) unless the profile asks to include 429s, so the search never
- * measures the limiter and calls it the server's capacity.
+ * measures the limiter and calls it the server's capacity. A client the workload shares with
+ * another spends its quota on both: the bound is the searched workload's alone, and the steps'
+ * quota line catches what the others take from it.
  */
 import type { Plan } from '../../profile/plan.ts';
 
@@ -24,21 +26,24 @@ export interface QuotaBound {
   readonly skew: number;
 }
 
-export function quotaBound(plan: Plan): QuotaBound {
-  const weights = plan.clients.map((c) => c.weight);
+/** The bound of workload `workload` of the plan: its clients and its scenarios, each with its weight there. */
+export function quotaBound(plan: Plan, workload = 0): QuotaBound {
+  const unit = plan.workloads[workload]!;
+  const weights = unit.clients.map((c) => c.weight);
   const total = weights.reduce((a, b) => a + b, 0);
   const heaviest = Math.max(...weights);
   const perClientPerS = plan.rateLimit.limit / (plan.rateLimit.windowMs / 1000);
-  const scenarioWeight = plan.scenarios.reduce((sum, s) => sum + s.weight, 0);
-  const requestsPerIteration = plan.scenarios.reduce((sum, s) => sum + (s.weight / scenarioWeight) * s.steps.length, 0);
+  const scenarioWeight = unit.scenarios.reduce((sum, s) => sum + s.weight, 0);
+  const stepsOf = (index: number): number => plan.scenarios[index]!.steps.length;
+  const requestsPerIteration = unit.scenarios.reduce((sum, s) => sum + (s.weight / scenarioWeight) * stepsOf(s.index), 0);
   const nominalPerS = (perClientPerS * total) / heaviest / requestsPerIteration;
   return {
-    clients: plan.clients.length,
+    clients: unit.clients.length,
     perClientPerS,
     requestsPerIteration,
     nominalPerS,
     searchablePerS: nominalPerS * QUOTA_HEADROOM,
-    skew: heaviest / (total / plan.clients.length),
+    skew: heaviest / (total / unit.clients.length),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The arrivals a capacity step skipped during its measured hold, by reason. The recorder counts
  * skipped arrivals for the whole step; the warm-up's are read off the step's live snapshots as
- * the warm-up ends (a few tens of milliseconds early at most) and taken away.
+ * the warm-up ends (a few tens of milliseconds early at most) and taken away. With workloads
+ * beside the searched one, only the searched workload's skips count.
  */
 import type { LiveSnapshot } from '../../contract/live-snapshot.ts';
 
@@ -14,15 +15,19 @@ export interface WarmUpSkips {
   stop(): void;
 }
 
-/** Follow a running step's skipped arrivals until its warm-up of `warmUpMs` has passed. */
-export function watchWarmUpSkips(load: { snapshot(): LiveSnapshot }, warmUpMs: number): WarmUpSkips {
+/**
+ * Follow a running step's skipped arrivals until its warm-up of `warmUpMs` has passed: all of
+ * them, or (`workload` named) that workload's.
+ */
+export function watchWarmUpSkips(load: { snapshot(): LiveSnapshot }, warmUpMs: number, workload: string | null = null): WarmUpSkips {
   let before: Readonly<Record<string, number>> = {};
   const timer =
     warmUpMs <= 0
       ? null
       : setInterval(() => {
           const snapshot = load.snapshot();
-          if (snapshot.elapsedMs <= warmUpMs) before = snapshot.skipped;
+          if (snapshot.elapsedMs <= warmUpMs)
+            before = workload === null ? snapshot.skipped : (snapshot.skippedByWorkload?.[workload] ?? {});
           else clearInterval(timer!);
         }, POLL_MS);
   timer?.unref();
