@@ -76,11 +76,12 @@ describe('the live view of a run with several workloads', () => {
       },
     ]);
     expect(seen.header!.goodputBoundMs).toBe(5000);
-    // Mid-run (1.2 s in: every workload playing), each workload offers its own rate, the workers' shares summed.
+    // Mid-run (1.2 s in: every workload playing, the replay for 0.7 s of its 1 s), each workload
+    // offers its own rate, the workers' shares summed.
     const mid = seen.frames.find((f) => f.snapshot.elapsedMs >= 1200 && f.gauges !== null)!;
     expect(mid.gauges!.offeredPerS[0]).toBeCloseTo(30, 5);
     expect(mid.gauges!.offeredPerS[1]).toBe(0); // a closed model offers no arrival rate
-    expect(mid.gauges!.offeredPerS[2]).toBeGreaterThan(20);
+    expect(mid.gauges!.offeredPerS[2]).toBeGreaterThan(10); // ~28 due in the last second; a loaded machine releases late
     expect(mid.gauges!.offeredPerS[2]).toBeLessThan(60);
     expect(mid.gauges!.replayReleased[0]).toBe(0);
     expect(mid.gauges!.replayReleased[2]).toBeGreaterThan(0);
