@@ -10,10 +10,10 @@ import { useTempDir } from '../support/temp-dir.ts';
 const TRUE_CAPACITY = 200;
 const dir = useTempDir('rpcload-capacity-');
 /**
- * Start near the capacity and grow by 1.5: 100, 150, 225 (fail), 188, 207 (fail), 198 — the same
+ * Start near the capacity and grow by 1.5: 150, 225 (fail), 188, 207 (fail), 198 — the same
  * bracket as from 50 by doubling, with half the requests (no steps at 300 and 400/s).
  */
-const BRACKETING = { start: 100, factor: 1.5 };
+const BRACKETING = { start: 150, factor: 1.5 };
 
 /** A capacity profile against the embedded server with the given capacity model and search settings. */
 function plan(server: Record<string, unknown>, capacity: Record<string, unknown>, clients = 30) {
