@@ -6,7 +6,7 @@
  * many it still does. Real servers (worker threads), real requests, 10 per 2 s.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../../src/contract/result-schema.ts';
 import type { LimiterAlgorithm, RemoteServerHandle, ServerOptions } from '../../../src/server/options.ts';
 import { startServerInWorker } from '../../../src/server/worker.ts';
@@ -91,12 +91,26 @@ const STEPS_PAIRS: [string, (server: RemoteServerHandle, group: string) => Promi
 
 const CONFORMANT: LimiterAlgorithm[] = ['fixed', 'fixed-aligned', 'sliding'];
 
+/**
+ * One server per conformant limiter, shared by its step pairs: each pair has client IDs of its own
+ * and the limiters count per client ID, so a pair sees the same server as alone, for one worker
+ * start instead of three.
+ */
+const sharedServers = new Map<LimiterAlgorithm, Promise<RemoteServerHandle>>();
+function sharedServer(algorithm: LimiterAlgorithm): Promise<RemoteServerHandle> {
+  let server = sharedServers.get(algorithm);
+  if (server === undefined) sharedServers.set(algorithm, (server = startServerInWorker({ ...SHORT, algorithm })));
+  return server;
+}
+afterAll(() => Promise.all([...sharedServers.values()].map(async (server) => (await server).close())));
+
 describe.concurrent('back-to-back steps with the same client IDs (10 per 2 s)', { timeout: 120_000 }, () => {
   it.each(CONFORMANT.flatMap((algorithm) => STEPS_PAIRS.map(([name, steps]) => [algorithm, name, steps] as const)))(
     '%s limiter, %s: the second step’s ratelimit.threshold does not fail',
     async (algorithm, name, steps) => {
       const group = `${algorithm.slice(0, 3)}${name.replace(/\W/g, '').slice(0, 6)}-`;
-      const threshold = thresholdOf(await withServer({ algorithm }, (server) => steps(server, group)));
+      const server = await sharedServer(algorithm);
+      const threshold = thresholdOf(await slot(() => steps(server, group)));
       expect(threshold.verdict, explain(threshold)).not.toBe('fail');
       // A window refused early because it may have begun before the run is not judged, and the
       // line says why.
