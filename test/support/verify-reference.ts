@@ -1,3 +1,4 @@
+import { startServer } from '../../src/server/start-server.ts';
 import { startServerInWorker } from '../../src/server/worker.ts';
 import type { RemoteServerHandle, ServerOptions } from '../../src/server/options.ts';
 import type { CheckResult } from '../../src/contract/result-schema.ts';
@@ -55,16 +56,31 @@ export async function slot<T>(work: () => Promise<T>): Promise<T> {
 /** Skips in which the verifier says its own timing, not the server, made a check unjudgeable. */
 const TOO_SLOW_HERE = /the generator, not the server, is the bottleneck|quota came back during every attempt/;
 
+/** Where verifyReference starts its server. */
+export interface ReferencePlacement {
+  /**
+   * In this process instead of a worker thread: no worker start (a worker loads the server from
+   * source under vitest, which costs more CPU than a short verify's requests), the server sharing
+   * the verifier's event loop.
+   */
+  readonly inProcess?: boolean;
+}
+
 /**
- * Start a reference server (in a worker thread: its own event loop), verify it from this one,
- * close it. When the verifier reports that this machine was too slow to judge a check (a busy CI
- * box), the run is repeated once on a fresh server: the verdicts under test need a fair chance.
+ * Start a reference server (in a worker thread: its own event loop, unless `inProcess`), verify it
+ * from this one, close it. When the verifier reports that this machine was too slow to judge a
+ * check (a busy CI box), the run is repeated once on a fresh server: the verdicts under test need
+ * a fair chance.
  */
-export async function verifyReference(options: ServerOptions, flags: VerifyFlags = {}): Promise<VerifyReport> {
+export async function verifyReference(
+  options: ServerOptions,
+  flags: VerifyFlags = {},
+  { inProcess = false }: ReferencePlacement = {},
+): Promise<VerifyReport> {
   let report: VerifyReport | undefined;
   for (let attempt = 0; attempt < 2 && (report === undefined || report.checks.some((c) => TOO_SLOW_HERE.test(c.detail))); attempt++) {
     report = await slot(async () => {
-      const server = await startServerInWorker({ ...SHORT, ...options });
+      const server = await (inProcess ? startServer : startServerInWorker)({ ...SHORT, ...options });
       try {
         return await runVerify(configFor(server, flags));
       } finally {

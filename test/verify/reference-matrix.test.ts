@@ -5,12 +5,14 @@ import { expectReasonedSkips, verdicts, verifyReference } from '../support/verif
 
 /**
  * Every limiter algorithm and every convention fault of the reference server, at 10 requests per
- * 2 s with 6 clients. Runs are independent servers and clients, so they run concurrently.
+ * 2 s with 6 clients. Runs are independent servers and clients, so they run concurrently. The
+ * servers run in this process: a worker thread per run cost more CPU than the verify runs' requests.
  */
+const IN_PROCESS = { inProcess: true } as const;
 // Runs wait for a slot (see support/verify-reference.ts): the time limit covers the wait.
 describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)', { timeout: 120_000 }, () => {
   it.each(['fixed', 'fixed-aligned', 'sliding'] as const)('%s limiter: conformant, nothing fails', async (algorithm) => {
-    const report = await verifyReference({ algorithm });
+    const report = await verifyReference({ algorithm }, {}, IN_PROCESS);
     expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
     expect(report.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.id}: ${c.detail} ${JSON.stringify(c.evidence)}`)).toEqual([]);
     expect(verdicts(report.checks), JSON.stringify(report.checks.filter((c) => c.verdict === 'skip'))).toMatchObject({
@@ -22,7 +24,7 @@ describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)
   });
 
   it('token-bucket limiter: ratelimit.threshold fails with the explanation, nothing else fails', async () => {
-    const report = await verifyReference({ algorithm: 'token-bucket' });
+    const report = await verifyReference({ algorithm: 'token-bucket' }, {}, IN_PROCESS);
     const failed = report.checks.filter((c) => c.verdict === 'fail');
     expect(failed.map((c) => c.id)).toEqual(['ratelimit.threshold']);
     expect(failed[0]!.detail).toMatch(/refills gradually|comes back gradually/);
@@ -39,7 +41,7 @@ describe.concurrent('verify against the reference server (10 per 2 s, 6 clients)
     if (name === 'broken-envelope') options.brokenEnvelopeRate = 0.8;
     // tls-legacy only matters for an https target.
     if (name === 'tls-legacy') options.tls = true;
-    const report = await verifyReference(options);
+    const report = await verifyReference(options, {}, IN_PROCESS);
     const failed = report.checks.filter((c) => c.verdict === 'fail');
     expect(failed.map((c) => c.id).sort(), failed.map((c) => `${c.id}: ${c.detail} ${JSON.stringify(c.evidence)}`).join('\n')).toEqual(
       [...breaks].sort(),
