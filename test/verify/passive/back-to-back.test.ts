@@ -3,13 +3,15 @@
  * capacity search): the window a step starts in may still hold the previous step's requests, which
  * its own traffic never saw. Against the reference server's conformant limiters the passive
  * `ratelimit.threshold` of the second step never fails; against a limiter that admits one too
- * many it still does. Real servers (worker threads), real requests, 10 per 2 s.
+ * many it still does. Real servers, real requests, 10 per 2 s. The servers run in this process: at
+ * 15 requests a second a worker thread (which loads the server from source) costs more CPU than
+ * the load it would keep off this event loop.
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../../src/contract/result-schema.ts';
-import type { LimiterAlgorithm, RemoteServerHandle, ServerOptions } from '../../../src/server/options.ts';
-import { startServerInWorker } from '../../../src/server/worker.ts';
+import type { LimiterAlgorithm, ServerHandle, ServerOptions } from '../../../src/server/options.ts';
+import { startServer } from '../../../src/server/start-server.ts';
 import { capacitySession } from '../../../src/session/capacity/capacity-session.ts';
 import { runVerify } from '../../../src/verify/runner.ts';
 import { runPlan, testPlan } from '../../support/load-run.ts';
@@ -30,11 +32,11 @@ function loadProfile(group: string, durationMs: number, ratePerS = (3 * SHORT.li
   };
 }
 
-const loadRun = async (server: RemoteServerHandle, group: string, durationMs: number, ratePerS?: number) =>
+const loadRun = async (server: ServerHandle, group: string, durationMs: number, ratePerS?: number) =>
   (await runPlan(testPlan(loadProfile(group, durationMs, ratePerS), server.url), server.url)).result.checks;
 
 /** A capacity search past the quotas (429s count as answers): every step is refused, each right after the last. */
-async function capacitySearch(server: RemoteServerHandle, group: string): Promise<CheckResult[]> {
+async function capacitySearch(server: ServerHandle, group: string): Promise<CheckResult[]> {
   const plan = testPlan(
     {
       ...loadProfile(group, 1000),
@@ -46,15 +48,15 @@ async function capacitySearch(server: RemoteServerHandle, group: string): Promis
   return [...out.result.checks];
 }
 
-const verifyThreshold = (server: RemoteServerHandle, group: string) =>
+const verifyThreshold = (server: ServerHandle, group: string) =>
   runVerify(configFor(server, { client: demoClients(6, group), only: 'ratelimit.threshold' }));
 
 const thresholdOf = (checks: readonly CheckResult[]): CheckResult => checks.find((c) => c.id === 'ratelimit.threshold')!;
 const explain = (c: CheckResult): string => `${c.verdict}: ${c.detail} ${JSON.stringify(c.evidence)}`;
 
-async function withServer<T>(options: ServerOptions, work: (server: RemoteServerHandle) => Promise<T>): Promise<T> {
+async function withServer<T>(options: ServerOptions, work: (server: ServerHandle) => Promise<T>): Promise<T> {
   return slot(async () => {
-    const server = await startServerInWorker({ ...SHORT, ...options });
+    const server = await startServer({ ...SHORT, ...options });
     try {
       return await work(server);
     } finally {
@@ -63,7 +65,7 @@ async function withServer<T>(options: ServerOptions, work: (server: RemoteServer
   });
 }
 
-const STEPS_PAIRS: [string, (server: RemoteServerHandle, group: string) => Promise<CheckResult[]>][] = [
+const STEPS_PAIRS: [string, (server: ServerHandle, group: string) => Promise<CheckResult[]>][] = [
   // Half the quota just before: the next run's first window is refused after 5 of its own.
   [
     'run → run',
@@ -96,10 +98,10 @@ const CONFORMANT: LimiterAlgorithm[] = ['fixed', 'fixed-aligned', 'sliding'];
  * and the limiters count per client ID, so a pair sees the same server as alone, for one worker
  * start instead of three.
  */
-const sharedServers = new Map<LimiterAlgorithm, Promise<RemoteServerHandle>>();
-function sharedServer(algorithm: LimiterAlgorithm): Promise<RemoteServerHandle> {
+const sharedServers = new Map<LimiterAlgorithm, Promise<ServerHandle>>();
+function sharedServer(algorithm: LimiterAlgorithm): Promise<ServerHandle> {
   let server = sharedServers.get(algorithm);
-  if (server === undefined) sharedServers.set(algorithm, (server = startServerInWorker({ ...SHORT, algorithm })));
+  if (server === undefined) sharedServers.set(algorithm, (server = startServer({ ...SHORT, algorithm })));
   return server;
 }
 afterAll(() => Promise.all([...sharedServers.values()].map(async (server) => (await server).close())));
