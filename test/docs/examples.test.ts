@@ -38,6 +38,7 @@ function installShims(): void {
   chmodSync(npx, 0o755);
 }
 
+const VERIFY_CONTRACT = { limit: 10, windowMs: 1000 } as const;
 let server: ServerHandle;
 let verifyServer: ServerHandle;
 beforeAll(async () => {
@@ -47,7 +48,8 @@ beforeAll(async () => {
     clientPattern: { prefix: 'app-', secret: SECRET },
     clients: [1, 2, 3].map((n) => ({ id: `smoke-${n}`, secret: SECRET })),
   };
-  [server, verifyServer] = await Promise.all([startServer(clients), startServer({ ...clients, windowMs: 1000 })]);
+  // verify's server: 10 per 1 s, so its rate-limit checks need tenfold fewer requests than at 100.
+  [server, verifyServer] = await Promise.all([startServer(clients), startServer({ ...clients, ...VERIFY_CONTRACT })]);
 });
 afterAll(() => Promise.all([server.close(), verifyServer.close()]));
 
@@ -95,7 +97,8 @@ describe('documented examples', { timeout: 120_000 }, () => {
     async ([, text, index], { expect }) => {
       const isVerify = /\brpcload verify\b/.test(text);
       const out = join(dir, `example-${index}.json`);
-      const command = boundedCommand(text, { target: isVerify ? verifyServer.url : server.url, out, verifyWindow: '1s' });
+      const target = isVerify ? verifyServer.url : server.url;
+      const command = boundedCommand(text, { target, out, verifyWindow: '1s', verifyLimit: VERIFY_CONTRACT.limit });
       expect(command).not.toBeNull();
       const result = await bash(command!);
       const context = `${command}\nexit ${result.status}\nstderr: ${result.stderr}`;
@@ -156,9 +159,9 @@ describe('docs/workloads.md example profiles, as written, on the embedded server
     expect(profiles[0]).toEqual(shop);
   });
 
-  it.concurrent.for(profiles.flatMap((p, i) => [[p.name, i, 'embedded'] as const, [p.name, i, 'rpcload serve'] as const]))(
+  it.concurrent.for(profiles.flatMap((p, i) => [[p.name, 'embedded', i] as const, [p.name, 'rpcload serve', i] as const]))(
     '%s runs as written on the %s',
-    async ([name, index, where], { expect }) => {
+    async ([name, where, index], { expect }) => {
       const profile = join(dir, `${name}-${where === 'embedded' ? 'embedded' : 'serve'}.json`);
       writeFileSync(profile, JSON.stringify(profiles[index]));
       const out = join(dir, `${name}-${where === 'embedded' ? 'embedded' : 'serve'}-result.json`);

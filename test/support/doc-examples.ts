@@ -69,6 +69,8 @@ export interface Bounds {
   readonly out: string;
   /** verify: the local server's rate-limit window, so the suite takes seconds, not minutes. */
   readonly verifyWindow?: string;
+  /** verify: the local server's requests per window (fewer requests for the same checks). */
+  readonly verifyLimit?: number;
 }
 
 /**
@@ -97,6 +99,7 @@ export function boundedCommand(text: string, bounds: Bounds): string | null {
     command = command.replace(/--out \S+/, '').replace(/--ui \S+/, '');
     command += ` --ui none --out ${bounds.out}`;
     if (sub === 'verify' && bounds.verifyWindow !== undefined) command += ` --window ${bounds.verifyWindow}`;
+    if (sub === 'verify' && bounds.verifyLimit !== undefined) command += ` --limit ${bounds.verifyLimit}`;
   }
   return command;
 }
