@@ -5,7 +5,7 @@
  * setup ran once before the first load call and teardown once after the last; every load call that
  * reads `{{setup.fixtureId}}` carried the saved value; a scoped threshold that fails for one
  * workload decides the exit code while the global figures pass; an abortOnFail threshold stops the
- * run within its delay + 1 s, with teardown still run.
+ * run within its delay + 1 s, with teardown still run; so does a Ctrl-C.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -167,5 +167,32 @@ describe('three workloads, setup and teardown, through rpcload run', { timeout: 
         .filter((c) => c.client === 'admin-1')
         .map((c) => c.method),
     ).toEqual(['orders.create', 'orders.delete']);
+  });
+
+  it('a Ctrl-C stops the load, and teardown still runs once, after the last load call', async () => {
+    const from = api.log.length;
+    const out = join(dir, 'interrupted.json');
+    const profile = write('interrupted', shop({}));
+    const run = await runRpcload(['run', profile, '--ui', 'none', '--out', out], {
+      // Once the load is under way (the first browse call logged), as a user at the terminal would.
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (api.log.slice(from).some((c) => c.method === 'browse.ping')) {
+            clearInterval(poll);
+            setTimeout(() => child.kill('SIGINT'), 500);
+          }
+        }, 20);
+        child.once('exit', () => clearInterval(poll));
+      },
+    });
+    const result = readResult(out);
+    expect(run.code, run.stderr).toBe(130);
+    expect(result.run.status).toBe('aborted');
+    const calls = api.log.slice(from);
+    const admin = calls.filter((c) => c.client === 'admin-1');
+    expect(admin.map((c) => c.method)).toEqual(['orders.create', 'orders.delete']);
+    const load = calls.filter((c) => c.client !== 'admin-1');
+    expect(admin[1]!.atMs).toBeGreaterThanOrEqual(Math.max(...load.map((c) => c.atMs)));
+    expect(result.teardown).toMatchObject({ status: 'ok', requests: 1 });
   });
 });
