@@ -3,23 +3,8 @@
  * from the encoded HDR histograms the file keeps behind every figure (overall, per method, per
  * phase), so `p95 < 100ms`, `p75` or `p99.99` mean the same thing wherever they are accepted.
  */
-import type { Percentiles, RunResult } from '../contract/result-schema.ts';
+import type { RunResult } from '../contract/result-schema.ts';
 import { decodeHistogram, usToMs, valuesAtPercentilesUs } from './hdr.ts';
-
-/** `p95`, `p99.9`, `p999` (the result file's name for p99.9) → 95, 99.9, 99.9; null when not a percentile. */
-export function percentileOf(name: string): number | null {
-  if (name === 'p999') return 99.9;
-  const match = /^p(\d{1,2}(?:\.\d+)?|100)$/.exec(name);
-  if (!match) return null;
-  const q = Number(match[1]);
-  return q > 0 && q <= 100 ? q : null;
-}
-
-/** The key of the stats block that holds percentile `q`, when it has one. */
-export function percentileKey(q: number): keyof Percentiles | null {
-  const keys: Partial<Record<number, keyof Percentiles>> = { 50: 'p50', 90: 'p90', 99: 'p99', 99.9: 'p999', 100: 'max' };
-  return keys[q] ?? null;
-}
 
 /**
  * Which figure's histogram: latency, service time or schedule lag; overall, one method, one phase,

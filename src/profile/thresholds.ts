@@ -11,12 +11,12 @@
  * The selector `{workload:browse,kind:write}` scopes the metric to the requests that match every
  * term (keys: workload, scenario, phase, method, client or a step tag); `ping:p99 < 500ms` is the
  * older spelling of `p99{method:ping} < 500ms`. `actual` is reported in the unit the expression was
- * written in, so it reads against the limit.
+ * written in, so it reads against the limit. Judging a finished result file is threshold-results.ts.
  */
 import { outcomeClass, type OutcomeClass } from '../api/outcome.ts';
 import { RpcloadError } from '../errors.ts';
-import { percentileKey, percentileOf, resultPercentileMs } from '../metrics/result-percentiles.ts';
-import type { Percentiles, RunResult, Stats, ThresholdResult } from '../contract/result-schema.ts';
+import { percentileOf } from '../metrics/percentile-names.ts';
+import type { ThresholdResult } from '../contract/result-schema.ts';
 
 /** A latency figure: `max`, `mean` or a percentile `p<N>` (p99.9 is written `p999`, as in the result file). */
 export type LatencyStat = 'max' | 'mean' | `p${number}`;
@@ -166,11 +166,6 @@ export interface ThresholdFigures {
   latencyMs(source: LatencySource, stat: LatencyStat): number | null;
 }
 
-/** The threshold's verdict on a result; `actual` in the unit the expression was written in. */
-export function evaluateThreshold(threshold: ParsedThreshold, result: RunResult): ThresholdResult {
-  return judgeThreshold(threshold, resultFigures(result, threshold.selector, threshold.selectorKey));
-}
-
 /** The threshold's verdict on figures (null: its selection has none); `actual` in the written unit. */
 export function judgeThreshold(threshold: ParsedThreshold, figures: ThresholdFigures | null): ThresholdResult {
   const { expr, metric, op, limit } = threshold;
@@ -207,39 +202,6 @@ function measure(metric: ThresholdMetric, figures: ThresholdFigures): number | n
     return count / figures.requests;
   }
   return figures.latencyMs(metric.source, metric.stat);
-}
-
-/**
- * The figures of a selection of a finished result: the whole run, its slice in `bySelector`
- * (kept for every selector a threshold of the run names), or — in files written before selectors —
- * the method's own block. Null when the result has none (a method never called).
- */
-export function resultFigures(result: RunResult, selector: readonly SelectorTerm[], selectorKey: string): ThresholdFigures | null {
-  const onlyMethod = selector.length === 1 && selector[0]!.key === 'method' ? selector[0]!.value : null;
-  const slice = selectorKey === '' ? undefined : result.bySelector?.[selectorKey];
-  const stats: (Stats & { scheduleLagMs?: Percentiles | null }) | undefined =
-    selectorKey === '' ? result.summary : (slice ?? (onlyMethod === null ? undefined : result.byMethod[onlyMethod]));
-  if (stats === undefined) return null;
-  const fromSlice = selectorKey !== '' && slice !== undefined;
-  return {
-    requests: stats.requests,
-    rps: stats.rps,
-    outcomes: stats.outcomes,
-    latencyMs: (source, stat) => {
-      const percentiles = source === 'scheduleLagMs' ? (stats.scheduleLagMs ?? null) : stats[source];
-      if (percentiles === null) return null;
-      if (stat === 'max' || stat === 'mean') return percentiles[stat];
-      const q = percentileOf(stat)!;
-      const key = percentileKey(q);
-      if (key !== null) return percentiles[key];
-      const histogram = ({ latencyMs: 'latency', serviceTimeMs: 'serviceTime', scheduleLagMs: 'scheduleLag' } as const)[source];
-      return resultPercentileMs(
-        result,
-        fromSlice ? { source: histogram, selector: selectorKey } : { source: histogram, method: onlyMethod },
-        q,
-      );
-    },
-  };
 }
 
 /**

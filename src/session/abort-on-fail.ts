@@ -9,7 +9,7 @@ import type { RunStop } from '../contract/result-schema.ts';
 import type { RunClock } from '../driver/run-clock.ts';
 import { decodeHistogram, usToMs, valuesAtPercentilesUs, percentilesMs, type Histogram } from '../metrics/hdr.ts';
 import type { SelectionData } from '../metrics/recorded-data.ts';
-import { percentileOf } from '../metrics/result-percentiles.ts';
+import { percentileOf } from '../metrics/percentile-names.ts';
 import { judgeThreshold, type ParsedThreshold, type ThresholdFigures } from '../profile/thresholds.ts';
 import type { RunningLoad } from './load.ts';
 

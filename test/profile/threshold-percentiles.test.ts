@@ -1,7 +1,8 @@
 /** Thresholds on any percentile (p95, p75, p99.99 …), read from a realistic result file's histograms. */
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
-import { evaluateThreshold, parseThreshold } from '../../src/profile/thresholds.ts';
+import { evaluateThreshold } from '../../src/profile/threshold-results.ts';
+import { parseThreshold } from '../../src/profile/thresholds.ts';
 import { nearestRank } from '../support/recorder-fixtures.ts';
 import { buildResult, fixtureSamples } from '../support/result-fixtures.ts';
 

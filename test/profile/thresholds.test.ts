@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
-import { evaluateThreshold, parseThreshold } from '../../src/profile/thresholds.ts';
+import { evaluateThreshold } from '../../src/profile/threshold-results.ts';
+import { parseThreshold } from '../../src/profile/thresholds.ts';
 import type { Percentiles, RunResult, Stats } from '../../src/contract/result-schema.ts';
 
 const percentiles = (p: Partial<Percentiles>): Percentiles => ({ min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0, ...p });

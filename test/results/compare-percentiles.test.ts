@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareRuns, type MetricRow } from '../../src/results/compare/compare-runs.ts';
 import { parseFailOnRule, parseFailOnRules } from '../../src/results/compare/fail-on.ts';
-import { evaluateThreshold, parseThreshold } from '../../src/profile/thresholds.ts';
+import { evaluateThreshold } from '../../src/profile/threshold-results.ts';
+import { parseThreshold } from '../../src/profile/thresholds.ts';
 import { makeResult } from '../support/result-fixtures.ts';
 
 const setup = { rps: 100, durationS: 20 };

@@ -4,7 +4,7 @@
  */
 import { outcomeClass, type OutcomeClass } from '../../api/outcome.ts';
 import type { Percentiles, Stats, Summary } from '../../contract/result-schema.ts';
-import { percentileKey, percentileOf } from '../../metrics/result-percentiles.ts';
+import { percentileKey, percentileOf } from '../../metrics/percentile-names.ts';
 
 /** The metrics every comparison shows, and any other latency percentile a --fail-on rule asks for (p95, service.p75 …). */
 export type MetricName =

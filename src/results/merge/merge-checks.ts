@@ -4,7 +4,8 @@
  * keeps each shard's own, labelled. Thresholds are expressions over the totals, so they are
  * evaluated again on the merged file rather than combined.
  */
-import { evaluateThreshold, parseThreshold } from '../../profile/thresholds.ts';
+import { evaluateThreshold } from '../../profile/threshold-results.ts';
+import { parseThreshold } from '../../profile/thresholds.ts';
 import { describeError } from '../../errors.ts';
 import type { CheckResult, RunResult, ThresholdResult } from '../../contract/result-schema.ts';
 import { combineChecks } from '../../verify/passive/combine-checks.ts';

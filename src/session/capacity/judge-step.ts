@@ -9,7 +9,8 @@ import type { CapacityLimit, CapacityStep } from '../../contract/capacity-schema
 import type { CapacityStepDefinition } from '../../contract/live-view.ts';
 import type { PhaseStats, Percentiles, RunResult, RunStop, ThresholdResult } from '../../contract/result-schema.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
-import { evaluateThreshold, parseThreshold, type ParsedThreshold } from '../../profile/thresholds.ts';
+import { evaluateThreshold } from '../../profile/threshold-results.ts';
+import { parseThreshold, type ParsedThreshold } from '../../profile/thresholds.ts';
 import { readEncoded, round3, statsOf } from '../result/result-stats.ts';
 import { busiestShareOfQuota, QUOTA_SKIP_REASONS, quotaShare, type QuotaUse } from './client-quota.ts';
 import { holdLine, isWholeHold } from './step-slo.ts';
