@@ -23,12 +23,13 @@ function demoSample(): { command: string; lines: string[] } {
 }
 
 /**
- * A line with its figures (counts, rates, times, ports, timestamps), the plural endings that follow
- * them ("1 of 1 window", "2 of 2 windows") and its column padding taken out.
+ * A line with its figures (counts, rates, times, ports, timestamps, shares however small), the plural
+ * endings that follow them ("1 of 1 window", "2 of 2 windows") and its column padding taken out.
  */
 const shape = (line: string): string =>
   line
     .replace(/\d[\d,.]*/g, '#')
+    .replace(/\(<#%\)/g, '(#%)') // a share under 0.1 % prints as "<0.1%"
     .replace(/\b([A-Za-z]{3,})s\b/g, '$1')
     .replace(/\s+/g, ' ')
     .trim();
@@ -43,7 +44,12 @@ describe('the README demo', () => {
     });
     expect(run.code, run.stderr).toBe(0);
     const printed = new Set(run.stdout.split('\n').map(shape));
-    const missing = lines.filter((line) => !printed.has(shape(line.replace(/results\/\S+$/, `${dir}/demo.json`))));
+    // `flaky` fails 10 % of its ~35 calls at random: about one run in 40 has no such failure, and no line for it.
+    const unprinted = (line: string): boolean =>
+      /error:unexpected_error/.test(line) && !run.stdout.includes('unexpected_error');
+    const missing = lines.filter(
+      (line) => !unprinted(line) && !printed.has(shape(line.replace(/results\/\S+$/, `${dir}/demo.json`))),
+    );
     expect(missing, run.stdout).toEqual([]);
     expect(run.stdout).toMatch(/✓ ratelimit\.threshold /);
     expect(run.stdout).toMatch(/✓ ratelimit\.retry_after_honoured /);
