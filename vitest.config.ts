@@ -31,7 +31,8 @@ function filesMarked(): Record<(typeof PASSES)[number], string[]> {
     if (!(pass in marked)) throw new Error(`${path}: unknown test pass "${pass}" (known: ${PASSES.join(', ')})`);
     marked[pass]!.push(path);
   }
-  for (const pass of PASSES) if (marked[pass]!.length === 0) throw new Error(`no test file is marked "// test-pass: ${pass}"`);
+  for (const pass of PASSES)
+    if (marked[pass]!.length === 0) throw new Error(`no test file is marked "// test-pass: ${pass}"`);
   return marked;
 }
 

@@ -50,7 +50,8 @@ const common = {
 const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
 const dependencies = Object.keys(manifest.dependencies ?? {});
 const unknown = BUNDLED.filter((name) => !dependencies.includes(name));
-if (unknown.length > 0) throw new Error(`scripts/build.js: BUNDLED names packages that are not dependencies: ${unknown.join(', ')}`);
+if (unknown.length > 0)
+  throw new Error(`scripts/build.js: BUNDLED names packages that are not dependencies: ${unknown.join(', ')}`);
 
 /** Relative imports stay imports of the sibling module's built file (`./x.ts` → `./x.js`). */
 const eachModuleOnItsOwn = {
@@ -88,7 +89,10 @@ const PACKAGE_PARTS = {
 const packageParts = {
   name: 'package-parts',
   setup(plugin) {
-    plugin.onResolve({ filter: /^(hdr-histogram-js|undici)$/ }, (args) => ({ path: args.path, namespace: 'package-parts' }));
+    plugin.onResolve({ filter: /^(hdr-histogram-js|undici)$/ }, (args) => ({
+      path: args.path,
+      namespace: 'package-parts',
+    }));
     plugin.onLoad({ filter: /.*/, namespace: 'package-parts' }, (args) => ({
       contents: PACKAGE_PARTS[args.path].join('\n'),
       resolveDir: ROOT,
@@ -99,7 +103,9 @@ const packageParts = {
 /** Every TypeScript module under src/, as paths relative to the package root. */
 async function sourceModules() {
   const entries = await readdir(join(ROOT, 'src'), { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 await rm(join(ROOT, 'dist'), { recursive: true, force: true });
@@ -112,7 +118,9 @@ const bundle = {
   plugins: [packageParts],
   metafile: true,
   // Bundled CommonJS packages call require() for Node's built-in modules.
-  banner: { js: "import { createRequire as __rpcloadRequire } from 'node:module'; const require = __rpcloadRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __rpcloadRequire } from 'node:module'; const require = __rpcloadRequire(import.meta.url);",
+  },
 };
 const { rpcload, ...workerEntries } = BUNDLE_ENTRIES;
 const builds = await Promise.all([

@@ -10,7 +10,8 @@ import { connect, type PeerCertificate } from 'node:tls';
 
 /** Transport errors that mean "the certificate was refused". */
 const REFUSED_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/;
-const TRUST_HINT = ' (the server certificate is not trusted: pass --ca FILE or --insecure, or set http.ca in the profile)';
+const TRUST_HINT =
+  ' (the server certificate is not trusted: pass --ca FILE or --insecure, or set http.ca in the profile)';
 /** How long the second handshake may take before the hint goes without the certificate's details. */
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -62,7 +63,8 @@ function certificateNames(certificate: PeerCertificate): string {
 export async function certificateHint(baseUrl: string, outcome: string): Promise<string> {
   if (!outcome.startsWith('transport:') || !REFUSED_CERTIFICATE.test(outcome)) return '';
   const code = outcome.slice('transport:'.length);
-  const specific = code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID' || code === 'ERR_TLS_CERT_ALTNAME_INVALID';
+  const specific =
+    code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID' || code === 'ERR_TLS_CERT_ALTNAME_INVALID';
   if (!specific) return TRUST_HINT;
   const url = new URL(baseUrl);
   const certificate = await peerCertificate(url);

@@ -30,14 +30,19 @@ export interface AssertionKey {
 
 /** The private key object of `key` (throws on a key node:crypto cannot read). */
 export function assertionKeyObject(key: Pick<AssertionKey, 'format' | 'text'>): KeyObject {
-  return key.format === 'pem' ? createPrivateKey(key.text) : createPrivateKey({ key: JSON.parse(key.text) as JsonWebKey, format: 'jwk' });
+  return key.format === 'pem'
+    ? createPrivateKey(key.text)
+    : createPrivateKey({ key: JSON.parse(key.text) as JsonWebKey, format: 'jwk' });
 }
 
 /**
  * The algorithm a key signs with: `wanted` when it fits the key (RS256 and PS256 for RSA keys,
  * ES256 for P-256 keys), else the key's natural one; a reason (one line) when the key fits none.
  */
-export function assertionAlgFor(key: KeyObject, wanted: AssertionAlg | null): AssertionAlg | { readonly problem: string } {
+export function assertionAlgFor(
+  key: KeyObject,
+  wanted: AssertionAlg | null,
+): AssertionAlg | { readonly problem: string } {
   const type = key.asymmetricKeyType;
   if (key.type !== 'private') return { problem: 'not a private key' };
   const fits: readonly AssertionAlg[] =
@@ -53,7 +58,9 @@ export function assertionAlgFor(key: KeyObject, wanted: AssertionAlg | null): As
       problem: `a ${type ?? 'unknown'} key${type === 'ec' ? ` on ${key.asymmetricKeyDetails?.namedCurve ?? 'an unknown curve'}` : ''}: expected an RSA or P-256 key (RS256, PS256, ES256)`,
     };
   if (wanted === null) return fits[0]!;
-  return fits.includes(wanted) ? wanted : { problem: `${wanted} does not fit this ${type} key (it signs ${fits.join(' or ')})` };
+  return fits.includes(wanted)
+    ? wanted
+    : { problem: `${wanted} does not fit this ${type} key (it signs ${fits.join(' or ')})` };
 }
 
 export interface AssertionClaims {
@@ -67,7 +74,11 @@ export interface AssertionClaims {
 }
 
 /** A signed client assertion (compact JWS) for one token request. */
-export async function signClientAssertion(key: AssertionKey, keyObject: KeyObject, claims: AssertionClaims): Promise<string> {
+export async function signClientAssertion(
+  key: AssertionKey,
+  keyObject: KeyObject,
+  claims: AssertionClaims,
+): Promise<string> {
   // jose is loaded with the first assertion, not at start-up: most runs never sign one.
   const { SignJWT } = await import('jose');
   const nowS = claims.nowS ?? Math.floor(Date.now() / 1000);

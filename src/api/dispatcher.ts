@@ -75,7 +75,11 @@ export function tlsOptions(options: Pick<DispatcherOptions, 'ca' | 'insecure' | 
 
 /** undici's `connect` options for the trust settings, client certificate and HTTP version. */
 export function connectOptions(options: DispatcherOptions): TlsConnectOptions {
-  return { timeout: options.connectTimeoutMs ?? 10_000, ...tlsOptions(options), allowH2: (options.httpVersion ?? '1.1') !== '1.1' };
+  return {
+    timeout: options.connectTimeoutMs ?? 10_000,
+    ...tlsOptions(options),
+    allowH2: (options.httpVersion ?? '1.1') !== '1.1',
+  };
 }
 
 /** An undici Agent (a Pool per origin) with keep-alive and the given limits; unsolicited 1xx responses are skipped. */
@@ -103,13 +107,22 @@ export function socketProtocol(socket: Socket): NegotiatedProtocol {
  * Open one connection to `target` with `options` (h2 offered unless httpVersion is 1.1) and say
  * which protocol it negotiated, or why it could not connect (undici's or the system's error code).
  */
-export function probeProtocol(target: URL, options: DispatcherOptions): Promise<{ protocol: NegotiatedProtocol } | { error: string }> {
+export function probeProtocol(
+  target: URL,
+  options: DispatcherOptions,
+): Promise<{ protocol: NegotiatedProtocol } | { error: string }> {
   const connect = buildConnector(connectOptions(options));
   return new Promise((resolve) => {
     connect(
-      { hostname: target.hostname.replace(/^\[|\]$/g, ''), host: target.host, protocol: target.protocol, port: target.port },
+      {
+        hostname: target.hostname.replace(/^\[|\]$/g, ''),
+        host: target.host,
+        protocol: target.protocol,
+        port: target.port,
+      },
       (error, socket) => {
-        if (error !== null) return resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message.split('\n')[0] ?? 'unknown' });
+        if (error !== null)
+          return resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message.split('\n')[0] ?? 'unknown' });
         const protocol = socketProtocol(socket);
         socket.destroy();
         resolve({ protocol });

@@ -129,7 +129,8 @@ export function classifyResponse(
       violations: violations.length === 0 ? NO_VIOLATIONS : violations,
     };
   }
-  const found = status === undefined ? 'missing' : JSON.stringify(typeof status === 'string' ? sanitizeText(status, 40) : status);
+  const found =
+    status === undefined ? 'missing' : JSON.stringify(typeof status === 'string' ? sanitizeText(status, 40) : status);
   return invalid(statusCode, [...violations, `"status" is ${found}, expected "success" or "error"`]);
 }
 
@@ -158,7 +159,8 @@ export class ResponseClassifier {
     truncated: boolean,
     contentEncoding?: string,
   ): Classification {
-    if (contentEncoding !== undefined) return classifyResponse(statusCode, contentType, body, truncated, contentEncoding); // rare: not remembered
+    if (contentEncoding !== undefined)
+      return classifyResponse(statusCode, contentType, body, truncated, contentEncoding); // rare: not remembered
     const generation = secretsGeneration();
     const last = this.last;
     if (

@@ -7,7 +7,13 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { safeTimeout } from '../util/timers.ts';
 import { classifyResponse, type Classification } from './envelope.ts';
-import { headerBlockError, OUTCOME_BODY_TOO_LARGE, OUTCOME_SIGN_ERROR, OUTCOME_TIMEOUT, transportOutcome } from './outcome.ts';
+import {
+  headerBlockError,
+  OUTCOME_BODY_TOO_LARGE,
+  OUTCOME_SIGN_ERROR,
+  OUTCOME_TIMEOUT,
+  transportOutcome,
+} from './outcome.ts';
 import { SignError } from './request-signer.ts';
 
 export interface ApiCall {
@@ -84,14 +90,18 @@ type CutReason = 'timeout' | 'body_too_large' | 'cancelled';
  */
 const METHOD_NAME = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$/;
 /** What a method name must be, worded for "expected …" messages. */
-export const METHOD_NAME_EXPECTED = 'a method name of letters, digits, ".", "_", "~" and "-" (not starting with ".", at most 128)';
+export const METHOD_NAME_EXPECTED =
+  'a method name of letters, digits, ".", "_", "~" and "-" (not starting with ".", at most 128)';
 
 export function isMethodName(name: string): boolean {
   return METHOD_NAME.test(name);
 }
 
 /** First value of a header that may repeat. */
-export function headerValue(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
+export function headerValue(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  name: string,
+): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -126,7 +136,12 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
     const sent =
       call.sign === undefined
         ? headers
-        : await call.sign({ method: httpMethod, path, body: bytes ?? Buffer.alloc(0), headers: Object.entries(headers).flat() });
+        : await call.sign({
+            method: httpMethod,
+            path,
+            body: bytes ?? Buffer.alloc(0),
+            headers: Object.entries(headers).flat(),
+          });
     const response = await dispatcher.request({
       origin: url.origin,
       path,
@@ -203,5 +218,9 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
 
 function cutOutcome(reason: CutReason | null): string | null {
   if (reason === null) return null;
-  return reason === 'timeout' ? OUTCOME_TIMEOUT : reason === 'body_too_large' ? OUTCOME_BODY_TOO_LARGE : OUTCOME_CANCELLED;
+  return reason === 'timeout'
+    ? OUTCOME_TIMEOUT
+    : reason === 'body_too_large'
+      ? OUTCOME_BODY_TOO_LARGE
+      : OUTCOME_CANCELLED;
 }

@@ -88,6 +88,10 @@ export function interimTolerantConnector(options: buildConnector.BuildOptions): 
     connect(connectOptions, (error, socket) => {
       if (error !== null) callback(error, null);
       // HTTP/2 frames its own interim responses (and its session reads the socket natively).
-      else callback(null, (socket as { alpnProtocol?: string | false }).alpnProtocol === 'h2' ? socket : skipInterimResponses(socket));
+      else
+        callback(
+          null,
+          (socket as { alpnProtocol?: string | false }).alpnProtocol === 'h2' ? socket : skipInterimResponses(socket),
+        );
     });
 }

@@ -28,12 +28,16 @@ export function locatePageArray(
   if (arrays.length === 1) return { field: arrays[0]![0], items: arrays[0]![1] as unknown[] };
   return {
     problem:
-      arrays.length === 0 ? 'data holds no array' : `data holds ${arrays.length} arrays (${arrays.map(([k]) => k).join(', ')}); name one`,
+      arrays.length === 0
+        ? 'data holds no array'
+        : `data holds ${arrays.length} arrays (${arrays.map(([k]) => k).join(', ')}); name one`,
   };
 }
 
 /** The cursor for the following page: a non-empty string, or null (also when absent) at the end. */
-export function readNextCursor(data: Readonly<Record<string, unknown>>): { readonly cursor: string | null } | { readonly problem: string } {
+export function readNextCursor(
+  data: Readonly<Record<string, unknown>>,
+): { readonly cursor: string | null } | { readonly problem: string } {
   const next = data.next;
   if (next === undefined || next === null) return { cursor: null };
   if (typeof next !== 'string') return { problem: `next is ${typeof next}, expected a string or null` };

@@ -56,7 +56,9 @@ function withAdded(base: readonly string[], added: unknown): string[] {
     if (!HEADER_NAME.test(name))
       throw new SignError(`the sign function returned an invalid header name ${JSON.stringify(name.slice(0, 40))}`);
     if (typeof value !== 'string' || BAD_VALUE.test(value))
-      throw new SignError(`the sign function returned an invalid value for header ${name} (expected a string without CR, LF or NUL)`);
+      throw new SignError(
+        `the sign function returned an invalid value for header ${name} (expected a string without CR, LF or NUL)`,
+      );
     const lower = name.toLowerCase();
     if (FRAMING.has(lower))
       throw new SignError(
@@ -127,7 +129,10 @@ export async function loadRequestSigner(path: string, shownAs: string = path): P
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new RpcloadError('bad_profile', `sign module ${shownAs}: cannot import it: ${describeError(err).split('\n')[0]}`);
+    throw new RpcloadError(
+      'bad_profile',
+      `sign module ${shownAs}: cannot import it: ${describeError(err).split('\n')[0]}`,
+    );
   }
   const fn = exportedFunction(module);
   if (typeof fn === 'string')

@@ -36,12 +36,16 @@ export function parseRetryAfter(value: HeaderValues, nowEpochMs: number): RetryA
   if (raw.length === 0) return { form: 'invalid', raw };
   if (DELAY_SECONDS.test(raw)) {
     const seconds = Number(raw);
-    return seconds <= MAX_RETRY_AFTER_S ? { form: 'delta', seconds } : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
+    return seconds <= MAX_RETRY_AFTER_S
+      ? { form: 'delta', seconds }
+      : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
   }
   const dateMs = /[a-z]/i.test(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(dateMs)) return { form: 'invalid', raw: raw.slice(0, 80) };
   const seconds = Math.max(0, Math.ceil((dateMs - nowEpochMs) / 1000));
-  return seconds <= MAX_RETRY_AFTER_S ? { form: 'date', seconds } : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
+  return seconds <= MAX_RETRY_AFTER_S
+    ? { form: 'date', seconds }
+    : { form: 'invalid', raw: raw.slice(0, 80), tooLong: true };
 }
 
 /** The compact form's state when there was no Retry-After (or the reply was no 429). */

@@ -23,7 +23,11 @@ export const CLIENT_CERTIFICATE_HINT =
  * HTTP/1.1 request on it: the one-line reason when the server refuses it over its client
  * certificate, or null when it answers (or fails for a reason that is not about certificates).
  */
-export function clientCertificateProblem(target: URL, options: DispatcherOptions, timeoutMs: number): Promise<string | null> {
+export function clientCertificateProblem(
+  target: URL,
+  options: DispatcherOptions,
+  timeoutMs: number,
+): Promise<string | null> {
   if (target.protocol !== 'https:') return Promise.resolve(null);
   const identity = options.identity ?? null;
   return new Promise((resolve) => {

@@ -21,7 +21,9 @@ export const SHORT_TOKEN_LIFETIME_S = 5;
 export function refreshDelayMs(expiresInS: number, marginS: number): number {
   const lifetimeMs = Math.min(expiresInS, MAX_TOKEN_LIFETIME_S) * 1000;
   const delayMs =
-    lifetimeMs <= marginS * 1000 ? lifetimeMs * 0.5 : Math.max(Math.min(lifetimeMs - marginS * 1000, lifetimeMs * 0.8), lifetimeMs * 0.25);
+    lifetimeMs <= marginS * 1000
+      ? lifetimeMs * 0.5
+      : Math.max(Math.min(lifetimeMs - marginS * 1000, lifetimeMs * 0.8), lifetimeMs * 0.25);
   return Math.max(MIN_REFRESH_INTERVAL_MS, delayMs);
 }
 

@@ -6,7 +6,13 @@
 import type { Dispatcher } from 'undici';
 import { registerSecret } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
-import { assertionKeyObject, CLIENT_ASSERTION_TYPE, signClientAssertion, tokenEndpointUrl, type AssertionKey } from './client-assertion.ts';
+import {
+  assertionKeyObject,
+  CLIENT_ASSERTION_TYPE,
+  signClientAssertion,
+  tokenEndpointUrl,
+  type AssertionKey,
+} from './client-assertion.ts';
 import { normalizeErrorCode } from './envelope.ts';
 import { certificateHint } from './certificate-hint.ts';
 import { callApi, headerValue, type ApiCall, type ApiReply } from './http-call.ts';
@@ -82,7 +88,10 @@ function tokenForm(req: TokenRequest, assertion: string | null): string {
 /** A fresh signed assertion for a private_key_jwt token request, or why none could be made. */
 async function clientAssertion(req: TokenRequest): Promise<{ assertion: string } | { problem: string }> {
   if (req.assertionKey == null)
-    return { problem: "private_key_jwt needs the client's private key (clients.list[].privateKey or clients.privateKeyPattern)" };
+    return {
+      problem:
+        "private_key_jwt needs the client's private key (clients.list[].privateKey or clients.privateKeyPattern)",
+    };
   try {
     const key = req.assertionKey;
     const assertion = await signClientAssertion(key, assertionKeyObject(key), {
@@ -99,11 +108,13 @@ async function clientAssertion(req: TokenRequest): Promise<{ assertion: string }
 function expiresIn(value: unknown): Pick<Extract<TokenResult, { ok: true }>, 'expiresInS' | 'unusableExpiresIn'> {
   if (value === undefined || value === null) return { expiresInS: null, unusableExpiresIn: null };
   const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return { expiresInS: seconds, unusableExpiresIn: null };
+  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0)
+    return { expiresInS: seconds, unusableExpiresIn: null };
   return { expiresInS: null, unusableExpiresIn: sanitizeText(JSON.stringify(value) ?? '', 40) };
 }
 
-type TokenBody = { shape: 'envelope' | 'bare'; fields: Record<string, unknown> } | { errorCode: string; description: string };
+type TokenBody =
+  { shape: 'envelope' | 'bare'; fields: Record<string, unknown> } | { errorCode: string; description: string };
 
 /** Find the token fields (or the OAuth error) in an enveloped or bare body. */
 function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
@@ -114,7 +125,8 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
   if (parsed.status === 'error' && typeof parsed.error === 'string')
     return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
   if (typeof parsed.access_token === 'string') return { shape: 'bare', fields: parsed };
-  if (typeof parsed.error === 'string') return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
+  if (typeof parsed.error === 'string')
+    return { errorCode: normalizeErrorCode(parsed.error), description: describe(parsed) };
   return null;
 }
 
@@ -133,7 +145,8 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   let assertion: string | null = null;
   if (req.clientAuth === 'private_key_jwt') {
     const made = await clientAssertion(req);
-    if ('problem' in made) return { ok: false, outcome: 'error:client_assertion', status: 0, detail: made.problem, latencyUs: 0 };
+    if ('problem' in made)
+      return { ok: false, outcome: 'error:client_assertion', status: 0, detail: made.problem, latencyUs: 0 };
     assertion = made.assertion;
     // Before the server can echo it: an assertion is a credential while it lives.
     registerSecret(assertion);
@@ -153,7 +166,8 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   const reply = await callApi(dispatcher, call);
   req.onExchange?.(call, reply);
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
-  const retryAfter = reply.status === 429 ? { retryAfterS: retryAfterSeconds(reply.headers['retry-after'], Date.now()) } : {};
+  const retryAfter =
+    reply.status === 429 ? { retryAfterS: retryAfterSeconds(reply.headers['retry-after'], Date.now()) } : {};
   const fail = (outcome: string, detail: string): TokenResult => ({
     ok: false,
     outcome,
@@ -182,7 +196,9 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     // fall through: not JSON
   }
   const body =
-    parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? readTokenBody(parsed as Record<string, unknown>) : null;
+    parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? readTokenBody(parsed as Record<string, unknown>)
+      : null;
   const ok2xx = reply.status >= 200 && reply.status < 300;
   if (body === null) {
     return fail(
@@ -199,7 +215,10 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   const accessToken = body.fields.access_token;
   if (typeof accessToken === 'string') registerSecret(accessToken);
   if (!ok2xx || typeof accessToken !== 'string' || accessToken.length === 0) {
-    return fail(ok2xx ? 'envelope_violation' : `http:${reply.status}`, `token response (HTTP ${reply.status}) has no access_token`);
+    return fail(
+      ok2xx ? 'envelope_violation' : `http:${reply.status}`,
+      `token response (HTTP ${reply.status}) has no access_token`,
+    );
   }
   if (!SENDABLE_TOKEN.test(accessToken)) {
     return fail(
@@ -209,7 +228,10 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
   }
   const tokenType = body.fields.token_type;
   if (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer') {
-    return fail('error:unsupported_token_type', `token_type ${JSON.stringify(sanitizeText(tokenType, 20))} is not Bearer`);
+    return fail(
+      'error:unsupported_token_type',
+      `token_type ${JSON.stringify(sanitizeText(tokenType, 20))} is not Bearer`,
+    );
   }
   return { ok: true, accessToken, ...expiresIn(body.fields.expires_in), shape: body.shape, latencyUs };
 }

@@ -18,7 +18,8 @@ class Cursor {
   position = 0;
   constructor(readonly text: string) {}
   skipSpaces(): void {
-    while (this.position < this.text.length && (this.text[this.position] === ' ' || this.text[this.position] === '\t')) this.position++;
+    while (this.position < this.text.length && (this.text[this.position] === ' ' || this.text[this.position] === '\t'))
+      this.position++;
   }
   match(pattern: RegExp): string | null {
     const found = pattern.exec(this.text.slice(this.position));

@@ -65,7 +65,8 @@ function capacityOf(base: CapacityPlan | undefined, flags: CapacityFlags): Capac
   // --closed over an open-model profile: its start is a rate, not a number of users; with --replay
   // the profile's start was not written for the recording: both start from the default instead.
   const startGiven =
-    flags.start !== undefined || (cap.startGiven && !(flags.closed && cap.model !== 'closed') && flags.replay === undefined);
+    flags.start !== undefined ||
+    (cap.startGiven && !(flags.closed && cap.model !== 'closed') && flags.replay === undefined);
   return {
     ...cap,
     model,
@@ -108,7 +109,9 @@ export async function capacityAction(profilePath: string | undefined, flags: Cap
   if (replay !== null && flags.closed)
     throw new RpcloadError('bad_flag', '--closed: a replay is open-model (the recording sets the arrivals)');
   const plan = await prepareReplays(loaded, (w) =>
-    w === searchedUnit && replay !== null ? { ...replay, loop: false, maxCalls: null, durationMs: null } : w.replaySettings!,
+    w === searchedUnit && replay !== null
+      ? { ...replay, loop: false, maxCalls: null, durationMs: null }
+      : w.replaySettings!,
   );
   const { cap: capacity, searched } = searchSetup({ ...plan, capacity: capacityOf(plan.capacity, flags) });
   const mode = resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
@@ -144,11 +147,15 @@ export async function capacityAction(profilePath: string | undefined, flags: Cap
   if (flags.junit !== undefined) await writeJunitFile(flags.junit, renderResultJunit(result));
   const summary = flags.summaryMd ?? process.env.GITHUB_STEP_SUMMARY;
   if (summary !== undefined && summary !== '')
-    await appendFile(summary, renderCapacityMarkdown(result, resultPath), 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new RpcloadError('write_failed', `${summary}: cannot write the summary: ${err.code ?? err.message}`);
-    });
+    await appendFile(summary, renderCapacityMarkdown(result, resultPath), 'utf8').catch(
+      (err: NodeJS.ErrnoException) => {
+        throw new RpcloadError('write_failed', `${summary}: cannot write the summary: ${err.code ?? err.message}`);
+      },
+    );
   if (flags.json)
-    process.stdout.write(`${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ resultFile: resultPath, run: result.run, capacity: result.capacity }, null, 2)}\n`,
+    );
   else process.stdout.write(`${renderCapacitySummary(result, resultPath, { color: colourEnabled(process.stdout) })}\n`);
   if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
   setExitCode(session.exitCode);

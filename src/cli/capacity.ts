@@ -14,7 +14,8 @@ import type { CapacityFlags } from './capacity-action.ts';
 function wholeSecondsMs(flag: string) {
   return (value: string): number => {
     const ms = durationMs(value);
-    if (ms % 1000 !== 0) throw new RpcloadError('bad_flag', `${flag}: expected whole seconds like 5s, found ${JSON.stringify(value)}`);
+    if (ms % 1000 !== 0)
+      throw new RpcloadError('bad_flag', `${flag}: expected whole seconds like 5s, found ${JSON.stringify(value)}`);
     return ms;
   };
 }
@@ -27,7 +28,10 @@ export function registerCapacityCommand(program: Command): void {
     )
     .argument('[profile]', `profile file (default: ${DEFAULT_CAPACITY_PROFILE})`)
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
-    .option('--workload <name>', 'with several workloads: the one to search (its rate, users or speed); the others run as configured')
+    .option(
+      '--workload <name>',
+      'with several workloads: the one to search (its rate, users or speed); the others run as configured',
+    )
     .option('--clients <n>', 'use only the first N client IDs', positiveInt)
     .option('--workers <n>', 'load worker threads', positiveInt)
     .option(
@@ -43,17 +47,33 @@ export function registerCapacityCommand(program: Command): void {
     .option('--max <n>', 'never step above this rate (or concurrency)', positiveNumber)
     .option('--warm-up <duration>', 'warm-up of each step, whole seconds (default 2s)', wholeSecondsMs('--warm-up'))
     .option('--hold <duration>', 'measured hold of each step, whole seconds (default 5s)', wholeSecondsMs('--hold'))
-    .option('--confirm <duration>', 'hold of the confirmation, whole seconds; 0 = none (default 15s)', wholeSecondsMs('--confirm'))
+    .option(
+      '--confirm <duration>',
+      'hold of the confirmation, whole seconds; 0 = none (default 15s)',
+      wholeSecondsMs('--confirm'),
+    )
     .option(
       '--slo <line>',
       'an SLO line, e.g. "p99 < 250ms" (repeatable; default: the profile\'s thresholds)',
       (v: string, prev?: string[]) => [...(prev ?? []), v],
     )
-    .option('--replay <file>', 'search the speed of this recording (JSONL or HAR) instead of a rate: --start and --max are then speeds')
-    .option('--from <when>', 'with --replay: start of the window every step plays (a duration into the recording or an ISO 8601 instant)')
+    .option(
+      '--replay <file>',
+      'search the speed of this recording (JSONL or HAR) instead of a rate: --start and --max are then speeds',
+    )
+    .option(
+      '--from <when>',
+      'with --replay: start of the window every step plays (a duration into the recording or an ISO 8601 instant)',
+    )
     .option('--to <when>', 'with --replay: end of the window (exclusive), as --from')
-    .option('--map-clients', 'with --replay: send callers without a client ID of their own by configured ones (a stable hash)')
-    .option('--replay-host <host>', "with a HAR --replay: the API's host (default: the one most of its API calls go to)")
+    .option(
+      '--map-clients',
+      'with --replay: send callers without a client ID of their own by configured ones (a stable hash)',
+    )
+    .option(
+      '--replay-host <host>',
+      "with a HAR --replay: the API's host (default: the one most of its API calls go to)",
+    )
     .option('--include-429', "search past the clients' quotas, counting 429s as answers")
     .option('--max-lag <duration>', 'schedule lag p99 above which a step is generator-bound (default 20ms)', durationMs)
     .option('--max-steps <n>', 'stop the search after this many steps (default 30)', positiveInt)
@@ -62,13 +82,18 @@ export function registerCapacityCommand(program: Command): void {
     .option('--summary-md <file>', 'append a markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set)')
     .option('--junit <file>', 'also write JUnit XML: the SLO lines of the confirmation and the capacity as test cases')
     .addOption(
-      new Option('--ui <mode>', 'live view: the dashboard of each step on a terminal, one line per step in CI or when piped, or none')
+      new Option(
+        '--ui <mode>',
+        'live view: the dashboard of each step on a terminal, one line per step in CI or when piped, or none',
+      )
         .choices(['auto', 'tui', 'plain', 'none'])
         .default('auto'),
     )
     .option('--json', 'print the capacity record as JSON on stdout instead of the summary');
-  addMetricsOptions(addTransportOptions(command)).action(async (profilePath: string | undefined, flags: CapacityFlags) => {
-    const { capacityAction } = await import('./capacity-action.ts');
-    await capacityAction(profilePath, flags);
-  });
+  addMetricsOptions(addTransportOptions(command)).action(
+    async (profilePath: string | undefined, flags: CapacityFlags) => {
+      const { capacityAction } = await import('./capacity-action.ts');
+      await capacityAction(profilePath, flags);
+    },
+  );
 }

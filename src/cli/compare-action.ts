@@ -42,12 +42,19 @@ export async function compareAction(basePath: string, headPath: string, flags: C
     { label: headPath, result: head },
     flags.allowDifferentSources ?? false,
   );
-  if (sourceDifference !== null) process.stderr.write(`warning: the runs replay different sources: ${sourceDifference}\n`);
+  if (sourceDifference !== null)
+    process.stderr.write(`warning: the runs replay different sources: ${sourceDifference}\n`);
   if (isCapacityResult(base) || isCapacityResult(head)) {
-    const capacity = compareCapacity({ label: basePath, result: base }, { label: headPath, result: head }, failOnCapacity);
+    const capacity = compareCapacity(
+      { label: basePath, result: base },
+      { label: headPath, result: head },
+      failOnCapacity,
+    );
     if (flags.format === 'json') process.stdout.write(`${JSON.stringify(capacity, null, 2)}\n`);
     else
-      process.stdout.write(flags.format === 'markdown' ? renderCapacityComparisonMarkdown(capacity) : renderCapacityComparison(capacity));
+      process.stdout.write(
+        flags.format === 'markdown' ? renderCapacityComparisonMarkdown(capacity) : renderCapacityComparison(capacity),
+      );
     setExitCode(capacity.regression ? ExitCode.failed : ExitCode.ok);
     return;
   }
@@ -58,6 +65,9 @@ export async function compareAction(basePath: string, headPath: string, flags: C
   );
   if (flags.format === 'json') process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
   else if (flags.format === 'markdown') process.stdout.write(renderComparisonMarkdown(comparison));
-  else process.stdout.write(renderComparisonTable(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR }));
+  else
+    process.stdout.write(
+      renderComparisonTable(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR }),
+    );
   setExitCode(comparison.regression ? ExitCode.failed : ExitCode.ok);
 }

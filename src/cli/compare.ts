@@ -42,7 +42,10 @@ export function registerCompareCommand(program: Command): void {
       '--allow-different-sources',
       'compare replays of different recordings (or windows), or a replay with a synthetic run, instead of refusing them',
     )
-    .option('--allow-incomplete', 'compare runs that did not complete (status running, aborted or failed) instead of refusing them')
+    .option(
+      '--allow-incomplete',
+      'compare runs that did not complete (status running, aborted or failed) instead of refusing them',
+    )
     .action(async (basePath: string, headPath: string, flags: CompareFlags) => {
       const { compareAction } = await import('./compare-action.ts');
       await compareAction(basePath, headPath, flags);

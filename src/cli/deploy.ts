@@ -21,7 +21,10 @@ export function registerDeployCommand(program: Command): void {
     .option('--namespace <ns>', 'namespace of every object')
     .option('--run-id <id>', 'run id shared by the shards (default: derived from the profile and the start instant)')
     .addOption(
-      new Option('--start-in <duration>', 'start the shards this long after now: time to schedule pods and pull the image')
+      new Option(
+        '--start-in <duration>',
+        'start the shards this long after now: time to schedule pods and pull the image',
+      )
         .argParser(durationMs)
         .default(120_000, '2m'),
     )
@@ -35,7 +38,10 @@ export function registerDeployCommand(program: Command): void {
       'each shard serves live Prometheus metrics on this port, with scrape annotations (docs/metrics.md)',
       positiveInt,
     )
-    .option('--allow-inline-secrets', 'copy secrets written into the profile into the ConfigMap anyway (default: refuse, exit 2)')
+    .option(
+      '--allow-inline-secrets',
+      'copy secrets written into the profile into the ConfigMap anyway (default: refuse, exit 2)',
+    )
     .action(async (profilePath: string, flags: KubernetesFlags) => {
       const { kubernetesAction } = await import('./deploy-action.ts');
       await kubernetesAction(profilePath, flags);

@@ -36,10 +36,13 @@ export async function mergeAction(paths: string[], flags: MergeFlags): Promise<v
   const { result } = merged;
   if (flags.json) {
     const { run, summary, byMethod, thresholds, checks, warnings } = result;
-    process.stdout.write(`${JSON.stringify({ resultFile: flags.out, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ resultFile: flags.out, run, summary, byMethod, thresholds, checks, warnings }, null, 2)}\n`,
+    );
   } else {
     const set = result.run.shardSet;
-    const what = set === undefined ? `${merged.files} files` : `${set.merged.length} of ${set.count} shards of run ${set.runId}`;
+    const what =
+      set === undefined ? `${merged.files} files` : `${set.merged.length} of ${set.count} shards of run ${set.runId}`;
     process.stdout.write(
       `${renderSummaryTable(result, { color: colourEnabled(process.stdout) })}\nmerged ${sanitizeText(what)} → ${sanitizeText(flags.out)}\n`,
     );

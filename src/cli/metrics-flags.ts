@@ -16,7 +16,8 @@ export interface MetricsFlags {
 
 function listenAddress(value: string): ListenAddress {
   const address = parseListenAddress(value);
-  if (address === null) throw new InvalidArgumentError(`expected HOST:PORT or PORT like 127.0.0.1:9464, found ${JSON.stringify(value)}`);
+  if (address === null)
+    throw new InvalidArgumentError(`expected HOST:PORT or PORT like 127.0.0.1:9464, found ${JSON.stringify(value)}`);
   return address;
 }
 
@@ -66,9 +67,14 @@ export function addMetricsOptions(command: Command): Command {
 /** The endpoint's options; null without `--metrics-listen` (the other flags then need it). */
 export function metricsOptionsOf(flags: MetricsFlags): MetricsOptions | null {
   if (flags.metricsListen === undefined) {
-    const stray = (['metricsBuckets', 'metricsClients', 'metricsLinger', 'metricsTag'] as const).find((key) => flags[key] !== undefined);
+    const stray = (['metricsBuckets', 'metricsClients', 'metricsLinger', 'metricsTag'] as const).find(
+      (key) => flags[key] !== undefined,
+    );
     if (stray !== undefined)
-      throw new RpcloadError('bad_flag', `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: needs --metrics-listen`);
+      throw new RpcloadError(
+        'bad_flag',
+        `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: needs --metrics-listen`,
+      );
     return null;
   }
   return {

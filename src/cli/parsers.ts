@@ -1,7 +1,14 @@
 /** Flag value parsers shared by every command; each throws commander's InvalidArgumentError (exit 2). */
 import { InvalidArgumentError } from 'commander';
 import { readCa } from '../profile/profile-files.ts';
-import { parseConcurrency, parseRate, parseStages, type ConcurrencyLoad, type RateLoad, type Stage } from '../profile/phase-load.ts';
+import {
+  parseConcurrency,
+  parseRate,
+  parseStages,
+  type ConcurrencyLoad,
+  type RateLoad,
+  type Stage,
+} from '../profile/phase-load.ts';
 import { RpcloadError } from '../errors.ts';
 import { targetUrlProblem } from '../profile/target-url.ts';
 import type { HttpClientName } from '../profile/plan.ts';
@@ -10,19 +17,22 @@ import { MAX_DURATION_MS, MAX_DURATION_TEXT, parseDurationMs } from '../util/dur
 
 export function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer, found ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a positive integer, found ${JSON.stringify(value)}`);
   return n;
 }
 
 export function nonNegativeInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, found ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError(`expected a non-negative integer, found ${JSON.stringify(value)}`);
   return n;
 }
 
 export function positiveNumber(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number, found ${JSON.stringify(value)}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a positive number, found ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -36,9 +46,12 @@ export function fraction(value: string): number {
 /** Duration flag ("500ms", "10s", "1m") → milliseconds, at most a week. */
 export function durationMs(value: string): number {
   const ms = parseDurationMs(value);
-  if (ms === undefined) throw new InvalidArgumentError(`expected a duration like 500ms, 10s or 1m30s, found ${JSON.stringify(value)}`);
+  if (ms === undefined)
+    throw new InvalidArgumentError(`expected a duration like 500ms, 10s or 1m30s, found ${JSON.stringify(value)}`);
   if (ms > MAX_DURATION_MS)
-    throw new InvalidArgumentError(`expected a duration of at most ${MAX_DURATION_TEXT}, found ${JSON.stringify(value)}`);
+    throw new InvalidArgumentError(
+      `expected a duration of at most ${MAX_DURATION_TEXT}, found ${JSON.stringify(value)}`,
+    );
   return ms;
 }
 
@@ -102,7 +115,8 @@ export function rateSpec(value: string): RateLoad {
 /** `--concurrency N`: N virtual users. */
 export function concurrencySpec(value: string): ConcurrencyLoad {
   const load = parseConcurrency(value);
-  if (load === null) throw new InvalidArgumentError(`expected a number of virtual users like 8, found ${JSON.stringify(value)}`);
+  if (load === null)
+    throw new InvalidArgumentError(`expected a number of virtual users like 8, found ${JSON.stringify(value)}`);
   return load;
 }
 
@@ -110,7 +124,9 @@ export function concurrencySpec(value: string): ConcurrencyLoad {
 export function stagesSpec(value: string): Stage[] {
   const stages = parseStages(value);
   if (stages === null)
-    throw new InvalidArgumentError(`expected DURATION:RATE[,DURATION:RATE…] like 30s:50,2m:50,30s:0, found ${JSON.stringify(value)}`);
+    throw new InvalidArgumentError(
+      `expected DURATION:RATE[,DURATION:RATE…] like 30s:50,2m:50,30s:0, found ${JSON.stringify(value)}`,
+    );
   return stages;
 }
 

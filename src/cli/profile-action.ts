@@ -73,11 +73,14 @@ function windowText(replay: ReplayPlan): string {
 
 /** Several workloads: each by its load, then what they share. */
 function describeWorkloads(plan: Plan): string {
-  const endMs = Math.max(...plan.workloads.map((w) => w.startAfterMs + w.phases.reduce((sum, p) => sum + plan.phases[p]!.durationMs, 0)));
+  const endMs = Math.max(
+    ...plan.workloads.map((w) => w.startAfterMs + w.phases.reduce((sum, p) => sum + plan.phases[p]!.durationMs, 0)),
+  );
   const parts = plan.workloads.map((w) => {
     const phases = w.phases.map((p) => plan.phases[p]!);
     const start = w.startAfterMs > 0 ? ` from ${formatDurationMs(w.startAfterMs)}` : '';
-    const load = w.replay !== undefined ? `replays ${w.replay.facts.fileName} at ${w.replay.speed}×` : describeLoad(phases);
+    const load =
+      w.replay !== undefined ? `replays ${w.replay.facts.fileName} at ${w.replay.speed}×` : describeLoad(phases);
     return `${w.name} (${load}, ${count(w.clients.length, 'client')}${start})`;
   });
   return [

@@ -26,7 +26,10 @@ function profileTraceUrl(config: Readonly<Record<string, unknown>>): string | nu
 /** `rpcload report RESULT [--out FILE] [--baseline OTHER]`: the HTML page written. */
 export async function reportAction(resultPath: string, flags: ReportFlags): Promise<void> {
   if (flags.traceUrl !== undefined && !isTraceUrlTemplate(flags.traceUrl))
-    throw new RpcloadError('bad_flag', `--trace-url: expected ${TRACE_URL_EXPECTED}, found ${JSON.stringify(flags.traceUrl)}`);
+    throw new RpcloadError(
+      'bad_flag',
+      `--trace-url: expected ${TRACE_URL_EXPECTED}, found ${JSON.stringify(flags.traceUrl)}`,
+    );
   const out = flags.out ?? defaultReportPath(resultPath);
   await assertDistinctFiles(
     [{ name: '--out', path: out }],
@@ -51,7 +54,10 @@ export async function reportAction(resultPath: string, flags: ReportFlags): Prom
     // Atomically: a full disk leaves the previous report (or none), never a truncated page.
     await writeFileAtomically(out, html);
   } catch (err) {
-    throw new RpcloadError('bad_output', `${out}: cannot write the report (${(err as NodeJS.ErrnoException).code ?? describeError(err)})`);
+    throw new RpcloadError(
+      'bad_output',
+      `${out}: cannot write the report (${(err as NodeJS.ErrnoException).code ?? describeError(err)})`,
+    );
   }
   process.stdout.write(`report → ${out}\n`);
 }

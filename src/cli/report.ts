@@ -9,7 +9,9 @@ import type { ReportFlags } from './report-action.ts';
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('write a self-contained HTML report (charts, per-method and per-client tables, checks) of a result file')
+    .description(
+      'write a self-contained HTML report (charts, per-method and per-client tables, checks) of a result file',
+    )
     .argument('<result>', 'the result file')
     .option('--out <file>', 'where to write the report (default: the result file with .html)')
     .option('--baseline <file>', 'another result file to overlay (dashed) and show side by side')

@@ -90,32 +90,48 @@ async function planOf(profilePath: string | undefined, flags: RunFlags): Promise
   if (flags.replay !== undefined) {
     const loadFlag = (['rate', 'concurrency', 'stages'] as const).find((key) => flags[key] !== undefined);
     if (loadFlag !== undefined)
-      throw new RpcloadError('bad_flag', `--${loadFlag}: a replay sends the recording's calls at their own times; use --speed`);
+      throw new RpcloadError(
+        'bad_flag',
+        `--${loadFlag}: a replay sends the recording's calls at their own times; use --speed`,
+      );
   }
   // A replay's -n and --duration are its own, not the phases' (which it replaces).
   const untimed = await profilePlanOf(profilePath, { ...flags, requests: undefined, duration: undefined });
   const chosen = flagsWorkload(untimed, flags.workload);
   if (chosen?.replaySettings !== undefined)
-    return prepareReplays(untimed, (w) => (w === chosen ? replaySettingsOf(flags, w.replaySettings)! : w.replaySettings!));
+    return prepareReplays(untimed, (w) =>
+      w === chosen ? replaySettingsOf(flags, w.replaySettings)! : w.replaySettings!,
+    );
   // The replay flags change a replay workload only.
   replaySettingsOf({ ...flags, requests: undefined, duration: undefined }, undefined);
-  const timed = flags.requests === undefined && flags.duration === undefined ? untimed : await profilePlanOf(profilePath, flags);
+  const timed =
+    flags.requests === undefined && flags.duration === undefined ? untimed : await profilePlanOf(profilePath, flags);
   return prepareReplays(timed);
 }
 
 /** The workload the load flags change: the one --workload names, else the only one; undefined when the plan has several. */
 function flagsWorkload(plan: Plan, name: string | undefined): WorkloadPlan | undefined {
-  return name === undefined ? (plan.workloads.length === 1 ? plan.workloads[0] : undefined) : plan.workloads.find((w) => w.name === name);
+  return name === undefined
+    ? plan.workloads.length === 1
+      ? plan.workloads[0]
+      : undefined
+    : plan.workloads.find((w) => w.name === name);
 }
 
 async function profilePlanOf(profilePath: string | undefined, flags: RunFlags): Promise<Plan> {
   if (profilePath === undefined && wantsInlineProfile(flags)) {
     // A --client-pattern already made --clients clients; --clients otherwise takes the first N --clients.
-    return inlinePlan(flags, { ...overridesOf(flags), clients: flags.clientPattern === undefined ? flags.clients : undefined });
+    return inlinePlan(flags, {
+      ...overridesOf(flags),
+      clients: flags.clientPattern === undefined ? flags.clients : undefined,
+    });
   }
   const inlineOnly = INLINE_ONLY_FLAGS.find(([key]) => flags[key] !== undefined);
   if (inlineOnly)
-    throw new RpcloadError('bad_flag', `${inlineOnly[1]}: builds a profile from flags; it cannot be combined with a profile file`);
+    throw new RpcloadError(
+      'bad_flag',
+      `${inlineOnly[1]}: builds a profile from flags; it cannot be combined with a profile file`,
+    );
   return loadPlan(profilePath ?? defaultProfilePath(), overridesOf(flags));
 }
 
@@ -133,7 +149,8 @@ const INLINE_ONLY_FLAGS = [
 /** `--http-debug[=N]`: the printer of the first N exchanges, to stderr; null without the flag. */
 function httpDebugOf(flags: RunFlags): HttpDebug | null {
   if (flags.httpDebug === undefined) return null;
-  if ((flags.workers ?? 1) > 1) throw new RpcloadError('bad_flag', '--http-debug: prints from one thread; drop --workers');
+  if ((flags.workers ?? 1) > 1)
+    throw new RpcloadError('bad_flag', '--http-debug: prints from one thread; drop --workers');
   const limit = flags.httpDebug === true ? DEFAULT_HTTP_DEBUG_EXCHANGES : flags.httpDebug;
   return new HttpDebug(limit, (text) => process.stderr.write(text));
 }
@@ -158,7 +175,9 @@ export async function runAction(profilePath: string | undefined, flags: RunFlags
   // With the result on stdout, everything else a user reads goes to stderr.
   const toStdout = flags.out === STDOUT_PATH;
   const say = toStdout ? process.stderr : process.stdout;
-  const mode = toStdout ? 'none' : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
+  const mode = toStdout
+    ? 'none'
+    : resolveUiMode(flags.ui, { isTTY: process.stdout.isTTY === true, ci: process.env.CI });
   const session = await withInterrupt((signal, stop) =>
     runSession({
       plan,
@@ -184,7 +203,9 @@ export async function runAction(profilePath: string | undefined, flags: RunFlags
     const json = redactSecrets({ resultFile: path, run, summary, byMethod, thresholds, checks, warnings });
     say.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
-    say.write(`${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`);
+    say.write(
+      `${renderSummaryTable(result, { color: colourEnabled(say) })}\nresult file: ${toStdout ? 'stdout' : path}\n`,
+    );
   }
   if (session.writeProblem !== null) process.stderr.write(`warning: ${session.writeProblem}\n`);
   setExitCode(session.exitCode);

@@ -33,11 +33,18 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--target <url>', 'target base URL (overrides the profile)', httpUrl)
     .addOption(
-      new Option('--rate <n>', "arrivals per second, or FROM:TO for a linear ramp: one phase instead of the profile's phases")
+      new Option(
+        '--rate <n>',
+        "arrivals per second, or FROM:TO for a linear ramp: one phase instead of the profile's phases",
+      )
         .argParser(rateSpec)
         .conflicts('concurrency'),
     )
-    .option('--concurrency <n>', "virtual users: one closed-model phase instead of the profile's phases", concurrencySpec)
+    .option(
+      '--concurrency <n>',
+      "virtual users: one closed-model phase instead of the profile's phases",
+      concurrencySpec,
+    )
     .option('--duration <duration>', 'total duration, e.g. 30s or 2m', durationMs)
     .option(
       '--workload <name>',
@@ -66,16 +73,27 @@ export function registerRunCommand(program: Command): void {
       'number of client IDs: a pattern makes N (more or fewer than the profile says), a list keeps its first N',
       positiveInt,
     )
-    .option('--method <name[:json][@weight]>', 'without a profile: a method to call, with JSON args and a weight (repeatable)', collect)
+    .option(
+      '--method <name[:json][@weight]>',
+      'without a profile: a method to call, with JSON args and a weight (repeatable)',
+      collect,
+    )
     .option('--paginated <name>', 'without a profile: a method whose next cursors are walked (repeatable)', collect)
     .option('--client <id:secret>', 'without a profile: client credentials (repeatable)', collect)
     .option(
       '--client-pattern <pattern:secret>',
       'without a profile: --clients N clients (default 10) of an ID pattern, e.g. app-{n}:SECRET',
     )
-    .option('--secret-env <var>', 'environment variable holding the secret of --client IDs / --client-pattern given without :SECRET')
+    .option(
+      '--secret-env <var>',
+      'environment variable holding the secret of --client IDs / --client-pattern given without :SECRET',
+    )
     .option('--token-method <name>', 'without a profile: token request method (default auth.token)')
-    .option('--client-auth <method>', 'without a profile: client authentication, post or basic', oneOf(['post', 'basic'] as const))
+    .option(
+      '--client-auth <method>',
+      'without a profile: client authentication, post or basic',
+      oneOf(['post', 'basic'] as const),
+    )
     .option('--threshold <expr>', 'pass/fail expression like "p95 < 200ms" or "error_rate < 1%" (repeatable)', collect)
     .option(
       '--replica <url>',
@@ -91,15 +109,25 @@ export function registerRunCommand(program: Command): void {
       '--replay <file>',
       "replay recorded traffic (JSONL {t, client, method, args} or a HAR capture) instead of the profile's scenarios",
     )
-    .option('--speed <factor>', 'with --replay: recorded offsets ÷ this (2 = twice as fast, 0.5 = half; default 1)', positiveNumber)
+    .option(
+      '--speed <factor>',
+      'with --replay: recorded offsets ÷ this (2 = twice as fast, 0.5 = half; default 1)',
+      positiveNumber,
+    )
     .option('--loop', 'with --replay: play the window again when it ends, until --duration or -n')
-    .option('--from <when>', 'with --replay: start of the window, a duration into the recording (e.g. 90s) or an ISO 8601 instant')
+    .option(
+      '--from <when>',
+      'with --replay: start of the window, a duration into the recording (e.g. 90s) or an ISO 8601 instant',
+    )
     .option('--to <when>', 'with --replay: end of the window (exclusive), as --from')
     .option(
       '--map-clients',
       "with --replay: send callers without a client ID of their own by configured ones (a stable hash of the caller's name)",
     )
-    .option('--replay-host <host>', "with a HAR --replay: the API's host (default: the one most of its API calls go to)")
+    .option(
+      '--replay-host <host>',
+      "with a HAR --replay: the API's host (default: the one most of its API calls go to)",
+    )
     .option('--ca <file>', 'extra CA certificate (PEM) to trust for an https target', caFile)
     .option('--insecure', 'do not verify the https certificate')
     .option(
@@ -124,7 +152,10 @@ export function registerRunCommand(program: Command): void {
       '--shard <I/N>',
       'carry shard I of N of one run: every N-th client and its share of the load (env RPCLOAD_SHARD, or JOB_COMPLETION_INDEX with RPCLOAD_SHARDS)',
     )
-    .option('--run-id <id>', 'the id every shard of the run shares (env RPCLOAD_RUN_ID; default derived from the profile and --start-at)')
+    .option(
+      '--run-id <id>',
+      'the id every shard of the run shares (env RPCLOAD_RUN_ID; default derived from the profile and --start-at)',
+    )
     .option(
       '--start-at <time>',
       'fetch tokens and open connections, then start the clock at this instant: ISO 8601 with a zone, or Unix seconds (env RPCLOAD_START_AT)',

@@ -66,7 +66,11 @@ function parseClients(values: readonly string[]): ClientCredential[] {
   return values
     .flatMap((value) => value.split(','))
     .map((entry) => {
-      const { head, secret } = splitCredential(entry, '--clients', 'ID:SECRET[,ID:SECRET…] with non-empty IDs and secrets');
+      const { head, secret } = splitCredential(
+        entry,
+        '--clients',
+        'ID:SECRET[,ID:SECRET…] with non-empty IDs and secrets',
+      );
       return { id: head, secret };
     });
 }
@@ -91,8 +95,12 @@ function parseClientKeys(values: readonly string[]): ClientPublicKey[] {
 }
 
 function serverOptionsFromFlags(flags: ServeFlags): ServerOptions {
-  if ((flags.cert === undefined) !== (flags.key === undefined)) throw new RpcloadError('bad_flag', '--cert and --key go together');
-  const tls = flags.cert !== undefined ? { cert: readPem(flags.cert, '--cert'), key: readPem(flags.key!, '--key') } : flags.tls === true;
+  if ((flags.cert === undefined) !== (flags.key === undefined))
+    throw new RpcloadError('bad_flag', '--cert and --key go together');
+  const tls =
+    flags.cert !== undefined
+      ? { cert: readPem(flags.cert, '--cert'), key: readPem(flags.key!, '--key') }
+      : flags.tls === true;
   if (flags.http2 === true && tls === false)
     throw new RpcloadError('bad_flag', '--http2: needs --tls (HTTP/2 is negotiated with TLS ALPN)');
   if (flags.clientCa !== undefined && tls === false)
@@ -145,7 +153,9 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     onListening: ({ url, replicaUrls, notes, controls }) => {
       stopControl = controlBySignals(controls);
       process.stdout.write(`rpcload serve: listening on ${url}\n`);
-      replicaUrls.forEach((replica, i) => process.stdout.write(`rpcload serve: replica ${i + 1} listening on ${replica}\n`));
+      replicaUrls.forEach((replica, i) =>
+        process.stdout.write(`rpcload serve: replica ${i + 1} listening on ${replica}\n`),
+      );
       process.stderr.write(`${[pidNote(), ...notes].join('\n')}\n`);
     },
   });
@@ -159,7 +169,9 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
  */
 function controlBySignals(controls: ServeControls): () => void {
   const onOutage = (): void => {
-    process.stderr.write(`rpcload serve: SIGUSR1, the limiter's store is now ${controls.toggleStoreDown() ? 'down' : 'up'}\n`);
+    process.stderr.write(
+      `rpcload serve: SIGUSR1, the limiter's store is now ${controls.toggleStoreDown() ? 'down' : 'up'}\n`,
+    );
   };
   const onRestart = (): void => {
     controls.restart().then(

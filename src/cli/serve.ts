@@ -6,7 +6,13 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
 import { METHOD_HELP } from '../server/methods/method-help.ts';
 import { DEFAULT_MAX_ORDERS } from '../server/methods/order-store.ts';
-import { FAULTS, LIMITER_ALGORITHMS, LIMITER_STORES, STORE_OUTAGE_POLICIES, type FaultName } from '../server/options.ts';
+import {
+  FAULTS,
+  LIMITER_ALGORITHMS,
+  LIMITER_STORES,
+  STORE_OUTAGE_POLICIES,
+  type FaultName,
+} from '../server/options.ts';
 import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
 import type { ServeFlags } from './serve-action.ts';
@@ -48,7 +54,8 @@ function faultHelp(): string {
   const width = Math.max(...FAULTS.map((f) => f.name.length));
   const methodWidth = Math.max(...METHOD_HELP.map((m) => m.name.length));
   const maxOrders = DEFAULT_MAX_ORDERS.toLocaleString('en-US');
-  const lines = (kind: string): string[] => FAULTS.filter((f) => f.kind === kind).map((f) => `  ${f.name.padEnd(width)}  ${f.description}`);
+  const lines = (kind: string): string[] =>
+    FAULTS.filter((f) => f.kind === kind).map((f) => `  ${f.name.padEnd(width)}  ${f.description}`);
   return [
     '',
     'Faults (--fault NAME, repeatable), each breaking exactly one rule of the conventions:',
@@ -85,9 +92,14 @@ export function registerServeCommand(program: Command): void {
       ),
     )
     .addOption(new Option('--tls', 'serve HTTPS (TLS ≥ 1.2) with a self-signed certificate made at start'))
-    .addOption(new Option('--http2', 'with --tls: serve HTTP/2 (node:http2), and HTTP/1.1 to clients that do not offer h2'))
     .addOption(
-      new Option('--client-ca <file>', 'with --tls: require a client certificate issued by this CA (PEM) on every connection (mTLS)'),
+      new Option('--http2', 'with --tls: serve HTTP/2 (node:http2), and HTTP/1.1 to clients that do not offer h2'),
+    )
+    .addOption(
+      new Option(
+        '--client-ca <file>',
+        'with --tls: require a client certificate issued by this CA (PEM) on every connection (mTLS)',
+      ),
     )
     .addOption(
       new Option(
@@ -103,29 +115,57 @@ export function registerServeCommand(program: Command): void {
         'with --tls: where to write the generated certificate, for run/verify --ca (default: a file in the temp directory)',
       ),
     )
-    .addOption(new Option('--clients <list>', 'registered clients ID:SECRET[,ID:SECRET…] (repeatable)').argParser(collect))
-    .addOption(new Option('--client-pattern <prefix:secret>', 'accept any client ID with this prefix and this one secret'))
+    .addOption(
+      new Option('--clients <list>', 'registered clients ID:SECRET[,ID:SECRET…] (repeatable)').argParser(collect),
+    )
+    .addOption(
+      new Option('--client-pattern <prefix:secret>', 'accept any client ID with this prefix and this one secret'),
+    )
     .addOption(new Option('--token-method <name>', 'method name of the token request').default('auth.token'))
-    .addOption(new Option('--token-ttl <duration>', 'access token lifetime (expires_in)').argParser(wholeSecondsS).default(3600, '1h'))
+    .addOption(
+      new Option('--token-ttl <duration>', 'access token lifetime (expires_in)')
+        .argParser(wholeSecondsS)
+        .default(3600, '1h'),
+    )
     .addOption(
       new Option('--token-response <shape>', 'token response: inside the API envelope, or bare RFC 6749 JSON')
         .choices(['envelope', 'bare'])
         .default('envelope'),
     )
-    .addOption(new Option('--payload-limit <bytes>', 'largest request body accepted').argParser(nonNegativeInt).default(100_000))
+    .addOption(
+      new Option('--payload-limit <bytes>', 'largest request body accepted').argParser(nonNegativeInt).default(100_000),
+    )
     .addOption(new Option('--items <n>', 'size of the items.list data set').argParser(nonNegativeInt).default(1000))
     .addOption(new Option('--page-size <n>', 'default items.list page size (1–100)').argParser(pageSize).default(100))
-    .addOption(new Option('--cursor-ttl <duration>', 'pagination cursor lifetime').argParser(durationMs).default(60_000, '60s'))
+    .addOption(
+      new Option('--cursor-ttl <duration>', 'pagination cursor lifetime').argParser(durationMs).default(60_000, '60s'),
+    )
     .addOption(new Option('--work-p50 <duration>', 'median latency of work').argParser(durationMs).default(20, '20ms'))
-    .addOption(new Option('--work-p99 <duration>', '99th percentile latency of work').argParser(durationMs).default(200, '200ms'))
-    .addOption(new Option('--flaky-rate <0..1>', 'share of flaky calls failing with unexpected_error').argParser(fraction).default(0.1))
-    .addOption(new Option('--chaos-rate <0..1>', 'share of method responses hit by each chaos fault').argParser(fraction).default(0.1))
+    .addOption(
+      new Option('--work-p99 <duration>', '99th percentile latency of work')
+        .argParser(durationMs)
+        .default(200, '200ms'),
+    )
+    .addOption(
+      new Option('--flaky-rate <0..1>', 'share of flaky calls failing with unexpected_error')
+        .argParser(fraction)
+        .default(0.1),
+    )
+    .addOption(
+      new Option('--chaos-rate <0..1>', 'share of method responses hit by each chaos fault')
+        .argParser(fraction)
+        .default(0.1),
+    )
     .addOption(
       new Option('--broken-envelope-rate <0..1>', 'share of successes broken by the broken-envelope fault')
         .argParser(fraction)
         .default(0.2),
     )
-    .addOption(new Option('--added-latency <duration>', 'extra latency before every API response').argParser(durationMs).default(0, '0ms'))
+    .addOption(
+      new Option('--added-latency <duration>', 'extra latency before every API response')
+        .argParser(durationMs)
+        .default(0, '0ms'),
+    )
     .addOption(
       new Option(
         '--capacity <rate>',
@@ -138,20 +178,35 @@ export function registerServeCommand(program: Command): void {
         .default(DEFAULT_CAPACITY_WORKERS),
     )
     .addOption(
-      new Option('--max-queue <duration>', 'with --capacity: shed calls (503 server_busy) that would queue longer').argParser(durationMs),
+      new Option(
+        '--max-queue <duration>',
+        'with --capacity: shed calls (503 server_busy) that would queue longer',
+      ).argParser(durationMs),
     )
     .addOption(
-      new Option('--seed <n>', 'seed of the random parts (latency, flaky, faults) for reproducible runs').argParser(nonNegativeInt),
+      new Option('--seed <n>', 'seed of the random parts (latency, flaky, faults) for reproducible runs').argParser(
+        nonNegativeInt,
+      ),
     )
     .addOption(
-      new Option('--replicas <n>', 'replicas of the API on their own ports behind a round-robin front').argParser(positiveInt).default(1),
+      new Option('--replicas <n>', 'replicas of the API on their own ports behind a round-robin front')
+        .argParser(positiveInt)
+        .default(1),
     )
     .addOption(
-      new Option('--limiter-store <store>', 'where replicas keep their rate-limit counts: one shared store, or each its own memory')
+      new Option(
+        '--limiter-store <store>',
+        'where replicas keep their rate-limit counts: one shared store, or each its own memory',
+      )
         .choices(LIMITER_STORES)
         .default('shared'),
     )
-    .addOption(new Option('--store-fault-file <path>', "while this file exists, the limiter's store is down (SIGUSR1 switches it too)"))
+    .addOption(
+      new Option(
+        '--store-fault-file <path>',
+        "while this file exists, the limiter's store is down (SIGUSR1 switches it too)",
+      ),
+    )
     .addOption(
       new Option('--store-outage-policy <policy>', 'what the limiter does while its store is down')
         .choices(STORE_OUTAGE_POLICIES)

@@ -38,7 +38,8 @@ function dispatch(signal: NodeJS.Signals): void {
 }
 
 function listen(): void {
-  for (const signal of INTERRUPT_SIGNALS) if (!process.listeners(signal).includes(dispatch)) process.on(signal, dispatch);
+  for (const signal of INTERRUPT_SIGNALS)
+    if (!process.listeners(signal).includes(dispatch)) process.on(signal, dispatch);
 }
 
 /**
@@ -69,7 +70,9 @@ export async function withInterrupt<T>(command: (signal: AbortSignal, stop: () =
   const abort = new AbortController();
   const stop = (): void => {
     if (abort.signal.aborted) return;
-    process.stderr.write('rpcload: stopping — in-flight requests get a moment to finish; press Ctrl-C again to quit at once\n');
+    process.stderr.write(
+      'rpcload: stopping — in-flight requests get a moment to finish; press Ctrl-C again to quit at once\n',
+    );
     abort.abort();
   };
   let interrupted = false;
@@ -78,7 +81,9 @@ export async function withInterrupt<T>(command: (signal: AbortSignal, stop: () =
     interrupted = true;
     stop();
     const watchdog = setTimeout(() => {
-      process.stderr.write(`rpcload: still not stopped after ${STOP_WATCHDOG_MS / 1000} s; quitting (the result file may be incomplete)\n`);
+      process.stderr.write(
+        `rpcload: still not stopped after ${STOP_WATCHDOG_MS / 1000} s; quitting (the result file may be incomplete)\n`,
+      );
       process.exit(ExitCode.interrupted);
     }, STOP_WATCHDOG_MS);
     watchdog.unref();

@@ -9,10 +9,15 @@ import { readTlsIdentity } from '../profile/key-files.ts';
 import type { TransportFlags } from './transport-flags.ts';
 
 /** The client certificate the flags give (read and checked), or undefined when they give none. */
-export function identityFromFlags(flags: TransportFlags, env: NodeJS.ProcessEnv = process.env): ClientTlsIdentity | undefined {
+export function identityFromFlags(
+  flags: TransportFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): ClientTlsIdentity | undefined {
   if (flags.cert === undefined && flags.pfx === undefined) {
-    if (flags.key !== undefined) throw new RpcloadError('bad_flag', '--key: goes with --cert (the certificate it is the key of)');
-    if (flags.keyPassphraseEnv !== undefined) throw new RpcloadError('bad_flag', '--key-passphrase-env: goes with --cert/--key or --pfx');
+    if (flags.key !== undefined)
+      throw new RpcloadError('bad_flag', '--key: goes with --cert (the certificate it is the key of)');
+    if (flags.keyPassphraseEnv !== undefined)
+      throw new RpcloadError('bad_flag', '--key-passphrase-env: goes with --cert/--key or --pfx');
     return undefined;
   }
   if (flags.cert !== undefined && flags.pfx !== undefined)
@@ -40,5 +45,8 @@ export function transportOverridesOf(
   env: NodeJS.ProcessEnv = process.env,
 ): { identity?: ClientTlsIdentity; httpVersion?: '2' } {
   const identity = identityFromFlags(flags, env);
-  return { ...(identity === undefined ? {} : { identity }), ...(flags.http2 === true ? { httpVersion: '2' as const } : {}) };
+  return {
+    ...(identity === undefined ? {} : { identity }),
+    ...(flags.http2 === true ? { httpVersion: '2' as const } : {}),
+  };
 }

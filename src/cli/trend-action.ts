@@ -16,9 +16,11 @@ export interface TrendFlags {
 }
 
 async function write(path: string, text: string, append: boolean): Promise<void> {
-  await (append ? appendFile(path, text, 'utf8') : writeFile(path, text, 'utf8')).catch((err: NodeJS.ErrnoException) => {
-    throw new RpcloadError('write_failed', `${path}: cannot write: ${err.code ?? err.message}`);
-  });
+  await (append ? appendFile(path, text, 'utf8') : writeFile(path, text, 'utf8')).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw new RpcloadError('write_failed', `${path}: cannot write: ${err.code ?? err.message}`);
+    },
+  );
 }
 
 /** `rpcload trend FILES…`: the series printed (and written), exit 1 when the latest run got worse. */
@@ -35,7 +37,8 @@ export async function trendAction(paths: string[], flags: TrendFlags): Promise<v
   const series = trendSeries(input.points, flags.window);
   const markdown = renderTrendMarkdown(series);
   process.stdout.write(flags.markdown ? markdown : renderTrendTable(series));
-  if (input.skipped.length > 0) process.stderr.write(`rpcload trend: skipped ${input.skipped.length} file(s) that are not result files\n`);
+  if (input.skipped.length > 0)
+    process.stderr.write(`rpcload trend: skipped ${input.skipped.length} file(s) that are not result files\n`);
   if (flags.html !== undefined) await write(flags.html, renderTrendHtml(series), false);
   if (summary !== undefined && summary !== '') await write(summary, markdown, true);
   setExitCode(series.latestRegressed ? ExitCode.failed : ExitCode.ok);

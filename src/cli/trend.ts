@@ -17,7 +17,10 @@ export function registerTrendCommand(program: Command): void {
     .option('--html <file>', 'also write a self-contained HTML page with the charts')
     .option('--window <n>', 'judge each run against the median of this many runs before it', positiveInt, 5)
     .option('--summary-md <file>', 'append the markdown to this file (default: $GITHUB_STEP_SUMMARY when set)')
-    .option('--allow-incomplete', 'include runs that did not complete (status running, aborted or failed) instead of refusing them')
+    .option(
+      '--allow-incomplete',
+      'include runs that did not complete (status running, aborted or failed) instead of refusing them',
+    )
     .action(async (paths: string[], flags: TrendFlags) => {
       const { trendAction } = await import('./trend-action.ts');
       await trendAction(paths, flags);

@@ -34,8 +34,10 @@ async function planFor(profile: string | undefined, flags: VerifyOptions): Promi
 
 /** `rpcload verify [profile]`: the checks run, the table (or JSON) printed, the result file written. */
 export async function verifyAction(profile: string | undefined, flags: VerifyOptions): Promise<void> {
-  if (flags.window !== undefined && flags.window <= 0) throw new RpcloadError('bad_flag', '--window: must be longer than 0');
-  if (flags.timeout !== undefined && flags.timeout <= 0) throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
+  if (flags.window !== undefined && flags.window <= 0)
+    throw new RpcloadError('bad_flag', '--window: must be longer than 0');
+  if (flags.timeout !== undefined && flags.timeout <= 0)
+    throw new RpcloadError('bad_flag', '--timeout: must be longer than 0');
   await checkOutputFlags(flags, profile ?? (flags.target === undefined ? defaultProfilePath() : undefined));
   const identity = identityFromFlags(flags) ?? null;
   const plan = await planFor(profile, flags);

@@ -16,11 +16,25 @@ export function registerVerifyCommand(program: Command): void {
       'profile to take target, auth, clients, methods and rate limit from (default: profiles/demo.json when no --target)',
     )
     .option('--target <url>', 'base URL of the API', httpUrl)
-    .option('--client <id:secret>', 'client credentials (repeatable; 6 or more let the suite finish in about two windows)', collect)
-    .option('--client-pattern <pattern:secret>', 'the first 6 clients of an ID pattern sharing one secret, e.g. app-{n}:SECRET')
-    .option('--secret-env <var>', 'environment variable holding the secret of --client IDs / --client-pattern given without :SECRET')
+    .option(
+      '--client <id:secret>',
+      'client credentials (repeatable; 6 or more let the suite finish in about two windows)',
+      collect,
+    )
+    .option(
+      '--client-pattern <pattern:secret>',
+      'the first 6 clients of an ID pattern sharing one secret, e.g. app-{n}:SECRET',
+    )
+    .option(
+      '--secret-env <var>',
+      'environment variable holding the secret of --client IDs / --client-pattern given without :SECRET',
+    )
     .option('--token-method <name>', 'token request method name (default auth.token)')
-    .option('--client-auth <method>', 'client authentication: post (client_secret_post) or basic', oneOf(['post', 'basic'] as const))
+    .option(
+      '--client-auth <method>',
+      'client authentication: post (client_secret_post) or basic',
+      oneOf(['post', 'basic'] as const),
+    )
     .option('--method <name>', 'method to call (repeatable; the first is the cheap probe method)', collect)
     .option('--paginated <name[:field]>', 'paginated method, optionally naming its array field (repeatable)', collect)
     .option('--limit <n>', 'requests per window per client (default 100)', positiveInt)

@@ -36,7 +36,10 @@ export const CapacityStepSchema = Type.Object(
     index: Type.Integer({ minimum: 1 }),
     kind: Type.Union([Type.Literal('search'), Type.Literal('confirm')]),
     /** Open model: arrivals per second; closed model: virtual users. */
-    load: Type.Number({ minimum: 0, description: 'offered rate (open model, per second) or virtual users (closed model)' }),
+    load: Type.Number({
+      minimum: 0,
+      description: 'offered rate (open model, per second) or virtual users (closed model)',
+    }),
     phase: Type.String({ description: 'the measured hold: its key in byPhase and histograms.byPhase' }),
     warmUpPhase: Type.Union([Type.String(), Type.Null()], { description: 'the warm-up phase before it, if any' }),
     holdS: Type.Number({ minimum: 0 }),
@@ -49,8 +52,12 @@ export const CapacityStepSchema = Type.Object(
     errorRate: Type.Number({ minimum: 0, maximum: 1 }),
     rateLimitedRate: Type.Number({ minimum: 0, maximum: 1 }),
     verdict: Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('generator-bound')]),
-    decidedBy: Type.Union([Type.String(), Type.Null()], { description: 'the first SLO line the step failed, null when it passed' }),
-    retried: Type.Optional(Type.Boolean({ description: 'true: this attempt did not pass and was run once more; the retry counts' })),
+    decidedBy: Type.Union([Type.String(), Type.Null()], {
+      description: 'the first SLO line the step failed, null when it passed',
+    }),
+    retried: Type.Optional(
+      Type.Boolean({ description: 'true: this attempt did not pass and was run once more; the retry counts' }),
+    ),
     stoppedAtMs: Type.Optional(
       Type.Number({
         minimum: 0,
@@ -74,12 +81,16 @@ export const UslFitSchema = Type.Object(
     lambda: Type.Number({ description: 'throughput of one user, per second' }),
     peakConcurrency: Nullable(Type.Number({ description: '√((1 − σ) / κ); null when κ = 0 (no peak)' })),
     peakThroughputPerS: Nullable(Type.Number()),
-    rmsRelativeError: Type.Number({ minimum: 0, description: 'root-mean-square of (fitted − measured) / measured over the points' }),
+    rmsRelativeError: Type.Number({
+      minimum: 0,
+      description: 'root-mean-square of (fitted − measured) / measured over the points',
+    }),
     points: Type.Integer({ minimum: 0 }),
   },
   {
     additionalProperties: false,
-    description: 'Universal Scalability Law X(N) = λN / (1 + σ(N − 1) + κN(N − 1)) fitted to the passing and failing steps',
+    description:
+      'Universal Scalability Law X(N) = λN / (1 + σ(N − 1) + κN(N − 1)) fitted to the passing and failing steps',
   },
 );
 
@@ -94,7 +105,10 @@ export const CapacityRecordSchema = Type.Object(
       }),
     ),
     ratePerS: Nullable(
-      Type.Number({ minimum: 0, description: 'the highest rate that met the SLO (closed model: the throughput at concurrency)' }),
+      Type.Number({
+        minimum: 0,
+        description: 'the highest rate that met the SLO (closed model: the throughput at concurrency)',
+      }),
     ),
     concurrency: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
     speed: Type.Optional(
@@ -107,14 +121,17 @@ export const CapacityRecordSchema = Type.Object(
       ),
     ),
     atLeast: Type.Boolean({
-      description: 'true when the search could not go higher (generator, quota or max bound): the capacity is at least ratePerS',
+      description:
+        'true when the search could not go higher (generator, quota or max bound): the capacity is at least ratePerS',
     }),
     bracket: Type.Tuple([Nullable(Type.Number()), Nullable(Type.Number())], {
       description: '[last pass, first fail] in the searched unit',
     }),
     limitedBy: CapacityLimitSchema,
     finding: Type.String({ description: 'the answer in one line' }),
-    slo: Type.Array(Type.String(), { description: 'the SLO lines each step was judged by, the implicit throughput line included' }),
+    slo: Type.Array(Type.String(), {
+      description: 'the SLO lines each step was judged by, the implicit throughput line included',
+    }),
     confirmation: Type.Union([
       Type.Object(
         {

@@ -23,7 +23,10 @@ export const ReplaySourceSchema = Type.Object(
     format: Type.Union([Type.Literal('jsonl'), Type.Literal('har')]),
     bytes: Count,
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: "SHA-256 of the recording's bytes, hex" }),
-    speed: Type.Number({ exclusiveMinimum: 0, description: 'recorded offsets were divided by this (a capacity file: the found speed)' }),
+    speed: Type.Number({
+      exclusiveMinimum: 0,
+      description: 'recorded offsets were divided by this (a capacity file: the found speed)',
+    }),
     loop: Type.Boolean(),
     window: Type.Object(
       {

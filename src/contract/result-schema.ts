@@ -24,7 +24,8 @@ export const PercentilesSchema = Type.Object(
 );
 
 export const OutcomeCountsSchema = Type.Record(Type.String({ minLength: 1 }), Count, {
-  description: 'Requests by outcome: success, error:<code>, http:<status>, transport:<code>, envelope_violation, content_encoding:<coding>',
+  description:
+    'Requests by outcome: success, error:<code>, http:<status>, transport:<code>, envelope_violation, content_encoding:<coding>',
 });
 
 export const StatsSchema = Type.Object(
@@ -91,7 +92,8 @@ export const SummarySchema = Type.Composite(
           },
           {
             additionalProperties: false,
-            description: "The load's connections and the protocol each negotiated; absent in files written before it was counted",
+            description:
+              "The load's connections and the protocol each negotiated; absent in files written before it was counted",
           },
         ),
       ),
@@ -115,7 +117,10 @@ export const TimelineRowSchema = Type.Object(
 );
 
 const EncodedHistogram = Type.String({ description: 'HdrHistogram V2 compressed base64, values in microseconds' });
-const HistogramPair = Type.Object({ latency: EncodedHistogram, serviceTime: EncodedHistogram }, { additionalProperties: false });
+const HistogramPair = Type.Object(
+  { latency: EncodedHistogram, serviceTime: EncodedHistogram },
+  { additionalProperties: false },
+);
 const HistogramTriple = Type.Object(
   { latency: EncodedHistogram, serviceTime: EncodedHistogram, scheduleLag: Type.Optional(EncodedHistogram) },
   { additionalProperties: false },
@@ -137,15 +142,20 @@ export const HistogramsSchema = Type.Object(
       description: 'Low-precision (1 significant digit) histograms, small enough to keep one per client',
     }),
     byReplica: Type.Optional(
-      Type.Record(Type.String(), HistogramPair, { description: 'Per replica the load was spread over (run --replica)' }),
+      Type.Record(Type.String(), HistogramPair, {
+        description: 'Per replica the load was spread over (run --replica)',
+      }),
     ),
     byWorkload: Type.Optional(
-      Type.Record(Type.String(), HistogramTriple, { description: 'Per workload (its schedule lag when it had open-model requests)' }),
+      Type.Record(Type.String(), HistogramTriple, {
+        description: 'Per workload (its schedule lag when it had open-model requests)',
+      }),
     ),
     byTag: Type.Optional(Type.Record(Type.String(), HistogramPair, { description: 'Per step tag, keyed "key:value"' })),
     bySelector: Type.Optional(
       Type.Record(Type.String(), HistogramTriple, {
-        description: 'Per threshold selector (canonical text, e.g. "method:ping,workload:browse"): the requests it picks',
+        description:
+          'Per threshold selector (canonical text, e.g. "method:ping,workload:browse"): the requests it picks',
       }),
     ),
   },
@@ -173,9 +183,16 @@ export const WorkloadStatsSchema = Type.Composite(
     PhaseStatsSchema,
     Type.Object({
       kind: Type.Union(
-        [Type.Literal('rate'), Type.Literal('concurrency'), Type.Literal('iterations'), Type.Literal('replay'), Type.Literal('mixed')],
+        [
+          Type.Literal('rate'),
+          Type.Literal('concurrency'),
+          Type.Literal('iterations'),
+          Type.Literal('replay'),
+          Type.Literal('mixed'),
+        ],
         {
-          description: 'its load: phases of a rate or of a concurrency (mixed when it has both), iterations per client, or a replay',
+          description:
+            'its load: phases of a rate or of a concurrency (mixed when it has both), iterations per client, or a replay',
         },
       ),
       clients: Count,
@@ -199,8 +216,12 @@ export const SetupRecordSchema = Type.Object(
     requests: Count,
     outcomes: OutcomeCountsSchema,
     latencyMs: PercentilesSchema,
-    saved: Type.Array(Type.String(), { description: 'the names of the values it saved ({{setup.NAME}}); never the values' }),
-    fromFile: Type.Optional(Type.String({ description: 'setup did not run here: its values came from this file (run --setup-values)' })),
+    saved: Type.Array(Type.String(), {
+      description: 'the names of the values it saved ({{setup.NAME}}); never the values',
+    }),
+    fromFile: Type.Optional(
+      Type.String({ description: 'setup did not run here: its values came from this file (run --setup-values)' }),
+    ),
   },
   {
     additionalProperties: false,
@@ -267,7 +288,9 @@ export const RateLimitSchema = Type.Object(
     windowS: Type.Number({ exclusiveMinimum: 0 }),
     policy: Type.Union([Type.Literal('honour'), Type.Literal('ignore')]),
     clients: Type.Record(Type.String(), RateLimitClientSchema),
-    observations: Type.Array(RateLimitObservationSchema, { description: 'Capped; the first ones of each kind per client' }),
+    observations: Type.Array(RateLimitObservationSchema, {
+      description: 'Capped; the first ones of each kind per client',
+    }),
   },
   { additionalProperties: false },
 );
@@ -294,9 +317,13 @@ export const CheckResultSchema = Type.Object(
     verdict: CheckVerdictSchema,
     skipClass: Type.Optional(SkipClassSchema),
     detail: Type.String({ description: 'one-line reason' }),
-    evidence: Type.Record(Type.String(), Type.Unknown(), { description: 'counts, timestamps, headers seen; secrets redacted' }),
+    evidence: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'counts, timestamps, headers seen; secrets redacted',
+    }),
     durationMs: Type.Optional(Ms),
-    notes: Type.Optional(Type.Array(Type.String(), { description: 'informational findings that do not change the verdict' })),
+    notes: Type.Optional(
+      Type.Array(Type.String(), { description: 'informational findings that do not change the verdict' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -328,7 +355,9 @@ export const ShardInfoSchema = Type.Object(
     index: Type.Integer({ minimum: 1, description: 'this shard, counted from 1' }),
     count: Type.Integer({ minimum: 1 }),
     clients: Type.Integer({ minimum: 0, description: 'client IDs this shard carried' }),
-    startAt: Nullable(Type.String({ format: 'date-time', description: 'the agreed start instant (--start-at), if any' })),
+    startAt: Nullable(
+      Type.String({ format: 'date-time', description: 'the agreed start instant (--start-at), if any' }),
+    ),
     startLateMs: Nullable(Type.Number({ description: 'how late this shard started its clock after startAt (ms)' })),
   },
   { additionalProperties: false },
@@ -340,9 +369,13 @@ export const ShardSetSchema = Type.Object(
     runId: Type.String({ minLength: 1 }),
     count: Type.Integer({ minimum: 1, description: 'shards the run had' }),
     merged: Type.Array(Type.Integer({ minimum: 1 }), { description: 'shard indices present in this merge' }),
-    missing: Type.Array(Type.Integer({ minimum: 1 }), { description: 'shard indices absent (only with merge --partial)' }),
+    missing: Type.Array(Type.Integer({ minimum: 1 }), {
+      description: 'shard indices absent (only with merge --partial)',
+    }),
     startSpreadMs: Nullable(Type.Number({ description: 'latest minus earliest clock start of the shards (ms)' })),
-    maxStartLateMs: Nullable(Type.Number({ description: 'the latest shard start after startAt (ms), when --start-at was used' })),
+    maxStartLateMs: Nullable(
+      Type.Number({ description: 'the latest shard start after startAt (ms), when --start-at was used' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -386,7 +419,8 @@ export const ExemplarSchema = Type.Object(
     traceId: HexId(32, "W3C trace id: the iteration's, shared by its pagination walk and its steps"),
     spanId: HexId(16, 'W3C span id of this request'),
     sent: Type.Boolean({
-      description: 'the request carried this traceparent (false under http.traceContext off, or sampled for an unsampled trace)',
+      description:
+        'the request carried this traceparent (false under http.traceContext off, or sampled for an unsampled trace)',
     }),
     sampled: Type.Boolean({ description: 'the sampled flag of its trace' }),
     intendedStartMs: Type.Number({ description: "when the request was due, ms since the run's start" }),
@@ -397,7 +431,8 @@ export const ExemplarSchema = Type.Object(
     client: Type.String(),
     phase: Type.String(),
     kinds: Type.Array(Type.Union([Type.Literal('slowest'), Type.Literal('outcome'), Type.Literal('bucket')]), {
-      description: "why it was kept: among the N slowest, a sample of its outcome (not success), its latency bucket's sample",
+      description:
+        "why it was kept: among the N slowest, a sample of its outcome (not success), its latency bucket's sample",
     }),
     bucketLeMs: Type.Optional(
       Nullable(Type.Number({ description: "a bucket exemplar's bucket upper bound (ms); null above the last bound" })),
@@ -426,13 +461,17 @@ export const RunResultSchema = Type.Object(
     ),
     byWorkload: Type.Optional(
       Type.Record(Type.String(), WorkloadStatsSchema, {
-        description: 'Per workload (a profile without workloads has one, "default"); absent in files written before workloads',
+        description:
+          'Per workload (a profile without workloads has one, "default"); absent in files written before workloads',
       }),
     ),
-    byTag: Type.Optional(Type.Record(Type.String(), StatsSchema, { description: 'Per step tag, keyed "key:value"; absent without tags' })),
+    byTag: Type.Optional(
+      Type.Record(Type.String(), StatsSchema, { description: 'Per step tag, keyed "key:value"; absent without tags' }),
+    ),
     bySelector: Type.Optional(
       Type.Record(Type.String(), PhaseStatsSchema, {
-        description: 'The requests each threshold selector picks (keyed by its canonical text): what scoped thresholds are judged on',
+        description:
+          'The requests each threshold selector picks (keyed by its canonical text): what scoped thresholds are judged on',
       }),
     ),
     setup: Type.Optional(SetupRecordSchema),
@@ -451,11 +490,23 @@ export const RunResultSchema = Type.Object(
           protocol: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]),
           temporality: Type.Union([Type.Literal('cumulative'), Type.Literal('delta')]),
           intervalMs: Ms,
-          exported: Type.Integer({ minimum: 0, description: 'exports the collector accepted (the final one included)' }),
-          failed: Type.Integer({ minimum: 0, description: 'exports that failed: refused, unreachable or past their deadline' }),
-          dropped: Type.Integer({ minimum: 0, description: 'pushes skipped because the previous export was still in flight' }),
+          exported: Type.Integer({
+            minimum: 0,
+            description: 'exports the collector accepted (the final one included)',
+          }),
+          failed: Type.Integer({
+            minimum: 0,
+            description: 'exports that failed: refused, unreachable or past their deadline',
+          }),
+          dropped: Type.Integer({
+            minimum: 0,
+            description: 'pushes skipped because the previous export was still in flight',
+          }),
         },
-        { additionalProperties: false, description: 'How the OTLP metrics push went (--otlp-endpoint); absent without one' },
+        {
+          additionalProperties: false,
+          description: 'How the OTLP metrics push went (--otlp-endpoint); absent without one',
+        },
       ),
     ),
     exemplars: Type.Optional(
@@ -475,7 +526,11 @@ export const RunResultSchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, $id: 'https://rpcload.dev/schemas/result.schema.json', title: 'rpcload result file (rpcload/result@1)' },
+  {
+    additionalProperties: false,
+    $id: 'https://rpcload.dev/schemas/result.schema.json',
+    title: 'rpcload result file (rpcload/result@1)',
+  },
 );
 
 export type Percentiles = Static<typeof PercentilesSchema>;

@@ -187,7 +187,9 @@ function inlineSecretPaths(profile: Record<string, unknown>): string[] {
   const clients = (profile.clients ?? {}) as { secret?: unknown; list?: unknown };
   check(clients.secret, '/clients/secret');
   if (Array.isArray(clients.list))
-    clients.list.forEach((client: unknown, i) => check((client as { secret?: unknown } | null)?.secret, `/clients/list/${i}/secret`));
+    clients.list.forEach((client: unknown, i) =>
+      check((client as { secret?: unknown } | null)?.secret, `/clients/list/${i}/secret`),
+    );
   const extraFields = ((profile.auth ?? {}) as { extraFields?: unknown }).extraFields;
   if (typeof extraFields === 'object' && extraFields !== null)
     for (const [key, value] of Object.entries(extraFields))
@@ -198,23 +200,36 @@ function inlineSecretPaths(profile: Record<string, unknown>): string[] {
 }
 
 /** Read ProfileFacts from a parsed profile; a missing or malformed part is one line naming the file and JSON path. */
-export function profileFacts(path: string, value: unknown, parseDuration: (text: string) => number | undefined): ProfileFacts {
+export function profileFacts(
+  path: string,
+  value: unknown,
+  parseDuration: (text: string) => number | undefined,
+): ProfileFacts {
   const fail = (at: string, expected: string): never => {
     throw new RpcloadError('bad_profile', `${path}: ${at}: expected ${expected}`);
   };
   const profile = (
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? value : fail('/', 'a profile (a JSON object)')
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? value
+      : fail('/', 'a profile (a JSON object)')
   ) as Record<string, unknown>;
-  const name = typeof profile.name === 'string' && profile.name !== '' ? profile.name : fail('/name', 'the profile name');
+  const name =
+    typeof profile.name === 'string' && profile.name !== '' ? profile.name : fail('/name', 'the profile name');
   const phases =
-    Array.isArray(profile.phases) && profile.phases.length > 0 ? (profile.phases as unknown[]) : fail('/phases', 'at least one phase');
+    Array.isArray(profile.phases) && profile.phases.length > 0
+      ? (profile.phases as unknown[])
+      : fail('/phases', 'at least one phase');
   const loadDurationMs = phases.reduce<number>((sum, phase, i) => {
     const text = (phase as { duration?: unknown } | null)?.duration;
     const ms = typeof text === 'string' || typeof text === 'number' ? parseDuration(String(text)) : undefined;
     return sum + (ms ?? fail(`/phases/${i}/duration`, 'a duration like 30s'));
   }, 0);
   const clients = (profile.clients ?? {}) as { count?: unknown; list?: unknown; secretsFile?: unknown };
-  const clientCount = Array.isArray(clients.list) ? clients.list.length : typeof clients.count === 'number' ? clients.count : 1;
+  const clientCount = Array.isArray(clients.list)
+    ? clients.list.length
+    : typeof clients.count === 'number'
+      ? clients.count
+      : 1;
   const secretsFileName = typeof clients.secretsFile === 'string' ? clients.secretsFile : null;
   if (secretsFileName !== null && (secretsFileName.includes('/') || secretsFileName.startsWith('.'))) {
     fail('/clients/secretsFile', 'a file name beside the profile (in the cluster both are mounted in one directory)');

@@ -67,7 +67,11 @@ export interface PodKit {
 }
 
 export function podKit(o: KubernetesOptions): PodKit {
-  const labels = { 'app.kubernetes.io/name': 'rpcload', 'app.kubernetes.io/instance': o.name, 'rpcload.dev/run-id': o.runId };
+  const labels = {
+    'app.kubernetes.io/name': 'rpcload',
+    'app.kubernetes.io/instance': o.name,
+    'rpcload.dev/run-id': o.runId,
+  };
   const metadata = (suffix: string): Record<string, unknown> => ({
     name: `${o.name}-${suffix}`,
     namespace: o.namespace,
@@ -83,7 +87,15 @@ export function podKit(o: KubernetesOptions): PodKit {
         { configMap: { name: `${o.name}-profile` } },
         ...(o.secretsFileName === null
           ? []
-          : [{ secret: { name: `${o.name}-secrets`, optional: true, items: [{ key: 'secrets.json', path: o.secretsFileName }] } }]),
+          : [
+              {
+                secret: {
+                  name: `${o.name}-secrets`,
+                  optional: true,
+                  items: [{ key: 'secrets.json', path: o.secretsFileName }],
+                },
+              },
+            ]),
       ],
     },
   };
@@ -100,8 +112,18 @@ export function podKit(o: KubernetesOptions): PodKit {
   ];
   // Secrets given as ${ENV} in the profile come from the same Secret's keys, when it exists.
   const envFrom = [{ secretRef: { name: `${o.name}-secrets`, optional: true } }];
-  const podSecurity = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } };
-  const container = (name: string, args: string[], env: { name: string; value: string }[]): Record<string, unknown> => ({
+  const podSecurity = {
+    runAsNonRoot: true,
+    runAsUser: 1000,
+    runAsGroup: 1000,
+    fsGroup: 1000,
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  const container = (
+    name: string,
+    args: string[],
+    env: { name: string; value: string }[],
+  ): Record<string, unknown> => ({
     name,
     image: o.image,
     args,

@@ -9,7 +9,13 @@ import type { PhaseRun } from './release-loop.ts';
 
 const IDLE_RECHECK_MS = 250;
 
-export function runClosedPhase(engine: LoadEngine, phaseIndex: number, vus: number, phaseEndMs: number, now: () => number): PhaseRun {
+export function runClosedPhase(
+  engine: LoadEngine,
+  phaseIndex: number,
+  vus: number,
+  phaseEndMs: number,
+  now: () => number,
+): PhaseRun {
   let active = true;
   const waits = new Set<NodeJS.Timeout>();
   let finish!: () => void;

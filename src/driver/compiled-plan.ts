@@ -50,7 +50,8 @@ export interface CompiledWorkload {
 /** The distinct methods of a plan, in order of first appearance: the recorder's method dimension. */
 export function planMethods(plan: Plan): string[] {
   const methods: string[] = [];
-  for (const scenario of plan.scenarios) for (const step of scenario.steps) if (!methods.includes(step.method)) methods.push(step.method);
+  for (const scenario of plan.scenarios)
+    for (const step of scenario.steps) if (!methods.includes(step.method)) methods.push(step.method);
   return methods;
 }
 
@@ -84,7 +85,9 @@ export function compilePlan(plan: Plan, basePaths: readonly string[]): CompiledP
   let stepIndex = 0;
   const scenarios = plan.scenarios.map((scenario: ScenarioPlan) => ({
     name: scenario.name,
-    steps: scenario.steps.map((step) => compileStep(step, methods.indexOf(step.method), stepIndex++, basePaths, plan.clients.length)),
+    steps: scenario.steps.map((step) =>
+      compileStep(step, methods.indexOf(step.method), stepIndex++, basePaths, plan.clients.length),
+    ),
     saves: scenario.steps.some((step) => step.save.length > 0),
     dataSets: dataSetsRead(plan, scenario),
   }));

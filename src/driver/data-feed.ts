@@ -153,7 +153,10 @@ export class DataFeeds {
 
   constructor(sets: readonly DataSetPlan[], part: DataPart, random: () => number, onProblem: (text: string) => void) {
     this.sources = sets.map((set) =>
-      (set.order === 'random' ? new RandomRows(set, random, onProblem) : new StreamedRows(set, part, onProblem)).start(),
+      (set.order === 'random'
+        ? new RandomRows(set, random, onProblem)
+        : new StreamedRows(set, part, onProblem)
+      ).start(),
     );
   }
 

@@ -43,7 +43,11 @@ function csvProblem(set: DataSetPlan, err: unknown, header: readonly string[] | 
       `expected ${header.length} fields like the header (${header.join(', ')}), found ${Array.isArray(e.record) ? e.record.length : 'another number'}`,
     );
   const message = (e.message ?? String(err)).replace(/ (on|at) line \d+.*$/, '');
-  return dataError(set, e.lines ?? '?', `${message}${e.column !== undefined && e.column !== null ? ` (column ${String(e.column)})` : ''}`);
+  return dataError(
+    set,
+    e.lines ?? '?',
+    `${message}${e.column !== undefined && e.column !== null ? ` (column ${String(e.column)})` : ''}`,
+  );
 }
 
 /**
@@ -68,7 +72,11 @@ async function* jsonlLines(set: DataSetPlan, signal?: AbortSignal): AsyncGenerat
         throw dataError(set, line, `expected a JSON object, found text that is not JSON (${(err as Error).message})`);
       }
       if (row === null || typeof row !== 'object' || Array.isArray(row))
-        throw dataError(set, line, `expected a JSON object, found ${Array.isArray(row) ? 'an array' : JSON.stringify(row)}`);
+        throw dataError(
+          set,
+          line,
+          `expected a JSON object, found ${Array.isArray(row) ? 'an array' : JSON.stringify(row)}`,
+        );
       yield { row: row as DataRow, line };
     }
   } finally {

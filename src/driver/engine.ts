@@ -147,7 +147,14 @@ export class LoadEngine implements InFlightListener<RequestContext> {
     // A signer signs the header list: the traceparent must be in it.
     this.traceparentApart = o.signer == null;
     this.httpDebug = o.httpDebug ?? null;
-    this.requests = new InFlightRequestPool(newRequestContext, o.bodyCapBytes, o.maxBodyBytes, o.now, this, this.httpDebug !== null);
+    this.requests = new InFlightRequestPool(
+      newRequestContext,
+      o.bodyCapBytes,
+      o.maxBodyBytes,
+      o.now,
+      this,
+      this.httpDebug !== null,
+    );
     // One sweep a few times per deadline, instead of a timer per request on the hot path.
     this.sweepTimer = setInterval(() => this.cutOverdue(), Math.min(1000, Math.max(50, o.requestTimeoutMs / 4)));
     this.sweepTimer.unref();
@@ -161,7 +168,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   startArrival(phaseIndex: number, dueMs: number): void {
     if (this.stopped) return;
     const nowMs = this.o.now();
-    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached', 1, phaseIndex);
+    if (this.inFlight >= this.o.maxInFlight)
+      return this.o.recorder.recordSkipped('max in-flight reached', 1, phaseIndex);
     const workload = this.o.compiled.phaseWorkload[phaseIndex]!;
     const clientIndex = this.availableClient(workload, nowMs);
     if (clientIndex < 0)
@@ -239,11 +247,16 @@ export class LoadEngine implements InFlightListener<RequestContext> {
    */
   startCall(phaseIndex: number, dueMs: number, clientIndex: number, scenarioIndex: number, body: Buffer): void {
     if (this.stopped) return;
-    if (this.inFlight >= this.o.maxInFlight) return this.o.recorder.recordSkipped('max in-flight reached', 1, phaseIndex);
+    if (this.inFlight >= this.o.maxInFlight)
+      return this.o.recorder.recordSkipped('max in-flight reached', 1, phaseIndex);
     const nowMs = this.o.now();
     const client = this.o.clients[clientIndex]!;
     if (!client.isAvailable(nowMs))
-      return this.o.recorder.recordSkipped(client.headers === null ? 'client has no token' : 'client backing off', 1, phaseIndex);
+      return this.o.recorder.recordSkipped(
+        client.headers === null ? 'client has no token' : 'client backing off',
+        1,
+        phaseIndex,
+      );
     const scenario = this.o.compiled.scenarios[scenarioIndex]!;
     const it = newIteration(scenario, client, phaseIndex, 'open', this.iterations++, null);
     this.o.traceIds.nextTrace(it);
@@ -299,7 +312,11 @@ export class LoadEngine implements InFlightListener<RequestContext> {
    * sign:error) on a later turn of the event loop, never inside this send: a loop of iterations
    * whose every signature fails must still let timers (the end of the phase) run.
    */
-  private signThenDispatch(signer: RequestSigner, request: InFlightRequest<RequestContext>, client: ClientIdentity): void {
+  private signThenDispatch(
+    signer: RequestSigner,
+    request: InFlightRequest<RequestContext>,
+    client: ClientIdentity,
+  ): void {
     const input = {
       method: 'POST',
       path: request.head.path,
@@ -536,7 +553,9 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private noticeUnusableRetryAfter(raw: string | string[] | undefined): void {
     if (this.unusableRetryAfterNoticed) return;
     this.unusableRetryAfterNoticed = true;
-    this.o.recorder.notice(`the server sent ${describeUnusableRetryAfter(raw)}: clients backed off one rate-limit window instead`);
+    this.o.recorder.notice(
+      `the server sent ${describeUnusableRetryAfter(raw)}: clients backed off one rate-limit window instead`,
+    );
   }
 
   /** One example of a flow:missing_value, in the result's warnings. */

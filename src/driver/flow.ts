@@ -22,7 +22,8 @@ export function readPath(data: unknown, segments: readonly (string | number)[]):
       if (!Array.isArray(node) || segment >= node.length) return undefined;
       node = node[segment] as unknown;
     } else {
-      if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, segment)) return undefined;
+      if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, segment))
+        return undefined;
       node = (node as Record<string, unknown>)[segment];
     }
   }
@@ -55,7 +56,11 @@ export function subsetMismatch(expected: unknown, actual: unknown, path: string)
 }
 
 /** The outcome key of the first part of `expect` the reply fails (`expect:status`, `expect:error`, `expect:data.state`); null when it holds. */
-export function expectationFailure(expect: ExpectPlan, outcome: string, data: Readonly<Record<string, unknown>> | null): string | null {
+export function expectationFailure(
+  expect: ExpectPlan,
+  outcome: string,
+  data: Readonly<Record<string, unknown>> | null,
+): string | null {
   if (expect.status === 'success' && outcome !== OUTCOME_SUCCESS) return 'expect:status';
   if (expect.status === 'error' && !outcome.startsWith(ERROR_PREFIX)) return 'expect:status';
   if (expect.error !== null && outcome !== ERROR_PREFIX + expect.error) return 'expect:error';

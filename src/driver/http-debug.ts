@@ -91,7 +91,10 @@ function apiCallExchange(call: ApiCall, reply: ApiReply): DebuggedExchange {
 export function formatExchange(request: DebuggedExchange, label: string): string {
   const { head } = request;
   const lines = [`── http-debug ${label} ──`, `> ${head.method ?? 'POST'} ${escapeControls(redactText(head.path))}`];
-  const headers = [...pairs(head.headers), ...(head.traceparent === null ? [] : [['traceparent', head.traceparent] as const])];
+  const headers = [
+    ...pairs(head.headers),
+    ...(head.traceparent === null ? [] : [['traceparent', head.traceparent] as const]),
+  ];
   for (const [name, value] of headers) lines.push(`> ${headerLine(name, value)}`);
   lines.push(`> ${bodyText(head.body, undefined)}`);
   if (request.status === 0) {
@@ -114,14 +117,16 @@ function pairs(flat: readonly (Buffer | string)[]): [string, string][] {
 }
 
 function headerLine(name: string, value: string): string {
-  const shown = isSecretKey(name) || /^(proxy-authorization|cookie|set-cookie)$/i.test(name) ? REDACTED : redactText(value);
+  const shown =
+    isSecretKey(name) || /^(proxy-authorization|cookie|set-cookie)$/i.test(name) ? REDACTED : redactText(value);
   return `${escapeControls(name)}: ${escapeControls(shown)}`;
 }
 
 /** A body as text: JSON with secret-named fields redacted, known secrets scrubbed, cut at 2 KB, controls escaped. */
 function bodyText(body: Buffer, encoding: string | undefined, totalBytes = body.length): string {
   if (body.length === 0) return '(empty body)';
-  if (encoding !== undefined && encoding !== 'identity') return `(${totalBytes} bytes, content-encoding ${escapeControls(encoding)})`;
+  if (encoding !== undefined && encoding !== 'identity')
+    return `(${totalBytes} bytes, content-encoding ${escapeControls(encoding)})`;
   const text = body.toString('utf8');
   let shown: string;
   try {

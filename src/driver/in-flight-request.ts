@@ -235,7 +235,14 @@ export class InFlightRequestPool<T> {
   take(): InFlightRequest<T> {
     return (
       this.free.pop() ??
-      new InFlightRequest(this.newContext(), this.capBytes, this.maxBodyBytes, this.now, this.listener, this.keepsHeaders)
+      new InFlightRequest(
+        this.newContext(),
+        this.capBytes,
+        this.maxBodyBytes,
+        this.now,
+        this.listener,
+        this.keepsHeaders,
+      )
     );
   }
 

@@ -49,7 +49,10 @@ export function runOpenPhase(
       if (!(dueMs < phaseEndMs)) break; // no arrival left in the phase (or float noise at its very end)
       // After a stall, the backlog's spacing counts from (nearly) now, not from when its first
       // arrival was due, which would let the whole backlog out at once.
-      const releaseMs = Math.max(releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR), nowMs - MAX_BURST_MS);
+      const releaseMs = Math.max(
+        releaseAtMs(dueMs, previousReleaseMs, dueMs - previousDueMs, CATCH_UP_FACTOR),
+        nowMs - MAX_BURST_MS,
+      );
       if (releaseMs > nowMs) return loop.wake(releaseMs);
       if (released === MAX_ARRIVALS_PER_TICK) return loop.wake(nowMs);
       engine.startArrival(phaseIndex, dueMs);

@@ -33,7 +33,12 @@ export interface Pacer {
  * The pacer of a phase of `load` lasting `durationMs`, its arrivals `arrivals`; `random` (seeded,
  * uniform in [0, 1)) draws a Poisson process's gaps.
  */
-export function createPacer(load: RateLoad, durationMs: number, arrivals: ArrivalProcess = 'uniform', random?: () => number): Pacer {
+export function createPacer(
+  load: RateLoad,
+  durationMs: number,
+  arrivals: ArrivalProcess = 'uniform',
+  random?: () => number,
+): Pacer {
   if (arrivals === 'poisson') {
     if (random === undefined) throw new Error('a Poisson pacer needs a seeded random');
     return new PoissonPacer(load, durationMs, random);
@@ -86,7 +91,9 @@ class PoissonPacer extends UniformPacer {
       this.drawnS -= Math.log1p(-this.random()); // an exponential gap of mean 1 (1 − random is in (0, 1])
       this.drawnK++;
     }
-    return this.drawnS < this.expected ? arrivalOffsetMs(this.load, this.durationMs, this.drawnS) : Number.POSITIVE_INFINITY;
+    return this.drawnS < this.expected
+      ? arrivalOffsetMs(this.load, this.durationMs, this.drawnS)
+      : Number.POSITIVE_INFINITY;
   }
 }
 
@@ -119,6 +126,11 @@ export function arrivalCount(load: RateLoad, durationMs: number): number {
  * of all at once (no burst the server never asked for); latency is still measured from the due
  * time, so the stall shows up honestly in the results.
  */
-export function releaseAtMs(dueMs: number, previousReleaseMs: number, intervalMs: number, catchUpFactor: number): number {
+export function releaseAtMs(
+  dueMs: number,
+  previousReleaseMs: number,
+  intervalMs: number,
+  catchUpFactor: number,
+): number {
   return Math.max(dueMs, previousReleaseMs + intervalMs / catchUpFactor);
 }

@@ -115,7 +115,9 @@ function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<v
     onAbort = resolve;
     signal.addEventListener('abort', onAbort, { once: true });
   });
-  return Promise.race([promise.then(() => undefined), aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+  return Promise.race([promise.then(() => undefined), aborted]).finally(() =>
+    signal.removeEventListener('abort', onAbort),
+  );
 }
 
 /**
@@ -188,13 +190,18 @@ async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): P
   const routes = (plan.replicas.length > 0 ? plan.replicas : [baseUrl]).map((url) => new URL(url));
   const countConnection = (socket: Socket): void => recorder.recordConnection(socketProtocol(socket));
   const connectors = routes.map((route) =>
-    layout.lanes.map((lane) => createWarmConnector(route, connectOptions(laneTransport(lane.identity)), undefined, countConnection)),
+    layout.lanes.map((lane) =>
+      createWarmConnector(route, connectOptions(laneTransport(lane.identity)), undefined, countConnection),
+    ),
   );
   const connections = new ReplicaRouter(
     routes.map(
       (route, r) =>
         new ConnectionSet(route.origin, {
-          lanes: layout.lanes.map((lane, l) => ({ connections: lane.connections, connect: connectors[r]![l]!.connect })),
+          lanes: layout.lanes.map((lane, l) => ({
+            connections: lane.connections,
+            connect: connectors[r]![l]!.connect,
+          })),
           slots: h2 ? plan.http.maxConcurrentStreams : plan.http.pipelining,
           allowH2: h2,
           headersTimeoutMs: plan.http.headersTimeoutMs,
@@ -220,7 +227,13 @@ async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): P
 }
 
 /** Every client's token; none at all is a one-line error (with the certificate's problem when mTLS is the cause). */
-async function fetchTokens(tokens: TokenManager, t: Transport, plan: Plan, baseUrl: string, signal: AbortSignal): Promise<number> {
+async function fetchTokens(
+  tokens: TokenManager,
+  t: Transport,
+  plan: Plan,
+  baseUrl: string,
+  signal: AbortSignal,
+): Promise<number> {
   const fetched = await tokens.fetchAll(t.clients, signal);
   if (fetched.ok === 0 && !signal.aborted) {
     // An mTLS server turning the connection away shows only as a reset to HTTP: say which it is.
@@ -254,7 +267,9 @@ function replayFeedsOf(plan: Plan, recorder: Recorder): Map<number, ReplayFeed> 
           durationMs: plan.phases[index]!.durationMs,
           notice: (text) => recorder.notice(text),
           // Every part reads the whole recording: one counts the calls a changed file lost.
-          ...(plan.dataPart.index === 0 ? { skip: (reason: string, count: number) => recorder.recordSkipped(reason, count, index) } : {}),
+          ...(plan.dataPart.index === 0
+            ? { skip: (reason: string, count: number) => recorder.recordSkipped(reason, count, index) }
+            : {}),
         }),
       );
   }
@@ -273,7 +288,9 @@ async function playWorkloads(
   stopping: AbortSignal,
   onStart: LoadRunOptions['onStart'],
 ): Promise<void> {
-  const runs: WorkloadRun[] = plan.workloads.map((_, workload) => runWorkload({ plan, workload, engine, now: clock.now, feeds }));
+  const runs: WorkloadRun[] = plan.workloads.map((_, workload) =>
+    runWorkload({ plan, workload, engine, now: clock.now, feeds }),
+  );
   onStart?.({
     get inFlight() {
       return engine.inFlight;
@@ -328,7 +345,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const data =
     plan.data.length === 0
       ? null
-      : new DataFeeds(plan.data, plan.dataPart, createRandom(plan.seed ^ DATA_SEED_MIX), (text) => recorder.notice(text));
+      : new DataFeeds(plan.data, plan.dataPart, createRandom(plan.seed ^ DATA_SEED_MIX), (text) =>
+          recorder.notice(text),
+        );
   const replayFeeds = replayFeedsOf(plan, recorder);
   try {
     const clientsWithToken = await fetchTokens(tokens, t, plan, options.baseUrl, signal);
@@ -337,7 +356,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     await warmUpOnce(plan, basePath, signal);
     if (plan.http.preconnect && !signal.aborted)
       await untilAborted(
-        Promise.all(t.connectors.flatMap((lanes) => lanes.map((connector, l) => connector.warm(t.layout.lanes[l]!.connections)))),
+        Promise.all(
+          t.connectors.flatMap((lanes) => lanes.map((connector, l) => connector.warm(t.layout.lanes[l]!.connections))),
+        ),
         signal,
       );
     if (data !== null) await untilAborted(data.ready(), signal);
@@ -369,7 +390,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
           plan.data.find((d) => d.name === set)?.onEnd === 'stop'
             ? 'ran out of rows (onEnd: stop)'
             : 'has no rows for this part of the run';
-        recorder.notice(`data set "${set}" ${why}: the load ended after ${(clock.now() / 1000).toFixed(1)} s, before its phases' end`);
+        recorder.notice(
+          `data set "${set}" ${why}: the load ended after ${(clock.now() / 1000).toFixed(1)} s, before its phases' end`,
+        );
         dataEnd.abort();
       },
       traceMode: plan.trace.mode,
@@ -382,7 +405,12 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     await playWorkloads(plan, engine, replayFeeds, clock, stopping, options.onStart);
     // A workload whose arrivals are all out has ended its phase early: the run lasts its full length.
     await untilClockOrAbort(clock, scheduledEndMs(plan), stopping);
-    await within(engine.stop(), signal.aborted ? graceMs : Math.min(MAX_DRAIN_MS, plan.http.requestTimeoutMs), signal, graceMs);
+    await within(
+      engine.stop(),
+      signal.aborted ? graceMs : Math.min(MAX_DRAIN_MS, plan.http.requestTimeoutMs),
+      signal,
+      graceMs,
+    );
     return { status: signal.aborted ? 'aborted' : 'completed', clientsWithToken };
   } finally {
     data?.close();

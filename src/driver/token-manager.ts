@@ -11,7 +11,12 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { requestTokenHonouringRetryAfter, type TokenResult } from '../api/token.ts';
-import { MIN_REFRESH_INTERVAL_MS, refreshDelayMs, tokenLifetimeNotice, unusableLifetimeNotice } from '../api/token-lifetime.ts';
+import {
+  MIN_REFRESH_INTERVAL_MS,
+  refreshDelayMs,
+  tokenLifetimeNotice,
+  unusableLifetimeNotice,
+} from '../api/token-lifetime.ts';
 import { safeTimeout } from '../util/timers.ts';
 import type { Recorder } from '../metrics/recorder.ts';
 import type { AuthPlan } from '../profile/plan.ts';
@@ -89,7 +94,8 @@ export class TokenManager {
     if (generation !== client.tokenGeneration || client.refreshing || this.stopped) return;
     const waitMs = client.lastTokenRequestAtMs + MIN_REFRESH_INTERVAL_MS - performance.now();
     if (waitMs <= 0) void this.fetch(client);
-    else if (client.refreshTimer === null || client.refreshDueAtMs > performance.now() + waitMs) this.schedule(client, waitMs);
+    else if (client.refreshTimer === null || client.refreshDueAtMs > performance.now() + waitMs)
+      this.schedule(client, waitMs);
   }
 
   stop(clients: readonly ClientIdentity[]): void {

@@ -128,7 +128,8 @@ function writeByte(b: Buffer, at: number, byte: number): void {
 export function staticTraceHeaders(plan: TracePlan, userAgent: string): string[] {
   const headers = ['user-agent', userAgent];
   if (plan.mode !== 'off' && plan.tracestate !== null) headers.push('tracestate', plan.tracestate);
-  if (plan.baggageRunId && plan.runId !== null) headers.push('baggage', `rpcload.run=${encodeURIComponent(plan.runId)}`);
+  if (plan.baggageRunId && plan.runId !== null)
+    headers.push('baggage', `rpcload.run=${encodeURIComponent(plan.runId)}`);
   return headers;
 }
 

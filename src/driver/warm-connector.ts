@@ -90,7 +90,12 @@ export function createWarmConnector(
   const openOne = (): Promise<boolean> =>
     new Promise((resolve) => {
       base(
-        { hostname: origin.hostname.replace(/^\[|\]$/g, ''), host: origin.host, protocol: origin.protocol, port: origin.port },
+        {
+          hostname: origin.hostname.replace(/^\[|\]$/g, ''),
+          host: origin.host,
+          protocol: origin.protocol,
+          port: origin.port,
+        },
         (error, socket) => {
           if (error !== null || disposed) {
             socket?.destroy();

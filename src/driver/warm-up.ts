@@ -122,7 +122,15 @@ function warmUpPlan(plan: Plan): Plan {
         phases: [0],
       },
     ],
-    phases: [{ name: 'warm-up', workload: 0, durationMs: WARM_UP_MS, load: rateLoad(MIN_WARM_RATE_PER_S), arrivals: 'uniform' }],
+    phases: [
+      {
+        name: 'warm-up',
+        workload: 0,
+        durationMs: WARM_UP_MS,
+        load: rateLoad(MIN_WARM_RATE_PER_S),
+        arrivals: 'uniform',
+      },
+    ],
   };
 }
 
@@ -131,7 +139,12 @@ function warmUpPlan(plan: Plan): Plan {
  * number of requests answered (0 when the warm-up could not run: it is an optimization, never a
  * reason for the run to fail). Stops early when `signal` aborts.
  */
-export async function warmUpHotPath(plan: Plan, basePath: string, signal: AbortSignal, budgetMs = WARM_UP_MS): Promise<number> {
+export async function warmUpHotPath(
+  plan: Plan,
+  basePath: string,
+  signal: AbortSignal,
+  budgetMs = WARM_UP_MS,
+): Promise<number> {
   if (signal.aborted || plan.phases.length === 0) return 0;
   const sockets = new Set<Socket>();
   let answered = 0;

@@ -111,7 +111,12 @@ function startPhase(o: WorkloadRunOptions, { index, phase, startMs, endMs }: Sch
   switch (load.kind) {
     case 'rate': {
       // A Poisson phase draws its gaps from the seed and its index (a stream of its own).
-      const pacer = createPacer(load, phase.durationMs, phase.arrivals, createRandom(plan.seed ^ (PACER_SEED_MIX + index)));
+      const pacer = createPacer(
+        load,
+        phase.durationMs,
+        phase.arrivals,
+        createRandom(plan.seed ^ (PACER_SEED_MIX + index)),
+      );
       return runOpenPhase(engine, index, pacer, phase.durationMs, startMs, now);
     }
     case 'concurrency':

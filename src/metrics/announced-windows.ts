@@ -107,7 +107,8 @@ class RecentAdmissions {
       min,
       max,
       maxAfterRefusal,
-      withinLimitFromMs: ambiguous && withinLimitFromMs !== null && withinLimitFromMs < resetToMs ? withinLimitFromMs : null,
+      withinLimitFromMs:
+        ambiguous && withinLimitFromMs !== null && withinLimitFromMs < resetToMs ? withinLimitFromMs : null,
     };
   }
 }
@@ -212,7 +213,8 @@ export class AnnouncedWindows {
     s.refusals++;
     if (sentAtMs >= s.retryAtMs) s.refusedAfterRetryAt++;
     if (hasRa) s.retryAtMs = Math.min(s.retryAtMs, doneAtMs + retryAfterS * ROUNDING_MS);
-    if (sentAtMs < s.firstSentMs) [s.firstSentMs, s.firstDoneMs, s.firstRetryAfterS] = [sentAtMs, doneAtMs, retryAfterS];
+    if (sentAtMs < s.firstSentMs)
+      [s.firstSentMs, s.firstDoneMs, s.firstRetryAfterS] = [sentAtMs, doneAtMs, retryAfterS];
     if (sentAtMs > s.lastSentMs) [s.lastSentMs, s.lastDoneMs, s.lastRetryAfterS] = [sentAtMs, doneAtMs, retryAfterS];
     s.ceilFromMs = Math.max(s.ceilFromMs, fromMs);
     s.ceilToMs = Math.min(s.ceilToMs, toMs);
@@ -256,7 +258,14 @@ export class AnnouncedWindows {
     }
     // A window starting after the previous streak's last refusal: resets later than it by a window.
     const afterRefusalFromMs = Math.min(range[1], Math.max(range[0], this.lastRefusalSentMs + this.windowMs));
-    const counts = this.recent.count(readmittedSentMs, range[0], range[1], afterRefusalFromMs, this.windowMs, this.limit);
+    const counts = this.recent.count(
+      readmittedSentMs,
+      range[0],
+      range[1],
+      afterRefusalFromMs,
+      this.windowMs,
+      this.limit,
+    );
     return {
       refusedAtMs: s.firstSentMs,
       refusals: s.refusals,
@@ -284,7 +293,10 @@ export class AnnouncedWindows {
       return;
     }
     const kind = readWindow(reading, this.limit, this.windowMs);
-    if ((kind === 'over' || kind === 'early') && this.readings.length < MAX_WINDOW_READINGS + MAX_FAILING_WINDOW_READINGS_AFTER)
+    if (
+      (kind === 'over' || kind === 'early') &&
+      this.readings.length < MAX_WINDOW_READINGS + MAX_FAILING_WINDOW_READINGS_AFTER
+    )
       this.readings.push(reading);
     else this.dropped++;
   }

@@ -221,16 +221,19 @@ export function mergeExemplars(
 ): Record<string, ExemplarData[]> {
   const byMethod = new Map<string, ExemplarData[]>();
   for (const part of parts)
-    for (const [method, list] of Object.entries(part ?? {})) byMethod.set(method, [...(byMethod.get(method) ?? []), ...list]);
+    for (const [method, list] of Object.entries(part ?? {}))
+      byMethod.set(method, [...(byMethod.get(method) ?? []), ...list]);
   const out: Record<string, ExemplarData[]> = {};
   for (const [method, list] of byMethod) {
     const m = new MethodExemplars(perKind);
     for (const exemplar of list) {
       const kept: Kept = { latencyUs: Math.round(exemplar.latencyMs * 1000), key: keyOf(exemplar), exemplar };
       if (exemplar.kinds.includes('slowest')) m.addSlowest(kept);
-      if (exemplar.kinds.includes('outcome') && m.wouldSample(exemplar.outcome, kept.key)) m.addSample(exemplar.outcome, kept);
+      if (exemplar.kinds.includes('outcome') && m.wouldSample(exemplar.outcome, kept.key))
+        m.addSample(exemplar.outcome, kept);
       if (exemplar.kinds.includes('bucket')) {
-        const bucket = exemplar.bucketLeMs == null ? EXEMPLAR_BUCKETS_MS.length : EXEMPLAR_BUCKETS_MS.indexOf(exemplar.bucketLeMs);
+        const bucket =
+          exemplar.bucketLeMs == null ? EXEMPLAR_BUCKETS_MS.length : EXEMPLAR_BUCKETS_MS.indexOf(exemplar.bucketLeMs);
         const inBucket = m.buckets[bucket];
         if (bucket >= 0 && (inBucket === undefined || kept.key < inBucket.key)) m.buckets[bucket] = kept;
       }

@@ -89,7 +89,10 @@ export function decodeHistogram(encoded: string): Histogram {
  * Sum of histograms (exact: HDR addition) into a fresh histogram made by `create` — use the
  * creator of the parts so the sum keeps their precision. An empty list gives an empty histogram.
  */
-export function addHistograms(histograms: readonly Histogram[], create: () => Histogram = createLatencyHistogram): Histogram {
+export function addHistograms(
+  histograms: readonly Histogram[],
+  create: () => Histogram = createLatencyHistogram,
+): Histogram {
   const total = create();
   for (const h of histograms) total.add(h);
   return total;
@@ -126,7 +129,10 @@ const POWERS_OF_TWO = Array.from({ length: 64 }, (_, n) => 2 ** n);
  * highest and median equivalent values come from shifts instead of the library's Math.log2 calls.
  * An empty histogram gives zeros.
  */
-export function valuesAtPercentilesUs(histogram: Histogram, percentiles: readonly number[]): { valuesUs: number[]; meanUs: number } {
+export function valuesAtPercentilesUs(
+  histogram: Histogram,
+  percentiles: readonly number[],
+): { valuesUs: number[]; meanUs: number } {
   const h = histogram as unknown as hdr.JsHistogram;
   const total = h.totalCount;
   const valuesUs = percentiles.map(() => 0);

@@ -66,10 +66,15 @@ export const MAX_ADMITTED_RETRY_OBSERVATIONS = 3;
 export const MAX_REFUSED_RETRY_OBSERVATIONS = 5;
 
 /** Whether another observation of this kind (and, for retries, this fate) fits under the per-client caps. */
-export function observationFits(kept: readonly RateLimitObservation[], kind: RateLimitObservation['kind'], admitted = false): boolean {
+export function observationFits(
+  kept: readonly RateLimitObservation[],
+  kind: RateLimitObservation['kind'],
+  admitted = false,
+): boolean {
   let same = 0;
   for (const o of kept) if (o.kind === kind && (o.detail.admitted === true) === admitted) same++;
   if (kind === 'missing_retry_after') return same < MAX_MISSING_OBSERVATIONS;
-  if (kind === 'honoured_retry') return same < (admitted ? MAX_ADMITTED_RETRY_OBSERVATIONS : MAX_REFUSED_RETRY_OBSERVATIONS);
+  if (kind === 'honoured_retry')
+    return same < (admitted ? MAX_ADMITTED_RETRY_OBSERVATIONS : MAX_REFUSED_RETRY_OBSERVATIONS);
   return false;
 }

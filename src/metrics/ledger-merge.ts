@@ -82,7 +82,8 @@ export function mergeLedgerData(parts: readonly (LedgerData | null)[]): LedgerDa
   const first = present[0];
   if (first === undefined) return null;
   const byClient = new Map<string, LedgerClientData[]>();
-  for (const [id, data] of present.flatMap((p) => Object.entries(p.clients))) byClient.set(id, [...(byClient.get(id) ?? []), data]);
+  for (const [id, data] of present.flatMap((p) => Object.entries(p.clients)))
+    byClient.set(id, [...(byClient.get(id) ?? []), data]);
   const clients: Record<string, LedgerClientData> = {};
   for (const [id, list] of byClient) clients[id] = list.length === 1 ? list[0]! : mergeClient(list);
   return { limit: first.limit, windowMs: first.windowMs, policy: first.policy, clients };

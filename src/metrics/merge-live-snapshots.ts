@@ -64,7 +64,11 @@ function skippedByWorkload(parts: readonly LiveSnapshot[]): Pick<LiveSnapshot, '
   };
 }
 
-export function mergeLiveSnapshots(parts: readonly LiveSnapshot[], empty: LiveSnapshot, clientOrder: readonly string[]): LiveSnapshot {
+export function mergeLiveSnapshots(
+  parts: readonly LiveSnapshot[],
+  empty: LiveSnapshot,
+  clientOrder: readonly string[],
+): LiveSnapshot {
   if (parts.length === 0) return empty;
   if (parts.length === 1 && parts[0]!.clients.length === clientOrder.length) return parts[0]!;
   const sum = (pick: (s: LiveSnapshot) => number): number => parts.reduce((total, s) => total + pick(s), 0);
@@ -101,7 +105,10 @@ export function mergeLiveSnapshots(parts: readonly LiveSnapshot[], empty: LiveSn
 }
 
 /** Each workload's rows of the parts combined, in the order of `order` (the run's workloads). */
-function mergeWorkloadRows(order: readonly LiveWorkloadRow[], parts: readonly (readonly LiveWorkloadRow[])[]): LiveWorkloadRow[] {
+function mergeWorkloadRows(
+  order: readonly LiveWorkloadRow[],
+  parts: readonly (readonly LiveWorkloadRow[])[],
+): LiveWorkloadRow[] {
   return order.map((zero) => {
     const rows = parts.flatMap((list) => list.filter((row) => row.name === zero.name));
     const sum = (pick: (row: LiveWorkloadRow) => number): number => rows.reduce((total, row) => total + pick(row), 0);

@@ -4,7 +4,14 @@
  */
 import type { TimelineRow } from '../contract/result-schema.ts';
 import { mergeExemplars } from './exemplars.ts';
-import { addHistograms, createCompactHistogram, createLatencyHistogram, decodeHistogram, encodeHistogram, type Histogram } from './hdr.ts';
+import {
+  addHistograms,
+  createCompactHistogram,
+  createLatencyHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  type Histogram,
+} from './hdr.ts';
 import { mergeLedgerData } from './ledger-merge.ts';
 import { OutcomeTable } from './outcome-table.ts';
 import { mergeRecentErrors } from './recent-errors.ts';
@@ -78,7 +85,9 @@ function mergeEncodedByName(records: readonly Readonly<Record<string, string>>[]
 function mergeTimelines(timelines: readonly (readonly TimelineRow[])[]): TimelineRow[] {
   const length = Math.max(0, ...timelines.map((rows) => rows.length));
   return Array.from({ length }, (_, t) => {
-    const rows = timelines.map((tl) => tl[t]).filter((row): row is TimelineRow => row !== undefined && row.requests > 0);
+    const rows = timelines
+      .map((tl) => tl[t])
+      .filter((row): row is TimelineRow => row !== undefined && row.requests > 0);
     const row = { ...emptyTimelineRow(t) };
     for (const r of rows) {
       row.requests += r.requests;
@@ -190,9 +199,13 @@ export function mergeRecordedData(parts: readonly RecordedData[]): RecordedData 
 function optionalMerges(
   parts: readonly RecordedData[],
   fold: Fold,
-): Pick<RecordedData, 'byWorkload' | 'scheduleLagByWorkload' | 'successLatencyByWorkload' | 'skippedByWorkload' | 'byTag' | 'bySelector'> {
-  const some = (key: 'byWorkload' | 'scheduleLagByWorkload' | 'successLatencyByWorkload' | 'byTag' | 'bySelector'): boolean =>
-    parts.some((p) => p[key] !== undefined);
+): Pick<
+  RecordedData,
+  'byWorkload' | 'scheduleLagByWorkload' | 'successLatencyByWorkload' | 'skippedByWorkload' | 'byTag' | 'bySelector'
+> {
+  const some = (
+    key: 'byWorkload' | 'scheduleLagByWorkload' | 'successLatencyByWorkload' | 'byTag' | 'bySelector',
+  ): boolean => parts.some((p) => p[key] !== undefined);
   const selections = some('bySelector')
     ? mergeDimensions(
         parts.map((p) => p.bySelector ?? {}),
@@ -203,7 +216,9 @@ function optionalMerges(
   const selectionLag = mergeEncodedByName(
     parts.map((p) =>
       Object.fromEntries(
-        Object.entries(p.bySelector ?? {}).flatMap(([key, d]) => (d.scheduleLag === undefined ? [] : [[key, d.scheduleLag]])),
+        Object.entries(p.bySelector ?? {}).flatMap(([key, d]) =>
+          d.scheduleLag === undefined ? [] : [[key, d.scheduleLag]],
+        ),
       ),
     ),
   );
@@ -226,7 +241,10 @@ function optionalMerges(
     ...(parts.some((p) => p.skippedByWorkload !== undefined)
       ? {
           skippedByWorkload: Object.fromEntries(
-            [...groupByName(parts.map((p) => p.skippedByWorkload ?? {}))].map(([name, list]) => [name, addCounts(list, (k) => k)]),
+            [...groupByName(parts.map((p) => p.skippedByWorkload ?? {}))].map(([name, list]) => [
+              name,
+              addCounts(list, (k) => k),
+            ]),
           ),
         }
       : {}),

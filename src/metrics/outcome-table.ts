@@ -34,7 +34,8 @@ export class OutcomeTable {
     const key = sanitizeText(outcome, 100) || OUTCOME_OTHER;
     let index = this.indexByKey.get(key);
     if (index === undefined) {
-      if (this.keys.length >= MAX_OUTCOME_KEYS - 1 && outcomeClass(key) === 'error' && key !== OUTCOME_OTHER) return this.otherIndex();
+      if (this.keys.length >= MAX_OUTCOME_KEYS - 1 && outcomeClass(key) === 'error' && key !== OUTCOME_OTHER)
+        return this.otherIndex();
       index = this.add(key);
     }
     // Raw spellings that sanitize to one key (control characters, over-long codes) are endless.

@@ -17,6 +17,12 @@ export function percentileOf(name: string): number | null {
 
 /** The key of the stats block that holds percentile `q`, when it has one. */
 export function percentileKey(q: number): keyof Percentiles | null {
-  const keys: Partial<Record<number, keyof Percentiles>> = { 50: 'p50', 90: 'p90', 99: 'p99', 99.9: 'p999', 100: 'max' };
+  const keys: Partial<Record<number, keyof Percentiles>> = {
+    50: 'p50',
+    90: 'p90',
+    99: 'p99',
+    99.9: 'p999',
+    100: 'max',
+  };
   return keys[q] ?? null;
 }

@@ -8,7 +8,13 @@ import type { RateLimitObservation } from '../contract/result-schema.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import { roundMs } from './hdr.ts';
 import { AnnouncedWindows } from './announced-windows.ts';
-import { MAX_PERIODS_PER_CLIENT, MAX_RETRY_AFTER_VALUES, observationFits, type LedgerClientData, type LedgerData } from './ledger-data.ts';
+import {
+  MAX_PERIODS_PER_CLIENT,
+  MAX_RETRY_AFTER_VALUES,
+  observationFits,
+  type LedgerClientData,
+  type LedgerData,
+} from './ledger-data.ts';
 import { NO_BACKOFF, type Sample } from './sample.ts';
 
 class ClientLedger {
@@ -73,7 +79,9 @@ export class RateLimitLedger {
   /** Per-client counters for the live views (index = client index). */
   client(
     index: number,
-  ): { sent: number; admitted: number; refused: number; lastRetryAfterS: number; lastRetryAfterAtMs: number } | undefined {
+  ):
+    | { sent: number; admitted: number; refused: number; lastRetryAfterS: number; lastRetryAfterAtMs: number }
+    | undefined {
     return this.clients[index];
   }
 
@@ -106,7 +114,11 @@ export class RateLimitLedger {
         sent: c.sent,
         admitted: c.admitted,
         refused: c.refused,
-        periods: c.periodIndex.map((index, k) => ({ index, admitted: c.periodAdmitted[k]!, refused: c.periodRefused[k]! })),
+        periods: c.periodIndex.map((index, k) => ({
+          index,
+          admitted: c.periodAdmitted[k]!,
+          refused: c.periodRefused[k]!,
+        })),
         periodsTruncated: c.periodsTruncated,
         retryAfterS: Object.fromEntries(c.retryAfterS),
         windows: c.windows?.snapshot() ?? [],
@@ -135,7 +147,12 @@ export class RateLimitLedger {
     c.missingRetryAfter++;
     if (!observationFits(c.observations, 'missing_retry_after')) return;
     const detail = { retryAfter: key, outcome: sanitizeText(s.outcome, 100) };
-    c.observations.push({ client: this.clientIds[s.clientIndex]!, kind: 'missing_retry_after', atMs: roundMs(s.doneAtMs), detail });
+    c.observations.push({
+      client: this.clientIds[s.clientIndex]!,
+      kind: 'missing_retry_after',
+      atMs: roundMs(s.doneAtMs),
+      detail,
+    });
   }
 
   private noteHonouredRetry(c: ClientLedger, s: Sample, admitted: boolean, refused: boolean): void {
@@ -159,7 +176,12 @@ export class RateLimitLedger {
       refusalAtMs: roundMs(refusalAtMs),
       refusalPeriodOffsetMs: this.windowMs > 0 ? roundMs(refusalAtMs % this.windowMs) : null,
     };
-    c.observations.push({ client: this.clientIds[s.clientIndex]!, kind: 'honoured_retry', atMs: roundMs(s.sentAtMs), detail });
+    c.observations.push({
+      client: this.clientIds[s.clientIndex]!,
+      kind: 'honoured_retry',
+      atMs: roundMs(s.sentAtMs),
+      detail,
+    });
   }
 
   private countInPeriod(c: ClientLedger, period: number, admitted: boolean): void {
@@ -190,7 +212,8 @@ export class RateLimitLedger {
     c.windows ??= new AnnouncedWindows(this.plan!.limit, this.windowMs);
     if (refused) return c.windows.refused(s.sentAtMs, s.doneAtMs, s.retryAfterS);
     if (s.status === 401) return;
-    const surelyAdmitted = s.status > 0 && s.status < 500 && (s.outcome === 'success' || s.outcome.startsWith('error:'));
+    const surelyAdmitted =
+      s.status > 0 && s.status < 500 && (s.outcome === 'success' || s.outcome.startsWith('error:'));
     c.windows.admitted(s.sentAtMs, s.doneAtMs, !surelyAdmitted);
   }
 }

@@ -10,7 +10,8 @@ export const MAX_RECENT_ERRORS = 50;
 
 type MutableRecentError = { -readonly [K in keyof RecentError]: RecentError[K] };
 
-const keyOf = (e: Pick<RecentError, 'source' | 'outcome' | 'detail'>): string => `${e.source}\u0000${e.outcome}\u0000${e.detail}`;
+const keyOf = (e: Pick<RecentError, 'source' | 'outcome' | 'detail'>): string =>
+  `${e.source}\u0000${e.outcome}\u0000${e.detail}`;
 
 /**
  * A bounded, least-recently-seen-evicted list of distinct errors. The Map's insertion order is

@@ -121,8 +121,12 @@ export function mapEncodings(data: RecordedData, map: (encoded: string) => strin
     byClient: each(data.byClient, pair),
     ...(data.byReplica === undefined ? {} : { byReplica: each(data.byReplica, pair) }),
     ...(data.byWorkload === undefined ? {} : { byWorkload: each(data.byWorkload, pair) }),
-    ...(data.scheduleLagByWorkload === undefined ? {} : { scheduleLagByWorkload: each(data.scheduleLagByWorkload, map) }),
-    ...(data.successLatencyByWorkload === undefined ? {} : { successLatencyByWorkload: each(data.successLatencyByWorkload, map) }),
+    ...(data.scheduleLagByWorkload === undefined
+      ? {}
+      : { scheduleLagByWorkload: each(data.scheduleLagByWorkload, map) }),
+    ...(data.successLatencyByWorkload === undefined
+      ? {}
+      : { successLatencyByWorkload: each(data.successLatencyByWorkload, map) }),
     ...(data.byTag === undefined ? {} : { byTag: each(data.byTag, pair) }),
     ...(data.bySelector === undefined
       ? {}

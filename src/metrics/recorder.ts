@@ -20,7 +20,13 @@ import type { LiveClientRow, LiveSnapshot, LiveWorkloadRow } from '../contract/l
 import { countsRecord, OUTCOME_SLOTS, OutcomeTable } from './outcome-table.ts';
 import { RateLimitLedger } from './rate-limit-ledger.ts';
 import { RecentErrors } from './recent-errors.ts';
-import { emptyRecordedData, mapEncodings, type DimensionData, type EncodedPair, type RecordedData } from './recorded-data.ts';
+import {
+  emptyRecordedData,
+  mapEncodings,
+  type DimensionData,
+  type EncodedPair,
+  type RecordedData,
+} from './recorded-data.ts';
 import type { RecorderDimensions, Sample, TokenSample } from './sample.ts';
 import { ExemplarReservoir, LatestTracedRequests } from './exemplars.ts';
 import { Timeline } from './timeline.ts';
@@ -188,7 +194,8 @@ export class Recorder {
   }
 
   private newCell(phaseIndex: number, stepIndex: number): RecordedCell {
-    if (!(stepIndex >= 0 && stepIndex < this.stepCount && Number.isInteger(stepIndex))) throw dimensionError('step', stepIndex);
+    if (!(stepIndex >= 0 && stepIndex < this.stepCount && Number.isInteger(stepIndex)))
+      throw dimensionError('step', stepIndex);
     if (!(phaseIndex >= 0 && phaseIndex < this.dims.phases.length && Number.isInteger(phaseIndex)))
       throw dimensionError('phase', phaseIndex);
     const cell = {
@@ -299,7 +306,11 @@ export class Recorder {
       rpsLast10s: nowS > 0 ? last10 / Math.min(10, nowS) : 0,
       timeline: this.timeline.rowsFrom(nowS - SNAPSHOT_SECONDS + 1, nowS),
       clients: this.dims.clients.map((id, i) => this.clientRow(id, i, nowMs)),
-      tokens: { requests: tokenRequests, failures: tokenRequests - tokenSuccesses, latencyMs: percentilesMs(this.tokenLatency) },
+      tokens: {
+        requests: tokenRequests,
+        failures: tokenRequests - tokenSuccesses,
+        latencyMs: percentilesMs(this.tokenLatency),
+      },
       skipped: Object.fromEntries(this.skipped),
       ...(this.skippedByWorkload.size === 0 ? {} : { skippedByWorkload: this.skippedByWorkloadRecord() }),
       recentErrors: this.recentErrors.list(),
@@ -308,7 +319,10 @@ export class Recorder {
   }
 
   /** One live row per workload: with one, the overall figures; with several, each its own (WorkloadLive). */
-  private workloadRows(nowS: number, byClass: { success: number; rate_limited: number; error: number }): LiveWorkloadRow[] {
+  private workloadRows(
+    nowS: number,
+    byClass: { success: number; rate_limited: number; error: number },
+  ): LiveWorkloadRow[] {
     const keeping = {
       slices: this.slices,
       phaseLag: this.phaseLag,
@@ -335,7 +349,9 @@ export class Recorder {
 
   /** The skips the driver attributed to a workload, by its name, then by reason. */
   private skippedByWorkloadRecord(): Record<string, Record<string, number>> {
-    return Object.fromEntries([...this.skippedByWorkload].map(([w, reasons]) => [this.slices.workloads[w]!, Object.fromEntries(reasons)]));
+    return Object.fromEntries(
+      [...this.skippedByWorkload].map(([w, reasons]) => [this.slices.workloads[w]!, Object.fromEntries(reasons)]),
+    );
   }
 
   /** Everything recorded, as plain JSON-able data (histograms encoded). */
@@ -361,7 +377,9 @@ export class Recorder {
         sliceStartMs = performance.now();
       }
     }
-    return mapEncodings(data, (text) => (text.startsWith(DEFERRED) ? encoded[Number(text.slice(DEFERRED.length))]! : text));
+    return mapEncodings(data, (text) =>
+      text.startsWith(DEFERRED) ? encoded[Number(text.slice(DEFERRED.length))]! : text,
+    );
   }
 
   /**
@@ -426,7 +444,10 @@ export class Recorder {
       byClient: named(this.dims.clients, this.clients),
       ...(this.replicas.length > 0 ? { byReplica: named(this.dims.replicas!, this.replicas) } : {}),
       byOutcome,
-      tokens: { latency: encodeOrDefer(this.tokenLatency), outcomes: countsRecord(this.tokenOutcomes.keys, this.tokenCounts) },
+      tokens: {
+        latency: encodeOrDefer(this.tokenLatency),
+        outcomes: countsRecord(this.tokenOutcomes.keys, this.tokenCounts),
+      },
       skipped: Object.fromEntries(this.skipped),
       timeline: this.timeline.rowsFrom(0),
       recentErrors: this.recentErrors.list(),

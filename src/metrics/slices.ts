@@ -96,7 +96,10 @@ export class Slices {
   }
 
   /** Each workload's schedule lag: the sum of its phases' (encoded); only workloads with open-model requests. */
-  lagByWorkload(phaseLag: readonly (Histogram | undefined)[], encode: (histogram: Histogram) => string): Record<string, string> {
+  lagByWorkload(
+    phaseLag: readonly (Histogram | undefined)[],
+    encode: (histogram: Histogram) => string,
+  ): Record<string, string> {
     const groups = new Map<number, Histogram[]>();
     phaseLag.forEach((lag, phase) => {
       if (lag === undefined) return;
@@ -112,9 +115,15 @@ export class Slices {
   }
 
   /** Every selection's data (also one that picked nothing yet: its threshold then reads no requests). */
-  bySelector(serialize: (stats: DimensionStats) => DimensionData, encode: (histogram: Histogram) => string): Record<string, SelectionData> {
+  bySelector(
+    serialize: (stats: DimensionStats) => DimensionData,
+    encode: (histogram: Histogram) => string,
+  ): Record<string, SelectionData> {
     return Object.fromEntries(
-      this.slots.map((slot) => [slot.key, { ...serialize(slot.stats), ...(slot.lag === null ? {} : { scheduleLag: encode(slot.lag) }) }]),
+      this.slots.map((slot) => [
+        slot.key,
+        { ...serialize(slot.stats), ...(slot.lag === null ? {} : { scheduleLag: encode(slot.lag) }) },
+      ]),
     );
   }
 
@@ -131,7 +140,9 @@ export class Slices {
   /** Each workload's success latency (encoded), for those with a success. */
   successLatencyByWorkload(encode: (histogram: Histogram) => string): Record<string, string> {
     return Object.fromEntries(
-      this.successLatency.flatMap((histogram, w) => (histogram === undefined ? [] : [[this.workloads[w]!, encode(histogram)]])),
+      this.successLatency.flatMap((histogram, w) =>
+        histogram === undefined ? [] : [[this.workloads[w]!, encode(histogram)]],
+      ),
     );
   }
 

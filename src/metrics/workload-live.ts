@@ -8,7 +8,15 @@
  */
 import type { OutcomeClass } from '../api/outcome.ts';
 import type { LiveWorkloadRow } from '../contract/live-snapshot.ts';
-import { addHistograms, countAtOrBelowUs, createLatencyHistogram, recordUs, usToMs, valuesAtPercentilesUs, type Histogram } from './hdr.ts';
+import {
+  addHistograms,
+  countAtOrBelowUs,
+  createLatencyHistogram,
+  recordUs,
+  usToMs,
+  valuesAtPercentilesUs,
+  type Histogram,
+} from './hdr.ts';
 import type { Slices } from './slices.ts';
 
 /** Seconds of per-second counts kept per workload: the last whole second is always among them. */

@@ -103,7 +103,11 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   const raw = isRecord(value) ? value : {};
   const doc = validFields(ProfileSchema, value);
   const baseDir = dirname(source || '.');
-  const target = resolveTarget(overrides.target ?? doc.target, overrides.target === undefined ? '/target' : '--target', problems);
+  const target = resolveTarget(
+    overrides.target ?? doc.target,
+    overrides.target === undefined ? '/target' : '--target',
+    problems,
+  );
   const auth = resolveAuth(validFields(AuthSchema, raw.auth), problems);
   const rateLimit = resolveRateLimit(validFields(RateLimitSchema, raw.rateLimit), problems);
   const seed = doc.seed ?? randomInt(0, 2 ** 32);
@@ -114,7 +118,11 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   // report a false "no secret" problem.
   const clientsValid = raw.clients === undefined || doc.clients !== undefined;
   const httpSettings = validFields(HttpSchema, raw.http);
-  const baseHttp = withRequestTimeout(resolveHttp(httpSettings, baseDir, problems), overrides.requestTimeoutMs, problems);
+  const baseHttp = withRequestTimeout(
+    resolveHttp(httpSettings, baseDir, problems),
+    overrides.requestTimeoutMs,
+    problems,
+  );
   const http = withTransportOverrides(baseHttp, overrides);
   const clientsContext = {
     external: target !== null && auth.clientAuth !== 'private_key_jwt',
@@ -124,23 +132,49 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     assertionAlg: auth.assertionAlg,
     needsAssertionKey: auth.clientAuth === 'private_key_jwt',
   };
-  const embeddedServer = resolveServer(validFields(ServerSchema, raw.server), { rateLimit, tokenMethod: auth.tokenMethod, seed }, problems);
-  checkHttpVersion(http.version, target, embeddedServer, overrides.httpVersion === undefined ? '/http/version' : '--http2', problems);
+  const embeddedServer = resolveServer(
+    validFields(ServerSchema, raw.server),
+    { rateLimit, tokenMethod: auth.tokenMethod, seed },
+    problems,
+  );
+  checkHttpVersion(
+    http.version,
+    target,
+    embeddedServer,
+    overrides.httpVersion === undefined ? '/http/version' : '--http2',
+    problems,
+  );
   const dataColumns = new Map<string, Set<string>>();
   const setup = resolveSteps('setup', raw.setup, auth.tokenMethod, null, problems);
-  const scenarios = resolveScenarios(raw.scenarios, auth.tokenMethod, problems, dataSetNames(raw.data), dataColumns, setup?.saves ?? []);
+  const scenarios = resolveScenarios(
+    raw.scenarios,
+    auth.tokenMethod,
+    problems,
+    dataSetNames(raw.data),
+    dataColumns,
+    setup?.saves ?? [],
+  );
   const teardown = resolveSteps('teardown', raw.teardown, auth.tokenMethod, setup?.saves ?? [], problems);
   const clientsSettings = doc.clients ?? {};
   // With workloads that all bring their own clients, no top-level identities are made up.
   const workloadItems = Array.isArray(raw.workloads) ? (raw.workloads as unknown[]) : null;
   const ownClientsOnly =
-    workloadItems !== null && raw.clients === undefined && workloadItems.every((w) => isRecord(w) && w.clients !== undefined);
+    workloadItems !== null &&
+    raw.clients === undefined &&
+    workloadItems.every((w) => isRecord(w) && w.clients !== undefined);
   const topClients = clientsValid && !ownClientsOnly ? resolveClients(clientsSettings, clientsContext, problems) : [];
-  const resolved = resolveWorkloads({ raw, clients: topClients, clientsSettings, clientsContext, scenarios, baseDir, overrides }, problems);
+  const resolved = resolveWorkloads(
+    { raw, clients: topClients, clientsSettings, clientsContext, scenarios, baseDir, overrides },
+    problems,
+  );
   const clients = resolved.clients;
   const setupPlan = setup === null ? null : stepsPlan(setup, setupClient(setup, clients, clientsSettings, problems));
-  const teardownPlan = teardown === null ? null : stepsPlan(teardown, setupClient(teardown, clients, clientsSettings, problems));
-  const thresholds = [...resolveThresholds(raw.thresholds, problems), ...flagThresholds(overrides.thresholds, problems)];
+  const teardownPlan =
+    teardown === null ? null : stepsPlan(teardown, setupClient(teardown, clients, clientsSettings, problems));
+  const thresholds = [
+    ...resolveThresholds(raw.thresholds, problems),
+    ...flagThresholds(overrides.thresholds, problems),
+  ];
   const plan: Plan = {
     name: doc.name ?? (basename(source, '.json') || 'profile'),
     source,
@@ -165,7 +199,9 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
     checkpointEveryMs: durationMs(doc.checkpointEvery ?? D.checkpointEvery, '/checkpointEvery', problems, POSITIVE),
     data: resolveData(raw.data, baseDir, dataColumns, problems),
     dataPart: { index: 0, count: 1 },
-    ...(raw.capacity === undefined ? {} : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
+    ...(raw.capacity === undefined
+      ? {}
+      : { capacity: resolveCapacity(validFields(CapacitySchema, raw.capacity), problems) }),
   };
   // A replay brings its own calls and timing: scenarios are needed only by the other workloads,
   // top-level phases only by a profile without workloads or a replay.
@@ -175,7 +211,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   if (isRecord(value) && workloadItems === null && !replaysOnly && raw.phases === undefined)
     problems.push({ path: '/phases', message: 'expected a list of at least 1 item (required), found nothing' });
   // Thresholds name their selections in the plan's terms: checked once the plan is whole.
-  if (problems.length === 0) problems.push(...selectorProblems(plan, thresholds, (i) => thresholdPointer(raw.thresholds, i)));
+  if (problems.length === 0)
+    problems.push(...selectorProblems(plan, thresholds, (i) => thresholdPointer(raw.thresholds, i)));
   if (problems.length > 0) return { problems: inDocumentOrder(value, problems) };
   return { plan: deepFreeze(plan), problems };
 }
@@ -183,7 +220,8 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
 /** The http settings with `--timeout` applied. */
 function withRequestTimeout(http: HttpPlan, timeoutMs: number | undefined, problems: Problem[]): HttpPlan {
   if (timeoutMs === undefined) return http;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) problems.push(expected('--timeout', 'a duration greater than 0', timeoutMs));
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    problems.push(expected('--timeout', 'a duration greater than 0', timeoutMs));
   return { ...http, requestTimeoutMs: timeoutMs };
 }
 
@@ -208,7 +246,8 @@ function resolveReplicas(
   if (urls.length > 0 && target === null)
     problems.push({
       path: flags === undefined ? '/replicas' : '--replica',
-      message: 'replicas need a target (the URL clients use, where tokens come from); the embedded server has no replicas',
+      message:
+        'replicas need a target (the URL clients use, where tokens come from); the embedded server has no replicas',
     });
   return urls;
 }
@@ -221,15 +260,24 @@ function resolveThresholds(value: unknown, problems: Problem[]): Plan['threshold
     const fields = typeof item === 'string' ? { threshold: item } : validFields(ThresholdObjectSchema, item);
     if (fields.threshold === undefined) return [];
     const delayAbortEvalMs =
-      fields.delayAbortEval === undefined ? 0 : durationMs(fields.delayAbortEval, `${pointer}/delayAbortEval`, problems, ALLOW_ZERO);
+      fields.delayAbortEval === undefined
+        ? 0
+        : durationMs(fields.delayAbortEval, `${pointer}/delayAbortEval`, problems, ALLOW_ZERO);
     if (fields.delayAbortEval !== undefined && fields.abortOnFail !== true)
       problems.push(
-        expected(`${pointer}/delayAbortEval`, '"abortOnFail": true beside it (only a live threshold is delayed)', fields.delayAbortEval),
+        expected(
+          `${pointer}/delayAbortEval`,
+          '"abortOnFail": true beside it (only a live threshold is delayed)',
+          fields.delayAbortEval,
+        ),
       );
     try {
       return [parseThreshold(fields.threshold, { abortOnFail: fields.abortOnFail === true, delayAbortEvalMs })];
     } catch (err) {
-      problems.push({ path: typeof item === 'string' ? pointer : `${pointer}/threshold`, message: (err as Error).message });
+      problems.push({
+        path: typeof item === 'string' ? pointer : `${pointer}/threshold`,
+        message: (err as Error).message,
+      });
       return [];
     }
   });
@@ -239,7 +287,9 @@ function resolveThresholds(value: unknown, problems: Problem[]): Plan['threshold
 function thresholdPointer(value: unknown, index: number): string {
   const count = Array.isArray(value) ? value.length : 0;
   if (index >= count) return '--threshold';
-  return Array.isArray(value) && typeof value[index] !== 'string' ? `/thresholds/${index}/threshold` : `/thresholds/${index}`;
+  return Array.isArray(value) && typeof value[index] !== 'string'
+    ? `/thresholds/${index}/threshold`
+    : `/thresholds/${index}`;
 }
 
 /** Setup or teardown as plan data, run by the client at `client`. */
@@ -297,7 +347,8 @@ function checkHttpVersion(
 function resolveSignModule(setting: string, baseDir: string, problems: Problem[]): string {
   const path = resolve(baseDir, setting);
   try {
-    if (!statSync(path).isFile()) problems.push(expected('/sign', 'a JavaScript module file (relative to the profile)', setting));
+    if (!statSync(path).isFile())
+      problems.push(expected('/sign', 'a JavaScript module file (relative to the profile)', setting));
   } catch (err) {
     problems.push({
       path: '/sign',

@@ -36,18 +36,32 @@ export const CapacitySchema = OptionalFields(
       exclusiveMinimum: 0,
       description: `First step: a rate (open) or a number of virtual users (closed). Default ${C.startOpen}/s, or ${C.startClosed} user.`,
     }),
-    factor: Type.Number({ exclusiveMinimum: 1, default: C.factor, description: `Growth factor until a step fails. Default ${C.factor}.` }),
+    factor: Type.Number({
+      exclusiveMinimum: 1,
+      default: C.factor,
+      description: `Growth factor until a step fails. Default ${C.factor}.`,
+    }),
     tolerance: Type.Number({
       exclusiveMinimum: 0,
       maximum: 1,
       default: C.tolerance,
       description: `Bisect until (first fail − last pass) / last pass is at most this. Default ${C.tolerance}.`,
     }),
-    max: Type.Number({ exclusiveMinimum: 0, description: 'Never step above this rate (or concurrency). Default: no cap.' }),
+    max: Type.Number({
+      exclusiveMinimum: 0,
+      description: 'Never step above this rate (or concurrency). Default: no cap.',
+    }),
     warmUp: DurationSchema('Load at the step rate before the measured hold (whole seconds).', C.warmUp),
     hold: DurationSchema('Measured hold of each step (whole seconds).', C.hold),
-    confirm: DurationSchema('Hold of the final confirmation at the found rate (whole seconds; 0 = no confirmation).', C.confirm),
-    maxSteps: Type.Integer({ minimum: 1, default: C.maxSteps, description: `Stop after this many steps. Default ${C.maxSteps}.` }),
+    confirm: DurationSchema(
+      'Hold of the final confirmation at the found rate (whole seconds; 0 = no confirmation).',
+      C.confirm,
+    ),
+    maxSteps: Type.Integer({
+      minimum: 1,
+      default: C.maxSteps,
+      description: `Stop after this many steps. Default ${C.maxSteps}.`,
+    }),
     slo: Type.Array(Type.String(), {
       description:
         'The SLO lines a step must meet, in the threshold language (e.g. "p99 < 250ms", "error_rate < 1%"). Default: the profile\'s thresholds. Always added: the achieved rate within 1 % of the offered.',
@@ -118,7 +132,8 @@ export function resolveCapacity(fields: Partial<CapacitySettings>, problems: Pro
       }
     }) ?? null;
   const start = fields.start ?? (model === 'open' ? C.startOpen : C.startClosed);
-  if (model === 'closed' && !Number.isInteger(start)) problems.push(expected('/capacity/start', 'a whole number of virtual users', start));
+  if (model === 'closed' && !Number.isInteger(start))
+    problems.push(expected('/capacity/start', 'a whole number of virtual users', start));
   return {
     model,
     start,

@@ -52,15 +52,24 @@ function secretFromEnv(flag: string, secretEnv: string | undefined, env: NodeJS.
  */
 export function parseClientFlag(value: string, secretEnv?: string, env: NodeJS.ProcessEnv = process.env): FlagClient {
   const colon = value.indexOf(':');
-  if (colon === -1 && secretEnv !== undefined && value.length > 0) return { id: value, secret: secretFromEnv('--client', secretEnv, env) };
+  if (colon === -1 && secretEnv !== undefined && value.length > 0)
+    return { id: value, secret: secretFromEnv('--client', secretEnv, env) };
   // Never echo the value: it may be a secret typed without its ID.
   if (colon <= 0 || colon === value.length - 1)
-    throw new RpcloadError('bad_flag', `--client: expected ID:SECRET, found ${colon === -1 ? 'no colon' : 'an empty ID or secret'}`);
+    throw new RpcloadError(
+      'bad_flag',
+      `--client: expected ID:SECRET, found ${colon === -1 ? 'no colon' : 'an empty ID or secret'}`,
+    );
   return { id: value.slice(0, colon), secret: value.slice(colon + 1) };
 }
 
 /** `--client-pattern PATTERN[:SECRET]` → the first `count` clients of the pattern (numbered from 1). */
-export function expandClientPattern(value: string, count: number, secretEnv?: string, env: NodeJS.ProcessEnv = process.env): FlagClient[] {
+export function expandClientPattern(
+  value: string,
+  count: number,
+  secretEnv?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): FlagClient[] {
   const colon = value.indexOf(':');
   const head = colon === -1 ? value : value.slice(0, colon);
   if (head === '' || colon === value.length - 1)
@@ -77,10 +86,16 @@ export function expandClientPattern(value: string, count: number, secretEnv?: st
  * Every client the flags give, in order: the `--client`s, then the pattern's first
  * `patternCount`. An ID given twice is an error. Empty when no client flag was given.
  */
-export function clientsFromFlags(flags: ClientFlags, patternCount: number, env: NodeJS.ProcessEnv = process.env): FlagClient[] {
+export function clientsFromFlags(
+  flags: ClientFlags,
+  patternCount: number,
+  env: NodeJS.ProcessEnv = process.env,
+): FlagClient[] {
   const clients = [
     ...(flags.client ?? []).map((value) => parseClientFlag(value, flags.secretEnv, env)),
-    ...(flags.clientPattern === undefined ? [] : expandClientPattern(flags.clientPattern, patternCount, flags.secretEnv, env)),
+    ...(flags.clientPattern === undefined
+      ? []
+      : expandClientPattern(flags.clientPattern, patternCount, flags.secretEnv, env)),
   ];
   const duplicate = clients.find((c, i) => clients.findIndex((d) => d.id === c.id) !== i);
   if (duplicate) throw new RpcloadError('bad_flag', `--client: client ${JSON.stringify(duplicate.id)} given twice`);

@@ -61,7 +61,11 @@ export function infeasiblePhases(
 }
 
 /** A problem when a client count cannot be honoured (checked before any client is built). */
-export function infeasibleClientCount(count: number, pointer: string, limits: MachineLimits = machineLimits()): Problem | null {
+export function infeasibleClientCount(
+  count: number,
+  pointer: string,
+  limits: MachineLimits = machineLimits(),
+): Problem | null {
   if (count <= limits.maxClients) return null;
   return {
     path: pointer,

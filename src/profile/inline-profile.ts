@@ -78,7 +78,9 @@ export function parseMethodFlag(value: string): MethodFlag {
 function parseJsonObject(text: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -101,7 +103,10 @@ function profileName(target: string | undefined): string {
  * Throws a one-line RpcloadError for what only flags can get wrong: no method, a bad `--method`,
  * no client for an external target.
  */
-export function buildInlineProfile(flags: InlineProfileFlags, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
+export function buildInlineProfile(
+  flags: InlineProfileFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, unknown> {
   const methods = (flags.method ?? []).map(parseMethodFlag);
   const paginated = new Set((flags.paginated ?? []).map((value) => parsePaginatedFlag(value).method));
   for (const method of paginated)
@@ -135,12 +140,18 @@ export function buildInlineProfile(flags: InlineProfileFlags, env: NodeJS.Proces
     auth: Object.keys(auth).length === 0 ? undefined : auth,
     clients: clients.length === 0 ? undefined : { list: clients.map(({ id, secret }) => ({ id, secret })) },
     // A replay brings its own calls and timing (its settings come from the flags, see replay-settings.ts).
-    ...(flags.replay === undefined ? { scenarios, phases: [{ ...INLINE_DEFAULT_PHASE }] } : { replay: { file: flags.replay } }),
+    ...(flags.replay === undefined
+      ? { scenarios, phases: [{ ...INLINE_DEFAULT_PHASE }] }
+      : { replay: { file: flags.replay } }),
   });
 }
 
 /** The plan of a profile built from flags; its problems are reported as the command line's. */
-export function inlinePlan(flags: InlineProfileFlags, overrides: PlanOverrides, env: NodeJS.ProcessEnv = process.env): Plan {
+export function inlinePlan(
+  flags: InlineProfileFlags,
+  overrides: PlanOverrides,
+  env: NodeJS.ProcessEnv = process.env,
+): Plan {
   const profile = buildInlineProfile(flags, env);
   const { plan, problems } = resolvePlan(profile, { source: '', overrides });
   if (!plan) throw new ProfileError(INLINE_SOURCE, problems);

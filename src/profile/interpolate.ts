@@ -23,7 +23,10 @@ export function interpolateEnv(document: unknown, env: NodeJS.ProcessEnv): Inter
       if (match === '$${') return '${';
       const reference = NAME_AND_DEFAULT.exec(inner ?? '');
       if (!closed || !reference) {
-        problems.push({ path: pointer, message: `expected \${NAME} or \${NAME:-default}, found ${JSON.stringify(match)}` });
+        problems.push({
+          path: pointer,
+          message: `expected \${NAME} or \${NAME:-default}, found ${JSON.stringify(match)}`,
+        });
         return match;
       }
       const [, name, fallback] = reference as unknown as [string, string, string | undefined];
@@ -40,7 +43,9 @@ export function interpolateEnv(document: unknown, env: NodeJS.ProcessEnv): Inter
     if (typeof node === 'string') return node.includes('${') ? interpolateString(node, pointer) : node;
     if (Array.isArray(node)) return node.map((item, index) => walk(item, childPointer(pointer, index)));
     if (node !== null && typeof node === 'object') {
-      return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, walk(child, childPointer(pointer, key))]));
+      return Object.fromEntries(
+        Object.entries(node).map(([key, child]) => [key, walk(child, childPointer(pointer, key))]),
+      );
     }
     return node;
   };

@@ -45,11 +45,14 @@ function readPem(baseDir: string, setting: string): FileRead<string> {
 /** OpenSSL's complaint about a certificate and key, in words naming the files. */
 function secureContextReason(err: unknown, certShown: string, keyShown: string): string {
   const { code = '', message = '' } = err as NodeJS.ErrnoException;
-  if (code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH') return `${keyShown}: the private key does not belong to the certificate ${certShown}`;
+  if (code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH')
+    return `${keyShown}: the private key does not belong to the certificate ${certShown}`;
   if (code === 'ERR_OSSL_BAD_DECRYPT' || /bad decrypt|interrupted or cancelled/.test(message))
     return `${keyShown}: cannot decrypt the private key (wrong or missing passphrase: http.keyPassphrase, --key-passphrase-env)`;
-  if (/mac verify failure/.test(message)) return `${keyShown}: cannot open the PKCS#12 file (wrong or missing passphrase)`;
-  if (/not enough data|wrong tag|header too long|asn1/i.test(message)) return `${keyShown}: not a PKCS#12 (.pfx/.p12) file`;
+  if (/mac verify failure/.test(message))
+    return `${keyShown}: cannot open the PKCS#12 file (wrong or missing passphrase)`;
+  if (/not enough data|wrong tag|header too long|asn1/i.test(message))
+    return `${keyShown}: not a PKCS#12 (.pfx/.p12) file`;
   return `${keyShown}: not a usable private key for the certificate ${certShown} (${code || message.split('\n')[0]})`;
 }
 
@@ -58,7 +61,8 @@ function secureContextReason(err: unknown, certShown: string, keyShown: string):
  * block in the certificate's own file), or a PKCS#12 file. Fails with one reason naming the file.
  */
 export function readTlsIdentity(baseDir: string, setting: TlsIdentitySetting): FileRead<ClientTlsIdentity> {
-  const passphrase = setting.passphrase === undefined || setting.passphrase === '' ? {} : { passphrase: setting.passphrase };
+  const passphrase =
+    setting.passphrase === undefined || setting.passphrase === '' ? {} : { passphrase: setting.passphrase };
   if (setting.pfx !== undefined) {
     const read = readBytes(baseDir, setting.pfx);
     if (!read.ok) return read;
@@ -74,7 +78,10 @@ export function readTlsIdentity(baseDir: string, setting: TlsIdentitySetting): F
   if (!certRead.ok) return certRead;
   const certs = certificateBlocks(certRead.value);
   if (certs.length === 0)
-    return { ok: false, reason: `${shown(setting.cert)}: no PEM certificate in it (expected a "-----BEGIN CERTIFICATE-----" block)` };
+    return {
+      ok: false,
+      reason: `${shown(setting.cert)}: no PEM certificate in it (expected a "-----BEGIN CERTIFICATE-----" block)`,
+    };
   const keySetting = setting.key ?? setting.cert;
   const keyRead = setting.key === undefined ? certRead : readPem(baseDir, setting.key);
   if (!keyRead.ok) return keyRead;
@@ -93,7 +100,10 @@ export function readTlsIdentity(baseDir: string, setting: TlsIdentitySetting): F
   } catch (err) {
     return { ok: false, reason: secureContextReason(err, shown(setting.cert), shown(keySetting)) };
   }
-  return { ok: true, value: { cert, key, ...passphrase, source: isInlinePem(setting.cert) ? 'inline PEM' : setting.cert } };
+  return {
+    ok: true,
+    value: { cert, key, ...passphrase, source: isInlinePem(setting.cert) ? 'inline PEM' : setting.cert },
+  };
 }
 
 /**

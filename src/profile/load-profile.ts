@@ -32,7 +32,9 @@ export async function loadProfile(
   const unresolved = new Set(interpolated.problems.map((problem) => problem.path));
   const problems = [
     ...interpolated.problems,
-    ...resolvePlan(interpolated.value, { source: path, overrides: { replay } }).problems.filter((p) => !unresolved.has(p.path)),
+    ...resolvePlan(interpolated.value, { source: path, overrides: { replay } }).problems.filter(
+      (p) => !unresolved.has(p.path),
+    ),
   ];
   if (problems.length > 0) throw new ProfileError(path, inDocumentOrder(interpolated.value, problems));
   return interpolated.value as Profile;
@@ -69,12 +71,19 @@ function parseProfileText(path: string, text: string): unknown {
   // Before any recursive walk (interpolation, validation) can overflow the stack.
   const deep = tooDeepAt(value);
   if (deep !== null)
-    throw new RpcloadError('bad_profile', `${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected a profile`);
+    throw new RpcloadError(
+      'bad_profile',
+      `${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected a profile`,
+    );
   return value;
 }
 
 /** loadProfile, then buildPlan with the `rpcload run` flags. */
-export async function loadPlan(path: string, overrides?: PlanOverrides, env: NodeJS.ProcessEnv = process.env): Promise<Plan> {
+export async function loadPlan(
+  path: string,
+  overrides?: PlanOverrides,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Plan> {
   return buildPlan(await loadProfile(path, env, overrides?.replay), { source: path, overrides });
 }
 

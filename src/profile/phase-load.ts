@@ -107,7 +107,9 @@ export function loadProblem(load: PhaseLoad, pointer: string): Problem | null {
       ? null
       : expected(pointer, 'a positive whole number of iterations per client', load.perClient);
   if (load.kind === 'concurrency')
-    return Number.isInteger(load.vus) && load.vus > 0 ? null : expected(pointer, 'a positive whole number of virtual users', load.vus);
+    return Number.isInteger(load.vus) && load.vus > 0
+      ? null
+      : expected(pointer, 'a positive whole number of virtual users', load.vus);
   const isRate = (perS: number): boolean => Number.isFinite(perS) && perS >= 0;
   if (isRate(load.fromPerS) && isRate(load.toPerS)) return null;
   const found = load.fromPerS === load.toPerS ? load.fromPerS : loadText(load);

@@ -28,7 +28,9 @@ export interface Plan {
   /** With replicas: a replica per request (round robin), or one per client (its index modulo the replicas). */
   readonly replicaAffinity: ReplicaAffinity;
   /** Options for the embedded server (used only when target is null); its clients (and their public keys) come from `clients`. */
-  readonly embeddedServer: Readonly<Omit<ServerOptions, 'clients' | 'clientPattern' | 'clientKeys' | 'clientCa' | 'host' | 'port'>>;
+  readonly embeddedServer: Readonly<
+    Omit<ServerOptions, 'clients' | 'clientPattern' | 'clientKeys' | 'clientCa' | 'host' | 'port'>
+  >;
   readonly auth: AuthPlan;
   /**
    * Every client identity of the run, once each: the top-level clients, then those only a workload

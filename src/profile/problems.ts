@@ -72,7 +72,11 @@ export function uniqueNames(
     if (earlier === undefined) firstIndex.set(name, index);
     else
       problems.push(
-        expected(explicit ? `${itemPointer}/name` : itemPointer, `a unique ${kind} name (${kind} ${earlier + 1} is also "${name}")`, name),
+        expected(
+          explicit ? `${itemPointer}/name` : itemPointer,
+          `a unique ${kind} name (${kind} ${earlier + 1} is also "${name}")`,
+          name,
+        ),
       );
   };
 }

@@ -46,7 +46,10 @@ export function readSecretsFile(baseDir: string, relativePath: string): FileRead
   const secrets = new Map<string, string>();
   for (const [id, secret] of Object.entries(parsed)) {
     if (typeof secret !== 'string')
-      return { ok: false, reason: `${JSON.stringify(relativePath)}: the value of ${JSON.stringify(id)} is not a string` };
+      return {
+        ok: false,
+        reason: `${JSON.stringify(relativePath)}: the value of ${JSON.stringify(id)} is not a string`,
+      };
     if (secret !== '') secrets.set(id, secret);
   }
   return { ok: true, value: secrets };
@@ -58,5 +61,7 @@ export function readCa(baseDir: string, setting: string): FileRead<string> {
   const read = inline ? { ok: true as const, value: setting } : readRelativeFile(baseDir, setting);
   if (!read.ok) return read;
   const problem = pemCertificateProblem(read.value);
-  return problem === null ? read : { ok: false, reason: `${inline ? 'inline PEM' : JSON.stringify(setting)}: ${problem}` };
+  return problem === null
+    ? read
+    : { ok: false, reason: `${inline ? 'inline PEM' : JSON.stringify(setting)}: ${problem}` };
 }

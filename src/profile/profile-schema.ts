@@ -9,7 +9,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 import { CapacitySchema } from './capacity-settings.ts';
 import { ReplaySchema } from './replay-settings.ts';
-import { AuthSchema, DurationSchema, HttpSchema, Literals, OptionalFields, RateLimitSchema, ServerSchema } from './schema-settings.ts';
+import {
+  AuthSchema,
+  DurationSchema,
+  HttpSchema,
+  Literals,
+  OptionalFields,
+  RateLimitSchema,
+  ServerSchema,
+} from './schema-settings.ts';
 import { TRACE_URL_PATTERN } from './trace-url.ts';
 
 const SECRET_HINT =
@@ -29,7 +37,8 @@ const CertPattern = Type.String({
 });
 const KeyPattern = Type.String({
   minLength: 1,
-  description: 'Private key file of each client\'s certificate, e.g. "certs/{id}.key". Default: the key in the certificate file.',
+  description:
+    'Private key file of each client\'s certificate, e.g. "certs/{id}.key". Default: the key in the certificate file.',
 });
 const PrivateKeyPattern = Type.String({
   minLength: 1,
@@ -56,8 +65,16 @@ export const ClientPatternSchema = OptionalFields(
       default: D.clients.pattern,
       description: `Client id pattern; {n} is replaced by start, start+1, …. Default "${D.clients.pattern}".`,
     }),
-    count: Type.Integer({ minimum: 1, default: D.clients.count, description: `Number of clients. Default ${D.clients.count}.` }),
-    start: Type.Integer({ minimum: 0, default: D.clients.start, description: `First value of {n}. Default ${D.clients.start}.` }),
+    count: Type.Integer({
+      minimum: 1,
+      default: D.clients.count,
+      description: `Number of clients. Default ${D.clients.count}.`,
+    }),
+    start: Type.Integer({
+      minimum: 0,
+      default: D.clients.start,
+      description: `First value of {n}. Default ${D.clients.start}.`,
+    }),
     secret: Type.String({ description: `Secret shared by all clients of the pattern. ${SECRET_HINT}` }),
     weights: Type.Record(Type.String(), Weight('Share of arrivals of this client, relative to the others.'), {
       description: 'Weights of particular clients by id (e.g. one greedy client). Default: every client weighs 1.',
@@ -82,12 +99,16 @@ export const ClientEntrySchema = Type.Object(
       }),
     ),
     key: Type.Optional(
-      Type.String({ minLength: 1, description: "Private key file of this client's certificate. Default: the key in the cert file." }),
+      Type.String({
+        minLength: 1,
+        description: "Private key file of this client's certificate. Default: the key in the cert file.",
+      }),
     ),
     privateKey: Type.Optional(
       Type.String({
         minLength: 1,
-        description: "private_key_jwt: this client's signing key, a PEM or JWK file relative to the profile. Default: privateKeyPattern.",
+        description:
+          "private_key_jwt: this client's signing key, a PEM or JWK file relative to the profile. Default: privateKeyPattern.",
       }),
     ),
     signingSecret: Type.Optional(SigningSecret("This client's")),
@@ -136,7 +157,8 @@ export const DataSetSchema = Type.Object(
   {
     file: Type.String({
       minLength: 1,
-      description: 'CSV file with a header row (RFC 4180), or JSON Lines (.jsonl, .ndjson: one object a line); relative to the profile.',
+      description:
+        'CSV file with a header row (RFC 4180), or JSON Lines (.jsonl, .ndjson: one object a line); relative to the profile.',
     }),
     order: Type.Optional(
       Literals(
@@ -207,7 +229,10 @@ export const StepSchema = Type.Object(
             }),
           ),
           error: Type.Optional(
-            Type.String({ minLength: 1, description: 'The error envelope\'s code, e.g. "not_found". Default: any code (not checked).' }),
+            Type.String({
+              minLength: 1,
+              description: 'The error envelope\'s code, e.g. "not_found". Default: any code (not checked).',
+            }),
           ),
           data: Type.Optional(
             Type.Record(Type.String(), Type.Unknown(), {
@@ -224,7 +249,11 @@ export const StepSchema = Type.Object(
       ),
     ),
     onFail: Type.Optional(
-      Literals(['stop', 'continue'], 'After a failed expectation: end the iteration, or go on to the next step.', D.step.onFail),
+      Literals(
+        ['stop', 'continue'],
+        'After a failed expectation: end the iteration, or go on to the next step.',
+        D.step.onFail,
+      ),
     ),
     tags: Type.Optional(
       Type.Record(Type.String({ pattern: TAG_KEY_PATTERN }), Type.String({ minLength: 1, maxLength: 128 }), {
@@ -238,9 +267,14 @@ export const StepSchema = Type.Object(
 
 export const ScenarioSchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, description: 'Unique scenario name. Default "scenario-N" (N from 1).' })),
+    name: Type.Optional(
+      Type.String({ minLength: 1, description: 'Unique scenario name. Default "scenario-N" (N from 1).' }),
+    ),
     weight: Type.Optional(Weight('Share of iterations that run this scenario.')),
-    steps: Type.Array(StepSchema, { minItems: 1, description: 'Requests made in order by one iteration, all by the same client.' }),
+    steps: Type.Array(StepSchema, {
+      minItems: 1,
+      description: 'Requests made in order by one iteration, all by the same client.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -266,7 +300,10 @@ export const PhaseSchema = Type.Object(
       ),
     ),
     concurrency: Type.Optional(
-      Type.Integer({ minimum: 1, description: `Closed model: this many virtual users, each looping the scenario mix. ${LOAD_RULE}` }),
+      Type.Integer({
+        minimum: 1,
+        description: `Closed model: this many virtual users, each looping the scenario mix. ${LOAD_RULE}`,
+      }),
     ),
     arrivals: Type.Optional(
       Literals(
@@ -282,7 +319,10 @@ export const PhaseSchema = Type.Object(
 const WORKLOAD_LOAD_RULE = 'Exactly one of phases, iterations and replay.';
 export const WorkloadSchema = Type.Object(
   {
-    name: Type.String({ pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$', description: 'Unique workload name (letters, digits, _ . -).' }),
+    name: Type.String({
+      pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$',
+      description: 'Unique workload name (letters, digits, _ . -).',
+    }),
     clients: Type.Optional(
       Type.Union(
         [
@@ -302,13 +342,19 @@ export const WorkloadSchema = Type.Object(
     scenarios: Type.Optional(
       Type.Union(
         [
-          Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Scenario names, each with its own weight.' }),
+          Type.Array(Type.String({ minLength: 1 }), {
+            minItems: 1,
+            description: 'Scenario names, each with its own weight.',
+          }),
           Type.Record(Type.String({ minLength: 1 }), Weight("Share of this workload's iterations."), {
             minProperties: 1,
             description: 'Scenario name → weight within this workload, e.g. {"ping": 3, "echo": 1}.',
           }),
         ],
-        { description: 'The scenarios its iterations pick from (by weight). Default: every scenario, with its own weight.' },
+        {
+          description:
+            'The scenarios its iterations pick from (by weight). Default: every scenario, with its own weight.',
+        },
       ),
     ),
     phases: Type.Optional(
@@ -318,7 +364,11 @@ export const WorkloadSchema = Type.Object(
       }),
     ),
     arrivals: Type.Optional(
-      Literals(['uniform', 'poisson'], 'Open model: the arrival process of its phases that do not name their own.', D.phase.arrivals),
+      Literals(
+        ['uniform', 'poisson'],
+        'Open model: the arrival process of its phases that do not name their own.',
+        D.phase.arrivals,
+      ),
     ),
     iterations: Type.Optional(
       Type.Integer({
@@ -326,7 +376,9 @@ export const WorkloadSchema = Type.Object(
         description: `Each of its clients runs this many iterations, one after another, then stops (closed model). ${WORKLOAD_LOAD_RULE} No default.`,
       }),
     ),
-    maxDuration: Type.Optional(DurationSchema('With iterations: the most the workload may last.', D.workload.maxDuration)),
+    maxDuration: Type.Optional(
+      DurationSchema('With iterations: the most the workload may last.', D.workload.maxDuration),
+    ),
     replay: Type.Optional(ReplaySchema),
     startAfter: Type.Optional(DurationSchema("Delay of its start on the run's clock.", D.workload.startAfter)),
   },
@@ -342,7 +394,10 @@ export const SetupSchema = Type.Object(
           "The client ID that runs the steps: any configured one, or a new ID with the top-level clients' secret. Default: the first client.",
       }),
     ),
-    steps: Type.Array(StepSchema, { minItems: 1, description: 'Requests made in order, once; `save` keeps values for {{setup.NAME}}.' }),
+    steps: Type.Array(StepSchema, {
+      minItems: 1,
+      description: 'Requests made in order, once; `save` keeps values for {{setup.NAME}}.',
+    }),
     timeout: Type.Optional(DurationSchema('How long all the steps may take together.', D.setup.timeout)),
   },
   { additionalProperties: false },
@@ -364,7 +419,9 @@ export const ThresholdSchema = Type.Union(
               'Judge it once a second while the run goes, and stop the run (status "aborted", exit 1) the moment it fails. Default false.',
           }),
         ),
-        delayAbortEval: Type.Optional(DurationSchema('With abortOnFail: judge it live only after this long into the run.', '0s')),
+        delayAbortEval: Type.Optional(
+          DurationSchema('With abortOnFail: judge it live only after this long into the run.', '0s'),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -375,10 +432,16 @@ export const ThresholdSchema = Type.Union(
 export const ProfileSchema = Type.Object(
   {
     $schema: Type.Optional(
-      Type.String({ description: 'JSON Schema for editors, e.g. "../schemas/profile.schema.json" (ignored by rpcload). Default: none.' }),
+      Type.String({
+        description:
+          'JSON Schema for editors, e.g. "../schemas/profile.schema.json" (ignored by rpcload). Default: none.',
+      }),
     ),
     name: Type.Optional(
-      Type.String({ minLength: 1, description: 'Profile name, used in result file names. Default: the file name without .json.' }),
+      Type.String({
+        minLength: 1,
+        description: 'Profile name, used in result file names. Default: the file name without .json.',
+      }),
     ),
     description: Type.Optional(Type.String({ description: 'Free text. Default: none.' })),
     target: Type.Optional(
@@ -389,7 +452,10 @@ export const ProfileSchema = Type.Object(
     ),
     replicas: Type.Optional(
       Type.Array(
-        Type.String({ description: 'Base URL (http:// or https://) of one replica, reached directly (a pod IP, a per-instance port).' }),
+        Type.String({
+          description:
+            'Base URL (http:// or https://) of one replica, reached directly (a pod IP, a per-instance port).',
+        }),
         {
           description:
             'Replicas of the API behind the target: `run` spreads the load over them (tokens still come from the target), `verify` checks that a spent quota is spent on every one (ratelimit.replicas). Default: none.',
@@ -402,7 +468,8 @@ export const ProfileSchema = Type.Object(
     scenarios: Type.Optional(
       Type.Array(ScenarioSchema, {
         minItems: 1,
-        description: 'Weighted scenarios; each iteration picks one. Required (default: none) unless every workload replays a recording.',
+        description:
+          'Weighted scenarios; each iteration picks one. Required (default: none) unless every workload replays a recording.',
       }),
     ),
     phases: Type.Optional(
@@ -474,10 +541,13 @@ export const ProfileSchema = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: 0xffff_ffff,
-        description: 'Seed of the random choices (scenario mix, template picks). Default: random, recorded in the result.',
+        description:
+          'Seed of the random choices (scenario mix, template picks). Default: random, recorded in the result.',
       }),
     ),
-    checkpointEvery: Type.Optional(DurationSchema('Write the result file this often during the run.', D.checkpointEvery)),
+    checkpointEvery: Type.Optional(
+      DurationSchema('Write the result file this often during the run.', D.checkpointEvery),
+    ),
   },
   {
     additionalProperties: false,

@@ -11,7 +11,14 @@ import { basename } from 'node:path';
 import { CLIENT_ASSERTION_TYPE } from '../api/client-assertion.ts';
 import { isMethodName } from '../api/http-call.ts';
 import { RpcloadError } from '../errors.ts';
-import { badRecord, isObject, UNKNOWN_CALLER, type OffsetClock, type RecordedCall, type SkipReason } from './replay-record.ts';
+import {
+  badRecord,
+  isObject,
+  UNKNOWN_CALLER,
+  type OffsetClock,
+  type RecordedCall,
+  type SkipReason,
+} from './replay-record.ts';
 
 /** Why calls of a HAR capture have no known caller: the refusal that names `(unknown caller)` says it. */
 export interface UnknownCallers {
@@ -55,7 +62,8 @@ export async function harCalls(file: string, text: string, options: HarOptions, 
   const started = entries.map((entry: unknown, index) => {
     const at = isObject(entry) ? entry.startedDateTime : undefined;
     const epochMs = typeof at === 'string' ? Date.parse(at) : Number.NaN;
-    if (Number.isNaN(epochMs)) throw badRecord(file, 'entry', `/log/entries/${index}/startedDateTime`, 'an ISO 8601 instant', at);
+    if (Number.isNaN(epochMs))
+      throw badRecord(file, 'entry', `/log/entries/${index}/startedDateTime`, 'an ISO 8601 instant', at);
     const request = isObject(entry) && isObject(entry.request) ? entry.request : {};
     return { entry: entry as Record<string, unknown>, index, epochMs, api: apiCallOf(request) };
   });
@@ -116,10 +124,14 @@ function chooseApiHost(
   for (const call of calls) if (call !== null) byHost.set(call.url.host, (byHost.get(call.url.host) ?? 0) + 1);
   let chosen: string | null = null;
   if (wanted !== null) {
-    chosen = [...byHost.keys()].find((host) => host === wanted || new URL(`http://${host}`).hostname === wanted) ?? null;
+    chosen =
+      [...byHost.keys()].find((host) => host === wanted || new URL(`http://${host}`).hostname === wanted) ?? null;
     if (chosen === null) {
       const where = byHost.size === 0 ? 'it has no API call' : `its API calls go to ${countsText(byHost)}`;
-      throw new RpcloadError('bad_replay', `${basename(file)}: no API call goes to the host ${wanted} (--replay-host); ${where}`);
+      throw new RpcloadError(
+        'bad_replay',
+        `${basename(file)}: no API call goes to the host ${wanted} (--replay-host); ${where}`,
+      );
     }
   } else for (const [host, n] of byHost) if (chosen === null || n > byHost.get(chosen)!) chosen = host;
   byHost.delete(chosen ?? '');
@@ -164,7 +176,8 @@ function formOf(postData: Record<string, unknown>): URLSearchParams {
   const form = new URLSearchParams();
   if (!Array.isArray(postData.params)) return form;
   for (const param of postData.params as unknown[])
-    if (isObject(param) && typeof param.name === 'string') form.append(decodedParam(param.name), decodedParam(param.value));
+    if (isObject(param) && typeof param.name === 'string')
+      form.append(decodedParam(param.name), decodedParam(param.value));
   return form;
 }
 
@@ -190,7 +203,9 @@ function countsText(counts: ReadonlyMap<string, number>): string {
 export function unknownCallersText(why: UnknownCallers, malformedAssertions: number): string {
   const calls = (n: number) => `${n} call${n === 1 ? '' : 's'}`;
   const what = [
-    ...(why.unissued > 0 ? [`${calls(why.unissued)} whose bearer token no token request of the capture issued to a named client`] : []),
+    ...(why.unissued > 0
+      ? [`${calls(why.unissued)} whose bearer token no token request of the capture issued to a named client`]
+      : []),
     ...(why.noBearer > 0 ? [`${calls(why.noBearer)} without a bearer token`] : []),
   ];
   // (Not "Basic credentials": the output's redaction takes the word after "Basic" for a secret.)
@@ -274,7 +289,12 @@ function basicUser(request: Record<string, unknown>): string | undefined {
 function headerOf(request: Record<string, unknown>, name: string): string | undefined {
   if (!Array.isArray(request.headers)) return undefined;
   for (const header of request.headers as unknown[])
-    if (isObject(header) && typeof header.name === 'string' && header.name.toLowerCase() === name && typeof header.value === 'string')
+    if (
+      isObject(header) &&
+      typeof header.name === 'string' &&
+      header.name.toLowerCase() === name &&
+      typeof header.value === 'string'
+    )
       return header.value;
   return undefined;
 }

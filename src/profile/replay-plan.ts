@@ -43,16 +43,23 @@ function mapCallers(scan: Scan, clientIds: readonly string[], settings: ReplaySe
   const missing: string[] = [];
   for (const caller of scan.callers) {
     if (configured.has(caller)) pairs.push([caller, caller]);
-    else if (settings.mapClients && clientIds.length > 0) pairs.push([caller, clientIds[callerHash(caller) % clientIds.length]!]);
+    else if (settings.mapClients && clientIds.length > 0)
+      pairs.push([caller, clientIds[callerHash(caller) % clientIds.length]!]);
     else missing.push(caller);
   }
   if (missing.length > 0) {
     const named = missing.slice(0, 5).join(', ') + (missing.length > 5 ? ` and ${missing.length - 5} more` : '');
-    const why = missing.includes(UNKNOWN_CALLER) && scan.unknownCallers !== '' ? `; ${UNKNOWN_CALLER} is ${scan.unknownCallers}` : '';
+    const why =
+      missing.includes(UNKNOWN_CALLER) && scan.unknownCallers !== ''
+        ? `; ${UNKNOWN_CALLER} is ${scan.unknownCallers}`
+        : '';
     const callers = `${missing.length} recorded caller${missing.length === 1 ? ' has' : 's have'}`;
     const remedy =
       "configure them (--client ID:SECRET, the profile's clients) or map the callers onto the configured clients with --map-clients";
-    throw new RpcloadError('bad_replay', `${basename(settings.file)}: ${callers} no configured client ID: ${named}${why}; ${remedy}`);
+    throw new RpcloadError(
+      'bad_replay',
+      `${basename(settings.file)}: ${callers} no configured client ID: ${named}${why}; ${remedy}`,
+    );
   }
   return pairs;
 }
@@ -72,7 +79,10 @@ function lengthText(ms: number): string {
  */
 export async function prepareReplay(plan: Plan, workload: number, settings: ReplaySettings): Promise<Plan> {
   if (!(Number.isFinite(settings.speed) && settings.speed > 0))
-    throw new RpcloadError('bad_flag', `--speed: expected a factor greater than 0 (e.g. 2 or 0.5), found ${settings.speed}`);
+    throw new RpcloadError(
+      'bad_flag',
+      `--speed: expected a factor greater than 0 (e.g. 2 or 0.5), found ${settings.speed}`,
+    );
   const unit = plan.workloads[workload]!;
   const scan = await scanRecording(settings, plan.auth.tokenMethod);
   const { facts } = scan;
@@ -88,7 +98,8 @@ export async function prepareReplay(plan: Plan, workload: number, settings: Repl
   );
   const mappedCallers = callerClients.filter(([caller, id]) => caller !== id).length;
   const spanMs = scan.lastInWindowMs - scan.fromMs;
-  const meanGapMs = facts.callsInWindow > 1 ? (scan.lastInWindowMs - scan.firstInWindowMs) / (facts.callsInWindow - 1) : 1000;
+  const meanGapMs =
+    facts.callsInWindow > 1 ? (scan.lastInWindowMs - scan.firstInWindowMs) / (facts.callsInWindow - 1) : 1000;
   // A bounded window loops at its bound; an open one one mean gap after its last call, keeping its rhythm.
   const passMs = scan.toMs !== null ? scan.toMs - scan.fromMs : spanMs + meanGapMs;
   const { speed } = settings;
@@ -191,7 +202,9 @@ function replayScenario(name: string, method: string): ScenarioPlan {
 export function replayAtSpeed(plan: Plan, workload: number, speed: number): Plan {
   return {
     ...plan,
-    workloads: plan.workloads.map((w, i) => (i === workload ? { ...w, replay: { ...w.replay!, speed, loop: true, maxCalls: null } } : w)),
+    workloads: plan.workloads.map((w, i) =>
+      i === workload ? { ...w, replay: { ...w.replay!, speed, loop: true, maxCalls: null } } : w,
+    ),
   };
 }
 

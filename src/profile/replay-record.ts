@@ -23,15 +23,28 @@ export interface RecordedCall {
  * with its token have no known caller), a HAR's other URLs, its API calls to another host than the
  * API's (a third-party endpoint under an `/api/` path), and its calls whose body is not JSON args.
  */
-export type SkipReason = 'token request' | 'malformed client assertion' | 'not an API call' | 'another host' | 'args not JSON';
+export type SkipReason =
+  'token request' | 'malformed client assertion' | 'not an API call' | 'another host' | 'args not JSON';
 
 /** Caller named for a HAR call whose bearer token no recorded token request issued. */
 export const UNKNOWN_CALLER = '(unknown caller)';
 
 /** One bad record: "FILE:LINE: /json/path: expected …, found …" (exit 2). */
-export function badRecord(file: string, where: string, pointer: string, expectedText: string, found: unknown): RpcloadError {
-  const shown = typeof found === 'string' ? JSON.stringify(found.length > 60 ? `${found.slice(0, 60)}…` : found) : JSON.stringify(found);
-  return new RpcloadError('bad_replay', `${basename(file)}:${where}: ${pointer}: expected ${expectedText}, found ${shown ?? 'nothing'}`);
+export function badRecord(
+  file: string,
+  where: string,
+  pointer: string,
+  expectedText: string,
+  found: unknown,
+): RpcloadError {
+  const shown =
+    typeof found === 'string'
+      ? JSON.stringify(found.length > 60 ? `${found.slice(0, 60)}…` : found)
+      : JSON.stringify(found);
+  return new RpcloadError(
+    'bad_replay',
+    `${basename(file)}:${where}: ${pointer}: expected ${expectedText}, found ${shown ?? 'nothing'}`,
+  );
 }
 
 /**

@@ -181,12 +181,14 @@ export class RecordingReader {
       throw badRecord(this.file, String(line), '', 'one JSON object per line', text);
     }
     const where = String(line);
-    if (!isObject(value)) throw badRecord(this.file, where, '', 'a JSON object {"t", "client", "method", "args"}', value);
+    if (!isObject(value))
+      throw badRecord(this.file, where, '', 'a JSON object {"t", "client", "method", "args"}', value);
     const offsetMs = this.clock.offsetOf(value.t, where, '/t');
     const { client, method, args } = value;
     if (typeof client !== 'string' || client === '')
       throw badRecord(this.file, where, '/client', "the caller's client ID (a string)", client);
-    if (typeof method !== 'string' || !isMethodName(method)) throw badRecord(this.file, where, '/method', METHOD_NAME_EXPECTED, method);
+    if (typeof method !== 'string' || !isMethodName(method))
+      throw badRecord(this.file, where, '/method', METHOD_NAME_EXPECTED, method);
     if (args !== undefined && !isObject(args)) throw badRecord(this.file, where, '/args', 'a JSON object', args);
     if (method === this.options.tokenMethod) {
       this.options.onSkip?.('token request');

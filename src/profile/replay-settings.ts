@@ -36,12 +36,18 @@ export const ReplaySchema = Type.Object(
     ),
     from: Type.Optional(
       Type.String({
-        description: 'Start of the window: a duration into the recording (e.g. "90s") or an ISO 8601 instant. Default: its first call.',
+        description:
+          'Start of the window: a duration into the recording (e.g. "90s") or an ISO 8601 instant. Default: its first call.',
       }),
     ),
-    to: Type.Optional(Type.String({ description: 'End of the window (exclusive), as "from". Default: after its last call.' })),
+    to: Type.Optional(
+      Type.String({ description: 'End of the window (exclusive), as "from". Default: after its last call.' }),
+    ),
     calls: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Send at most this many calls of the window (every pass counted). Default: all.' }),
+      Type.Integer({
+        minimum: 1,
+        description: 'Send at most this many calls of the window (every pass counted). Default: all.',
+      }),
     ),
     duration: Type.Optional(
       DurationSchema(
@@ -159,9 +165,14 @@ export function resolveReplaySettings(
   pointer = '/replay',
 ): ReplaySettings {
   const file = typeof section.file === 'string' ? section.file : '';
-  const length = typeof section.duration === 'string' ? durationMs(section.duration, `${pointer}/duration`, problems, POSITIVE) : null;
+  const length =
+    typeof section.duration === 'string'
+      ? durationMs(section.duration, `${pointer}/duration`, problems, POSITIVE)
+      : null;
   if (section.loop === true && length === null && section.calls === undefined)
-    problems.push(expected(pointer, 'a "duration" or a number of "calls" beside "loop": true (how long the replay lasts)', section));
+    problems.push(
+      expected(pointer, 'a "duration" or a number of "calls" beside "loop": true (how long the replay lasts)', section),
+    );
   return {
     file: isAbsolute(file) ? file : resolve(baseDir, file),
     speed: typeof section.speed === 'number' ? section.speed : REPLAY_DEFAULTS.speed,
@@ -206,7 +217,8 @@ const REPLAY_ONLY: readonly (readonly [keyof ReplayFlags, string])[] = [
 export function replaySettingsOf(flags: ReplayFlags, profile: ReplaySettings | undefined): ReplaySettings | null {
   if (flags.replay === undefined && profile === undefined) {
     const stray = REPLAY_ONLY.find(([key]) => flags[key] !== undefined);
-    if (stray !== undefined) throw new RpcloadError('bad_flag', `${stray[1]}: only with --replay FILE (or a profile's replay section)`);
+    if (stray !== undefined)
+      throw new RpcloadError('bad_flag', `${stray[1]}: only with --replay FILE (or a profile's replay section)`);
     return null;
   }
   return {

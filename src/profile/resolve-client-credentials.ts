@@ -93,7 +93,10 @@ export function withCredentials(
       const read = readTlsIdentity(context.baseDir, { cert, key, passphrase: context.keyPassphrase });
       if (read.ok) tls = read.value;
       else if (entry?.cert !== undefined)
-        problems.push({ path: listed('cert'), message: `expected a client certificate with its private key, found ${read.reason}` });
+        problems.push({
+          path: listed('cert'),
+          message: `expected a client certificate with its private key, found ${read.reason}`,
+        });
       else patternFailure('certPattern', `${client.id}: ${read.reason}`);
     } else if (entry?.key !== undefined) {
       problems.push({ path: listed('key'), message: 'expected cert beside it (a key without its certificate)' });
@@ -104,17 +107,26 @@ export function withCredentials(
       const read = readAssertionKey(context.baseDir, keyFile, context.assertionAlg);
       if (read.ok) assertionKey = read.value;
       else if (entry?.privateKey !== undefined)
-        problems.push({ path: listed('privateKey'), message: `expected a private key for private_key_jwt, found ${read.reason}` });
+        problems.push({
+          path: listed('privateKey'),
+          message: `expected a private key for private_key_jwt, found ${read.reason}`,
+        });
       else patternFailure('privateKeyPattern', `${client.id}: ${read.reason}`);
     } else if (context.needsAssertionKey) {
       patternFailure('privateKey', client.id);
     }
-    return { ...client, tls, assertionKey, signingSecret: entry?.signingSecret || sharedSigningSecret || client.secret };
+    return {
+      ...client,
+      tls,
+      assertionKey,
+      signingSecret: entry?.signingSecret || sharedSigningSecret || client.secret,
+    };
   });
 
   for (const [field, reasons] of patternFailures) {
     const listed =
-      reasons.slice(0, LISTED_FAILURES).join('; ') + (reasons.length > LISTED_FAILURES ? ` … (${reasons.length} clients)` : '');
+      reasons.slice(0, LISTED_FAILURES).join('; ') +
+      (reasons.length > LISTED_FAILURES ? ` … (${reasons.length} clients)` : '');
     if (field === 'privateKey')
       problems.push({
         path: '/auth/clientAuth',

@@ -100,7 +100,8 @@ function fromPattern(
   problems: Problem[],
 ): BaseClient[] {
   const pattern = settings.pattern ?? D.clients.pattern;
-  if (!pattern.includes('{n}')) problems.push(expected(`${pointerOf(context)}/pattern`, 'a client id pattern containing {n}', pattern));
+  if (!pattern.includes('{n}'))
+    problems.push(expected(`${pointerOf(context)}/pattern`, 'a client id pattern containing {n}', pattern));
   const start = settings.start ?? D.clients.start;
   const declaredCount = settings.count ?? D.clients.count;
   // Before a single client is built: ten million of them took minutes and gigabytes.
@@ -120,7 +121,9 @@ function fromPattern(
     const range = `${idAt(0)} … ${idAt(declaredCount - 1)}`;
     for (const id of Object.keys(weights)) {
       if (!ids.has(id))
-        problems.push(expected(childPointer(`${pointerOf(context)}/weights`, id), `a client id the pattern makes (${range})`, id));
+        problems.push(
+          expected(childPointer(`${pointerOf(context)}/weights`, id), `a client id the pattern makes (${range})`, id),
+        );
     }
   }
   const clients = Array.from({ length: context.count ?? declaredCount }, (_, offset): BaseClient => {
@@ -134,7 +137,10 @@ function fromPattern(
         .slice(0, 3)
         .map((client) => client.id)
         .join(', ') + (missing.length > 3 ? ` … (${missing.length} clients)` : '');
-    problems.push({ path: `${pointerOf(context)}/secret`, message: `expected ${NO_SECRET_HINT}, found none for ${names}` });
+    problems.push({
+      path: `${pointerOf(context)}/secret`,
+      message: `expected ${NO_SECRET_HINT}, found none for ${names}`,
+    });
   }
   return clients.map((client) => (client.secret === '' ? { ...client, secret: randomSecret() } : client));
 }

@@ -13,7 +13,11 @@ import { fileErrorReason } from './profile-files.ts';
 import { childPointer, expected, type Problem } from './problems.ts';
 import { isRecord, validFields } from './valid-fields.ts';
 
-const FORMATS: Readonly<Record<string, DataSetPlan['format']>> = { '.csv': 'csv', '.jsonl': 'jsonl', '.ndjson': 'jsonl' };
+const FORMATS: Readonly<Record<string, DataSetPlan['format']>> = {
+  '.csv': 'csv',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+};
 
 /** The names the section declares (for checking templates before the sets are resolved). */
 export function dataSetNames(data: unknown): Set<string> {
@@ -33,10 +37,12 @@ export function resolveData(
     const file = fields.file === undefined ? '' : resolve(baseDir, fields.file);
     const format = FORMATS[extname(file).toLowerCase()];
     if (fields.file !== undefined) {
-      if (format === undefined) problems.push(expected(`${pointer}/file`, 'a .csv, .jsonl or .ndjson file', fields.file));
+      if (format === undefined)
+        problems.push(expected(`${pointer}/file`, 'a .csv, .jsonl or .ndjson file', fields.file));
       else {
         try {
-          if (!statSync(file).isFile()) problems.push(expected(`${pointer}/file`, `a file (${file} is not one)`, fields.file));
+          if (!statSync(file).isFile())
+            problems.push(expected(`${pointer}/file`, `a file (${file} is not one)`, fields.file));
         } catch (err) {
           problems.push(expected(`${pointer}/file`, `a readable file (${file}: ${fileErrorReason(err)})`, fields.file));
         }
@@ -44,7 +50,9 @@ export function resolveData(
     }
     const order = fields.order ?? D.data.order;
     if (order === 'unique' && fields.onEnd === 'wrap')
-      problems.push(expected(`${pointer}/onEnd`, '"stop" with order "unique" (wrapping would use rows again)', fields.onEnd));
+      problems.push(
+        expected(`${pointer}/onEnd`, '"stop" with order "unique" (wrapping would use rows again)', fields.onEnd),
+      );
     const onEnd = fields.onEnd ?? (order === 'unique' ? 'stop' : D.data.onEnd);
     return { name, file, format: format ?? 'csv', order, onEnd, columns: [...(columns.get(name) ?? [])] };
   });

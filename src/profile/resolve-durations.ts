@@ -7,7 +7,12 @@ import { expected, type Problem } from './problems.ts';
  * as 0, so resolution can go on and report everything else; a plan is never built from a profile
  * that had problems.
  */
-export function durationMs(text: string, pointer: string, problems: Problem[], options: { readonly allowZero: boolean }): number {
+export function durationMs(
+  text: string,
+  pointer: string,
+  problems: Problem[],
+  options: { readonly allowZero: boolean },
+): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) {
     problems.push(expected(pointer, 'a duration like "500ms", "10s" or "1m30s"', text));

@@ -24,7 +24,9 @@ export function resolveSaves(save: StepSettings['save'], pointer: string, proble
   return Object.entries(save ?? {}).flatMap(([name, path]) => {
     const segments = parseDataPath(path);
     if (segments === null) {
-      problems.push(expected(childPointer(pointer, name), 'a path into the reply\'s data like "id" or "items[0].sku"', path));
+      problems.push(
+        expected(childPointer(pointer, name), 'a path into the reply\'s data like "id" or "items[0].sku"', path),
+      );
       return [];
     }
     return [{ name, path, segments }];
@@ -45,7 +47,10 @@ export function expectProblems(expect: StepSettings['expect'], pointer: string):
   if (expect.error !== undefined && expect.status === 'success')
     problems.push(expected(`${pointer}/error`, 'no error code beside status "success"', expect.error));
   if (expect.data !== undefined && (expect.status === 'error' || expect.error !== undefined))
-    problems.push({ path: `${pointer}/data`, message: 'expected no data subset beside an expected error (an error reply has no data)' });
+    problems.push({
+      path: `${pointer}/data`,
+      message: 'expected no data subset beside an expected error (an error reply has no data)',
+    });
   return problems;
 }
 
@@ -53,11 +58,11 @@ export function resolveThink(think: ThinkSettings | undefined, pointer: string, 
   const value = think ?? D.step.think;
   if (typeof value === 'string') return { kind: 'fixed', ms: durationMs(value, pointer, problems, ALLOW_ZERO) };
   if ('uniform' in value) {
-    const [minMs, maxMs] = value.uniform.map((text, i) => durationMs(text, `${pointer}/uniform/${i}`, problems, ALLOW_ZERO)) as [
-      number,
-      number,
-    ];
-    if (maxMs < minMs) problems.push(expected(`${pointer}/uniform`, 'a shortest pause no longer than the longest', value.uniform));
+    const [minMs, maxMs] = value.uniform.map((text, i) =>
+      durationMs(text, `${pointer}/uniform/${i}`, problems, ALLOW_ZERO),
+    ) as [number, number];
+    if (maxMs < minMs)
+      problems.push(expected(`${pointer}/uniform`, 'a shortest pause no longer than the longest', value.uniform));
     return { kind: 'uniform', minMs, maxMs };
   }
   return { kind: 'exponential', meanMs: durationMs(value.exponential, `${pointer}/exponential`, problems, ALLOW_ZERO) };

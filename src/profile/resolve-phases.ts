@@ -66,7 +66,8 @@ export function resolvePhases(
       });
     }
     placeholders ||= fields.rate === undefined && fields.concurrency === undefined;
-    const phaseMs = fields.duration === undefined ? 0 : durationMs(fields.duration, `${pointer}/duration`, problems, POSITIVE);
+    const phaseMs =
+      fields.duration === undefined ? 0 : durationMs(fields.duration, `${pointer}/duration`, problems, POSITIVE);
     resolved.push({
       name,
       workload: where.workload,
@@ -106,8 +107,11 @@ function checkLoads(
   listPointer: string,
   problems: Problem[],
 ): void {
-  const pointerOf = (index: number, field: string): string => (source === 'profile' ? `${listPointer}/${index}/${field}` : source);
-  const loadProblems = played.flatMap((phase, index) => loadProblem(phase.load, pointerOf(index, phase.load.kind)) ?? []);
+  const pointerOf = (index: number, field: string): string =>
+    source === 'profile' ? `${listPointer}/${index}/${field}` : source;
+  const loadProblems = played.flatMap(
+    (phase, index) => loadProblem(phase.load, pointerOf(index, phase.load.kind)) ?? [],
+  );
   problems.push(...loadProblems);
   const judged = loadProblems.length === 0 && !(source === 'profile' && placeholders);
   if (judged && played.length > 0 && played.every((phase) => isIdle(phase.load)))
@@ -119,7 +123,13 @@ function checkLoads(
 }
 
 /** The phase's load; a phase without a valid one has problems, so its (idle) placeholder is never run. */
-function profileLoad({ rate, concurrency }: { rate?: number | { from: number; to: number }; concurrency?: number }): PhaseLoad {
+function profileLoad({
+  rate,
+  concurrency,
+}: {
+  rate?: number | { from: number; to: number };
+  concurrency?: number;
+}): PhaseLoad {
   if (concurrency !== undefined) return concurrencyLoad(concurrency);
   if (typeof rate === 'number') return rateLoad(rate);
   return rateLoad(rate?.from ?? 0, rate?.to ?? 0);
@@ -140,11 +150,14 @@ function applyOverrides(
     const staged = stagePhases(stages, overrides, workload, problems);
     return staged === undefined ? { phases, source: 'profile' } : { phases: staged, source: '--stages' };
   }
-  const overrideMs = requests === undefined ? overrides.durationMs : requestsDurationMs(requests, overrides, phases, problems);
+  const overrideMs =
+    requests === undefined ? overrides.durationMs : requestsDurationMs(requests, overrides, phases, problems);
   const totalMs = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
   if (load !== undefined)
     return {
-      phases: [{ name: OVERRIDE_PHASE_NAME, workload, durationMs: overrideMs ?? totalMs, load, arrivals: D.phase.arrivals }],
+      phases: [
+        { name: OVERRIDE_PHASE_NAME, workload, durationMs: overrideMs ?? totalMs, load, arrivals: D.phase.arrivals },
+      ],
       source: loadFlag(load),
     };
   return { phases: overrideMs === undefined ? phases : scaledPhases(phases, overrideMs), source: 'profile' };
@@ -159,19 +172,34 @@ function scaledPhases(phases: readonly PhasePlan[], totalMs: number): PhasePlan[
   const profileMs = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
   let usedMs = 0;
   return phases.map((phase, index) => {
-    const durationMs = index === phases.length - 1 ? totalMs - usedMs : Math.round((phase.durationMs / profileMs) * totalMs);
+    const durationMs =
+      index === phases.length - 1 ? totalMs - usedMs : Math.round((phase.durationMs / profileMs) * totalMs);
     usedMs += durationMs;
     return { ...phase, durationMs };
   });
 }
 
 /** `--stages`: the stages as phases `stage-1` …, each its own duration and ramp. */
-function stagePhases(stages: readonly Stage[], overrides: PhaseOverrides, workload: number, problems: Problem[]): PhasePlan[] | undefined {
+function stagePhases(
+  stages: readonly Stage[],
+  overrides: PhaseOverrides,
+  workload: number,
+  problems: Problem[],
+): PhasePlan[] | undefined {
   const { load, durationMs: overrideMs, requests } = overrides;
   const flag =
-    load !== undefined ? loadFlag(load) : overrideMs !== undefined ? '--duration' : requests !== undefined ? '--requests' : undefined;
+    load !== undefined
+      ? loadFlag(load)
+      : overrideMs !== undefined
+        ? '--duration'
+        : requests !== undefined
+          ? '--requests'
+          : undefined;
   if (flag !== undefined) {
-    problems.push({ path: '--stages', message: `expected --stages alone (the stages set both rate and duration), found ${flag} too` });
+    problems.push({
+      path: '--stages',
+      message: `expected --stages alone (the stages set both rate and duration), found ${flag} too`,
+    });
     return undefined;
   }
   if (stages.length === 0 || stages.some((stage) => !(stage.durationMs > 0))) {

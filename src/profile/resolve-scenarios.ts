@@ -53,14 +53,26 @@ export function resolveStep(
   if (step.method !== undefined && !isMethodName(step.method))
     problems.push(expected(`${pointer}/method`, METHOD_NAME_EXPECTED, step.method));
   else if (step.method === tokenMethod) {
-    problems.push(expected(`${pointer}/method`, `an API method (the driver makes the token request "${tokenMethod}" itself)`, step.method));
+    problems.push(
+      expected(
+        `${pointer}/method`,
+        `an API method (the driver makes the token request "${tokenMethod}" itself)`,
+        step.method,
+      ),
+    );
   }
   const args = step.args ?? {};
   const paginate =
-    step.paginate === true ? { maxPages: D.step.maxPages } : step.paginate ? { maxPages: step.paginate.maxPages ?? D.step.maxPages } : null;
+    step.paginate === true
+      ? { maxPages: D.step.maxPages }
+      : step.paginate
+        ? { maxPages: step.paginate.maxPages ?? D.step.maxPages }
+        : null;
   // The walk sends the first page without `next` and adds the cursor itself.
   if (paginate && 'next' in args)
-    problems.push(expected(`${pointer}/args/next`, 'no "next" in the args of a paginated step (the walk sets it)', args.next));
+    problems.push(
+      expected(`${pointer}/args/next`, 'no "next" in the args of a paginated step (the walk sets it)', args.next),
+    );
   const compiled = tryCompileBodyTemplate(args, `${pointer}/args`);
   problems.push(...compiled.problems);
   const save = resolveSaves(step.save, `${pointer}/save`, problems);

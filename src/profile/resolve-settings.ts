@@ -19,7 +19,8 @@ export function resolveAuth(auth: AuthSettings, problems: Problem[]): AuthPlan {
     assertionAlg: auth.assertionAlg ?? null,
     scope: auth.scope ?? null,
     extraFields: { ...auth.extraFields },
-    refreshMarginS: durationMs(auth.refreshMargin ?? D.auth.refreshMargin, '/auth/refreshMargin', problems, ALLOW_ZERO) / 1000,
+    refreshMarginS:
+      durationMs(auth.refreshMargin ?? D.auth.refreshMargin, '/auth/refreshMargin', problems, ALLOW_ZERO) / 1000,
   };
 }
 
@@ -71,14 +72,20 @@ export function resolveHttp(http: HttpSettings, baseDir: string, problems: Probl
 /** The common client certificate (`http.cert` + `http.key`, or `http.pfx`), checked; null when none is given. */
 function resolveIdentity(http: HttpSettings, baseDir: string, problems: Problem[]): HttpPlan['identity'] {
   if (http.cert === undefined && http.pfx === undefined) {
-    if (http.key !== undefined) problems.push(expected('/http/key', 'http.cert beside it (a key without its certificate)', 'a key alone'));
+    if (http.key !== undefined)
+      problems.push(expected('/http/key', 'http.cert beside it (a key without its certificate)', 'a key alone'));
     return null;
   }
   if (http.cert !== undefined && http.pfx !== undefined) {
     problems.push(expected('/http/pfx', 'either cert (+ key) or pfx', 'both'));
     return null;
   }
-  const read = readTlsIdentity(baseDir, { cert: http.cert, key: http.key, pfx: http.pfx, passphrase: http.keyPassphrase });
+  const read = readTlsIdentity(baseDir, {
+    cert: http.cert,
+    key: http.key,
+    pfx: http.pfx,
+    passphrase: http.keyPassphrase,
+  });
   if (read.ok) return read.value;
   problems.push({
     path: http.pfx === undefined ? '/http/cert' : '/http/pfx',
@@ -120,10 +127,14 @@ export function resolveServer(
   const p99Ms = durationMs(p99Text, '/server/workLatency/p99', problems, POSITIVE);
   if (server.http2 === true && server.tls !== true)
     problems.push(expected('/server/http2', 'server.tls true beside it (HTTP/2 is served over TLS)', true));
-  if (p99Ms < p50Ms) problems.push(expected('/server/workLatency/p99', `at least p50 (${JSON.stringify(p50Text)})`, p99Text));
+  if (p99Ms < p50Ms)
+    problems.push(expected('/server/workLatency/p99', `at least p50 (${JSON.stringify(p50Text)})`, p99Text));
   return {
     limit: server.limit ?? context.rateLimit.limit,
-    windowMs: server.window === undefined ? context.rateLimit.windowMs : durationMs(server.window, '/server/window', problems, POSITIVE),
+    windowMs:
+      server.window === undefined
+        ? context.rateLimit.windowMs
+        : durationMs(server.window, '/server/window', problems, POSITIVE),
     algorithm: server.algorithm ?? S.algorithm,
     tokenMethod: context.tokenMethod,
     tokenTtlS: tokenTtlMs / 1000,

@@ -57,7 +57,12 @@ export function resolveSteps(
  * The index of the client that runs setup or teardown in `clients`: the one it names, the first by
  * default, or a new identity (appended) with the top-level clients' shared secret.
  */
-export function setupClient(resolved: ResolvedSteps, clients: ClientPlan[], settings: ClientsSettings, problems: Problem[]): number {
+export function setupClient(
+  resolved: ResolvedSteps,
+  clients: ClientPlan[],
+  settings: ClientsSettings,
+  problems: Problem[],
+): number {
   const id = resolved.clientId ?? clients[0]?.id;
   if (id === undefined) return 0;
   const index = clients.findIndex((client) => client.id === id);

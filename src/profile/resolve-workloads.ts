@@ -79,7 +79,10 @@ export function resolveWorkloads(context: WorkloadContext, problems: Problem[]):
     const name = source.settings.name ?? D.workload.name;
     const earlier = seen.get(name);
     if (earlier === undefined) seen.set(name, index);
-    else problems.push(expected(`${source.pointer}/name`, `a unique workload name (workload ${earlier + 1} is also "${name}")`, name));
+    else
+      problems.push(
+        expected(`${source.pointer}/name`, `a unique workload name (workload ${earlier + 1} is also "${name}")`, name),
+      );
     const workloadClients = resolveWorkloadClients(source, context, clients, problems);
     const own = resolveOwnLoad(source, index, index === target ? overrides : {}, context, problems);
     const first = phases.length;
@@ -98,7 +101,9 @@ export function resolveWorkloads(context: WorkloadContext, problems: Problem[]):
   });
   // Phase names stay unique across the run: with several workloads each is its workload's.
   const named =
-    workloads.length > 1 ? phases.map((phase) => ({ ...phase, name: `${workloads[phase.workload]!.name}/${phase.name}` })) : phases;
+    workloads.length > 1
+      ? phases.map((phase) => ({ ...phase, name: `${workloads[phase.workload]!.name}/${phase.name}` }))
+      : phases;
   return { clients, workloads, phases: named };
 }
 
@@ -114,9 +119,15 @@ interface WorkloadSource {
 }
 
 /** A profile without `workloads`: its top-level phases or replay are the load of workload `default`. */
-function legacyWorkload(raw: Readonly<Record<string, unknown>>, overrides: WorkloadOverrides): Partial<WorkloadSettings> {
+function legacyWorkload(
+  raw: Readonly<Record<string, unknown>>,
+  overrides: WorkloadOverrides,
+): Partial<WorkloadSettings> {
   if (raw.replay !== undefined || overrides.replay !== undefined)
-    return { name: D.workload.name, replay: (validFields(ReplaySchema, raw.replay) ?? {}) as WorkloadSettings['replay'] };
+    return {
+      name: D.workload.name,
+      replay: (validFields(ReplaySchema, raw.replay) ?? {}) as WorkloadSettings['replay'],
+    };
   return { name: D.workload.name, phases: raw.phases as WorkloadSettings['phases'] };
 }
 
@@ -125,7 +136,8 @@ function chosenWorkload(sources: readonly WorkloadSource[], overrides: WorkloadO
   const names = sources.map((source) => source.settings.name ?? D.workload.name);
   if (overrides.workload !== undefined) {
     const index = names.indexOf(overrides.workload);
-    if (index < 0) problems.push(expected('--workload', `a workload of the profile (${names.join(', ')})`, overrides.workload));
+    if (index < 0)
+      problems.push(expected('--workload', `a workload of the profile (${names.join(', ')})`, overrides.workload));
     return index;
   }
   const flag = loadFlagOf(overrides);
@@ -180,7 +192,8 @@ function resolveWorkloadClients(
   }
   // A workload's own block: its secret, when it states none, is the top-level clients' one.
   const inherited = 'secret' in context.clientsSettings ? context.clientsSettings.secret : undefined;
-  const settings = 'list' in given || given.secret !== undefined || inherited === undefined ? given : { ...given, secret: inherited };
+  const settings =
+    'list' in given || given.secret !== undefined || inherited === undefined ? given : { ...given, secret: inherited };
   const own = resolveClients(settings, { ...context.clientsContext, pointer, count: undefined }, problems);
   return own.map((client) => {
     const existing = clients.findIndex((c) => c.id === client.id);
@@ -198,7 +211,11 @@ function resolveWorkloadClients(
 }
 
 /** A workload's scenarios with their weights here: every scenario (absent), names, or names with weights. */
-function resolveWorkloadScenarios(source: WorkloadSource, scenarios: readonly ScenarioPlan[], problems: Problem[]): WeightedIndex[] {
+function resolveWorkloadScenarios(
+  source: WorkloadSource,
+  scenarios: readonly ScenarioPlan[],
+  problems: Problem[],
+): WeightedIndex[] {
   const given = source.settings.scenarios;
   const pointer = `${source.pointer}/scenarios`;
   if (given === undefined) return scenarios.map((scenario, index) => ({ index, weight: scenario.weight }));
@@ -208,7 +225,9 @@ function resolveWorkloadScenarios(source: WorkloadSource, scenarios: readonly Sc
   return entries.flatMap(([name, weight, at]) => {
     const index = scenarios.findIndex((scenario) => scenario.name === name);
     if (index >= 0) return [{ index, weight: weight ?? scenarios[index]!.weight }];
-    problems.push(expected(at, `a scenario of the profile (${scenarios.map((s) => s.name).join(', ') || 'none'})`, name));
+    problems.push(
+      expected(at, `a scenario of the profile (${scenarios.map((s) => s.name).join(', ') || 'none'})`, name),
+    );
     return [];
   });
 }
@@ -229,9 +248,21 @@ function resolveOwnLoad(
       path: pointer,
       message: `expected exactly one of "phases", "iterations" and "replay" (its load), found ${given.length === 0 ? 'none' : given.join(' and ')}`,
     });
-  if (overrides.replay !== undefined || settings.replay !== undefined || (source.legacy && context.raw.replay !== undefined)) {
-    const section = { ...(settings.replay ?? {}), ...(overrides.replay === undefined ? {} : { file: overrides.replay }) };
-    const replaySettings = resolveReplaySettings(section, context.baseDir, problems, source.legacy ? '/replay' : `${pointer}/replay`);
+  if (
+    overrides.replay !== undefined ||
+    settings.replay !== undefined ||
+    (source.legacy && context.raw.replay !== undefined)
+  ) {
+    const section = {
+      ...(settings.replay ?? {}),
+      ...(overrides.replay === undefined ? {} : { file: overrides.replay }),
+    };
+    const replaySettings = resolveReplaySettings(
+      section,
+      context.baseDir,
+      problems,
+      source.legacy ? '/replay' : `${pointer}/replay`,
+    );
     // Its length comes from its recording (prepareReplay): a placeholder until it is scanned.
     const phase: PhasePlan = { name: 'replay', workload, durationMs: 0, load: REPLAY_LOAD, arrivals: 'uniform' };
     return { phases: [phase], replaySettings };
@@ -243,7 +274,12 @@ function resolveOwnLoad(
         path: flag,
         message: `expected only --duration (its longest run) for workload "${settings.name ?? D.workload.name}", which runs ${settings.iterations} iterations per client`,
       });
-    const maxMs = durationMs(settings.maxDuration ?? D.workload.maxDuration, `${pointer}/maxDuration`, problems, POSITIVE);
+    const maxMs = durationMs(
+      settings.maxDuration ?? D.workload.maxDuration,
+      `${pointer}/maxDuration`,
+      problems,
+      POSITIVE,
+    );
     const phase: PhasePlan = {
       name: 'iterations',
       workload,

@@ -37,7 +37,9 @@ function describeError(error: ValueError, pointer: string): Problem[] {
     }
     case ValueErrorType.Union: {
       const variant = likelyVariant(error.schema.anyOf as TSchema[], error.value);
-      return variant ? schemaProblems(variant, error.value, pointer) : [expected(pointer, describeSchema(error.schema), error.value)];
+      return variant
+        ? schemaProblems(variant, error.value, pointer)
+        : [expected(pointer, describeSchema(error.schema), error.value)];
     }
     default:
       return [expected(pointer, describeSchema(error.schema), error.value)];
@@ -77,7 +79,8 @@ function describeSchema(schema: TSchema): string {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   const anyOf = schema.anyOf as TSchema[] | undefined;
   if (anyOf) {
-    if (anyOf.every((variant) => variant.const !== undefined)) return `one of ${anyOf.map((v) => JSON.stringify(v.const)).join(', ')}`;
+    if (anyOf.every((variant) => variant.const !== undefined))
+      return `one of ${anyOf.map((v) => JSON.stringify(v.const)).join(', ')}`;
     return anyOf.map(describeSchema).join(' or ');
   }
   switch (schema.type) {
@@ -96,7 +99,9 @@ function describeSchema(schema: TSchema): string {
     case 'object': {
       if (schema.patternProperties) {
         const [valueSchema] = Object.values(schema.patternProperties as Record<string, TSchema>);
-        return valueSchema && valueSchema.type ? `an object whose values are each ${describeSchema(valueSchema)}` : 'an object';
+        return valueSchema && valueSchema.type
+          ? `an object whose values are each ${describeSchema(valueSchema)}`
+          : 'an object';
       }
       const names = Object.keys((schema.properties as object | undefined) ?? {});
       return names.length > 0 && names.length <= 4 ? `an object with ${names.join(', ')}` : 'an object';
@@ -107,7 +112,11 @@ function describeSchema(schema: TSchema): string {
 }
 
 function describeRange(schema: TSchema): string {
-  const { minimum, maximum, exclusiveMinimum } = schema as { minimum?: number; maximum?: number; exclusiveMinimum?: number };
+  const { minimum, maximum, exclusiveMinimum } = schema as {
+    minimum?: number;
+    maximum?: number;
+    exclusiveMinimum?: number;
+  };
   if (minimum !== undefined && maximum !== undefined) return ` from ${minimum} to ${maximum}`;
   if (exclusiveMinimum !== undefined) return ` greater than ${exclusiveMinimum}`;
   if (minimum !== undefined) return ` ≥ ${minimum}`;

@@ -10,7 +10,8 @@ import { HTTP_CLIENT_ALIASES, HTTP_CLIENTS } from './http-clients.ts';
 import { PROFILE_DEFAULTS as D } from './profile-defaults.ts';
 
 /** A W3C tracestate list: 1 to 32 key=value members, keys lowercase, values printable without ',' and '='. */
-const TRACESTATE_PATTERN = '^[a-z0-9][a-z0-9_*/@-]{0,255}=[ -+\\--<>-~]{0,255}(,[a-z0-9][a-z0-9_*/@-]{0,255}=[ -+\\--<>-~]{0,255}){0,31}$';
+const TRACESTATE_PATTERN =
+  '^[a-z0-9][a-z0-9_*/@-]{0,255}=[ -+\\--<>-~]{0,255}(,[a-z0-9][a-z0-9_*/@-]{0,255}=[ -+\\--<>-~]{0,255}){0,31}$';
 
 const DURATION_HINT = 'A duration like "500ms", "10s" or "1m30s" (a bare number is seconds), at most 7 days.';
 
@@ -32,7 +33,12 @@ function Int(minimum: number, description: string, defaultValue: number) {
 }
 
 function Fraction(description: string, defaultValue: number) {
-  return Type.Number({ minimum: 0, maximum: 1, default: defaultValue, description: `${description} 0..1. Default ${defaultValue}.` });
+  return Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: defaultValue,
+    description: `${description} 0..1. Default ${defaultValue}.`,
+  });
 }
 
 export { HTTP_CLIENTS };
@@ -64,7 +70,9 @@ export const AuthSchema = OptionalFields(
       },
     ),
     scope: Type.String({ description: 'OAuth scope sent with the token request. Default: none.' }),
-    extraFields: Type.Record(Type.String(), Type.String(), { description: 'Extra form fields of the token request. Default: none.' }),
+    extraFields: Type.Record(Type.String(), Type.String(), {
+      description: 'Extra form fields of the token request. Default: none.',
+    }),
     refreshMargin: DurationSchema('Refresh a token this long before its expires_in runs out.', D.auth.refreshMargin),
   },
   'How clients obtain access tokens.',
@@ -72,7 +80,11 @@ export const AuthSchema = OptionalFields(
 
 export const RateLimitSchema = OptionalFields(
   {
-    limit: Int(1, 'Requests admitted per client per window (the contract the run is measured against).', D.rateLimit.limit),
+    limit: Int(
+      1,
+      'Requests admitted per client per window (the contract the run is measured against).',
+      D.rateLimit.limit,
+    ),
     window: DurationSchema('Rate-limit window.', D.rateLimit.window),
     on429: Literals(
       ['honour', 'ignore'],
@@ -120,12 +132,20 @@ export const HttpSchema = OptionalFields(
       'A response body longer than this is cut off and counted as transport:body_too_large.',
       D.http.maxResponseBytes,
     ),
-    maxInFlight: Int(1, 'Open model: arrivals beyond this many requests in flight are skipped (and counted).', D.http.maxInFlight),
+    maxInFlight: Int(
+      1,
+      'Open model: arrivals beyond this many requests in flight are skipped (and counted).',
+      D.http.maxInFlight,
+    ),
     ca: Type.String({
       minLength: 1,
-      description: 'Extra CA certificate to trust: a PEM file path (relative to the profile) or inline PEM. Default: none.',
+      description:
+        'Extra CA certificate to trust: a PEM file path (relative to the profile) or inline PEM. Default: none.',
     }),
-    insecure: Type.Boolean({ default: D.http.insecure, description: `Skip TLS certificate verification. Default ${D.http.insecure}.` }),
+    insecure: Type.Boolean({
+      default: D.http.insecure,
+      description: `Skip TLS certificate verification. Default ${D.http.insecure}.`,
+    }),
     cert: Type.String({
       minLength: 1,
       description:
@@ -137,10 +157,12 @@ export const HttpSchema = OptionalFields(
     }),
     pfx: Type.String({
       minLength: 1,
-      description: 'Client certificate and key as a PKCS#12 (.pfx/.p12) file path, instead of cert and key. Default: none.',
+      description:
+        'Client certificate and key as a PKCS#12 (.pfx/.p12) file path, instead of cert and key. Default: none.',
     }),
     keyPassphrase: Type.String({
-      description: 'Passphrase of encrypted client certificate keys (and PKCS#12 files). Write it as "${ENV_VAR}". Default: none.',
+      description:
+        'Passphrase of encrypted client certificate keys (and PKCS#12 files). Write it as "${ENV_VAR}". Default: none.',
     }),
     preconnect: Type.Boolean({
       default: D.http.preconnect,
@@ -185,12 +207,22 @@ export const HttpSchema = OptionalFields(
 const S = D.server;
 export const ServerSchema = OptionalFields(
   {
-    limit: Type.Integer({ minimum: 1, description: 'Requests admitted per client per window. Default: rateLimit.limit.' }),
-    window: DurationSchema('Rate-limit window. Default: rateLimit.window.'),
-    algorithm: Literals(LIMITER_ALGORITHMS, 'Limiter algorithm (token-bucket is deliberately non-conformant).', S.algorithm),
-    faults: Type.Array(Type.Union(FAULTS.map((fault) => Type.Literal(fault.name, { description: fault.description }))), {
-      description: 'Injected defects (see `rpcload serve --help`). Default: none.',
+    limit: Type.Integer({
+      minimum: 1,
+      description: 'Requests admitted per client per window. Default: rateLimit.limit.',
     }),
+    window: DurationSchema('Rate-limit window. Default: rateLimit.window.'),
+    algorithm: Literals(
+      LIMITER_ALGORITHMS,
+      'Limiter algorithm (token-bucket is deliberately non-conformant).',
+      S.algorithm,
+    ),
+    faults: Type.Array(
+      Type.Union(FAULTS.map((fault) => Type.Literal(fault.name, { description: fault.description }))),
+      {
+        description: 'Injected defects (see `rpcload serve --help`). Default: none.',
+      },
+    ),
     workLatency: OptionalFields(
       {
         p50: DurationSchema('Median latency of `work`.', S.workLatencyP50),
@@ -205,10 +237,17 @@ export const ServerSchema = OptionalFields(
     pageSize: Int(1, 'Page size of items.list.', S.pageSize),
     cursorTtl: DurationSchema('Pagination cursor lifetime.', S.cursorTtl),
     tokenTtl: DurationSchema('Access token lifetime (expires_in), whole seconds.', S.tokenTtl),
-    tokenResponse: Literals(['envelope', 'bare'], 'Token response shape: the envelope or bare RFC 6749 JSON.', S.tokenResponse),
+    tokenResponse: Literals(
+      ['envelope', 'bare'],
+      'Token response shape: the envelope or bare RFC 6749 JSON.',
+      S.tokenResponse,
+    ),
     payloadLimitBytes: Int(1, 'Largest accepted request body in bytes.', S.payloadLimitBytes),
     addedLatency: DurationSchema('Extra latency added to every API response.', S.addedLatency),
-    tls: Type.Boolean({ default: S.tls, description: `Serve HTTPS with a self-signed certificate made at start. Default ${S.tls}.` }),
+    tls: Type.Boolean({
+      default: S.tls,
+      description: `Serve HTTPS with a self-signed certificate made at start. Default ${S.tls}.`,
+    }),
     http2: Type.Boolean({
       default: S.http2,
       description: `With tls: serve HTTP/2 (and HTTP/1.1 to clients that do not offer h2). Default ${S.http2}.`,
@@ -217,9 +256,15 @@ export const ServerSchema = OptionalFields(
       {
         rate: Type.Number({ exclusiveMinimum: 0, description: 'API calls per second the server sustains.' }),
         workers: Type.Optional(
-          Type.Integer({ minimum: 1, maximum: 10_000, description: 'Parallel workers (service time = workers / rate). Default 4.' }),
+          Type.Integer({
+            minimum: 1,
+            maximum: 10_000,
+            description: 'Parallel workers (service time = workers / rate). Default 4.',
+          }),
         ),
-        maxQueue: Type.Optional(DurationSchema('Shed calls (503 server_busy) that would queue longer than this. Default: never shed.')),
+        maxQueue: Type.Optional(
+          DurationSchema('Shed calls (503 server_busy) that would queue longer than this. Default: never shed.'),
+        ),
       },
       {
         additionalProperties: false,

@@ -26,7 +26,8 @@ export function targetUrlProblem(value: string): string | null {
   } catch {
     return `expected an http:// or https:// URL, found ${found}`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `expected an http:// or https:// URL, found ${found}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `expected an http:// or https:// URL, found ${found}`;
   if (url.username !== '' || url.password !== '')
     return `expected a URL without user:password@ (credentials in a target URL are never sent: the API authenticates with bearer tokens), found ${found}`;
   return null;

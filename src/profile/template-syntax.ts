@@ -43,7 +43,8 @@ export function parseTemplateString(text: string): ParsedTemplate {
   let rest = text;
   for (let open = rest.indexOf('{{'); open >= 0; open = rest.indexOf('{{')) {
     const close = rest.indexOf('}}', open + 2);
-    if (close < 0) return { ok: false, message: `expected "}}" to close the template, found ${JSON.stringify(rest.slice(open))}` };
+    if (close < 0)
+      return { ok: false, message: `expected "}}" to close the template, found ${JSON.stringify(rest.slice(open))}` };
     const source = rest.slice(open, close + 2);
     const expr = parseExpression(rest.slice(open + 2, close).trim());
     if (typeof expr === 'string') return { ok: false, message: `expected ${expr}, found ${JSON.stringify(source)}` };
@@ -59,9 +60,14 @@ export function parseTemplateString(text: string): ParsedTemplate {
 function parseExpression(body: string): TemplateExpr | string {
   const variable = VAR_EXPR.exec(body);
   if (variable)
-    return FLOW_NAME.test(variable[1]!) ? { kind: 'var', name: variable[1]! } : '{{vars.NAME}} with a name of letters, digits and _';
+    return FLOW_NAME.test(variable[1]!)
+      ? { kind: 'var', name: variable[1]! }
+      : '{{vars.NAME}} with a name of letters, digits and _';
   const setup = SETUP_EXPR.exec(body);
-  if (setup) return FLOW_NAME.test(setup[1]!) ? { kind: 'setup', name: setup[1]! } : '{{setup.NAME}} with a name of letters, digits and _';
+  if (setup)
+    return FLOW_NAME.test(setup[1]!)
+      ? { kind: 'setup', name: setup[1]! }
+      : '{{setup.NAME}} with a name of letters, digits and _';
   const data = DATA_EXPR.exec(body);
   if (data)
     return FLOW_NAME.test(data[1]!) && data[2]!.trim() !== '' && !/\s/.test(data[2]!)

@@ -21,7 +21,8 @@ type Generator = (ctx: TemplateContext) => string;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const escapeContent = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text);
 const quote = (text: string): string => `"${escapeContent(text)}"`;
-const randomInt = (ctx: TemplateContext, min: number, max: number): number => min + Math.floor(ctx.random() * (max - min + 1));
+const randomInt = (ctx: TemplateContext, min: number, max: number): number =>
+  min + Math.floor(ctx.random() * (max - min + 1));
 
 const HEX = '0123456789abcdef';
 /** A version-4 UUID from the seeded random, so runs with one seed send the same ids. */
@@ -87,7 +88,8 @@ function exprPiece(expr: TemplateExpr, raw: boolean): Generator | string {
     case 'data': {
       const { set, column } = expr;
       const what = `data.${set}.${column}`;
-      return (ctx) => flowText(ownValue(ownValue(ctx.data, set) as Record<string, unknown> | undefined, column), what, ctx, raw);
+      return (ctx) =>
+        flowText(ownValue(ownValue(ctx.data, set) as Record<string, unknown> | undefined, column), what, ctx, raw);
     }
   }
 }
@@ -103,7 +105,13 @@ export interface RenderableTemplate {
 export type TemplateReference =
   | { readonly kind: 'var'; readonly name: string; readonly pointer: string; readonly source: string }
   | { readonly kind: 'setup'; readonly name: string; readonly pointer: string; readonly source: string }
-  | { readonly kind: 'data'; readonly set: string; readonly column: string; readonly pointer: string; readonly source: string };
+  | {
+      readonly kind: 'data';
+      readonly set: string;
+      readonly column: string;
+      readonly pointer: string;
+      readonly source: string;
+    };
 
 export interface CompiledTemplate {
   readonly template?: RenderableTemplate;
@@ -131,7 +139,8 @@ export function tryCompileBodyTemplate(source: Readonly<Record<string, unknown>>
   const emitExpr = (expr: TemplateExpr, raw: boolean, pointer: string, source: string): void => {
     if (expr.kind === 'var') references.push({ kind: 'var', name: expr.name, pointer, source });
     else if (expr.kind === 'setup') references.push({ kind: 'setup', name: expr.name, pointer, source });
-    else if (expr.kind === 'data') references.push({ kind: 'data', set: expr.set, column: expr.column, pointer, source });
+    else if (expr.kind === 'data')
+      references.push({ kind: 'data', set: expr.set, column: expr.column, pointer, source });
     if (expr.kind === 'client.id' || expr.kind === 'client.index') usesClient = true;
     // iteration, saved values and data rows vary per iteration like a random value; pad and the
     // run's setup values are the same for every request

@@ -18,7 +18,11 @@ export function evaluateThreshold(threshold: ParsedThreshold, result: RunResult)
  * (kept for every selector a threshold of the run names), or — in files written before selectors —
  * the method's own block. Null when the result has none (a method never called).
  */
-export function resultFigures(result: RunResult, selector: readonly SelectorTerm[], selectorKey: string): ThresholdFigures | null {
+export function resultFigures(
+  result: RunResult,
+  selector: readonly SelectorTerm[],
+  selectorKey: string,
+): ThresholdFigures | null {
   const onlyMethod = selector.length === 1 && selector[0]!.key === 'method' ? selector[0]!.value : null;
   const slice = selectorKey === '' ? undefined : result.bySelector?.[selectorKey];
   const stats: (Stats & { scheduleLagMs?: Percentiles | null }) | undefined =
@@ -36,7 +40,9 @@ export function resultFigures(result: RunResult, selector: readonly SelectorTerm
       const q = percentileOf(stat)!;
       const key = percentileKey(q);
       if (key !== null) return percentiles[key];
-      const histogram = ({ latencyMs: 'latency', serviceTimeMs: 'serviceTime', scheduleLagMs: 'scheduleLag' } as const)[source];
+      const histogram = ({ latencyMs: 'latency', serviceTimeMs: 'serviceTime', scheduleLagMs: 'scheduleLag' } as const)[
+        source
+      ];
       return resultPercentileMs(
         result,
         fromSlice ? { source: histogram, selector: selectorKey } : { source: histogram, method: onlyMethod },

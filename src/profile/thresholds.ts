@@ -60,10 +60,12 @@ export interface ParsedThreshold {
   readonly delayAbortEvalMs: number;
 }
 
-const SYNTAX = /^\s*(?:([^\s:<>={}]+):)?([A-Za-z_][\w.]*)\s*(?:\{([^}]*)\})?\s*(<=|>=|==|<|>)\s*(\d+(?:\.\d+)?)\s*([a-z%]*)\s*$/i;
+const SYNTAX =
+  /^\s*(?:([^\s:<>={}]+):)?([A-Za-z_][\w.]*)\s*(?:\{([^}]*)\})?\s*(<=|>=|==|<|>)\s*(\d+(?:\.\d+)?)\s*([a-z%]*)\s*$/i;
 const LATENCY = /^(service\.|lag\.)?(p[\d.]+|max|mean)$/;
 const LATENCY_SOURCES = { '': 'latencyMs', 'service.': 'serviceTimeMs', 'lag.': 'scheduleLagMs' } as const;
-const METRICS = 'p50, p95, p99.9 or any p<N>, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests';
+const METRICS =
+  'p50, p95, p99.9 or any p<N>, max, mean, service.<stat>, lag.<stat>, error_rate, rate_limited, rps, requests';
 const TERM = /^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*:\s*([^\s,:{}][^,{}]*?)\s*$/;
 
 function fail(what: string, found: string): never {
@@ -146,11 +148,13 @@ export function parseThreshold(expr: string, live: LiveJudgement = NOT_LIVE): Pa
   const unit = unitText.toLowerCase();
   const scale = unitScale(metric, unit);
   if (scale === undefined) {
-    const units = metric.kind === 'latency' ? 'ms or s' : metric.kind === 'share' ? '% or no unit (a 0–1 fraction)' : 'no unit';
+    const units =
+      metric.kind === 'latency' ? 'ms or s' : metric.kind === 'share' ? '% or no unit (a 0–1 fraction)' : 'no unit';
     fail(`${units} after the value of ${metricName}`, JSON.stringify(unitText));
   }
   const limit = Number(valueText);
-  if (metric.kind === 'share' && unit === '' && limit > 1) fail(`a fraction from 0 to 1 or a percentage like ${limit}%`, valueText);
+  if (metric.kind === 'share' && unit === '' && limit > 1)
+    fail(`a fraction from 0 to 1 or a percentage like ${limit}%`, valueText);
   return { expr, selector, selectorKey: selectorKeyOf(selector), metric, op, limit, unit, ...live };
 }
 
@@ -171,7 +175,12 @@ export function judgeThreshold(threshold: ParsedThreshold, figures: ThresholdFig
   const { expr, metric, op, limit } = threshold;
   const native = figures === null ? null : measure(metric, figures);
   const actual = native === null ? null : Math.round(native * unitScale(metric, threshold.unit)! * 1e6) / 1e6;
-  return { expr, actual, ok: actual !== null && compare(actual, op, limit), ...(threshold.abortOnFail ? { abortOnFail: true } : {}) };
+  return {
+    expr,
+    actual,
+    ok: actual !== null && compare(actual, op, limit),
+    ...(threshold.abortOnFail ? { abortOnFail: true } : {}),
+  };
 }
 
 function compare(actual: number, op: Operator, limit: number): boolean {
@@ -212,7 +221,12 @@ function measure(metric: ThresholdMetric, figures: ThresholdFigures): number | n
 export function goodputLatencyBoundMs(thresholds: readonly ParsedThreshold[]): number | null {
   let bound: number | null = null;
   for (const t of thresholds) {
-    if (t.selector.length > 0 || t.metric.kind !== 'latency' || t.metric.source !== 'latencyMs' || (t.op !== '<' && t.op !== '<='))
+    if (
+      t.selector.length > 0 ||
+      t.metric.kind !== 'latency' ||
+      t.metric.source !== 'latencyMs' ||
+      (t.op !== '<' && t.op !== '<=')
+    )
       continue;
     const ms = t.limit / unitScale(t.metric, t.unit)!;
     if (bound === null || ms < bound) bound = ms;

@@ -9,7 +9,8 @@ export const TRACE_URL_PATTERN = '^https?://[^\\s]*\\{traceId\\}[^\\s]*$';
 const TRACE_URL = new RegExp(TRACE_URL_PATTERN);
 
 /** What a template must be, worded for "expected …" messages. */
-export const TRACE_URL_EXPECTED = 'an http:// or https:// URL containing {traceId}, e.g. "https://tempo.example/trace/{traceId}"';
+export const TRACE_URL_EXPECTED =
+  'an http:// or https:// URL containing {traceId}, e.g. "https://tempo.example/trace/{traceId}"';
 
 export function isTraceUrlTemplate(template: string): boolean {
   return TRACE_URL.test(template);

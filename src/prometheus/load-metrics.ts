@@ -23,7 +23,11 @@ export function newLoadGaugesProbe(): LoadGaugesProbe {
 export function readLiveGauges(probe: LoadGaugesProbe, nowMs: number): LiveLoadGauges | null {
   const gauges = probe.gauges;
   if (gauges === null) return null;
-  return { offeredPerS: gauges.offeredByWorkload(nowMs), replayReleased: gauges.releasedByWorkload(), inFlight: gauges.inFlight };
+  return {
+    offeredPerS: gauges.offeredByWorkload(nowMs),
+    replayReleased: gauges.releasedByWorkload(),
+    inFlight: gauges.inFlight,
+  };
 }
 
 /** The load's metrics now (`live`: the recorder's live snapshot of this moment, when already taken); null before its clock has started. */

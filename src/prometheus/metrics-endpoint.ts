@@ -73,17 +73,28 @@ export function checkMetricsTags(tags: readonly string[] | undefined, plan: Plan
       `--metrics-tag ${unknown}: no step of the profile has this tag (${known.length === 0 ? 'no step has tags' : `known: ${known.join(', ')}`})`,
     );
   if (new Set(tags).size > MAX_METRICS_TAGS)
-    throw new RpcloadError('bad_flag', `--metrics-tag: at most ${MAX_METRICS_TAGS} tag keys (each multiplies the series)`);
+    throw new RpcloadError(
+      'bad_flag',
+      `--metrics-tag: at most ${MAX_METRICS_TAGS} tag keys (each multiplies the series)`,
+    );
 }
 
 /** A finished load's gauges: zeros, its workloads still named. */
 function gaugesAtRest(gauges: MetricsSnapshot['gauges']): MetricsSnapshot['gauges'] {
-  const byWorkload = gauges.byWorkload.map((g) => ({ workload: g.workload, offeredArrivalRate: 0, achievedRequestRate: 0 }));
+  const byWorkload = gauges.byWorkload.map((g) => ({
+    workload: g.workload,
+    offeredArrivalRate: 0,
+    achievedRequestRate: 0,
+  }));
   return { inFlight: 0, offeredArrivalRate: 0, achievedRequestRate: 0, byWorkload };
 }
 
 /** Open the endpoint; rejects with a one-line RpcloadError (exit 2) when the address cannot be listened on. */
-export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLabels, capacity = false): Promise<MetricsEndpoint> {
+export async function openMetricsEndpoint(
+  options: MetricsOptions,
+  labels: RunLabels,
+  capacity = false,
+): Promise<MetricsEndpoint> {
   // prom-client is loaded with the first endpoint, not at every CLI start: most runs serve none.
   const { createMetricsRegistry } = await import('./metrics-registry.ts');
   let finished: MetricsSnapshot | null = null;
@@ -93,7 +104,10 @@ export async function openMetricsEndpoint(options: MetricsOptions, labels: RunLa
   /** Finished loads' figures plus the current one's (gauges are the current load's). */
   const read = (): MetricsSnapshot | null => {
     const current = feed?.() ?? null;
-    return sumMetricsSnapshots([...(finished === null ? [] : [finished]), ...(current === null ? [] : [current])], 'last');
+    return sumMetricsSnapshots(
+      [...(finished === null ? [] : [finished]), ...(current === null ? [] : [current])],
+      'last',
+    );
   };
   const current = (): MetricsSnapshot | null => {
     const now = performance.now();

@@ -64,7 +64,15 @@ interface HistogramSeries {
 }
 
 const promExemplar = (e: BucketExemplar | null | undefined): { exemplar: PromExemplar } | Record<string, never> =>
-  e == null ? {} : { exemplar: { labelSet: { trace_id: e.traceId, span_id: e.spanId }, value: e.valueSeconds, timestamp: e.timestampS } };
+  e == null
+    ? {}
+    : {
+        exemplar: {
+          labelSet: { trace_id: e.traceId, span_id: e.spanId },
+          value: e.valueSeconds,
+          timestamp: e.timestampS,
+        },
+      };
 
 interface HistogramValue {
   labels: Labels;
@@ -91,7 +99,8 @@ class SnapshotHistogram {
     const values: HistogramValue[] = [];
     const bounds = this.boundsMs();
     for (const { labels, buckets, exemplars } of this.read()) {
-      const exemplar = (i: number): ReturnType<typeof promExemplar> => (this.withExemplars ? promExemplar(exemplars?.[i]) : {});
+      const exemplar = (i: number): ReturnType<typeof promExemplar> =>
+        this.withExemplars ? promExemplar(exemplars?.[i]) : {};
       bounds.forEach((ms, i) => {
         values.push({
           labels: { ...labels, le: String(ms / 1000) },
@@ -143,7 +152,12 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
       },
     });
   };
-  const gauge = (name: string, help: string, labelNames: readonly string[], fill: (set: (l: Labels, n: number) => void) => void): void => {
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    fill: (set: (l: Labels, n: number) => void) => void,
+  ): void => {
     new Gauge({
       name,
       help,
@@ -178,7 +192,8 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
     'API requests completed, by workload, phase, method and outcome',
     [...scoped, 'phase', 'method', 'outcome'],
     (s, set) => {
-      for (const r of s.requests) set({ ...scopeLabels(r, tagKeys), phase: r.phase, method: r.method, outcome: r.outcome }, r.count);
+      for (const r of s.requests)
+        set({ ...scopeLabels(r, tagKeys), phase: r.phase, method: r.method, outcome: r.outcome }, r.count);
     },
   );
   counter(
@@ -190,20 +205,29 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
       for (const r of s.requests) {
         if (outcomeClass(r.outcome) !== 'rate_limited') continue;
         const k = [r.workload, r.phase, r.method, ...r.tags].join('\u0000');
-        const before = sums.get(k) ?? { labels: { ...scopeLabels(r, tagKeys), phase: r.phase, method: r.method }, n: 0 };
+        const before = sums.get(k) ?? {
+          labels: { ...scopeLabels(r, tagKeys), phase: r.phase, method: r.method },
+          n: 0,
+        };
         sums.set(k, { ...before, n: before.n + r.count });
       }
       for (const { labels, n } of sums.values()) set(labels, n);
     },
   );
-  const cellLabels = (l: PhaseMethodBuckets): Labels => ({ ...scopeLabels(l, tagKeys), phase: l.phase, method: l.method });
+  const cellLabels = (l: PhaseMethodBuckets): Labels => ({
+    ...scopeLabels(l, tagKeys),
+    phase: l.phase,
+    method: l.method,
+  });
   histogram(
     'rpcload_request_latency_seconds',
     'API request latency (from the intended start in the open model), by workload, phase and method',
     (s) => s.latency.map((l) => ({ labels: cellLabels(l), buckets: l.buckets, exemplars: l.exemplars })),
   );
-  histogram('rpcload_service_time_seconds', 'API request service time (from the actual send), by workload, phase and method', (s) =>
-    s.serviceTime.map((l) => ({ labels: cellLabels(l), buckets: l.buckets, exemplars: l.exemplars })),
+  histogram(
+    'rpcload_service_time_seconds',
+    'API request service time (from the actual send), by workload, phase and method',
+    (s) => s.serviceTime.map((l) => ({ labels: cellLabels(l), buckets: l.buckets, exemplars: l.exemplars })),
   );
   histogram(
     'rpcload_schedule_lag_seconds',
@@ -211,17 +235,27 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
     (s) => s.scheduleLag.map((l) => ({ labels: { workload: l.workload, phase: l.phase }, buckets: l.buckets })),
   );
   counter('rpcload_token_requests_total', 'Token requests sent', [], (s, set) => set({}, s.tokens.requests));
-  counter('rpcload_token_failures_total', 'Token requests that did not yield a token', [], (s, set) => set({}, s.tokens.failures));
+  counter('rpcload_token_failures_total', 'Token requests that did not yield a token', [], (s, set) =>
+    set({}, s.tokens.failures),
+  );
   counter('rpcload_skipped_arrivals_total', 'Open-model arrivals not sent, by reason', ['reason'], (s, set) => {
     for (const [reason, n] of Object.entries(s.skipped)) set({ reason }, n);
   });
-  counter('rpcload_retry_after_waits_total', 'Retry-After back-offs a client sat out before its next request', [], (s, set) =>
-    set({}, s.retryAfterWaits.count),
+  counter(
+    'rpcload_retry_after_waits_total',
+    'Retry-After back-offs a client sat out before its next request',
+    [],
+    (s, set) => set({}, s.retryAfterWaits.count),
   );
-  counter('rpcload_retry_after_wait_seconds_total', 'Seconds clients spent sitting out Retry-After back-offs', [], (s, set) =>
-    set({}, s.retryAfterWaits.seconds),
+  counter(
+    'rpcload_retry_after_wait_seconds_total',
+    'Seconds clients spent sitting out Retry-After back-offs',
+    [],
+    (s, set) => set({}, s.retryAfterWaits.seconds),
   );
-  gauge('rpcload_in_flight_requests', 'API requests sent and not yet answered', [], (set) => set({}, snap()?.gauges.inFlight ?? 0));
+  gauge('rpcload_in_flight_requests', 'API requests sent and not yet answered', [], (set) =>
+    set({}, snap()?.gauges.inFlight ?? 0),
+  );
   gauge(
     'rpcload_offered_arrivals_per_second',
     "Arrivals per second each workload's schedule asks for now (0 in the closed model; a replay: its recording's last second × speed)",
@@ -230,13 +264,19 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
       for (const g of snap()?.gauges.byWorkload ?? []) set({ workload: g.workload }, g.offeredArrivalRate);
     },
   );
-  gauge('rpcload_achieved_requests_per_second', 'API requests completed in the last whole second, by workload', ['workload'], (set) => {
-    for (const g of snap()?.gauges.byWorkload ?? []) set({ workload: g.workload }, g.achievedRequestRate);
-  });
+  gauge(
+    'rpcload_achieved_requests_per_second',
+    'API requests completed in the last whole second, by workload',
+    ['workload'],
+    (set) => {
+      for (const g of snap()?.gauges.byWorkload ?? []) set({ workload: g.workload }, g.achievedRequestRate);
+    },
+  );
   if (sources.clientsCap > 0) {
     // The snapshot holds the labelled clients and "other" already (capped where it was read).
     const perClient =
-      (pick: (c: MetricsSnapshot['clients'][number]) => number) => (s: MetricsSnapshot, set: (l: Labels, n: number) => void) => {
+      (pick: (c: MetricsSnapshot['clients'][number]) => number) =>
+      (s: MetricsSnapshot, set: (l: Labels, n: number) => void) => {
         for (const c of s.clients) set({ client: c.client }, pick(c));
       };
     counter(
@@ -260,14 +300,26 @@ export function createMetricsRegistry(labels: RunLabels, sources: RegistrySource
         // NaN, not 0, while unknown: a graph shows a gap rather than a bracket at zero.
         set({}, value === null ? Number.NaN : (pick(value) ?? Number.NaN));
       });
-    capacityGauge('rpcload_capacity_step_index', 'The capacity search step running now (1 = the first)', (c) => c.stepIndex);
+    capacityGauge(
+      'rpcload_capacity_step_index',
+      'The capacity search step running now (1 = the first)',
+      (c) => c.stepIndex,
+    );
     capacityGauge(
       'rpcload_capacity_step_load',
       "The current step's rate per second (open model) or virtual users (closed model)",
       (c) => c.stepLoad,
     );
-    capacityGauge('rpcload_capacity_bracket_low', 'The highest load that passed so far (NaN until one has)', (c) => c.bracketLow);
-    capacityGauge('rpcload_capacity_bracket_high', 'The lowest load that failed so far (NaN until one has)', (c) => c.bracketHigh);
+    capacityGauge(
+      'rpcload_capacity_bracket_low',
+      'The highest load that passed so far (NaN until one has)',
+      (c) => c.bracketLow,
+    );
+    capacityGauge(
+      'rpcload_capacity_bracket_high',
+      'The lowest load that failed so far (NaN until one has)',
+      (c) => c.bracketHigh,
+    );
   }
   return registry;
 }

@@ -11,7 +11,9 @@ export interface ListenAddress {
 }
 
 /** Bucket bounds (ms) suited to API latencies: the default of `--metrics-buckets`. */
-export const DEFAULT_METRICS_BUCKETS_MS: readonly number[] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+export const DEFAULT_METRICS_BUCKETS_MS: readonly number[] = [
+  1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000,
+];
 
 /** `HOST:PORT`, `[IPv6]:PORT` or `PORT` (127.0.0.1); null when it is none of these. */
 export function parseListenAddress(text: string): ListenAddress | null {

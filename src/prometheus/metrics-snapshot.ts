@@ -195,7 +195,11 @@ export function bucketCounts(histogram: Histogram, boundsUs: readonly number[]):
   return { cumulative, sumSeconds: (meanUs * total) / 1e6, count: total };
 }
 
-const emptyBuckets = (bounds: number): BucketCounts => ({ cumulative: new Array<number>(bounds).fill(0), sumSeconds: 0, count: 0 });
+const emptyBuckets = (bounds: number): BucketCounts => ({
+  cumulative: new Array<number>(bounds).fill(0),
+  sumSeconds: 0,
+  count: 0,
+});
 
 function addBuckets(a: BucketCounts, b: BucketCounts): BucketCounts {
   return {
@@ -256,7 +260,9 @@ function laterExemplars(
 export function buildMetricsSnapshot(
   source: MetricsSource,
   live: LiveSnapshot,
-  gauges: Omit<MetricsGauges, 'achievedRequestRate' | 'byWorkload'> & { readonly offeredByWorkload?: readonly number[] },
+  gauges: Omit<MetricsGauges, 'achievedRequestRate' | 'byWorkload'> & {
+    readonly offeredByWorkload?: readonly number[];
+  },
   options: MetricsReadOptions,
   originEpochMs = Number.NaN,
 ): MetricsSnapshot {
@@ -280,15 +286,24 @@ export function buildMetricsSnapshot(
       if (count > 0) requests.push({ ...scope, phase, method, outcome, count });
     });
     const exemplars = (which: 'latency' | 'serviceTime'): Pick<PhaseMethodBuckets, 'exemplars'> => {
-      const list = latestTraced === undefined ? undefined : bucketExemplars(latestTraced.list(which), boundsMs, originEpochMs);
+      const list =
+        latestTraced === undefined ? undefined : bucketExemplars(latestTraced.list(which), boundsMs, originEpochMs);
       return list === undefined ? {} : { exemplars: list };
     };
     latency.push({ ...scope, phase, method, buckets: bucketCounts(stats.latency, boundsUs), ...exemplars('latency') });
-    serviceTime.push({ ...scope, phase, method, buckets: bucketCounts(stats.serviceTime, boundsUs), ...exemplars('serviceTime') });
+    serviceTime.push({
+      ...scope,
+      phase,
+      method,
+      buckets: bucketCounts(stats.serviceTime, boundsUs),
+      ...exemplars('serviceTime'),
+    });
   });
   const scheduleLag = phases.flatMap((phase, i) => {
     const lag = source.scheduleLagOf(i);
-    return lag === undefined || lag.totalCount === 0 ? [] : [{ workload: workloadOf(i), phase, buckets: bucketCounts(lag, boundsUs) }];
+    return lag === undefined || lag.totalCount === 0
+      ? []
+      : [{ workload: workloadOf(i), phase, buckets: bucketCounts(lag, boundsUs) }];
   });
   const waits = source.retryAfterWaits();
   const names = source.dimensions.workloads ?? [DEFAULT_WORKLOAD];
@@ -340,7 +355,10 @@ function workloadNames(dims: RecorderDimensions): (phaseIndex: number) => string
 }
 
 /** A step's values of the labelled tag keys ('' where it has none); none without keys. */
-function stepTagValues(dims: RecorderDimensions, keys: readonly string[]): (stepIndex: number | undefined) => readonly string[] {
+function stepTagValues(
+  dims: RecorderDimensions,
+  keys: readonly string[],
+): (stepIndex: number | undefined) => readonly string[] {
   if (keys.length === 0) return () => [];
   const byStep = (dims.steps ?? []).map((step) => {
     const tags = new Map(step.tags.map((tag) => [tag.slice(0, tag.indexOf(':')), tag.slice(tag.indexOf(':') + 1)]));
@@ -373,7 +391,10 @@ function labelClients(live: LiveSnapshot, labelled: readonly string[]): ClientCo
  * add up too (`gauges: 'sum'`, worker threads running side by side) or are the last part's
  * (`'last'`: finished capacity steps plus the running one). Null when there is nothing to sum.
  */
-export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: 'sum' | 'last' = 'sum'): MetricsSnapshot | null {
+export function sumMetricsSnapshots(
+  parts: readonly MetricsSnapshot[],
+  gauges: 'sum' | 'last' = 'sum',
+): MetricsSnapshot | null {
   const first = parts[0];
   if (first === undefined) return null;
   const bounds = first.boundsMs.length;
@@ -390,7 +411,9 @@ export function sumMetricsSnapshots(parts: readonly MetricsSnapshot[], gauges: '
   let tokenFailures = 0;
   let waitCount = 0;
   let waitSeconds = 0;
-  const addHistograms = <T extends { readonly buckets: BucketCounts; readonly exemplars?: PhaseMethodBuckets['exemplars'] }>(
+  const addHistograms = <
+    T extends { readonly buckets: BucketCounts; readonly exemplars?: PhaseMethodBuckets['exemplars'] },
+  >(
     into: Map<string, T>,
     k: string,
     item: T,

@@ -89,7 +89,10 @@ export function parseKeyValueList(text: string | undefined, name: string): Recor
   for (const part of text.split(',')) {
     const at = part.indexOf('=');
     if (at <= 0)
-      throw new RpcloadError('bad_flag', `${name}: expected key=value pairs separated by commas, found ${JSON.stringify(part.trim())}`);
+      throw new RpcloadError(
+        'bad_flag',
+        `${name}: expected key=value pairs separated by commas, found ${JSON.stringify(part.trim())}`,
+      );
     out[decodeURIComponent(part.slice(0, at).trim())] = decodeURIComponent(part.slice(at + 1).trim());
   }
   return out;
@@ -107,7 +110,11 @@ export function resolveOtlpOptions(
   const base = flags.endpoint ?? env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (flags.endpoint === undefined && !signalUrl && !base) return null;
   const source =
-    flags.endpoint !== undefined ? '--otlp-endpoint' : signalUrl ? 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+    flags.endpoint !== undefined
+      ? '--otlp-endpoint'
+      : signalUrl
+        ? 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'
+        : 'OTEL_EXPORTER_OTLP_ENDPOINT';
   // A signal-specific URL is used as it is; a base URL gets the metrics path (as the specification says).
   const raw = flags.endpoint === undefined && signalUrl ? signalUrl : `${(base ?? '').replace(/\/+$/, '')}/v1/metrics`;
   let url: URL;
@@ -124,7 +131,11 @@ export function resolveOtlpOptions(
       'bad_flag',
       `${source}: expected an http:// or https:// URL, found ${JSON.stringify(flags.endpoint ?? signalUrl ?? base)}`,
     );
-  const protocolText = (env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+  const protocolText = (
+    env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ??
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+    'http/protobuf'
+  ).trim();
   if (protocolText !== 'http/protobuf' && protocolText !== 'http/json')
     throw new RpcloadError(
       'bad_flag',
@@ -137,7 +148,8 @@ export function resolveOtlpOptions(
       `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: expected cumulative, delta or lowmemory, found ${JSON.stringify(temporalityText)}`,
     );
   const intervalMs = flags.intervalMs ?? DEFAULT_OTLP_INTERVAL_MS;
-  if (!(intervalMs >= 100)) throw new RpcloadError('bad_flag', `--otlp-interval: expected at least 100ms, found ${intervalMs} ms`);
+  if (!(intervalMs >= 100))
+    throw new RpcloadError('bad_flag', `--otlp-interval: expected at least 100ms, found ${intervalMs} ms`);
   return {
     url: url.href,
     protocol: protocolText,
@@ -168,7 +180,11 @@ class Temporal {
   }
 
   /** Per-bucket counts (not cumulative), sum and count of a histogram, in this temporality. */
-  histogram(metric: string, attributes: Attributes, buckets: BucketCounts): { counts: number[]; sum: number; count: number } {
+  histogram(
+    metric: string,
+    attributes: Attributes,
+    buckets: BucketCounts,
+  ): { counts: number[]; sum: number; count: number } {
     const perBucket = [
       ...buckets.cumulative.map((c, i) => c - (buckets.cumulative[i - 1] ?? 0)),
       buckets.count - (buckets.cumulative.at(-1) ?? 0),
@@ -182,20 +198,41 @@ class Temporal {
 }
 
 /** The snapshot as OTLP metric data (names after the Prometheus ones, in OpenTelemetry's dotted style). */
-function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: number, nowMs: number, delta: boolean): MetricData[] {
+function otlpMetrics(
+  sdk: Sdk,
+  s: MetricsSnapshot,
+  temporal: Temporal,
+  startMs: number,
+  nowMs: number,
+  delta: boolean,
+): MetricData[] {
   const { AggregationTemporality, DataPointType, ValueType } = sdk;
   const startTime = hrTime(startMs);
   const endTime = hrTime(nowMs);
   const aggregationTemporality = delta ? AggregationTemporality.DELTA : AggregationTemporality.CUMULATIVE;
-  const descriptor = (name: string, description: string, unit: string) => ({ name, description, unit, valueType: ValueType.DOUBLE });
+  const descriptor = (name: string, description: string, unit: string) => ({
+    name,
+    description,
+    unit,
+    valueType: ValueType.DOUBLE,
+  });
   const sum = (name: string, description: string, points: readonly (readonly [Attributes, number])[]): MetricData => ({
     descriptor: descriptor(name, description, '1'),
     aggregationTemporality,
     dataPointType: DataPointType.SUM,
     isMonotonic: true,
-    dataPoints: points.map(([attributes, total]) => ({ startTime, endTime, attributes, value: temporal.value(name, attributes, total) })),
+    dataPoints: points.map(([attributes, total]) => ({
+      startTime,
+      endTime,
+      attributes,
+      value: temporal.value(name, attributes, total),
+    })),
   });
-  const gauge = (name: string, description: string, points: number | readonly (readonly [Attributes, number])[]): MetricData => ({
+  const gauge = (
+    name: string,
+    description: string,
+    points: number | readonly (readonly [Attributes, number])[],
+  ): MetricData => ({
     descriptor: descriptor(name, description, '1'),
     aggregationTemporality: AggregationTemporality.CUMULATIVE,
     dataPointType: DataPointType.GAUGE,
@@ -206,7 +243,11 @@ function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: 
       value,
     })),
   });
-  const histogram = (name: string, description: string, series: readonly (readonly [Attributes, BucketCounts])[]): MetricData => ({
+  const histogram = (
+    name: string,
+    description: string,
+    series: readonly (readonly [Attributes, BucketCounts])[],
+  ): MetricData => ({
     descriptor: descriptor(name, description, 's'),
     aggregationTemporality,
     dataPointType: DataPointType.HISTOGRAM,
@@ -236,9 +277,14 @@ function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: 
     sum(
       'rpcload.requests',
       'API requests completed, by workload, phase, method and outcome',
-      s.requests.map((r) => [{ ...scopeLabels(r, s.tagKeys), phase: r.phase, method: r.method, outcome: r.outcome }, r.count]),
+      s.requests.map((r) => [
+        { ...scopeLabels(r, s.tagKeys), phase: r.phase, method: r.method, outcome: r.outcome },
+        r.count,
+      ]),
     ),
-    sum('rpcload.rate_limited', 'API requests refused with 429 (rate limited), by workload, phase and method', [...rateLimited.values()]),
+    sum('rpcload.rate_limited', 'API requests refused with 429 (rate limited), by workload, phase and method', [
+      ...rateLimited.values(),
+    ]),
     histogram(
       'rpcload.request.latency',
       'API request latency (from the intended start in the open model), by workload, phase and method',
@@ -261,7 +307,9 @@ function otlpMetrics(sdk: Sdk, s: MetricsSnapshot, temporal: Temporal, startMs: 
       'Open-model arrivals not sent, by reason',
       Object.entries(s.skipped).map(([reason, n]) => [{ reason }, n]),
     ),
-    sum('rpcload.retry_after_waits', 'Retry-After back-offs a client sat out before its next request', [[{}, s.retryAfterWaits.count]]),
+    sum('rpcload.retry_after_waits', 'Retry-After back-offs a client sat out before its next request', [
+      [{}, s.retryAfterWaits.count],
+    ]),
     gauge('rpcload.in_flight_requests', 'API requests sent and not yet answered', s.gauges.inFlight),
     gauge(
       'rpcload.offered_arrivals_per_second',
@@ -332,7 +380,9 @@ export class OtlpPush {
     const deadlineMs = Date.now() + FINAL_EXPORT_TIMEOUT_MS;
     const within = async (promise: Promise<unknown>): Promise<boolean> => {
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadlineMs - Date.now()))));
+      const timedOut = new Promise<boolean>(
+        (resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadlineMs - Date.now()))),
+      );
       const done = await Promise.race([promise.then(() => true), timedOut]);
       clearTimeout(timer);
       return done;
@@ -365,7 +415,14 @@ export class OtlpPush {
       scopeMetrics: [
         {
           scope: { name: TOOL.name, version: TOOL.version },
-          metrics: otlpMetrics(this.sdk, snapshot, this.temporal, this.startMs, Date.now(), this.options.temporality === 'delta'),
+          metrics: otlpMetrics(
+            this.sdk,
+            snapshot,
+            this.temporal,
+            this.startMs,
+            Date.now(),
+            this.options.temporality === 'delta',
+          ),
         },
       ],
     };

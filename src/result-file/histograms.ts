@@ -17,7 +17,10 @@ export function decodeHistogramAt(encoded: string, where: string): Histogram {
   try {
     return decodeHistogram(encoded);
   } catch {
-    throw new RpcloadError('bad_result', `${where}: expected an HdrHistogram (compressed base64), found data that does not decode`);
+    throw new RpcloadError(
+      'bad_result',
+      `${where}: expected an HdrHistogram (compressed base64), found data that does not decode`,
+    );
   }
 }
 
@@ -34,7 +37,12 @@ function expectations(result: RunResult): Expected[] {
   const h: Histograms = result.histograms;
   const out: Expected[] = [];
   for (const kind of ['latency', 'serviceTime'] as const) {
-    out.push({ pointer: `/histograms/${kind}`, encoded: h[kind], countPointer: '/summary/requests', count: result.summary.requests });
+    out.push({
+      pointer: `/histograms/${kind}`,
+      encoded: h[kind],
+      countPointer: '/summary/requests',
+      count: result.summary.requests,
+    });
   }
   if (h.tokens !== undefined) {
     const count = result.summary.tokens.requests;
@@ -53,7 +61,12 @@ function expectations(result: RunResult): Expected[] {
   }
   if (h.scheduleLag !== undefined && lagPhases.length > 0) {
     const count = lagPhases.reduce((sum, [phase]) => sum + (result.byPhase[phase]?.requests ?? 0), 0);
-    out.push({ pointer: '/histograms/scheduleLag', encoded: h.scheduleLag, countPointer: '/byPhase/*/requests', count });
+    out.push({
+      pointer: '/histograms/scheduleLag',
+      encoded: h.scheduleLag,
+      countPointer: '/byPhase/*/requests',
+      count,
+    });
   }
   for (const section of ['byMethod', 'byPhase', 'byOutcome', 'byClient'] as const) {
     for (const [key, pair] of Object.entries(h[section])) {
@@ -81,7 +94,8 @@ export function histogramCountProblem(result: RunResult, label: string): string 
   // Requests that ended without a response may be counted without a latency to record.
   const unanswered = result.byOutcome[OUTCOME_UNANSWERED]?.requests ?? 0;
   for (const { pointer, encoded, countPointer, count } of expectations(result)) {
-    if (count < 0) return `${pointer}: a histogram for ${countPointer.replace(/\/requests$/, '')}, which the file does not have`;
+    if (count < 0)
+      return `${pointer}: a histogram for ${countPointer.replace(/\/requests$/, '')}, which the file does not have`;
     const held = decodeHistogramAt(encoded, `${label}: ${pointer}`).totalCount;
     if (held > count || held < count - unanswered)
       return `${pointer}: holds ${held} values, but ${countPointer} is ${count} (histograms from another run or section?)`;

@@ -57,7 +57,8 @@ export async function readResultFile(path: string): Promise<RunResult> {
     throw bad(`${path}: /: expected an rpcload result file (a JSON object), found ${describeFound(value)}`);
   }
   const deep = tooDeepAt(value);
-  if (deep !== null) throw bad(`${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected an rpcload result file`);
+  if (deep !== null)
+    throw bad(`${path}: ${deep}: nested deeper than ${MAX_JSON_DEPTH} levels; expected an rpcload result file`);
   const schema = (value as { schema?: unknown }).schema;
   if (schema !== RESULT_SCHEMA_ID) {
     const hint =

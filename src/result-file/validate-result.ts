@@ -12,7 +12,8 @@ export const MAX_PROBLEMS = 50;
 // RFC 3339 date-time (what toISOString writes; offsets allowed). TypeBox checks no format it
 // does not know, so the schema's `format: date-time` needs this registered once.
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
-if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
 
 interface SchemaFacts {
   const?: unknown;
@@ -30,16 +31,23 @@ export function describeSchema(schema: TSchema): string {
   if (s.const !== undefined) return JSON.stringify(s.const);
   if (s.anyOf) {
     const options = s.anyOf.map(describeSchema);
-    return s.anyOf.every((o) => (o as SchemaFacts).const !== undefined) ? `one of ${options.join(', ')}` : options.join(' or ');
+    return s.anyOf.every((o) => (o as SchemaFacts).const !== undefined)
+      ? `one of ${options.join(', ')}`
+      : options.join(' or ');
   }
-  const bound = s.minimum !== undefined ? ` ≥ ${s.minimum}` : s.exclusiveMinimum !== undefined ? ` > ${s.exclusiveMinimum}` : '';
+  const bound =
+    s.minimum !== undefined ? ` ≥ ${s.minimum}` : s.exclusiveMinimum !== undefined ? ` > ${s.exclusiveMinimum}` : '';
   switch (s.type) {
     case 'integer':
       return `an integer${bound}`;
     case 'number':
       return `a number${bound}`;
     case 'string':
-      return s.format === 'date-time' ? 'an ISO 8601 date-time string' : (s.minLength ?? 0) > 0 ? 'a non-empty string' : 'a string';
+      return s.format === 'date-time'
+        ? 'an ISO 8601 date-time string'
+        : (s.minLength ?? 0) > 0
+          ? 'a non-empty string'
+          : 'a string';
     case 'boolean':
       return 'true or false';
     case 'null':
@@ -62,7 +70,8 @@ export function describeFound(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
-const jsType = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
+const jsType = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v;
 
 /**
  * A union's member the value was evidently meant to be (the only one of its JSON type), so that

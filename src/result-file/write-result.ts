@@ -62,7 +62,8 @@ function redactResult(result: RunResult): RunResult {
  * Throws a one-line RpcloadError (exit 2).
  */
 export async function assertResultPathWritable(path: string, flag = '--out', what = 'the result file'): Promise<void> {
-  const refuse = (why: string): RpcloadError => new RpcloadError('bad_flag', `${flag} ${path}: cannot write ${what} there (${why})`);
+  const refuse = (why: string): RpcloadError =>
+    new RpcloadError('bad_flag', `${flag} ${path}: cannot write ${what} there (${why})`);
   const stats = await stat(path).catch(() => null);
   if (stats?.isDirectory()) throw refuse('it is a directory');
   await assertSafeOutput(path, flag, what);

@@ -10,7 +10,14 @@ import { TokenStore } from './auth/token-store.ts';
 import { acceptedPatterns, METHOD_NAME_PATTERN, type ServerConfig } from './resolved-config.ts';
 import type { MethodHandler } from './methods/method.ts';
 import { createMethodData, createMethods, type MethodData } from './methods/registry.ts';
-import { isJsonContentType, parseJsonObject, readBody, TOO_LARGE, type ServerReply, type ServerRequest } from './payload.ts';
+import {
+  isJsonContentType,
+  parseJsonObject,
+  readBody,
+  TOO_LARGE,
+  type ServerReply,
+  type ServerRequest,
+} from './payload.ts';
 import type { Limiter } from './limiter/limiter.ts';
 import type { StoreOutage } from './limiter/store-outage.ts';
 import { createGateLimiter, RateGate } from './rate-gate.ts';

@@ -54,7 +54,9 @@ export async function listenHttp(
     server = http2Server;
   } else {
     const httpServer: Server =
-      secure !== null ? createHttpsServer({ ...httpOptions, ...secure }, handler) : createHttpServer(httpOptions, handler);
+      secure !== null
+        ? createHttpsServer({ ...httpOptions, ...secure }, handler)
+        : createHttpServer(httpOptions, handler);
     httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, stats));
     closeServer = (graceMs) => closeGracefully(httpServer, graceMs);
     server = httpServer;
@@ -72,7 +74,11 @@ function listen(server: NetServer, host: string, port: number): Promise<number> 
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const why =
-        err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
+        err.code === 'EADDRINUSE'
+          ? 'address already in use'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : (err.code ?? err.message);
       reject(new RpcloadError('listen_failed', `cannot listen on ${host}:${port}: ${why}`));
     });
     server.listen(port, host, () => {
@@ -88,7 +94,8 @@ function listen(server: NetServer, host: string, port: number): Promise<number> 
  * envelope, then the connection is closed.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket, stats: StatsRecorder): void {
-  const inResponse = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  const inResponse =
+    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
     socket.destroy();
     return;
@@ -103,7 +110,10 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, stats: St
 }
 
 /** The open HTTP/2 sessions and TLS connections of an HTTP/2 server, kept up to date as they come and go. */
-function trackConnections(server: Http2SecureServer): { readonly sessions: Set<Http2Session>; readonly sockets: Set<Socket> } {
+function trackConnections(server: Http2SecureServer): {
+  readonly sessions: Set<Http2Session>;
+  readonly sockets: Set<Socket>;
+} {
   const sessions = new Set<Http2Session>();
   const sockets = new Set<Socket>();
   server.on('session', (session: Http2Session) => {
@@ -122,7 +132,11 @@ function trackConnections(server: Http2SecureServer): { readonly sessions: Set<H
  * (GOAWAY), then destroy whatever is still open after `graceMs` (HTTP/1.1 keep-alive connections
  * on the same port included).
  */
-async function closeHttp2Gracefully(server: Http2SecureServer, open: ReturnType<typeof trackConnections>, graceMs: number): Promise<void> {
+async function closeHttp2Gracefully(
+  server: Http2SecureServer,
+  open: ReturnType<typeof trackConnections>,
+  graceMs: number,
+): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   for (const session of open.sessions) session.close();
   const deadline = setTimeout(() => {

@@ -83,8 +83,18 @@ export const FAULTS = [
     description: 'quota counted per access token instead of per client ID',
     breaks: ['ratelimit.per_client'],
   },
-  { name: 'quota-global', kind: 'convention', description: 'one quota shared by all clients', breaks: ['ratelimit.per_client'] },
-  { name: 'quota-per-method', kind: 'convention', description: 'a separate quota for each method', breaks: ['ratelimit.all_methods'] },
+  {
+    name: 'quota-global',
+    kind: 'convention',
+    description: 'one quota shared by all clients',
+    breaks: ['ratelimit.per_client'],
+  },
+  {
+    name: 'quota-per-method',
+    kind: 'convention',
+    description: 'a separate quota for each method',
+    breaks: ['ratelimit.all_methods'],
+  },
   {
     name: 'racy-counter',
     kind: 'convention',
@@ -109,7 +119,12 @@ export const FAULTS = [
     description: 'oversize bodies get 413 with a text/plain body',
     breaks: ['payload.limit'],
   },
-  { name: 'auth-403', kind: 'convention', description: 'unknown tokens get 403 without WWW-Authenticate', breaks: ['auth.invalid_token'] },
+  {
+    name: 'auth-403',
+    kind: 'convention',
+    description: 'unknown tokens get 403 without WWW-Authenticate',
+    breaks: ['auth.invalid_token'],
+  },
   {
     name: 'auth-no-challenge',
     kind: 'convention',
@@ -128,15 +143,35 @@ export const FAULTS = [
     description: 'the last page has next: "" instead of null',
     breaks: ['pagination'],
   },
-  { name: 'pagination-oversize', kind: 'convention', description: 'pages hold 150 items instead of at most 100', breaks: ['pagination'] },
+  {
+    name: 'pagination-oversize',
+    kind: 'convention',
+    description: 'pages hold 150 items instead of at most 100',
+    breaks: ['pagination'],
+  },
   { name: 'tls-legacy', kind: 'convention', description: 'with --tls, also accepts TLS 1.0 and 1.1', breaks: ['tls'] },
   // Chaos: each hits a share (chaosRate, default 0.1) of API responses.
-  { name: 'chaos-garbage', kind: 'chaos', description: 'replies 200 with random bytes as text/plain', breaks: ['envelope'] },
+  {
+    name: 'chaos-garbage',
+    kind: 'chaos',
+    description: 'replies 200 with random bytes as text/plain',
+    breaks: ['envelope'],
+  },
   { name: 'chaos-reset', kind: 'chaos', description: 'destroys the connection without a reply', breaks: [] },
   { name: 'chaos-huge', kind: 'chaos', description: 'replies with a 5 MiB success envelope', breaks: [] },
   { name: 'chaos-slow', kind: 'chaos', description: 'drips the reply out over ~3 s', breaks: [] },
-  { name: 'chaos-escapes', kind: 'chaos', description: 'error envelopes whose code holds terminal escape sequences', breaks: [] },
-  { name: 'chaos-html-502', kind: 'chaos', description: 'replies 502 with an HTML page, like a broken proxy', breaks: [] },
+  {
+    name: 'chaos-escapes',
+    kind: 'chaos',
+    description: 'error envelopes whose code holds terminal escape sequences',
+    breaks: [],
+  },
+  {
+    name: 'chaos-html-502',
+    kind: 'chaos',
+    description: 'replies 502 with an HTML page, like a broken proxy',
+    breaks: [],
+  },
 ] as const satisfies readonly FaultSpec[];
 export type FaultName = (typeof FAULTS)[number]['name'];
 export const FAULT_NAMES: readonly FaultName[] = FAULTS.map((f) => f.name);

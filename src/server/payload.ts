@@ -87,5 +87,7 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> | undefin
   } catch {
     return undefined;
   }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -18,7 +18,12 @@ export const TEXT_TYPE = 'text/plain; charset=utf-8';
 
 /** `{"status":"success","data":…}` with HTTP 200. */
 export function successReply(data: unknown): Reply {
-  return { status: 200, contentType: JSON_TYPE, body: `{"status":"success","data":${JSON.stringify(data)}}`, breakable: true };
+  return {
+    status: 200,
+    contentType: JSON_TYPE,
+    body: `{"status":"success","data":${JSON.stringify(data)}}`,
+    breakable: true,
+  };
 }
 
 /** `{"status":"error","error":code}` with the given HTTP status. */

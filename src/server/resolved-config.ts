@@ -97,7 +97,8 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
   const check = (ok: boolean, problem: string): void => {
     if (!ok) problems.push(problem);
   };
-  const isInt = (n: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean => Number.isInteger(n) && n >= min && n <= max;
+  const isInt = (n: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean =>
+    Number.isInteger(n) && n >= min && n <= max;
   const isRate = (n: number): boolean => Number.isFinite(n) && n >= 0 && n <= 1;
   const isMs = (n: number): boolean => Number.isFinite(n) && n >= 0;
 
@@ -112,7 +113,9 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     clientPattern: options.clientPattern ?? (options.clients?.length ? null : DEMO_CLIENT_PATTERN),
     tokenMethod: options.tokenMethod ?? 'auth.token',
     tokenTtlS: options.tokenTtlS ?? 3600,
-    payloadLimitBytes: faults.has('payload-limit-wrong') ? WRONG_PAYLOAD_LIMIT_BYTES : (options.payloadLimitBytes ?? 100_000),
+    payloadLimitBytes: faults.has('payload-limit-wrong')
+      ? WRONG_PAYLOAD_LIMIT_BYTES
+      : (options.payloadLimitBytes ?? 100_000),
     itemCount: options.itemCount ?? 1000,
     pageSize: options.pageSize ?? 100,
     cursorTtlMs: options.cursorTtlMs ?? 60_000,
@@ -142,7 +145,10 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
   check(config.host.length > 0, 'host must not be empty');
   check(isInt(config.port, 0, 65_535), `port must be an integer 0–65535, found ${config.port}`);
   check(isInt(config.limit, 1), `limit must be a positive integer, found ${config.limit}`);
-  check(Number.isFinite(config.windowMs) && config.windowMs >= 1, `windowMs must be at least 1, found ${config.windowMs}`);
+  check(
+    Number.isFinite(config.windowMs) && config.windowMs >= 1,
+    `windowMs must be at least 1, found ${config.windowMs}`,
+  );
   check(
     (LIMITER_ALGORITHMS as readonly string[]).includes(config.algorithm),
     `algorithm must be one of ${LIMITER_ALGORITHMS.join(', ')}, found ${JSON.stringify(config.algorithm)}`,
@@ -152,7 +158,10 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
   for (const client of config.clients) {
     check(client.id.length > 0 && client.secret.length > 0, 'every client needs a non-empty id and secret');
   }
-  check(config.clientPattern === null || config.clientPattern.secret.length > 0, 'clientPattern needs a non-empty secret');
+  check(
+    config.clientPattern === null || config.clientPattern.secret.length > 0,
+    'clientPattern needs a non-empty secret',
+  );
   check(!config.http2 || config.tls !== false, 'http2 needs tls (HTTP/2 is served over TLS, negotiated with ALPN)');
   check(config.clientCa === null || config.tls !== false, 'clientCa needs tls (client certificates are a TLS matter)');
   const caProblem = config.clientCa === null ? null : pemCertificateProblem(config.clientCa);
@@ -166,10 +175,16 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     `tokenMethod must match ${METHOD_NAME_PATTERN.source}, found ${JSON.stringify(config.tokenMethod)}`,
   );
   check(isInt(config.tokenTtlS, 1), `tokenTtlS must be a whole number of seconds ≥ 1, found ${config.tokenTtlS}`);
-  check(isInt(config.payloadLimitBytes, 0), `payloadLimitBytes must be a non-negative integer, found ${config.payloadLimitBytes}`);
+  check(
+    isInt(config.payloadLimitBytes, 0),
+    `payloadLimitBytes must be a non-negative integer, found ${config.payloadLimitBytes}`,
+  );
   check(isInt(config.itemCount, 0, 10_000_000), `itemCount must be an integer 0–10,000,000, found ${config.itemCount}`);
   check(isInt(config.pageSize, 1, 100), `pageSize must be an integer 1–100, found ${config.pageSize}`);
-  check(Number.isFinite(config.cursorTtlMs) && config.cursorTtlMs > 0, `cursorTtlMs must be positive, found ${config.cursorTtlMs}`);
+  check(
+    Number.isFinite(config.cursorTtlMs) && config.cursorTtlMs > 0,
+    `cursorTtlMs must be positive, found ${config.cursorTtlMs}`,
+  );
   check(isInt(config.maxOrders, 1, 1e7), `maxOrders must be an integer 1–10,000,000, found ${config.maxOrders}`);
   const { p50Ms, p99Ms } = config.workLatency;
   check(
@@ -177,7 +192,10 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     `workLatency needs 0 < p50Ms ≤ p99Ms, found ${p50Ms} / ${p99Ms}`,
   );
   check(isRate(config.flakyRate), `flakyRate must be between 0 and 1, found ${config.flakyRate}`);
-  check(isRate(config.brokenEnvelopeRate), `brokenEnvelopeRate must be between 0 and 1, found ${config.brokenEnvelopeRate}`);
+  check(
+    isRate(config.brokenEnvelopeRate),
+    `brokenEnvelopeRate must be between 0 and 1, found ${config.brokenEnvelopeRate}`,
+  );
   check(isRate(config.chaosRate), `chaosRate must be between 0 and 1, found ${config.chaosRate}`);
   check(
     config.tokenResponse === 'envelope' || config.tokenResponse === 'bare',
@@ -187,7 +205,10 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
   const capacityProblem = config.capacity === null ? null : serviceCapacityProblem(config.capacity);
   if (capacityProblem !== null) problems.push(capacityProblem);
   // The realm is quoted into WWW-Authenticate headers: no quotes, backslashes or control characters.
-  check(/^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(config.realm), 'realm must be printable ASCII without quotes or backslashes');
+  check(
+    /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(config.realm),
+    'realm must be printable ASCII without quotes or backslashes',
+  );
   check(
     isMs(config.headersTimeoutMs) && config.headersTimeoutMs > 0,
     `headersTimeoutMs must be positive, found ${config.headersTimeoutMs}`,
@@ -197,7 +218,10 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
     'requestTimeoutMs must be at least headersTimeoutMs',
   );
   check(isInt(config.seed, 0, 0xffff_ffff), `seed must be an integer 0–4294967295, found ${config.seed}`);
-  check(isInt(config.replicas, 1, MAX_REPLICAS), `replicas must be an integer 1–${MAX_REPLICAS}, found ${config.replicas}`);
+  check(
+    isInt(config.replicas, 1, MAX_REPLICAS),
+    `replicas must be an integer 1–${MAX_REPLICAS}, found ${config.replicas}`,
+  );
   check(
     config.port === 0 || config.replicas === 1 || config.port + config.replicas <= 65_535,
     `port ${config.port} leaves no room for ${config.replicas} replica ports after it`,
@@ -212,6 +236,7 @@ export function resolveServerConfig(options: ServerOptions, randomSeed: () => nu
   );
   check(config.storeFaultFile === null || config.storeFaultFile.length > 0, 'storeFaultFile must not be empty');
 
-  if (problems.length > 0) throw new RpcloadError('bad_server_option', `invalid server options: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new RpcloadError('bad_server_option', `invalid server options: ${problems.join('; ')}`);
   return config;
 }

@@ -59,7 +59,8 @@ export class Responder {
       }
       if (this.#chaos.enabled) effect = this.#chaos.pick(out);
     }
-    if (this.#addedLatencyMs > 0 && kind !== 'other') this.timers.schedule(() => this.#deliver(res, out, effect), this.#addedLatencyMs);
+    if (this.#addedLatencyMs > 0 && kind !== 'other')
+      this.timers.schedule(() => this.#deliver(res, out, effect), this.#addedLatencyMs);
     else this.#deliver(res, out, effect);
   }
 
@@ -73,7 +74,11 @@ export class Responder {
       return;
     }
     const out = effect?.kind === 'reply' ? effect.reply : reply;
-    const headers: OutgoingHttpHeaders = { 'Content-Type': out.contentType, 'Content-Length': Buffer.byteLength(out.body), ...out.headers };
+    const headers: OutgoingHttpHeaders = {
+      'Content-Type': out.contentType,
+      'Content-Length': Buffer.byteLength(out.body),
+      ...out.headers,
+    };
     // We stopped reading this request's body (whatever a chaos fault answers instead), so the
     // connection cannot carry another request. (HTTP/2 forbids the header: ending the reply ends
     // just the stream, and the connection carries on.)
@@ -90,7 +95,10 @@ export class Responder {
     let piece = 0;
     const step = (): void => {
       if (res.destroyed) return;
-      const chunk = body.subarray(Math.round((piece * body.length) / pieces), Math.round(((piece + 1) * body.length) / pieces));
+      const chunk = body.subarray(
+        Math.round((piece * body.length) / pieces),
+        Math.round(((piece + 1) * body.length) / pieces),
+      );
       piece += 1;
       if (piece === pieces) res.end(chunk);
       else {

@@ -53,7 +53,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     }
     if (!single) {
       let next = 0;
-      const roundRobin = (req: ServerRequest, res: ServerReply): void => replicas[next++ % replicas.length]!.app.handle(req, res);
+      const roundRobin = (req: ServerRequest, res: ServerReply): void =>
+        replicas[next++ % replicas.length]!.app.handle(req, res);
       front = await listenHttp(roundRobin, config, tls, config.port, shared.stats);
     }
   } catch (err) {

@@ -60,7 +60,9 @@ export function tlsServerOptions(
   legacy: boolean,
   clientCa: string | null = null,
 ): TlsOptions & SecureContextOptions {
-  const versions = legacy ? { minVersion: 'TLSv1' as const, ciphers: 'DEFAULT@SECLEVEL=0' } : { minVersion: 'TLSv1.2' as const };
+  const versions = legacy
+    ? { minVersion: 'TLSv1' as const, ciphers: 'DEFAULT@SECLEVEL=0' }
+    : { minVersion: 'TLSv1.2' as const };
   const mutual = clientCa === null ? {} : { requestCert: true, rejectUnauthorized: true, ca: clientCa };
   return { cert: material.cert, key: material.key, ...versions, ...mutual };
 }

@@ -75,7 +75,9 @@ export function startServerInWorker(options: ServerOptions = {}): Promise<Remote
         pending.get(message.id)?.resolve(message);
         pending.delete(message.id);
       } else if (message.type === 'failed') {
-        reject(message.code === undefined ? new Error(message.message) : new RpcloadError(message.code, message.message));
+        reject(
+          message.code === undefined ? new Error(message.message) : new RpcloadError(message.code, message.message),
+        );
       } else {
         resolve(ready(message));
       }

@@ -23,7 +23,8 @@ export function liveFigures(data: SelectionData, elapsedS: number): ThresholdFig
   const histograms = new Map<string, Histogram | null>();
   const histogram = (source: 'latencyMs' | 'serviceTimeMs' | 'scheduleLagMs'): Histogram | null => {
     if (!histograms.has(source)) {
-      const encoded = source === 'latencyMs' ? data.latency : source === 'serviceTimeMs' ? data.serviceTime : data.scheduleLag;
+      const encoded =
+        source === 'latencyMs' ? data.latency : source === 'serviceTimeMs' ? data.serviceTime : data.scheduleLag;
       histograms.set(source, encoded === undefined ? null : decodeHistogram(encoded));
     }
     return histograms.get(source)!;

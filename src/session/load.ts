@@ -127,7 +127,9 @@ export function startLoad(
       const missing = count - run.reported;
       const notes =
         missing > 0
-          ? [`${missing} of ${count} load workers did not report in time after the stop: their requests are missing from this result`]
+          ? [
+              `${missing} of ${count} load workers did not report in time after the stop: their requests are missing from this result`,
+            ]
           : [];
       return { status: run.status, data: run.data, notes };
     },

@@ -17,7 +17,9 @@ import { goodputLatencyBoundMs } from '../profile/thresholds.ts';
 export function dimensionsOf(plan: Plan): RecorderDimensions {
   const methods = planMethods(plan);
   // Every scoped threshold's selection; the whole run's ('') too when a threshold on it is judged live.
-  const keys = [...new Set(plan.thresholds.filter((t) => t.selector.length > 0 || t.abortOnFail).map((t) => t.selectorKey))];
+  const keys = [
+    ...new Set(plan.thresholds.filter((t) => t.selector.length > 0 || t.abortOnFail).map((t) => t.selectorKey)),
+  ];
   return {
     methods,
     phases: plan.phases.map((p) => p.name),

@@ -16,7 +16,11 @@ export function runHeader(plan: Plan, targetUrl: string, resultPath: string): Ru
     profile: plan.name,
     target: targetUrl,
     model: describeLoad(plan.phases),
-    phases: plan.phases.map((phase) => ({ name: phase.name, durationMs: phase.durationMs, load: describeLoad([phase]) })),
+    phases: plan.phases.map((phase) => ({
+      name: phase.name,
+      durationMs: phase.durationMs,
+      load: describeLoad([phase]),
+    })),
     // Workloads play side by side: the run lasts until the last one's end.
     totalDurationMs: Math.max(0, ...workloads.map((w) => w.endMs)),
     resultPath,

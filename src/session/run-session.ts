@@ -28,7 +28,12 @@ import { SessionFrame } from './session-frame.ts';
 import { aimedAt, insecureWarning, openTarget, type Target } from './target.ts';
 import { DEFAULT_METRICS_BUCKETS_MS } from '../prometheus/metrics-snapshot.ts';
 import { OtlpPush, otlpWarning, type OtlpOptions } from '../prometheus/otlp-push.ts';
-import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../prometheus/metrics-endpoint.ts';
+import {
+  metricsReadOptions,
+  openMetricsEndpoint,
+  type MetricsEndpoint,
+  type MetricsOptions,
+} from '../prometheus/metrics-endpoint.ts';
 
 export interface RunSessionOptions {
   readonly plan: Plan;
@@ -92,7 +97,10 @@ export async function runSession(options: RunSessionOptions): Promise<RunSession
     fileName: shard === null ? plan.name : `${shard.runId}.shard-${shard.index}-of-${shard.count}`,
     label: options.label,
     plan,
-    otherOutputs: options.samplesPath === undefined ? [] : [{ path: options.samplesPath, flag: '--out-samples', what: 'the samples file' }],
+    otherOutputs:
+      options.samplesPath === undefined
+        ? []
+        : [{ path: options.samplesPath, flag: '--out-samples', what: 'the samples file' }],
     warnings: upfrontWarnings(plan, startAt, Date.now()),
     warn: options.warn,
     signal: options.signal,
@@ -144,12 +152,16 @@ async function runWithEndpoint(
     httpDebug: options.httpDebug ?? null,
     startAtEpochMs: startAt,
     // The OTLP push reads the same snapshot as the endpoint (with the endpoint's default buckets when there is none).
-    metrics: metricsReadOptions(options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }), plan),
+    metrics: metricsReadOptions(
+      options.metrics ?? (otlp === null ? null : { bucketsMs: DEFAULT_METRICS_BUCKETS_MS, clients: 0 }),
+      plan,
+    ),
   });
   endpoint?.follow(() => load.metrics());
   otlp?.follow(() => load.metrics());
   // Before anything else runs: an unwritable samples path fails here, with nothing to undo.
-  const samples = options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
+  const samples =
+    options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
   const record = new RunRecord({ frame, plan, runPlan: options.plan, target, load, shard, startAtEpochMs: startAt });
   const view = options.createView({
     header: runHeader(plan, target.url, frame.path),
@@ -191,7 +203,11 @@ async function runWithEndpoint(
   );
   samples?.finish(built.timeline);
   const samplesProblem = samples?.problem() ?? null;
-  const warnings = [...built.warnings, ...(samplesProblem === null ? [] : [samplesProblem]), ...(otlpLost === null ? [] : [otlpLost])];
+  const warnings = [
+    ...built.warnings,
+    ...(samplesProblem === null ? [] : [samplesProblem]),
+    ...(otlpLost === null ? [] : [otlpLost]),
+  ];
   const loaded: RunResult = { ...built, warnings, ...(otlpReport === null ? {} : { otlp: otlpReport }) };
   const written = await frame.writeFinal(loaded, exitCodeOf(loaded));
   // Teardown after the file holds the load's figures: a second Ctrl-C during it loses nothing but the teardown.
@@ -227,7 +243,11 @@ function upfrontWarnings(plan: Plan, startAtEpochMs: number | null, nowMs: numbe
 
 /** What the samples file reads from the running load. */
 function samplesSource(load: RunningLoad): Parameters<typeof startSamplesWriter>[1] {
-  return { snapshot: () => load.snapshot(), originEpochMs: () => load.clock.originEpochMs, started: () => load.clock.started };
+  return {
+    snapshot: () => load.snapshot(),
+    originEpochMs: () => load.clock.originEpochMs,
+    started: () => load.clock.started,
+  };
 }
 
 /** The load's end: completed or aborted, or failed with what was recorded up to the failure. */
@@ -298,7 +318,8 @@ class RunRecord {
       count: shard.count,
       clients: this.parts.plan.clients.length,
       startAt: startAt === null ? null : new Date(startAt).toISOString(),
-      startLateMs: startAt === null || !clock.started ? null : Math.round((clock.originEpochMs - startAt) * 1000) / 1000,
+      startLateMs:
+        startAt === null || !clock.started ? null : Math.round((clock.originEpochMs - startAt) * 1000) / 1000,
     };
   }
 }
@@ -340,10 +361,15 @@ async function tearDown(
   setup: SetupDone,
 ): Promise<SetupRecord | null> {
   if (options.setupValues != null && options.plan.teardown !== null)
-    return skippedSteps(options.plan, 'teardown', 'setup ran elsewhere: run rpcload teardown with the same --setup-values');
+    return skippedSteps(
+      options.plan,
+      'teardown',
+      'setup ran elsewhere: run rpcload teardown with the same --setup-values',
+    );
   if (plan.teardown === null) return null;
   const outcome = await runSetupSteps(plan, 'teardown', setup.values, new AbortController().signal);
-  if (outcome.record.status === 'failed') options.warn?.(`teardown failed: ${outcome.record.reason ?? 'unknown reason'}`);
+  if (outcome.record.status === 'failed')
+    options.warn?.(`teardown failed: ${outcome.record.reason ?? 'unknown reason'}`);
   return outcome.record;
 }
 
@@ -354,10 +380,23 @@ function withTeardown(result: RunResult, teardown: SetupRecord): RunResult {
 }
 
 /** The result file of a run whose setup failed: no load ran, the run failed, the setup record says why. */
-function setupFailedResult(plan: Plan, runPlan: Plan, frame: SessionFrame, target: Target, setup: SetupRecord): RunResult {
+function setupFailedResult(
+  plan: Plan,
+  runPlan: Plan,
+  frame: SessionFrame,
+  target: Target,
+  setup: SetupRecord,
+): RunResult {
   const failure = `setup failed: ${setup.reason ?? 'unknown reason'}`;
   return buildRunResult({
-    run: frame.runInfo({ status: 'failed', failure, target, model: runModel(plan.phases), workers: 1, httpClient: plan.http.client }),
+    run: frame.runInfo({
+      status: 'failed',
+      failure,
+      target,
+      model: runModel(plan.phases),
+      workers: 1,
+      httpClient: plan.http.client,
+    }),
     config: describePlan(runPlan),
     data: emptyRecordedData(),
     dims: dimensionsOf(plan),

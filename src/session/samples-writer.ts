@@ -43,13 +43,20 @@ const POLL_MS = 250;
  */
 export function startSamplesWriter(
   path: string,
-  source: { readonly snapshot: () => LiveSnapshot; readonly originEpochMs: () => number; readonly started: () => boolean },
+  source: {
+    readonly snapshot: () => LiveSnapshot;
+    readonly originEpochMs: () => number;
+    readonly started: () => boolean;
+  },
 ): SamplesWriter {
   let fd: number;
   try {
     fd = openSync(path, 'w');
   } catch (err) {
-    throw new RpcloadError('bad_flag', `--out-samples: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? 'unwritable'})`);
+    throw new RpcloadError(
+      'bad_flag',
+      `--out-samples: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? 'unwritable'})`,
+    );
   }
   let nextT = 0;
   let closed = false;

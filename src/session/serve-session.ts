@@ -46,7 +46,9 @@ function servedSummary(options: ServerOptions): string[] {
   const transport = [
     ...(options.http2 === true ? ['HTTP/2 (and HTTP/1.1 to clients without h2)'] : []),
     ...(options.clientCa === undefined ? [] : ['client certificates required (mTLS)']),
-    ...(options.clientKeys === undefined ? [] : [`private_key_jwt for ${options.clientKeys.map((k) => k.id).join(', ')}`]),
+    ...(options.clientKeys === undefined
+      ? []
+      : [`private_key_jwt for ${options.clientKeys.map((k) => k.id).join(', ')}`]),
   ];
   return [
     ...(transport.length === 0 ? [] : [`rpcload serve: ${transport.join('; ')}`]),
@@ -89,7 +91,12 @@ async function writeServedCertificate(server: ServerHandle, caOut: string | unde
  * A command to paste into another terminal: a one-line load test of this server. The demo secret
  * is public (it is in --help); a registered or custom secret is never printed.
  */
-function tryCommand(options: ServerOptions, url: string, replicaUrls: readonly string[], caFile: string | null): string {
+function tryCommand(
+  options: ServerOptions,
+  url: string,
+  replicaUrls: readonly string[],
+  caFile: string | null,
+): string {
   const registered = options.clients?.[0];
   const client =
     options.clientPattern !== undefined
@@ -97,7 +104,10 @@ function tryCommand(options: ServerOptions, url: string, replicaUrls: readonly s
       : registered !== undefined
         ? `--client ${registered.id} --secret-env CLIENT_SECRET`
         : `--client ${DEMO_CLIENT_PATTERN.prefix}1:${DEMO_CLIENT_PATTERN.secret}`;
-  const method = options.tokenMethod === undefined || options.tokenMethod === 'auth.token' ? '' : ` --token-method ${options.tokenMethod}`;
+  const method =
+    options.tokenMethod === undefined || options.tokenMethod === 'auth.token'
+      ? ''
+      : ` --token-method ${options.tokenMethod}`;
   const trust = caFile === null ? (url.startsWith('https:') ? ' --insecure' : '') : ` --ca ${caFile}`;
   const replicas = replicaUrls.map((replica) => ` --replica ${replica}`).join('');
   const transport = `${options.http2 === true ? ' --http2' : ''}${options.clientCa === undefined ? '' : ' --cert CLIENT.pem --key CLIENT.key'}`;
@@ -105,7 +115,9 @@ function tryCommand(options: ServerOptions, url: string, replicaUrls: readonly s
 }
 
 const aborted = (signal: AbortSignal): Promise<void> =>
-  signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  signal.aborted
+    ? Promise.resolve()
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 
 /** Serve until `signal` is aborted, then close the server. */
 export async function serveSession(options: ServeSessionOptions): Promise<void> {

@@ -89,7 +89,8 @@ export class SessionFrame {
     for (const output of options.otherOutputs ?? []) await assertSafeOutput(output.path, output.flag, output.what);
     // Every data file read once before any load: a ragged row or a missing column is a one-line error now, not mid-run.
     // A stop during the reading (a large file, a Ctrl-C) ends it at once; the session then ends as aborted before any load.
-    for (const set of options.plan?.data ?? []) if (options.signal?.aborted !== true) await scanDataSet(set, options.signal);
+    for (const set of options.plan?.data ?? [])
+      if (options.signal?.aborted !== true) await scanDataSet(set, options.signal);
     // Known to the redactor before any reply could echo them (tokens register as they are issued).
     if (options.plan !== null) registerPlanSecrets(options.plan);
     for (const warning of options.warnings ?? []) options.warn?.(warning);
@@ -156,7 +157,11 @@ export class SessionFrame {
     readonly due: () => boolean;
     readonly input: () => Promise<BuildResultInput>;
   }): Checkpoints {
-    this.periodic = startCheckpoints({ path: this.path, ...o, everyMs: this.path === STDOUT_PATH ? 2 ** 31 - 1 : o.everyMs });
+    this.periodic = startCheckpoints({
+      path: this.path,
+      ...o,
+      everyMs: this.path === STDOUT_PATH ? 2 ** 31 - 1 : o.everyMs,
+    });
     return this.periodic;
   }
 

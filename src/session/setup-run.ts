@@ -39,7 +39,15 @@ function stepsPlan(
     ...plan,
     clients: [plan.clients[steps.client]!],
     scenarios: [{ name: which, weight: 1, steps: steps.steps }],
-    workloads: [{ name: which, clients: [{ index: 0, weight: 1 }], scenarios: [{ index: 0, weight: 1 }], startAfterMs: 0, phases: [0] }],
+    workloads: [
+      {
+        name: which,
+        clients: [{ index: 0, weight: 1 }],
+        scenarios: [{ index: 0, weight: 1 }],
+        startAfterMs: 0,
+        phases: [0],
+      },
+    ],
     phases: [{ name: which, workload: 0, durationMs: steps.timeoutMs, load: iterationsLoad(1), arrivals: 'uniform' }],
     data: [],
     thresholds: [],

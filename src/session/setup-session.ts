@@ -42,7 +42,10 @@ export async function writeSetupValues(
   try {
     await writeFile(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   } catch (err) {
-    throw new RpcloadError('write_failed', `${path}: cannot write the setup values: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new RpcloadError(
+      'write_failed',
+      `${path}: cannot write the setup values: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
   }
 }
 
@@ -69,10 +72,12 @@ export async function readSetupValues(path: string, plan: Plan): Promise<SetupVa
   const file = parsed as { schema?: unknown; values?: unknown };
   if (file === null || typeof file !== 'object' || file.schema !== SETUP_VALUES_SCHEMA)
     fail(`expected "schema": "${SETUP_VALUES_SCHEMA}" (the file \`rpcload setup --out\` writes)`);
-  if (file.values === null || typeof file.values !== 'object' || Array.isArray(file.values)) fail('expected "values" to be an object');
+  if (file.values === null || typeof file.values !== 'object' || Array.isArray(file.values))
+    fail('expected "values" to be an object');
   const values = file.values as Record<string, unknown>;
   if (plan.setup === null) fail('the profile has no setup section, so it reads no setup values');
   const missing = plan.setup!.saves.filter((name) => !Object.hasOwn(values, name));
-  if (missing.length > 0) fail(`expected a value for ${missing.map((n) => `{{setup.${n}}}`).join(', ')} (what the profile's setup saves)`);
+  if (missing.length > 0)
+    fail(`expected a value for ${missing.map((n) => `{{setup.${n}}}`).join(', ')} (what the profile's setup saves)`);
   return { file: path, values };
 }

@@ -25,7 +25,8 @@ export interface Target {
  * contract `verify` tests).
  */
 export async function openTarget(plan: Plan, serverOverrides: Partial<ServerOptions> = {}): Promise<Target> {
-  if (plan.target !== null) return { url: plan.target, embedded: false, certPem: null, stats: null, close: () => Promise.resolve() };
+  if (plan.target !== null)
+    return { url: plan.target, embedded: false, certPem: null, stats: null, close: () => Promise.resolve() };
   const server = await startServerInWorker({
     ...plan.embeddedServer,
     ...serverOverrides,
@@ -33,10 +34,21 @@ export async function openTarget(plan: Plan, serverOverrides: Partial<ServerOpti
     clientKeys: plan.clients.flatMap(({ id, assertionKey }) =>
       assertionKey === null
         ? []
-        : [{ id, key: createPublicKey(assertionKeyObject(assertionKey)).export({ type: 'spki', format: 'pem' }).toString() }],
+        : [
+            {
+              id,
+              key: createPublicKey(assertionKeyObject(assertionKey)).export({ type: 'spki', format: 'pem' }).toString(),
+            },
+          ],
     ),
   });
-  return { url: server.url, embedded: true, certPem: server.certPem ?? null, stats: () => server.stats(), close: () => server.close() };
+  return {
+    url: server.url,
+    embedded: true,
+    certPem: server.certPem ?? null,
+    stats: () => server.stats(),
+    close: () => server.close(),
+  };
 }
 
 /**

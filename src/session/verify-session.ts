@@ -51,10 +51,19 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   const { plan, flags } = options;
   const profile = plan?.name ?? 'verify';
   // Flags are checked before anything starts; an embedded server's URL is filled in after.
-  const resolved = resolveVerifyConfig(flags, plan, flags.target ?? plan?.target ?? '', options.caPem, options.identity ?? null);
+  const resolved = resolveVerifyConfig(
+    flags,
+    plan,
+    flags.target ?? plan?.target ?? '',
+    options.caPem,
+    options.identity ?? null,
+  );
   const embedded = resolved.target === '' && plan !== null;
   if (embedded && resolved.replicas.length > 0)
-    throw new RpcloadError('bad_flag', '--replica: replicas need a --target (the URL clients use); the embedded server has no replicas');
+    throw new RpcloadError(
+      'bad_flag',
+      '--replica: replicas need a --target (the URL clients use); the embedded server has no replicas',
+    );
   // The reference server verifies the contract under test, so `--limit 10 --window 1s` is a quick demo.
   const insecure = embedded ? null : insecureWarning(resolved.target, resolved.insecure);
   // Found out now, not after the whole run.
@@ -69,8 +78,14 @@ export async function verifySession(options: VerifySessionOptions): Promise<Veri
   const openEmbedded = embedded ? () => openTarget(plan, { limit: resolved.limit, windowMs: resolved.windowMs }) : null;
   const { value } = await frame.serve(null, openEmbedded, async (target) => {
     const config: VerifyConfig =
-      target === null ? resolved : { ...resolved, target: target.url, ca: resolved.ca ?? target.certPem, embeddedTarget: true };
-    const view = options.createView({ target: config.target, checkIds: config.only ?? CHECK_IDS, resultPath: frame.path });
+      target === null
+        ? resolved
+        : { ...resolved, target: target.url, ca: resolved.ca ?? target.certPem, embeddedTarget: true };
+    const view = options.createView({
+      target: config.target,
+      checkIds: config.only ?? CHECK_IDS,
+      resultPath: frame.path,
+    });
     view.start();
     let report: VerifyReport;
     try {
@@ -99,7 +114,13 @@ function configRecord(config: VerifyConfig, profile: string): Record<string, unk
   };
 }
 
-function verifyResult(frame: SessionFrame, report: VerifyReport, config: VerifyConfig, profile: string, embedded: boolean): RunResult {
+function verifyResult(
+  frame: SessionFrame,
+  report: VerifyReport,
+  config: VerifyConfig,
+  profile: string,
+  embedded: boolean,
+): RunResult {
   return buildRunResult({
     run: frame.runInfo({
       status: report.aborted ? 'aborted' : 'completed',

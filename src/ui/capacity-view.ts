@@ -54,7 +54,9 @@ export function createCapacityView(
         if (mode === 'plain') return writeLine(`${title} …`);
         stopCurrent();
         const phases = [
-          ...(step.warmUpPhase === null ? [] : [{ name: step.warmUpPhase, durationMs: step.warmUpMs, load: `${step.load}${unit}` }]),
+          ...(step.warmUpPhase === null
+            ? []
+            : [{ name: step.warmUpPhase, durationMs: step.warmUpMs, load: `${step.load}${unit}` }]),
           { name: step.phase, durationMs: step.holdMs, load: `${step.load}${unit}` },
         ];
         current = createRunView(
@@ -76,7 +78,11 @@ export function createCapacityView(
         return;
       }
       stopCurrent();
-      const [, row] = capacityStepRows({ model: context.model, ...(context.replay === true ? { speed: null } : {}), steps: [event.step] });
+      const [, row] = capacityStepRows({
+        model: context.model,
+        ...(context.replay === true ? { speed: null } : {}),
+        steps: [event.step],
+      });
       writeLine(`${row ?? ''}   ${bracketText(event.bracket, unit)}`);
     },
     stop: stopCurrent,

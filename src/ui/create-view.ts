@@ -20,7 +20,10 @@ export interface RunViewOptions {
 const writeLine = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** The dashboard needs a terminal on stdout that can move its cursor (TERM=dumb cannot). */
-export function dashboardPossible(stdout: { readonly isTTY?: boolean }, env: { readonly TERM?: string | undefined }): boolean {
+export function dashboardPossible(
+  stdout: { readonly isTTY?: boolean },
+  env: { readonly TERM?: string | undefined },
+): boolean {
   return stdout.isTTY === true && env.TERM !== 'dumb';
 }
 
@@ -33,7 +36,11 @@ export function createRunView(mode: Exclude<UiMode, 'auto'>, source: ViewSource,
 }
 
 /** The verify view: the checks dashboard, one line per state change, or nothing. */
-export function createVerifyView(mode: Exclude<UiMode, 'auto'>, header: VerifyHeader, options: RunViewOptions): VerifyView {
+export function createVerifyView(
+  mode: Exclude<UiMode, 'auto'>,
+  header: VerifyHeader,
+  options: RunViewOptions,
+): VerifyView {
   if (mode === 'none') return { start: () => undefined, stop: () => undefined, onProgress: () => undefined };
   if (mode === 'tui' && dashboardPossible(process.stdout, process.env))
     return createVerifyDashboard(header, { onQuit: options.onQuit, colour: colourAllowed(process.env) });

@@ -9,6 +9,7 @@ export function resolveUiMode(
   environment: { readonly isTTY: boolean; readonly ci: string | undefined },
 ): Exclude<UiMode, 'auto'> {
   if (requested !== 'auto') return requested;
-  const inCi = environment.ci !== undefined && environment.ci !== '' && environment.ci !== 'false' && environment.ci !== '0';
+  const inCi =
+    environment.ci !== undefined && environment.ci !== '' && environment.ci !== 'false' && environment.ci !== '0';
   return environment.isTTY && !inCi ? 'tui' : 'plain';
 }

@@ -21,7 +21,8 @@ export function createVerifyDashboard(header: VerifyHeader, options: VerifyDashb
       startedAt = performance.now();
       loop = startDashboardLoop({
         ...options,
-        frame: (size, state) => renderVerifyFrame({ header, board, elapsedMs: performance.now() - startedAt, ...state }, size),
+        frame: (size, state) =>
+          renderVerifyFrame({ header, board, elapsedMs: performance.now() - startedAt, ...state }, size),
       });
     },
     stop: () => {

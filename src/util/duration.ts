@@ -36,7 +36,10 @@ export function parseDurationMs(text: string | number): number | undefined {
 export function requireDurationMs(text: string, what: string): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) {
-    throw new RpcloadError('bad_flag', `${what}: expected a duration like 500ms, 10s or 1m30s, found ${JSON.stringify(text)}`);
+    throw new RpcloadError(
+      'bad_flag',
+      `${what}: expected a duration like 500ms, 10s or 1m30s, found ${JSON.stringify(text)}`,
+    );
   }
   return ms;
 }

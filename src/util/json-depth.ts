@@ -20,7 +20,8 @@ export function tooDeepAt(value: unknown, maxDepth = MAX_JSON_DEPTH): string | n
     if (depth > maxDepth) return shorten(path);
     const entries = Array.isArray(node) ? node.map((item, i) => [String(i), item] as const) : Object.entries(node);
     for (const [key, child] of entries) {
-      if (child !== null && typeof child === 'object') stack.push({ node: child, depth: depth + 1, path: `${path}/${escapePointer(key)}` });
+      if (child !== null && typeof child === 'object')
+        stack.push({ node: child, depth: depth + 1, path: `${path}/${escapePointer(key)}` });
     }
   }
   return null;

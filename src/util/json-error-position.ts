@@ -34,7 +34,10 @@ class Scanner {
 
   private fail(expected: string): never {
     const c = this.text[this.i];
-    throw new JsonSyntaxError(this.i, `${expected}, found ${c === undefined ? 'the end of the file' : JSON.stringify(c)}`);
+    throw new JsonSyntaxError(
+      this.i,
+      `${expected}, found ${c === undefined ? 'the end of the file' : JSON.stringify(c)}`,
+    );
   }
 
   private space(): void {
@@ -106,7 +109,8 @@ class Scanner {
         this.i++;
         const e = this.text[this.i];
         if (e === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.i + 1, this.i + 5))) this.fail('expected 4 hex digits after \\u');
+          if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.i + 1, this.i + 5)))
+            this.fail('expected 4 hex digits after \\u');
           this.i += 4;
         } else if (e === undefined || !ESCAPES.has(e)) this.fail('expected a valid escape sequence');
       }

@@ -79,10 +79,15 @@ async function identityOf(path: string): Promise<string> {
  * Refuse (exit 2) a command whose outputs are one file, or whose output is one of its inputs, with
  * one line naming both. `-` (stdout) and /dev/null are no files here: any number may share them.
  */
-export async function assertDistinctFiles(outputs: readonly NamedFile[], inputs: readonly NamedFile[] = []): Promise<void> {
+export async function assertDistinctFiles(
+  outputs: readonly NamedFile[],
+  inputs: readonly NamedFile[] = [],
+): Promise<void> {
   const devNull = await identityOf(DEV_NULL);
   const named = async (files: readonly NamedFile[]): Promise<{ file: NamedFile & { path: string }; id: string }[]> => {
-    const given = files.filter((file): file is NamedFile & { path: string } => file.path !== undefined && file.path !== STDOUT);
+    const given = files.filter(
+      (file): file is NamedFile & { path: string } => file.path !== undefined && file.path !== STDOUT,
+    );
     const ids = await Promise.all(given.map((file) => identityOf(file.path)));
     return given.map((file, i) => ({ file, id: ids[i]! })).filter(({ id }) => id !== devNull);
   };

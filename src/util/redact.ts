@@ -16,7 +16,8 @@ export const REDACTED = '[redacted]';
  * word (`tokenMethod`, `tokenResponse`, `secretsFile`, `privateKeyPattern`) are kept. Numbers (e.g.
  * a `tokens` count) are never secrets.
  */
-const SECRET_KEY = /(secret|password|passwd|passphrase|token|authorization|credential|assertion|api[-_]?key|private[-_]?key)s?$/i;
+const SECRET_KEY =
+  /(secret|password|passwd|passphrase|token|authorization|credential|assertion|api[-_]?key|private[-_]?key)s?$/i;
 
 /** Whether values under this key are secrets (by the rule above). */
 export function isSecretKey(key: string): boolean {
@@ -37,7 +38,11 @@ class SecretRegistry {
   generation = 0;
 
   register(secret: string): void {
-    for (const spelling of new Set([secret, encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)])) {
+    for (const spelling of new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ v: secret }).toString().slice(2),
+    ])) {
       if (spelling.length < MIN_SECRET_LENGTH || this.known.has(spelling)) continue;
       this.known.add(spelling);
       this.ordered = [...this.known].sort((a, b) => b.length - a.length);
@@ -65,7 +70,8 @@ export function secretsGeneration(): number {
 /** `text` with every known secret (and `extra` ones) and every Bearer/Basic credential replaced by [redacted]. */
 export function redactText(text: string, extra: readonly string[] = []): string {
   let out = text;
-  for (const secret of extra) if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const secret of extra)
+    if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
   for (const secret of registry.list()) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out.includes('Bearer') || out.includes('Basic') ? out.replace(CREDENTIAL, `$1 ${REDACTED}`) : out;
 }

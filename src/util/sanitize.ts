@@ -7,8 +7,9 @@
 import { redactText } from './redact.ts';
 
 // CSI (ESC [ … final byte), OSC (ESC ] … BEL or ESC \), other two-byte ESC sequences, and the C1 CSI.
-// eslint-disable-next-line no-control-regex
-const ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]|\u009b[0-?]*[ -/]*[@-~]/g;
+const ESCAPE_SEQUENCE =
+  // eslint-disable-next-line no-control-regex
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]|\u009b[0-?]*[ -/]*[@-~]/g;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
@@ -21,6 +22,8 @@ export function sanitizeText(text: string, maxLength = 200): string {
 /** Sanitize the first bytes of a response body for use as evidence or a log line. */
 export function excerptBody(body: Uint8Array | string, maxLength = 200): string {
   const text =
-    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, maxLength * 4)).toString('utf8');
+    typeof body === 'string'
+      ? body
+      : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, maxLength * 4)).toString('utf8');
   return sanitizeText(text, maxLength);
 }

@@ -5,7 +5,15 @@
  */
 export type Style = 'ok' | 'warn' | 'bad' | 'dim' | 'accent' | 'strong' | 'inverse';
 
-const ANSI_CODE: Readonly<Record<Style, string>> = { ok: '32', warn: '33', bad: '31', dim: '2', accent: '36', strong: '1', inverse: '7' };
+const ANSI_CODE: Readonly<Record<Style, string>> = {
+  ok: '32',
+  warn: '33',
+  bad: '31',
+  dim: '2',
+  accent: '36',
+  strong: '1',
+  inverse: '7',
+};
 
 /** The environment variables the policy reads. */
 export interface ColourEnvironment {
@@ -29,7 +37,8 @@ export function colourAllowed(env: ColourEnvironment): boolean {
  */
 export function colourEnabled(stream: { readonly isTTY?: boolean }, env: ColourEnvironment = process.env): boolean {
   if (!colourAllowed(env)) return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false')
+    return true;
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 

@@ -104,7 +104,10 @@ export async function pacedLoad(
  * refusal announced (at least the contract's send interval, in case it said 0) and send it
  * again, for up to two windows. Returns the final reply and how many refusals were waited out.
  */
-export async function callPolitely(check: CheckContext, spec: CallSpec): Promise<Observed & { readonly refusals: number }> {
+export async function callPolitely(
+  check: CheckContext,
+  spec: CallSpec,
+): Promise<Observed & { readonly refusals: number }> {
   const { windowMs, limit } = check.config;
   const giveUpMs = check.elapsed() + 2 * windowMs;
   for (let refusals = 0; ; refusals++) {

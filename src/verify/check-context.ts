@@ -78,7 +78,8 @@ export class CheckContext {
   async call(spec: CallSpec): Promise<Observed> {
     const { run } = this;
     run.signal.throwIfAborted();
-    const token = spec.token !== undefined ? spec.token : spec.clientId !== undefined ? await run.tokens.get(spec.clientId) : null;
+    const token =
+      spec.token !== undefined ? spec.token : spec.clientId !== undefined ? await run.tokens.get(spec.clientId) : null;
     const client = spec.clientId === undefined ? undefined : run.config.clients.find((c) => c.id === spec.clientId);
     const signer = run.signer;
     const reply = await callApi(spec.dispatcher ?? run.dispatchers.for(spec.clientId), {
@@ -94,7 +95,10 @@ export class CheckContext {
         ? {}
         : {
             sign: ({ method, path, body, headers }) =>
-              signer.sign({ method, path, body, clientId: client?.id ?? null, signingSecret: client?.signingSecret ?? null }, headers),
+              signer.sign(
+                { method, path, body, clientId: client?.id ?? null, signingSecret: client?.signingSecret ?? null },
+                headers,
+              ),
           }),
     });
     if (spec.clientId !== undefined) run.pool.record(spec.clientId, reply.doneAtMs);

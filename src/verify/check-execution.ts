@@ -59,7 +59,11 @@ export interface CheckRun {
 }
 
 /** The check's own run, a throw as a skip: an RpcloadError is the target's doing, anything else ours. */
-async function settle(check: ScheduledCheck, session: CheckContext, clientIds: readonly string[]): Promise<CheckOutcome> {
+async function settle(
+  check: ScheduledCheck,
+  session: CheckContext,
+  clientIds: readonly string[],
+): Promise<CheckOutcome> {
   try {
     return await check.definition.run(session, clientIds);
   } catch (err) {
@@ -73,13 +77,20 @@ async function settle(check: ScheduledCheck, session: CheckContext, clientIds: r
 function cutShort(run: CheckRun, overdue: AbortSignal): CheckOutcome | null {
   if (run.stop.aborted) return skip('interrupted', 'interrupted');
   if (overdue.aborted)
-    return skip('target_broken', `not judged: the check did not finish within its ${formatDurationMs(run.deadlineMs)} deadline`);
+    return skip(
+      'target_broken',
+      `not judged: the check did not finish within its ${formatDurationMs(run.deadlineMs)} deadline`,
+    );
   if (run.silent.heard) return run.silent.skipped();
   return null;
 }
 
 /** Run one check on its granted clients to an outcome; never rejects. */
-export async function executeCheck(run: CheckRun, check: ScheduledCheck, clientIds: readonly string[]): Promise<CheckOutcome> {
+export async function executeCheck(
+  run: CheckRun,
+  check: ScheduledCheck,
+  clientIds: readonly string[],
+): Promise<CheckOutcome> {
   if (run.silent.heard) return run.silent.skipped();
   const overdue = new AbortController();
   const deadline = safeTimeout(() => overdue.abort(), run.deadlineMs);
@@ -89,7 +100,11 @@ export async function executeCheck(run: CheckRun, check: ScheduledCheck, clientI
   const session = new CheckContext({ ...run.context, signal });
   try {
     const outcome = await settle(check, session, clientIds);
-    return run.silent.note(check.definition.id, cutShort(run, overdue.signal) ?? outcome, session.timedOut || overdue.signal.aborted);
+    return run.silent.note(
+      check.definition.id,
+      cutShort(run, overdue.signal) ?? outcome,
+      session.timedOut || overdue.signal.aborted,
+    );
   } finally {
     clearTimeout(deadline);
     run.onDuration(check.definition.id, run.context.clock.now() - session.originMs);

@@ -8,7 +8,13 @@ import type { ClientTlsIdentity, HttpVersion } from '../api/dispatcher.ts';
 import type { ClientAuthMethod } from '../api/token.ts';
 import { RpcloadError } from '../errors.ts';
 import type { Plan } from '../profile/plan.ts';
-import { clientsFromFlags, parseClientFlag, parsePaginatedFlag, type FlagClient, type PaginatedMethod } from '../profile/client-flags.ts';
+import {
+  clientsFromFlags,
+  parseClientFlag,
+  parsePaginatedFlag,
+  type FlagClient,
+  type PaginatedMethod,
+} from '../profile/client-flags.ts';
 import { PROFILE_DEFAULTS } from '../profile/profile-defaults.ts';
 import { parseDurationMs } from '../util/duration.ts';
 import { CHECK_IDS, isCheckId, type CheckId } from './check-ids.ts';
@@ -157,7 +163,8 @@ function resolveHooks(flags: VerifyFlags): HookConfig | null {
       ['--hook-timeout', flags.hookTimeout],
       ['--hooks-on-embedded', flags.hooksOnEmbedded],
     ].find(([, value]) => value !== undefined);
-    if (stray !== undefined) throw new RpcloadError('bad_flag', `${String(stray[0])}: only with --fault CMD --heal CMD`);
+    if (stray !== undefined)
+      throw new RpcloadError('bad_flag', `${String(stray[0])}: only with --fault CMD --heal CMD`);
     return null;
   }
   if (flags.fault.trim() === '' || flags.heal.trim() === '')
@@ -177,14 +184,18 @@ function resolveHooks(flags: VerifyFlags): HookConfig | null {
 function planMethods(plan: Plan): { methods: string[]; paginated: PaginatedMethod[] } {
   const steps = plan.scenarios.flatMap((s) => s.steps);
   const methods = [...new Set(steps.map((s) => s.method))];
-  const paginated = [...new Set(steps.filter((s) => s.paginate !== null).map((s) => s.method))].map((method) => ({ method, field: null }));
+  const paginated = [...new Set(steps.filter((s) => s.paginate !== null).map((s) => s.method))].map((method) => ({
+    method,
+    field: null,
+  }));
   return { methods, paginated };
 }
 
 /** Method names given as flags (a profile's are checked when it is validated). */
 function assertMethodNames(flag: string, names: readonly string[]): void {
   const bad = names.find((name) => !isMethodName(name));
-  if (bad !== undefined) throw new RpcloadError('bad_flag', `${flag}: expected ${METHOD_NAME_EXPECTED}, found ${JSON.stringify(bad)}`);
+  if (bad !== undefined)
+    throw new RpcloadError('bad_flag', `${flag}: expected ${METHOD_NAME_EXPECTED}, found ${JSON.stringify(bad)}`);
 }
 
 /**
@@ -216,11 +227,21 @@ export function resolveVerifyConfig(
   const clients =
     fromFlags.length > 0
       ? fromFlags
-      : (plan?.clients.map(({ id, secret, tls, assertionKey, signingSecret }) => ({ id, secret, tls, assertionKey, signingSecret })) ?? []);
-  if (clients.length === 0) throw new RpcloadError('no_clients', 'no client to verify with: pass --client ID:SECRET (repeatable)');
+      : (plan?.clients.map(({ id, secret, tls, assertionKey, signingSecret }) => ({
+          id,
+          secret,
+          tls,
+          assertionKey,
+          signingSecret,
+        })) ?? []);
+  if (clients.length === 0)
+    throw new RpcloadError('no_clients', 'no client to verify with: pass --client ID:SECRET (repeatable)');
   const methods = flags.method ? [...new Set(flags.method)] : fromPlan.methods;
   if (methods.length === 0)
-    throw new RpcloadError('no_method', 'no method to probe: pass --method NAME (repeatable; the first is the cheap probe method)');
+    throw new RpcloadError(
+      'no_method',
+      'no method to probe: pass --method NAME (repeatable; the first is the cheap probe method)',
+    );
   assertMethodNames('--method', flags.method ?? []);
   assertMethodNames('--token-method', flags.tokenMethod === undefined ? [] : [flags.tokenMethod]);
   return {

@@ -31,7 +31,12 @@ function lastLines(text: string): string[] {
  * is killed). Never rejects. Deliberately deaf to the check's abort signal: a heal must still run
  * after a Ctrl-C, or the target stays broken; the deadline bounds the wait instead.
  */
-export function runHook(check: CheckContext, hook: HookRun['hook'], command: string, timeoutMs: number): Promise<HookRun> {
+export function runHook(
+  check: CheckContext,
+  hook: HookRun['hook'],
+  command: string,
+  timeoutMs: number,
+): Promise<HookRun> {
   const startedMs = check.elapsed();
   return new Promise((resolve) => {
     let stdout = '';
@@ -77,7 +82,8 @@ export function runHook(check: CheckContext, hook: HookRun['hook'], command: str
 
 /** Why the hook checks cannot run with this configuration, or null when they can. */
 export function hooksUnavailable(config: VerifyConfig): string | null {
-  if (config.hooks === null) return 'needs --fault CMD --heal CMD: the commands that break and repair what the limiter depends on';
+  if (config.hooks === null)
+    return 'needs --fault CMD --heal CMD: the commands that break and repair what the limiter depends on';
   if (config.embeddedTarget && !config.hooks.onEmbedded)
     return "the target is rpcload's embedded reference server: the --fault/--heal hooks are not run against it (--hooks-on-embedded runs them anyway)";
   return null;

@@ -22,7 +22,9 @@ export async function preflight(
   transport: DispatcherOptions,
   dispatcher: Dispatcher,
 ): Promise<void> {
-  const results = await Promise.all(config.clients.map(async (client) => ({ client, result: await tokens.request(client.id) })));
+  const results = await Promise.all(
+    config.clients.map(async (client) => ({ client, result: await tokens.request(client.id) })),
+  );
   for (const { client, result } of results) {
     if (result.ok) {
       tokens.adopt(client.id, result);
@@ -65,7 +67,10 @@ async function reachReplicas(config: VerifyConfig, dispatcher: Dispatcher): Prom
         timeoutMs: config.requestTimeoutMs,
       });
       if (reply.transportError !== null)
-        throw new RpcloadError('unreachable', `cannot reach replica ${replica}: ${reply.transportError.replace(/^transport:/, '')}`);
+        throw new RpcloadError(
+          'unreachable',
+          `cannot reach replica ${replica}: ${reply.transportError.replace(/^transport:/, '')}`,
+        );
     }),
   );
 }

@@ -157,7 +157,12 @@ function planChecks(config: VerifyConfig): { scheduled: ScheduledCheck[]; notApp
 }
 
 /** Schedule the checks over the client IDs, run each to its outcome, reconcile them and report. */
-async function runChecks(config: VerifyConfig, run: VerifyRun, options: VerifyOptions, startedAt: Date): Promise<VerifyReport> {
+async function runChecks(
+  config: VerifyConfig,
+  run: VerifyRun,
+  options: VerifyOptions,
+  startedAt: Date,
+): Promise<VerifyReport> {
   const { clock, tokens, pool } = run.context;
   const originMs = clock.now();
   const progress = (id: CheckId, state: CheckProgress['state'], detail: string): void =>

@@ -40,7 +40,10 @@ function priority(a: ScheduledCheck, b: ScheduledCheck): number {
  * another, each alone on an idle shared window (every client rested, nothing else running), so
  * that no other check's traffic disturbs their counts; their notes say what that cost in time.
  */
-export async function runScheduled(checks: readonly ScheduledCheck[], deps: SchedulerDeps): Promise<Map<CheckId, CheckOutcome>> {
+export async function runScheduled(
+  checks: readonly ScheduledCheck[],
+  deps: SchedulerDeps,
+): Promise<Map<CheckId, CheckOutcome>> {
   const { pool, signal } = deps;
   const outcomes = new Map<CheckId, CheckOutcome>();
   const pending = [...checks].sort(priority);
@@ -86,7 +89,8 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
     for (const check of [...pending]) {
       if (breakerRunning) break;
       // A check that breaks the target waits until every other check is done, then runs alone.
-      if (check.plan.runsAlone === true && (running.size > 0 || pending.some((c) => c.plan.runsAlone !== true))) continue;
+      if (check.plan.runsAlone === true && (running.size > 0 || pending.some((c) => c.plan.runsAlone !== true)))
+        continue;
       const waitsForGate = check.plan.countsQuota && check.definition.id !== GATE;
       if (waitsForGate && !gateOpen) continue;
       // A shared quota: nothing starts beside a check running alone, which itself waits for an idle shared window.
@@ -104,7 +108,8 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
     }
     if (pending.length === 0) break;
     const sharedRestedAtMs = quotaShared && running.size === 0 ? pool.sharedQuotaRestedAtMs() : null;
-    const wakeAtMs = sharedRestedAtMs !== null && sharedRestedAtMs > deps.clock.now() ? sharedRestedAtMs : pool.nextRestedAtMs();
+    const wakeAtMs =
+      sharedRestedAtMs !== null && sharedRestedAtMs > deps.clock.now() ? sharedRestedAtMs : pool.nextRestedAtMs();
     if (running.size === 0 && wakeAtMs === null) {
       for (const check of pending.splice(0))
         settle(check.definition.id, skip('not_applicable', 'no client could be granted for this check'));
@@ -124,11 +129,19 @@ export async function runScheduled(checks: readonly ScheduledCheck[], deps: Sche
 }
 
 /** Resolve when a running check settles, a client becomes rested, or the run is aborted. */
-async function nextEvent(running: ReadonlySet<Promise<void>>, wakeAtMs: number | null, clock: Clock, signal: AbortSignal): Promise<void> {
+async function nextEvent(
+  running: ReadonlySet<Promise<void>>,
+  wakeAtMs: number | null,
+  clock: Clock,
+  signal: AbortSignal,
+): Promise<void> {
   const timer = new AbortController();
   const onAbort = (): void => timer.abort();
   signal.addEventListener('abort', onAbort, { once: true });
-  const waits: Promise<unknown>[] = [...running, new Promise((resolve) => timer.signal.addEventListener('abort', resolve, { once: true }))];
+  const waits: Promise<unknown>[] = [
+    ...running,
+    new Promise((resolve) => timer.signal.addEventListener('abort', resolve, { once: true })),
+  ];
   if (wakeAtMs !== null) waits.push(safeDelay(Math.ceil(wakeAtMs - clock.now()), timer.signal).catch(() => undefined));
   try {
     await Promise.race(waits);

@@ -8,7 +8,13 @@ import { RpcloadError } from '../errors.ts';
 import type { CheckResult, SkipClass } from '../contract/result-schema.ts';
 import { CHECK_IDS, isCheckId, type CheckId } from './check-ids.ts';
 
-export const SKIP_CLASSES: readonly SkipClass[] = ['not_applicable', 'target_broken', 'inconclusive', 'interrupted', 'internal_error'];
+export const SKIP_CLASSES: readonly SkipClass[] = [
+  'not_applicable',
+  'target_broken',
+  'inconclusive',
+  'interrupted',
+  'internal_error',
+];
 
 /** Skips that make a verify fail on their own: the target did not answer usably, or rpcload broke. */
 const BLOCKING_CLASSES: ReadonlySet<SkipClass> = new Set(['target_broken', 'internal_error']);
@@ -62,8 +68,11 @@ export function judgeVerifyOutcome(checks: readonly CheckResult[], allowed: Allo
   if (failed.length > 0) reasons.push(`${failed.length} check(s) failed (${ids(failed)})`);
   if (broken.length > 0) {
     const internal = broken.some((c) => c.skipClass === 'internal_error');
-    reasons.push(`${broken.length} check(s) could not run because the target ${internal ? 'or rpcload ' : ''}broke (${ids(broken)})`);
-  } else if (blocking.length > 0) reasons.push(`nothing passed: ${blocking.length} check(s) skipped (${ids(blocking)})`);
+    reasons.push(
+      `${broken.length} check(s) could not run because the target ${internal ? 'or rpcload ' : ''}broke (${ids(broken)})`,
+    );
+  } else if (blocking.length > 0)
+    reasons.push(`nothing passed: ${blocking.length} check(s) skipped (${ids(blocking)})`);
   const hint = blocking.length > 0 ? '; --allow-skip accepts expected skips' : '';
   return {
     ok: reasons.length === 0,

@@ -73,7 +73,8 @@ export class TokenBook {
     this.#issued.add(result.accessToken);
     if (!makeCurrent) return;
     // Never "refresh on every request" for a lifetime under the margin: a token storm.
-    const refreshAtMs = result.expiresInS === null ? Infinity : this.clock.now() + refreshDelayMs(result.expiresInS, REFRESH_MARGIN_S);
+    const refreshAtMs =
+      result.expiresInS === null ? Infinity : this.clock.now() + refreshDelayMs(result.expiresInS, REFRESH_MARGIN_S);
     this.#cache.set(clientId, { token: result.accessToken, refreshAtMs });
   }
 

@@ -31,5 +31,7 @@ export function skip(
   evidence: Readonly<Record<string, unknown>> = {},
   notes?: readonly string[],
 ): Verdict {
-  return notes?.length ? { verdict: 'skip', skipClass, detail, evidence, notes } : { verdict: 'skip', skipClass, detail, evidence };
+  return notes?.length
+    ? { verdict: 'skip', skipClass, detail, evidence, notes }
+    : { verdict: 'skip', skipClass, detail, evidence };
 }

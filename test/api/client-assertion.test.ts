@@ -35,7 +35,11 @@ describe('signClientAssertion', () => {
     const audience = 'https://api.example/api/auth.token';
     const first = await signClientAssertion(rsaKey, assertionKeyObject(rsaKey), { clientId: 'app-1', audience });
     const second = await signClientAssertion(rsaKey, assertionKeyObject(rsaKey), { clientId: 'app-1', audience });
-    const { payload, protectedHeader } = await jwtVerify(first, rsa.publicKey, { audience, issuer: 'app-1', subject: 'app-1' });
+    const { payload, protectedHeader } = await jwtVerify(first, rsa.publicKey, {
+      audience,
+      issuer: 'app-1',
+      subject: 'app-1',
+    });
     expect(protectedHeader).toMatchObject({ alg: 'RS256', typ: 'JWT' });
     expect(payload.exp! - payload.iat!).toBe(ASSERTION_LIFETIME_S);
     expect(Math.abs(payload.iat! - Date.now() / 1000)).toBeLessThan(5);
@@ -44,7 +48,10 @@ describe('signClientAssertion', () => {
   });
 
   it('puts a JWK’s kid in the header and signs ES256 with a P-256 key', async () => {
-    const jwt = await signClientAssertion(ecJwk, assertionKeyObject(ecJwk), { clientId: 'app-2', audience: 'https://x/api/t' });
+    const jwt = await signClientAssertion(ecJwk, assertionKeyObject(ecJwk), {
+      clientId: 'app-2',
+      audience: 'https://x/api/t',
+    });
     expect(decodeProtectedHeader(jwt)).toMatchObject({ alg: 'ES256', kid: 'key-1' });
     await expect(jwtVerify(jwt, ec.publicKey)).resolves.toBeDefined();
   });

@@ -30,10 +30,38 @@ describe('classifyResponse', () => {
     // structurally broken 2xx bodies are envelope violations
     [200, JSON_CT, 'garbage', 'envelope_violation', 'invalid', ['body is not JSON']],
     [200, JSON_CT, '[1,2]', 'envelope_violation', 'invalid', ['body is not a JSON object']],
-    [200, JSON_CT, '{"status":"success"}', 'envelope_violation', 'invalid', ['success envelope without an object "data"']],
-    [200, JSON_CT, '{"status":"success","data":[1]}', 'envelope_violation', 'invalid', ['success envelope without an object "data"']],
-    [200, JSON_CT, '{"status":"ok","data":{}}', 'envelope_violation', 'invalid', ['"status" is "ok", expected "success" or "error"']],
-    [200, JSON_CT, '{"data":{}}', 'envelope_violation', 'invalid', ['"status" is missing, expected "success" or "error"']],
+    [
+      200,
+      JSON_CT,
+      '{"status":"success"}',
+      'envelope_violation',
+      'invalid',
+      ['success envelope without an object "data"'],
+    ],
+    [
+      200,
+      JSON_CT,
+      '{"status":"success","data":[1]}',
+      'envelope_violation',
+      'invalid',
+      ['success envelope without an object "data"'],
+    ],
+    [
+      200,
+      JSON_CT,
+      '{"status":"ok","data":{}}',
+      'envelope_violation',
+      'invalid',
+      ['"status" is "ok", expected "success" or "error"'],
+    ],
+    [
+      200,
+      JSON_CT,
+      '{"data":{}}',
+      'envelope_violation',
+      'invalid',
+      ['"status" is missing, expected "success" or "error"'],
+    ],
     [500, JSON_CT, '{"status":"error","error":5}', 'http:500', 'invalid', ['error envelope without a string "error"']],
     // non-2xx without an envelope keep their status: a proxy's page
     [
@@ -44,10 +72,24 @@ describe('classifyResponse', () => {
       'invalid',
       ['content-type is "text/html", expected application/json', 'body is not JSON'],
     ],
-    [204, undefined, '', 'envelope_violation', 'invalid', ['content-type is missing, expected application/json', 'body is empty']],
+    [
+      204,
+      undefined,
+      '',
+      'envelope_violation',
+      'invalid',
+      ['content-type is missing, expected application/json', 'body is empty'],
+    ],
     // the status code disagreeing with the envelope is a violation but keeps the outcome
     [500, JSON_CT, '{"status":"success","data":{}}', 'success', 'success', ['success envelope with HTTP 500']],
-    [200, JSON_CT, '{"status":"error","error":"not_found"}', 'error:not_found', 'error', ['error envelope with HTTP 200']],
+    [
+      200,
+      JSON_CT,
+      '{"status":"error","error":"not_found"}',
+      'error:not_found',
+      'error',
+      ['error envelope with HTTP 200'],
+    ],
   ] as const)('%i %s %s → %s', (status, contentType, text, outcome, kind, violations) => {
     const result = classifyResponse(status, contentType, body(text), false);
     expect(result.outcome).toBe(outcome);
@@ -56,11 +98,15 @@ describe('classifyResponse', () => {
   });
 
   it('exposes data of a success and the code of an error', () => {
-    expect(classifyResponse(200, JSON_CT, body('{"status":"success","data":{"next":null,"items":[]}}'), false).data).toEqual({
+    expect(
+      classifyResponse(200, JSON_CT, body('{"status":"success","data":{"next":null,"items":[]}}'), false).data,
+    ).toEqual({
       next: null,
       items: [],
     });
-    expect(classifyResponse(404, JSON_CT, body('{"status":"error","error":"not_found"}'), false).errorCode).toBe('not_found');
+    expect(classifyResponse(404, JSON_CT, body('{"status":"error","error":"not_found"}'), false).errorCode).toBe(
+      'not_found',
+    );
   });
 
   it('treats a body cut at the read cap as unparseable', () => {
@@ -116,7 +162,9 @@ describe('ResponseClassifier', () => {
   it('classifies every reply exactly as classifyResponse does, repeated or not', () => {
     const classifier = new ResponseClassifier();
     for (const [status, type, body] of [...replies, ...replies.slice().reverse(), ...replies, ...replies]) {
-      expect(classifier.classify(status, type, bytes(body), false)).toEqual(classifyResponse(status, type, bytes(body), false));
+      expect(classifier.classify(status, type, bytes(body), false)).toEqual(
+        classifyResponse(status, type, bytes(body), false),
+      );
     }
   });
 

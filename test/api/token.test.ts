@@ -25,7 +25,10 @@ describe('requestToken', () => {
     server = await startScriptedServer((_req, res) =>
       sendJson(res, 200, { status: 'success', data: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 60 } }),
     );
-    const result = await requestToken(dispatcher, request(server.url, { scope: 'read', extraFields: { audience: 'api' } }));
+    const result = await requestToken(
+      dispatcher,
+      request(server.url, { scope: 'read', extraFields: { audience: 'api' } }),
+    );
     expect(result).toMatchObject({ ok: true, accessToken: 'tok-1', expiresInS: 60, shape: 'envelope' });
     const seen = server.seen[0]!;
     expect(seen.method).toBe('POST');
@@ -99,7 +102,9 @@ describe('callApi', () => {
   });
 
   it('keeps only the capped part of a huge body but counts it all', async () => {
-    server = await startScriptedServer((_req, res) => sendJson(res, 200, `{"status":"success","data":{"blob":"${'x'.repeat(300_000)}"}}`));
+    server = await startScriptedServer((_req, res) =>
+      sendJson(res, 200, `{"status":"success","data":{"blob":"${'x'.repeat(300_000)}"}}`),
+    );
     const reply = await callApi(dispatcher, { baseUrl: server.url, method: 'big', bodyCapBytes: 1000 });
     expect(reply.body.length).toBe(1000);
     expect(reply.bodyBytes).toBeGreaterThan(300_000);

@@ -39,7 +39,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Static imports and re-exports (with or without bindings) and dynamic imports of relative paths. */
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s(?:[^'";]*?from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s(?:[^'";]*?from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -56,7 +57,9 @@ const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
 describe('src/ layering', () => {
   it('puts every file in a known layer', () => {
-    const unknown = files.filter((file) => !(LAYERS as readonly string[]).includes(layerOf(file))).map((f) => relative(SRC, f));
+    const unknown = files
+      .filter((file) => !(LAYERS as readonly string[]).includes(layerOf(file)))
+      .map((f) => relative(SRC, f));
     expect(unknown).toEqual([]);
   });
 

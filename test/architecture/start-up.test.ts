@@ -44,7 +44,8 @@ function packageName(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
-const isWork = (file: string): boolean => WORK_LAYERS.some((layer) => file.startsWith(`src/${layer}/`)) || file.endsWith('-action.ts');
+const isWork = (file: string): boolean =>
+  WORK_LAYERS.some((layer) => file.startsWith(`src/${layer}/`)) || file.endsWith('-action.ts');
 
 describe('start-up', () => {
   it('loads the command declarations only: no action module, nothing of the layers that do the work', () => {
@@ -71,7 +72,9 @@ describe('start-up', () => {
     const loaded = [...inputs];
     expect(loaded).toContain('src/cli/program.ts');
     expect(loaded.filter(isWork)).toEqual([]);
-    const packages = new Set(loaded.filter((s) => s.startsWith('node_modules/')).map((s) => packageName(s.slice('node_modules/'.length))));
+    const packages = new Set(
+      loaded.filter((s) => s.startsWith('node_modules/')).map((s) => packageName(s.slice('node_modules/'.length))),
+    );
     expect([...packages]).toEqual(START_UP_PACKAGES);
   });
 

@@ -14,7 +14,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const ADAPTER = 'driver/undici-connection.ts';
 
 /** A method of undici's handler interface defined in a class or object, or its handler type named. */
-const HANDLER_INTERFACE = /^\s*(?:public\s+|private\s+)?on(?:Connect|Headers|Data|Complete|Error)\s*\(|DispatchHandler/m;
+const HANDLER_INTERFACE =
+  /^\s*(?:public\s+|private\s+)?on(?:Connect|Headers|Data|Complete|Error)\s*\(|DispatchHandler/m;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

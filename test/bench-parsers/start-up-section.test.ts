@@ -13,7 +13,11 @@ const workDir = useTempDir('rpcload-bench-start-up-');
 
 describe('the start-up section', () => {
   it('times each command to its exit, and each run to its first API call, on real processes', async () => {
-    const section = await runStartUpSection({ ...benchConfig({ BENCH_QUICK: '1' }), startUpRuns: 1 }, workDir, () => undefined);
+    const section = await runStartUpSection(
+      { ...benchConfig({ BENCH_QUICK: '1' }), startUpRuns: 1 },
+      workDir,
+      () => undefined,
+    );
     expect(section.rows.map((row) => [row.name, row.measure])).toEqual([
       ['rpcload --version', 'exit'],
       ['rpcload --help', 'exit'],
@@ -43,7 +47,13 @@ const row = (name: string, medianWallMs: number): StartUpRow => ({
   medianCpuMs: medianWallMs,
 });
 
-const section = (version: number, help: number, validate: number, autocannon: number, firstRequest: number): StartUpSection => ({
+const section = (
+  version: number,
+  help: number,
+  validate: number,
+  autocannon: number,
+  firstRequest: number,
+): StartUpSection => ({
   runs: 1,
   loadAverage: 0,
   rows: [
@@ -60,7 +70,14 @@ describe("the verdict on issue 35's start-up targets", () => {
     ['all within 250 ms and autocannon', section(150, 160, 240, 260, 400), true, 'rpcload profile validate', 240, true],
     ['the slowest over 250 ms', section(150, 160, 251, 300, 400), false, 'rpcload profile validate', 251, true],
     ["within 250 ms but over autocannon's", section(150, 200, 180, 190, 400), false, 'rpcload --help', 200, true],
-    ['run slower than 500 ms to its first request', section(150, 160, 170, 260, 501), true, 'rpcload profile validate', 170, false],
+    [
+      'run slower than 500 ms to its first request',
+      section(150, 160, 170, 260, 501),
+      true,
+      'rpcload profile validate',
+      170,
+      false,
+    ],
   ])('%s', (_, startUp, quickMet, command, figure, firstMet) => {
     const verdict = benchVerdict({ startUp, closed: null, closedShort: null, workers: null, open: null });
     expect(verdict.startUpMs).toMatchObject({ met: quickMet, command, figure });

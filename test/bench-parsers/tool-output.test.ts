@@ -42,7 +42,13 @@ afterAll(async () => {
 });
 
 const autocannonCommand = (url: string, connections = CONNECTIONS): string[] =>
-  autocannonArgv({ url: `${url}${REQUEST_PATH}`, headers: HEADERS, body: REQUEST_BODY, connections, durationS: DURATION_S });
+  autocannonArgv({
+    url: `${url}${REQUEST_PATH}`,
+    headers: HEADERS,
+    body: REQUEST_BODY,
+    connections,
+    durationS: DURATION_S,
+  });
 const wrkCommand = (binary: string, url: string, connections = CONNECTIONS): string[] =>
   wrkArgv(binary, {
     url: `${url}${REQUEST_PATH}`,
@@ -74,68 +80,86 @@ function expectConsistent(outcome: ToolOutcome, count: ToolCount): void {
 }
 
 // Concurrent: each test waits mostly on its own 1 s run and tool start-up; the figures checked hold under sharing.
-describe.skipIf(process.platform !== 'linux').concurrent('the bench tool runners (Linux only: the wrapper reads /proc)', () => {
-  it('run autocannon through its CLI and read its JSON, CPU and peak RSS', async () => {
-    const outcome = await runTool({ argv: autocannonCommand(target.url), deadlineS: 30 }, workDir, 'autocannon');
-    const count = parseAutocannonJson(outcome.stdout);
-    expectConsistent(outcome, count);
-    // A Node process: tens of MB at least.
-    expect(outcome.run.peakRssMb).toBeGreaterThan(20);
-  });
-
-  it.skipIf(wrk === null)(`run wrk and read its text output${wrkProgram.skipNote}`, async () => {
-    const outcome = await runTool({ argv: wrkCommand(wrk!, target.url), deadlineS: 30 }, workDir, 'wrk');
-    expectConsistent(outcome, parseWrkOutput(outcome.stdout));
-  });
-
-  it('run the bare undici loop and read its count', async () => {
-    const argv = bareUndiciArgv({
-      url: `${target.url}${REQUEST_PATH}`,
-      headers: HEADERS,
-      body: REQUEST_BODY,
-      connections: CONNECTIONS,
-      durationS: DURATION_S,
+describe
+  .skipIf(process.platform !== 'linux')
+  .concurrent('the bench tool runners (Linux only: the wrapper reads /proc)', () => {
+    it('run autocannon through its CLI and read its JSON, CPU and peak RSS', async () => {
+      const outcome = await runTool({ argv: autocannonCommand(target.url), deadlineS: 30 }, workDir, 'autocannon');
+      const count = parseAutocannonJson(outcome.stdout);
+      expectConsistent(outcome, count);
+      // A Node process: tens of MB at least.
+      expect(outcome.run.peakRssMb).toBeGreaterThan(20);
     });
-    const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'bare-undici');
-    const count = parseBareUndiciJson(outcome.stdout);
-    expectConsistent(outcome, { ...count, p99Ms: 1 }); // it measures no latency
-    expect(count.p99Ms).toBe(0);
-  });
 
-  it.skipIf(wrk === null)(
-    `refuses wrk output when its request script did not load (wrk then sends GETs and exits 0)${wrkProgram.skipNote}`,
-    async () => {
-      const broken = join(workDir, 'broken.lua');
-      writeFileSync(broken, 'wrk.headers[[[content-type]]] = "application/json"\n');
-      const argv = wrkArgv(wrk!, { url: `${target.url}${REQUEST_PATH}`, script: broken, connections: 1, durationS: DURATION_S });
-      const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'wrk-broken');
-      expect(outcome.stdout).toMatch(/requests in/);
-      expect(() => parseWrkOutput(outcome.stdout)).toThrow(/did not run the request script/);
-    },
-  );
+    it.skipIf(wrk === null)(`run wrk and read its text output${wrkProgram.skipNote}`, async () => {
+      const outcome = await runTool({ argv: wrkCommand(wrk!, target.url), deadlineS: 30 }, workDir, 'wrk');
+      expectConsistent(outcome, parseWrkOutput(outcome.stdout));
+    });
 
-  const requestChecks: [string, (url: string) => string[]][] = [
-    ['autocannon', (url) => autocannonCommand(url, 1)],
-    [
-      'the bare undici loop',
-      (url) =>
-        bareUndiciArgv({ url: `${url}${REQUEST_PATH}`, headers: HEADERS, body: REQUEST_BODY, connections: 1, durationS: DURATION_S }),
-    ],
-  ];
-  if (wrk !== null) requestChecks.push(['wrk', (url) => wrkCommand(wrk, url, 1)]);
-  it.each(requestChecks)('%s sends the bench request: POST, path, content type, bearer token and body', async (name, command) => {
-    const server = await startScriptedServer((_req, res) => sendJson(res, 200, '{"status":"success","data":{"pong":true}}'));
-    try {
-      await runTool({ argv: command(server.url), deadlineS: 30 }, workDir, `${name}-request`);
-      expect(server.seen.length).toBeGreaterThan(0);
-      const seen = server.seen[0]!;
-      expect(seen.method).toBe('POST');
-      expect(seen.url).toBe(REQUEST_PATH);
-      expect(seen.headers['content-type']).toBe('application/json');
-      expect(seen.headers.authorization).toBe(`Bearer ${BENCH_TOKEN}`);
-      expect(seen.body).toBe(REQUEST_BODY);
-    } finally {
-      await server.close();
-    }
+    it('run the bare undici loop and read its count', async () => {
+      const argv = bareUndiciArgv({
+        url: `${target.url}${REQUEST_PATH}`,
+        headers: HEADERS,
+        body: REQUEST_BODY,
+        connections: CONNECTIONS,
+        durationS: DURATION_S,
+      });
+      const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'bare-undici');
+      const count = parseBareUndiciJson(outcome.stdout);
+      expectConsistent(outcome, { ...count, p99Ms: 1 }); // it measures no latency
+      expect(count.p99Ms).toBe(0);
+    });
+
+    it.skipIf(wrk === null)(
+      `refuses wrk output when its request script did not load (wrk then sends GETs and exits 0)${wrkProgram.skipNote}`,
+      async () => {
+        const broken = join(workDir, 'broken.lua');
+        writeFileSync(broken, 'wrk.headers[[[content-type]]] = "application/json"\n');
+        const argv = wrkArgv(wrk!, {
+          url: `${target.url}${REQUEST_PATH}`,
+          script: broken,
+          connections: 1,
+          durationS: DURATION_S,
+        });
+        const outcome = await runTool({ argv, deadlineS: 30 }, workDir, 'wrk-broken');
+        expect(outcome.stdout).toMatch(/requests in/);
+        expect(() => parseWrkOutput(outcome.stdout)).toThrow(/did not run the request script/);
+      },
+    );
+
+    const requestChecks: [string, (url: string) => string[]][] = [
+      ['autocannon', (url) => autocannonCommand(url, 1)],
+      [
+        'the bare undici loop',
+        (url) =>
+          bareUndiciArgv({
+            url: `${url}${REQUEST_PATH}`,
+            headers: HEADERS,
+            body: REQUEST_BODY,
+            connections: 1,
+            durationS: DURATION_S,
+          }),
+      ],
+    ];
+    if (wrk !== null) requestChecks.push(['wrk', (url) => wrkCommand(wrk, url, 1)]);
+    it.each(requestChecks)(
+      '%s sends the bench request: POST, path, content type, bearer token and body',
+      async (name, command) => {
+        const server = await startScriptedServer((_req, res) =>
+          sendJson(res, 200, '{"status":"success","data":{"pong":true}}'),
+        );
+        try {
+          await runTool({ argv: command(server.url), deadlineS: 30 }, workDir, `${name}-request`);
+          expect(server.seen.length).toBeGreaterThan(0);
+          const seen = server.seen[0]!;
+          expect(seen.method).toBe('POST');
+          expect(seen.url).toBe(REQUEST_PATH);
+          expect(seen.headers['content-type']).toBe('application/json');
+          expect(seen.headers.authorization).toBe(`Bearer ${BENCH_TOKEN}`);
+          expect(seen.body).toBe(REQUEST_BODY);
+        } finally {
+          await server.close();
+        }
+      },
+    );
   });
-});

@@ -79,7 +79,9 @@ export function parseAutocannonJson(stdout: string): ToolCount {
     !isNumber(errors) ||
     !isNumber(timeouts)
   )
-    throw new Error(`autocannon's JSON lacks duration, requests.total, latency.p50/p99, non2xx, errors or timeouts: ${line.slice(0, 200)}`);
+    throw new Error(
+      `autocannon's JSON lacks duration, requests.total, latency.p50/p99, non2xx, errors or timeouts: ${line.slice(0, 200)}`,
+    );
   return {
     requests: requests.total,
     durationS: duration,

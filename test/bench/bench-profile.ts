@@ -36,7 +36,9 @@ export function writeBenchProfile(
     name,
     target,
     clients: { pattern: 'bench-{n}', count: options.clients, secret: 'bench-secret' },
-    scenarios: [{ name: 'ping', steps: [{ method: 'ping', args: JSON.parse(REQUEST_BODY) as Record<string, unknown> }] }],
+    scenarios: [
+      { name: 'ping', steps: [{ method: 'ping', args: JSON.parse(REQUEST_BODY) as Record<string, unknown> }] },
+    ],
     phases: [
       ...(options.lead ?? []).map((lead) => ({ name: lead.name, duration: `${lead.durationS}s`, ...options.load })),
       { name: 'load', duration: `${options.durationS}s`, ...options.load },

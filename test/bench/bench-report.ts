@@ -5,7 +5,13 @@ import { DATA_RSS_TARGET_MB, type DataRun } from './data-section.ts';
 import type { MemoryResult } from './memory-section.ts';
 import { REPLAY_LAG_TARGET_MS, type ReplayResult } from './replay-section.ts';
 import { round } from './bench-stats.ts';
-import { LAG_TARGET_MS, LAG_TARGET_RATE, SHARE_ACHIEVED_TARGET, SHARE_LAG_TARGET_MS, type OpenRow } from './open-section.ts';
+import {
+  LAG_TARGET_MS,
+  LAG_TARGET_RATE,
+  SHARE_ACHIEVED_TARGET,
+  SHARE_LAG_TARGET_MS,
+  type OpenRow,
+} from './open-section.ts';
 import {
   AUTOCANNON_VERSION,
   FIRST_REQUEST_ROW,
@@ -117,11 +123,16 @@ function startUpVerdict(startUp: StartUpSection | null): Pick<BenchVerdict, 'sta
       met:
         slowest === null
           ? null
-          : slowest.medianWallMs <= START_UP_TARGET_MS && (autocannonMs === null || slowest.medianWallMs <= autocannonMs),
+          : slowest.medianWallMs <= START_UP_TARGET_MS &&
+            (autocannonMs === null || slowest.medianWallMs <= autocannonMs),
       command: slowest?.name ?? null,
       autocannonMs,
     },
-    firstRequestMs: { figure: first, target: FIRST_REQUEST_TARGET_MS, met: first === null ? null : first <= FIRST_REQUEST_TARGET_MS },
+    firstRequestMs: {
+      figure: first,
+      target: FIRST_REQUEST_TARGET_MS,
+      met: first === null ? null : first <= FIRST_REQUEST_TARGET_MS,
+    },
   };
 }
 
@@ -138,7 +149,11 @@ export function benchVerdict({ startUp, closed, closedShort, workers, open }: Ju
   const shareRow = open?.find((row) => row.shareOfClosed !== null);
   return {
     ...startUpVerdict(startUp),
-    closedRatio: { figure: ratio, target: CLOSED_RATIO_TARGET, met: ratio === null ? null : ratio >= CLOSED_RATIO_TARGET },
+    closedRatio: {
+      figure: ratio,
+      target: CLOSED_RATIO_TARGET,
+      met: ratio === null ? null : ratio >= CLOSED_RATIO_TARGET,
+    },
     cpuRatio: { figure: cpu, target: CPU_RATIO_TARGET, met: cpu === null ? null : cpu <= CPU_RATIO_TARGET },
     shortCpuRatio: {
       figure: shortCpu,
@@ -170,11 +185,21 @@ export function benchVerdict({ startUp, closed, closedShort, workers, open }: Ju
   };
 }
 
-const verdictWord = (line: VerdictLine): string => (line.met === null ? 'not measured' : line.met ? '**met**' : '**missed**');
+const verdictWord = (line: VerdictLine): string =>
+  line.met === null ? 'not measured' : line.met ? '**met**' : '**missed**';
 
 function renderVerdict(report: BenchReport): string[] {
-  const { startUpMs, firstRequestMs, closedRatio, cpuRatio, shortCpuRatio, workersSpeedup, workersCpuRatio, runLagP99Ms, shareLagP99Ms } =
-    report.verdict;
+  const {
+    startUpMs,
+    firstRequestMs,
+    closedRatio,
+    cpuRatio,
+    shortCpuRatio,
+    workersSpeedup,
+    workersCpuRatio,
+    runLagP99Ms,
+    shareLagP99Ms,
+  } = report.verdict;
   const rounds = report.closed?.rounds.length ?? 0;
   const ofRounds = rounds === 0 ? '' : ` (median of ${rounds} rounds' ratios)`;
   const workersTarget = report.workers?.target ?? '';
@@ -220,7 +245,18 @@ const figureRow = (label: string, f: ClosedFigures): (string | number)[] => [
   f.loadAverage,
   f.cpuPressurePercent ?? '-',
 ];
-const FIGURE_HEADER = ['', 'req/s', 'CPU-s/1000 req', 'cores busy', 'wall s', 'peak RSS MB', 'p50 ms', 'p99 ms', 'load avg', 'CPU PSI %'];
+const FIGURE_HEADER = [
+  '',
+  'req/s',
+  'CPU-s/1000 req',
+  'cores busy',
+  'wall s',
+  'peak RSS MB',
+  'p50 ms',
+  'p99 ms',
+  'load avg',
+  'CPU PSI %',
+];
 
 /** The start-up section's table: each command's median wall time (to exit, or to the first request) and CPU. */
 function renderStartUp(startUp: StartUpSection): string[] {
@@ -250,7 +286,10 @@ function renderClosed(c: ClosedSection): string[] {
     ...(r.wrk === null ? [] : [figureRow(`round ${r.round} wrk`, r.wrk)]),
     figureRow(`round ${r.round} bare undici loop (reference)`, r.bareUndici),
   ]);
-  rows.push(figureRow('**median rpcload**', c.median.rpcload), figureRow('**median autocannon CLI**', c.median.autocannon));
+  rows.push(
+    figureRow('**median rpcload**', c.median.rpcload),
+    figureRow('**median autocannon CLI**', c.median.autocannon),
+  );
   if (c.median.wrk !== null) rows.push(figureRow('**median wrk**', c.median.wrk));
   rows.push(figureRow('**median bare undici loop**', c.median.bareUndici));
   lines.push(table(FIGURE_HEADER, rows));
@@ -381,7 +420,11 @@ export function renderBenchReport(report: BenchReport): string {
   }
   if (report.memory !== null) {
     const mem = report.memory;
-    out.push('', `### Memory: ${mem.clients} clients at ${mem.ratePerS}/s for ${mem.durationS} s (${mem.requests} requests)`, '');
+    out.push(
+      '',
+      `### Memory: ${mem.clients} clients at ${mem.ratePerS}/s for ${mem.durationS} s (${mem.requests} requests)`,
+      '',
+    );
     out.push(
       table(
         ['RSS end of 1st half MB', 'RSS end of 2nd half MB', 'growth %', 'peak RSS MB', 'load avg'],
@@ -416,7 +459,14 @@ export function renderBenchReport(report: BenchReport): string {
     const lagOk = r.scheduleLagP99Ms === null ? '-' : r.scheduleLagP99Ms < REPLAY_LAG_TARGET_MS ? 'yes' : 'NO';
     out.push(
       table(
-        ['calls sent', 'calls/s', 'wall s (scan included)', 'peak RSS MB', 'schedule lag p99 ms', `lag p99 < ${REPLAY_LAG_TARGET_MS} ms`],
+        [
+          'calls sent',
+          'calls/s',
+          'wall s (scan included)',
+          'peak RSS MB',
+          'schedule lag p99 ms',
+          `lag p99 < ${REPLAY_LAG_TARGET_MS} ms`,
+        ],
         [[r.sent, r.ratePerS ?? '-', r.wallS, r.peakRssMb, r.scheduleLagP99Ms ?? '-', lagOk]],
       ),
     );

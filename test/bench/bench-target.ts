@@ -10,7 +10,8 @@ export interface BenchTarget {
 
 /** The bench's API conventions: the success envelope every API method answers, and the token one. */
 export const SUCCESS_BODY = '{"status":"success","data":{"pong":true}}';
-export const TOKEN_BODY = '{"status":"success","data":{"access_token":"bench","token_type":"Bearer","expires_in":3600}}';
+export const TOKEN_BODY =
+  '{"status":"success","data":{"access_token":"bench","token_type":"Bearer","expires_in":3600}}';
 /** The token nginx hands every client (tokens are not checked: the target is a fixed responder). */
 export const BENCH_TOKEN = 'bench';
 /** The one request both tools send. */

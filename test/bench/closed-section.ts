@@ -172,7 +172,12 @@ export async function runAutocannon(
 }
 
 /** The bare undici dispatch loop (the reference row); requests/s is its count ÷ the time it ran. */
-async function runBareUndici(target: BenchTarget, config: BenchConfig, workDir: string, name: string): Promise<ClosedFigures> {
+async function runBareUndici(
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  name: string,
+): Promise<ClosedFigures> {
   const loadAvg = await loadAverage();
   const argv = bareUndiciArgv({
     url: `${target.url}${REQUEST_PATH}`,
@@ -186,7 +191,13 @@ async function runBareUndici(target: BenchTarget, config: BenchConfig, workDir: 
 }
 
 /** wrk, one thread; requests/s is its own Requests/sec (requests ÷ the duration it measured). */
-async function runWrk(binary: string, target: BenchTarget, config: BenchConfig, workDir: string, name: string): Promise<ClosedFigures> {
+async function runWrk(
+  binary: string,
+  target: BenchTarget,
+  config: BenchConfig,
+  workDir: string,
+  name: string,
+): Promise<ClosedFigures> {
   const loadAvg = await loadAverage();
   const script = writeWrkScript(workDir, HEADERS, REQUEST_BODY);
   const argv = wrkArgv(binary, {
@@ -219,7 +230,8 @@ export async function runClosedSection(
   workDir: string,
   log: (line: string) => void,
 ): Promise<ClosedSection> {
-  const tools: ClosedTool[] = wrk === null ? ['rpcload', 'autocannon', 'bare-undici'] : ['rpcload', 'autocannon', 'wrk', 'bare-undici'];
+  const tools: ClosedTool[] =
+    wrk === null ? ['rpcload', 'autocannon', 'bare-undici'] : ['rpcload', 'autocannon', 'wrk', 'bare-undici'];
   const rounds: ClosedRound[] = [];
   for (let r = 1; r <= config.rounds; r++) {
     const order = rotation(tools, r - 1);

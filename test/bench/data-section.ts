@@ -34,7 +34,9 @@ async function writeCsv(path: string, rows: number, wide: boolean): Promise<void
   out.write('id,email,name,note\n');
   let chunk = '';
   for (let i = 0; i < rows; i++) {
-    chunk += wide ? `${i},user${i}@example.com,Name ${i},"note, with a comma ${i} ${pad}"\n` : `${i},u${i}@x.io,n${i},${i % 97}\n`;
+    chunk += wide
+      ? `${i},user${i}@example.com,Name ${i},"note, with a comma ${i} ${pad}"\n`
+      : `${i},u${i}@x.io,n${i},${i % 97}\n`;
     if (chunk.length > 1 << 20) {
       if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
       chunk = '';
@@ -58,7 +60,12 @@ async function runWithData(
     target: target.url,
     clients: { pattern: 'bench-{n}', count: 10, secret: 'bench-secret' },
     data: { users: { file, order } },
-    scenarios: [{ name: 'ping', steps: [{ method: 'ping', args: { email: '{{data.users.email}}', note: '{{data.users.note}}' } }] }],
+    scenarios: [
+      {
+        name: 'ping',
+        steps: [{ method: 'ping', args: { email: '{{data.users.email}}', note: '{{data.users.note}}' } }],
+      },
+    ],
     phases: [{ name: 'load', duration: `${config.dataDurationS}s`, rate: config.dataRatePerS }],
     http: { connections: 64 },
   };
@@ -71,7 +78,11 @@ async function runWithData(
   const checkS = fileMb / 5 + rows / 50_000;
   const startedMs = Date.now();
   const { run } = await runTool(
-    { argv: rpcloadArgv(profilePath, resultPath), deadlineS: deadlineFor(config.dataDurationS + checkS), sampleRss: true },
+    {
+      argv: rpcloadArgv(profilePath, resultPath),
+      deadlineS: deadlineFor(config.dataDurationS + checkS),
+      sampleRss: true,
+    },
     workDir,
     name,
   );

@@ -76,7 +76,10 @@ function cpuUs(): number {
 }
 
 function benchPlan(build: Build, target: string, durationS: number, traceContext?: string): Plan {
-  const http = { connections: USERS, ...(traceContext === undefined ? {} : { traceContext }) } as Record<string, unknown>;
+  const http = { connections: USERS, ...(traceContext === undefined ? {} : { traceContext }) } as Record<
+    string,
+    unknown
+  >;
   return build.buildPlan(
     {
       target,
@@ -90,7 +93,10 @@ function benchPlan(build: Build, target: string, durationS: number, traceContext
 }
 
 function newRecorder(build: Build, plan: Plan): RecorderModule.Recorder {
-  return new build.Recorder({ methods: ['ping'], phases: ['load'], clients: plan.clients.map((c) => c.id) }, { rateLimit: plan.rateLimit });
+  return new build.Recorder(
+    { methods: ['ping'], phases: ['load'], clients: plan.clients.map((c) => c.id) },
+    { rateLimit: plan.rateLimit },
+  );
 }
 
 const REPLY_HEADERS = ['content-type', 'application/json'];
@@ -216,7 +222,9 @@ async function engineBench(dist: string, traceContext: string | undefined) {
 
 async function engineMode(dists: readonly string[], rounds: number, sliceMs: number): Promise<void> {
   if (dists.length !== 2) throw new Error('engine mode compares two builds');
-  const [a, b] = await Promise.all(dists.map((dist, i) => engineBench(dist, process.env[i === 0 ? 'BENCH_TRACE_A' : 'BENCH_TRACE_B'])));
+  const [a, b] = await Promise.all(
+    dists.map((dist, i) => engineBench(dist, process.env[i === 0 ? 'BENCH_TRACE_A' : 'BENCH_TRACE_B'])),
+  );
   for (let i = 0; i < 4; i++) for (const bench of [a!, b!]) await bench.slice(sliceMs); // JIT warm
   const perRequest: [number[], number[]] = [[], []];
   const ratios: number[] = [];
@@ -231,7 +239,9 @@ async function engineMode(dists: readonly string[], rounds: number, sliceMs: num
     ratios.push(figures[1]! / figures[0]!);
   }
   dists.forEach((dist, i) => report(dist, 'engine', perRequest[i as 0 | 1]));
-  process.stdout.write(`second ÷ first over ${rounds} pairs of slices: median ${median(ratios).toFixed(3)}, ${quartiles(ratios)}\n`);
+  process.stdout.write(
+    `second ÷ first over ${rounds} pairs of slices: median ${median(ratios).toFixed(3)}, ${quartiles(ratios)}\n`,
+  );
 }
 
 async function measureSocket(dist: string, url: string, seconds: number): Promise<Measurement> {
@@ -283,7 +293,9 @@ async function socketMode(dists: readonly string[], rounds: number, seconds: num
   }
   dists.forEach((dist, i) => report(dist, 'socket', perRequest[i]!));
   if (ratios.length > 0)
-    process.stdout.write(`second ÷ first over ${rounds} rounds: median ${median(ratios).toFixed(3)}, ${quartiles(ratios)}\n`);
+    process.stdout.write(
+      `second ÷ first over ${rounds} rounds: median ${median(ratios).toFixed(3)}, ${quartiles(ratios)}\n`,
+    );
 }
 
 function report(dist: string, mode: string, list: readonly number[]): void {
@@ -320,7 +332,9 @@ async function main(): Promise<void> {
   const seconds = Number(flag(args, '--seconds', '4'));
   const dists = args.map((dist) => resolve(dist));
   if (dists.length < 2)
-    throw new Error('usage: engine-cpu.ts [--mode engine|socket] [--rounds N] [--slice-ms MS | --seconds S] DIST_A DIST_B');
+    throw new Error(
+      'usage: engine-cpu.ts [--mode engine|socket] [--rounds N] [--slice-ms MS | --seconds S] DIST_A DIST_B',
+    );
   if (mode === 'socket') await socketMode(dists, rounds, seconds);
   else await engineMode(dists, rounds, sliceMs);
 }

@@ -16,7 +16,10 @@ type Variant = '1.1' | '2' | '1.1 signed';
 const VARIANTS: readonly Variant[] = ['1.1', '2', '1.1 signed'];
 const signDir = mkdtempSync(join(tmpdir(), 'rpcload-h2-bench-'));
 const signModule = join(signDir, 'sign.mjs');
-writeFileSync(signModule, codeExampleAfter(fileURLToPath(new URL('../../docs/profiles.md', import.meta.url)), '### Request signing', 'js'));
+writeFileSync(
+  signModule,
+  codeExampleAfter(fileURLToPath(new URL('../../docs/profiles.md', import.meta.url)), '### Request signing', 'js'),
+);
 
 const rounds = Number(process.argv[2] ?? 4);
 const durationS = Number(process.argv[3] ?? 5);
@@ -25,7 +28,10 @@ const vus = Number(process.argv[4] ?? 64);
 const server = await startServerInWorker({ tls: true, http2: true, limit: 1_000_000_000 });
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const figures = Object.fromEntries(
-  VARIANTS.map((v) => [v, { rps: [] as number[], p50: [] as number[], p99: [] as number[], connections: [] as number[] }]),
+  VARIANTS.map((v) => [
+    v,
+    { rps: [] as number[], p50: [] as number[], p99: [] as number[], connections: [] as number[] },
+  ]),
 );
 try {
   for (let round = 1; round <= rounds; round++) {

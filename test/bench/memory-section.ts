@@ -52,7 +52,8 @@ export async function runMemorySection(
   // The load ends about when the last sample was taken (draining and writing take well under 1 s).
   const endS = rss.at(-1)?.atS ?? 0;
   const windowS = Math.min(10, durationS / 5);
-  const medianIn = (fromS: number, toS: number): number => median(rss.filter((s) => s.atS >= fromS && s.atS < toS).map((s) => s.rssMb));
+  const medianIn = (fromS: number, toS: number): number =>
+    median(rss.filter((s) => s.atS >= fromS && s.atS < toS).map((s) => s.rssMb));
   const halfEndS = endS - durationS / 2;
   const first = medianIn(halfEndS - windowS, halfEndS);
   const second = medianIn(endS - windowS, endS + 1);

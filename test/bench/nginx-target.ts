@@ -51,7 +51,11 @@ function nginxVersion(binary: string): string {
 }
 
 /** Start nginx with `workers` worker processes, or return null when it is not installed and cannot be. */
-export async function startNginx(log: (line: string) => void, allowInstall: boolean, workers = 1): Promise<BenchTarget | null> {
+export async function startNginx(
+  log: (line: string) => void,
+  allowInstall: boolean,
+  workers = 1,
+): Promise<BenchTarget | null> {
   const binary = findOrInstall('nginx', CANDIDATES, 'nginx-light', allowInstall, log);
   if (binary === null) return null;
   const prefix = mkdtempSync(join(tmpdir(), 'rpcload-bench-nginx-'));
@@ -59,7 +63,9 @@ export async function startNginx(log: (line: string) => void, allowInstall: bool
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, port, workers));
-    const child = spawn(binary, ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(binary, ['-p', prefix, '-c', join(prefix, 'nginx.conf')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let exited = false;

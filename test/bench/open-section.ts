@@ -127,7 +127,9 @@ export async function runOpenSection(
       runLagTargetMet: targeted ? runLagP99Ms < LAG_TARGET_MS : null,
       shareOfClosed,
       shareTargetMet:
-        shareOfClosed === null ? null : inPhase / (rate * durationS) >= SHARE_ACHIEVED_TARGET && runLagP99Ms < SHARE_LAG_TARGET_MS,
+        shareOfClosed === null
+          ? null
+          : inPhase / (rate * durationS) >= SHARE_ACHIEVED_TARGET && runLagP99Ms < SHARE_LAG_TARGET_MS,
       latencyP99Ms: phase.latencyMs.p99,
       serviceP99Ms: phase.serviceTimeMs.p99,
       coP99AddedMs: round(phase.latencyMs.p99 - phase.serviceTimeMs.p99),

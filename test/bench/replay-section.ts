@@ -45,7 +45,14 @@ async function writeRecording(path: string, bytes: number): Promise<number> {
   while (written < bytes) {
     const lines: string[] = [];
     for (let i = 0; i < 1000; i++, calls++)
-      lines.push(JSON.stringify({ t: calls, client: `bench-${(calls % CALLERS) + 1}`, method: 'ping', args: { seq: calls, pad: PAD } }));
+      lines.push(
+        JSON.stringify({
+          t: calls,
+          client: `bench-${(calls % CALLERS) + 1}`,
+          method: 'ping',
+          args: { seq: calls, pad: PAD },
+        }),
+      );
     const chunk = `${lines.join('\n')}\n`;
     written += Buffer.byteLength(chunk);
     if (!out.write(chunk)) await once(out, 'drain');
@@ -89,11 +96,20 @@ export async function runReplaySection(
     '--out',
     resultPath,
   ];
-  log(`replay: ${calls} recorded calls (${round(recordedS, 0)} s); replaying the last ${windowS} s at ${RECORDED_PER_S * SPEED} calls/s`);
+  log(
+    `replay: ${calls} recorded calls (${round(recordedS, 0)} s); replaying the last ${windowS} s at ${RECORDED_PER_S * SPEED} calls/s`,
+  );
   const started = Date.now();
   // The scan reads the whole file first: a few seconds per GB on a quick disk.
-  const { run } = await runTool({ argv, deadlineS: deadlineFor(windowS + 60 * config.replayGb), sampleRss: true }, workDir, 'replay');
-  const result = readRunResult(resultPath) as unknown as { replay?: { sent: number }; summary: { scheduleLagMs: { p99: number } | null } };
+  const { run } = await runTool(
+    { argv, deadlineS: deadlineFor(windowS + 60 * config.replayGb), sampleRss: true },
+    workDir,
+    'replay',
+  );
+  const result = readRunResult(resultPath) as unknown as {
+    replay?: { sent: number };
+    summary: { scheduleLagMs: { p99: number } | null };
+  };
   const peakRssMb = round(Math.max(0, ...run.rss.map((sample) => sample.rssMb)), 1);
   return {
     recordingBytes: bytes,

@@ -37,7 +37,9 @@ export async function runTool(request: ToolRequest, workDir: string, name: strin
   };
   const specPath = join(workDir, `${name}.spec.json`);
   writeFileSync(specPath, JSON.stringify(spec));
-  const wrapper = spawn(process.execPath, ['--import', 'tsx', TOOL_PROCESS, specPath], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const wrapper = spawn(process.execPath, ['--import', 'tsx', TOOL_PROCESS, specPath], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const deadline = setTimeout(() => wrapper.kill('SIGKILL'), (request.deadlineS + WRAPPER_MARGIN_S) * 1000);
   const code = await new Promise<number | null>((resolve, reject) => {
     wrapper.once('error', reject);

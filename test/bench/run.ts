@@ -43,7 +43,11 @@ async function startTarget(kind: 'auto' | 'nginx' | 'raw'): Promise<BenchTarget>
  * The workers section against its own nginx with a worker per core (BENCH_NGINX_WORKERS), so
  * that the target is not the limit; against the main target when that is not nginx.
  */
-async function runWorkersAgainstNginx(main: BenchTarget, config: ReturnType<typeof benchConfig>, workDir: string): Promise<WorkersSection> {
+async function runWorkersAgainstNginx(
+  main: BenchTarget,
+  config: ReturnType<typeof benchConfig>,
+  workDir: string,
+): Promise<WorkersSection> {
   if (main.kind !== 'nginx') {
     log(`workers section: the target is not nginx, so it runs against the ${main.description}, which may be the limit`);
     return runWorkersSection(main, config, workDir, log);
@@ -57,7 +61,9 @@ async function runWorkersAgainstNginx(main: BenchTarget, config: ReturnType<type
   }
 }
 
-const rpcloadVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const rpcloadVersion = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 if (process.platform !== 'linux') {
   log(`the bench measures each tool's process through /proc and runs on Linux only (this is ${process.platform})`);
@@ -89,7 +95,9 @@ try {
       ? await runClosedSection(target, { ...config, closedDurationS: config.closedShortDurationS }, wrk, workDir, log)
       : null;
   const workers = has('workers') ? await runWorkersAgainstNginx(target, config, workDir) : null;
-  const open = has('open') ? await runOpenSection(target, config, workDir, log, closed?.median.rpcload.requestsPerS ?? null) : null;
+  const open = has('open')
+    ? await runOpenSection(target, config, workDir, log, closed?.median.rpcload.requestsPerS ?? null)
+    : null;
   const memory = has('memory') ? await runMemorySection(target, config, workDir, log) : null;
   const data = has('data') ? await runDataSection(target, config, workDir, log) : null;
   const replay = has('replay') ? await runReplaySection(target, config, workDir, log) : null;

@@ -79,7 +79,9 @@ try {
   });
   const cpuAfter = cpuSeconds(child.pid!);
 
-  console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}`);
+  console.log(
+    `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}`,
+  );
   console.log(
     `ping, ${CONNECTIONS} connections, ${durationS} s: ${Math.round(result.requests.average)} requests/s (total ${result.requests.total})`,
   );

@@ -84,7 +84,11 @@ interface Command {
 }
 
 /** One run: wall time to exit (or to the first API call at `target`) and the process's CPU time. */
-async function timeOnce(command: Command, target: FirstRequestTarget, ticksPerS: number): Promise<{ wallMs: number; cpuMs: number }> {
+async function timeOnce(
+  command: Command,
+  target: FirstRequestTarget,
+  ticksPerS: number,
+): Promise<{ wallMs: number; cpuMs: number }> {
   const [file, ...args] = command.argv;
   let firstCallMs: number | null = null;
   if (command.measure === 'first request') void target.nextApiCall().then((atMs) => (firstCallMs = atMs));
@@ -120,7 +124,13 @@ function commands(config: BenchConfig, workDir: string, targetUrl: string): Comm
     client,
   });
   const runProfile = (name: string, users: number): string =>
-    writeBenchProfile(workDir, name, targetUrl, { load: { concurrency: users }, durationS: 1, clients: 1, connections: users, client });
+    writeBenchProfile(workDir, name, targetUrl, {
+      load: { concurrency: users },
+      durationS: 1,
+      clients: 1,
+      connections: users,
+      client,
+    });
   const run = (name: string, users: number): string[] => [
     ...rpcload,
     'run',
@@ -151,7 +161,11 @@ function commands(config: BenchConfig, workDir: string, targetUrl: string): Comm
 }
 
 /** Every command `config.startUpRuns` times, in rotating order; medians per command. */
-export async function runStartUpSection(config: BenchConfig, workDir: string, log: (line: string) => void): Promise<StartUpSection> {
+export async function runStartUpSection(
+  config: BenchConfig,
+  workDir: string,
+  log: (line: string) => void,
+): Promise<StartUpSection> {
   const loadAvg = await loadAverage();
   const ticksPerS = clockTicksPerS();
   const target = await startFirstRequestTarget();
@@ -171,7 +185,9 @@ export async function runStartUpSection(config: BenchConfig, workDir: string, lo
         medianWallMs: round(median(own.map((run) => run.wallMs)), 1),
         medianCpuMs: round(median(own.map((run) => run.cpuMs)), 0),
       };
-      log(`start-up, ${row.name}: ${row.medianWallMs} ms to ${row.measure} (median of ${own.length}), ${row.medianCpuMs} ms CPU`);
+      log(
+        `start-up, ${row.name}: ${row.medianWallMs} ms to ${row.measure} (median of ${own.length}), ${row.medianCpuMs} ms CPU`,
+      );
       return row;
     });
     return { runs: config.startUpRuns, loadAverage: loadAvg, rows };

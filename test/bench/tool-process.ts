@@ -15,7 +15,9 @@ import type { RssSample, ToolRun, ToolSpec } from './tool-spec.ts';
 const HWM_POLL_MS = 100;
 
 if (process.platform !== 'linux') {
-  process.stderr.write(`bench: the measuring wrapper reads /proc and runs on Linux only (this is ${process.platform})\n`);
+  process.stderr.write(
+    `bench: the measuring wrapper reads /proc and runs on Linux only (this is ${process.platform})\n`,
+  );
   process.exit(1);
 }
 

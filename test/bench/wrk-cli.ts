@@ -59,7 +59,10 @@ export function writeWrkScript(dir: string, headers: Readonly<Record<string, str
 }
 
 /** The command line: one thread, `connections` connections, `durationS`, the script, --latency. */
-export function wrkArgv(binary: string, options: { url: string; script: string; connections: number; durationS: number }): string[] {
+export function wrkArgv(
+  binary: string,
+  options: { url: string; script: string; connections: number; durationS: number },
+): string[] {
   return [
     binary,
     '-t',
@@ -95,7 +98,9 @@ export function parseWrkOutput(stdout: string): ToolCount {
     return match;
   };
   if (!stdout.includes(WRK_SCRIPT_MARKER))
-    throw new Error(`wrk did not run the request script (see its error above): ${JSON.stringify(stdout.slice(0, 300))}`);
+    throw new Error(
+      `wrk did not run the request script (see its error above): ${JSON.stringify(stdout.slice(0, 300))}`,
+    );
   const total = need(/^\s*(\d+) requests in ([\d.]+\w+),/m, '"N requests in T" line');
   const perS = need(/^Requests\/sec:\s*([\d.]+)/m, '"Requests/sec:" line');
   const p50 = need(/^\s*50%\s+([\d.]+\w+)/m, '50% latency (was --latency given?)');

@@ -46,7 +46,9 @@ describe('rpcload capacity --replay', () => {
       }),
     );
     const out = join(dir, 'capacity.json');
-    const run = await runRpcload(['capacity', profile, '--target', server.url, '--out', out, '--ui', 'plain'], { timeoutMs: 90_000 });
+    const run = await runRpcload(['capacity', profile, '--target', server.url, '--out', out, '--ui', 'plain'], {
+      timeoutMs: 90_000,
+    });
     const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
     const record = result.capacity!;
     const explain = `${run.stdout}\n${run.stderr}`;
@@ -54,7 +56,13 @@ describe('rpcload capacity --replay', () => {
     expect(run.code, explain).toBe(0);
     // The answer is the bracket's low end; the quota limited the search.
     expect(record.speed).toBe(record.bracket[0]);
-    expect(record).toMatchObject({ speed: 1, bracket: [1, 1.5], limitedBy: 'client quota', atLeast: true, ratePerS: RECORDED_PER_S });
+    expect(record).toMatchObject({
+      speed: 1,
+      bracket: [1, 1.5],
+      limitedBy: 'client quota',
+      atLeast: true,
+      ratePerS: RECORDED_PER_S,
+    });
     expect(record.finding).toMatch(
       /^capacity at least 1× the recording \(8 calls\/s; bracket 1×–1\.5×\); limited by client quota \(.+ failed at 1\.5×: client-1 sends 4 calls\/s at 1× against its quota of 5\/s \(10 per 2 s\): at most 1\.25×/,
     );

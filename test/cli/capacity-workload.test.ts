@@ -27,7 +27,12 @@ function twoWorkloads(): string {
         { name: 'order', steps: [{ method: 'echo' }] },
       ],
       workloads: [
-        { name: 'browse', clients: { pattern: 'web-{n}', count: 2 }, scenarios: ['look'], phases: [{ duration: '1s', rate: 1 }] },
+        {
+          name: 'browse',
+          clients: { pattern: 'web-{n}', count: 2 },
+          scenarios: ['look'],
+          phases: [{ duration: '1s', rate: 1 }],
+        },
         { name: 'orders', scenarios: ['order'], phases: [{ duration: '1m', rate: 4 }] },
       ],
       thresholds: ['p99 < 500ms'],
@@ -51,7 +56,8 @@ describe('rpcload capacity --workload', () => {
     expect(result.capacity).toMatchObject({ workload: 'browse', ratePerS: 18 });
     expect(result.capacity!.slo).toContain('p99{workload:browse} < 500ms');
     // The other workload ran in every step, beside the searched one.
-    for (const step of result.capacity!.steps) expect(result.byPhase[`${step.phase} orders/phase-1`]?.requests).toBeGreaterThan(0);
+    for (const step of result.capacity!.steps)
+      expect(result.byPhase[`${step.phase} orders/phase-1`]?.requests).toBeGreaterThan(0);
   }, 60_000);
 
   it.each([
@@ -68,7 +74,9 @@ describe('rpcload capacity --workload', () => {
     // 10 calls/s at 1× by 40 callers (0.25/s each: their quotas are far); the server sustains
     // 200/s and the background takes 20/s of it, so the recording has 180/s: 18×.
     const recording = join(dir, 'recorded.jsonl');
-    const calls = Array.from({ length: 40 }, (_, i) => JSON.stringify({ t: i * 100, client: `client-${i + 1}`, method: 'ping', args: {} }));
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({ t: i * 100, client: `client-${i + 1}`, method: 'ping', args: {} }),
+    );
     writeFileSync(recording, `${calls.join('\n')}\n`);
     const profile = join(dir, 'replay-beside.json');
     writeFileSync(
@@ -80,12 +88,25 @@ describe('rpcload capacity --workload', () => {
         scenarios: [{ name: 'look', steps: [{ method: 'echo' }] }],
         workloads: [
           { name: 'recorded', replay: { file: recording } },
-          { name: 'background', clients: { pattern: 'bg-{n}', count: 4 }, scenarios: ['look'], phases: [{ duration: '1m', rate: 20 }] },
+          {
+            name: 'background',
+            clients: { pattern: 'bg-{n}', count: 4 },
+            scenarios: ['look'],
+            phases: [{ duration: '1m', rate: 20 }],
+          },
         ],
         http: { connections: 32, maxInFlight: 5000 },
         thresholds: ['p99 < 400ms'],
         // A failed step runs twice: a bracket of 10 % spares the bisection's last, failing, pair of steps.
-        capacity: { workload: 'recorded', start: 8, warmUp: '1s', hold: '2s', confirm: '0s', maxLag: '1s', tolerance: 0.1 },
+        capacity: {
+          workload: 'recorded',
+          start: 8,
+          warmUp: '1s',
+          hold: '2s',
+          confirm: '0s',
+          maxLag: '1s',
+          tolerance: 0.1,
+        },
       }),
     );
     const out = join(dir, 'replay-beside-result.json');
@@ -97,6 +118,7 @@ describe('rpcload capacity --workload', () => {
     expect(validateRunResult(result)).toEqual([]);
     expect(result.capacity).toMatchObject({ workload: 'recorded' });
     expect(Math.abs(result.capacity!.speed! - 18) / 18).toBeLessThanOrEqual(0.12);
-    for (const step of result.capacity!.steps) expect(result.byPhase[`${step.phase} background/phase-1`]?.requests).toBeGreaterThan(0);
+    for (const step of result.capacity!.steps)
+      expect(result.byPhase[`${step.phase} background/phase-1`]?.requests).toBeGreaterThan(0);
   }, 120_000);
 });

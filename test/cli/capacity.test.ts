@@ -32,12 +32,17 @@ describe('rpcload capacity', () => {
     const out = join(dir, 'quota-result.json');
     const junit = join(dir, 'quota.xml');
     const summary = join(dir, 'summary.md');
-    const run = await runRpcload(['capacity', quotaProfile(), '--out', out, '--label', 'v1.2.3', '--junit', junit, '--ui', 'none'], {
-      env: { GITHUB_STEP_SUMMARY: summary },
-    });
+    const run = await runRpcload(
+      ['capacity', quotaProfile(), '--out', out, '--label', 'v1.2.3', '--junit', junit, '--ui', 'none'],
+      {
+        env: { GITHUB_STEP_SUMMARY: summary },
+      },
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout.split('\n')[0]).toMatch(/^capacity at least 36\/s \(capacity bound by client quotas: 4 clients × 10\/s = 40\/s/);
+    expect(run.stdout.split('\n')[0]).toMatch(
+      /^capacity at least 36\/s \(capacity bound by client quotas: 4 clients × 10\/s = 40\/s/,
+    );
     const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
     expect(validateRunResult(result)).toEqual([]);
     expect(result.run).toMatchObject({ kind: 'capacity', label: 'v1.2.3', status: 'completed' });

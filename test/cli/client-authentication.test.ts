@@ -101,11 +101,15 @@ describe('client certificates (mTLS)', () => {
     const run = await runRpcload(ping('--out', `${dir.path}/none.json`));
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(/the server requires a client certificate \(mTLS\) and none was presented .*: pass --cert FILE --key FILE/);
+    expect(run.stderr).toMatch(
+      /the server requires a client certificate \(mTLS\) and none was presented .*: pass --cert FILE --key FILE/,
+    );
   });
 
   it('a certificate from another CA: one clear line naming it, exit 2', async () => {
-    const run = await runRpcload(ping('--cert', files.wrongCert!, '--key', files.wrongKey!, '--out', `${dir.path}/wrong.json`));
+    const run = await runRpcload(
+      ping('--cert', files.wrongCert!, '--key', files.wrongKey!, '--out', `${dir.path}/wrong.json`),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(`the server refused the client certificate ${files.wrongCert}`);
@@ -156,7 +160,12 @@ describe('client certificates (mTLS)', () => {
           if (token !== undefined) return res.end('{"status":"success","data":{}}');
           const issued = `token-of-${client}`;
           tokens.set(issued, client);
-          res.end(JSON.stringify({ status: 'success', data: { access_token: issued, token_type: 'Bearer', expires_in: 3600 } }));
+          res.end(
+            JSON.stringify({
+              status: 'success',
+              data: { access_token: issued, token_type: 'Bearer', expires_in: 3600 },
+            }),
+          );
         });
       },
     );
@@ -182,7 +191,9 @@ describe('client certificates (mTLS)', () => {
       });
       // a lane of connections per client: one each carried this light load
       expect(result(out).summary.connections).toEqual({ opened: 3, byProtocol: { 'http/1.1': 3 } });
-      expect(result(out).config.clients).toContainEqual(expect.objectContaining({ id: 'app-2', certificate: 'certs/app-2.pem' }));
+      expect(result(out).config.clients).toContainEqual(
+        expect.objectContaining({ id: 'app-2', certificate: 'certs/app-2.pem' }),
+      );
     } finally {
       echo.closeAllConnections();
       await new Promise((resolve) => echo.close(resolve));
@@ -214,7 +225,11 @@ describe('client certificates (mTLS)', () => {
 });
 
 describe('private_key_jwt', () => {
-  function jwtProfile(name: string, clients: readonly { id: string; privateKey: string }[], target: string | null = server.url): string {
+  function jwtProfile(
+    name: string,
+    clients: readonly { id: string; privateKey: string }[],
+    target: string | null = server.url,
+  ): string {
     return dir.write(
       `${name}.profile.json`,
       JSON.stringify({
@@ -246,7 +261,12 @@ describe('private_key_jwt', () => {
   });
 
   it('a key the server does not know is refused, and the reason reported (exit 2)', async () => {
-    const run = await runRpcload(['run', jwtProfile('jwt-bad', [{ id: 'jwt-bad', privateKey: 'keys/jwt-bad.pem' }]), '--ui', 'none']);
+    const run = await runRpcload([
+      'run',
+      jwtProfile('jwt-bad', [{ id: 'jwt-bad', privateKey: 'keys/jwt-bad.pem' }]),
+      '--ui',
+      'none',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(
@@ -291,7 +311,16 @@ describe('private_key_jwt', () => {
       { id: 'jwt-1', privateKey: 'keys/jwt-1.pem' },
       { id: 'jwt-2', privateKey: 'keys/jwt-2.json' },
     ]);
-    const run = await runRpcload(['verify', profile, '--only', 'envelope,auth.invalid_token,tls', '--ui', 'none', '--out', out]);
+    const run = await runRpcload([
+      'verify',
+      profile,
+      '--only',
+      'envelope,auth.invalid_token,tls',
+      '--ui',
+      'none',
+      '--out',
+      out,
+    ]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(result(out).checks.map((c) => c.verdict)).toEqual(['pass', 'pass', 'pass']);
   });

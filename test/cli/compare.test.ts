@@ -65,7 +65,10 @@ describe('rpcload compare', () => {
 
   it.each([
     // a bad rule is named before any file is read
-    [['base.json', 'missing.json', '--fail-on', 'q95:+10%'], /^rpcload: --fail-on: rule "q95:\+10%": unknown metric "q95"/],
+    [
+      ['base.json', 'missing.json', '--fail-on', 'q95:+10%'],
+      /^rpcload: --fail-on: rule "q95:\+10%": unknown metric "q95"/,
+    ],
     // unreadable
     [['base.json', 'missing.json'], /^rpcload: missing\.json: cannot read the result file: no such file\n$/],
     // not JSON

@@ -31,7 +31,11 @@ interface PodSpec {
   initContainers?: Container[];
   containers: Container[];
 }
-type Manifest = Record<string, unknown> & { kind: string; metadata: { name: string }; spec: { template: { spec: PodSpec } } };
+type Manifest = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string };
+  spec: { template: { spec: PodSpec } };
+};
 const podOf = (job: Manifest): PodSpec => job.spec.template.spec;
 
 function writeProfile(name: string, target: string, sections: { setup: boolean; teardown: boolean }): string {
@@ -58,7 +62,10 @@ function writeProfile(name: string, target: string, sections: { setup: boolean; 
   return path;
 }
 
-async function manifestsOf(profile: string, extra: string[] = []): Promise<{ manifests: Manifest[]; result: CliResult }> {
+async function manifestsOf(
+  profile: string,
+  extra: string[] = [],
+): Promise<{ manifests: Manifest[]; result: CliResult }> {
   const result = await runRpcload(['deploy', 'kubernetes', profile, '--shards', '3', ...extra]);
   return { manifests: parseAllDocuments(result.stdout).map((doc) => doc.toJS() as Manifest), result };
 }
@@ -97,15 +104,23 @@ describe('rpcload deploy kubernetes: a profile with setup and teardown', () => {
     expect(podOf(shards!).initContainers!.map((c) => c.name)).toEqual(['wait-for-setup']);
     expect(podOf(merge!).initContainers!.map((c) => c.name)).toEqual(['wait-for-setup']);
     expect(podOf(teardown!).initContainers!.map((c) => c.name)).toEqual(['wait-for-setup', 'wait-for-shards']);
-    expect(podOf(teardown!).containers[0]!.args).toEqual(['teardown', '/etc/rpcload/profile/profile.json', '--setup-values', values]);
+    expect(podOf(teardown!).containers[0]!.args).toEqual([
+      'teardown',
+      '/etc/rpcload/profile/profile.json',
+      '--setup-values',
+      values,
+    ]);
     // Setup creates things: a setup (or teardown) pod that failed is never run again.
-    for (const job of [setup!, teardown!]) expect((job.spec as unknown as { backoffLimit: number }).backoffLimit).toBe(0);
+    for (const job of [setup!, teardown!])
+      expect((job.spec as unknown as { backoffLimit: number }).backoffLimit).toBe(0);
     // One alias-free document each: kubectl and every YAML reader take them as they are.
     expect(result.stdout).not.toMatch(/[&*]a\d/);
   });
 
   it('setup without teardown: no teardown Job; teardown without setup: no Job runs it, and a warning says so', async () => {
-    const setupOnly = await manifestsOf(writeProfile('setup-only.json', 'https://x.test', { setup: true, teardown: false }));
+    const setupOnly = await manifestsOf(
+      writeProfile('setup-only.json', 'https://x.test', { setup: true, teardown: false }),
+    );
     expect(setupOnly.manifests.map((m) => m.metadata.name)).toEqual([
       'fixture-load-profile',
       'fixture-load-results',
@@ -113,7 +128,9 @@ describe('rpcload deploy kubernetes: a profile with setup and teardown', () => {
       'fixture-load-shards',
       'fixture-load-merge',
     ]);
-    const teardownOnly = await manifestsOf(writeProfile('teardown-only.json', 'https://x.test', { setup: false, teardown: true }));
+    const teardownOnly = await manifestsOf(
+      writeProfile('teardown-only.json', 'https://x.test', { setup: false, teardown: true }),
+    );
     expect(teardownOnly.result.code).toBe(0);
     expect(teardownOnly.manifests.map((m) => m.metadata.name)).toEqual([
       'fixture-load-profile',
@@ -158,7 +175,8 @@ describe('rpcload deploy kubernetes: a profile with setup and teardown', () => {
       runPod(podOf(mergeJob!)),
       runPod(podOf(teardownJob!)),
     ]);
-    for (const pod of pods) for (const { name, result } of pod) expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+    for (const pod of pods)
+      for (const { name, result } of pod) expect(result.code, `${name}: ${result.stderr}`).toBe(0);
     const teardown = pods.at(-1)!.at(-1)!;
     expect(teardown.name).toBe('teardown');
     expect(teardown.result.stdout).toBe('teardown ok: 1 request by admin-1 (success 1)\n');
@@ -171,7 +189,9 @@ describe('rpcload deploy kubernetes: a profile with setup and teardown', () => {
     const load = api.log.filter((call) => call.method === 'ping');
     const fixtureId = [...api.creators.keys()][0]!;
     expect(creates).toEqual([expect.objectContaining({ client: 'admin-1', outcome: 'success' })]);
-    expect(deletes).toEqual([expect.objectContaining({ client: 'admin-1', args: { id: fixtureId }, outcome: 'success' })]);
+    expect(deletes).toEqual([
+      expect.objectContaining({ client: 'admin-1', args: { id: fixtureId }, outcome: 'success' }),
+    ]);
     expect(load.length).toBe(merged.summary.requests);
     for (const call of load) expect(call.args.fixture).toBe(fixtureId);
     expect(Math.min(...load.map((call) => call.atMs))).toBeGreaterThan(creates[0]!.atMs);
@@ -179,7 +199,9 @@ describe('rpcload deploy kubernetes: a profile with setup and teardown', () => {
   }, 90_000);
 
   it('a setup that wrote no values by the start instant fails the pods that wait for it, in one line; the shards wait gives up quietly', async () => {
-    const { manifests } = await manifestsOf(writeProfile('nothing.json', 'https://x.test', { setup: true, teardown: true }));
+    const { manifests } = await manifestsOf(
+      writeProfile('nothing.json', 'https://x.test', { setup: true, teardown: true }),
+    );
     const [waitSetup, waitShards] = podOf(manifests[5]!).initContainers!;
     const missing = join(dir, 'never-written');
     const setupWait = await runProgram(waitSetup!.command!, { ...process.env, SETUP_VALUES: missing, WAIT_UNTIL: '0' });

@@ -49,54 +49,72 @@ interface ContainerSpec {
   workingDir: string;
 }
 const containerOf = (job: Manifest): ContainerSpec =>
-  (job as unknown as { spec: { template: { spec: { containers: ContainerSpec[] } } } }).spec.template.spec.containers[0]!;
+  (job as unknown as { spec: { template: { spec: { containers: ContainerSpec[] } } } }).spec.template.spec
+    .containers[0]!;
 
 describe('rpcload deploy kubernetes', () => {
-  it.each([1, 4, 64])('prints manifests for %i shards that validate against the Kubernetes API schema', async (shards) => {
-    const dir = useTempDir('rpcload-k8s-');
-    const profile = writeProfile(dir, 'https://staging.example.test', 64);
-    const { code, stdout, stderr } = await runRpcload([
-      'deploy',
-      'kubernetes',
-      profile,
-      '--shards',
-      String(shards),
-      '--image',
-      'registry.example.test/rpcload:1',
-    ]);
-    expect(stderr).toBe('');
-    expect(code).toBe(0);
-    const manifests = parseAllDocuments(stdout).map((doc) => doc.toJS() as Manifest);
-    expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`)).toEqual([
-      'ConfigMap/nightly-staging-profile',
-      'PersistentVolumeClaim/nightly-staging-results',
-      'Job/nightly-staging-shards',
-      'Job/nightly-staging-merge',
-    ]);
-    for (const manifest of manifests) validate(manifest);
-    // The schema check bites: a malformed Job is refused.
-    expect(() => validate({ ...manifests[2]!, spec: { ...(manifests[2]!.spec as object), completions: String(shards) } })).toThrow(
-      /completions/,
-    );
-    const jobSpec = (manifests[2] as unknown as { spec: { completions: number; parallelism: number; completionMode: string } }).spec;
-    expect(jobSpec).toMatchObject({ completions: shards, parallelism: shards, completionMode: 'Indexed' });
-    const env = Object.fromEntries(containerOf(manifests[2]!).env.map((e) => [e.name, e.value]));
-    expect(env.RPCLOAD_SHARDS).toBe(String(shards));
-    expect(env.RPCLOAD_RUN_ID).toMatch(/^nightly-staging-\d{8}T\d{6}Z-[0-9a-f]{8}$/);
-    expect(containerOf(manifests[3]!).args).toEqual(expect.arrayContaining(['merge', '--run-id', env.RPCLOAD_RUN_ID]));
-    // The generator never reads the secrets file: no secret can reach the manifests.
-    expect(stdout).not.toContain(SECRET);
-  });
+  it.each([1, 4, 64])(
+    'prints manifests for %i shards that validate against the Kubernetes API schema',
+    async (shards) => {
+      const dir = useTempDir('rpcload-k8s-');
+      const profile = writeProfile(dir, 'https://staging.example.test', 64);
+      const { code, stdout, stderr } = await runRpcload([
+        'deploy',
+        'kubernetes',
+        profile,
+        '--shards',
+        String(shards),
+        '--image',
+        'registry.example.test/rpcload:1',
+      ]);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const manifests = parseAllDocuments(stdout).map((doc) => doc.toJS() as Manifest);
+      expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`)).toEqual([
+        'ConfigMap/nightly-staging-profile',
+        'PersistentVolumeClaim/nightly-staging-results',
+        'Job/nightly-staging-shards',
+        'Job/nightly-staging-merge',
+      ]);
+      for (const manifest of manifests) validate(manifest);
+      // The schema check bites: a malformed Job is refused.
+      expect(() =>
+        validate({ ...manifests[2]!, spec: { ...(manifests[2]!.spec as object), completions: String(shards) } }),
+      ).toThrow(/completions/);
+      const jobSpec = (
+        manifests[2] as unknown as { spec: { completions: number; parallelism: number; completionMode: string } }
+      ).spec;
+      expect(jobSpec).toMatchObject({ completions: shards, parallelism: shards, completionMode: 'Indexed' });
+      const env = Object.fromEntries(containerOf(manifests[2]!).env.map((e) => [e.name, e.value]));
+      expect(env.RPCLOAD_SHARDS).toBe(String(shards));
+      expect(env.RPCLOAD_RUN_ID).toMatch(/^nightly-staging-\d{8}T\d{6}Z-[0-9a-f]{8}$/);
+      expect(containerOf(manifests[3]!).args).toEqual(
+        expect.arrayContaining(['merge', '--run-id', env.RPCLOAD_RUN_ID]),
+      );
+      // The generator never reads the secrets file: no secret can reach the manifests.
+      expect(stdout).not.toContain(SECRET);
+    },
+  );
 
   it('--metrics-port: every shard serves live metrics on that port, with scrape annotations, and still validates', async () => {
     const dir = useTempDir('rpcload-k8s-metrics-');
     const profile = writeProfile(dir, 'https://staging.example.test', 4);
-    const { code, stdout } = await runRpcload(['deploy', 'kubernetes', profile, '--shards', '2', '--metrics-port', '9464']);
+    const { code, stdout } = await runRpcload([
+      'deploy',
+      'kubernetes',
+      profile,
+      '--shards',
+      '2',
+      '--metrics-port',
+      '9464',
+    ]);
     expect(code).toBe(0);
     const manifests = parseAllDocuments(stdout).map((doc) => doc.toJS() as Manifest);
     for (const manifest of manifests) validate(manifest);
     const shards = manifests[2] as unknown as {
-      spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: { ports: unknown[] }[] } } };
+      spec: {
+        template: { metadata: { annotations: Record<string, string> }; spec: { containers: { ports: unknown[] }[] } };
+      };
     };
     expect(shards.spec.template.metadata.annotations).toEqual({
       'prometheus.io/scrape': 'true',
@@ -104,14 +122,30 @@ describe('rpcload deploy kubernetes', () => {
       'prometheus.io/path': '/metrics',
     });
     expect(shards.spec.template.spec.containers[0]!.ports).toEqual([{ name: 'metrics', containerPort: 9464 }]);
-    expect(containerOf(manifests[2]!).args).toEqual(expect.arrayContaining(['--metrics-listen', '0.0.0.0:9464', '--metrics-linger']));
+    expect(containerOf(manifests[2]!).args).toEqual(
+      expect.arrayContaining(['--metrics-listen', '0.0.0.0:9464', '--metrics-linger']),
+    );
     // the merge pod serves nothing
     expect(containerOf(manifests[3]!).args).not.toContain('--metrics-listen');
   });
 
   it('deploy/kubernetes/staging.yaml is what the command prints for the example profile', async () => {
-    const args = ['deploy', 'kubernetes', 'deploy/kubernetes/profile.json', '--shards', '4', '--run-id', 'staging-example'];
-    const { code, stdout } = await runRpcload([...args, '--image', 'ghcr.io/your-org/rpcload:0.1.0', '--start-at', '2026-11-25T03:00:00Z']);
+    const args = [
+      'deploy',
+      'kubernetes',
+      'deploy/kubernetes/profile.json',
+      '--shards',
+      '4',
+      '--run-id',
+      'staging-example',
+    ];
+    const { code, stdout } = await runRpcload([
+      ...args,
+      '--image',
+      'ghcr.io/your-org/rpcload:0.1.0',
+      '--start-at',
+      '2026-11-25T03:00:00Z',
+    ]);
     expect(code).toBe(0);
     const regenerate = `node bin/rpcload.js ${args.join(' ')} --image ghcr.io/your-org/rpcload:0.1.0 --start-at 2026-11-25T03:00:00Z > deploy/kubernetes/staging.yaml`;
     expect(stdout, `deploy/kubernetes/staging.yaml is out of date: ${regenerate}`).toBe(
@@ -121,7 +155,13 @@ describe('rpcload deploy kubernetes', () => {
 
   it('refuses more shards than client IDs in one line', async () => {
     const dir = useTempDir('rpcload-k8s-');
-    const { code, stderr } = await runRpcload(['deploy', 'kubernetes', writeProfile(dir, 'https://x.test', 3), '--shards', '4']);
+    const { code, stderr } = await runRpcload([
+      'deploy',
+      'kubernetes',
+      writeProfile(dir, 'https://x.test', 3),
+      '--shards',
+      '4',
+    ]);
     expect(code).toBe(2);
     expect(stderr).toBe('rpcload: --shards 4: the profile has 3 client IDs, so at most 3 shards\n');
   });
@@ -138,11 +178,15 @@ describe('rpcload deploy kubernetes', () => {
     const podRoot = join(dir, 'pod');
     mkdirSync(join(podRoot, 'results'), { recursive: true });
     const local = (args: string[]): string[] =>
-      args.map((arg) => arg.replace('/etc/rpcload/profile/profile.json', profile).replace(/^\/results/, join(podRoot, 'results')));
+      args.map((arg) =>
+        arg.replace('/etc/rpcload/profile/profile.json', profile).replace(/^\/results/, join(podRoot, 'results')),
+      );
     const shard = containerOf(shardJob!);
     const env = Object.fromEntries(shard.env.map((e) => [e.name, e.value]));
     const pods = await Promise.all(
-      [0, 1].map((index) => runRpcload(local(shard.args), { cwd: podRoot, env: { ...env, JOB_COMPLETION_INDEX: String(index) } })),
+      [0, 1].map((index) =>
+        runRpcload(local(shard.args), { cwd: podRoot, env: { ...env, JOB_COMPLETION_INDEX: String(index) } }),
+      ),
     );
     for (const pod of pods) expect(pod.code, pod.stderr).toBe(0);
     // One file per shard; each name starts with its own start second, so they may sort either way.
@@ -156,7 +200,9 @@ describe('rpcload deploy kubernetes', () => {
     );
     const merge = await runRpcload(local(containerOf(mergeJob!).args), { cwd: podRoot });
     expect(merge.code, merge.stderr).toBe(0);
-    const merged = JSON.parse(readFileSync(join(podRoot, 'results', `${env.RPCLOAD_RUN_ID}.merged.json`), 'utf8')) as RunResult;
+    const merged = JSON.parse(
+      readFileSync(join(podRoot, 'results', `${env.RPCLOAD_RUN_ID}.merged.json`), 'utf8'),
+    ) as RunResult;
     expect(merged.run.shardSet).toMatchObject({ runId: env.RPCLOAD_RUN_ID, count: 2, merged: [1, 2], missing: [] });
     expect(merged.summary.requests).toBe(server.stats().requests - server.stats().tokensIssued);
     expect(merged.thresholds).toEqual([expect.objectContaining({ expr: 'error_rate < 1%', ok: true })]);
@@ -178,7 +224,10 @@ describe('the container image', () => {
       const tag = 'rpcload-test-image:latest';
       const build = spawnSync('docker', ['build', '-q', '-t', tag, '.'], { encoding: 'utf8', timeout: 600_000 });
       expect(build.status, build.stderr).toBe(0);
-      const run = spawnSync('docker', ['run', '--rm', '--entrypoint', 'id', tag, '-u'], { encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync('docker', ['run', '--rm', '--entrypoint', 'id', tag, '-u'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(run.stdout.trim()).toBe('1000');
       const help = spawnSync('docker', ['run', '--rm', tag, 'run', '--help'], { encoding: 'utf8', timeout: 60_000 });
       expect(help.stdout).toContain('--shard <I/N>');

@@ -42,12 +42,30 @@ const only = (checks: readonly CheckResult[], id: string): CheckResult => checks
 
 describe('verify --replica: ratelimit.replicas', () => {
   it.each([
-    ['shared', 0, 'pass', /^after replica 1 refused \(10 admitted\), target and replica 2 refused the same client at once/],
-    ['memory', 1, 'fail', /^replica 2 admitted 10 more after replica 1 refused: effective limit 20 per 2 s with 2 replicas/],
+    [
+      'shared',
+      0,
+      'pass',
+      /^after replica 1 refused \(10 admitted\), target and replica 2 refused the same client at once/,
+    ],
+    [
+      'memory',
+      1,
+      'fail',
+      /^replica 2 admitted 10 more after replica 1 refused: effective limit 20 per 2 s with 2 replicas/,
+    ],
   ] as const)('a %s store: exit %i, %s', async (limiterStore, code, verdict, detail) => {
     const server = await startTestServer({ replicas: 2, limit: 10, windowMs: 2000, limiterStore });
     const replicas = server.replicaUrls.flatMap((url) => ['--replica', url]);
-    const { result, checks } = await verify(['--target', server.url, ...replicas, ...CLIENTS, ...SHORT, '--only', 'ratelimit.replicas']);
+    const { result, checks } = await verify([
+      '--target',
+      server.url,
+      ...replicas,
+      ...CLIENTS,
+      ...SHORT,
+      '--only',
+      'ratelimit.replicas',
+    ]);
     expect(result.code, result.stderr).toBe(code);
     expect(only(checks, 'ratelimit.replicas')).toMatchObject({ verdict });
     expect(only(checks, 'ratelimit.replicas').detail).toMatch(detail);
@@ -57,9 +75,18 @@ describe('verify --replica: ratelimit.replicas', () => {
     const serve = await startServeProcess(['--replicas', '2', '--limiter-store', 'shared']);
     try {
       const replicas = serve.replicaUrls.flatMap((url) => ['--replica', url]);
-      const { result, checks } = await verify(['--target', serve.url, ...replicas, ...CLIENTS, '--only', 'ratelimit.replicas']);
+      const { result, checks } = await verify([
+        '--target',
+        serve.url,
+        ...replicas,
+        ...CLIENTS,
+        '--only',
+        'ratelimit.replicas',
+      ]);
       expect(result.code, result.stderr).toBe(0);
-      expect(only(checks, 'ratelimit.replicas').detail).toMatch(/^after replica 1 refused \(100 admitted\).*and again [\d.]+ s later/);
+      expect(only(checks, 'ratelimit.replicas').detail).toMatch(
+        /^after replica 1 refused \(100 admitted\).*and again [\d.]+ s later/,
+      );
       expect(only(checks, 'ratelimit.replicas').evidence).toMatchObject({ limit: 100, windowMs: 10_000, replicas: 2 });
     } finally {
       await serve.stop();
@@ -79,9 +106,18 @@ describe('verify --replica: ratelimit.replicas', () => {
 describe('verify --fault/--heal: ratelimit.store_outage through a fault file', () => {
   const outageServer = async (storeOutagePolicy: ServerOptions['storeOutagePolicy']) => {
     const file = join(dir, `store-down-${++files}`);
-    const server = await startTestServer({ limit: 10, windowMs: 1000, storeFaultFile: file, storeOutagePolicy, clients: CLIENT_SECRETS });
+    const server = await startTestServer({
+      limit: 10,
+      windowMs: 1000,
+      storeFaultFile: file,
+      storeOutagePolicy,
+      clients: CLIENT_SECRETS,
+    });
     // The server looks for its fault file every 50 ms: the hook waits for it to have seen it.
-    return { server, hooks: ['--fault', `echo breaking with hook-secret-123; touch ${file} && sleep 0.2`, '--heal', `rm -f ${file}`] };
+    return {
+      server,
+      hooks: ['--fault', `echo breaking with hook-secret-123; touch ${file} && sleep 0.2`, '--heal', `rm -f ${file}`],
+    };
   };
   const CLIENT_SECRETS = [
     { id: 'app-1', secret: 'hook-secret-123' },
@@ -102,28 +138,36 @@ describe('verify --fault/--heal: ratelimit.store_outage through a fault file', (
       'pass',
       /^as declared \(--outage-policy closed\): the limiter failed closed with 429: refused all \d+ answered requests/,
     ],
-    ['closed-503', 0, 'pass', /^as declared \(--outage-policy closed\): the limiter failed closed with 5xx \(503\): refused all \d+/],
-  ] as const)('a store that fails %s, judged against --outage-policy closed: exit %i, %s', async (policy, code, verdict, detail) => {
-    const { server, hooks } = await outageServer(policy);
-    const { result, checks } = await verify([
-      '--target',
-      server.url,
-      ...APP_CLIENTS,
-      ...ONE_S,
-      ...hooks,
-      '--outage-policy',
-      'closed',
-      '--only',
-      'ratelimit.store_outage',
-    ]);
-    expect(result.code, result.stderr).toBe(code);
-    const check = only(checks, 'ratelimit.store_outage');
-    expect(check.verdict).toBe(verdict);
-    expect(check.detail).toMatch(detail);
-    // The hook's output is evidence, with the client secret it echoed redacted.
-    expect(JSON.stringify(check.evidence)).toContain('breaking with [redacted]');
-    expect(result.stdout + result.stderr).not.toContain('hook-secret-123');
-  });
+    [
+      'closed-503',
+      0,
+      'pass',
+      /^as declared \(--outage-policy closed\): the limiter failed closed with 5xx \(503\): refused all \d+/,
+    ],
+  ] as const)(
+    'a store that fails %s, judged against --outage-policy closed: exit %i, %s',
+    async (policy, code, verdict, detail) => {
+      const { server, hooks } = await outageServer(policy);
+      const { result, checks } = await verify([
+        '--target',
+        server.url,
+        ...APP_CLIENTS,
+        ...ONE_S,
+        ...hooks,
+        '--outage-policy',
+        'closed',
+        '--only',
+        'ratelimit.store_outage',
+      ]);
+      expect(result.code, result.stderr).toBe(code);
+      const check = only(checks, 'ratelimit.store_outage');
+      expect(check.verdict).toBe(verdict);
+      expect(check.detail).toMatch(detail);
+      // The hook's output is evidence, with the client secret it echoed redacted.
+      expect(JSON.stringify(check.evidence)).toContain('breaking with [redacted]');
+      expect(result.stdout + result.stderr).not.toContain('hook-secret-123');
+    },
+  );
 
   it('without --outage-policy: the observed policy, not judged', async () => {
     const { server, hooks } = await outageServer('open');
@@ -145,7 +189,15 @@ describe('verify --fault/--heal: ratelimit.store_outage through a fault file', (
   it('a hook past its deadline ends the check as target_broken, with its output', async () => {
     const server = await startTestServer({ limit: 10, windowMs: 1000 });
     const hooks = ['--fault', 'echo stopping the store; sleep 20', '--heal', 'true', '--hook-timeout', '500ms'];
-    const { result, checks } = await verify(['--target', server.url, ...CLIENTS, ...ONE_S, ...hooks, '--only', 'ratelimit.store_outage']);
+    const { result, checks } = await verify([
+      '--target',
+      server.url,
+      ...CLIENTS,
+      ...ONE_S,
+      ...hooks,
+      '--only',
+      'ratelimit.store_outage',
+    ]);
     expect(result.code).toBe(1);
     expect(only(checks, 'ratelimit.store_outage')).toMatchObject({
       verdict: 'skip',
@@ -163,10 +215,27 @@ describe('verify --fault/--heal: ratelimit.restart by SIGUSR2', () => {
   ] as const)(
     'replicas with a %s store: exit %i',
     async (store, code, detail) => {
-      const serve = await startServeProcess(['--replicas', '2', '--limiter-store', store, '--limit', '10', '--window', '2s']);
+      const serve = await startServeProcess([
+        '--replicas',
+        '2',
+        '--limiter-store',
+        store,
+        '--limit',
+        '10',
+        '--window',
+        '2s',
+      ]);
       try {
         const hooks = ['--fault', `kill -USR2 ${serve.pid}`, '--heal', 'sleep 0.3'];
-        const { result, checks } = await verify(['--target', serve.url, ...CLIENTS, ...SHORT, ...hooks, '--only', 'ratelimit.restart']);
+        const { result, checks } = await verify([
+          '--target',
+          serve.url,
+          ...CLIENTS,
+          ...SHORT,
+          ...hooks,
+          '--only',
+          'ratelimit.restart',
+        ]);
         expect(result.code, result.stderr).toBe(code);
         expect(only(checks, 'ratelimit.restart').detail).toMatch(detail);
       } finally {
@@ -242,7 +311,8 @@ describe('run --replica', () => {
       }
       const threshold = file.checks.find((c) => c.id === 'ratelimit.threshold')!;
       expect(threshold.verdict, threshold.detail).toBe(verdict);
-      if (verdict === 'fail') expect(threshold.evidence.perReplicaCounting).toEqual({ admitted: 20, limit: 10, replicas: 2 });
+      if (verdict === 'fail')
+        expect(threshold.evidence.perReplicaCounting).toEqual({ admitted: 20, limit: 10, replicas: 2 });
     },
   );
 });

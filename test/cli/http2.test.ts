@@ -48,7 +48,16 @@ describe('HTTP/2 through the CLI', () => {
   it('run --http2, closed model: eight virtual users share one h2 connection, a stream each', async () => {
     const out = `${dir.path}/closed.json`;
     const requestsBefore = h2.stats().requests;
-    const run = await runRpcload([...load(h2.url, ca), '--http2', '--concurrency', '8', '--duration', '1s', '--out', out]);
+    const run = await runRpcload([
+      ...load(h2.url, ca),
+      '--http2',
+      '--concurrency',
+      '8',
+      '--duration',
+      '1s',
+      '--out',
+      out,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const r = result(out);
     expect(validateRunResult(r)).toEqual([]);
@@ -196,7 +205,9 @@ describe('HTTP/2 through the CLI', () => {
         capacity: { start: 20, warmUp: '0s', hold: '1s', confirm: '0s', max: 40, maxLag: '1s' },
       }),
     );
-    const run = await runRpcload(['capacity', profile, '--http2', '--ui', 'none', '--out', out], { timeoutMs: 120_000 });
+    const run = await runRpcload(['capacity', profile, '--http2', '--ui', 'none', '--out', out], {
+      timeoutMs: 120_000,
+    });
     expect(run.code, run.stderr).toBe(0);
     const r = result(out);
     expect(r.config.http).toMatchObject({ version: '2' });

@@ -46,7 +46,9 @@ describe('rpcload CLI basics', () => {
         return write(chunk, ...rest);
       };`,
     );
-    const result = await runRpcload(['--version'], { env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` } });
+    const result = await runRpcload(['--version'], {
+      env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` },
+    });
     expect(result.stdout.trim()).toBe(TOOL.version);
     expect(result.stderr).toMatch(/\n\s+at runCli \(\S+\/src\/cli\/program\.ts:\d+:\d+\)/);
     expect(result.stderr).toMatch(/\n\s+at \S+ \(\S+\/src\/cli\/main\.ts:\d+:\d+\)/);

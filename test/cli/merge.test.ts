@@ -23,8 +23,14 @@ describe('rpcload merge', () => {
     const threshold = [{ expr: `requests < ${whole.summary.requests - 1}`, actual: 0, ok: true }];
     await writeFile(join(dir, 'a.json'), JSON.stringify(shard(['client-1', 'client-2', 'client-3'], 'a')));
     await writeFile(join(dir, 'b.json'), JSON.stringify(shard(['client-4', 'client-5', 'client-6'], 'b')));
-    await writeFile(join(dir, 'a-limit.json'), JSON.stringify(shard(['client-1', 'client-2', 'client-3'], 'a2', threshold)));
-    await writeFile(join(dir, 'b-limit.json'), JSON.stringify(shard(['client-4', 'client-5', 'client-6'], 'b2', threshold)));
+    await writeFile(
+      join(dir, 'a-limit.json'),
+      JSON.stringify(shard(['client-1', 'client-2', 'client-3'], 'a2', threshold)),
+    );
+    await writeFile(
+      join(dir, 'b-limit.json'),
+      JSON.stringify(shard(['client-4', 'client-5', 'client-6'], 'b2', threshold)),
+    );
   });
 
   it('writes one valid result file with the totals and percentiles of the whole run', async () => {
@@ -46,7 +52,9 @@ describe('rpcload merge', () => {
     // Each shard passes "requests < total − 1"; together they do not.
     const result = await merge('a-limit.json', 'b-limit.json', '--out', 'limit.json');
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(new RegExp(`✗ requests < ${whole.summary.requests - 1}\\s+\\(actual ${whole.summary.requests}\\)`));
+    expect(result.stdout).toMatch(
+      new RegExp(`✗ requests < ${whole.summary.requests - 1}\\s+\\(actual ${whole.summary.requests}\\)`),
+    );
   });
 
   it.each([

@@ -30,7 +30,10 @@ describe('rpcload profile validate', () => {
         thresholds: ['p99 < 5kb'],
       }),
     );
-    const result = await runRpcload(['profile', 'validate', file], { cwd: ROOT, env: { CLI_TEST_SECRET: 'top-secret-value' } });
+    const result = await runRpcload(['profile', 'validate', file], {
+      cwd: ROOT,
+      env: { CLI_TEST_SECRET: 'top-secret-value' },
+    });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trimEnd().split('\n')).toEqual([
@@ -84,7 +87,10 @@ describe('rpcload profile validate', () => {
     const ragged = write('ragged.csv', 'id,email\n1,a@x\n2\n');
     const headerOnly = write('header-only.csv', 'id,email\n');
     const cases: [string, string][] = [
-      [profile('ragged.json', { data: { users: { file: 'ragged.csv' } } }), `data set "users" (${ragged}): line 3: expected 2 fields`],
+      [
+        profile('ragged.json', { data: { users: { file: 'ragged.csv' } } }),
+        `data set "users" (${ragged}): line 3: expected 2 fields`,
+      ],
       [
         profile('no-rows.json', { data: { users: { file: 'header-only.csv' } } }),
         `data set "users" (${headerOnly}): expected at least one row`,
@@ -98,7 +104,10 @@ describe('rpcload profile validate', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(cases.length);
     cases.forEach(([, message], i) => expect(lines[i]).toContain(message));
-    const replay = await runRpcload(['profile', 'validate', 'examples/replay/checkout-profile.json'], { cwd: ROOT, env: { SECRET: 'x' } });
+    const replay = await runRpcload(['profile', 'validate', 'examples/replay/checkout-profile.json'], {
+      cwd: ROOT,
+      env: { SECRET: 'x' },
+    });
     expect(replay.stderr).toBe('');
     expect(replay.stdout).toBe(
       'examples/replay/checkout-profile.json: ok — replays checkout.jsonl (jsonl, 60 calls), 3 callers sent by 3 clients, speed 1×, total duration 2.9s\n',
@@ -106,7 +115,9 @@ describe('rpcload profile validate', () => {
   });
 
   it('validates several files, exiting 2 when any fails', async () => {
-    const result = await runRpcload(['profile', 'validate', 'profiles/smoke.json', join(dir, 'nope.json')], { cwd: ROOT });
+    const result = await runRpcload(['profile', 'validate', 'profiles/smoke.json', join(dir, 'nope.json')], {
+      cwd: ROOT,
+    });
     expect(result.stdout).toMatch(/^profiles\/smoke\.json: ok — 3 scenarios, 1 phase, 3 clients, total duration 5s\n$/);
     expect(result.stderr).toMatch(/nope\.json: cannot read the profile/);
     expect(result.code).toBe(2);
@@ -119,6 +130,8 @@ describe('rpcload profile schema', () => {
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as { $id: string; properties: Record<string, unknown> };
     expect(printed).toEqual(JSON.parse(readFileSync(join(ROOT, 'schemas/profile.schema.json'), 'utf8')));
-    expect(Object.keys(printed.properties)).toEqual(expect.arrayContaining(['target', 'clients', 'scenarios', 'phases', 'thresholds']));
+    expect(Object.keys(printed.properties)).toEqual(
+      expect.arrayContaining(['target', 'clients', 'scenarios', 'phases', 'thresholds']),
+    );
   });
 });

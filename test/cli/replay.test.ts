@@ -42,9 +42,16 @@ async function replay(args: readonly string[], clients: readonly string[], conne
   const profile = join(dir, `profile-${name}.json`);
   writeFileSync(
     profile,
-    JSON.stringify({ target: api.url, clients: { list: clients.map((id) => ({ id, secret: `secret-${id}` })) }, http: { connections } }),
+    JSON.stringify({
+      target: api.url,
+      clients: { list: clients.map((id) => ({ id, secret: `secret-${id}` })) },
+      http: { connections },
+    }),
   );
-  const how = connections === undefined ? ['--target', api.url, ...clients.flatMap((id) => ['--client', `${id}:secret-${id}`])] : [profile];
+  const how =
+    connections === undefined
+      ? ['--target', api.url, ...clients.flatMap((id) => ['--client', `${id}:secret-${id}`])]
+      : [profile];
   const cli = await runRpcload(['run', ...how, '--ui', 'none', '--out', out, ...args]);
   const result = cli.code === 2 ? null : (JSON.parse(readFileSync(out, 'utf8')) as RunResult);
   return { code: cli.code, stderr: cli.stderr, result, arrivals: [...api.arrivals] };
@@ -102,7 +109,12 @@ describe('run --replay', () => {
     let t = 1000;
     for (let seq = 0; seq < 400; seq++) {
       t += random() < 0.1 ? 40 + random() * 60 : random() * 8; // bursts and pauses, like real traffic
-      calls.push({ t: Math.round(t * 10) / 10, client: callers[seq % 4]!, method: seq % 3 === 0 ? 'orders.get' : 'ping', args: { seq } });
+      calls.push({
+        t: Math.round(t * 10) / 10,
+        client: callers[seq % 4]!,
+        method: seq % 3 === 0 ? 'orders.get' : 'ping',
+        args: { seq },
+      });
     }
     const file = recording('timed.jsonl', calls);
     const speed = 2;
@@ -120,7 +132,9 @@ describe('run --replay', () => {
     // process, stalls as much).
     const lagP99 = result!.summary.scheduleLagMs!.p99;
     if (lagP99 > 25) {
-      expect(result!.warnings.join('\n')).toMatch(/schedule lag p99 [\d.]+ ms: the load generator, not the server, was the bottleneck/);
+      expect(result!.warnings.join('\n')).toMatch(
+        /schedule lag p99 [\d.]+ ms: the load generator, not the server, was the bottleneck/,
+      );
       console.warn(`replay timing not judged: the machine is too busy (schedule lag p99 ${lagP99} ms)`);
     } else expectOnTime();
     function expectOnTime(): void {
@@ -196,7 +210,9 @@ describe('run --replay', () => {
     ]);
     const { code, stderr } = await replay(['--replay', file], ['c1']);
     expect(code).toBe(2);
-    expect(stderr.trim()).toMatch(/^rpcload: broken\.jsonl:2: \/method: expected a method name .*, found "no such\/method"$/);
+    expect(stderr.trim()).toMatch(
+      /^rpcload: broken\.jsonl:2: \/method: expected a method name .*, found "no such\/method"$/,
+    );
   });
 
   it('replays a HAR capture: its API calls by the client that fetched their token, token requests and other URLs skipped and counted', async () => {
@@ -210,7 +226,12 @@ describe('run --replay', () => {
     ]);
     // 250 ms apart in the capture (±25 ms).
     expect(arrivals[2]!.atMs - arrivals[1]!.atMs).toBeGreaterThan(225);
-    expect(result!.replay).toMatchObject({ format: 'har', calls: 3, sent: 3, skipped: { 'token request': 1, 'not an API call': 1 } });
+    expect(result!.replay).toMatchObject({
+      format: 'har',
+      calls: 3,
+      sent: 3,
+      skipped: { 'token request': 1, 'not an API call': 1 },
+    });
     // The capture's secret and token never reach the result file.
     const text = JSON.stringify(result);
     expect(text).not.toContain('s3cr3t-web');
@@ -231,16 +252,30 @@ describe('run --replay', () => {
     const billing = await assertion({ iss: 'https://issuer.example.test', sub: 'billing-sub' }); // iss ≠ sub: the form's client_id decides
     const at = (ms: number): string => new Date(Date.parse('2026-03-10T14:00:00.000Z') + ms).toISOString();
     const tokenRequest = (ms: number, form: Record<string, string>, token: string) =>
-      harEntry(at(ms), 'auth.token', new URLSearchParams({ grant_type: 'client_credentials', ...form }).toString(), null, {
-        status: 'success',
-        data: { access_token: token, token_type: 'Bearer', expires_in: 3600 },
-      });
+      harEntry(
+        at(ms),
+        'auth.token',
+        new URLSearchParams({ grant_type: 'client_credentials', ...form }).toString(),
+        null,
+        {
+          status: 'success',
+          data: { access_token: token, token_type: 'Bearer', expires_in: 3600 },
+        },
+      );
     const jwtBearer = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
     const har = join(dir, 'jwt.har');
     const entries = [
       tokenRequest(0, { client_assertion_type: jwtBearer, client_assertion: orders }, 'tok-orders-1'),
-      tokenRequest(10, { client_assertion_type: jwtBearer, client_assertion: billing, client_id: 'svc-billing' }, 'tok-billing-1'),
-      tokenRequest(20, { client_assertion_type: jwtBearer, client_assertion: 'eyJhbGciOiJFUzI1NiJ9.bm90IGpzb24.c2ln' }, 'tok-broken-1'),
+      tokenRequest(
+        10,
+        { client_assertion_type: jwtBearer, client_assertion: billing, client_id: 'svc-billing' },
+        'tok-billing-1',
+      ),
+      tokenRequest(
+        20,
+        { client_assertion_type: jwtBearer, client_assertion: 'eyJhbGciOiJFUzI1NiJ9.bm90IGpzb24.c2ln' },
+        'tok-broken-1',
+      ),
       harEntry(at(100), 'ping', '{"seq":0}', 'tok-orders-1'),
       harEntry(at(150), 'ping', '{"seq":1}', 'tok-billing-1'),
       harEntry(at(200), 'ping', '{"seq":2}', 'tok-orders-1'),
@@ -248,7 +283,10 @@ describe('run --replay', () => {
     ];
     writeFileSync(har, JSON.stringify({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries } }));
     // The call made with the broken assertion's token has no known caller: --map-clients sends it by a configured client.
-    const { code, stderr, result, arrivals } = await replay(['--replay', har, '--map-clients'], ['svc-orders', 'svc-billing']);
+    const { code, stderr, result, arrivals } = await replay(
+      ['--replay', har, '--map-clients'],
+      ['svc-orders', 'svc-billing'],
+    );
     expect(code).toBe(0);
     const bySeq = new Map(arrivals.map((a) => [a.args.seq as number, a.client]));
     expect([bySeq.get(0), bySeq.get(1), bySeq.get(2)]).toEqual(['svc-orders', 'svc-billing', 'svc-orders']);
@@ -262,7 +300,8 @@ describe('run --replay', () => {
       skipped: { 'token request': 2, 'malformed client assertion': 1 },
     });
     // The assertions are credentials: in neither the result file nor the output.
-    for (const text of [JSON.stringify(result), stderr]) for (const jwt of [orders, billing]) expect(text).not.toContain(jwt.split('.')[2]);
+    for (const text of [JSON.stringify(result), stderr])
+      for (const jwt of [orders, billing]) expect(text).not.toContain(jwt.split('.')[2]);
   });
 
   it('replays a window (--from/--to), the first N calls (-n), and loops the window (--loop)', async () => {
@@ -274,7 +313,12 @@ describe('run --replay', () => {
     const seqs = (arrivals: Arrival[]) => arrivals.map((a) => a.args.seq as number).sort((a, b) => a - b);
     const windowed = await replay(['--replay', file, '--from', '200ms', '--to', '500ms', '--speed', '4'], ['c1']);
     expect(seqs(windowed.arrivals)).toEqual(Array.from({ length: 30 }, (_, i) => 20 + i));
-    expect(windowed.result!.replay).toMatchObject({ window: { fromMs: 200, toMs: 500 }, calls: 100, callsInWindow: 30, sent: 30 });
+    expect(windowed.result!.replay).toMatchObject({
+      window: { fromMs: 200, toMs: 500 },
+      calls: 100,
+      callsInWindow: 30,
+      sent: 30,
+    });
     const firstTen = await replay(['--replay', file, '-n', '10', '--speed', '4'], ['c1']);
     expect(seqs(firstTen.arrivals)).toEqual(Array.from({ length: 10 }, (_, i) => i));
     const looped = await replay(['--replay', file, '--to', '200ms', '--loop', '-n', '50', '--speed', '2'], ['c1']);
@@ -287,7 +331,12 @@ describe('run --replay', () => {
     const callers = ['w1', 'w2', 'w3', 'w4'];
     const file = recording(
       'workers.jsonl',
-      Array.from({ length: 120 }, (_, seq) => ({ t: seq * 4, client: callers[seq % 4], method: 'ping', args: { seq } })),
+      Array.from({ length: 120 }, (_, seq) => ({
+        t: seq * 4,
+        client: callers[seq % 4],
+        method: 'ping',
+        args: { seq },
+      })),
     );
     const { code, result, arrivals } = await replay(['--replay', file, '--workers', '2'], callers, 2);
     expect(code).toBe(0);
@@ -304,7 +353,19 @@ describe('run --replay', () => {
       Array.from({ length: 20 }, (_, seq) => ({ t: seq * 5, client: 'c1', method: 'ping', args: { seq, note } }));
     const runOf = async (file: string) => {
       const out = join(dir, `compare-${Math.random().toString(36).slice(2)}.json`);
-      const cli = await runRpcload(['run', '--target', api.url, '--client', 'c1:s', '--replay', file, '--ui', 'none', '--out', out]);
+      const cli = await runRpcload([
+        'run',
+        '--target',
+        api.url,
+        '--client',
+        'c1:s',
+        '--replay',
+        file,
+        '--ui',
+        'none',
+        '--out',
+        out,
+      ]);
       expect(cli.code).toBe(0);
       return out;
     };

@@ -53,7 +53,8 @@ class SignatureCheckingServer {
     if (req.url === '/api/auth.token') {
       const form = new URLSearchParams(body.toString());
       const id = form.get('client_id') ?? '';
-      if (CLIENT_SECRETS[id] !== form.get('client_secret')) return reply(401, { status: 'error', error: 'invalid_client' });
+      if (CLIENT_SECRETS[id] !== form.get('client_secret'))
+        return reply(401, { status: 'error', error: 'invalid_client' });
       const token = randomBytes(16).toString('hex');
       this.tokens.set(token, id);
       return reply(200, { status: 'success', data: { access_token: token, token_type: 'Bearer', expires_in: 3600 } });
@@ -107,7 +108,9 @@ function profile(name: string, sign: string, extra: Record<string, unknown> = {}
           { id: 'app-2', secret: CLIENT_SECRETS['app-2'] },
         ],
       },
-      scenarios: [{ steps: [{ method: 'echo', args: { n: '{{int 1 1000000}}', who: '{{client.id}}', pad: '{{pad 300}}' } }] }],
+      scenarios: [
+        { steps: [{ method: 'echo', args: { n: '{{int 1 1000000}}', who: '{{client.id}}', pad: '{{pad 300}}' } }] },
+      ],
       phases: [{ duration: '1s', rate: 30 }],
       ...extra,
     }),
@@ -135,7 +138,16 @@ describe('request signing', () => {
   it('loads the module in every worker thread', async () => {
     const before = { good: server.good, bad: server.bad };
     const out = `${dir.path}/workers.json`;
-    const run = await runRpcload(['run', profile('workers', './sign.mjs'), '--workers', '2', '--ui', 'none', '--out', out]);
+    const run = await runRpcload([
+      'run',
+      profile('workers', './sign.mjs'),
+      '--workers',
+      '2',
+      '--ui',
+      'none',
+      '--out',
+      out,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(result(out).run.workers).toBe(2);
     expect(server.good - before.good).toBe(result(out).summary.requests);
@@ -167,17 +179,32 @@ describe('request signing', () => {
       'export default ({ clientId }) => { if (clientId === "app-2") throw new Error("no key for " + clientId); return {}; };',
       /no key for app-2/,
     ],
-    ['returns no headers object', 'export default ({ clientId }) => (clientId === "app-2" ? 42 : {});', /returned number/],
+    [
+      'returns no headers object',
+      'export default ({ clientId }) => (clientId === "app-2" ? 42 : {});',
+      /returned number/,
+    ],
     [
       'rejects',
       'export default async ({ clientId }) => { if (clientId === "app-2") throw new Error("async failure"); return {}; };',
       /async failure/,
     ],
-    ['returns a bad header', 'export default ({ clientId }) => (clientId === "app-2" ? { "bad name": "x" } : {});', /invalid header name/],
+    [
+      'returns a bad header',
+      'export default ({ clientId }) => (clientId === "app-2" ? { "bad name": "x" } : {});',
+      /invalid header name/,
+    ],
   ])('a sign function that %s makes sign:error outcomes, and the run goes on', async (name, source) => {
     dir.write(`${name}.mjs`, source);
     const out = `${dir.path}/${name}.json`;
-    const run = await runRpcload(['run', profile(`failing-${name.replace(/\W/g, '')}`, `./${name}.mjs`), '--ui', 'none', '--out', out]);
+    const run = await runRpcload([
+      'run',
+      profile(`failing-${name.replace(/\W/g, '')}`, `./${name}.mjs`),
+      '--ui',
+      'none',
+      '--out',
+      out,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const r = result(out);
     expect(r.summary.outcomes['sign:error']).toBeGreaterThan(0);
@@ -189,7 +216,14 @@ describe('request signing', () => {
 
   it('a module without a function is one line, exit 2', async () => {
     dir.write('nothing.mjs', 'export const answer = 42;');
-    const run = await runRpcload(['run', profile('nothing', './nothing.mjs'), '--ui', 'none', '--out', `${dir.path}/nothing-out.json`]);
+    const run = await runRpcload([
+      'run',
+      profile('nothing', './nothing.mjs'),
+      '--ui',
+      'none',
+      '--out',
+      `${dir.path}/nothing-out.json`,
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(

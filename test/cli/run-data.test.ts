@@ -29,7 +29,12 @@ const profile = (target: string, data: Record<string, unknown>, extra: Record<st
   scenarios: [
     {
       name: 'use',
-      steps: [{ method: 'rows.use', args: { id: '{{data.users.id}}', email: '{{data.users.email}}', note: '{{data.users.note}}' } }],
+      steps: [
+        {
+          method: 'rows.use',
+          args: { id: '{{data.users.id}}', email: '{{data.users.email}}', note: '{{data.users.note}}' },
+        },
+      ],
     },
   ],
   phases: [{ duration: '20s', rate: 120 }],
@@ -79,7 +84,18 @@ describe('data files from the CLI', { timeout: 120_000 }, () => {
     writeFileSync(path, JSON.stringify(profile(api.url, { users: { file: 'users.csv', order: 'unique' } })));
     const runs = await Promise.all(
       [1, 2, 3].map((i) =>
-        runRpcload(['run', path, '--shard', `${i}/3`, '--run-id', 'data-shards', '--ui', 'none', '--out', join(dir, `shard-${i}.json`)]),
+        runRpcload([
+          'run',
+          path,
+          '--shard',
+          `${i}/3`,
+          '--run-id',
+          'data-shards',
+          '--ui',
+          'none',
+          '--out',
+          join(dir, `shard-${i}.json`),
+        ]),
       ),
     );
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
@@ -92,7 +108,9 @@ describe('data files from the CLI', { timeout: 120_000 }, () => {
       const path = join(dir, `${order}.json`);
       writeFileSync(
         path,
-        JSON.stringify(profile(api.url, { users: { file: 'users.csv', order } }, { phases: [{ duration: '3s', rate: 120 }] })),
+        JSON.stringify(
+          profile(api.url, { users: { file: 'users.csv', order } }, { phases: [{ duration: '3s', rate: 120 }] }),
+        ),
       );
       const run = await runRpcload(['run', path, '--ui', 'none', '--out', join(dir, `${order}-result.json`)]);
       expect(run.code, run.stderr).toBe(0);
@@ -100,14 +118,20 @@ describe('data files from the CLI', { timeout: 120_000 }, () => {
       expect(emails.length).toBeGreaterThan(ROWS); // more iterations than rows: wrapped or repeated
       for (const email of emails) expect(email).toMatch(/^user\d+@example\.com$/);
       // In file order (requests on several connections may reach the server a little out of order)
-      if (order === 'sequential') for (const email of emails.slice(0, 10)) expect(Number(/\d+/.exec(email)![0])).toBeLessThan(20);
+      if (order === 'sequential')
+        for (const email of emails.slice(0, 10)) expect(Number(/\d+/.exec(email)![0])).toBeLessThan(20);
       else expect(new Set(emails.slice(0, 100)).size).toBeLessThan(100); // repeats among 100 picks of 240
     }
   });
 
   it.each<[string, string, string, string]>([
     // a ragged row
-    ['ragged.csv', 'id,email\n1,a@x\n2\n', '{{data.users.email}}', 'line 3: expected 2 fields like the header (id, email), found 1'],
+    [
+      'ragged.csv',
+      'id,email\n1,a@x\n2\n',
+      '{{data.users.email}}',
+      'line 3: expected 2 fields like the header (id, email), found 1',
+    ],
     // a column the header lacks
     ['nocol.csv', 'id,mail\n1,a@x\n', '{{data.users.email}}', 'line 1: no column "email" in the header'],
     // JSON Lines: a line that is not an object, and one without the key
@@ -122,7 +146,10 @@ describe('data files from the CLI', { timeout: 120_000 }, () => {
     const path = join(dir, `bad-${file}.json`);
     writeFileSync(
       path,
-      JSON.stringify({ ...profile(api.url, { users: { file } }), scenarios: [{ steps: [{ method: 'rows.use', args: { e: template } }] }] }),
+      JSON.stringify({
+        ...profile(api.url, { users: { file } }),
+        scenarios: [{ steps: [{ method: 'rows.use', args: { e: template } }] }],
+      }),
     );
     const from = api.log.length;
     const run = await runRpcload(['run', path, '--ui', 'none', '--out', join(dir, 'never.json')]);
@@ -138,11 +165,24 @@ describe('data files from the CLI', { timeout: 120_000 }, () => {
     const path = join(dir, 'one-row.json');
     writeFileSync(
       path,
-      JSON.stringify(profile(api.url, { users: { file: 'one.csv', order: 'unique' } }, { phases: [{ duration: '2s', rate: 5 }] })),
+      JSON.stringify(
+        profile(api.url, { users: { file: 'one.csv', order: 'unique' } }, { phases: [{ duration: '2s', rate: 5 }] }),
+      ),
     );
     const from = api.log.length;
     const out = join(dir, 'nothing-sent.json');
-    const run = await runRpcload(['run', path, '--shard', '2/2', '--run-id', 'nothing-sent', '--ui', 'none', '--out', out]);
+    const run = await runRpcload([
+      'run',
+      path,
+      '--shard',
+      '2/2',
+      '--run-id',
+      'nothing-sent',
+      '--ui',
+      'none',
+      '--out',
+      out,
+    ]);
     expect(api.log.slice(from).filter((c) => c.method === 'rows.use')).toEqual([]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('no request was sent: the run measured nothing');

@@ -15,7 +15,20 @@ describe('rpcload run --http-debug', { timeout: 60_000 }, () => {
   ])('%s prints the first %d exchanges to stderr, the secret and the token redacted', async (flag, n) => {
     const out = join(dir, `${n}.json`);
     // One client: its token request, then the load's requests.
-    const run = await runRpcload(['run', '--clients', '1', '--rate', '20', '--duration', '1s', '--ui', 'none', '--out', out, flag]);
+    const run = await runRpcload([
+      'run',
+      '--clients',
+      '1',
+      '--rate',
+      '20',
+      '--duration',
+      '1s',
+      '--ui',
+      'none',
+      '--out',
+      out,
+      flag,
+    ]);
     // (The demo profile's thresholds may fail on so short a run: exit 1 then, never 2.)
     expect([0, 1]).toContain(run.code);
     const heads = [...run.stderr.matchAll(/^── http-debug (\d+)\/(\d+) ──$/gm)].map((m) => `${m[1]}/${m[2]}`);
@@ -33,7 +46,18 @@ describe('rpcload run --http-debug', { timeout: 60_000 }, () => {
   });
 
   it('is refused with --workers (it prints from one thread)', async () => {
-    const run = await runRpcload(['run', '--rate', '20', '--duration', '1s', '--ui', 'none', '--workers', '2', '--http-debug']);
+    const run = await runRpcload([
+      'run',
+      '--rate',
+      '20',
+      '--duration',
+      '1s',
+      '--ui',
+      'none',
+      '--workers',
+      '2',
+      '--http-debug',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toMatch(/^rpcload: --http-debug: prints from one thread; drop --workers$/);
   });

@@ -134,7 +134,10 @@ describe('rpcload run without a profile', () => {
       ['profiles/smoke.json', '--method', 'ping'],
       /^rpcload: --method: builds a profile from flags; it cannot be combined with a profile file/,
     ],
-    [['--method', 'ping', '--rate', 'fast'], /--rate <n>' argument 'fast' is invalid\. expected a positive rate like 50, or FROM:TO/],
+    [
+      ['--method', 'ping', '--rate', 'fast'],
+      /--rate <n>' argument 'fast' is invalid\. expected a positive rate like 50, or FROM:TO/,
+    ],
     [['--method', 'ping', '--stages', '30s:50,2m'], /--stages <list>' argument '30s:50,2m' is invalid/],
     // the flags' numbers are checked with the profile's phases, by the same rules
     [['--method', 'ping', '--rate', '0'], /^rpcload: --rate: expected a rate above 0 at some point/m],

@@ -36,7 +36,9 @@ describe('rpcload run --label --junit', () => {
       ...result.checks.map((c) => c.id),
     ]);
     const failures = (xml.match(/<failure /g) ?? []).length;
-    expect(failures).toBe(result.thresholds.filter((t) => !t.ok).length + result.checks.filter((c) => c.verdict === 'fail').length);
+    expect(failures).toBe(
+      result.thresholds.filter((t) => !t.ok).length + result.checks.filter((c) => c.verdict === 'fail').length,
+    );
     expect(run.code).toBe(failures > 0 ? 1 : 0);
   }, 60_000);
 });

@@ -37,7 +37,10 @@ describe('rpcload run --metrics-*', { timeout: 60_000 }, () => {
     [['--metrics-clients', '3'], /--metrics-clients: needs --metrics-listen/],
     [['--metrics-listen', '9464', '--metrics-linger', 'soon'], /--metrics-linger.*duration/],
     [['--metrics-tag', 'kind'], /--metrics-tag: needs --metrics-listen/],
-    [['--metrics-listen', '9464', '--metrics-tag', 'kind'], /--metrics-tag kind: no step of the profile has this tag \(no step has tags\)/],
+    [
+      ['--metrics-listen', '9464', '--metrics-tag', 'kind'],
+      /--metrics-tag kind: no step of the profile has this tag \(no step has tags\)/,
+    ],
   ])('refuses %j with one line and exit 2', async (flags, message) => {
     const out = join(dir, `bad-${Math.random()}.json`);
     const run = await runRpcload(['run', '--duration', '1s', '--ui', 'none', '--out', out, ...flags]);
@@ -52,9 +55,22 @@ describe('rpcload run --metrics-*', { timeout: 60_000 }, () => {
     blocker = server;
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     const out = join(dir, 'in-use.json');
-    const run = await runRpcload(['run', '--duration', '1s', '--ui', 'none', '--out', out, '--metrics-listen', `127.0.0.1:${port}`]);
+    const run = await runRpcload([
+      'run',
+      '--duration',
+      '1s',
+      '--ui',
+      'none',
+      '--out',
+      out,
+      '--metrics-listen',
+      `127.0.0.1:${port}`,
+    ]);
     expect(run.code).toBe(2);
-    expectOneLine(run.stderr, new RegExp(`^rpcload: --metrics-listen 127\\.0\\.0\\.1:${port}: cannot listen \\(the port is in use\\)$`));
+    expectOneLine(
+      run.stderr,
+      new RegExp(`^rpcload: --metrics-listen 127\\.0\\.0\\.1:${port}: cannot listen \\(the port is in use\\)$`),
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -95,7 +111,10 @@ describe('rpcload run --metrics-*', { timeout: 60_000 }, () => {
     expect(missing).toBe(404);
     const scraped = parsePrometheusText(text);
     expect(scraped.types.get('rpcload_requests_total')).toBe('counter');
-    expect(scraped.samples.find((s) => s.name === 'rpcload_requests_total')?.labels).toMatchObject({ profile: 'demo', shard: '1/1' });
+    expect(scraped.samples.find((s) => s.name === 'rpcload_requests_total')?.labels).toMatchObject({
+      profile: 'demo',
+      shard: '1/1',
+    });
     const done = await run;
     expect([0, 1], done.stderr).toContain(done.code); // 1: a demo threshold failed on a busy machine; the run itself ended
     expect(done.stderr).not.toMatch(/\n\s+at /);

@@ -42,7 +42,13 @@ describe('rpcload run', () => {
     const out = join(dir, 'demo.json');
     const run = await runRpcload(['run', '--rate', '30', '--duration', '3s', '--out', out, '--json']);
     const result = readResult(out);
-    expect(result.run).toMatchObject({ status: 'completed', embeddedTarget: true, profile: 'demo', kind: 'run', model: 'open' });
+    expect(result.run).toMatchObject({
+      status: 'completed',
+      embeddedTarget: true,
+      profile: 'demo',
+      kind: 'run',
+      model: 'open',
+    });
     // the load's client, the default unless the tests chose one
     expect(result.run.httpClient).toBe(testHttpClient() ?? 'rpcload');
     expect(result.summary.requests).toBeGreaterThanOrEqual(90);
@@ -51,32 +57,35 @@ describe('rpcload run', () => {
     expect(printed).toMatchObject({ resultFile: out, summary: { requests: result.summary.requests } });
   });
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s mid-run: exit 130 and an aborted result file that validates', async (signal) => {
-    const out = join(dir, `aborted-${signal}.json`);
-    const path = profile(`long-${signal}`, {
-      clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] },
-      phases: [{ duration: '60s', rate: 20 }],
-    });
-    const started = Date.now();
-    const run = await runRpcload(['run', path, '--target', server.url, '--out', out, '--ui', 'plain'], {
-      env: { SECRET },
-      timeoutMs: 30_000,
-      // Interrupt once the run is under way: its second progress line (start-up time varies).
-      onSpawn: (child) => {
-        let lines = 0;
-        child.stderr?.on('data', (chunk: Buffer) => {
-          const before = lines;
-          lines += (chunk.toString().match(/ requests \d+/g) ?? []).length;
-          if (before < 2 && lines >= 2) child.kill(signal); // once: a second signal means "quit at once"
-        });
-      },
-    });
-    expect(run.code).toBe(130);
-    expect(Date.now() - started).toBeLessThan(20_000);
-    const result = readResult(out);
-    expect(result.run.status).toBe('aborted');
-    expect(result.summary.requests).toBeGreaterThan(10);
-  });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s mid-run: exit 130 and an aborted result file that validates',
+    async (signal) => {
+      const out = join(dir, `aborted-${signal}.json`);
+      const path = profile(`long-${signal}`, {
+        clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] },
+        phases: [{ duration: '60s', rate: 20 }],
+      });
+      const started = Date.now();
+      const run = await runRpcload(['run', path, '--target', server.url, '--out', out, '--ui', 'plain'], {
+        env: { SECRET },
+        timeoutMs: 30_000,
+        // Interrupt once the run is under way: its second progress line (start-up time varies).
+        onSpawn: (child) => {
+          let lines = 0;
+          child.stderr?.on('data', (chunk: Buffer) => {
+            const before = lines;
+            lines += (chunk.toString().match(/ requests \d+/g) ?? []).length;
+            if (before < 2 && lines >= 2) child.kill(signal); // once: a second signal means "quit at once"
+          });
+        },
+      });
+      expect(run.code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const result = readResult(out);
+      expect(result.run.status).toBe('aborted');
+      expect(result.summary.requests).toBeGreaterThan(10);
+    },
+  );
 
   it('checkpoints a running result file that already validates', async () => {
     const out = join(dir, 'checkpointed.json');
@@ -156,9 +165,14 @@ describe('rpcload run', () => {
   });
 
   it('reports an unreachable target with exit 2', async () => {
-    const path = profile('unreachable', { clients: { list: [{ id: 'alpha', secret: 'x' }] }, phases: [{ duration: '1s', rate: 1 }] });
+    const path = profile('unreachable', {
+      clients: { list: [{ id: 'alpha', secret: 'x' }] },
+      phases: [{ duration: '1s', rate: 1 }],
+    });
     const run = await runRpcload(['run', path, '--target', 'http://127.0.0.1:9', '--out', join(dir, 'never.json')]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^rpcload: no client could obtain a token from http:\/\/127\.0\.0\.1:9: .*ECONNREFUSED/m);
+    expect(run.stderr).toMatch(
+      /^rpcload: no client could obtain a token from http:\/\/127\.0\.0\.1:9: .*ECONNREFUSED/m,
+    );
   });
 });

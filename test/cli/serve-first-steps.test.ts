@@ -23,7 +23,9 @@ describe('rpcload serve: first steps', { timeout: 90_000 }, () => {
     const serve = await startServeProcess(['--port', '0']);
     try {
       const [, command] = await serve.waitForStderr(/^rpcload serve: try {2}(npx rpcload run .*)$/m);
-      expect(command).toBe(`npx rpcload run --target ${serve.url} --client client-1:demo-secret --method ping --rate 5 --duration 10s`);
+      expect(command).toBe(
+        `npx rpcload run --target ${serve.url} --client client-1:demo-secret --method ping --rate 5 --duration 10s`,
+      );
       const out = join(dir, 'pasted.json');
       const pasted = await runRpcload(pastedArgs(command!, out));
       expect(pasted.code).toBe(0);
@@ -49,7 +51,9 @@ describe('rpcload serve: first steps', { timeout: 90_000 }, () => {
     const serve = await startServeProcess(['--port', '0', '--tls']);
     let caFile = '';
     try {
-      caFile = (await serve.waitForStderr(/^rpcload serve: certificate written to (\S+\.pem) \(trust it with --ca \S+\)$/m))[1]!;
+      caFile = (
+        await serve.waitForStderr(/^rpcload serve: certificate written to (\S+\.pem) \(trust it with --ca \S+\)$/m)
+      )[1]!;
       expect(readFileSync(caFile, 'utf8')).toMatch(/^-----BEGIN CERTIFICATE-----/);
       const [, command] = await serve.waitForStderr(/^rpcload serve: try {2}(npx rpcload run .*)$/m);
       expect(command).toContain(`--ca ${caFile}`);

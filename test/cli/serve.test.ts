@@ -12,10 +12,14 @@ import { call, tokenFor } from '../support/server-helpers.ts';
 describe('rpcload serve', () => {
   it('behind a wrapper process (as npx or npm runs it), prints its own pid: kill -USR2 restarts it, kill stops it', async () => {
     // `; exit` keeps the shell as the parent, the way npx stays in front of the CLI: `$!` would be the wrapper's pid.
-    const wrapper = spawn('sh', ['-c', `"${process.execPath}" "${RPCLOAD_BIN}" serve --port 0 --limit 2 --window 1m; exit $?`], {
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const wrapper = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" "${RPCLOAD_BIN}" serve --port 0 --limit 2 --window 1m; exit $?`],
+      {
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     wrapper.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => wrapper.on('close', resolve));
@@ -110,7 +114,10 @@ describe('rpcload serve', () => {
     expect(result.stdout).toContain('"client-", "smoke-", "app-", "web-", "ord-", "admin-" or "user-"');
     for (const fault of FAULTS)
       expect(result.stdout).toMatch(
-        new RegExp(`^\\s+${fault.name}\\s+${fault.description.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'),
+        new RegExp(
+          `^\\s+${fault.name}\\s+${fault.description.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+          'm',
+        ),
       );
   });
 

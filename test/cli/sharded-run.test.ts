@@ -24,14 +24,19 @@ const profile = (target: string): Record<string, unknown> => ({
 });
 const readResult = (path: string): RunResult => JSON.parse(readFileSync(path, 'utf8')) as RunResult;
 const admittedOf = (result: RunResult, client: string): number => result.byClient[client]?.outcomes.success ?? 0;
-const refusedOf = (result: RunResult, client: string): number => result.byClient[client]?.outcomes['error:rate_limit_exceeded'] ?? 0;
+const refusedOf = (result: RunResult, client: string): number =>
+  result.byClient[client]?.outcomes['error:rate_limit_exceeded'] ?? 0;
 
 describe('a run in four shards (Indexed-Job environment), merged', () => {
   it('merges to the shards’ sum and the server’s own counts, with the verdicts of one process, a small start spread and union thresholds', async () => {
     const dir = useTempDir('rpcload-shards-');
     const shardDir = join(dir, 'results');
     mkdirSync(shardDir);
-    const server = await startTestServer({ limit: LIMIT, windowMs: 1000, clientPattern: { prefix: 'c-', secret: 'shard-secret' } });
+    const server = await startTestServer({
+      limit: LIMIT,
+      windowMs: 1000,
+      clientPattern: { prefix: 'c-', secret: 'shard-secret' },
+    });
     const profilePath = join(dir, 'profile.json');
     writeFileSync(profilePath, JSON.stringify(profile(server.url)));
     // Starting four Node processes on a busy CI machine takes a few seconds: agree on an instant after that.
@@ -47,7 +52,8 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
     // Nothing on stderr, but for the warning of a shard that started after the agreed instant (a very busy machine).
     const lateStart =
       /^warning: the start instant \S+ \(--start-at, RPCLOAD_START_AT\) passed \d+ s ago: the run starts at once, \d+ s late$/;
-    for (const shard of shards) expect(shard.stderr.split('\n').filter((line) => line !== '' && !lateStart.test(line))).toEqual([]);
+    for (const shard of shards)
+      expect(shard.stderr.split('\n').filter((line) => line !== '' && !lateStart.test(line))).toEqual([]);
     const files = readdirSync(shardDir).map((name) => readResult(join(shardDir, name)));
     expect(files.map((f) => f.run.shard!.index).sort()).toEqual([1, 2, 3, 4]);
     expect(new Set(files.map((f) => f.run.shard!.runId)).size).toBe(1);
@@ -83,18 +89,26 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
     // Per client, what the merge says was admitted and refused is what the server counted.
     const stats = server.stats();
     for (const [client, counts] of Object.entries(stats.byClient)) {
-      expect({ client, admitted: admittedOf(merged, client), refused: refusedOf(merged, client) }).toEqual({ client, ...counts });
+      expect({ client, admitted: admittedOf(merged, client), refused: refusedOf(merged, client) }).toEqual({
+        client,
+        ...counts,
+      });
     }
     expect(refusedOf(merged, 'c-1')).toBeGreaterThan(0);
 
     // The same load in one process, against a fresh server with fresh quotas.
-    const fresh = await startTestServer({ limit: LIMIT, windowMs: 1000, clientPattern: { prefix: 'c-', secret: 'shard-secret' } });
+    const fresh = await startTestServer({
+      limit: LIMIT,
+      windowMs: 1000,
+      clientPattern: { prefix: 'c-', secret: 'shard-secret' },
+    });
     const singlePath = join(dir, 'single-profile.json');
     writeFileSync(singlePath, JSON.stringify(profile(fresh.url)));
     const single = await runRpcload(['run', singlePath, '--ui', 'none', '--out', join(dir, 'single.json')]);
     expect(single.code, single.stderr).toBe(0);
     const one = readResult(join(dir, 'single.json'));
-    const verdicts = (result: RunResult): Record<string, string> => Object.fromEntries(result.checks.map((c) => [c.id, c.verdict]));
+    const verdicts = (result: RunResult): Record<string, string> =>
+      Object.fromEntries(result.checks.map((c) => [c.id, c.verdict]));
     expect(verdicts(merged)).toEqual(verdicts(one));
     expect(verdicts(merged)['ratelimit.threshold']).toBe('pass');
     // The greedy client, on whichever shard it ran, was first refused after exactly the limit.
@@ -103,10 +117,13 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
     // A missing shard, a shard of another run, and the same shard twice: one line each, exit 2.
     const partialDir = join(dir, 'partial');
     mkdirSync(partialDir);
-    for (const index of [0, 1, 3]) copyFileSync(join(shardDir, `shard-${index}.json`), join(partialDir, `shard-${index}.json`));
+    for (const index of [0, 1, 3])
+      copyFileSync(join(shardDir, `shard-${index}.json`), join(partialDir, `shard-${index}.json`));
     const missing = await runRpcload(['merge', partialDir, '--out', join(dir, 'm1.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^rpcload: cannot merge: shard 3 of 4 of run \S+ is missing \(have 3 of 4\); merge --partial .*\n$/);
+    expect(missing.stderr).toMatch(
+      /^rpcload: cannot merge: shard 3 of 4 of run \S+ is missing \(have 3 of 4\); merge --partial .*\n$/,
+    );
     const partial = await runRpcload(['merge', partialDir, '--out', join(dir, 'm2.json'), '--partial']);
     expect(partial.code).toBe(1);
     expect(readResult(join(dir, 'm2.json')).run.shardSet).toMatchObject({ merged: [1, 2, 4], missing: [3] });
@@ -150,7 +167,10 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
   it('refuses a shard without clients, and a sharded run without a shared run id, in one line', async () => {
     const dir = useTempDir('rpcload-shards-');
     const path = join(dir, 'p.json');
-    writeFileSync(path, JSON.stringify({ ...profile('http://127.0.0.1:9'), clients: { pattern: 'c-{n}', count: 2, secret: 's' } }));
+    writeFileSync(
+      path,
+      JSON.stringify({ ...profile('http://127.0.0.1:9'), clients: { pattern: 'c-{n}', count: 2, secret: 's' } }),
+    );
     const empty = await runRpcload(['run', path, '--ui', 'none', '--shard', '3/3', '--run-id', 'r1']);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toBe(
@@ -158,7 +178,9 @@ describe('a run in four shards (Indexed-Job environment), merged', () => {
     );
     const noId = await runRpcload(['run', path, '--ui', 'none', '--shard', '1/2']);
     expect(noId.code).toBe(2);
-    expect(noId.stderr).toMatch(/^rpcload: a run of 2 shards needs a shared run id: pass --run-id ID .* or --start-at TIME .*\n$/);
+    expect(noId.stderr).toMatch(
+      /^rpcload: a run of 2 shards needs a shared run id: pass --run-id ID .* or --start-at TIME .*\n$/,
+    );
     const badShard = await runRpcload(['run', path, '--ui', 'none'], { env: { RPCLOAD_SHARD: '0/4' } });
     expect(badShard.code).toBe(2);
     expect(badShard.stderr).toBe('rpcload: RPCLOAD_SHARD: expected I/N with 1 ≤ I ≤ N, e.g. 2/4, found "0/4"\n');

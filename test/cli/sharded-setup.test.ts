@@ -57,7 +57,9 @@ describe('setup, run --setup-values and teardown across 3 shards', () => {
     const values = join(dir, 'values.json');
 
     // A shard without the values would run setup itself: refused before any request.
-    const refused = await runRpcload(['run', profile, '--shard', '1/3', '--run-id', 'refused', '--ui', 'none'], { env });
+    const refused = await runRpcload(['run', profile, '--shard', '1/3', '--run-id', 'refused', '--ui', 'none'], {
+      env,
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe(
       'rpcload: --shard: the profile has a setup section, which every shard would run: run `rpcload setup PROFILE --out values.json` once, then each shard with --setup-values values.json (and `rpcload teardown` after)\n',
@@ -88,11 +90,16 @@ describe('setup, run --setup-values and teardown across 3 shards', () => {
       '--ui',
       'none',
     ];
-    const shards = await Promise.all([1, 2, 3].map((i) => runRpcload([...shardArgs(i), '--out', join(shardDir, `s-${i}.json`)], { env })));
+    const shards = await Promise.all(
+      [1, 2, 3].map((i) => runRpcload([...shardArgs(i), '--out', join(shardDir, `s-${i}.json`)], { env })),
+    );
     for (const shard of shards) expect(shard.code, shard.stderr).toBe(0);
 
     const mergedPath = join(dir, 'merged.json');
-    const merge = await runRpcload(['merge', shardDir, '--run-id', 'fixture-run', '--profile', profile, '--out', mergedPath], { env });
+    const merge = await runRpcload(
+      ['merge', shardDir, '--run-id', 'fixture-run', '--profile', profile, '--out', mergedPath],
+      { env },
+    );
     expect(merge.code, merge.stderr).toBe(0);
     expect(merge.stdout).toContain('merged 3 of 3 shards of run fixture-run');
     const merged = JSON.parse(readFileSync(mergedPath, 'utf8')) as RunResult;
@@ -106,7 +113,9 @@ describe('setup, run --setup-values and teardown across 3 shards', () => {
     const creates = api.log.filter((call) => call.method === 'orders.create');
     const deletes = api.log.filter((call) => call.method === 'orders.delete');
     expect(creates).toEqual([expect.objectContaining({ client: 'admin-1', outcome: 'success' })]);
-    expect(deletes).toEqual([expect.objectContaining({ client: 'admin-1', args: { id: fixtureId }, outcome: 'success' })]);
+    expect(deletes).toEqual([
+      expect.objectContaining({ client: 'admin-1', args: { id: fixtureId }, outcome: 'success' }),
+    ]);
     const load = api.log.filter((call) => call !== creates[0] && call !== deletes[0]);
     expect(load.length).toBe(merged.summary.requests);
     expect(load.length).toBeGreaterThan(30);
@@ -140,7 +149,11 @@ describe('setup, run --setup-values and teardown across 3 shards', () => {
 
   it("teardown with a values file missing a value the profile's setup saves: one line, exit 2, no request", async () => {
     const profile = writeJson('missing-value.json', profileFor(api.url));
-    const values = writeJson('missing-value-values.json', { schema: 'rpcload/setup-values@1', profile: 'fixture-shards', values: {} });
+    const values = writeJson('missing-value-values.json', {
+      schema: 'rpcload/setup-values@1',
+      profile: 'fixture-shards',
+      values: {},
+    });
     const calls = api.log.length;
     const teardown = await runRpcload(['teardown', profile, '--setup-values', values], { env });
     expect(teardown.code).toBe(2);

@@ -24,7 +24,9 @@ describe('rpcload trend', () => {
     const html = join(dir, 'trend.html');
     const run = await runRpcload(['trend', dir, '--html', html], { env: { GITHUB_STEP_SUMMARY: summary } });
     expect(run.code).toBe(1);
-    expect(run.stdout.split('\n')[0]).toContain('the latest run (v1.5) is worse than the median of the 5 before it: capacity');
+    expect(run.stdout.split('\n')[0]).toContain(
+      'the latest run (v1.5) is worse than the median of the 5 before it: capacity',
+    );
     expect(run.stdout.split('\n').filter((line) => line.includes('WORSE'))).toHaveLength(1);
     expect(run.stderr).toContain('skipped 1 file');
     expect(readFileSync(summary, 'utf8')).toContain('### rpcload trend: 🔴');

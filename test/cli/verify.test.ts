@@ -17,7 +17,8 @@ interface VerifyJson {
   readonly checks: readonly { id: string; verdict: string; detail: string; evidence: Record<string, unknown> }[];
 }
 
-const clientFlags = (count: number, group: string): string[] => demoClients(count, group).flatMap((c) => ['--client', c]);
+const clientFlags = (count: number, group: string): string[] =>
+  demoClients(count, group).flatMap((c) => ['--client', c]);
 
 describe.concurrent('rpcload verify (CLI)', () => {
   let contract: ServerHandle;
@@ -36,69 +37,75 @@ describe.concurrent('rpcload verify (CLI)', () => {
     await Promise.all([contract.close(), short.close(), noChallenge.close()]);
   });
 
-  it('verifies a conformant server at 100 per 10 s with 6 clients in about two windows', { timeout: 60_000 }, async () => {
-    const out = join(dir, 'contract.json');
-    const junit = join(dir, 'contract.xml');
-    const startedMs = performance.now();
-    const result = await runRpcload(
-      [
-        'verify',
-        '--target',
-        contract.url,
-        ...clientFlags(6, 'e2e-'),
-        '--method',
-        'ping',
-        '--method',
-        'echo',
-        '--paginated',
-        'items.list',
-        '--json',
-        '--out',
-        out,
-        '--junit',
-        junit,
-      ],
-      { timeoutMs: 55_000 },
-    );
-    const wallMs = performance.now() - startedMs;
-    expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as VerifyJson;
-    expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
-    expect(report.checks.filter((c) => c.verdict === 'fail')).toEqual([]);
-    // tls on plain http, and the deployment checks without --replica or --fault/--heal.
-    expect(report.checks.filter((c) => c.verdict === 'skip').map((c) => c.id)).toEqual([
-      'ratelimit.replicas',
-      'ratelimit.store_outage',
-      'ratelimit.restart',
-      'tls',
-    ]);
-    // About two windows: ≈ 21 s of checks measured (plus process start); generous for a loaded CI machine.
-    expect(report.durationMs).toBeLessThan(30_000);
-    expect(wallMs).toBeLessThan(50_000);
-    // Live progress went to stderr.
-    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold ▸ RUN {2}on client-e2e-\d$/m);
-    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold ✓ PASS {2}exactly 100 admitted/m);
+  it(
+    'verifies a conformant server at 100 per 10 s with 6 clients in about two windows',
+    { timeout: 60_000 },
+    async () => {
+      const out = join(dir, 'contract.json');
+      const junit = join(dir, 'contract.xml');
+      const startedMs = performance.now();
+      const result = await runRpcload(
+        [
+          'verify',
+          '--target',
+          contract.url,
+          ...clientFlags(6, 'e2e-'),
+          '--method',
+          'ping',
+          '--method',
+          'echo',
+          '--paginated',
+          'items.list',
+          '--json',
+          '--out',
+          out,
+          '--junit',
+          junit,
+        ],
+        { timeoutMs: 55_000 },
+      );
+      const wallMs = performance.now() - startedMs;
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as VerifyJson;
+      expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
+      expect(report.checks.filter((c) => c.verdict === 'fail')).toEqual([]);
+      // tls on plain http, and the deployment checks without --replica or --fault/--heal.
+      expect(report.checks.filter((c) => c.verdict === 'skip').map((c) => c.id)).toEqual([
+        'ratelimit.replicas',
+        'ratelimit.store_outage',
+        'ratelimit.restart',
+        'tls',
+      ]);
+      // About two windows: ≈ 21 s of checks measured (plus process start); generous for a loaded CI machine.
+      expect(report.durationMs).toBeLessThan(30_000);
+      expect(wallMs).toBeLessThan(50_000);
+      // Live progress went to stderr.
+      expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold ▸ RUN {2}on client-e2e-\d$/m);
+      expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] ratelimit\.threshold ✓ PASS {2}exactly 100 admitted/m);
 
-    const file = JSON.parse(await readFile(out, 'utf8')) as RunResult;
-    expect(validateRunResult(file)).toEqual([]);
-    expect(file.run).toMatchObject({
-      kind: 'verify',
-      model: 'none',
-      status: 'completed',
-      profile: 'verify',
-      target: contract.url,
-      embeddedTarget: false,
-    });
-    expect(file.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
-    // No secret anywhere in what was written.
-    expect(JSON.stringify(file)).not.toContain('demo-secret');
+      const file = JSON.parse(await readFile(out, 'utf8')) as RunResult;
+      expect(validateRunResult(file)).toEqual([]);
+      expect(file.run).toMatchObject({
+        kind: 'verify',
+        model: 'none',
+        status: 'completed',
+        profile: 'verify',
+        target: contract.url,
+        embeddedTarget: false,
+      });
+      expect(file.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
+      // No secret anywhere in what was written.
+      expect(JSON.stringify(file)).not.toContain('demo-secret');
 
-    const xml = await readFile(junit, 'utf8');
-    expect(xmlProblems(xml)).toEqual([]);
-    expect([...testcases(xml).keys()]).toEqual([...CHECK_IDS]);
-    expect(xml).toMatch(/<testsuites [^>]*tests="15" failures="0" errors="0" skipped="4"/);
-    expect(testcases(xml).get('tls')).toContain('<skipped message="plain http target: TLS applies to https targets only"/>');
-  });
+      const xml = await readFile(junit, 'utf8');
+      expect(xmlProblems(xml)).toEqual([]);
+      expect([...testcases(xml).keys()]).toEqual([...CHECK_IDS]);
+      expect(xml).toMatch(/<testsuites [^>]*tests="15" failures="0" errors="0" skipped="4"/);
+      expect(testcases(xml).get('tls')).toContain(
+        '<skipped message="plain http target: TLS applies to https targets only"/>',
+      );
+    },
+  );
 
   it('prints the table, exits 1 when a check fails, writes the failure to JUnit', async () => {
     const junit = join(dir, 'fail.xml');
@@ -134,7 +141,10 @@ describe.concurrent('rpcload verify (CLI)', () => {
     expect(testcases(xml).get('auth.missing_token')).toMatch(
       /<failure message="a request without Authorization got 401 but no WWW-Authenticate header[^"]*" type="fail">[\s\S]*evidence:[\s\S]*&quot;status&quot;: 401/,
     );
-    expect((JSON.parse(await readFile(out, 'utf8')) as RunResult).checks.map((c) => c.verdict)).toEqual(['fail', 'pass']);
+    expect((JSON.parse(await readFile(out, 'utf8')) as RunResult).checks.map((c) => c.verdict)).toEqual([
+      'fail',
+      'pass',
+    ]);
   });
 
   it.each([
@@ -153,13 +163,29 @@ describe.concurrent('rpcload verify (CLI)', () => {
   });
 
   it('an unreachable target → exit 2 at the start', async () => {
-    const result = await runRpcload(['verify', '--target', 'http://127.0.0.1:9', '--client', 'client-1:demo-secret', '--method', 'ping']);
+    const result = await runRpcload([
+      'verify',
+      '--target',
+      'http://127.0.0.1:9',
+      '--client',
+      'client-1:demo-secret',
+      '--method',
+      'ping',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe('rpcload: cannot reach http://127.0.0.1:9: ECONNREFUSED');
   });
 
   it('a wrong secret → exit 2 naming the client, never the secret', async () => {
-    const result = await runRpcload(['verify', '--target', short.url, '--client', 'client-1:wrong-secret-value', '--method', 'ping']);
+    const result = await runRpcload([
+      'verify',
+      '--target',
+      short.url,
+      '--client',
+      'client-1:wrong-secret-value',
+      '--method',
+      'ping',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toMatch(
       /^rpcload: client client-1: token request refused \(HTTP 401\): invalid_client.* — check the client ID and secret, and --client-auth$/,
@@ -169,23 +195,36 @@ describe.concurrent('rpcload verify (CLI)', () => {
 
   it('SIGINT stops the run, writes the result file as aborted, exit 130', async () => {
     const out = join(dir, 'aborted.json');
-    const result = await runRpcload(['verify', '--target', contract.url, ...clientFlags(6, 'sigint-'), '--method', 'ping', '--out', out], {
-      onSpawn: (child) => {
-        child.stderr?.on('data', (chunk: Buffer) => {
-          if (chunk.toString().includes('ratelimit.threshold ▸ RUN')) setTimeout(() => child.kill('SIGINT'), 500);
-        });
+    const result = await runRpcload(
+      ['verify', '--target', contract.url, ...clientFlags(6, 'sigint-'), '--method', 'ping', '--out', out],
+      {
+        onSpawn: (child) => {
+          child.stderr?.on('data', (chunk: Buffer) => {
+            if (chunk.toString().includes('ratelimit.threshold ▸ RUN')) setTimeout(() => child.kill('SIGINT'), 500);
+          });
+        },
       },
-    });
+    );
     expect(result.code, result.stderr).toBe(130);
     const file = JSON.parse(await readFile(out, 'utf8')) as RunResult;
     expect(validateRunResult(file)).toEqual([]);
     expect(file.run.status).toBe('aborted');
-    expect(file.checks.find((c) => c.id === 'ratelimit.threshold')).toMatchObject({ verdict: 'skip', detail: 'interrupted' });
+    expect(file.checks.find((c) => c.id === 'ratelimit.threshold')).toMatchObject({
+      verdict: 'skip',
+      detail: 'interrupted',
+    });
   });
 
   it('without a profile or target, verifies the demo profile against the embedded reference server', async () => {
     const out = join(dir, 'demo.json');
-    const result = await runRpcload(['verify', '--only', 'auth.missing_token,envelope,pagination', '--out', out, '--json']);
+    const result = await runRpcload([
+      'verify',
+      '--only',
+      'auth.missing_token,envelope,pagination',
+      '--out',
+      out,
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as VerifyJson).checks.map((c) => [c.id, c.verdict])).toEqual([
       ['envelope', 'pass'],

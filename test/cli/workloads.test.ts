@@ -37,12 +37,21 @@ const shop = (extra: Record<string, unknown>): Record<string, unknown> => ({
     {
       name: 'order-flow',
       steps: [
-        { method: 'orders.create', args: { item: 'book' }, save: { orderId: 'id' }, tags: { kind: 'write' }, think: '40ms' },
+        {
+          method: 'orders.create',
+          args: { item: 'book' },
+          save: { orderId: 'id' },
+          tags: { kind: 'write' },
+          think: '40ms',
+        },
         { method: 'orders.get', args: { id: '{{vars.orderId}}' }, expect: { data: { state: 'open' } }, think: '40ms' },
       ],
     },
   ],
-  setup: { client: 'admin-1', steps: [{ method: 'orders.create', args: { item: 'fixture' }, save: { fixtureId: 'id' } }] },
+  setup: {
+    client: 'admin-1',
+    steps: [{ method: 'orders.create', args: { item: 'fixture' }, save: { fixtureId: 'id' } }],
+  },
   teardown: { client: 'admin-1', steps: [{ method: 'orders.delete', args: { id: '{{setup.fixtureId}}' } }] },
   workloads: [
     {
@@ -52,7 +61,12 @@ const shop = (extra: Record<string, unknown>): Record<string, unknown> => ({
       arrivals: 'poisson',
       phases: [{ duration: '5s', rate: 40 }],
     },
-    { name: 'orders', clients: { pattern: 'ord-{n}', count: 2 }, scenarios: ['order-flow'], phases: [{ duration: '5s', concurrency: 2 }] },
+    {
+      name: 'orders',
+      clients: { pattern: 'ord-{n}', count: 2 },
+      scenarios: ['order-flow'],
+      phases: [{ duration: '5s', concurrency: 2 }],
+    },
     { name: 'recorded', replay: { file: recording, speed: 2 }, startAfter: '1s' },
   ],
   ...extra,
@@ -68,7 +82,8 @@ const readResult = (path: string): RunResult => JSON.parse(readFileSync(path, 'u
 
 /** Calls of `method` in [fromMs, toMs) after `originMs`, per second. */
 const perS = (calls: readonly LoggedCall[], method: string, originMs: number, fromMs: number, toMs: number): number =>
-  calls.filter((c) => c.method === method && c.atMs - originMs >= fromMs && c.atMs - originMs < toMs).length / ((toMs - fromMs) / 1000);
+  calls.filter((c) => c.method === method && c.atMs - originMs >= fromMs && c.atMs - originMs < toMs).length /
+  ((toMs - fromMs) / 1000);
 
 describe('three workloads, setup and teardown, through rpcload run', { timeout: 90_000 }, () => {
   it('each workload at its own rate at the same time; setup once before, teardown once after; scoped thresholds decide', async () => {
@@ -109,8 +124,12 @@ describe('three workloads, setup and teardown, through rpcload run', { timeout: 
     expect(pings.every((c) => c.args.fixture === fixtureId)).toBe(true);
     // Each workload by its own clients.
     expect(new Set(pings.map((c) => c.client))).toEqual(new Set(['web-1', 'web-2', 'web-3', 'web-4']));
-    expect(new Set(load.filter((c) => c.method.startsWith('orders.')).map((c) => c.client))).toEqual(new Set(['ord-1', 'ord-2']));
-    expect(new Set(load.filter((c) => c.method === 'recorded.call').map((c) => c.client))).toEqual(new Set(['client-1', 'client-2']));
+    expect(new Set(load.filter((c) => c.method.startsWith('orders.')).map((c) => c.client))).toEqual(
+      new Set(['ord-1', 'ord-2']),
+    );
+    expect(new Set(load.filter((c) => c.method === 'recorded.call').map((c) => c.client))).toEqual(
+      new Set(['client-1', 'client-2']),
+    );
     // The flow carried each created id to its own get: no not_found.
     expect(load.filter((c) => c.method === 'orders.get').every((c) => c.outcome === 'success')).toBe(true);
 

@@ -35,9 +35,13 @@ describe('compare --format json, as documented', () => {
     const rowCell = documented.get('`rows[]`')!;
     const [metricPart, statusPart] = rowCell.split('; check and threshold rows:');
     // `workload` is on a workload's rows only (these runs have none).
-    expect(Object.keys(metric).sort()).toEqual([...new Set(names(metricPart!))].filter((name) => name !== 'workload').sort());
+    expect(Object.keys(metric).sort()).toEqual(
+      [...new Set(names(metricPart!))].filter((name) => name !== 'workload').sort(),
+    );
     expect(Object.keys(status).sort()).toEqual(names(statusPart!).sort());
-    expect(Object.keys(json.base as object).every((key) => names(documented.get('`base`, `head`')!).includes(key))).toBe(true);
+    expect(
+      Object.keys(json.base as object).every((key) => names(documented.get('`base`, `head`')!).includes(key)),
+    ).toBe(true);
     expect(Object.keys(json.counts as object).sort()).toEqual(names(documented.get('`counts`')!).sort());
   });
 });

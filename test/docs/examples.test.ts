@@ -54,11 +54,22 @@ beforeAll(async () => {
 afterAll(() => Promise.all([server.close(), verifyServer.close()]));
 
 /** Run a command line through bash (asynchronously: the servers answer from this process). */
-function bash(command: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function bash(
+  command: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', command], {
       cwd: ROOT,
-      env: { ...process.env, PATH: `${binDir}:${process.env.PATH}`, SECRET, SMOKE_SECRET: SECRET, NO_COLOR: '1', CI: 'true', ...extraEnv },
+      env: {
+        ...process.env,
+        PATH: `${binDir}:${process.env.PATH}`,
+        SECRET,
+        SMOKE_SECRET: SECRET,
+        NO_COLOR: '1',
+        CI: 'true',
+        ...extraEnv,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -121,7 +132,9 @@ describe('documented examples', { timeout: 120_000 }, () => {
     const run = await bash(`npx rpcload run ${profile} --duration 1s --ui none --out ${out}`, env);
     expect(run.status, run.stderr).toBe(0);
     await own.close();
-    expect((JSON.parse(readFileSync(out, 'utf8')) as { summary: { outcomes: Record<string, number> } }).summary.outcomes).toEqual({
+    expect(
+      (JSON.parse(readFileSync(out, 'utf8')) as { summary: { outcomes: Record<string, number> } }).summary.outcomes,
+    ).toEqual({
       success: 20,
     });
   });
@@ -136,32 +149,42 @@ describe('documented examples', { timeout: 120_000 }, () => {
 
 /** Every ```LANG block of a markdown file, in order. */
 function codeBlocks(path: string, lang: string): string[] {
-  return [...readFileSync(path, 'utf8').matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\\n\`\`\``, 'g'))].map((m) => m[1]!);
+  return [...readFileSync(path, 'utf8').matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\\n\`\`\``, 'g'))].map(
+    (m) => m[1]!,
+  );
 }
 
-describe('docs/workloads.md example profiles, as written, on the embedded server and on rpcload serve', { timeout: 120_000 }, () => {
-  const page = join(ROOT, 'docs/workloads.md');
-  const profiles = codeBlocks(page, 'json').map((text) => JSON.parse(text) as { name: string; workloads?: unknown[] });
-  let serve: ServeProcess;
-  beforeAll(async () => {
-    // The files the examples read, as the page shows them (and the shop's recording, beside it).
-    writeFileSync(join(dir, 'users.csv'), `${codeBlocks(page, 'csv')[0]!}\n`);
-    copyFileSync(join(ROOT, 'examples/workloads/recorded.jsonl'), join(dir, 'recorded.jsonl'));
-    serve = await startServeProcess(['--port', '0']);
-  });
-  afterAll(() => serve.stop());
+describe(
+  'docs/workloads.md example profiles, as written, on the embedded server and on rpcload serve',
+  { timeout: 120_000 },
+  () => {
+    const page = join(ROOT, 'docs/workloads.md');
+    const profiles = codeBlocks(page, 'json').map(
+      (text) => JSON.parse(text) as { name: string; workloads?: unknown[] },
+    );
+    let serve: ServeProcess;
+    beforeAll(async () => {
+      // The files the examples read, as the page shows them (and the shop's recording, beside it).
+      writeFileSync(join(dir, 'users.csv'), `${codeBlocks(page, 'csv')[0]!}\n`);
+      copyFileSync(join(ROOT, 'examples/workloads/recorded.jsonl'), join(dir, 'recorded.jsonl'));
+      serve = await startServeProcess(['--port', '0']);
+    });
+    afterAll(() => serve.stop());
 
-  it('has the workloads, flow, data and arrivals examples; the shop is examples/workloads/shop.json', () => {
-    expect(profiles.map((p) => p.name)).toEqual(['shop', 'orders-flow', 'users-once', 'bursty-callers']);
-    const shop = JSON.parse(readFileSync(join(ROOT, 'examples/workloads/shop.json'), 'utf8')) as Record<string, unknown>;
-    delete shop.$schema;
-    delete shop.description;
-    expect(profiles[0]).toEqual(shop);
-  });
+    it('has the workloads, flow, data and arrivals examples; the shop is examples/workloads/shop.json', () => {
+      expect(profiles.map((p) => p.name)).toEqual(['shop', 'orders-flow', 'users-once', 'bursty-callers']);
+      const shop = JSON.parse(readFileSync(join(ROOT, 'examples/workloads/shop.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      delete shop.$schema;
+      delete shop.description;
+      expect(profiles[0]).toEqual(shop);
+    });
 
-  it.concurrent.for(profiles.flatMap((p, i) => [[p.name, 'embedded', i] as const, [p.name, 'rpcload serve', i] as const]))(
-    '%s runs as written on the %s',
-    async ([name, where, index], { expect }) => {
+    it.concurrent.for(
+      profiles.flatMap((p, i) => [[p.name, 'embedded', i] as const, [p.name, 'rpcload serve', i] as const]),
+    )('%s runs as written on the %s', async ([name, where, index], { expect }) => {
       const profile = join(dir, `${name}-${where === 'embedded' ? 'embedded' : 'serve'}.json`);
       writeFileSync(profile, JSON.stringify(profiles[index]));
       const out = join(dir, `${name}-${where === 'embedded' ? 'embedded' : 'serve'}-result.json`);
@@ -172,7 +195,9 @@ describe('docs/workloads.md example profiles, as written, on the embedded server
       const context = `exit ${run.status}\n${run.stdout}\n${run.stderr}`;
       expect(run.status, context).toBe(0); // every threshold of the example passes against the reference server
       const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
-      const flowOutcomes = Object.keys(result.summary.outcomes).filter((k) => k.startsWith('expect:') || k.startsWith('flow:'));
+      const flowOutcomes = Object.keys(result.summary.outcomes).filter(
+        (k) => k.startsWith('expect:') || k.startsWith('flow:'),
+      );
       expect(flowOutcomes, context).toEqual([]);
       expect(result.summary.requests, context).toBeGreaterThan(0);
       if (name === 'orders-flow') {
@@ -194,6 +219,6 @@ describe('docs/workloads.md example profiles, as written, on the embedded server
         expect(result.setup).toMatchObject({ status: 'ok', saved: ['fixtureId'] });
         expect(result.teardown).toMatchObject({ status: 'ok' });
       }
-    },
-  );
-});
+    });
+  },
+);

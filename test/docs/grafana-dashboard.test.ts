@@ -33,10 +33,14 @@ interface Dashboard {
   readonly uid: string;
   readonly schemaVersion: number;
   readonly panels: readonly Panel[];
-  readonly templating: { readonly list: readonly { readonly name: string; readonly type: string; readonly query: unknown }[] };
+  readonly templating: {
+    readonly list: readonly { readonly name: string; readonly type: string; readonly query: unknown }[];
+  };
 }
 
-const dashboard = JSON.parse(readFileSync(fileURLToPath(new URL('../../docs/grafana/rpcload.json', import.meta.url)), 'utf8')) as Dashboard;
+const dashboard = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../../docs/grafana/rpcload.json', import.meta.url)), 'utf8'),
+) as Dashboard;
 const targets = dashboard.panels.flatMap((p) => p.targets ?? []);
 const exprs = targets.map((t) => t.expr);
 

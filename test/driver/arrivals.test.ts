@@ -14,7 +14,8 @@ function spread(values: readonly number[]): { mean: number; cv: number } {
  * (e^-10 likely for a true gap at this rate) would dominate the spread. An exponential cut at its
  * 99th percentile still has a coefficient of variation of ~0.93; evenly spaced gaps stay near 0.
  */
-const trimmed = (gaps: readonly number[]): number[] => [...gaps].sort((a, b) => a - b).slice(0, Math.floor(gaps.length * 0.99));
+const trimmed = (gaps: readonly number[]): number[] =>
+  [...gaps].sort((a, b) => a - b).slice(0, Math.floor(gaps.length * 0.99));
 
 const gapsOf = (times: readonly number[]): number[] => times.slice(1).map((t, i) => t - times[i]!);
 
@@ -27,8 +28,14 @@ describe('arrival processes and think times, measured at the server', () => {
    * A 5 s phase of 100/s as `arrivals`, its requests named `method`: when each reached the server,
    * and how many arrivals the generator skipped (a busy machine stalling it at the phase's end).
    */
-  const arrivalsAtServer = async (arrivals: 'uniform' | 'poisson', method: string): Promise<{ atMs: number[]; skipped: number }> => {
-    const plan = testPlan({ scenarios: [{ steps: [{ method }] }], phases: [{ duration: '5s', rate: 100, arrivals }], seed: 11 }, api.url);
+  const arrivalsAtServer = async (
+    arrivals: 'uniform' | 'poisson',
+    method: string,
+  ): Promise<{ atMs: number[]; skipped: number }> => {
+    const plan = testPlan(
+      { scenarios: [{ steps: [{ method }] }], phases: [{ duration: '5s', rate: 100, arrivals }], seed: 11 },
+      api.url,
+    );
     const { result } = await runPlan(plan, api.url);
     const skipped = Object.values(result.summary.skipped).reduce((a, b) => a + b, 0);
     return { atMs: api.log.filter((c) => c.method === method).map((c) => c.atMs), skipped };

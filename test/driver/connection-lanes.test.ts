@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { ClientTlsIdentity } from '../../src/api/dispatcher.ts';
 import { connectionLanes } from '../../src/driver/connection-lanes.ts';
 
-const own = (name: string): ClientTlsIdentity => ({ cert: `cert of ${name}`, key: `key of ${name}`, source: `${name}.pem` });
+const own = (name: string): ClientTlsIdentity => ({
+  cert: `cert of ${name}`,
+  key: `key of ${name}`,
+  source: `${name}.pem`,
+});
 const common = own('common');
 
 describe('connectionLanes', () => {

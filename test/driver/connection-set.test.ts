@@ -1,5 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { constants as h2constants, createSecureServer, type Http2SecureServer, type Http2ServerResponse } from 'node:http2';
+import {
+  constants as h2constants,
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2ServerResponse,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -258,7 +263,9 @@ describe.each(HTTP_CLIENTS)('ConnectionSet over HTTP/2 (node:http2 server, ALPN)
     const server2 = await startHolding();
     const connections = h2Set(server2.url, server2.ca, 2, 4);
     set = connections;
-    const requests = [0, 1, 0, 1].map((lane, i) => Object.assign(new TestRequest(`l${i}`, (r) => connections.release(r)), { lane }));
+    const requests = [0, 1, 0, 1].map((lane, i) =>
+      Object.assign(new TestRequest(`l${i}`, (r) => connections.release(r)), { lane }),
+    );
     for (const r of requests) connections.dispatch(r);
     await expect.poll(() => server2.held.length).toBe(4);
     expect(server2.sessions()).toBe(2);

@@ -26,9 +26,27 @@ describe('expectations', () => {
     ['success expected, an error', expectOf({ status: 'success' }), 'error:not_found', null, 'expect:status'],
     ['an error expected, success', expectOf({ status: 'error' }), 'success', {}, 'expect:status'],
     ['not_found expected and met', expectOf({ status: 'error', error: 'not_found' }), 'error:not_found', null, null],
-    ['not_found expected, another code', expectOf({ status: 'error', error: 'not_found' }), 'error:forbidden', null, 'expect:error'],
-    ['a data subset met', expectOf({ status: 'success', data: { state: 'open' } }), 'success', { state: 'open', id: 1 }, null],
-    ['a data subset missed', expectOf({ status: 'success', data: { state: 'open' } }), 'success', { state: 'closed' }, 'expect:data.state'],
+    [
+      'not_found expected, another code',
+      expectOf({ status: 'error', error: 'not_found' }),
+      'error:forbidden',
+      null,
+      'expect:error',
+    ],
+    [
+      'a data subset met',
+      expectOf({ status: 'success', data: { state: 'open' } }),
+      'success',
+      { state: 'open', id: 1 },
+      null,
+    ],
+    [
+      'a data subset missed',
+      expectOf({ status: 'success', data: { state: 'open' } }),
+      'success',
+      { state: 'closed' },
+      'expect:data.state',
+    ],
     [
       'a nested subset missed',
       expectOf({ data: { items: [{ sku: 'a' }] } }),
@@ -59,14 +77,27 @@ describe('judgeFlow', () => {
     tags: {},
     ...p,
   });
-  const judged = (s: StepPlan, outcome: string, data: Record<string, unknown> | null, vars: Record<string, unknown> = {}) => {
+  const judged = (
+    s: StepPlan,
+    outcome: string,
+    data: Record<string, unknown> | null,
+    vars: Record<string, unknown> = {},
+  ) => {
     const o = newRequestOutcome();
     o.outcome = outcome;
     o.successData = data;
     return { goOn: judgeFlow(s, o, vars), outcome: o.outcome, vars };
   };
 
-  it.each<[string, StepPlan, string, Record<string, unknown> | null, { goOn: boolean; outcome: string; vars: Record<string, unknown> }]>([
+  it.each<
+    [
+      string,
+      StepPlan,
+      string,
+      Record<string, unknown> | null,
+      { goOn: boolean; outcome: string; vars: Record<string, unknown> },
+    ]
+  >([
     ['a plain success goes on', step({}), 'success', {}, { goOn: true, outcome: 'success', vars: {} }],
     ['a plain failure ends it', step({}), 'error:x', null, { goOn: false, outcome: 'error:x', vars: {} }],
     [
@@ -134,7 +165,9 @@ describe('thinkTimeMs', () => {
     const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
     expect(mean).toBeGreaterThan(195);
     expect(mean).toBeLessThan(205);
-    const uniform = Array.from({ length: 1000 }, () => thinkTimeMs({ kind: 'uniform', minMs: 100, maxMs: 500 }, random));
+    const uniform = Array.from({ length: 1000 }, () =>
+      thinkTimeMs({ kind: 'uniform', minMs: 100, maxMs: 500 }, random),
+    );
     expect(Math.min(...uniform)).toBeGreaterThanOrEqual(100);
     expect(Math.max(...uniform)).toBeLessThan(500);
   });

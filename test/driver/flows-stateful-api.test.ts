@@ -13,7 +13,11 @@ const CRUD = {
   steps: [
     { method: 'orders.create', args: { item: 'sku-{{int 1 9}}' }, save: { orderId: 'id', firstSku: 'items[0].sku' } },
     { method: 'orders.get', args: { id: '{{vars.orderId}}' }, expect: { data: { state: 'open' } } },
-    { method: 'orders.delete', args: { id: '{{vars.orderId}}', note: 'sku {{vars.firstSku}}' }, expect: { status: 'success' } },
+    {
+      method: 'orders.delete',
+      args: { id: '{{vars.orderId}}', note: 'sku {{vars.firstSku}}' },
+      expect: { status: 'success' },
+    },
     { method: 'orders.get', args: { id: '{{vars.orderId}}' }, expect: { error: 'not_found' } },
   ],
 };
@@ -58,7 +62,9 @@ describe('flows against a stateful API', () => {
     const deletes = api.log.filter((c) => c.method === 'orders.delete');
     // The saved array element went into the next body as text.
     expect(deletes.every((c) => /^sku sku-\d$/.test(c.args.note as string))).toBe(true);
-    expect(Object.keys(result.summary.outcomes).filter((k) => k.startsWith('expect:') || k.startsWith('flow:'))).toEqual([]);
+    expect(
+      Object.keys(result.summary.outcomes).filter((k) => k.startsWith('expect:') || k.startsWith('flow:')),
+    ).toEqual([]);
     // A raw value: the whole-string template {{vars.orderId}} sent the id as it was saved (a string).
     expect(gets.every((c) => typeof c.args.id === 'string' && c.args.id.startsWith('o-'))).toBe(true);
   });
@@ -124,7 +130,10 @@ describe('the warm-up of a plan with data sets', () => {
       const { plan } = resolvePlan(
         {
           data: { u: { file: 'u.csv' } },
-          scenarios: [{ steps: [{ method: 'ping', args: { e: '{{data.u.email}}' } }] }, { steps: [{ method: 'ping' }] }],
+          scenarios: [
+            { steps: [{ method: 'ping', args: { e: '{{data.u.email}}' } }] },
+            { steps: [{ method: 'ping' }] },
+          ],
           phases: [{ duration: '1s', rate: 2000 }],
         },
         { source: join(dir, 'p.json') },

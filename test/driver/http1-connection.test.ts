@@ -121,7 +121,11 @@ describe('each reply gets the same outcome on both clients', () => {
       'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}',
       'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
     ],
-    ['Content-Length "1 2"', 'HTTP/1.1 200 OK\r\ncontent-length: 1 2\r\n\r\n{}', 'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH'],
+    [
+      'Content-Length "1 2"',
+      'HTTP/1.1 200 OK\r\ncontent-length: 1 2\r\n\r\n{}',
+      'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ],
     [
       'Content-Length over 2^64',
       'HTTP/1.1 200 OK\r\ncontent-length: 99999999999999999999999\r\n\r\n{}',
@@ -142,13 +146,21 @@ describe('each reply gets the same outcome on both clients', () => {
       'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
       'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
     ],
-    ['chunked, in two chunks', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n1\r\n}\r\n0\r\n\r\n', '200 {}'],
+    [
+      'chunked, in two chunks',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n1\r\n}\r\n0\r\n\r\n',
+      '200 {}',
+    ],
     [
       'chunked with extensions and a trailer',
       'HTTP/1.1 200 OK\r\ntransfer-encoding: CHUNKED\r\n\r\n2;a=b;c="d e"\r\n{}\r\n0\r\nx-t: 1\r\n\r\n',
       '200 {}',
     ],
-    ['a chunk size with a space', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2 \r\n{}\r\n0\r\n\r\n', 'transport:invalid_http'],
+    [
+      'a chunk size with a space',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2 \r\n{}\r\n0\r\n\r\n',
+      'transport:invalid_http',
+    ],
     [
       'a chunk size that is not hex',
       'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
@@ -159,32 +171,76 @@ describe('each reply gets the same outcome on both clients', () => {
       'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n10000000000000000\r\n{}\r\n0\r\n\r\n',
       'transport:invalid_http',
     ],
-    ['chunk data without its CRLF', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n', 'transport:invalid_http'],
-    ['a bad trailer', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nx t: 1\r\n\r\n', 'transport:invalid_http'],
-    ['a transfer coding other than chunked: body until the close', 'HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\n{}', '200 {}'],
+    [
+      'chunk data without its CRLF',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n',
+      'transport:invalid_http',
+    ],
+    [
+      'a bad trailer',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nx t: 1\r\n\r\n',
+      'transport:invalid_http',
+    ],
+    [
+      'a transfer coding other than chunked: body until the close',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\n{}',
+      '200 {}',
+    ],
     ['obs-fold', 'HTTP/1.1 200 OK\r\nx-a: 1\r\n  2\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
     ['a space before the colon', 'HTTP/1.1 200 OK\r\nx-a : 1\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
     ['a header line without a colon', 'HTTP/1.1 200 OK\r\nxa\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
-    ['NUL in a header value', 'HTTP/1.1 200 OK\r\nx-a: 1\u00002\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
-    ['DEL in a header value', 'HTTP/1.1 200 OK\r\nx-a: 1\u007f2\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
-    ['a bare CR in a header value', 'HTTP/1.1 200 OK\r\nx-a: 1\r2\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
-    ['a tab and latin1 bytes in header values', 'HTTP/1.1 200 OK\r\nx-a: 1\t2\r\nx-b: caf\u00e9\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
+    [
+      'NUL in a header value',
+      'HTTP/1.1 200 OK\r\nx-a: 1\u00002\r\ncontent-length: 2\r\n\r\n{}',
+      'transport:invalid_http',
+    ],
+    [
+      'DEL in a header value',
+      'HTTP/1.1 200 OK\r\nx-a: 1\u007f2\r\ncontent-length: 2\r\n\r\n{}',
+      'transport:invalid_http',
+    ],
+    [
+      'a bare CR in a header value',
+      'HTTP/1.1 200 OK\r\nx-a: 1\r2\r\ncontent-length: 2\r\n\r\n{}',
+      'transport:invalid_http',
+    ],
+    [
+      'a tab and latin1 bytes in header values',
+      'HTTP/1.1 200 OK\r\nx-a: 1\t2\r\nx-b: caf\u00e9\r\ncontent-length: 2\r\n\r\n{}',
+      '200 {}',
+    ],
     [
       'an interim 103 before the response',
       'HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}',
       '200 {}',
     ],
-    ['101 nobody asked for', 'HTTP/1.1 101 Switching\r\nupgrade: x\r\nconnection: upgrade\r\n\r\n', 'transport:UND_ERR_SOCKET'],
+    [
+      '101 nobody asked for',
+      'HTTP/1.1 101 Switching\r\nupgrade: x\r\nconnection: upgrade\r\n\r\n',
+      'transport:UND_ERR_SOCKET',
+    ],
     ['a body until the close', 'HTTP/1.1 200 OK\r\n\r\n{}', '200 {}'],
     ['HTTP/1.0 with a body until the close', 'HTTP/1.0 200 OK\r\n\r\n{}', '200 {}'],
-    ['connection: close with a length', 'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
-    ['a keep-alive body cut short by the close', 'HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{}', 'transport:UND_ERR_SOCKET'],
+    [
+      'connection: close with a length',
+      'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}',
+      '200 {}',
+    ],
+    [
+      'a keep-alive body cut short by the close',
+      'HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{}',
+      'transport:UND_ERR_SOCKET',
+    ],
     [
       'a closing body cut short',
       'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 10\r\n\r\n{}',
       'transport:UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
     ],
-    ['a keep-alive chunked body cut short', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{}', 'transport:UND_ERR_SOCKET'],
+    [
+      'a keep-alive chunked body cut short',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{}',
+      'transport:UND_ERR_SOCKET',
+    ],
     [
       'a closing chunked body cut short',
       'HTTP/1.1 200 OK\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{}',
@@ -199,18 +255,31 @@ describe('each reply gets the same outcome on both clients', () => {
       `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(16370)}\r\ncontent-length: 2\r\n\r\n{}`,
       'transport:headers_too_large',
     ],
-    ['a header block just under 16 KiB', `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(16360)}\r\ncontent-length: 2\r\n\r\n{}`, '200 {}'],
+    [
+      'a header block just under 16 KiB',
+      `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(16360)}\r\ncontent-length: 2\r\n\r\n{}`,
+      '200 {}',
+    ],
   ])('%s', async (_name, reply, expected) => {
     const { url } = await replying(reply);
-    for (const client of CLIENTS) expect([client, await send(connectionTo(client, url)).result]).toEqual([client, expected]);
+    for (const client of CLIENTS)
+      expect([client, await send(connectionTo(client, url)).result]).toEqual([client, expected]);
   });
 
   // Where rpcload's client deliberately differs: undici fails these, rpcload's follows the RFC.
   it.each([
     // RFC 9110 §15.2: unsolicited interim responses must be skipped (undici drops the connection)
-    ['an unsolicited 100 Continue', 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}', '200 {}'],
+    [
+      'an unsolicited 100 Continue',
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}',
+      '200 {}',
+    ],
     // RFC 9110 §6.4.1: 204 and 304 have no content, whatever Content-Length says (undici counts it as a mismatch)
-    ['a 304 with the Content-Length of the representation', 'HTTP/1.1 304 Not Modified\r\ncontent-length: 2\r\n\r\n', '304 '],
+    [
+      'a 304 with the Content-Length of the representation',
+      'HTTP/1.1 304 Not Modified\r\ncontent-length: 2\r\n\r\n',
+      '304 ',
+    ],
     ['a 204 with a Content-Length', 'HTTP/1.1 204 No Content\r\ncontent-length: 2\r\n\r\n', '204 '],
     // status codes run from 100 (undici fails an assertion: transport:ERR_ASSERTION)
     ['status 099', 'HTTP/1.1 099 X\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
@@ -259,7 +328,9 @@ describe("rpcload's HTTP/1.1 client as a keep-alive connection", () => {
   });
 
   it('never reads bytes after a response as the next response: the next request goes on a new socket', async () => {
-    server = await startRawServer((_request, socket) => answer(socket, 'HTTP/1.1 500 Stale\r\ncontent-length: 0\r\n\r\n'));
+    server = await startRawServer((_request, socket) =>
+      answer(socket, 'HTTP/1.1 500 Stale\r\ncontent-length: 0\r\n\r\n'),
+    );
     for (const client of CLIENTS) {
       const connection = connectionTo(client, server.url);
       for (let i = 0; i < 3; i++) expect([client, await send(connection).result]).toEqual([client, '200 {}']);
@@ -271,7 +342,8 @@ describe("rpcload's HTTP/1.1 client as a keep-alive connection", () => {
     server = await startRawServer((_request, socket) => {
       // Answer only once all three are in: they were on the wire together.
       if (server!.seen.length === 3)
-        for (const [n, seen] of server!.seen.entries()) socket.write(rawResponse(200, JSON.stringify({ n, path: seen.url })));
+        for (const [n, seen] of server!.seen.entries())
+          socket.write(rawResponse(200, JSON.stringify({ n, path: seen.url })));
     });
     const connection = connectionTo('rpcload', server.url, { pipelining: 3 });
     const paths = ['/api/a', '/api/b', '/api/c'];
@@ -286,7 +358,9 @@ describe("rpcload's HTTP/1.1 client as a keep-alive connection", () => {
     expect(await send(connectionTo('rpcload', server.url, { headersTimeoutMs: 300 })).result).toBe('transport:timeout');
     expect(performance.now() - started).toBeLessThan(2000);
     await server.close();
-    server = await startRawServer((_request, socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{'));
+    server = await startRawServer(
+      (_request, socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{'),
+    );
     expect(await send(connectionTo('rpcload', server.url, { bodyTimeoutMs: 300 })).result).toBe('transport:timeout');
   });
 
@@ -305,7 +379,8 @@ describe("rpcload's HTTP/1.1 client as a keep-alive connection", () => {
 
   it('closes an idle socket before a server keep-alive timeout it announced', async () => {
     server = await startRawServer(
-      (_request, socket) => void socket.write(`HTTP/1.1 200 OK\r\nkeep-alive: timeout=1\r\ncontent-length: 2\r\n\r\n{}`),
+      (_request, socket) =>
+        void socket.write(`HTTP/1.1 200 OK\r\nkeep-alive: timeout=1\r\ncontent-length: 2\r\n\r\n{}`),
     );
     const connection = connectionTo('rpcload', server.url);
     expect(await send(connection).result).toBe('200 {}');

@@ -32,7 +32,15 @@ function at(stepIndex: number, page = 0): Iteration {
 }
 
 describe('walkOn', () => {
-  it.each<[string, Iteration, Record<string, unknown> | null, number | null, { stepIndex: number; page: number; cursor: string | null }]>([
+  it.each<
+    [
+      string,
+      Iteration,
+      Record<string, unknown> | null,
+      number | null,
+      { stepIndex: number; page: number; cursor: string | null },
+    ]
+  >([
     // a failed request ends the iteration where it is
     ['a failure', at(0), null, null, { stepIndex: 0, page: 0, cursor: null }],
     // a page with a cursor: the next page, at once

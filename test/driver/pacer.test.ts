@@ -44,7 +44,9 @@ describe('arrivalCount', () => {
     [rateLoad(3, 3), 1500, 5], // 4.5 expected: arrivals at 0, .33, .67, 1.0, 1.33 s
     [rateLoad(0.1, 0.1), 30_000, 3],
     [rateLoad(1 / 3, 1 / 3), 30_000, 10], // 9.999999… is 10, not 11
-  ])('%j over %d ms → %d arrivals', (load, durationMs, expected) => expect(arrivalCount(load, durationMs)).toBe(expected));
+  ])('%j over %d ms → %d arrivals', (load, durationMs, expected) =>
+    expect(arrivalCount(load, durationMs)).toBe(expected),
+  );
 
   it('counts exactly the arrivals due before the end', () => {
     const load = rateLoad(3, 3);

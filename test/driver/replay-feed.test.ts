@@ -35,7 +35,10 @@ function recording(name: string, count: number, gapMs: number): string {
 
 /** The plan of a replay of `file` (the test clients client-1 and client-2) aimed at `target`. */
 function replayPlan(target: string, file: string, settings: Partial<ReplaySettings> = {}): Promise<Plan> {
-  const plan = testPlan({ scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 1 }] }, target);
+  const plan = testPlan(
+    { scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 1 }] },
+    target,
+  );
   return prepareReplay(plan, 0, {
     file,
     speed: 1,
@@ -94,7 +97,9 @@ describe('replay read-ahead', () => {
     });
     stalls.disable();
     expect(result.summary.requests).toBe(11);
-    expect(api.arrivals.map((a) => a.args.seq as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 11 }, (_, i) => i));
+    expect(api.arrivals.map((a) => a.args.seq as number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 11 }, (_, i) => i),
+    );
     for (const arrival of api.arrivals) expect(arrival.client).toBe(`client-${((arrival.args.seq as number) % 2) + 1}`);
     // Each call at its recorded offset from the clock's start, as the server saw it and as the run recorded it.
     const lateMs = api.arrivals.map((a) => a.atMs - clockStartMs - (a.args.seq as number) * 5);
@@ -118,7 +123,9 @@ describe('replay read-ahead', () => {
     expectFull(feed);
     const calls = await drain(feed);
     expect(calls).toHaveLength(count);
-    expect(calls.map((call) => JSON.parse(call.body.toString()) as { seq: number }).every(({ seq }, i) => seq === i)).toBe(true);
+    expect(
+      calls.map((call) => JSON.parse(call.body.toString()) as { seq: number }).every(({ seq }, i) => seq === i),
+    ).toBe(true);
     expect(calls.at(-1)!.dueOffsetMs).toBe(count - 1);
   });
 

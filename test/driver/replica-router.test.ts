@@ -6,7 +6,12 @@ import { ReplicaRouter, type RoutedRequest } from '../../src/driver/replica-rout
 function fakeSets(count: number): { sets: ConnectionSet[]; carried: number[][] } {
   const carried = Array.from({ length: count }, (): number[] => []);
   const sets = carried.map(
-    (log) => ({ dispatch: (r: RoutedRequest) => log.push(r.route), release: () => undefined, queued: 0 }) as unknown as ConnectionSet,
+    (log) =>
+      ({
+        dispatch: (r: RoutedRequest) => log.push(r.route),
+        release: () => undefined,
+        queued: 0,
+      }) as unknown as ConnectionSet,
   );
   return { sets, carried };
 }

@@ -41,7 +41,13 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
   });
 
   it('refuses a traceparent undici would refuse (a header injection)', () => {
-    const options = { method: 'POST', path: '/api/x', headers: clientHeaders, body: Buffer.from('{}'), traceparent: 'x\r\nevil: 1' };
+    const options = {
+      method: 'POST',
+      path: '/api/x',
+      headers: clientHeaders,
+      body: Buffer.from('{}'),
+      traceparent: 'x\r\nevil: 1',
+    };
     expect(() => encodeRequest('h', options)).toThrow(errors.InvalidArgumentError);
   });
 });
@@ -49,10 +55,14 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
 describe('encodeRequest: the Host', () => {
   const body = Buffer.from('{}');
   const request = (headers: string[]): string =>
-    encodeRequest('127.0.0.1:8080', { method: 'POST', path: '/x', headers, body, traceparent: null }).toString('latin1');
+    encodeRequest('127.0.0.1:8080', { method: 'POST', path: '/x', headers, body, traceparent: null }).toString(
+      'latin1',
+    );
 
   it("is the connection's, or a listed host (a sign module's) in its place: never two", () => {
-    expect(request(['a', '1'])).toMatch(/^POST \/x HTTP\/1\.1\r\nhost: 127\.0\.0\.1:8080\r\nconnection: keep-alive\r\n/);
+    expect(request(['a', '1'])).toMatch(
+      /^POST \/x HTTP\/1\.1\r\nhost: 127\.0\.0\.1:8080\r\nconnection: keep-alive\r\n/,
+    );
     const signed = request(['a', '1', 'Host', 'api.example.test']);
     expect(signed).toMatch(/^POST \/x HTTP\/1\.1\r\nhost: api\.example\.test\r\nconnection: keep-alive\r\na: 1\r\n/);
     expect(signed.match(/host:/gi)).toHaveLength(1);

@@ -1,14 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { ResponseClassifier } from '../../src/api/envelope.ts';
 import { RETRY_AFTER_ABSENT, RETRY_AFTER_UNUSABLE } from '../../src/api/retry-after.ts';
-import { judgeRequest, newRequestOutcome, type FinishedRequest, type RequestOutcome } from '../../src/driver/request-outcome.ts';
+import {
+  judgeRequest,
+  newRequestOutcome,
+  type FinishedRequest,
+  type RequestOutcome,
+} from '../../src/driver/request-outcome.ts';
 
 const NOW_EPOCH_MS = Date.parse('2025-01-01T00:00:00Z');
 const LIMITS = { requestTimeoutMs: 700, maxBodyBytes: 1_000_000 };
 const JSON_TYPE = 'application/json';
 
 /** A finished request: a 200 with a JSON success envelope unless `over` says otherwise. */
-function finished(over: Partial<Omit<FinishedRequest, 'responseBody'>> & { body?: string | null } = {}): FinishedRequest {
+function finished(
+  over: Partial<Omit<FinishedRequest, 'responseBody'>> & { body?: string | null } = {},
+): FinishedRequest {
   const { body = '{"status":"success","data":{"pong":true}}', ...fields } = over;
   return {
     status: 200,
@@ -32,7 +39,11 @@ const RATE_LIMITED = '{"status":"error","error":"rate_limit_exceeded"}';
 describe('judgeRequest', () => {
   it.each<[string, FinishedRequest, Partial<RequestOutcome>]>([
     // a success envelope: its data goes on to the iteration (pagination, later steps)
-    ['success', finished(), { outcome: 'success', successData: { pong: true }, detail: '', retryAfterS: RETRY_AFTER_ABSENT }],
+    [
+      'success',
+      finished(),
+      { outcome: 'success', successData: { pong: true }, detail: '', retryAfterS: RETRY_AFTER_ABSENT },
+    ],
     // an error envelope is an outcome, not a failure to describe
     [
       'error envelope',
@@ -68,7 +79,11 @@ describe('judgeRequest', () => {
     [
       '502 HTML',
       finished({ status: 502, contentType: 'text/html', body: '<html>bad gateway</html>' }),
-      { outcome: 'http:502', successData: null, detail: 'content-type is "text/html", expected application/json; body is not JSON' },
+      {
+        outcome: 'http:502',
+        successData: null,
+        detail: 'content-type is "text/html", expected application/json; body is not JSON',
+      },
     ],
     // a 2xx that breaks the envelope
     [
@@ -76,7 +91,11 @@ describe('judgeRequest', () => {
       finished({ body: '{"data":{}}' }),
       { outcome: 'envelope_violation', detail: '"status" is missing, expected "success" or "error"' },
     ],
-    ['200 cut at the read cap', finished({ truncated: true }), { outcome: 'envelope_violation', detail: 'body exceeds the read cap' }],
+    [
+      '200 cut at the read cap',
+      finished({ truncated: true }),
+      { outcome: 'envelope_violation', detail: 'body exceeds the read cap' },
+    ],
     // no reply: undici's code names the outcome, the message is the detail
     [
       'connection reset',
@@ -102,10 +121,21 @@ describe('judgeRequest', () => {
   it('refills the record it is given: nothing of the previous request survives', () => {
     const into = newRequestOutcome();
     const classifier = new ResponseClassifier();
-    judgeRequest(finished({ status: 429, body: RATE_LIMITED, retryAfter: '3' }), LIMITS, classifier, () => NOW_EPOCH_MS, into);
+    judgeRequest(
+      finished({ status: 429, body: RATE_LIMITED, retryAfter: '3' }),
+      LIMITS,
+      classifier,
+      () => NOW_EPOCH_MS,
+      into,
+    );
     const again = judgeRequest(finished(), LIMITS, classifier, () => NOW_EPOCH_MS, into);
     expect(again).toBe(into);
-    expect(again).toEqual({ outcome: 'success', successData: { pong: true }, retryAfterS: RETRY_AFTER_ABSENT, detail: '' });
+    expect(again).toEqual({
+      outcome: 'success',
+      successData: { pong: true },
+      retryAfterS: RETRY_AFTER_ABSENT,
+      detail: '',
+    });
   });
 
   it('reads the wall clock only for a 429', () => {

@@ -23,7 +23,11 @@ describe('runLoad against the reference server', () => {
   it('sends rate × duration requests and its per-client counts equal the server’s', async () => {
     const { url } = await serve();
     const plan = testPlan(
-      { clients: { pattern: 'client-{n}', count: 5, secret: '${SECRET}' }, scenarios: ping, phases: [{ duration: '3s', rate: 200 }] },
+      {
+        clients: { pattern: 'client-{n}', count: 5, secret: '${SECRET}' },
+        scenarios: ping,
+        phases: [{ duration: '3s', rate: 200 }],
+      },
       url,
     );
     const { outcome, result } = await runPlan(plan, url);
@@ -45,7 +49,9 @@ describe('runLoad against the reference server', () => {
 
   it('follows next cursors with identical params for each pagination walk', async () => {
     const { url } = await serve({ itemCount: 1000 });
-    const walk = [{ name: 'walk', steps: [{ method: 'items.list', args: { filter: 'item' }, paginate: { maxPages: 4 } }] }];
+    const walk = [
+      { name: 'walk', steps: [{ method: 'items.list', args: { filter: 'item' }, paginate: { maxPages: 4 } }] },
+    ];
     const { result } = await runPlan(testPlan({ scenarios: walk, phases: [{ duration: '1s', rate: 10 }] }, url), url);
     // 10 walks × 4 pages; the server refuses a cursor whose params changed, so all-success proves identity
     expect(result.summary.outcomes).toEqual({ success: 40 });
@@ -53,7 +59,10 @@ describe('runLoad against the reference server', () => {
 
   it('measures the closed model from the send, with no schedule lag', async () => {
     const { url } = await serve();
-    const { result } = await runPlan(testPlan({ scenarios: ping, phases: [{ duration: '1s', concurrency: 4 }] }, url), url);
+    const { result } = await runPlan(
+      testPlan({ scenarios: ping, phases: [{ duration: '1s', concurrency: 4 }] }, url),
+      url,
+    );
     expect(result.summary.requests).toBeGreaterThan(100);
     expect(result.summary.latencyMs).toEqual(result.summary.serviceTimeMs);
     expect(result.summary.scheduleLagMs).toBeNull();
@@ -77,7 +86,10 @@ describe('runLoad against the reference server', () => {
     // A 3 s lifetime refreshed 2 s early: a refresh every second, with 2 s of slack for a busy
     // machine (server, driver and test share one event loop here).
     const { url } = await serve({ tokenTtlS: 3 });
-    const plan = testPlan({ auth: { refreshMargin: '2s' }, scenarios: ping, phases: [{ duration: '4s', rate: 30 }] }, url);
+    const plan = testPlan(
+      { auth: { refreshMargin: '2s' }, scenarios: ping, phases: [{ duration: '4s', rate: 30 }] },
+      url,
+    );
     const { result } = await runPlan(plan, url);
     expect(result.summary.outcomes).toEqual({ success: 120 });
     // 2 clients: one token each at start, then about one per second of the run
@@ -136,7 +148,8 @@ describe('rate-limit policies', () => {
     expect(result.summary.skipped['all clients backing off']).toBeGreaterThan(30);
     const retries = result.rateLimit!.observations.filter((o) => o.kind === 'honoured_retry');
     expect(retries.length).toBeGreaterThan(0);
-    for (const retry of retries) expect(Number(retry.detail.waitedMs)).toBeGreaterThanOrEqual(Number(retry.detail.retryAfterS) * 1000);
+    for (const retry of retries)
+      expect(Number(retry.detail.waitedMs)).toBeGreaterThanOrEqual(Number(retry.detail.retryAfterS) * 1000);
   });
 
   it('ignore: a refused client keeps sending', async () => {

@@ -13,7 +13,12 @@ import { runPlan, testPlan } from '../support/load-run.ts';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0([01])$/;
 
-function drawIds(seed: number, stream: number, count: number, sampleRatio = 0.01): { traceparent: string; trace: TraceWords }[] {
+function drawIds(
+  seed: number,
+  stream: number,
+  count: number,
+  sampleRatio = 0.01,
+): { traceparent: string; trace: TraceWords }[] {
   const ids = new TraceIds({ seed, stream, sampleRatio });
   return Array.from({ length: count }, () => {
     const trace: TraceWords = { trace0: 0, trace1: 0, trace2: 0, trace3: 0, traceSampled: false };
@@ -66,7 +71,8 @@ const PAGE = 10;
 async function tracingServer(delays: Map<string, number>): Promise<TestServer> {
   const random = createRandom(99);
   return startScriptedServer((req: SeenRequest, res: ServerResponse) => {
-    if (req.url.endsWith('/auth.token')) return sendJson(res, 200, { status: 'success', data: { access_token: 'tok', expires_in: 3600 } });
+    if (req.url.endsWith('/auth.token'))
+      return sendJson(res, 200, { status: 'success', data: { access_token: 'tok', expires_in: 3600 } });
     if (req.url.endsWith('/items.list')) {
       const from = Number((JSON.parse(req.body) as { next?: string }).next ?? 0);
       const next = from + PAGE < ITEMS ? String(from + PAGE) : null;

@@ -113,7 +113,8 @@ describe('runLoad preconnect', () => {
   /** A scripted API: tokens for anyone, success for every method. */
   async function startApi(): Promise<string> {
     scripted = await startScriptedServer((req, res) => {
-      if (req.url.endsWith('/auth.token')) return sendJson(res, 200, { access_token: 'tok', token_type: 'Bearer', expires_in: 3600 });
+      if (req.url.endsWith('/auth.token'))
+        return sendJson(res, 200, { access_token: 'tok', token_type: 'Bearer', expires_in: 3600 });
       sendJson(res, 200, { status: 'success', data: {} });
     });
     return scripted.url;
@@ -133,7 +134,10 @@ describe('runLoad preconnect', () => {
   it('connects lazily with preconnect: false', async () => {
     const url = await startApi();
     const { result } = await runPlan(
-      testPlan({ scenarios: ping, phases: [{ duration: '500ms', rate: 20 }], http: { connections: 12, preconnect: false } }, url),
+      testPlan(
+        { scenarios: ping, phases: [{ duration: '500ms', rate: 20 }], http: { connections: 12, preconnect: false } },
+        url,
+      ),
       url,
     );
     expect(result.summary.outcomes).toEqual({ success: 10 });

@@ -27,8 +27,19 @@ describe('workloads side by side', () => {
           { name: 'c', steps: [{ method: 'c.first' }, { method: 'c.second' }] },
         ],
         workloads: [
-          { name: 'fast', clients: { pattern: 'f-{n}', count: 2 }, scenarios: ['a'], phases: [{ duration: '2s', rate: 40 }] },
-          { name: 'slow', clients: ['client-1'], scenarios: ['b'], phases: [{ duration: '1500ms', rate: 10 }], startAfter: '500ms' },
+          {
+            name: 'fast',
+            clients: { pattern: 'f-{n}', count: 2 },
+            scenarios: ['a'],
+            phases: [{ duration: '2s', rate: 40 }],
+          },
+          {
+            name: 'slow',
+            clients: ['client-1'],
+            scenarios: ['b'],
+            phases: [{ duration: '1500ms', rate: 10 }],
+            startAfter: '500ms',
+          },
           { name: 'once', clients: { pattern: 'u-{n}', count: 3 }, scenarios: ['c'], iterations: 2, maxDuration: '1m' },
         ],
       }),
@@ -56,7 +67,9 @@ describe('workloads side by side', () => {
     // The result by workload: requests, kind, offered against achieved per phase.
     expect(Object.keys(result.byWorkload!)).toEqual(['fast', 'slow', 'once']);
     expect(result.byWorkload!.fast).toMatchObject({ requests: 80, kind: 'rate', clients: 2 });
-    expect(result.byWorkload!.fast!.phases).toEqual([{ name: 'phase-1', requests: 80, offeredPerS: 40, achievedPerS: 40 }]);
+    expect(result.byWorkload!.fast!.phases).toEqual([
+      { name: 'phase-1', requests: 80, offeredPerS: 40, achievedPerS: 40 },
+    ]);
     expect(result.byWorkload!.slow).toMatchObject({ requests: 15, kind: 'rate', clients: 1 });
     expect(result.byWorkload!.once).toMatchObject({ requests: 12, kind: 'iterations', clients: 3 });
     expect(result.byWorkload!.once!.phases[0]).toMatchObject({ name: 'iterations', requests: 12, offeredPerS: null });
@@ -83,7 +96,11 @@ describe('workloads side by side', () => {
           { name: 'orders', scenarios: ['flow'], phases: [{ duration: '1s', rate: 20 }] },
           { name: 'pings', scenarios: ['ping'], clients: ['client-2'], phases: [{ duration: '1s', rate: 30 }] },
         ],
-        thresholds: ['p99{workload:orders} < 5s', 'requests{kind:read,client:client-2} > 0', 'requests{kind:write} == 20'],
+        thresholds: [
+          'p99{workload:orders} < 5s',
+          'requests{kind:read,client:client-2} > 0',
+          'requests{kind:write} == 20',
+        ],
       }),
       api.url,
     );

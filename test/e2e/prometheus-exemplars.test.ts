@@ -81,7 +81,9 @@ describe.skipIf(prometheusProgram.path === null)(
       );
       expect(run.code, run.stderr).toBe(0);
       const seen = new Set(
-        traced.server.seen.filter((r) => !r.url.endsWith('/auth.token')).map((r) => String(r.headers.traceparent).slice(3, 52)),
+        traced.server.seen
+          .filter((r) => !r.url.endsWith('/auth.token'))
+          .map((r) => String(r.headers.traceparent).slice(3, 52)),
       );
       const query = `${prometheus.api}/api/v1/query_exemplars?query=${encodeURIComponent('rpcload_request_latency_seconds_bucket')}&start=${startS}&end=${Date.now() / 1000 + 60}`;
       let answer: ExemplarsAnswer | null = null;
@@ -95,7 +97,11 @@ describe.skipIf(prometheusProgram.path === null)(
       const exemplars = answer!.data!.flatMap((s) => s.exemplars.map((e) => ({ series: s.seriesLabels, ...e })));
       expect(exemplars.length).toBeGreaterThan(0);
       for (const e of exemplars) {
-        expect(e.series).toMatchObject({ __name__: 'rpcload_request_latency_seconds_bucket', method: 'slow', profile: 'exemplars-e2e' });
+        expect(e.series).toMatchObject({
+          __name__: 'rpcload_request_latency_seconds_bucket',
+          method: 'slow',
+          profile: 'exemplars-e2e',
+        });
         expect(seen.has(`${e.labels.trace_id}-${e.labels.span_id}`), `${e.labels.trace_id} was sent`).toBe(true);
         const le = e.series.le === '+Inf' ? Infinity : Number(e.series.le);
         expect(Number(e.value)).toBeLessThanOrEqual(le);

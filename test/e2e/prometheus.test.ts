@@ -40,7 +40,9 @@ interface QueryAnswer {
 }
 
 async function query(api: string, expr: string): Promise<QueryAnswer> {
-  const response = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(expr)}`, { signal: AbortSignal.timeout(5000) });
+  const response = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(expr)}`, {
+    signal: AbortSignal.timeout(5000),
+  });
   return (await response.json()) as QueryAnswer;
 }
 
@@ -102,7 +104,10 @@ describe.skipIf(prometheusProgram.path === null)(
       expect(seen).toBe(result.summary.requests);
       const limited = await scalar(api, 'sum(max_over_time(rpcload_rate_limited_total[5m]))');
       expect(limited).toBeGreaterThan(0);
-      const refused = Object.entries(result.summary.outcomes).reduce((n, [k, v]) => n + (outcomeClass(k) === 'rate_limited' ? v : 0), 0);
+      const refused = Object.entries(result.summary.outcomes).reduce(
+        (n, [k, v]) => n + (outcomeClass(k) === 'rate_limited' ? v : 0),
+        0,
+      );
       expect(limited).toBe(refused);
       // The greedy client is client-1 (weight 10): the 429s are its.
       expect(

@@ -44,7 +44,14 @@ describe.skipIf(redisServer.path === null || redisCli.path === null)(
       'insuranceLimiter %s: one quota across instances, the outage policy it really has, a restart resets the budget',
       async (insurance, observed, detail) => {
         const redis = await startRedis();
-        const api = await startRedisLimitedApi({ redisPort: redis.port, instances: 2, limit: 10, windowS: 3, insurance, clients: CLIENTS });
+        const api = await startRedisLimitedApi({
+          redisPort: redis.port,
+          instances: 2,
+          limit: 10,
+          windowS: 3,
+          insurance,
+          clients: CLIENTS,
+        });
         try {
           const out = join(dir, `verify-${String(insurance)}.json`);
           const result = await runRpcload(

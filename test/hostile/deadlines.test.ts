@@ -41,7 +41,10 @@ const ping = [{ name: 'ping', steps: [{ method: 'ping' }] }];
 /** Outcomes of a short in-process run against an API behaving as `api`. */
 async function outcomesAgainst(api: Behaviour, http: Record<string, unknown> = {}): Promise<Record<string, number>> {
   server = await startHostileApi(api);
-  const plan = testPlan({ scenarios: ping, phases: [{ duration: '500ms', rate: 6 }], http: { preconnect: false, ...http } }, server.url);
+  const plan = testPlan(
+    { scenarios: ping, phases: [{ duration: '500ms', rate: 6 }], http: { preconnect: false, ...http } },
+    server.url,
+  );
   const { outcome, result } = await runPlan(plan, server.url);
   expect(outcome.status).toBe('completed');
   return result.summary.outcomes;
@@ -50,7 +53,10 @@ async function outcomesAgainst(api: Behaviour, http: Record<string, unknown> = {
 /** A profile file for the CLI, aimed at `target`. */
 async function profileFile(name: string, profile: Record<string, unknown>): Promise<string> {
   const path = join(dir, `${name}-profile.json`); // not the name of a result file: an output is never its own profile
-  await writeFile(path, JSON.stringify({ clients: { pattern: 'client-{n}', count: 2, secret: 's3cret' }, scenarios: ping, ...profile }));
+  await writeFile(
+    path,
+    JSON.stringify({ clients: { pattern: 'client-{n}', count: 2, secret: 's3cret' }, scenarios: ping, ...profile }),
+  );
   return path;
 }
 
@@ -109,9 +115,14 @@ describe('the load ends at its duration plus a bounded drain', () => {
   it('requests a stalled server never answers are sent, unanswered, seen by thresholds, and the summary says so', async () => {
     server = await startHostileApi(neverAnswer);
     const out = join(dir, 'stalled.json');
-    const profile = await profileFile('stalled', { phases: [{ duration: '1s', rate: 4 }], thresholds: ['error_rate < 5%'] });
+    const profile = await profileFile('stalled', {
+      phases: [{ duration: '1s', rate: 4 }],
+      thresholds: ['error_rate < 5%'],
+    });
     const started = performance.now();
-    const cli = await runRpcload(['run', profile, '--target', server.url, '--ui', 'none', '--out', out], { timeoutMs: 25_000 });
+    const cli = await runRpcload(['run', profile, '--target', server.url, '--ui', 'none', '--out', out], {
+      timeoutMs: 25_000,
+    });
     const elapsedMs = performance.now() - started;
     expect(cli.code).toBe(1); // the threshold saw them
     expect(cli.stdout).toMatch(/the server stalled: 4 requests sent but never answered/);
@@ -138,13 +149,18 @@ describe('a token endpoint that never finishes answering', () => {
       },
     );
     expect(cli.code).toBe(2);
-    expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no client could obtain a token .*transport:timeout/)]);
+    expect(cli.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/no client could obtain a token .*transport:timeout/),
+    ]);
     expect(performance.now() - started).toBeLessThan(15_000);
   }, 25_000);
 
   it('run: when its body trickles in, the token request ends at the request timeout', async () => {
     server = await startHostileApi(neverAnswer, trickle);
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 2 }], http: { requestTimeout: '700ms' } }, server.url);
+    const plan = testPlan(
+      { scenarios: ping, phases: [{ duration: '1s', rate: 2 }], http: { requestTimeout: '700ms' } },
+      server.url,
+    );
     const started = performance.now();
     await expect(runPlan(plan, server.url)).rejects.toThrow(/no client could obtain a token .*transport:timeout/);
     expect(performance.now() - started).toBeLessThan(5000); // not the 100 s the trickle would take
@@ -209,8 +225,12 @@ describe('loads this machine cannot honour are refused before anything starts', 
 
   it('run --rate 1e12 is one line and exit 2', async () => {
     const profile = await profileFile('fast', { target: 'http://127.0.0.1:9', phases: [{ duration: '3s', rate: 1 }] });
-    const cli = await runRpcload(['run', profile, '--rate', '1e12', '--duration', '3s', '--ui', 'none'], { timeoutMs: 20_000 });
+    const cli = await runRpcload(['run', profile, '--rate', '1e12', '--duration', '3s', '--ui', 'none'], {
+      timeoutMs: 20_000,
+    });
     expect(cli.code).toBe(2);
-    expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^rpcload: --rate: expected at most \d+ arrivals per second/)]);
+    expect(cli.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^rpcload: --rate: expected at most \d+ arrivals per second/),
+    ]);
   });
 });

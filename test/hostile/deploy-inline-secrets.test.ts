@@ -28,7 +28,8 @@ function profile(fields: Record<string, unknown>): string {
   return path;
 }
 
-const deploy = (path: string, ...flags: string[]) => runRpcload(['deploy', 'kubernetes', path, '--shards', '2', ...flags]);
+const deploy = (path: string, ...flags: string[]) =>
+  runRpcload(['deploy', 'kubernetes', path, '--shards', '2', ...flags]);
 
 describe('deploy kubernetes and secrets written into the profile', () => {
   it.each([
@@ -45,7 +46,11 @@ describe('deploy kubernetes and secrets written into the profile', () => {
       },
       '/clients/list/1/secret',
     ],
-    ['a default after :-', { clients: { pattern: 'k-{n}', count: 4, secret: `\${CLIENT_SECRET:-${SECRET}}` } }, '/clients/secret'],
+    [
+      'a default after :-',
+      { clients: { pattern: 'k-{n}', count: 4, secret: `\${CLIENT_SECRET:-${SECRET}}` } },
+      '/clients/secret',
+    ],
     [
       'a secret token form field',
       { auth: { extraFields: { audience: 'api', client_assertion_password: SECRET } } },
@@ -60,21 +65,30 @@ describe('deploy kubernetes and secrets written into the profile', () => {
       expect(result.stdout).toBe('');
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain(`: ${pointer}: a secret written into the profile would be stored in the clear in the ConfigMap`);
-      expect(lines[0]).toMatch(/write it as "\$\{VAR\}" and put VAR in the Secret nightly-secrets .*or pass --allow-inline-secrets$/);
+      expect(lines[0]).toContain(
+        `: ${pointer}: a secret written into the profile would be stored in the clear in the ConfigMap`,
+      );
+      expect(lines[0]).toMatch(
+        /write it as "\$\{VAR\}" and put VAR in the Secret nightly-secrets .*or pass --allow-inline-secrets$/,
+      );
       expect(result.stderr).not.toContain(SECRET);
     },
     30_000,
   );
 
   it('every secret from ${VAR} (or a secrets file): the manifests are printed', async () => {
-    const result = await deploy(profile({ auth: { extraFields: { audience: 'api', client_assertion: '${ASSERTION}' } } }));
+    const result = await deploy(
+      profile({ auth: { extraFields: { audience: 'api', client_assertion: '${ASSERTION}' } } }),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('kind: ConfigMap');
   }, 30_000);
 
   it('--allow-inline-secrets copies them as asked', async () => {
-    const result = await deploy(profile({ clients: { pattern: 'k-{n}', count: 4, secret: SECRET } }), '--allow-inline-secrets');
+    const result = await deploy(
+      profile({ clients: { pattern: 'k-{n}', count: 4, secret: SECRET } }),
+      '--allow-inline-secrets',
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(SECRET);
   }, 30_000);

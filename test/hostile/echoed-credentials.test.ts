@@ -35,11 +35,17 @@ function tokenEcho(request: RawRequest, socket: Socket, refuse: boolean): void {
     return void socket.write(
       rawResponse(
         401,
-        JSON.stringify({ error: 'invalid_client', error_description: `assertion ${assertion} and key ${KEY_BODY} refused` }),
+        JSON.stringify({
+          error: 'invalid_client',
+          error_description: `assertion ${assertion} and key ${KEY_BODY} refused`,
+        }),
       ),
     );
   socket.write(
-    rawResponse(200, JSON.stringify({ status: 'success', data: { access_token: TOKEN, token_type: 'Bearer', expires_in: 3600 } })),
+    rawResponse(
+      200,
+      JSON.stringify({ status: 'success', data: { access_token: TOKEN, token_type: 'Bearer', expires_in: 3600 } }),
+    ),
   );
 }
 
@@ -49,7 +55,8 @@ function apiEcho(): (request: RawRequest, socket: Socket) => void {
   return (_request, socket) => {
     const assertion = assertions.at(-1) ?? 'none';
     const echoes = [
-      () => socket.write(rawResponse(400, JSON.stringify({ status: 'error', error: `${SIGNING_SECRET}:${PASSPHRASE}` }))),
+      () =>
+        socket.write(rawResponse(400, JSON.stringify({ status: 'error', error: `${SIGNING_SECRET}:${PASSPHRASE}` }))),
       () =>
         socket.write(
           rawResponse(401, JSON.stringify({ status: 'error', error: assertion }), {
@@ -64,7 +71,12 @@ function apiEcho(): (request: RawRequest, socket: Socket) => void {
           }),
         ),
       () =>
-        socket.write(rawResponse(200, JSON.stringify({ status: 'success', data: { [JWK_D]: PASSPHRASE, [SIGNING_SECRET]: KEY_BODY } }))),
+        socket.write(
+          rawResponse(
+            200,
+            JSON.stringify({ status: 'success', data: { [JWK_D]: PASSPHRASE, [SIGNING_SECRET]: KEY_BODY } }),
+          ),
+        ),
     ];
     echoes[n++ % echoes.length]!();
   };
@@ -123,7 +135,8 @@ function expectNoCredential(where: string, text: string): void {
     "the JWK's d": JWK_D.slice(0, 24),
     ...Object.fromEntries(assertions.map((a, i) => [`assertion ${i}`, a])),
   };
-  for (const [name, secret] of Object.entries(secrets)) expect(text.includes(secret), `${where} holds ${name}`).toBe(false);
+  for (const [name, secret] of Object.entries(secrets))
+    expect(text.includes(secret), `${where} holds ${name}`).toBe(false);
 }
 
 describe('a server that echoes assertions, keys, passphrases and signing secrets', () => {
@@ -149,7 +162,16 @@ describe('a server that echoes assertions, keys, passphrases and signing secrets
   it('API replies echoing every credential: not in the summary, --json, progress lines, JUnit or the result file', async () => {
     const out = `${dir.path}/echo.json`;
     const junit = `${dir.path}/echo.xml`;
-    const plain = await runRpcload(['run', profile('echo', echoing.url), '--ui', 'plain', '--out', out, '--junit', junit]);
+    const plain = await runRpcload([
+      'run',
+      profile('echo', echoing.url),
+      '--ui',
+      'plain',
+      '--out',
+      out,
+      '--junit',
+      junit,
+    ]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toMatch(/outcomes .*error:/); // the echoes arrived, and were scrubbed
     expectNoCredential('stdout', plain.stdout);
@@ -157,7 +179,15 @@ describe('a server that echoes assertions, keys, passphrases and signing secrets
     expectNoCredential('result file', readFileSync(out, 'utf8'));
     expectNoCredential('JUnit', readFileSync(junit, 'utf8'));
     await readResultFile(out);
-    const json = await runRpcload(['run', profile('echo-json', echoing.url), '--json', '--ui', 'none', '--out', `${dir.path}/echo2.json`]);
+    const json = await runRpcload([
+      'run',
+      profile('echo-json', echoing.url),
+      '--json',
+      '--ui',
+      'none',
+      '--out',
+      `${dir.path}/echo2.json`,
+    ]);
     expect(json.code, json.stderr).toBe(0);
     expectNoCredential('--json', json.stdout);
   }, 120_000);

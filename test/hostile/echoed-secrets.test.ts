@@ -23,7 +23,8 @@ const tokenReply = rawResponse(
 /** What the echoing server answers to an API call (the token request is answered by `tokenBehaviour`). */
 type Echo = (request: RawRequest, socket: Socket) => void;
 
-const bearerOf = (request: RawRequest): string => /\r\nauthorization:\s*Bearer\s+(\S+)/i.exec(request.head)?.[1] ?? 'none';
+const bearerOf = (request: RawRequest): string =>
+  /\r\nauthorization:\s*Bearer\s+(\S+)/i.exec(request.head)?.[1] ?? 'none';
 
 const ECHOES: Record<string, Echo> = {
   'the token as the error code': (request, socket) =>
@@ -33,7 +34,9 @@ const ECHOES: Record<string, Echo> = {
       }),
     ),
   'the token inside a longer error code': (request, socket) =>
-    socket.write(rawResponse(403, JSON.stringify({ status: 'error', error: `forbidden for ${bearerOf(request)} sorry` }))),
+    socket.write(
+      rawResponse(403, JSON.stringify({ status: 'error', error: `forbidden for ${bearerOf(request)} sorry` })),
+    ),
   'the token in a header and an HTML body': (request, socket) =>
     socket.write(
       rawResponse(500, `<html>your token ${bearerOf(request)} is no good</html>`, {
@@ -43,7 +46,12 @@ const ECHOES: Record<string, Echo> = {
       }),
     ),
   'the token as a key of data': (request, socket) =>
-    socket.write(rawResponse(200, JSON.stringify({ status: 'success', data: { [bearerOf(request)]: [1, 2], next: bearerOf(request) } }))),
+    socket.write(
+      rawResponse(
+        200,
+        JSON.stringify({ status: 'success', data: { [bearerOf(request)]: [1, 2], next: bearerOf(request) } }),
+      ),
+    ),
 };
 
 /** Every echo in turn, one per API request. */
@@ -53,7 +61,11 @@ function everyEcho(): Echo {
   return (request, socket) => echoes[next++ % echoes.length]!(request, socket);
 }
 
-async function withEchoServer<T>(echo: Echo, body: (server: TestServer) => Promise<T>, tokenBehaviour?: Echo): Promise<T> {
+async function withEchoServer<T>(
+  echo: Echo,
+  body: (server: TestServer) => Promise<T>,
+  tokenBehaviour?: Echo,
+): Promise<T> {
   const server = await startRawServer((request, socket) => {
     if (request.path.endsWith('/auth.token')) (tokenBehaviour ?? ((_r, s) => s.write(tokenReply)))(request, socket);
     else echo(request, socket);
@@ -86,7 +98,8 @@ function profileFor(dir: string, target: string): string {
 }
 
 function expectNoSecret(where: string, text: string): void {
-  for (const secret of [SECRET, TOKEN, encodeURIComponent(SECRET)]) expect(text.includes(secret), `${where} holds ${secret}`).toBe(false);
+  for (const secret of [SECRET, TOKEN, encodeURIComponent(SECRET)])
+    expect(text.includes(secret), `${where} holds ${secret}`).toBe(false);
 }
 
 // Tests here run concurrently, and global test hooks cannot tell which one is running: each makes
@@ -110,9 +123,12 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
       async (server) => {
         const dir = mkdtempSync(join(root, 'case-'));
         for (const command of ['run', 'verify']) {
-          const result = await runRpcload([command, profileFor(dir, server.url), '--out', join(dir, `${command}.json`), '--ui', 'none'], {
-            timeoutMs: 90_000,
-          });
+          const result = await runRpcload(
+            [command, profileFor(dir, server.url), '--out', join(dir, `${command}.json`), '--ui', 'none'],
+            {
+              timeoutMs: 90_000,
+            },
+          );
           expect(result.code, result.stderr).toBe(2);
           expect(result.stderr.trim().split('\n'), result.stderr).toHaveLength(1);
           expect(result.stderr).toMatch(/c1|c2/);
@@ -128,7 +144,9 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
     await withEchoServer(everyEcho(), async (server) => {
       const dir = mkdtempSync(join(root, 'case-'));
       const out = join(dir, 'run.json');
-      const plain = await runRpcload(['run', profileFor(dir, server.url), '--out', out, '--ui', 'plain'], { timeoutMs: 90_000 });
+      const plain = await runRpcload(['run', profileFor(dir, server.url), '--out', out, '--ui', 'plain'], {
+        timeoutMs: 90_000,
+      });
       expect(plain.code, plain.stderr).toBe(0);
       expect(plain.stderr).not.toMatch(/internal error|\n\s+at /);
       expect(plain.stdout).toMatch(/outcomes .*error:/); // the echoed codes did arrive, redacted
@@ -136,9 +154,12 @@ describe.concurrent('a server that echoes secrets and tokens', () => {
       expectNoSecret('stderr', plain.stderr);
       expectNoSecret('result file', readFileSync(out, 'utf8'));
       await readResultFile(out); // still a valid result file
-      const json = await runRpcload(['run', profileFor(dir, server.url), '--out', join(dir, 'run2.json'), '--json', '--ui', 'none'], {
-        timeoutMs: 90_000,
-      });
+      const json = await runRpcload(
+        ['run', profileFor(dir, server.url), '--out', join(dir, 'run2.json'), '--json', '--ui', 'none'],
+        {
+          timeoutMs: 90_000,
+        },
+      );
       expect(json.code, json.stderr).toBe(0);
       expectNoSecret('--json', json.stdout);
       expectNoSecret('--json stderr', json.stderr);

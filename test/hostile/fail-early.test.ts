@@ -30,7 +30,10 @@ async function withTarget<T>(body: (server: TestServer) => Promise<T>): Promise<
   const server = await startRawServer((request, socket) =>
     socket.write(
       request.path.endsWith('/auth.token')
-        ? rawResponse(200, JSON.stringify({ access_token: 'tok-fail-early-1234', token_type: 'Bearer', expires_in: 3600 }))
+        ? rawResponse(
+            200,
+            JSON.stringify({ access_token: 'tok-fail-early-1234', token_type: 'Bearer', expires_in: 3600 }),
+          )
         : rawResponse(200, JSON.stringify({ status: 'success', data: {} })),
     ),
   );
@@ -76,15 +79,20 @@ describe.concurrent('unwritable --out is refused before the load starts', () => 
           const result = await runRpcload([command, profile, '--out', out, '--ui', 'none'], { timeoutMs: 90_000 });
           expectOneLineRefusal(
             result,
-            new RegExp(`^rpcload: --out ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot write the result file there \\(`),
+            new RegExp(
+              `^rpcload: --out ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot write the result file there \\(`,
+            ),
           );
           expect(result.stderr).toMatch(why);
         }
         if (out === '/dev/full') {
           // verify's JUnit file is checked up front too.
-          const junit = await runRpcload(['verify', profile, '--junit', out, '--out', join(dir, 'ok.json'), '--ui', 'none'], {
-            timeoutMs: 90_000,
-          });
+          const junit = await runRpcload(
+            ['verify', profile, '--junit', out, '--out', join(dir, 'ok.json'), '--ui', 'none'],
+            {
+              timeoutMs: 90_000,
+            },
+          );
           expectOneLineRefusal(
             junit,
             /^rpcload: --junit \/dev\/full: cannot write the JUnit file there \(a character device, not a regular file/,
@@ -105,7 +113,10 @@ describe.concurrent('bad input files are one line, exit 2', () => {
       await runRpcload(['run', path, '--ui', 'none']),
       /deep\.json: \/phases\/0\/0\/0\/0\/0\/0\/0\/…: nested deeper than 64 levels/,
     );
-    expectOneLineRefusal(await runRpcload(['profile', 'validate', path]), /deep\.json: \/phases\/0\/0.*nested deeper than 64 levels/);
+    expectOneLineRefusal(
+      await runRpcload(['profile', 'validate', path]),
+      /deep\.json: \/phases\/0\/0.*nested deeper than 64 levels/,
+    );
   }, 120_000);
 
   it('a CA file that holds no certificate: verify --ca, run --ca and a profile http.ca', async () => {
@@ -166,20 +177,26 @@ describe('a final write that still fails', () => {
   it('lands in a fallback file in the temp directory, and says where', async () => {
     const work = mkdtempSync(join(dir, 'case-'));
     const out = join(work, 'gone', 'result.json');
-    const result = await runRpcload(['run', 'profiles/smoke.json', '--duration', '4s', '--rate', '5', '--out', out, '--ui', 'plain'], {
-      timeoutMs: 90_000,
-      onSpawn: (child) => {
-        // Once the load runs (the first progress line), the directory the up-front check created
-        // turns into a file: the final write fails.
-        child.stderr!.once('data', () => {
-          rmSync(join(work, 'gone'), { recursive: true, force: true });
-          writeFileSync(join(work, 'gone'), 'not a directory');
-        });
+    const result = await runRpcload(
+      ['run', 'profiles/smoke.json', '--duration', '4s', '--rate', '5', '--out', out, '--ui', 'plain'],
+      {
+        timeoutMs: 90_000,
+        onSpawn: (child) => {
+          // Once the load runs (the first progress line), the directory the up-front check created
+          // turns into a file: the final write fails.
+          child.stderr!.once('data', () => {
+            rmSync(join(work, 'gone'), { recursive: true, force: true });
+            writeFileSync(join(work, 'gone'), 'not a directory');
+          });
+        },
       },
-    });
+    );
     // Not where it was asked for: the run says so with its exit code, so a CI step cannot miss it.
     expect(result.code, result.stderr).toBe(1);
-    const warning = /^warning: .*gone\/result\.json: cannot write the result file: \w+; wrote it to (\S+) instead$/m.exec(result.stderr);
+    const warning =
+      /^warning: .*gone\/result\.json: cannot write the result file: \w+; wrote it to (\S+) instead$/m.exec(
+        result.stderr,
+      );
     expect(warning, result.stderr).not.toBeNull();
     const fallback = warning![1]!;
     expect(fallback.startsWith(tmpdir())).toBe(true);

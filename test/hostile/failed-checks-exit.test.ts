@@ -35,7 +35,9 @@ describe('a failed passive check fails the command', () => {
     writeFileSync(profile, JSON.stringify(BROKEN_LIMITER));
     const out = join(dir, 'run-result.json');
     const junit = join(dir, 'run.xml');
-    const run = await runRpcload(['run', profile, '--out', out, '--junit', junit, '--ui', 'none'], { timeoutMs: 90_000 });
+    const run = await runRpcload(['run', profile, '--out', out, '--junit', junit, '--ui', 'none'], {
+      timeoutMs: 90_000,
+    });
     const result = await readResultFile(out);
     const threshold = result.checks.find((c) => c.id === 'ratelimit.threshold');
     expect(threshold?.verdict, JSON.stringify(threshold)).toBe('fail');
@@ -61,11 +63,24 @@ describe('a failed passive check fails the command', () => {
         clients: { ...BROKEN_LIMITER.clients, count: 6 },
         phases: [{ duration: '1s', rate: 1 }],
         // One step at 15/s, counting 429s as answers: the search ends at its max with that step's checks.
-        capacity: { start: 15, max: 15, maxSteps: 1, include429: true, warmUp: '0s', hold: '8s', confirm: '0s', maxLag: '1s' },
+        capacity: {
+          start: 15,
+          max: 15,
+          maxSteps: 1,
+          include429: true,
+          warmUp: '0s',
+          hold: '8s',
+          confirm: '0s',
+          maxLag: '1s',
+        },
       },
       { source: '' },
     );
-    const session = await capacitySession({ plan, outPath: join(dir, 'capacity.json'), signal: new AbortController().signal });
+    const session = await capacitySession({
+      plan,
+      outPath: join(dir, 'capacity.json'),
+      signal: new AbortController().signal,
+    });
     const threshold = session.result.checks.find((c) => c.id === 'ratelimit.threshold');
     expect(threshold?.verdict, JSON.stringify(threshold)).toBe('fail');
     expect(threshold?.evidence).toHaveProperty('byStep');

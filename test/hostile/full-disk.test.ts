@@ -64,7 +64,8 @@ describe('a full disk during a run', () => {
       }),
     );
   });
-  const run = (args: string): string => `node ${JSON.stringify(RPCLOAD_BIN)} run ${JSON.stringify(profile)} --ui none ${args}`;
+  const run = (args: string): string =>
+    `node ${JSON.stringify(RPCLOAD_BIN)} run ${JSON.stringify(profile)} --ui none ${args}`;
 
   it.skipIf(noNamespace !== null)(
     'a samples file that cannot be written any more stops with one warning; the run completes and exits 0',
@@ -73,7 +74,10 @@ describe('a full disk during a run', () => {
       mkdirSync(mnt);
       const out = join(dir, 'samples-run.json');
       // The disk holding the samples file is full from the start: its first line (after the first second) fails.
-      const script = [FILL, `${run(`--out ${JSON.stringify(out)} --out-samples "$MNT/samples.jsonl"`)}; echo "EXIT=$?"`].join('\n');
+      const script = [
+        FILL,
+        `${run(`--out ${JSON.stringify(out)} --out-samples "$MNT/samples.jsonl"`)}; echo "EXIT=$?"`,
+      ].join('\n');
       const cli = await runWithTinyFilesystem(mnt, 64, script);
       expect(cli.stdout, cli.stderr).toMatch(/^EXIT=0$/m);
       expect(cli.stderr).not.toMatch(/internal error|\n\s+at /);
@@ -137,7 +141,9 @@ describe('a full disk during a run', () => {
 
 /** The fallback file a command named on stderr (`wrote it to … instead`), read and removed. */
 async function fallbackOf(stderr: string, stale: string): Promise<RunResult> {
-  const fallback = new RegExp(`wrote it to (\\S+) instead \\(and removed the stale file at .*${stale}\\)`).exec(stderr)?.[1];
+  const fallback = new RegExp(`wrote it to (\\S+) instead \\(and removed the stale file at .*${stale}\\)`).exec(
+    stderr,
+  )?.[1];
   expect(fallback, stderr).toBeDefined();
   try {
     return await readResultFile(fallback!);
@@ -184,7 +190,9 @@ describe('a full disk during a capacity search', () => {
       // Every step ran, the confirmation too: the failed checkpoints did not stop the search.
       expect(result.capacity!.steps.map((s) => s.kind)).toEqual(['search', 'search', 'search', 'confirm']);
       expect(result.capacity!.ratePerS).toBe(36);
-      expect(result.warnings).toContainEqual(expect.stringMatching(/^a checkpoint of the result file could not be written: .*ENOSPC/));
+      expect(result.warnings).toContainEqual(
+        expect.stringMatching(/^a checkpoint of the result file could not be written: .*ENOSPC/),
+      );
     },
     60_000,
   );

@@ -47,11 +47,17 @@ function entry(ms: number, method: string, o: EntryOptions) {
         ? { mimeType: 'application/x-www-form-urlencoded', params: o.params.map(([name, value]) => ({ name, value })) }
         : { mimeType: 'application/json', text: o.text ?? '{}' },
     },
-    response: { status: 200, content: { mimeType: 'application/json', text: JSON.stringify(o.reply ?? { status: 'success', data: {} }) } },
+    response: {
+      status: 200,
+      content: { mimeType: 'application/json', text: JSON.stringify(o.reply ?? { status: 'success', data: {} }) },
+    },
   };
 }
 
-const tokenReply = (token: string) => ({ status: 'success', data: { access_token: token, token_type: 'Bearer', expires_in: 3600 } });
+const tokenReply = (token: string) => ({
+  status: 'success',
+  data: { access_token: token, token_type: 'Bearer', expires_in: 3600 },
+});
 
 function har(name: string, entries: readonly object[]): string {
   const path = join(dir, name);
@@ -82,7 +88,12 @@ describe('HAR captures from real browsers and proxies', { timeout: 120_000 }, ()
       entry(100, 'ping', { bearer: 'tok-a', text: '{"seq":0}' }),
       entry(150, 'ping', { bearer: 'tok-b', text: '{"seq":1}' }),
     ]);
-    const { code, stderr, result, arrivals } = await replayByCli(api, dir, ['--replay', file], ['web-app', 'svc-billing']);
+    const { code, stderr, result, arrivals } = await replayByCli(
+      api,
+      dir,
+      ['--replay', file],
+      ['web-app', 'svc-billing'],
+    );
     expect(code, stderr).toBe(0);
     expect(arrivals.map((a) => [a.args.seq, a.client]).sort()).toEqual([
       [0, 'web-app'],
@@ -139,7 +150,9 @@ describe('HAR captures from real browsers and proxies', { timeout: 120_000 }, ()
     const named =
       'mixed.har: API calls to other hosts than api.example.test were skipped: analytics.example.net (2); --replay-host chooses the API';
     expect(api_.result!.warnings).toContainEqual(expect.stringContaining(named));
-    expect(api_.stdout).toMatch(/^warnings +! mixed\.har: API calls to other hosts than api\.example\.test were skipped/m);
+    expect(api_.stdout).toMatch(
+      /^warnings +! mixed\.har: API calls to other hosts than api\.example\.test were skipped/m,
+    );
     expect(api_.stdout).toMatch(
       /^replay +mixed\.har: 2 sent of 2 calls in the window; not replayed: another host 2, token request 1, args not JSON 1$/m,
     );
@@ -158,7 +171,12 @@ describe('HAR captures from real browsers and proxies', { timeout: 120_000 }, ()
     ]);
     expect(analytics.result!.replay!.skipped).toMatchObject({ 'another host': 4 });
 
-    const nowhere = await replayByCli(api, dir, ['--replay', file, '--replay-host', 'nowhere.example.org'], ['web-app']);
+    const nowhere = await replayByCli(
+      api,
+      dir,
+      ['--replay', file, '--replay-host', 'nowhere.example.org'],
+      ['web-app'],
+    );
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr.trim()).toBe(
       'rpcload: mixed.har: no API call goes to the host nowhere.example.org (--replay-host); its API calls go to api.example.test (4), analytics.example.net (2)',

@@ -20,7 +20,10 @@ const base = makeResult({ ...setup, seed: 1, startedAt: '2026-01-01T10:00:00.000
 /** A run of the same load that ended with `status` after a third of it (a checkpoint has no end). */
 function endedAs(name: string, status: RunStatus): string {
   const partial = makeResult({ ...setup, durationS: 10, seed: 2, startedAt: '2026-01-02T10:00:00.000Z' });
-  const result: RunResult = { ...partial, run: { ...partial.run, status, endedAt: status === 'running' ? null : partial.run.endedAt } };
+  const result: RunResult = {
+    ...partial,
+    run: { ...partial.run, status, endedAt: status === 'running' ? null : partial.run.endedAt },
+  };
   const path = join(dir, name);
   writeFileSync(path, JSON.stringify(result));
   return path;
@@ -70,7 +73,10 @@ describe('trend', () => {
     writeFileSync(join(runs, 'a.json'), JSON.stringify(older));
     writeFileSync(join(runs, 'b.json'), JSON.stringify(base));
     const crashed = makeResult({ ...setup, durationS: 10, seed: 4, startedAt: '2026-01-03T10:00:00.000Z' });
-    writeFileSync(join(runs, 'c.json'), JSON.stringify({ ...crashed, run: { ...crashed.run, status: 'running', endedAt: null } }));
+    writeFileSync(
+      join(runs, 'c.json'),
+      JSON.stringify({ ...crashed, run: { ...crashed.run, status: 'running', endedAt: null } }),
+    );
     expectRefusal(await runRpcload(['trend', runs]), join(runs, 'c.json'), 'running');
     const allowed = await runRpcload(['trend', runs, '--allow-incomplete']);
     expect([0, 1]).toContain(allowed.code);

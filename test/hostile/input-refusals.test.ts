@@ -68,7 +68,17 @@ describe('a target URL with credentials in it is refused, and the password is ne
     expectOneLineRefusal(await runRpcload(['run', writeProfile({ target: withCredentials }), '--ui', 'none']), why);
     expectOneLineRefusal(await runRpcload(['run', writeProfile({}), '--target', withCredentials, '--ui', 'none']), why);
     expectOneLineRefusal(
-      await runRpcload(['verify', '--target', withCredentials, '--client', `c1:${SECRET}`, '--method', 'ping', '--ui', 'none']),
+      await runRpcload([
+        'verify',
+        '--target',
+        withCredentials,
+        '--client',
+        `c1:${SECRET}`,
+        '--method',
+        'ping',
+        '--ui',
+        'none',
+      ]),
       why,
     );
     // Replicas are target URLs too.
@@ -98,7 +108,11 @@ describe('control characters are refused where they would break every request', 
       { scenarios: [{ name: 'p', steps: [{ method: 'ping\r\nX-Injected: 1' }] }] },
       /^\/scenarios\/0\/steps\/0\/method: expected a method name/,
     ],
-    ['a CR/LF in the token method', { auth: { tokenMethod: 'auth.token\r\n' } }, /^\/auth\/tokenMethod: expected a method name/],
+    [
+      'a CR/LF in the token method',
+      { auth: { tokenMethod: 'auth.token\r\n' } },
+      /^\/auth\/tokenMethod: expected a method name/,
+    ],
   ])('%s', (_name, fields, pattern) => {
     expect(problemsOf(fields)).toEqual([expect.stringMatching(pattern)]);
   });
@@ -109,7 +123,17 @@ describe('control characters are refused where they would break every request', 
       /--target.*control character/,
     );
     expectOneLineRefusal(
-      await runRpcload(['verify', '--target', 'http://127.0.0.1:9', '--client', `c1:${SECRET}`, '--method', 'ping\r\n', '--ui', 'none']),
+      await runRpcload([
+        'verify',
+        '--target',
+        'http://127.0.0.1:9',
+        '--client',
+        `c1:${SECRET}`,
+        '--method',
+        'ping\r\n',
+        '--ui',
+        'none',
+      ]),
       /--method.*expected a method name/,
     );
   }, 60_000);
@@ -119,7 +143,17 @@ describe('control characters are refused where they would break every request', 
     const why = /access_token .*control character/;
     expectOneLineRefusal(await runRpcload(['run', writeProfile({ target: server.url }), '--ui', 'none']), why);
     expectOneLineRefusal(
-      await runRpcload(['verify', '--target', server.url, '--client', `c1:${SECRET}`, '--method', 'ping', '--ui', 'none']),
+      await runRpcload([
+        'verify',
+        '--target',
+        server.url,
+        '--client',
+        `c1:${SECRET}`,
+        '--method',
+        'ping',
+        '--ui',
+        'none',
+      ]),
       why,
     );
     expect(server.seen.filter((r) => !r.url.endsWith('/auth.token'))).toHaveLength(0);
@@ -152,7 +186,9 @@ describe('profile validate bounds durations and method names', () => {
   it('accepts the names the conventions use, and a week-long phase', () => {
     expect(
       problemsOf({
-        scenarios: [{ steps: [{ method: 'items.list' }, { method: 'user_profile-get' }, { method: 'v2.Orders~create' }] }],
+        scenarios: [
+          { steps: [{ method: 'items.list' }, { method: 'user_profile-get' }, { method: 'v2.Orders~create' }] },
+        ],
         phases: [{ duration: '168h', rate: 1 }],
       }),
     ).toEqual([]);

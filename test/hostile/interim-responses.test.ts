@@ -21,7 +21,10 @@ afterEach(async () => {
 });
 
 const SUCCESS = '{"status":"success","data":{}}';
-const TOKEN = JSON.stringify({ status: 'success', data: { access_token: 'tok-interim-1', token_type: 'Bearer', expires_in: 3600 } });
+const TOKEN = JSON.stringify({
+  status: 'success',
+  data: { access_token: 'tok-interim-1', token_type: 'Bearer', expires_in: 3600 },
+});
 
 /** Each reply preceded by `interim` (one or more 1xx heads), written as `pieces` separate TCP writes. */
 function withInterim(interim: string, body: string, split = false): Behaviour {
@@ -48,7 +51,11 @@ describe('interim 1xx responses before the real one are skipped', () => {
   it.each(CASES)('run, %s: every call and the token request succeed', async (_name, interim, split) => {
     server = await startHostileApi(withInterim(interim, SUCCESS, split), withInterim(interim, TOKEN, split));
     const plan = testPlan(
-      { scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 20 }], http: { preconnect: false } },
+      {
+        scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],
+        phases: [{ duration: '1s', rate: 20 }],
+        http: { preconnect: false },
+      },
       server.url,
     );
     const { outcome, result } = await runPlan(plan, server.url);
@@ -70,7 +77,12 @@ describe('interim 1xx responses before the real one are skipped', () => {
       expect(token).toMatchObject({ ok: true, accessToken: 'tok-interim-1' });
       // Twice on one keep-alive connection: the second reply is found where it starts too.
       for (let i = 0; i < 2; i++) {
-        const reply = await callApi(dispatcher, { baseUrl: server.url, method: 'ping', token: 'tok-interim-1', timeoutMs: 5000 });
+        const reply = await callApi(dispatcher, {
+          baseUrl: server.url,
+          method: 'ping',
+          token: 'tok-interim-1',
+          timeoutMs: 5000,
+        });
         expect(reply.transportError).toBeNull();
         expect(reply.classification?.outcome).toBe('success');
       }

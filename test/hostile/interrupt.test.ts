@@ -12,7 +12,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readResultFile } from '../../src/result-file/read-result.ts';
 import { runRpcload, type CliResult } from '../support/cli.ts';
 import type { TestServer } from '../support/http-server.ts';
-import { answerSuccess, apiRequests, neverAnswer, startHostileApi, tokenRequests, until } from '../support/stalling-api.ts';
+import {
+  answerSuccess,
+  apiRequests,
+  neverAnswer,
+  startHostileApi,
+  tokenRequests,
+  until,
+} from '../support/stalling-api.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 /** Time from the signal to the exit: "about 2 s", with room for a loaded machine. */

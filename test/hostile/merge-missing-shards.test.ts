@@ -10,7 +10,10 @@ import { makeResult } from '../support/result-fixtures.ts';
 const base = makeResult({ seed: 1, durationS: 5 });
 const shardFile = (index: number, count: number): { label: string; result: RunResult } => ({
   label: `shard-${index}.json`,
-  result: { ...base, run: { ...base.run, shard: { runId: 'nightly-42', index, count, clients: 1, startAt: null, startLateMs: null } } },
+  result: {
+    ...base,
+    run: { ...base.run, shard: { runId: 'nightly-42', index, count, clients: 1, startAt: null, startLateMs: null } },
+  },
 });
 const shardsExcept = (count: number, missing: readonly number[]) =>
   Array.from({ length: count }, (_, i) => i + 1)

@@ -40,12 +40,19 @@ const answer =
     void socket.write(bytes);
 
 describe('two Retry-After headers on one 429', () => {
-  const twoRetryAfters = answer(reply(429, ['content-type: application/json', 'retry-after: 1', 'retry-after: 120'], REFUSAL));
+  const twoRetryAfters = answer(
+    reply(429, ['content-type: application/json', 'retry-after: 1', 'retry-after: 120'], REFUSAL),
+  );
 
   it('run: unusable, with a finding; clients back off one window (not 120 s)', async () => {
     server = await startHostileApi(twoRetryAfters);
     const plan = testPlan(
-      { scenarios: ping, phases: [{ duration: '2500ms', rate: 20 }], rateLimit: { window: '1s' }, http: { preconnect: false } },
+      {
+        scenarios: ping,
+        phases: [{ duration: '2500ms', rate: 20 }],
+        rateLimit: { window: '1s' },
+        http: { preconnect: false },
+      },
       server.url,
     );
     const { result } = await runPlan(plan, server.url);
@@ -86,7 +93,10 @@ describe('a gzip-encoded envelope (rpcload sends no Accept-Encoding)', () => {
 
   it('run: counted as content_encoding:gzip, not envelope_violation', async () => {
     server = await startHostileApi(gzipped);
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 10 }], http: { preconnect: false } }, server.url);
+    const plan = testPlan(
+      { scenarios: ping, phases: [{ duration: '1s', rate: 10 }], http: { preconnect: false } },
+      server.url,
+    );
     const { result } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ 'content_encoding:gzip': 10 });
   });
@@ -116,8 +126,13 @@ describe('a gzip-encoded envelope (rpcload sends no Accept-Encoding)', () => {
   });
 
   it('Content-Encoding: identity is no encoding at all', async () => {
-    server = await startHostileApi(answer(reply(200, ['content-type: application/json', 'content-encoding: identity'], SUCCESS)));
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 5 }], http: { preconnect: false } }, server.url);
+    server = await startHostileApi(
+      answer(reply(200, ['content-type: application/json', 'content-encoding: identity'], SUCCESS)),
+    );
+    const plan = testPlan(
+      { scenarios: ping, phases: [{ duration: '1s', rate: 5 }], http: { preconnect: false } },
+      server.url,
+    );
     const { result } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ success: 5 });
   });
@@ -140,14 +155,20 @@ describe('a control character in a response header', () => {
       'in the Content-Length value',
       (body: string) =>
         answer(
-          Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\x1b\r\n\r\n${body}`, 'latin1'),
+          Buffer.from(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\x1b\r\n\r\n${body}`,
+            'latin1',
+          ),
         ),
     ],
   ] as const;
 
   it.each(cases)('%s: run counts transport:invalid_http and names the header', async (_name, behaviour) => {
     server = await startHostileApi(behaviour(SUCCESS));
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 5 }], http: { preconnect: false } }, server.url);
+    const plan = testPlan(
+      { scenarios: ping, phases: [{ duration: '1s', rate: 5 }], http: { preconnect: false } },
+      server.url,
+    );
     const { result, recorded } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ 'transport:invalid_http': 5 });
     // undici names the cause after our correction (headerBlockError); rpcload's client names it itself.

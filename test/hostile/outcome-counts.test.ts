@@ -27,7 +27,10 @@ function write(name: string, result: RunResult): string {
 
 const flood = write('flood.json', {
   ...base,
-  summary: { ...base.summary, outcomes: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`error:e${i}`, 1])) },
+  summary: {
+    ...base.summary,
+    outcomes: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`error:e${i}`, 1])),
+  },
 });
 const inflated = write('inflated.json', {
   ...base,
@@ -42,11 +45,17 @@ const method = Object.keys(base.byMethod)[0]!;
 
 describe('outcome counts that cannot be a run', () => {
   it.each([
-    ['100,000 outcome keys', flood, /\/flood\.json: \/summary\/outcomes: holds 100000 outcome keys; expected at most 1000/],
+    [
+      '100,000 outcome keys',
+      flood,
+      /\/flood\.json: \/summary\/outcomes: holds 100000 outcome keys; expected at most 1000/,
+    ],
     [
       'counts beyond the requests',
       inflated,
-      new RegExp(`/inflated\\.json: /byMethod/${method}/outcomes: counts add up to \\d+, but /byMethod/${method}/requests is \\d+$`),
+      new RegExp(
+        `/inflated\\.json: /byMethod/${method}/outcomes: counts add up to \\d+, but /byMethod/${method}/requests is \\d+$`,
+      ),
     ],
   ])('%s: read refuses, naming the file and the JSON path', async (_name, path, message) => {
     await expect(readResultFile(path)).rejects.toThrow(message);

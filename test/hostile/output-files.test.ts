@@ -53,7 +53,10 @@ describe('one file as two outputs, or as an output and an input, is refused befo
     const before = server.seen.length;
     const spelled = `./${relative(process.cwd(), profile)}`;
     const result = await runRpcload(['run', profile, '--out', spelled, '--ui', 'none']);
-    expectOneLineRefusal(result, /^rpcload: --out \S+profile\.json: the same file as the profile \(\S+profile\.json\), which is read/);
+    expectOneLineRefusal(
+      result,
+      /^rpcload: --out \S+profile\.json: the same file as the profile \(\S+profile\.json\), which is read/,
+    );
     expect(readFileSync(profile, 'utf8')).toBe(profileText);
     expect(server.seen.length).toBe(before); // not even a token request
   }, 90_000);
@@ -71,7 +74,16 @@ describe('one file as two outputs, or as an output and an input, is refused befo
 
   it('--out-samples equal to --out (a file that does not exist yet)', async () => {
     const out = join(dir, 'new.json');
-    const result = await runRpcload(['run', profile, '--out', out, '--out-samples', join(dir, '.', 'new.json'), '--ui', 'none']);
+    const result = await runRpcload([
+      'run',
+      profile,
+      '--out',
+      out,
+      '--out-samples',
+      join(dir, '.', 'new.json'),
+      '--ui',
+      'none',
+    ]);
     expectOneLineRefusal(result, /^rpcload: --out-samples \S+new\.json: the same file as --out/);
   }, 90_000);
 
@@ -109,7 +121,10 @@ describe('the default result path is checked up front too (no --out)', () => {
     async (command) => {
       const before = server.seen.length;
       const result = await runRpcload([command, profile, '--ui', 'none'], { cwd, timeoutMs: 60_000 });
-      expectOneLineRefusal(result, /^rpcload: --out results\/\S+\.json: cannot write the result file there \((EEXIST|ENOTDIR)\)$/);
+      expectOneLineRefusal(
+        result,
+        /^rpcload: --out results\/\S+\.json: cannot write the result file there \((EEXIST|ENOTDIR)\)$/,
+      );
       expect(server.seen.length).toBe(before);
     },
     90_000,
@@ -132,7 +147,8 @@ describe('an output that is not a regular file is refused up front, never opened
     '%s %s FIFO',
     async (command, flag, what) => {
       const before = server.seen.length;
-      const args = command === 'report' ? ['report', resultPath, flag, fifo] : [command, profile, flag, fifo, '--ui', 'none'];
+      const args =
+        command === 'report' ? ['report', resultPath, flag, fifo] : [command, profile, flag, fifo, '--ui', 'none'];
       const result = await runRpcload(args, { timeoutMs: 60_000 });
       expectOneLineRefusal(
         result,

@@ -27,8 +27,21 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 
 /** The plan of a replay of `file` by the test clients (client-1, client-2), scanned now. */
 function scannedPlan(file: string): Promise<Plan> {
-  const plan = testPlan({ scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 1 }] }, api.url);
-  const settings = { file, speed: 1, loop: false, from: null, to: null, maxCalls: null, mapClients: false, durationMs: null, host: null };
+  const plan = testPlan(
+    { scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 1 }] },
+    api.url,
+  );
+  const settings = {
+    file,
+    speed: 1,
+    loop: false,
+    from: null,
+    to: null,
+    maxCalls: null,
+    mapClients: false,
+    durationMs: null,
+    host: null,
+  };
   return prepareReplay(plan, 0, settings);
 }
 
@@ -51,7 +64,12 @@ describe('a replay sends every call of its window', { timeout: 120_000 }, () => 
       method: 'ping',
       args: { seq, pad: pad(seq < 10 ? 10_000 : seq === 10 ? 150_000 : 10) },
     }));
-    const late = await replayByCli(api, dir, ['--replay', writeRecording(dir, 'late.jsonl', calls), '--from', '1s'], ['c1']);
+    const late = await replayByCli(
+      api,
+      dir,
+      ['--replay', writeRecording(dir, 'late.jsonl', calls), '--from', '1s'],
+      ['c1'],
+    );
     expect(late.code, late.stderr).toBe(0);
     expect(seqsOf(late.arrivals)).toEqual(range(10, 20));
     expect(late.result!.replay).toMatchObject({ callsInWindow: 10, sent: 10 });
@@ -60,7 +78,12 @@ describe('a replay sends every call of its window', { timeout: 120_000 }, () => 
 
 describe('a recording that changes during the run', () => {
   const calls = (count: number, first = 0) =>
-    range(first, first + count).map((seq) => ({ t: seq * 2, client: `client-${(seq % 2) + 1}`, method: 'ping', args: { seq } }));
+    range(first, first + count).map((seq) => ({
+      t: seq * 2,
+      client: `client-${(seq % 2) + 1}`,
+      method: 'ping',
+      args: { seq },
+    }));
 
   it('plays exactly the bytes scanned: calls appended since are not sent, and the run says the file grew', async () => {
     const file = writeRecording(dir, 'grown.jsonl', calls(40));
@@ -73,7 +96,9 @@ describe('a recording that changes during the run', () => {
     expect(seqsOf(api.arrivals)).toEqual(range(0, 40));
     expect(result.summary.requests).toBe(40);
     expect(result.warnings).toContainEqual(
-      expect.stringMatching(/^grown\.jsonl changed during the run: it grew \(.*\): the replay read only the bytes scanned/),
+      expect.stringMatching(
+        /^grown\.jsonl changed during the run: it grew \(.*\): the replay read only the bytes scanned/,
+      ),
     );
   });
 
@@ -88,7 +113,9 @@ describe('a recording that changes during the run', () => {
     expect(seqsOf(api.arrivals)).toEqual(range(0, 25));
     expect(result.summary.skipped).toEqual({ 'recording changed': 35 });
     expect(result.warnings).toContainEqual(
-      expect.stringMatching(/^cut\.jsonl changed during the run and the replay stopped reading it \(.*\): 35 calls of the window not sent/),
+      expect.stringMatching(
+        /^cut\.jsonl changed during the run and the replay stopped reading it \(.*\): 35 calls of the window not sent/,
+      ),
     );
   });
 });
@@ -126,7 +153,9 @@ describe('a replay window no run could last', { timeout: 120_000 }, () => {
     }
     expect(runs[0].stderr).toContain('micros.jsonl: the replay would last 31 days');
     expect(runs[1].stderr).toMatch(/huge\.jsonl: the replay would last [\d.]+e\+\d+ days/);
-    expect(runs[2].stderr).toContain('short.jsonl: the replay would last 116 days (10ms of the recording at speed 1e-9)');
+    expect(runs[2].stderr).toContain(
+      'short.jsonl: the replay would last 116 days (10ms of the recording at speed 1e-9)',
+    );
   });
 
   it('ends at --duration', async () => {
@@ -159,7 +188,9 @@ describe('calls recorded out of time order', { timeout: 120_000 }, () => {
     expect(result!.summary.scheduleLagMs!.max).toBeLessThan(600);
     expect(result!.byMethod['late.call']!.latencyMs.max).toBeLessThan(600);
     expect(result!.replay!.outOfOrder).toEqual({ calls: 1, maxMs: 1000 });
-    expect(stdout).toMatch(/^replay +disorder\.jsonl: 4 sent of 4 calls in the window; 1 out of time order \(up to 1,?000(\.0)? ms early/m);
+    expect(stdout).toMatch(
+      /^replay +disorder\.jsonl: 4 sent of 4 calls in the window; 1 out of time order \(up to 1,?000(\.0)? ms early/m,
+    );
   });
 });
 
@@ -170,7 +201,9 @@ describe('a path that is no recording file', { timeout: 120_000 }, () => {
     const fifo = join(dir, 'a-fifo.jsonl');
     execFileSync('mkfifo', [fifo]);
     const runs = await Promise.all(
-      [directory, fifo, '/dev/zero', join(dir, 'missing.jsonl')].map((path) => replayByCli(api, dir, ['--replay', path], ['c1'], 45_000)),
+      [directory, fifo, '/dev/zero', join(dir, 'missing.jsonl')].map((path) =>
+        replayByCli(api, dir, ['--replay', path], ['c1'], 45_000),
+      ),
     );
     for (const run of runs) {
       expect(run.code, run.stderr).toBe(2);
@@ -205,8 +238,13 @@ describe('a UTF-8 byte order mark', { timeout: 120_000 }, () => {
       JSON.stringify({
         target: api.url,
         clients: { list: [{ id: 'c1', secret: 's' }] },
-        data: { inOrder: { file: 'users.jsonl', order: 'sequential' }, picked: { file: 'users.jsonl', order: 'random' } },
-        scenarios: [{ name: 'use', steps: [{ method: 'rows.use', args: { a: '{{data.inOrder.id}}', b: '{{data.picked.id}}' } }] }],
+        data: {
+          inOrder: { file: 'users.jsonl', order: 'sequential' },
+          picked: { file: 'users.jsonl', order: 'random' },
+        },
+        scenarios: [
+          { name: 'use', steps: [{ method: 'rows.use', args: { a: '{{data.inOrder.id}}', b: '{{data.picked.id}}' } }] },
+        ],
         phases: [{ duration: '500ms', rate: 20 }],
       }),
     );

@@ -33,7 +33,12 @@ describe('run: an absurd Retry-After', () => {
   it.each(ABSURD)('%s: one warning, clients back off one window and carry on', async (_name, retryAfter) => {
     server = await startHostileApi(refuseWithRetryAfter(retryAfter));
     const plan = testPlan(
-      { scenarios: ping, phases: [{ duration: '2500ms', rate: 20 }], rateLimit: { window: '1s' }, http: { preconnect: false } },
+      {
+        scenarios: ping,
+        phases: [{ duration: '2500ms', rate: 20 }],
+        rateLimit: { window: '1s' },
+        http: { preconnect: false },
+      },
       server.url,
     );
     const overflow: string[] = [];
@@ -43,7 +48,9 @@ describe('run: an absurd Retry-After', () => {
     expect(outcome.status).toBe('completed');
     expect(overflow).not.toContain('TimeoutOverflowWarning');
     expect(result.warnings.filter((w) => w.includes('Retry-After'))).toEqual([
-      expect.stringMatching(/^the server sent an unusable Retry-After .*: clients backed off one rate-limit window instead$/),
+      expect.stringMatching(
+        /^the server sent an unusable Retry-After .*: clients backed off one rate-limit window instead$/,
+      ),
     ]);
     // Two clients, refused at once, back again after 1 s each: more than one request per client.
     expect(apiRequests(server)).toBeGreaterThan(2);
@@ -118,7 +125,9 @@ describe('verify: an absurd Retry-After', () => {
       const report = await runVerify(config).finally(() => process.off('warning', listener));
       expect(performance.now() - started).toBeLessThan(8000);
       expect(overflow).not.toContain('TimeoutOverflowWarning');
-      expect(report.checks.find((c) => c.id === 'ratelimit.response')?.detail).toMatch(/asks for a wait of over a day \(not followed\)/);
+      expect(report.checks.find((c) => c.id === 'ratelimit.response')?.detail).toMatch(
+        /asks for a wait of over a day \(not followed\)/,
+      );
     },
     20_000,
   );

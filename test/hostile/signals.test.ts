@@ -119,7 +119,9 @@ describe('a signal is never dropped', () => {
       installSignalHandlers();
       setTimeout(() => process.exit(0), 3000);
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child.stdout.once('data', () => setTimeout(() => child.kill('SIGINT'), 200));
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     expect(code).toBe(130);
@@ -161,7 +163,14 @@ describe('merge --wait', () => {
     async (signal) => {
       const shards = await mkdtemp(join(dir, 'shards-'));
       const first = makeResult({ seed: 7, rps: 10, durationS: 5 });
-      const shard = { runId: 'run-1', index: 1, count: 3, clients: Object.keys(first.byClient).length, startAt: null, startLateMs: null };
+      const shard = {
+        runId: 'run-1',
+        index: 1,
+        count: 3,
+        clients: Object.keys(first.byClient).length,
+        startAt: null,
+        startLateMs: null,
+      };
       await writeFile(join(shards, 'shard-1.json'), JSON.stringify({ ...first, run: { ...first.run, shard } }));
       let child: ChildProcess | undefined;
       const exited = runRpcload(['merge', shards, '--out', join(dir, `merged-${signal}.json`), '--wait', '10m'], {
@@ -174,7 +183,9 @@ describe('merge --wait', () => {
       const cli = await exited;
       expect(child).toBeDefined();
       expect(cli.code, cli.stderr).toBe(130);
-      expect(cli.stderr).toMatch(/^rpcload: merge: interrupted while waiting for shards \(1 of 3 shards present; missing 2, 3\)$/m);
+      expect(cli.stderr).toMatch(
+        /^rpcload: merge: interrupted while waiting for shards \(1 of 3 shards present; missing 2, 3\)$/m,
+      );
       expect(cli.stderr).not.toMatch(/shard.*missing.*--partial|\n\s+at /);
     },
     90_000,

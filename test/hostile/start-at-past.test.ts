@@ -42,16 +42,22 @@ describe('--start-at in the past', () => {
   it('run: refused in one line before anything runs; a few seconds late, a warning line and a result warning', async () => {
     // Against the embedded server, with nothing to fail: the exit code is the start instant's doing.
     const profile = join(dir, 'profile.json');
-    writeFileSync(profile, JSON.stringify({ scenarios: [{ steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 5 }] }));
+    writeFileSync(
+      profile,
+      JSON.stringify({ scenarios: [{ steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 5 }] }),
+    );
     const base = ['run', profile, '--ui', 'none'];
     const stale = await runRpcload([...base, '--start-at', iso(Date.now() - 3_600_000)]);
     expect(stale.code).toBe(2);
-    expect(stale.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^rpcload: --start-at: .* passed 60 min ago/)]);
+    expect(stale.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^rpcload: --start-at: .* passed 60 min ago/),
+    ]);
 
     const out = join(dir, 'late.json');
     const late = await runRpcload([...base, '--start-at', iso(Date.now() - 3000), '--out', out]);
     expect(late.code, late.stderr).toBe(0);
-    const warning = /the start instant \S+ \(--start-at, RPCLOAD_START_AT\) passed \d+ s ago: the run starts at once, \d+ s late/;
+    const warning =
+      /the start instant \S+ \(--start-at, RPCLOAD_START_AT\) passed \d+ s ago: the run starts at once, \d+ s late/;
     expect(late.stderr).toMatch(new RegExp(`^warning: ${warning.source}`, 'm'));
     expect((await readResultFile(out)).warnings).toContainEqual(expect.stringMatching(warning));
   }, 90_000);

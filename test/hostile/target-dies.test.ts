@@ -26,13 +26,23 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
  * connection when the target dies — the case that crashed the run (a request handed to a
  * connection while undici was still failing that connection's queue).
  */
-const RUN_FLAGS = ['--client', 'client-1:demo-secret', '--client', 'client-2:demo-secret', '--rate', '100', '--duration', '5s'];
+const RUN_FLAGS = [
+  '--client',
+  'client-1:demo-secret',
+  '--client',
+  'client-2:demo-secret',
+  '--rate',
+  '100',
+  '--duration',
+  '5s',
+];
 /** 5 s at 100/s. */
 const ARRIVALS = 500;
 const CONNECTIONS = 64;
 
 /** Arrivals the open model did not send (e.g. max in-flight reached), by any reason. */
-const skippedArrivals = (result: RunResult): number => Object.values(result.summary.skipped).reduce((sum, n) => sum + n, 0);
+const skippedArrivals = (result: RunResult): number =>
+  Object.values(result.summary.skipped).reduce((sum, n) => sum + n, 0);
 
 describe('a target that dies with requests in flight', () => {
   it.each([1, 2])(
@@ -43,7 +53,20 @@ describe('a target that dies with requests in flight', () => {
       const server = await startHostileApi(neverAnswer);
       const out = join(dir, `dies-${workers}.json`);
       const run = runRpcload(
-        ['run', '--target', server.url, '--method', 'ping', ...RUN_FLAGS, '--ui', 'none', '--workers', String(workers), '--out', out],
+        [
+          'run',
+          '--target',
+          server.url,
+          '--method',
+          'ping',
+          ...RUN_FLAGS,
+          '--ui',
+          'none',
+          '--workers',
+          String(workers),
+          '--out',
+          out,
+        ],
         {
           timeoutMs: 60_000,
         },
@@ -61,7 +84,9 @@ describe('a target that dies with requests in flight', () => {
       expect(result.run.status).toBe('completed');
       const { outcomes, requests } = result.summary;
       // The calls held open when it died end as transport errors (a closed socket), not as lost requests.
-      const inFlight = Object.entries(outcomes).filter(([key]) => key.startsWith('transport:') && key !== 'transport:ECONNREFUSED');
+      const inFlight = Object.entries(outcomes).filter(
+        ([key]) => key.startsWith('transport:') && key !== 'transport:ECONNREFUSED',
+      );
       expect(inFlight.reduce((sum, [, count]) => sum + count, 0)).toBeGreaterThanOrEqual(CONNECTIONS);
       // The rest of the run, against a refused port: counted, not dropped.
       expect(outcomes['transport:ECONNREFUSED']).toBeGreaterThan(0);
@@ -80,7 +105,9 @@ describe('a target that dies with requests in flight', () => {
         timeoutMs: 60_000,
         // The first progress line comes 2 s into the load: 200 calls of 5 s each sent, most of them waiting for a connection.
         onSpawn: (child) => {
-          progress = new Promise((resolve) => child.stderr!.on('data', (chunk: Buffer) => /^\[/m.test(chunk.toString()) && resolve()));
+          progress = new Promise((resolve) =>
+            child.stderr!.on('data', (chunk: Buffer) => /^\[/m.test(chunk.toString()) && resolve()),
+          );
         },
       },
     );

@@ -19,7 +19,11 @@ type AltNames = { type: 2; value: string }[] | { type: 7; ip: string }[];
 const EXPIRED_ON = new Date('2026-01-02T03:04:05Z');
 
 /** A self-signed certificate for `altNames`, valid from `notBefore` to `notAfter`. */
-async function certificate(notBefore: Date, notAfter: Date, altNames: AltNames): Promise<{ cert: string; key: string }> {
+async function certificate(
+  notBefore: Date,
+  notAfter: Date,
+  altNames: AltNames,
+): Promise<{ cert: string; key: string }> {
   const pems = await generate([{ name: 'commonName', value: 'rpcload-test' }], {
     keyType: 'ec',
     algorithm: 'sha256',
@@ -39,7 +43,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rpcload-tls-trust-'));
   const [old, foreign] = await Promise.all([
     certificate(new Date('2025-01-01T00:00:00Z'), EXPIRED_ON, LOCAL),
-    certificate(new Date(Date.now() - 60_000), new Date(Date.now() + 86_400_000), [{ type: 2, value: 'api.example.com' }]),
+    certificate(new Date(Date.now() - 60_000), new Date(Date.now() + 86_400_000), [
+      { type: 2, value: 'api.example.com' },
+    ]),
   ]);
   [expired, otherHost] = await Promise.all([startServer({ tls: old }), startServer({ tls: foreign })]);
   caOf = { expired: join(dir, 'expired.pem'), otherHost: join(dir, 'other-host.pem') };
@@ -97,7 +103,9 @@ describe.concurrent('--insecure is never silent', () => {
     const result = await run(expired, ['--insecure'], out);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(INSECURE);
-    expect((await readResultFile(out)).warnings).toContainEqual(expect.stringMatching(/^TLS certificate verification is off/));
+    expect((await readResultFile(out)).warnings).toContainEqual(
+      expect.stringMatching(/^TLS certificate verification is off/),
+    );
   }, 60_000);
 
   it('verify: the same line, and the result file records it', async () => {
@@ -105,7 +113,9 @@ describe.concurrent('--insecure is never silent', () => {
     const result = await verify(otherHost, ['--insecure'], out);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(INSECURE);
-    expect((await readResultFile(out)).warnings).toContainEqual(expect.stringMatching(/^TLS certificate verification is off/));
+    expect((await readResultFile(out)).warnings).toContainEqual(
+      expect.stringMatching(/^TLS certificate verification is off/),
+    );
   }, 60_000);
 
   it('no warning when certificates are checked', async () => {
@@ -128,13 +138,18 @@ describe.concurrent('a certificate refused for what it is', () => {
       expect(result.code, result.stderr).toBe(2);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/CERT_HAS_EXPIRED \(the server certificate expired on 2026-01-02T03:04:05Z: it must be renewed/);
+      expect(lines[0]).toMatch(
+        /CERT_HAS_EXPIRED \(the server certificate expired on 2026-01-02T03:04:05Z: it must be renewed/,
+      );
       expect(lines[0]).not.toMatch(/pass --ca/);
     }
   }, 60_000);
 
   it('for another host: run and verify name the host it is for', async () => {
-    for (const result of [await run(otherHost, ['--ca', caOf.otherHost]), await verify(otherHost, ['--ca', caOf.otherHost])]) {
+    for (const result of [
+      await run(otherHost, ['--ca', caOf.otherHost]),
+      await verify(otherHost, ['--ca', caOf.otherHost]),
+    ]) {
       expect(result.code, result.stderr).toBe(2);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);

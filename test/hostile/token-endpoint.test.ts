@@ -35,7 +35,8 @@ function refuseFirst(times: number): Behaviour {
   };
 }
 
-const plan = (url: string) => testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 10 }], http: { preconnect: false } }, url);
+const plan = (url: string) =>
+  testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 10 }], http: { preconnect: false } }, url);
 
 describe('a token endpoint answering 429 with Retry-After', () => {
   it('run: waits as asked and carries on; the refusals are counted', async () => {
@@ -66,7 +67,12 @@ describe('a token endpoint answering 429 with Retry-After', () => {
 
   it('verify: the preflight waits as asked too', async () => {
     server = await startHostileApi(answerSuccess, refuseFirst(1));
-    const config = resolveVerifyConfig({ client: ['a:s3cret'], method: ['ping'], only: 'envelope' }, null, server.url, null);
+    const config = resolveVerifyConfig(
+      { client: ['a:s3cret'], method: ['ping'], only: 'envelope' },
+      null,
+      server.url,
+      null,
+    );
     const report = await runVerify(config);
     expect(report.checks).toHaveLength(1);
     expect(tokenRequests(server)).toBeGreaterThanOrEqual(2);

@@ -40,7 +40,11 @@ describe('token refresh never storms', () => {
   it('the reference server with a 20 s TTL (within the 30 s margin): one token per client, not thousands', async () => {
     reference = await startServer({ limit: 10_000, tokenTtlS: 20 });
     const plan = testPlan(
-      { clients: { pattern: 'client-{n}', count: 4, secret: '${SECRET}' }, scenarios: ping, phases: [{ duration: '3s', rate: 40 }] },
+      {
+        clients: { pattern: 'client-{n}', count: 4, secret: '${SECRET}' },
+        scenarios: ping,
+        phases: [{ duration: '3s', rate: 40 }],
+      },
       reference.url,
     );
     const { result } = await runPlan(plan, reference.url);
@@ -55,7 +59,10 @@ describe('token refresh never storms', () => {
 
   it('expires_in 1e12 is clamped: no overflowing timer, no refresh loop, one warning', async () => {
     server = await startHostileApi(answerSuccess, issueToken({ expires_in: 1e12 }));
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '1s', rate: 20 }], http: { preconnect: false } }, server.url);
+    const plan = testPlan(
+      { scenarios: ping, phases: [{ duration: '1s', rate: 20 }], http: { preconnect: false } },
+      server.url,
+    );
     const { value, warnings } = await withWarnings(() => runPlan(plan, server!.url));
     expect(value.result.summary.outcomes).toEqual({ success: 20 });
     expect(tokenRequests(server)).toBe(2);
@@ -67,7 +74,10 @@ describe('token refresh never storms', () => {
 
   it('tokens living 0.2 s are refreshed at most once per second per client, and reported', async () => {
     server = await startHostileApi(answerSuccess, issueToken({ expires_in: 0.2 }));
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '2s', rate: 20 }], http: { preconnect: false } }, server.url);
+    const plan = testPlan(
+      { scenarios: ping, phases: [{ duration: '2s', rate: 20 }], http: { preconnect: false } },
+      server.url,
+    );
     const { result } = await runPlan(plan, server.url);
     // 2 clients × (the first token + at most one per second of a 2 s run, + one for timing slack)
     expect(tokenRequests(server)).toBeLessThanOrEqual(2 * 4);
@@ -77,10 +87,15 @@ describe('token refresh never storms', () => {
   it('a server answering every call with 401 invalid_token gets at most one token request per second per client', async () => {
     const invalidToken: Behaviour = (_request, socket) =>
       void socket.write(
-        rawResponse(401, '{"status":"error","error":"invalid_token"}', { 'www-authenticate': 'Bearer error="invalid_token"' }),
+        rawResponse(401, '{"status":"error","error":"invalid_token"}', {
+          'www-authenticate': 'Bearer error="invalid_token"',
+        }),
       );
     server = await startHostileApi(invalidToken);
-    const plan = testPlan({ scenarios: ping, phases: [{ duration: '2s', rate: 50 }], http: { preconnect: false } }, server.url);
+    const plan = testPlan(
+      { scenarios: ping, phases: [{ duration: '2s', rate: 50 }], http: { preconnect: false } },
+      server.url,
+    );
     const { result } = await runPlan(plan, server.url);
     expect(result.summary.outcomes['error:invalid_token']).toBeGreaterThan(0);
     // Before: one refresh per refused request whenever none was in flight (hundreds).
@@ -88,7 +103,12 @@ describe('token refresh never storms', () => {
   });
 
   it('verify against the reference server with a 20 s TTL fetches one token per client, not one per request', async () => {
-    reference = await startServer({ limit: 5, windowMs: 1000, tokenTtlS: 20, clients: [{ id: 'a', secret: 's3cret' }] });
+    reference = await startServer({
+      limit: 5,
+      windowMs: 1000,
+      tokenTtlS: 20,
+      clients: [{ id: 'a', secret: 's3cret' }],
+    });
     const config = resolveVerifyConfig(
       { client: ['a:s3cret'], method: ['ping'], limit: 5, window: 1000, only: 'ratelimit.response' },
       null,

@@ -23,12 +23,16 @@ const tokenReply = rawResponse(
 const BROKEN: Record<string, (socket: Socket) => void> = {
   garbage: (socket) => socket.end('HELLO THIS IS NOT HTTP\r\n\r\n'),
   reset: (socket) => socket.resetAndDestroy(),
-  'huge headers': (socket) => socket.end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(200_000)}\r\ncontent-length: 2\r\n\r\n{}`),
+  'huge headers': (socket) =>
+    socket.end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(200_000)}\r\ncontent-length: 2\r\n\r\n{}`),
   'never answering': () => undefined,
 };
 
 /** Run `body` against a target that issues tokens and then breaks every API call with `behaviour`. */
-async function withBrokenTarget<T>(behaviour: (socket: Socket) => void, body: (server: TestServer) => Promise<T>): Promise<T> {
+async function withBrokenTarget<T>(
+  behaviour: (socket: Socket) => void,
+  body: (server: TestServer) => Promise<T>,
+): Promise<T> {
   const server = await startRawServer((request: RawRequest, socket) => {
     if (request.path.endsWith('/auth.token')) socket.write(tokenReply);
     else behaviour(socket);
@@ -82,14 +86,19 @@ describe.concurrent('verify against a broken target', () => {
         const out = join(dir, 'out.json');
         const junit = join(dir, 'junit.xml');
         const started = Date.now();
-        const result = await runRpcload(['verify', profileFor(dir, server.url), '--out', out, '--junit', junit, '--ui', 'none'], {
-          timeoutMs: 90_000,
-        });
+        const result = await runRpcload(
+          ['verify', profileFor(dir, server.url), '--out', out, '--junit', junit, '--ui', 'none'],
+          {
+            timeoutMs: 90_000,
+          },
+        );
         expect(Date.now() - started).toBeLessThan(90_000);
         expect(result.code, result.stderr).toBe(1);
         const verdictLines = result.stderr.split('\n').filter((l) => l.startsWith('verify: '));
         expect(verdictLines).toHaveLength(1);
-        expect(verdictLines[0]).toMatch(/^verify: not a pass: \d+ check\(s\) could not run because the target broke \(envelope, /);
+        expect(verdictLines[0]).toMatch(
+          /^verify: not a pass: \d+ check\(s\) could not run because the target broke \(envelope, /,
+        );
         expect(result.stdout).toContain('[target_broken]');
         expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
 
@@ -102,7 +111,9 @@ describe.concurrent('verify against a broken target', () => {
         const xml = readFileSync(junit, 'utf8');
         const broken = file.checks.filter((c) => c.skipClass === 'target_broken');
         expect(xml).toContain(`errors="${broken.length}"`);
-        expect(xml).toContain(`<error message="${file.checks.find((c) => c.id === 'envelope')!.detail}" type="skip:target_broken">`);
+        expect(xml).toContain(
+          `<error message="${file.checks.find((c) => c.id === 'envelope')!.detail}" type="skip:target_broken">`,
+        );
         noSecretIn(result.stdout, result.stderr, readFileSync(out, 'utf8'), xml);
       });
     },
@@ -130,7 +141,11 @@ describe.concurrent('verify against a broken target', () => {
         { timeoutMs: 90_000 },
       );
       expect(result.code, result.stderr).toBe(0);
-      const json = JSON.parse(result.stdout) as { ok: boolean; skippedByClass: Record<string, number>; checks: { skipClass?: string }[] };
+      const json = JSON.parse(result.stdout) as {
+        ok: boolean;
+        skippedByClass: Record<string, number>;
+        checks: { skipClass?: string }[];
+      };
       expect(json.ok).toBe(true);
       expect(json.skippedByClass.target_broken).toBeGreaterThan(0);
       expect(readFileSync(junit, 'utf8')).toContain('errors="0"');

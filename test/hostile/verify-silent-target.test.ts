@@ -64,6 +64,8 @@ describe('verify against a target that never answers', () => {
     const first = broken.filter((c) => !c.detail.startsWith('not run: '));
     expect(first.length).toBeGreaterThanOrEqual(1);
     for (const check of broken.filter((c) => c.detail.startsWith('not run: ')))
-      expect(check.detail).toMatch(/^not run: the target left [a-z_.]+ unanswered until its timeout \(.*transport:timeout.*\)$/);
+      expect(check.detail).toMatch(
+        /^not run: the target left [a-z_.]+ unanswered until its timeout \(.*transport:timeout.*\)$/,
+      );
   }, 130_000);
 });

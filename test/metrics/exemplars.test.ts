@@ -50,7 +50,8 @@ describe('the exemplars of one recorder', () => {
       for (const e of buckets) {
         const le = e.bucketLeMs ?? Number.POSITIVE_INFINITY;
         const below =
-          EXEMPLAR_BUCKETS_MS[EXEMPLAR_BUCKETS_MS.indexOf(le) - 1] ?? (le === Number.POSITIVE_INFINITY ? EXEMPLAR_BUCKETS_MS.at(-1)! : 0);
+          EXEMPLAR_BUCKETS_MS[EXEMPLAR_BUCKETS_MS.indexOf(le) - 1] ??
+          (le === Number.POSITIVE_INFINITY ? EXEMPLAR_BUCKETS_MS.at(-1)! : 0);
         expect(e.latencyMs).toBeLessThanOrEqual(le);
         expect(e.latencyMs).toBeGreaterThan(below);
       }

@@ -42,7 +42,15 @@ describe('hdr helpers', () => {
   });
 
   it('gives zeros for an empty histogram', () => {
-    expect(percentilesMs(createLatencyHistogram())).toEqual({ min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 });
+    expect(percentilesMs(createLatencyHistogram())).toEqual({
+      min: 0,
+      mean: 0,
+      p50: 0,
+      p90: 0,
+      p99: 0,
+      p999: 0,
+      max: 0,
+    });
   });
 
   it('round-trips through the compressed encoding and adds exactly', () => {

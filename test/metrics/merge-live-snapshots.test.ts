@@ -48,13 +48,18 @@ describe('mergeLiveSnapshots', () => {
   it("adds the workers' skipped arrivals by workload, and says none while no worker has any", () => {
     const part = (clients: string[]) => new Recorder(dims(clients), { rateLimit: null }).snapshot(1000);
     const empty = part(['c1', 'c2']);
-    const a = { ...part(['c1']), skippedByWorkload: { checkout: { 'client backing off': 2 }, browse: { 'no token': 1 } } };
+    const a = {
+      ...part(['c1']),
+      skippedByWorkload: { checkout: { 'client backing off': 2 }, browse: { 'no token': 1 } },
+    };
     const b = { ...part(['c2']), skippedByWorkload: { checkout: { 'client backing off': 3, 'no token': 1 } } };
     expect(mergeLiveSnapshots([a, b], empty, ['c1', 'c2']).skippedByWorkload).toEqual({
       checkout: { 'client backing off': 5, 'no token': 1 },
       browse: { 'no token': 1 },
     });
-    expect(mergeLiveSnapshots([part(['c1']), part(['c2'])], empty, ['c1', 'c2'])).not.toHaveProperty('skippedByWorkload');
+    expect(mergeLiveSnapshots([part(['c1']), part(['c2'])], empty, ['c1', 'c2'])).not.toHaveProperty(
+      'skippedByWorkload',
+    );
   });
 
   it('shows the empty figures before any worker reports', () => {

@@ -17,15 +17,26 @@ function record(samples: readonly Sample[]): RecordedData {
 
 /** The figures a reader takes from data: counts, percentiles of every histogram, rows, ledger. */
 function figures(d: RecordedData) {
-  const read = (encoded: string) => ({ count: decodeHistogram(encoded).totalCount, ...percentilesMs(decodeHistogram(encoded)) });
+  const read = (encoded: string) => ({
+    count: decodeHistogram(encoded).totalCount,
+    ...percentilesMs(decodeHistogram(encoded)),
+  });
   const pairs = (r: Readonly<Record<string, { latency: string; serviceTime: string }>>) =>
-    Object.fromEntries(Object.entries(r).map(([k, p]) => [k, { latency: read(p.latency), serviceTime: read(p.serviceTime) }]));
+    Object.fromEntries(
+      Object.entries(r).map(([k, p]) => [k, { latency: read(p.latency), serviceTime: read(p.serviceTime) }]),
+    );
   const outcomes = (r: Readonly<Record<string, { outcomes: Readonly<Record<string, number>> }>>) =>
     Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.outcomes]));
   return {
-    overall: { latency: read(d.overall.latency), serviceTime: read(d.overall.serviceTime), outcomes: d.overall.outcomes },
+    overall: {
+      latency: read(d.overall.latency),
+      serviceTime: read(d.overall.serviceTime),
+      outcomes: d.overall.outcomes,
+    },
     lag: read(d.scheduleLag),
-    lagByPhase: Object.fromEntries(Object.entries(d.scheduleLagByPhase).map(([phase, encoded]) => [phase, read(encoded)])),
+    lagByPhase: Object.fromEntries(
+      Object.entries(d.scheduleLagByPhase).map(([phase, encoded]) => [phase, read(encoded)]),
+    ),
     histograms: [pairs(d.byMethod), pairs(d.byPhase), pairs(d.byClient), pairs(d.byOutcome)],
     outcomes: [outcomes(d.byMethod), outcomes(d.byPhase), outcomes(d.byClient)],
     lastAtMs: d.lastAtMs,
@@ -61,7 +72,8 @@ describe('mergeRecordedData', () => {
     const odd = record(samples.filter((s) => s.clientIndex % 2 === 1));
     const merged = mergeRecordedData([even, odd]);
     expect(figures(merged)).toEqual(figures(all));
-    const windowsOf = (d: RecordedData) => Object.fromEntries(Object.entries(d.ledger!.clients).map(([id, c]) => [id, c.windows]));
+    const windowsOf = (d: RecordedData) =>
+      Object.fromEntries(Object.entries(d.ledger!.clients).map(([id, c]) => [id, c.windows]));
     expect(windowsOf(merged)).toEqual(windowsOf(all));
     expect(merged.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts)).toEqual(
       all.timeline.map(({ p50: _p50, p99: _p99, ...counts }) => counts),
@@ -108,8 +120,15 @@ describe('mergeRecordedData', () => {
 
   it('adds skip counts and keeps the later of the parts’ last completion', () => {
     const a = { ...emptyRecordedData(), skipped: { 'all clients backing off': 2 }, lastAtMs: 5 };
-    const b = { ...emptyRecordedData(), skipped: { 'all clients backing off': 3, 'max in-flight reached': 1 }, lastAtMs: 9 };
+    const b = {
+      ...emptyRecordedData(),
+      skipped: { 'all clients backing off': 3, 'max in-flight reached': 1 },
+      lastAtMs: 9,
+    };
     const merged = mergeRecordedData([a, b]);
-    expect([merged.skipped, merged.lastAtMs]).toEqual([{ 'all clients backing off': 5, 'max in-flight reached': 1 }, 9]);
+    expect([merged.skipped, merged.lastAtMs]).toEqual([
+      { 'all clients backing off': 5, 'max in-flight reached': 1 },
+      9,
+    ]);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { countsRecord, MAX_OUTCOME_KEYS, OUTCOME_OTHER, OUTCOME_SLOTS, OutcomeTable } from '../../src/metrics/outcome-table.ts';
+import {
+  countsRecord,
+  MAX_OUTCOME_KEYS,
+  OUTCOME_OTHER,
+  OUTCOME_SLOTS,
+  OutcomeTable,
+} from '../../src/metrics/outcome-table.ts';
 
 describe('OutcomeTable', () => {
   it('gives each distinct key a stable dense index', () => {

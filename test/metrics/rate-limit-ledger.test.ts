@@ -59,7 +59,11 @@ function greedyRun(o: {
   before?: { requests: number; spacingMs: number; gapMs: number };
 }): Sample[] {
   const windowMs = o.windowMs ?? WINDOW_MS;
-  const limiter = createLimiter(o.algorithm, { limit: o.limit ?? LIMIT, windowMs, countRefused: o.countRefused ?? false });
+  const limiter = createLimiter(o.algorithm, {
+    limit: o.limit ?? LIMIT,
+    windowMs,
+    countRefused: o.countRefused ?? false,
+  });
   const before = o.before ?? { requests: 0, spacingMs: 0, gapMs: 0 };
   for (let i = 0; i < before.requests; i++) limiter.decide('a', (o.phaseMs ?? 0) + i * before.spacingMs + 1);
   // The run's clock starts after the earlier traffic: the limiter's clock is shifted by it.
@@ -77,7 +81,10 @@ function greedyRun(o: {
         retryAfterS,
       }),
     );
-    t = !decision.admitted && (o.policy ?? 'honour') === 'honour' ? Math.max(t + o.spacingMs, t + 2 + retryAfterS * 1000) : t + o.spacingMs;
+    t =
+      !decision.admitted && (o.policy ?? 'honour') === 'honour'
+        ? Math.max(t + o.spacingMs, t + 2 + retryAfterS * 1000)
+        : t + o.spacingMs;
   }
   return samples;
 }
@@ -97,18 +104,29 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
     ['sliding log', { algorithm: 'sliding' }, 'pass'],
     ['clock-aligned window, run starting mid-window', { algorithm: 'fixed-aligned', phaseMs: 7_300 }, 'pass'],
     ['clock-aligned window, run starting at a boundary', { algorithm: 'fixed-aligned', phaseMs: 0 }, 'pass'],
-    ['Retry-After rounded down (that is retry_after_honoured’s business)', { algorithm: 'fixed', rounding: 'floor' }, 'pass'],
+    [
+      'Retry-After rounded down (that is retry_after_honoured’s business)',
+      { algorithm: 'fixed', rounding: 'floor' },
+      'pass',
+    ],
     ['limit + 1 per window', { algorithm: 'fixed', limit: LIMIT + 1 }, 'fail'],
     ['limit − 1 per window', { algorithm: 'fixed', limit: LIMIT - 1 }, 'fail'],
     ['token bucket', { algorithm: 'token-bucket' }, 'fail'],
     ['per-client fixed window, 429 policy ignore', { algorithm: 'fixed', policy: 'ignore' }, 'pass'],
     // (At a send period that divides the window, every window would start at the same phase: a clock-aligned limiter could not be told apart.)
-    ['limit + 1, 429 policy ignore', { algorithm: 'fixed', limit: LIMIT + 1, policy: 'ignore', spacingMs: 370 }, 'fail'],
+    [
+      'limit + 1, 429 policy ignore',
+      { algorithm: 'fixed', limit: LIMIT + 1, policy: 'ignore', spacingMs: 370 },
+      'fail',
+    ],
     ['token bucket, 429 policy ignore', { algorithm: 'token-bucket', policy: 'ignore' }, 'fail'],
   ] as const)('%s → %s', (_, limiter, verdict) => {
     const check = thresholdOf(greedyRun({ ...GREEDY, ...limiter }));
     expect(check.verdict, `${check.detail} ${JSON.stringify(check.evidence)}`).toBe(verdict);
-    const evidence = check.evidence as { windows: number; examples: { resetFromMs: number; resetToMs: number; admittedMax: number }[] };
+    const evidence = check.evidence as {
+      windows: number;
+      examples: { resetFromMs: number; resetToMs: number; admittedMax: number }[];
+    };
     expect(evidence.windows).toBeGreaterThanOrEqual(4);
     expect(evidence.examples[0]!.resetToMs).toBeGreaterThanOrEqual(evidence.examples[0]!.resetFromMs);
   });
@@ -151,17 +169,29 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
 
   it('over-admission no earlier request explains still fails in the first window', () => {
     // A token bucket's first burst: far more than the limit before the announced reset, earlier traffic or not.
-    const check = thresholdOf(greedyRun({ algorithm: 'token-bucket', ...GREEDY, before: { requests: 3, spacingMs: 100, gapMs: 50 } }));
+    const check = thresholdOf(
+      greedyRun({ algorithm: 'token-bucket', ...GREEDY, before: { requests: 3, spacingMs: 100, gapMs: 50 } }),
+    );
     expect(check.verdict).toBe('fail');
-    const data = ledgerOf(greedyRun({ algorithm: 'token-bucket', ...GREEDY, before: { requests: 3, spacingMs: 100, gapMs: 50 } }));
+    const data = ledgerOf(
+      greedyRun({ algorithm: 'token-bucket', ...GREEDY, before: { requests: 3, spacingMs: 100, gapMs: 50 } }),
+    );
     const first = data.clients.a!.windows[0]!;
     expect([first.mayBeginBeforeRun, readWindow(first, LIMIT, WINDOW_MS)]).toEqual([true, 'over']);
   });
 
   it.each<[string, Partial<WindowReading>, WindowReadingKind]>([
     ['fewer than the limit, the window inside the run', { admittedMax: 7 }, 'early'],
-    ['fewer than the limit, the window may have begun before the run', { admittedMax: 7, mayBeginBeforeRun: true }, 'before_run'],
-    ['surely over, the window may have begun before the run', { admittedMin: 11, admittedMax: 12, mayBeginBeforeRun: true }, 'over'],
+    [
+      'fewer than the limit, the window may have begun before the run',
+      { admittedMax: 7, mayBeginBeforeRun: true },
+      'before_run',
+    ],
+    [
+      'surely over, the window may have begun before the run',
+      { admittedMin: 11, admittedMax: 12, mayBeginBeforeRun: true },
+      'over',
+    ],
     ['exactly the limit, the window may have begun before the run', { mayBeginBeforeRun: true }, 'exact'],
     [
       'over within a window since a readmission',
@@ -173,7 +203,11 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
       { admittedMaxAfterRefusal: 11, sinceReset: 15, sinceResetSpanMs: 8_000, sinceFirstRequest: true },
       'before_run',
     ],
-    ['over but over more than a window', { admittedMaxAfterRefusal: 11, sinceReset: 15, sinceResetSpanMs: 12_000 }, 'inconclusive'],
+    [
+      'over but over more than a window',
+      { admittedMaxAfterRefusal: 11, sinceReset: 15, sinceResetSpanMs: 12_000 },
+      'inconclusive',
+    ],
   ])('readWindow: %s → %s', (_, fields, kind) => {
     const window: WindowReading = {
       refusedAtMs: 5_000,
@@ -240,7 +274,9 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
 
   it('limit + 1: every window reads one over, and no clock-aligned phase explains them all', () => {
     const check = thresholdOf(greedyRun({ algorithm: 'fixed', limit: LIMIT + 1, ...GREEDY }));
-    expect(check.detail).toMatch(/admitted 11 within less than one window .* no clock-aligned window explains them all/);
+    expect(check.detail).toMatch(
+      /admitted 11 within less than one window .* no clock-aligned window explains them all/,
+    );
   });
 
   it('limit − 1: refused with at most 9 in the announced window', () => {
@@ -250,7 +286,9 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
 
   it('token bucket: the first burst holds far more than the limit before the announced reset', () => {
     const check = thresholdOf(greedyRun({ algorithm: 'token-bucket', ...GREEDY }));
-    expect(check.detail).toMatch(/held (1[1-9]|2\d)(–\d+)? admitted requests before the reset their Retry-After announced/);
+    expect(check.detail).toMatch(
+      /held (1[1-9]|2\d)(–\d+)? admitted requests before the reset their Retry-After announced/,
+    );
   });
 
   it('one reading per announced window, every window of the run', () => {
@@ -263,13 +301,21 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
   it('at a short window the rounding of Retry-After can cover both readings: then it says by how much', () => {
     // 10 per 1 s at a request every 40 ms with 429 policy honour: Retry-After is always 1 s, a whole window.
     const plan = { limit: LIMIT, windowMs: 1000, policy: 'honour' } as const;
-    const check = thresholdOf(greedyRun({ algorithm: 'fixed', limit: LIMIT + 1, windowMs: 1000, spacingMs: 40, durationMs: 2_500 }), plan);
-    expect([check.verdict, check.detail]).toEqual(['skip', expect.stringMatching(/^inconclusive: .* up to 1 over the limit/)]);
+    const check = thresholdOf(
+      greedyRun({ algorithm: 'fixed', limit: LIMIT + 1, windowMs: 1000, spacingMs: 40, durationMs: 2_500 }),
+      plan,
+    );
+    expect([check.verdict, check.detail]).toEqual([
+      'skip',
+      expect.stringMatching(/^inconclusive: .* up to 1 over the limit/),
+    ]);
   });
 
   it('a 401 is not a quota hit, a transport failure may have been counted', () => {
     const samples = greedyRun({ algorithm: 'fixed', ...GREEDY });
-    const withFailures = samples.map((s, i) => (i === 3 ? { ...s, status: 0, outcome: 'transport:UND_ERR_SOCKET' } : s));
+    const withFailures = samples.map((s, i) =>
+      i === 3 ? { ...s, status: 0, outcome: 'transport:UND_ERR_SOCKET' } : s,
+    );
     expect(thresholdOf([sample({ sentAtMs: 0, status: 401, outcome: 'http:401' }), ...samples]).verdict).toBe('pass');
     expect(thresholdOf(withFailures).verdict).not.toBe('fail');
   });
@@ -311,10 +357,13 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
 
   it('counts by send time, not completion time', () => {
     const samples = greedyRun({ algorithm: 'fixed', ...GREEDY });
-    expect(thresholdOf([...samples].reverse().sort((a, b) => (a.status === 429 ? -1 : 0) - (b.status === 429 ? -1 : 0))).verdict).not.toBe(
-      'fail',
-    );
-    expect(thresholdOf(samples.map((s) => ({ ...s, doneAtMs: s.status === 429 ? s.doneAtMs : s.sentAtMs + 300 }))).verdict).toBe('pass');
+    expect(
+      thresholdOf([...samples].reverse().sort((a, b) => (a.status === 429 ? -1 : 0) - (b.status === 429 ? -1 : 0)))
+        .verdict,
+    ).not.toBe('fail');
+    expect(
+      thresholdOf(samples.map((s) => ({ ...s, doneAtMs: s.status === 429 ? s.doneAtMs : s.sentAtMs + 300 }))).verdict,
+    ).toBe('pass');
   });
 
   it('skips with a reason when no client was refused', () => {
@@ -330,7 +379,13 @@ describe('passive ratelimit.threshold: the windows the server announced', () => 
 });
 
 describe('passive ratelimit.retry_after_honoured', () => {
-  const refusal = sample({ sentAtMs: 1000, doneAtMs: 1010, status: 429, outcome: 'error:rate_limit_exceeded', retryAfterS: 2 });
+  const refusal = sample({
+    sentAtMs: 1000,
+    doneAtMs: 1010,
+    status: 429,
+    outcome: 'error:rate_limit_exceeded',
+    retryAfterS: 2,
+  });
   const retry = (waitedMs: number, status: number, retryAfterS = 2) =>
     sample({
       sentAtMs: 1010 + waitedMs,
@@ -351,7 +406,11 @@ describe('passive ratelimit.retry_after_honoured', () => {
   ] as const)('%s', (_, retries, verdict) => {
     const check = verdicts(ledgerOf([refusal, ...retries]))['ratelimit.retry_after_honoured']!;
     expect(check.verdict).toBe(verdict);
-    const evidence = check.evidence as { admitted: number; refused: number; refusals: { retryAfterS: number; waitedMs: number }[] };
+    const evidence = check.evidence as {
+      admitted: number;
+      refused: number;
+      refusals: { retryAfterS: number; waitedMs: number }[];
+    };
     expect(evidence.admitted).toBe(retries.filter((r) => r.status === 200 && r.backoffRetryAfterS >= 0).length);
     if (verdict === 'fail') {
       const refused = retries.filter((r) => r.status === 429);
@@ -375,9 +434,16 @@ describe('passive ratelimit.retry_after_honoured', () => {
   it.each([
     ['a conformant limiter', { algorithm: 'fixed' }, 'pass'],
     ['Retry-After rounded down', { algorithm: 'fixed', rounding: 'floor' }, 'skip'],
-    ['refused requests counted (the reset moves while the client sends)', { algorithm: 'fixed', countRefused: true }, 'skip'],
+    [
+      'refused requests counted (the reset moves while the client sends)',
+      { algorithm: 'fixed', countRefused: true },
+      'skip',
+    ],
   ] as const)('429 policy ignore, %s: judged from the announced windows → %s', (_, limiter, verdict) => {
-    const data = ledgerOf(greedyRun({ ...limiter, policy: 'ignore', spacingMs: 370, durationMs: 60_000 }), { ...PLAN, policy: 'ignore' });
+    const data = ledgerOf(greedyRun({ ...limiter, policy: 'ignore', spacingMs: 370, durationMs: 60_000 }), {
+      ...PLAN,
+      policy: 'ignore',
+    });
     const check = passiveRateLimitChecks(data)[1]!;
     expect(check.verdict, check.detail).toBe(verdict);
     if (verdict === 'skip') expect(check.detail).toMatch(/^inconclusive: .* still refused/);
@@ -412,12 +478,17 @@ describe('RateLimitLedger', () => {
   it('counts admitted and refused per window aligned to run start, only windows with traffic', () => {
     const sends = [100, 9_999, 10_000, 35_000, 35_001];
     const data = ledgerOf(
-      sends.map((t, i) => sample({ sentAtMs: t, doneAtMs: t + 1, status: i % 2 ? 429 : 200, retryAfterS: i % 2 ? 1 : -1 })),
+      sends.map((t, i) =>
+        sample({ sentAtMs: t, doneAtMs: t + 1, status: i % 2 ? 429 : 200, retryAfterS: i % 2 ? 1 : -1 }),
+      ),
     );
     const expected = new Map<number, { admitted: number; refused: number }>();
     sends.forEach((t, i) => {
       const p = expected.get(Math.floor(t / WINDOW_MS)) ?? { admitted: 0, refused: 0 };
-      expected.set(Math.floor(t / WINDOW_MS), i % 2 ? { ...p, refused: p.refused + 1 } : { ...p, admitted: p.admitted + 1 });
+      expected.set(
+        Math.floor(t / WINDOW_MS),
+        i % 2 ? { ...p, refused: p.refused + 1 } : { ...p, admitted: p.admitted + 1 },
+      );
     });
     expect(data.clients.a!.periods).toEqual([...expected].map(([index, c]) => ({ index, ...c })));
   });
@@ -426,7 +497,11 @@ describe('RateLimitLedger', () => {
     const windows = MAX_PERIODS_PER_CLIENT + 20;
     const data = ledgerOf(Array.from({ length: windows }, (_, i) => sample({ sentAtMs: i * WINDOW_MS })));
     const client = data.clients.a!;
-    expect([client.periods.length, client.periodsTruncated, client.admitted]).toEqual([MAX_PERIODS_PER_CLIENT, true, windows]);
+    expect([client.periods.length, client.periodsTruncated, client.admitted]).toEqual([
+      MAX_PERIODS_PER_CLIENT,
+      true,
+      windows,
+    ]);
   });
 
   it('caps observations per client and kind', () => {
@@ -436,11 +511,20 @@ describe('RateLimitLedger', () => {
   });
 
   it('merges counters per client exactly; a client split over parts has its announced windows withheld', () => {
-    const samples = [...burst(LIMIT + 1, 4, 0), ...burst(LIMIT, 2, 1, 50), sample({ sentAtMs: 25_000, doneAtMs: 25_001 })];
+    const samples = [
+      ...burst(LIMIT + 1, 4, 0),
+      ...burst(LIMIT, 2, 1, 50),
+      sample({ sentAtMs: 25_000, doneAtMs: 25_001 }),
+    ];
     const whole = ledgerOf(samples);
     const halves = [ledgerOf(samples.filter((_, i) => i % 2 === 0)), ledgerOf(samples.filter((_, i) => i % 2 === 1))];
     const merged = mergeLedgerData(halves)!;
-    const comparable = (c: LedgerClientData) => ({ ...c, observations: c.observations.length, windows: [], windowsWithheld: false });
+    const comparable = (c: LedgerClientData) => ({
+      ...c,
+      observations: c.observations.length,
+      windows: [],
+      windowsWithheld: false,
+    });
     expect(Object.fromEntries(Object.entries(merged.clients).map(([id, c]) => [id, comparable(c)]))).toEqual(
       Object.fromEntries(Object.entries(whole.clients).map(([id, c]) => [id, comparable(c)])),
     );

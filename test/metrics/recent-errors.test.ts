@@ -7,7 +7,14 @@ describe('RecentErrors', () => {
     const times = [5, 9, 14];
     for (const t of times) errors.record('api', 'http:502', 'Bad Gateway', t);
     expect(errors.list()).toEqual([
-      { source: 'api', outcome: 'http:502', detail: 'Bad Gateway', count: times.length, firstAtMs: times[0], lastAtMs: times.at(-1) },
+      {
+        source: 'api',
+        outcome: 'http:502',
+        detail: 'Bad Gateway',
+        count: times.length,
+        firstAtMs: times[0],
+        lastAtMs: times.at(-1),
+      },
     ]);
   });
 

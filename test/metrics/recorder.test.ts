@@ -196,7 +196,11 @@ describe('Recorder', () => {
     const recorder = new Recorder(DIMS, { rateLimit: null });
     recorder.record(sample({ methodIndex: 1, clientIndex: 2 }));
     const d = recorder.serialize();
-    expect([Object.keys(d.byMethod), Object.keys(d.byClient), d.ledger]).toEqual([[DIMS.methods[1]], [DIMS.clients[2]], null]);
+    expect([Object.keys(d.byMethod), Object.keys(d.byClient), d.ledger]).toEqual([
+      [DIMS.methods[1]],
+      [DIMS.clients[2]],
+      null,
+    ]);
   });
 
   it('serializes fresh figures after more samples, and earlier data stays as it was', () => {
@@ -340,8 +344,9 @@ describe('Recorder.snapshot', () => {
         sent: own.length,
         admitted: admitted.length,
         refused: refused.length,
-        admittedInWindow: admitted.filter((s) => Math.floor(s.sentAtMs / RATE_LIMIT.windowMs) === Math.floor(nowMs / RATE_LIMIT.windowMs))
-          .length,
+        admittedInWindow: admitted.filter(
+          (s) => Math.floor(s.sentAtMs / RATE_LIMIT.windowMs) === Math.floor(nowMs / RATE_LIMIT.windowMs),
+        ).length,
         lastRetryAfterS: lastRefusal?.retryAfterS ?? null,
         lastRetryAfterAtMs: lastRefusal?.doneAtMs ?? null,
       });
@@ -350,7 +355,9 @@ describe('Recorder.snapshot', () => {
 
   it('lists distinct recent errors, most recent first, counted', () => {
     const failures = samples.filter((s) => outcomeClass(s.outcome) === 'error');
-    expect(snap.recentErrors.map((e) => [e.outcome, e.count]).sort()).toEqual(Object.entries(countBy(failures, (s) => s.outcome)).sort());
+    expect(snap.recentErrors.map((e) => [e.outcome, e.count]).sort()).toEqual(
+      Object.entries(countBy(failures, (s) => s.outcome)).sort(),
+    );
     const lasts = snap.recentErrors.map((e) => e.lastAtMs);
     expect(lasts).toEqual([...lasts].sort((a, b) => b - a));
   });
@@ -413,7 +420,9 @@ describe('Recorder.snapshot: one row per workload', () => {
     // Goodput: successes within the 50 ms bound (HDR: the bucket holding the bound counts whole).
     const fast = own.filter((s) => outcomeClass(s.outcome) === 'success' && s.latencyUs <= 50_000).length;
     expect(row.goodput).toBeGreaterThanOrEqual(fast);
-    expect(row.goodput).toBeLessThanOrEqual(own.filter((s) => outcomeClass(s.outcome) === 'success' && s.latencyUs <= 50_100).length);
+    expect(row.goodput).toBeLessThanOrEqual(
+      own.filter((s) => outcomeClass(s.outcome) === 'success' && s.latencyUs <= 50_100).length,
+    );
     expect(row.skipped).toBe(phase === 1 ? 3 : 0);
   });
 });

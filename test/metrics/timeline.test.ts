@@ -87,6 +87,8 @@ describe('Timeline', () => {
   it('reports requests of a second, 0 outside the rows', () => {
     const timeline = new Timeline();
     for (let i = 0; i < 7; i++) timeline.record(1000 + i, 1000, 'success');
-    expect([timeline.requestsAt(0), timeline.requestsAt(1), timeline.requestsAt(2), timeline.requestsAt(-1)]).toEqual([0, 7, 0, 0]);
+    expect([timeline.requestsAt(0), timeline.requestsAt(1), timeline.requestsAt(2), timeline.requestsAt(-1)]).toEqual([
+      0, 7, 0, 0,
+    ]);
   });
 });

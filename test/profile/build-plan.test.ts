@@ -10,13 +10,17 @@ import { useTempDir } from '../support/temp-dir.ts';
 
 const dir = useTempDir('rpcload-plan-');
 const source = join(dir, 'my-profile.json');
-writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'client-2': 'from-file-2', b: 'from-file-b', 'client-9': 'unused' }));
+writeFileSync(
+  join(dir, 'secrets.json'),
+  JSON.stringify({ 'client-2': 'from-file-2', b: 'from-file-b', 'client-9': 'unused' }),
+);
 // A CA file must hold a certificate that parses, not just its BEGIN line.
 writeFileSync(join(dir, 'ca.pem'), (await selfSignedMaterial()).cert);
 writeFileSync(join(dir, 'not-a-ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
 
 const minimal: Profile = { scenarios: [{ steps: [{ method: 'ping' }] }], phases: [{ duration: '30s', rate: 10 }] };
-const plan = (profile: Partial<Profile> = {}, overrides?: PlanOverrides) => buildPlan({ ...minimal, ...profile }, { source, overrides });
+const plan = (profile: Partial<Profile> = {}, overrides?: PlanOverrides) =>
+  buildPlan({ ...minimal, ...profile }, { source, overrides });
 
 describe('buildPlan: defaults', () => {
   it('resolves every default of a minimal profile', () => {
@@ -48,7 +52,14 @@ describe('buildPlan: defaults', () => {
         http2: false,
         seed,
       },
-      auth: { tokenMethod: 'auth.token', clientAuth: 'post', assertionAlg: null, scope: null, extraFields: {}, refreshMarginS: 30 },
+      auth: {
+        tokenMethod: 'auth.token',
+        clientAuth: 'post',
+        assertionAlg: null,
+        scope: null,
+        extraFields: {},
+        refreshMarginS: 30,
+      },
       scenarios: [
         {
           name: 'scenario-1',
@@ -77,7 +88,15 @@ describe('buildPlan: defaults', () => {
           phases: [0],
         },
       ],
-      phases: [{ name: 'phase-1', workload: 0, durationMs: 30_000, load: { kind: 'rate', fromPerS: 10, toPerS: 10 }, arrivals: 'uniform' }],
+      phases: [
+        {
+          name: 'phase-1',
+          workload: 0,
+          durationMs: 30_000,
+          load: { kind: 'rate', fromPerS: 10, toPerS: 10 },
+          arrivals: 'uniform',
+        },
+      ],
       setup: null,
       teardown: null,
       rateLimit: { limit: 100, windowMs: 10_000, policy: 'honour' },
@@ -138,7 +157,10 @@ describe('buildPlan: defaults', () => {
   });
 
   it('takes the embedded server’s limit and window from rateLimit unless the server sets its own', () => {
-    expect(plan({ rateLimit: { limit: 20, window: '2s' } }).embeddedServer).toMatchObject({ limit: 20, windowMs: 2000 });
+    expect(plan({ rateLimit: { limit: 20, window: '2s' } }).embeddedServer).toMatchObject({
+      limit: 20,
+      windowMs: 2000,
+    });
     expect(plan({ rateLimit: { limit: 20 }, server: { limit: 30, window: '1m' } }).embeddedServer).toMatchObject({
       limit: 30,
       windowMs: 60_000,
@@ -155,7 +177,9 @@ describe('buildPlan: defaults', () => {
     expect(() => plan({ http: { ca: 'not-a-ca.pem' } })).toThrow(
       /\/http\/ca: .*"not-a-ca\.pem": certificate 1 of 1 is not a valid PEM certificate/,
     );
-    expect(() => plan({ http: { ca: 'secrets.json' } })).toThrow(/\/http\/ca: .*"secrets\.json": not a PEM certificate/);
+    expect(() => plan({ http: { ca: 'secrets.json' } })).toThrow(
+      /\/http\/ca: .*"secrets\.json": not a PEM certificate/,
+    );
   });
 
   it('parses thresholds into plain records', () => {
@@ -187,7 +211,10 @@ describe('buildPlan: defaults', () => {
   });
 
   it('is plain data: a structured clone (what a worker thread receives) equals the plan', () => {
-    const original = plan({ thresholds: ['p99 < 250ms'], scenarios: [{ steps: [{ method: 'echo', args: { who: '{{client.id}}' } }] }] });
+    const original = plan({
+      thresholds: ['p99 < 250ms'],
+      scenarios: [{ steps: [{ method: 'echo', args: { who: '{{client.id}}' } }] }],
+    });
     expect(structuredClone(original)).toEqual(original);
   });
 
@@ -214,7 +241,9 @@ describe('buildPlan: defaults', () => {
       { source, env: { API: 'https://api.example.com/', S: 'shh-env' } },
     );
     expect([p.target, p.clients[0]!.secret]).toEqual(['https://api.example.com', 'shh-env']);
-    expect(() => buildPlan({ ...minimal, target: '${API}' }, { source, env: {} })).toThrow(/\/target: expected environment variable API/);
+    expect(() => buildPlan({ ...minimal, target: '${API}' }, { source, env: {} })).toThrow(
+      /\/target: expected environment variable API/,
+    );
   });
 });
 
@@ -307,7 +336,11 @@ describe('buildPlan: overrides', () => {
       ],
     ],
     // no load flags: the profile's phases
-    [onePhase, {}, [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 }, arrivals: 'uniform' }]],
+    [
+      onePhase,
+      {},
+      [{ name: 'only', durationMs: 30_000, load: { kind: 'rate', fromPerS: 5, toPerS: 50 }, arrivals: 'uniform' }],
+    ],
   ])('%#: %j', (profile, overrides, phases) => {
     // (one workload: every phase is its)
     expect(plan(profile, overrides).phases).toEqual(phases.map((phase) => ({ ...phase, workload: 0 })));
@@ -315,17 +348,33 @@ describe('buildPlan: overrides', () => {
 
   it.each([
     // a load flag's values are checked here, as a file's loads are (its parser only reads numbers)
-    [twoPhases, { load: rateLoad(0) }, '--rate: expected a rate above 0 at some point (a run that sends nothing measures nothing)'],
-    [twoPhases, { load: rateLoad(-1, 5) }, '--rate: expected arrivals per second of 0 or more (N, or FROM:TO for a ramp), found "-1:5"'],
+    [
+      twoPhases,
+      { load: rateLoad(0) },
+      '--rate: expected a rate above 0 at some point (a run that sends nothing measures nothing)',
+    ],
+    [
+      twoPhases,
+      { load: rateLoad(-1, 5) },
+      '--rate: expected arrivals per second of 0 or more (N, or FROM:TO for a ramp), found "-1:5"',
+    ],
     [twoPhases, { load: rateLoad(Number.POSITIVE_INFINITY) }, '--rate: expected arrivals per second of 0 or more'],
-    [twoPhases, { load: concurrencyLoad(1.5) }, '--concurrency: expected a positive whole number of virtual users, found 1.5'],
+    [
+      twoPhases,
+      { load: concurrencyLoad(1.5) },
+      '--concurrency: expected a positive whole number of virtual users, found 1.5',
+    ],
     [
       twoPhases,
       { stages: parseStages('10s:5,5s:-3')! },
       '--stages: expected arrivals per second of 0 or more (N, or FROM:TO for a ramp), found "5:-3"',
     ],
     [twoPhases, { stages: parseStages('10s:0,5s:0')! }, '--stages: expected a rate above 0 at some point'],
-    [twoPhases, { stages: parseStages('0s:5')! }, '--stages: expected DURATION:RATE[,DURATION:RATE…] with durations above 0'],
+    [
+      twoPhases,
+      { stages: parseStages('0s:5')! },
+      '--stages: expected DURATION:RATE[,DURATION:RATE…] with durations above 0',
+    ],
     // nonsense values of other flags
     [twoPhases, { clients: 1.5 }, '--clients: expected a positive integer, found 1.5'],
     // more clients than listed
@@ -365,19 +414,28 @@ describe('buildPlan: overrides', () => {
   });
 
   it('--clients N makes a pattern of N clients, or keeps the first N listed', () => {
-    expect(plan({ clients: { count: 20 } }, { clients: 3 }).clients.map((c) => c.id)).toEqual(['client-1', 'client-2', 'client-3']);
-    expect(plan({ clients: { count: 2 } }, { clients: 4 }).clients).toHaveLength(4);
-    expect(plan({ clients: { list: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] } }, { clients: 2 }).clients.map((c) => c.id)).toEqual([
-      'a',
-      'b',
+    expect(plan({ clients: { count: 20 } }, { clients: 3 }).clients.map((c) => c.id)).toEqual([
+      'client-1',
+      'client-2',
+      'client-3',
     ]);
+    expect(plan({ clients: { count: 2 } }, { clients: 4 }).clients).toHaveLength(4);
+    expect(
+      plan({ clients: { list: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] } }, { clients: 2 }).clients.map((c) => c.id),
+    ).toEqual(['a', 'b']);
     // weights of ids dropped by --clients are not an error
-    expect(plan({ clients: { count: 20, weights: { 'client-20': 5 } } }, { clients: 2 }).clients.map((c) => c.weight)).toEqual([1, 1]);
+    expect(
+      plan({ clients: { count: 20, weights: { 'client-20': 5 } } }, { clients: 2 }).clients.map((c) => c.weight),
+    ).toEqual([1, 1]);
   });
 
   it('--target makes the target external, which then needs secrets', () => {
-    expect(plan({ clients: { count: 2, secret: 'shh' } }, { target: 'http://127.0.0.1:9/' }).target).toBe('http://127.0.0.1:9');
-    expect(() => plan({ clients: { count: 2 } }, { target: 'http://127.0.0.1:9' })).toThrow(/\/clients\/secret: expected a secret/);
+    expect(plan({ clients: { count: 2, secret: 'shh' } }, { target: 'http://127.0.0.1:9/' }).target).toBe(
+      'http://127.0.0.1:9',
+    );
+    expect(() => plan({ clients: { count: 2 } }, { target: 'http://127.0.0.1:9' })).toThrow(
+      /\/clients\/secret: expected a secret/,
+    );
   });
 
   it('reports flag problems with the profile’s own problems, flags first', () => {

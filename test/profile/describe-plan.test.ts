@@ -65,7 +65,11 @@ describe('describePlan', () => {
         {
           name: 'scenario-1',
           steps: [
-            { method: 'echo', args: { who: '{{client.id}}', note: 'copy of [redacted]', token: '[redacted]' }, variability: 'client' },
+            {
+              method: 'echo',
+              args: { who: '{{client.id}}', note: 'copy of [redacted]', token: '[redacted]' },
+              variability: 'client',
+            },
           ],
         },
       ],

@@ -60,7 +60,10 @@ describe('flow validation', () => {
     ],
     [
       'a data file that is not there',
-      { data: { users: { file: 'nope.csv' } }, scenarios: [{ steps: [{ method: 'ping', args: { e: '{{data.users.email}}' } }] }] },
+      {
+        data: { users: { file: 'nope.csv' } },
+        scenarios: [{ steps: [{ method: 'ping', args: { e: '{{data.users.email}}' } }] }],
+      },
       `/data/users/file: expected a readable file (${join(dir, 'nope.csv')}: no such file), found "nope.csv"`,
     ],
     [
@@ -92,8 +95,18 @@ describe('flow validation', () => {
         scenarios: [
           {
             steps: [
-              { method: 'orders.create', args: { by: '{{data.users.email}}' }, save: { id: 'id' }, think: { exponential: '200ms' } },
-              { method: 'orders.get', args: { id: '{{vars.id}}' }, expect: { data: { state: 'open' } }, onFail: 'continue' },
+              {
+                method: 'orders.create',
+                args: { by: '{{data.users.email}}' },
+                save: { id: 'id' },
+                think: { exponential: '200ms' },
+              },
+              {
+                method: 'orders.get',
+                args: { id: '{{vars.id}}' },
+                expect: { data: { state: 'open' } },
+                onFail: 'continue',
+              },
             ],
           },
         ],
@@ -103,7 +116,14 @@ describe('flow validation', () => {
     );
     expect(problems).toEqual([]);
     expect(plan!.data).toEqual([
-      { name: 'users', file: join(dir, 'users.csv'), format: 'csv', order: 'unique', onEnd: 'stop', columns: ['email'] },
+      {
+        name: 'users',
+        file: join(dir, 'users.csv'),
+        format: 'csv',
+        order: 'unique',
+        onEnd: 'stop',
+        columns: ['email'],
+      },
     ]);
     expect(plan!.scenarios[0]!.steps[0]!.think).toEqual({ kind: 'exponential', meanMs: 200 });
     expect(plan!.scenarios[0]!.steps[1]!.expect).toEqual({ status: 'success', error: null, data: { state: 'open' } });

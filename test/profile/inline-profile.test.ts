@@ -33,8 +33,13 @@ describe('--method NAME[:JSON_ARGS][@WEIGHT]', () => {
 describe('client flags', () => {
   it('takes ID:SECRET, secrets with colons, and secrets from --secret-env', () => {
     expect(parseClientFlag('app-1:s:e:c')).toEqual({ id: 'app-1', secret: 's:e:c' });
-    expect(parseClientFlag('app-1', 'API_SECRET', { API_SECRET: 'from-env' })).toEqual({ id: 'app-1', secret: 'from-env' });
-    expect(() => parseClientFlag('app-1', 'API_SECRET', {})).toThrow(/--secret-env: expected the environment variable API_SECRET/);
+    expect(parseClientFlag('app-1', 'API_SECRET', { API_SECRET: 'from-env' })).toEqual({
+      id: 'app-1',
+      secret: 'from-env',
+    });
+    expect(() => parseClientFlag('app-1', 'API_SECRET', {})).toThrow(
+      /--secret-env: expected the environment variable API_SECRET/,
+    );
     expect(() => parseClientFlag('only-a-secret')).toThrow(/--client: expected ID:SECRET, found no colon/);
   });
 
@@ -59,7 +64,11 @@ describe('client flags', () => {
   });
 
   it('lists --client then the pattern, and refuses an ID given twice', () => {
-    expect(clientsFromFlags({ client: ['a:1'], clientPattern: 'b{n}:2' }, 2).map((c) => c.id)).toEqual(['a', 'b1', 'b2']);
+    expect(clientsFromFlags({ client: ['a:1'], clientPattern: 'b{n}:2' }, 2).map((c) => c.id)).toEqual([
+      'a',
+      'b1',
+      'b2',
+    ]);
     expect(() => clientsFromFlags({ client: ['b1:1'], clientPattern: 'b{n}:2' }, 2)).toThrow(/client "b1" given twice/);
   });
 });
@@ -89,8 +98,12 @@ describe('a profile built from flags', () => {
   });
 
   it('goes through the same validation as a file, its problems named as the command line', () => {
-    expect(() => inlinePlan({ method: ['echo:{"x":"{{nope}}"}'] }, {})).toThrow(/^\(command line\): \/scenarios\/0\/steps\/0\/args\/x: /);
-    expect(() => inlinePlan({ target: 'https://h', method: ['ping'] }, {})).toThrow(/no client to send as: pass --client ID:SECRET/);
+    expect(() => inlinePlan({ method: ['echo:{"x":"{{nope}}"}'] }, {})).toThrow(
+      /^\(command line\): \/scenarios\/0\/steps\/0\/args\/x: /,
+    );
+    expect(() => inlinePlan({ target: 'https://h', method: ['ping'] }, {})).toThrow(
+      /no client to send as: pass --client ID:SECRET/,
+    );
     expect(() => inlinePlan({ client: ['a:b'] }, {})).toThrow(/no method to call: pass --method NAME/);
   });
 
@@ -99,7 +112,11 @@ describe('a profile built from flags', () => {
     expect(inlinePlan(flags, {}).phases.map(({ workload: _, ...phase }) => phase)).toEqual([
       { name: 'cli', durationMs: 10_000, load: { kind: 'rate', fromPerS: 5, toPerS: 5 }, arrivals: 'uniform' },
     ]);
-    expect(inlinePlan(flags, { load: rateLoad(10, 200), durationMs: 60_000 }).phases.map(({ workload: _, ...phase }) => phase)).toEqual([
+    expect(
+      inlinePlan(flags, { load: rateLoad(10, 200), durationMs: 60_000 }).phases.map(
+        ({ workload: _, ...phase }) => phase,
+      ),
+    ).toEqual([
       { name: 'cli', durationMs: 60_000, load: { kind: 'rate', fromPerS: 10, toPerS: 200 }, arrivals: 'uniform' },
     ]);
     expect(
@@ -107,15 +124,39 @@ describe('a profile built from flags', () => {
         stages: parseStages('30s:50,2m:50,30s:0')!,
       }).phases,
     ).toEqual([
-      { name: 'stage-1', workload: 0, durationMs: 30_000, load: { kind: 'rate', fromPerS: 0, toPerS: 50 }, arrivals: 'uniform' },
-      { name: 'stage-2', workload: 0, durationMs: 120_000, load: { kind: 'rate', fromPerS: 50, toPerS: 50 }, arrivals: 'uniform' },
-      { name: 'stage-3', workload: 0, durationMs: 30_000, load: { kind: 'rate', fromPerS: 50, toPerS: 0 }, arrivals: 'uniform' },
+      {
+        name: 'stage-1',
+        workload: 0,
+        durationMs: 30_000,
+        load: { kind: 'rate', fromPerS: 0, toPerS: 50 },
+        arrivals: 'uniform',
+      },
+      {
+        name: 'stage-2',
+        workload: 0,
+        durationMs: 120_000,
+        load: { kind: 'rate', fromPerS: 50, toPerS: 50 },
+        arrivals: 'uniform',
+      },
+      {
+        name: 'stage-3',
+        workload: 0,
+        durationMs: 30_000,
+        load: { kind: 'rate', fromPerS: 50, toPerS: 0 },
+        arrivals: 'uniform',
+      },
     ]);
-    expect(inlinePlan(flags, { requests: 200, load: rateLoad(40) }).phases.map(({ workload: _, ...phase }) => phase)).toEqual([
+    expect(
+      inlinePlan(flags, { requests: 200, load: rateLoad(40) }).phases.map(({ workload: _, ...phase }) => phase),
+    ).toEqual([
       { name: 'cli', durationMs: 5000, load: { kind: 'rate', fromPerS: 40, toPerS: 40 }, arrivals: 'uniform' },
     ]);
-    expect(() => inlinePlan(flags, { requests: 10, load: rateLoad(1, 5) })).toThrow(/^--requests: expected a constant --rate R/);
-    expect(() => inlinePlan(flags, { stages: parseStages('1s:5')!, durationMs: 5000 })).toThrow(/^--stages: expected --stages alone/);
+    expect(() => inlinePlan(flags, { requests: 10, load: rateLoad(1, 5) })).toThrow(
+      /^--requests: expected a constant --rate R/,
+    );
+    expect(() => inlinePlan(flags, { stages: parseStages('1s:5')!, durationMs: 5000 })).toThrow(
+      /^--stages: expected --stages alone/,
+    );
   });
 
   it('adds --threshold expressions, and --ca / --insecure over the transport', () => {

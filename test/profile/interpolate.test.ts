@@ -46,7 +46,11 @@ describe('interpolateEnv', () => {
       'expected environment variable CLIENT_SECRET to be set (or a default: ${CLIENT_SECRET:-…}), found it unset',
     ],
     // the pointer reaches into arrays
-    [{ list: [{ id: 'a' }, { secret: 'x-${B_SECRET}' }] }, '/list/1/secret', 'expected environment variable B_SECRET to be set'],
+    [
+      { list: [{ id: 'a' }, { secret: 'x-${B_SECRET}' }] },
+      '/list/1/secret',
+      'expected environment variable B_SECRET to be set',
+    ],
     // a malformed reference
     [{ s: '${1BAD}' }, '/s', 'expected ${NAME} or ${NAME:-default}, found "${1BAD}"'],
     // an unclosed reference

@@ -37,7 +37,10 @@ beforeAll(async () => {
   dir.write('p384.pem', p384.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
   dir.write('ps.json', JSON.stringify({ ...rsa.privateKey.export({ format: 'jwk' }), alg: 'PS256', kid: 'kid-7' }));
   dir.write('public.json', JSON.stringify(ec.publicKey.export({ format: 'jwk' })));
-  dir.write('encrypted.pem', rsa.privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' }).toString());
+  dir.write(
+    'encrypted.pem',
+    rsa.privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' }).toString(),
+  );
 });
 afterAll(() => dir.remove());
 
@@ -51,7 +54,10 @@ describe('readTlsIdentity', () => {
     // a key that is another certificate's
     [{ cert: 'one.pem', key: 'two.key' }, '"two.key": the private key does not belong to the certificate "one.pem"'],
     // an encrypted key without (or with the wrong) passphrase
-    [{ cert: 'locked.pem', key: 'locked.key' }, '"locked.key": cannot decrypt the private key (wrong or missing passphrase'],
+    [
+      { cert: 'locked.pem', key: 'locked.key' },
+      '"locked.key": cannot decrypt the private key (wrong or missing passphrase',
+    ],
     [{ cert: 'locked.pem', key: 'locked.key', passphrase: 'nope' }, '"locked.key": cannot decrypt the private key'],
     // a certificate file without its key, and no key given
     [{ cert: 'one.pem' }, '"one.pem": no private key in it (give the key file too: key / --key)'],
@@ -89,7 +95,11 @@ describe('readAssertionKey', () => {
     ['p384.pem', null, '"p384.pem": a ec key on secp384r1: expected an RSA or P-256 key'],
     ['ec.pem', 'RS256', '"ec.pem": RS256 does not fit this ec key (it signs ES256)'],
     ['public.json', null, '"public.json": not a usable private key'],
-    ['encrypted.pem', null, '"encrypted.pem": an encrypted key (private_key_jwt keys must be unencrypted PEM or a JWK)'],
+    [
+      'encrypted.pem',
+      null,
+      '"encrypted.pem": an encrypted key (private_key_jwt keys must be unencrypted PEM or a JWK)',
+    ],
     ['one.pem', null, '"one.pem": no PEM private key in it'],
     ['gone.pem', null, '"gone.pem": no such file'],
   ] as const)('%s → %s', (file, wanted, reason) => {

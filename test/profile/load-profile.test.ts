@@ -49,13 +49,18 @@ describe('loadProfile: one-line errors for unreadable and malformed files', () =
   });
 
   it('accepts a file with a byte-order mark', async () => {
-    await expect(loadProfile(write('bom.json', `\uFEFF{ ${minimal} }`), {})).resolves.toMatchObject({ phases: [{ rate: 1 }] });
+    await expect(loadProfile(write('bom.json', `\uFEFF{ ${minimal} }`), {})).resolves.toMatchObject({
+      phases: [{ rate: 1 }],
+    });
   });
 });
 
 describe('loadProfile: problems, one line each, prefixed with the file', () => {
   it('reports a missing variable once (not again as an invalid value), with the other problems', async () => {
-    const path = write('vars.json', `{ "target": "\${API_URL}", "clients": { "secret": "shh" }, "checkpointEvery": "soon", ${minimal} }`);
+    const path = write(
+      'vars.json',
+      `{ "target": "\${API_URL}", "clients": { "secret": "shh" }, "checkpointEvery": "soon", ${minimal} }`,
+    );
     const error = await failure(loadProfile(path, {}));
     expect(error).toBeInstanceOf(ProfileError);
     expect(error.message.split('\n')).toEqual([
@@ -70,7 +75,10 @@ describe('loadProfile: problems, one line each, prefixed with the file', () => {
       'env.json',
       `{ "target": "\${API_URL:-http://localhost:1}", "clients": { "count": 1, "secret": "\${S}" }, ${minimal} }`,
     );
-    await expect(loadProfile(path, { S: 'x' })).resolves.toMatchObject({ target: 'http://localhost:1', clients: { secret: 'x' } });
+    await expect(loadProfile(path, { S: 'x' })).resolves.toMatchObject({
+      target: 'http://localhost:1',
+      clients: { secret: 'x' },
+    });
     await expect(loadProfile(path, { S: 'x', API_URL: 'https://api.example.com' })).resolves.toMatchObject({
       target: 'https://api.example.com',
     });

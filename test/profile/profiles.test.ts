@@ -21,23 +21,30 @@ function requestsPerIteration(plan: Plan): number {
 }
 /** Requests per rate-limit window the whole run sends at the peak arrival rate. */
 function peakRequestsPerWindow(plan: Plan): number {
-  const peakPerS = Math.max(...plan.phases.map((p) => (p.load.kind === 'rate' ? Math.max(p.load.fromPerS, p.load.toPerS) : 0)));
+  const peakPerS = Math.max(
+    ...plan.phases.map((p) => (p.load.kind === 'rate' ? Math.max(p.load.fromPerS, p.load.toPerS) : 0)),
+  );
   return peakPerS * requestsPerIteration(plan) * (plan.rateLimit.windowMs / 1000);
 }
 
 describe('example profiles', () => {
   it('include the four documented ones', () => {
-    expect(profileFiles).toEqual(expect.arrayContaining(['demo.json', 'smoke.json', 'capacity-ramp.json', 'ratelimit-soak.json']));
+    expect(profileFiles).toEqual(
+      expect.arrayContaining(['demo.json', 'smoke.json', 'capacity-ramp.json', 'ratelimit-soak.json']),
+    );
   });
 
   it.each(profileFiles)('%s validates, references the schema and passes its thresholds through', async (name) => {
     const plan = await load(name);
-    const raw = JSON.parse(readFileSync(`${PROFILES_DIR}${name}`, 'utf8')) as { $schema?: string; description?: string };
+    const raw = JSON.parse(readFileSync(`${PROFILES_DIR}${name}`, 'utf8')) as {
+      $schema?: string;
+      description?: string;
+    };
     expect(raw.$schema).toBe('../schemas/profile.schema.json');
     // Editors resolve $schema relative to the profile: the file must be there.
-    expect((JSON.parse(readFileSync(new URL(raw.$schema!, `file://${PROFILES_DIR}`), 'utf8')) as { title: string }).title).toBe(
-      'rpcload profile',
-    );
+    expect(
+      (JSON.parse(readFileSync(new URL(raw.$schema!, `file://${PROFILES_DIR}`), 'utf8')) as { title: string }).title,
+    ).toBe('rpcload profile');
     expect(raw.description).toBeTruthy();
     expect(plan.target).toBeNull(); // runnable as-is against the embedded server
     expect(plan.thresholds.length).toBeGreaterThan(0);

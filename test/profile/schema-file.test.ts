@@ -16,7 +16,10 @@ interface SchemaNode {
 }
 
 /** Every object property in the schema, with its JSON path and whether it is required. */
-function* properties(node: SchemaNode, path: string): Generator<{ path: string; schema: SchemaNode; required: boolean }> {
+function* properties(
+  node: SchemaNode,
+  path: string,
+): Generator<{ path: string; schema: SchemaNode; required: boolean }> {
   for (const [key, schema] of Object.entries(node.properties ?? {})) {
     yield { path: `${path}/${key}`, schema, required: (node.required ?? []).includes(key) };
     yield* properties(schema, `${path}/${key}`);

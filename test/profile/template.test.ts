@@ -18,7 +18,12 @@ function context(random: readonly number[] = [0.5], overrides: Partial<TemplateC
 describe('compileBodyTemplate: render', () => {
   it.each([
     // no templates: the body as JSON, any value kind
-    [{ a: 1, b: 'x', c: [true, null, 2.5], d: { e: 'f' } }, context(), '{"a":1,"b":"x","c":[true,null,2.5],"d":{"e":"f"}}', 'static'],
+    [
+      { a: 1, b: 'x', c: [true, null, 2.5], d: { e: 'f' } },
+      context(),
+      '{"a":1,"b":"x","c":[true,null,2.5],"d":{"e":"f"}}',
+      'static',
+    ],
     // an empty body
     [{}, context(), '{}', 'static'],
     // a whole-string template yields the raw value: a string for client.id
@@ -44,7 +49,12 @@ describe('compileBodyTemplate: render', () => {
     // spaces inside the braces are allowed
     [{ id: '{{ client.id }}' }, context(), '{"id":"client-7"}', 'client'],
     // templates inside arrays and nested objects
-    [{ list: ['{{client.id}}', 1, { deep: '{{client.index}}' }] }, context(), '{"list":["client-7",1,{"deep":6}]}', 'client'],
+    [
+      { list: ['{{client.id}}', 1, { deep: '{{client.index}}' }] },
+      context(),
+      '{"list":["client-7",1,{"deep":6}]}',
+      'client',
+    ],
     // a client id that needs JSON escaping, raw and interpolated
     [
       { a: '{{client.id}}', b: '<{{client.id}}>' },
@@ -119,7 +129,10 @@ describe('compileBodyTemplate: syntax problems', () => {
   });
 
   it('collects every problem, under the base pointer', () => {
-    const { problems } = tryCompileBodyTemplate({ a: '{{x}}', b: ['{{int 2 1}}'], c: '{{client.id}}' }, '/scenarios/0/steps/1/args');
+    const { problems } = tryCompileBodyTemplate(
+      { a: '{{x}}', b: ['{{int 2 1}}'], c: '{{client.id}}' },
+      '/scenarios/0/steps/1/args',
+    );
     expect(problems.map((p) => p.path)).toEqual(['/scenarios/0/steps/1/args/a', '/scenarios/0/steps/1/args/b/0']);
   });
 

@@ -63,7 +63,11 @@ describe('thresholds on any percentile', () => {
   });
 
   it('a method never called has no figure, and fails', () => {
-    expect(evaluateThreshold(parseThreshold('nope:p95 < 1s'), result)).toEqual({ expr: 'nope:p95 < 1s', actual: null, ok: false });
+    expect(evaluateThreshold(parseThreshold('nope:p95 < 1s'), result)).toEqual({
+      expr: 'nope:p95 < 1s',
+      actual: null,
+      ok: false,
+    });
   });
 
   it.each(['p0 < 1ms', 'p101 < 1ms', 'p9.9.9 < 1ms', 'p < 1ms'])('refuses %j in one line', (expr) => {

@@ -4,7 +4,16 @@ import { evaluateThreshold } from '../../src/profile/threshold-results.ts';
 import { parseThreshold } from '../../src/profile/thresholds.ts';
 import type { Percentiles, RunResult, Stats } from '../../src/contract/result-schema.ts';
 
-const percentiles = (p: Partial<Percentiles>): Percentiles => ({ min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0, ...p });
+const percentiles = (p: Partial<Percentiles>): Percentiles => ({
+  min: 0,
+  mean: 0,
+  p50: 0,
+  p90: 0,
+  p99: 0,
+  p999: 0,
+  max: 0,
+  ...p,
+});
 const stats = (s: Partial<Stats> & Pick<Stats, 'requests' | 'outcomes'>): Stats => ({
   rps: 0,
   latencyMs: percentiles({}),
@@ -81,7 +90,10 @@ function result(scheduleLagMs: Percentiles | null = percentiles({ p50: 0.2, p99:
 describe('parseThreshold', () => {
   it.each([
     // overall latency, default unit ms
-    ['p99 < 250', { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 250, unit: '' }],
+    [
+      'p99 < 250',
+      { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'p99' }, op: '<', limit: 250, unit: '' },
+    ],
     // method-scoped with a unit
     [
       'items.list:p99 < 300ms',
@@ -96,18 +108,42 @@ describe('parseThreshold', () => {
     // service time, seconds, no spaces
     [
       'service.p999<=1.5s',
-      { selector: [], metric: { kind: 'latency', source: 'serviceTimeMs', stat: 'p999' }, op: '<=', limit: 1.5, unit: 's' },
+      {
+        selector: [],
+        metric: { kind: 'latency', source: 'serviceTimeMs', stat: 'p999' },
+        op: '<=',
+        limit: 1.5,
+        unit: 's',
+      },
     ],
     // schedule lag
-    ['lag.max < 5ms', { selector: [], metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'max' }, op: '<', limit: 5, unit: 'ms' }],
+    [
+      'lag.max < 5ms',
+      {
+        selector: [],
+        metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'max' },
+        op: '<',
+        limit: 5,
+        unit: 'ms',
+      },
+    ],
     // mean latency
-    ['mean >= 1', { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'mean' }, op: '>=', limit: 1, unit: '' }],
+    [
+      'mean >= 1',
+      { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'mean' }, op: '>=', limit: 1, unit: '' },
+    ],
     // error rate as a percentage
     ['error_rate < 1%', { selector: [], metric: { kind: 'share', of: 'error' }, op: '<', limit: 1, unit: '%' }],
     // 429 share as a fraction
     [
       'work:rate_limited <= 0.05',
-      { selector: [{ key: 'method', value: 'work' }], metric: { kind: 'share', of: 'rate_limited' }, op: '<=', limit: 0.05, unit: '' },
+      {
+        selector: [{ key: 'method', value: 'work' }],
+        metric: { kind: 'share', of: 'rate_limited' },
+        op: '<=',
+        limit: 0.05,
+        unit: '',
+      },
     ],
     // throughput and count
     ['rps >= 50', { selector: [], metric: { kind: 'rps' }, op: '>=', limit: 50, unit: '' }],
@@ -115,7 +151,13 @@ describe('parseThreshold', () => {
     // selectors: any keys, sorted; the method: prefix is one of them
     [
       'p99{workload:browse} < 2s',
-      { selector: [{ key: 'workload', value: 'browse' }], selectorKey: 'workload:browse', op: '<', limit: 2, unit: 's' },
+      {
+        selector: [{ key: 'workload', value: 'browse' }],
+        selectorKey: 'workload:browse',
+        op: '<',
+        limit: 2,
+        unit: 's',
+      },
     ],
     [
       'p95{ workload: orders , kind:write } < 500ms',
@@ -127,11 +169,20 @@ describe('parseThreshold', () => {
         selectorKey: 'kind:write,workload:orders',
       },
     ],
-    ['ping:error_rate{workload:a} < 1%', { selectorKey: 'method:ping,workload:a', metric: { kind: 'share', of: 'error' } }],
+    [
+      'ping:error_rate{workload:a} < 1%',
+      { selectorKey: 'method:ping,workload:a', metric: { kind: 'share', of: 'error' } },
+    ],
     // schedule lag of a selection (its slice keeps it)
-    ['work:lag.p99 < 5ms', { selectorKey: 'method:work', metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'p99' } }],
+    [
+      'work:lag.p99 < 5ms',
+      { selectorKey: 'method:work', metric: { kind: 'latency', source: 'scheduleLagMs', stat: 'p99' } },
+    ],
     // units are case-insensitive
-    ['p50 > 2MS', { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'p50' }, op: '>', limit: 2, unit: 'ms' }],
+    [
+      'p50 > 2MS',
+      { selector: [], metric: { kind: 'latency', source: 'latencyMs', stat: 'p50' }, op: '>', limit: 2, unit: 'ms' },
+    ],
   ])('%j', (expr, parts) => {
     const threshold = parseThreshold(expr);
     expect(threshold).toMatchObject({ expr, ...parts });
@@ -159,7 +210,10 @@ describe('parseThreshold', () => {
     // unknown latency prefix
     ['total.p99 < 3ms', 'found "total.p99"'],
     // a selector term without a value, a key named twice, a method named twice
-    ['p99{workload} < 5ms', 'expected selector terms like {workload:browse} or {method:ping,kind:write}, found "{workload}"'],
+    [
+      'p99{workload} < 5ms',
+      'expected selector terms like {workload:browse} or {method:ping,kind:write}, found "{workload}"',
+    ],
     ['p99{workload:a,workload:b} < 5ms', 'expected each selector key at most once, found "workload" twice'],
     ['ping:p99{method:echo} < 5ms', 'expected each selector key at most once, found "method" twice'],
     // a unit latency does not take
@@ -216,7 +270,11 @@ describe('Threshold.evaluate', () => {
   });
 
   it('has no schedule lag to measure in a closed-model run', () => {
-    expect(evaluateThreshold(parseThreshold('lag.p99 < 5ms'), result(null))).toEqual({ expr: 'lag.p99 < 5ms', actual: null, ok: false });
+    expect(evaluateThreshold(parseThreshold('lag.p99 < 5ms'), result(null))).toEqual({
+      expr: 'lag.p99 < 5ms',
+      actual: null,
+      ok: false,
+    });
   });
 });
 
@@ -229,7 +287,10 @@ describe('thresholds with selectors', () => {
         latencyMs: percentiles({ p50: 9, p99: 1500, max: 2100 }),
         scheduleLagMs: percentiles({ p99: 7 }),
       },
-      'method:items.list': { ...stats({ requests: 10, rps: 1, outcomes: { success: 10 } }), latencyMs: percentiles({ p99: 40 }) },
+      'method:items.list': {
+        ...stats({ requests: 10, rps: 1, outcomes: { success: 10 } }),
+        latencyMs: percentiles({ p99: 40 }),
+      },
     },
   });
 
@@ -250,6 +311,11 @@ describe('thresholds with selectors', () => {
   it('keeps abortOnFail in its verdict', () => {
     const threshold = parseThreshold('p99{workload:browse} < 1s', { abortOnFail: true, delayAbortEvalMs: 2000 });
     expect(threshold).toMatchObject({ abortOnFail: true, delayAbortEvalMs: 2000 });
-    expect(evaluateThreshold(threshold, withSlices())).toEqual({ expr: threshold.expr, actual: 1.5, ok: false, abortOnFail: true });
+    expect(evaluateThreshold(threshold, withSlices())).toEqual({
+      expr: threshold.expr,
+      actual: 1.5,
+      ok: false,
+      abortOnFail: true,
+    });
   });
 });

@@ -35,15 +35,35 @@ describe('profile validation: one problem each, with its path and message', () =
     // a number out of range
     [{ server: { flakyRate: 1.5 } }, '/server/flakyRate', 'expected a number from 0 to 1, found 1.5'],
     // an enum
-    [{ auth: { clientAuth: 'digest' } }, '/auth/clientAuth', 'expected one of "post", "basic", "private_key_jwt", found "digest"'],
+    [
+      { auth: { clientAuth: 'digest' } },
+      '/auth/clientAuth',
+      'expected one of "post", "basic", "private_key_jwt", found "digest"',
+    ],
     // an unknown nested property
-    [{ rateLimit: { limt: 5 } }, '/rateLimit/limt', 'expected one of the properties limit, window, on429, found unknown property "limt"'],
+    [
+      { rateLimit: { limt: 5 } },
+      '/rateLimit/limt',
+      'expected one of the properties limit, window, on429, found unknown property "limt"',
+    ],
     // a weight must be positive
-    [{ scenarios: [{ weight: 0, steps: [{ method: 'ping' }] }] }, '/scenarios/0/weight', 'expected a number greater than 0, found 0'],
+    [
+      { scenarios: [{ weight: 0, steps: [{ method: 'ping' }] }] },
+      '/scenarios/0/weight',
+      'expected a number greater than 0, found 0',
+    ],
     // a union resolved to the variant meant: a ramp missing "to"
-    [{ phases: [{ duration: '1s', rate: { from: 1 } }] }, '/phases/0/rate/to', 'expected a number ≥ 0 (required), found nothing'],
+    [
+      { phases: [{ duration: '1s', rate: { from: 1 } }] },
+      '/phases/0/rate/to',
+      'expected a number ≥ 0 (required), found nothing',
+    ],
     // a union matching no variant by type
-    [{ phases: [{ duration: '1s', rate: 'fast' }] }, '/phases/0/rate', 'expected a number ≥ 0 or an object with from, to, found "fast"'],
+    [
+      { phases: [{ duration: '1s', rate: 'fast' }] },
+      '/phases/0/rate',
+      'expected a number ≥ 0 or an object with from, to, found "fast"',
+    ],
     // the clients union: "list" present, so the list form is meant
     [
       { clients: { list: [{ id: 'a' }], count: 2 } },
@@ -76,7 +96,11 @@ describe('profile validation: one problem each, with its path and message', () =
     // a zero window
     [{ rateLimit: { window: '0ms' } }, '/rateLimit/window', 'expected a duration greater than 0, found "0ms"'],
     // a bad think time
-    [{ scenarios: [{ steps: [{ method: 'ping', think: 'a while' }] }] }, '/scenarios/0/steps/0/think', 'found "a while"'],
+    [
+      { scenarios: [{ steps: [{ method: 'ping', think: 'a while' }] }] },
+      '/scenarios/0/steps/0/think',
+      'found "a while"',
+    ],
     // both load kinds
     [
       { phases: [{ duration: '1s', rate: 1, concurrency: 2 }] },
@@ -118,9 +142,17 @@ describe('profile validation: one problem each, with its path and message', () =
       'expected a percentile from p0.1 to p100, like p95 or p99.9, found "p101"',
     ],
     // template syntax, with the path inside args
-    [{ scenarios: [{ steps: [{ method: 'echo', args: { a: { b: '{{nope}}' } } }] }] }, '/scenarios/0/steps/0/args/a/b', 'found "{{nope}}"'],
+    [
+      { scenarios: [{ steps: [{ method: 'echo', args: { a: { b: '{{nope}}' } } }] }] },
+      '/scenarios/0/steps/0/args/a/b',
+      'found "{{nope}}"',
+    ],
     // a pattern without {n} would give every client the same id
-    [{ clients: { pattern: 'client', count: 2 } }, '/clients/pattern', 'expected a client id pattern containing {n}, found "client"'],
+    [
+      { clients: { pattern: 'client', count: 2 } },
+      '/clients/pattern',
+      'expected a client id pattern containing {n}, found "client"',
+    ],
     // a weight for an id the pattern does not make
     [
       { clients: { count: 3, weights: { 'client-9': 5 } } },
@@ -158,7 +190,11 @@ describe('profile validation: one problem each, with its path and message', () =
       'expected a readable JSON object of client id → secret, found "missing.json": no such file',
     ],
     // a secrets file that is not an object
-    [{ clients: { secretsFile: 'bad-secrets.json' } }, '/clients/secretsFile', 'found "bad-secrets.json": not a JSON object'],
+    [
+      { clients: { secretsFile: 'bad-secrets.json' } },
+      '/clients/secretsFile',
+      'found "bad-secrets.json": not a JSON object',
+    ],
     // an external target needs secrets (pattern form: one line for all)
     [
       { target: 'https://api.example.com', clients: { count: 5 } },
@@ -172,11 +208,19 @@ describe('profile validation: one problem each, with its path and message', () =
       'expected a secret for a client of an external target ("secret": "${ENV_VAR}" or clients.secretsFile), found none for "b"',
     ],
     // an empty secret counts as none
-    [{ target: 'https://api.example.com', clients: { count: 1, secret: '' } }, '/clients/secret', 'found none for client-1'],
+    [
+      { target: 'https://api.example.com', clients: { count: 1, secret: '' } },
+      '/clients/secret',
+      'found none for client-1',
+    ],
     // expires_in is whole seconds
     [{ server: { tokenTtl: '1500ms' } }, '/server/tokenTtl', 'expected a whole number of seconds, found "1500ms"'],
     // a latency model upside down
-    [{ server: { workLatency: { p50: '50ms', p99: '10ms' } } }, '/server/workLatency/p99', 'expected at least p50 ("50ms"), found "10ms"'],
+    [
+      { server: { workLatency: { p50: '50ms', p99: '10ms' } } },
+      '/server/workLatency/p99',
+      'expected at least p50 ("50ms"), found "10ms"',
+    ],
     // a CA file that does not exist
     [{ http: { ca: 'ca.pem' } }, '/http/ca', 'found "ca.pem": no such file'],
     // checkpoints need a positive interval
@@ -190,7 +234,9 @@ describe('profile validation: one problem each, with its path and message', () =
 
   it('never shows a secret as the found value', () => {
     const problems = problemsOf({ clients: { list: [{ id: 'a', secret: 1234567 }] } });
-    expect(problems).toEqual([{ path: '/clients/list/0/secret', message: 'expected a string, found a value (not shown: secret)' }]);
+    expect(problems).toEqual([
+      { path: '/clients/list/0/secret', message: 'expected a string, found a value (not shown: secret)' },
+    ]);
   });
 });
 
@@ -228,7 +274,9 @@ describe('profile validation: every problem in one pass', () => {
   });
 
   it('reports a document that is not an object as one problem at the root', () => {
-    expect(resolvePlan([1, 2], { source }).problems).toEqual([{ path: '', message: 'expected an object, found [1,2]' }]);
+    expect(resolvePlan([1, 2], { source }).problems).toEqual([
+      { path: '', message: 'expected an object, found [1,2]' },
+    ]);
   });
 
   it('builds no plan while there are problems, and one when there are none', () => {

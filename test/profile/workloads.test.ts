@@ -33,7 +33,12 @@ const WORKLOADS = [
     arrivals: 'poisson',
     phases: [{ duration: '8s', rate: 40 }],
   },
-  { name: 'orders', clients: ['client-2', 'web-1'], scenarios: { 'order-flow': 3, ping: 1 }, phases: [{ duration: '8s', concurrency: 2 }] },
+  {
+    name: 'orders',
+    clients: ['client-2', 'web-1'],
+    scenarios: { 'order-flow': 3, ping: 1 },
+    phases: [{ duration: '8s', concurrency: 2 }],
+  },
   { name: 'once', clients: { pattern: 'user-{n}', count: 2 }, scenarios: ['ping'], iterations: 2, startAfter: '1s' },
 ];
 
@@ -50,7 +55,15 @@ function problemsOf(fields: Record<string, unknown>, overrides: PlanOverrides = 
 describe('workloads', () => {
   it('resolve to their own clients, scenarios and load; a client in two workloads is one identity', () => {
     const plan = planOf({ workloads: WORKLOADS });
-    expect(plan.clients.map((c) => c.id)).toEqual(['client-1', 'client-2', 'web-1', 'web-2', 'web-3', 'user-1', 'user-2']);
+    expect(plan.clients.map((c) => c.id)).toEqual([
+      'client-1',
+      'client-2',
+      'web-1',
+      'web-2',
+      'web-3',
+      'user-1',
+      'user-2',
+    ]);
     // web-{n} inherits the top-level secret
     expect(plan.clients.find((c) => c.id === 'web-2')!.secret).toBe('s3cret');
     const [browse, orders, once] = plan.workloads;
@@ -93,7 +106,9 @@ describe('workloads', () => {
   });
 
   it('the load flags change the one workload, or the one --workload names', () => {
-    expect(planOf({ workloads: [WORKLOADS[0]] }, { load: { kind: 'rate', fromPerS: 7, toPerS: 7 } }).phases[0]!.load).toEqual({
+    expect(
+      planOf({ workloads: [WORKLOADS[0]] }, { load: { kind: 'rate', fromPerS: 7, toPerS: 7 } }).phases[0]!.load,
+    ).toEqual({
       kind: 'rate',
       fromPerS: 7,
       toPerS: 7,
@@ -108,7 +123,9 @@ describe('workloads', () => {
       'phases and iterations',
       { workloads: [{ name: 'w', iterations: 1, phases: [{ duration: '1s', rate: 1 }] }] },
       {},
-      ['/workloads/0: expected exactly one of "phases", "iterations" and "replay" (its load), found phases and iterations'],
+      [
+        '/workloads/0: expected exactly one of "phases", "iterations" and "replay" (its load), found phases and iterations',
+      ],
     ],
     // no load at all
     [
@@ -129,7 +146,9 @@ describe('workloads', () => {
       'an unknown client',
       { workloads: [{ name: 'w', clients: ['client-9'], phases: [{ duration: '1s', rate: 1 }] }] },
       {},
-      ['/workloads/0/clients/0: expected a configured client ID (client-1, client-2) or a clients block, found "client-9"'],
+      [
+        '/workloads/0/clients/0: expected a configured client ID (client-1, client-2) or a clients block, found "client-9"',
+      ],
     ],
     // two workloads of one name
     [
@@ -203,13 +222,25 @@ describe('thresholds with selectors', () => {
       null,
       'expected a workload the plan has (browse, orders, once), found "checkout" in "p99{workload:checkout} < 2s"',
     ],
-    ['p99{method:orders.cancel} < 2s', null, 'expected a method the plan has (ping, orders.create, orders.get), found "orders.cancel"'],
+    [
+      'p99{method:orders.cancel} < 2s',
+      null,
+      'expected a method the plan has (ping, orders.create, orders.get), found "orders.cancel"',
+    ],
     ['p99{kind:read} < 2s', null, 'expected a value of tag "kind" the plan has (write), found "read"'],
-    ['p99{team:a} < 2s', null, 'expected a selector key (workload, scenario, phase, method, client or a step tag: kind), found "team"'],
+    [
+      'p99{team:a} < 2s',
+      null,
+      'expected a selector key (workload, scenario, phase, method, client or a step tag: kind), found "team"',
+    ],
     // values that exist but never meet: browse never runs order-flow
     ['p99{workload:browse,kind:write} < 2s', null, 'no request of the plan has all of kind:write,workload:browse'],
     // a client the workload does not have
-    ['p99{workload:browse,client:client-1} < 2s', null, 'no request of the plan has all of client:client-1,workload:browse'],
+    [
+      'p99{workload:browse,client:client-1} < 2s',
+      null,
+      'no request of the plan has all of client:client-1,workload:browse',
+    ],
   ])('%j is a problem naming what is known', (threshold, _unused, message) => {
     const problems = problemsOf({ workloads: WORKLOADS, thresholds: [threshold] });
     expect(problems).toHaveLength(1);
@@ -218,7 +249,12 @@ describe('thresholds with selectors', () => {
   });
 
   it('delayAbortEval needs abortOnFail', () => {
-    expect(problemsOf({ phases: [{ duration: '1s', rate: 1 }], thresholds: [{ threshold: 'p99 < 1s', delayAbortEval: '2s' }] })).toEqual([
+    expect(
+      problemsOf({
+        phases: [{ duration: '1s', rate: 1 }],
+        thresholds: [{ threshold: 'p99 < 1s', delayAbortEval: '2s' }],
+      }),
+    ).toEqual([
       '/thresholds/0/delayAbortEval: expected "abortOnFail": true beside it (only a live threshold is delayed), found "2s"',
     ]);
   });

@@ -92,7 +92,10 @@ async function scrapedRun(
 function expectMatchesResult(last: Scrape, result: RunResult, labelled: readonly string[] = ['client-1']): void {
   const { summary } = result;
   expect(sumBy(last, 'rpcload_requests_total', 'outcome')).toEqual(summary.outcomes);
-  const limited = Object.entries(summary.outcomes).reduce((n, [k, v]) => n + (outcomeClass(k) === 'rate_limited' ? v : 0), 0);
+  const limited = Object.entries(summary.outcomes).reduce(
+    (n, [k, v]) => n + (outcomeClass(k) === 'rate_limited' ? v : 0),
+    0,
+  );
   expect(limited).toBeGreaterThan(0);
   expect(sumBy(last, 'rpcload_rate_limited_total')['']).toBe(limited);
   expect(sumBy(last, 'rpcload_token_requests_total')['']).toBe(summary.tokens.requests);
@@ -131,7 +134,11 @@ function expectOfferedRate(scrapes: readonly Scrape[], steadyPerS: number): void
 
 /** Histogram buckets are cumulative: non-decreasing in `le`, `+Inf` equal to `_count`. */
 function expectWellFormedHistograms(s: Scrape): void {
-  for (const family of ['rpcload_request_latency_seconds', 'rpcload_service_time_seconds', 'rpcload_schedule_lag_seconds']) {
+  for (const family of [
+    'rpcload_request_latency_seconds',
+    'rpcload_service_time_seconds',
+    'rpcload_schedule_lag_seconds',
+  ]) {
     const series = new Map<string, { le: number; value: number }[]>();
     for (const sample of s.samples.filter((x) => x.name === `${family}_bucket`)) {
       const { le, ...rest } = sample.labels;
@@ -194,7 +201,9 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
     const totals = scrapes.map((s) => sumBy(s, 'rpcload_requests_total')[''] ?? 0);
     expect(totals.some((n) => n > 0 && n < result.summary.requests)).toBe(true);
     expect(
-      last.samples.every((s) => s.labels.run_id === result.run.id && s.labels.profile === 'metrics-test' && s.labels.shard === '1/1'),
+      last.samples.every(
+        (s) => s.labels.run_id === result.run.id && s.labels.profile === 'metrics-test' && s.labels.shard === '1/1',
+      ),
     ).toBe(true);
     expect(sumBy(last, 'rpcload_requests_total', 'phase')).toEqual({
       ramp: result.byPhase.ramp!.requests,
@@ -221,7 +230,11 @@ describe('--metrics-listen', { timeout: 60_000 }, () => {
 
   it("labels a shard's series with the run id the shards share and its I/N", async () => {
     server = await startServer({ limit: 20, windowMs: 1000 });
-    const { result, scrapes } = await scrapedRun(greedyProfile(server.url, 4), 1, { index: 2, count: 2, runId: 'metrics-shared-run' });
+    const { result, scrapes } = await scrapedRun(greedyProfile(server.url, 4), 1, {
+      index: 2,
+      count: 2,
+      runId: 'metrics-shared-run',
+    });
     const last = scrapes.at(-1)!;
     expect(result.run.shard).toMatchObject({ runId: 'metrics-shared-run', index: 2, count: 2 });
     expect(last.samples.every((s) => s.labels.run_id === 'metrics-shared-run' && s.labels.shard === '2/2')).toBe(true);
@@ -267,8 +280,18 @@ function workloadsProfile(target: string): Record<string, unknown> {
       { name: 'write', steps: [{ method: 'echo', args: { message: 'hi' }, tags: { kind: 'write' } }] },
     ],
     workloads: [
-      { name: 'browse', clients: ['client-1', 'client-2'], scenarios: ['read'], phases: [{ duration: '2s', rate: 30 }] },
-      { name: 'orders', clients: ['client-3', 'client-4'], scenarios: ['write'], phases: [{ duration: '2s', concurrency: 1 }] },
+      {
+        name: 'browse',
+        clients: ['client-1', 'client-2'],
+        scenarios: ['read'],
+        phases: [{ duration: '2s', rate: 30 }],
+      },
+      {
+        name: 'orders',
+        clients: ['client-3', 'client-4'],
+        scenarios: ['write'],
+        phases: [{ duration: '2s', concurrency: 1 }],
+      },
       { name: 'recorded', replay: { file: recording, speed: 2 }, startAfter: '300ms' },
     ],
   };
@@ -285,7 +308,10 @@ describe('--metrics-listen with several workloads', { timeout: 60_000 }, () => {
     expect(sumBy(last, 'rpcload_requests_total', 'workload')).toEqual(byWorkload);
     for (const h of ['rpcload_request_latency_seconds', 'rpcload_service_time_seconds'])
       expect(sumBy(last, `${h}_count`, 'workload')).toEqual(byWorkload);
-    expect(Object.keys(sumBy(last, 'rpcload_schedule_lag_seconds_count', 'workload')).sort()).toEqual(['browse', 'recorded']);
+    expect(Object.keys(sumBy(last, 'rpcload_schedule_lag_seconds_count', 'workload')).sort()).toEqual([
+      'browse',
+      'recorded',
+    ]);
     // --metrics-tag kind: the step's value, '' for the replay's steps (they have no tags)
     expect(sumBy(last, 'rpcload_requests_total', 'tag_kind')).toEqual({
       read: result.byTag!['kind:read']!.requests,
@@ -296,8 +322,12 @@ describe('--metrics-listen with several workloads', { timeout: 60_000 }, () => {
       Object.keys(last.samples.find((x) => x.name === name)!.labels)
         .filter((l) => l !== 'le')
         .sort();
-    expect(labels('rpcload_requests_total')).toEqual(['method', 'outcome', 'phase', 'tag_kind', 'workload', ...RUN_LABELS].sort());
-    expect(labels('rpcload_request_latency_seconds_bucket')).toEqual(['method', 'phase', 'tag_kind', 'workload', ...RUN_LABELS].sort());
+    expect(labels('rpcload_requests_total')).toEqual(
+      ['method', 'outcome', 'phase', 'tag_kind', 'workload', ...RUN_LABELS].sort(),
+    );
+    expect(labels('rpcload_request_latency_seconds_bucket')).toEqual(
+      ['method', 'phase', 'tag_kind', 'workload', ...RUN_LABELS].sort(),
+    );
     expect(labels('rpcload_offered_arrivals_per_second')).toEqual(['workload', ...RUN_LABELS].sort());
     // The offered rate per workload: the schedule's 30/s, none for the closed flow, the recording's
     // 20 calls/s × 2 over its last second; all 0 once over.
@@ -308,7 +338,9 @@ describe('--metrics-listen with several workloads', { timeout: 60_000 }, () => {
     expect(Math.max(...offered('recorded'))).toBeGreaterThanOrEqual(24); // 40 due; scrapes of a loaded machine fall between
     expect(Math.max(...offered('recorded'))).toBeLessThanOrEqual(48);
     for (const w of ['browse', 'orders', 'recorded']) expect(offered(w).at(-1)).toBe(0);
-    expect(Math.max(...scrapes.map((s) => sumBy(s, 'rpcload_achieved_requests_per_second', 'workload').orders ?? 0))).toBeGreaterThan(0);
+    expect(
+      Math.max(...scrapes.map((s) => sumBy(s, 'rpcload_achieved_requests_per_second', 'workload').orders ?? 0)),
+    ).toBeGreaterThan(0);
     expect(counterDecreases(scrapes)).toEqual([]);
   });
 });

@@ -41,7 +41,10 @@ interface Answer {
 
 async function get(url: string, accept?: string): Promise<Answer | null> {
   try {
-    const response = await fetch(url, { headers: accept === undefined ? {} : { accept }, signal: AbortSignal.timeout(5000) });
+    const response = await fetch(url, {
+      headers: accept === undefined ? {} : { accept },
+      signal: AbortSignal.timeout(5000),
+    });
     return { contentType: response.headers.get('content-type') ?? '', text: await response.text() };
   } catch {
     return null; // not listening (yet, or any more)
@@ -64,7 +67,19 @@ async function scrapedRun(
   const startedS = Date.now() / 1000;
   let ended = false;
   const run = runRpcload(
-    ['run', profilePath, '--ui', 'none', '--out', out, '--metrics-listen', `127.0.0.1:${port}`, '--metrics-linger', '1500ms', ...extraArgs],
+    [
+      'run',
+      profilePath,
+      '--ui',
+      'none',
+      '--out',
+      out,
+      '--metrics-listen',
+      `127.0.0.1:${port}`,
+      '--metrics-linger',
+      '1500ms',
+      ...extraArgs,
+    ],
     { timeoutMs: 60_000 },
   ).finally(() => (ended = true));
   const url = `http://127.0.0.1:${port}/metrics`;
@@ -115,7 +130,9 @@ function expectExemplarsOfSeenRequests(
   endedS: number,
 ): void {
   const seen = new Map(
-    server.server.seen.filter((r) => !r.url.endsWith('/auth.token')).map((r) => [String(r.headers.traceparent).slice(3, 52), r]),
+    server.server.seen
+      .filter((r) => !r.url.endsWith('/auth.token'))
+      .map((r) => [String(r.headers.traceparent).slice(3, 52), r]),
   );
   for (const e of exemplars) {
     const key = `${e.traceId}-${e.spanId}`;
@@ -152,12 +169,17 @@ describe('exemplars on --metrics-listen', { timeout: 60_000 }, () => {
     const plain = parsePrometheusText(text.text);
     const fromOpenMetrics = parsePrometheusText(withoutExemplars(openMetrics.text));
     expect(fromOpenMetrics.samples).toEqual(plain.samples);
-    expect(plain.samples.find((s) => s.name === 'rpcload_request_latency_seconds_count')?.value).toBe(result.summary.requests);
+    expect(plain.samples.find((s) => s.name === 'rpcload_request_latency_seconds_count')?.value).toBe(
+      result.summary.requests,
+    );
   });
 
   it('come from worker threads too (--workers 2)', async () => {
     traced = await startTracedServer(7);
-    const { result, openMetrics, startedS, endedS } = await scrapedRun(profileFor(traced.server.url), ['--workers', '2']);
+    const { result, openMetrics, startedS, endedS } = await scrapedRun(profileFor(traced.server.url), [
+      '--workers',
+      '2',
+    ]);
     expect(result.run.workers).toBe(2);
     const exemplars = parseExemplars(openMetrics.text).filter((e) => e.family === 'rpcload_request_latency_seconds');
     expect(exemplars.length).toBeGreaterThanOrEqual(2);
@@ -178,7 +200,12 @@ describe('the text format', () => {
   const labels = { runId: 'r', profile: 'p', shard: '1/1' };
   const buckets = { cumulative: DEFAULT_METRICS_BUCKETS_MS.map((_, i) => (i < 3 ? 0 : 2)), sumSeconds: 0.01, count: 2 };
   const snapshot = (withExemplars: boolean): MetricsSnapshot => {
-    const exemplar = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), valueSeconds: 0.007, timestampS: 1_795_000_000.123 };
+    const exemplar = {
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      valueSeconds: 0.007,
+      timestampS: 1_795_000_000.123,
+    };
     const exemplars = withExemplars
       ? { exemplars: DEFAULT_METRICS_BUCKETS_MS.map((_, i) => (i === 3 ? exemplar : null)).concat(null) }
       : {};

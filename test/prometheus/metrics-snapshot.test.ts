@@ -162,8 +162,14 @@ describe('bucket exemplars', () => {
     const snap = read(recorder, DEFAULT_METRICS_BUCKETS_MS);
     const ping = snap.latency.find((l) => l.method === 'ping')!.exemplars!;
     expect(ping).toHaveLength(DEFAULT_METRICS_BUCKETS_MS.length + 1);
-    const at = (le: number | null) => ping[le === null ? DEFAULT_METRICS_BUCKETS_MS.length : DEFAULT_METRICS_BUCKETS_MS.indexOf(le)];
-    expect(at(5)).toEqual({ traceId: traceOf(2), spanId: '0000000000000002', valueSeconds: 0.004, timestampS: 1_795_000_000.2 });
+    const at = (le: number | null) =>
+      ping[le === null ? DEFAULT_METRICS_BUCKETS_MS.length : DEFAULT_METRICS_BUCKETS_MS.indexOf(le)];
+    expect(at(5)).toEqual({
+      traceId: traceOf(2),
+      spanId: '0000000000000002',
+      valueSeconds: 0.004,
+      timestampS: 1_795_000_000.2,
+    });
     expect(at(50)?.traceId).toBe(traceOf(4));
     expect(at(null)).toMatchObject({ traceId: traceOf(5), valueSeconds: 20 });
     expect(ping.filter((e) => e !== null)).toHaveLength(3);
@@ -185,8 +191,16 @@ describe('bucket exemplars', () => {
   });
 
   it('sum to the later exemplar of each bucket (worker threads, capacity steps)', () => {
-    const e = (traceId: string, timestampS: number) => ({ traceId, spanId: '0'.repeat(16), valueSeconds: 0.001, timestampS });
-    const a = { ...snapshot(1), latency: [{ ...snapshot(1).latency[0]!, exemplars: [e('a1', 10), e('a2', 30), null] }] };
+    const e = (traceId: string, timestampS: number) => ({
+      traceId,
+      spanId: '0'.repeat(16),
+      valueSeconds: 0.001,
+      timestampS,
+    });
+    const a = {
+      ...snapshot(1),
+      latency: [{ ...snapshot(1).latency[0]!, exemplars: [e('a1', 10), e('a2', 30), null] }],
+    };
     const b = { ...snapshot(2), latency: [{ ...snapshot(2).latency[0]!, exemplars: [e('b1', 20), e('b2', 5), null] }] };
     const sum = sumMetricsSnapshots([a, b, snapshot(3)])!;
     expect(sum.latency[0]!.exemplars!.map((x) => x?.traceId ?? null)).toEqual(['b1', 'a2', null]);

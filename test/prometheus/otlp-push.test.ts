@@ -14,7 +14,12 @@ import { buildPlan } from '../../src/profile/build-plan.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { runSession } from '../../src/session/run-session.ts';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedExport, type ReceivedMetric } from '../support/otlp-receiver.ts';
+import {
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedExport,
+  type ReceivedMetric,
+} from '../support/otlp-receiver.ts';
 import { freePort } from '../support/prometheus-text.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
@@ -59,7 +64,8 @@ async function run(
   return { result, elapsedMs: Date.now() - startedAt, warnings };
 }
 
-const metric = (exported: ReceivedExport, name: string): ReceivedMetric => exported.metrics.find((m) => m.name === name)!;
+const metric = (exported: ReceivedExport, name: string): ReceivedMetric =>
+  exported.metrics.find((m) => m.name === name)!;
 const total = (m: ReceivedMetric): number => m.points.reduce((sum, p) => sum + (p.value ?? p.count ?? 0), 0);
 
 describe('OTLP metrics push', () => {

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { formatDurationMs, parseDurationMs } from '../../src/util/duration.ts';
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-const part = fc.tuple(fc.integer({ min: 0, max: 10_000 }), fc.constantFrom(...(Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[])));
+const part = fc.tuple(
+  fc.integer({ min: 0, max: 10_000 }),
+  fc.constantFrom(...(Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[])),
+);
 
 describe('parseDurationMs (property)', () => {
   it('reads any sequence of <integer><unit> parts as their sum', () => {

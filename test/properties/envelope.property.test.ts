@@ -15,7 +15,11 @@ describe('classifyResponse (property)', () => {
       fc.jsonValue({ maxDepth: 3 }).map((v) => Buffer.from(JSON.stringify(v) ?? '')),
       fc
         .record(
-          { status: fc.oneof(fc.constantFrom('success', 'error'), fc.jsonValue()), data: fc.jsonValue(), error: fc.jsonValue() },
+          {
+            status: fc.oneof(fc.constantFrom('success', 'error'), fc.jsonValue()),
+            data: fc.jsonValue(),
+            error: fc.jsonValue(),
+          },
           { requiredKeys: [] },
         )
         .map((v) => Buffer.from(JSON.stringify(v))),
@@ -27,7 +31,11 @@ describe('classifyResponse (property)', () => {
         expect(c.outcome).toMatch(OUTCOME_KEY);
         expect(c.kind === 'success').toBe(c.outcome === 'success');
         expect(c.kind === 'invalid').toBe(
-          c.violations.length > 0 && c.data === null && c.errorCode === null && !c.outcome.startsWith('error:') && c.outcome !== 'success',
+          c.violations.length > 0 &&
+            c.data === null &&
+            c.errorCode === null &&
+            !c.outcome.startsWith('error:') &&
+            c.outcome !== 'success',
         );
       }),
     );
@@ -36,7 +44,12 @@ describe('classifyResponse (property)', () => {
   it('reads a success envelope with object data as success, with that data', () => {
     fc.assert(
       fc.property(jsonObject, fc.integer({ min: 200, max: 299 }), (data, code) => {
-        const c = classifyResponse(code, 'application/json', Buffer.from(JSON.stringify({ status: 'success', data })), false);
+        const c = classifyResponse(
+          code,
+          'application/json',
+          Buffer.from(JSON.stringify({ status: 'success', data })),
+          false,
+        );
         expect(c.outcome).toBe('success');
         expect(c.data).toEqual(JSON.parse(JSON.stringify(data))); // as JSON carries it (-0 becomes 0)
         expect(c.violations).toEqual([]);
@@ -46,11 +59,20 @@ describe('classifyResponse (property)', () => {
 
   it('reads an error envelope as error:<code>, keeping safe codes as they are', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z0-9_.:-]{1,64}$/), fc.integer({ min: 400, max: 599 }), (code, httpStatus) => {
-        const c = classifyResponse(httpStatus, 'application/json', Buffer.from(JSON.stringify({ status: 'error', error: code })), false);
-        expect(c.outcome).toBe(`error:${code}`);
-        expect(c.errorCode).toBe(code);
-      }),
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9_.:-]{1,64}$/),
+        fc.integer({ min: 400, max: 599 }),
+        (code, httpStatus) => {
+          const c = classifyResponse(
+            httpStatus,
+            'application/json',
+            Buffer.from(JSON.stringify({ status: 'error', error: code })),
+            false,
+          );
+          expect(c.outcome).toBe(`error:${code}`);
+          expect(c.errorCode).toBe(code);
+        },
+      ),
     );
   });
 

@@ -48,12 +48,22 @@ class RecordingSink implements ResponseSink {
   completed(): { status: number; headers: string[]; body: string; trailers: string[] }[] {
     return this.messages
       .filter((m) => m.trailers !== null)
-      .map((m) => ({ status: m.status, headers: m.headers, body: Buffer.concat(m.body).toString('latin1'), trailers: m.trailers! }));
+      .map((m) => ({
+        status: m.status,
+        headers: m.headers,
+        body: Buffer.concat(m.body).toString('latin1'),
+        trailers: m.trailers!,
+      }));
   }
 }
 
 /** Feed `bytes` cut at `cuts` (any numbers; taken modulo the length), then the close when `close`. */
-function parse(bytes: Buffer, cuts: readonly number[], expected: number, close = false): { sink: RecordingSink; error: Error | null } {
+function parse(
+  bytes: Buffer,
+  cuts: readonly number[],
+  expected: number,
+  close = false,
+): { sink: RecordingSink; error: Error | null } {
   const sink = new RecordingSink(expected);
   const parser = new ResponseParser(sink);
   const points = [...new Set(cuts.map((c) => (bytes.length === 0 ? 0 : c % bytes.length)))].sort((a, b) => a - b);
@@ -123,11 +133,15 @@ const validResponse: fc.Arbitrary<ValidResponse> = fc
     } else body = '';
     let encodedBody = body;
     if (r.framing === 'chunked') {
-      const points = [...new Set(r.cuts.map((c) => (body.length === 0 ? 0 : c % body.length)))].filter((p) => p > 0).sort((a, b) => a - b);
+      const points = [...new Set(r.cuts.map((c) => (body.length === 0 ? 0 : c % body.length)))]
+        .filter((p) => p > 0)
+        .sort((a, b) => a - b);
       const pieces: string[] = [];
       let from = 0;
       for (const p of [...points, body.length]) if (p > from) pieces.push(body.slice(from, (from = p)));
-      encodedBody = pieces.map((piece, i) => `${piece.length.toString(16)}${r.extensions[i % 6]}\r\n${piece}\r\n`).join('');
+      encodedBody = pieces
+        .map((piece, i) => `${piece.length.toString(16)}${r.extensions[i % 6]}\r\n${piece}\r\n`)
+        .join('');
       encodedBody += `0${r.extensions[5]}\r\n${lines(r.trailers)}\r\n`;
       trailers = r.trailers.flat();
     }
@@ -195,7 +209,9 @@ describe('ResponseParser (property)', () => {
         const { sink, error } = parse(truncated, splits, 1, true);
         expect(sink.completed()).toEqual([]);
         if (truncated.length > 0)
-          expect(transportOutcome(error)).toMatch(/^transport:(UND_ERR_SOCKET|invalid_http|UND_ERR_RES_CONTENT_LENGTH_MISMATCH)$/);
+          expect(transportOutcome(error)).toMatch(
+            /^transport:(UND_ERR_SOCKET|invalid_http|UND_ERR_RES_CONTENT_LENGTH_MISMATCH)$/,
+          );
       }),
     );
   });
@@ -224,7 +240,12 @@ describe('ResponseParser (property)', () => {
     );
     fc.assert(
       fc.property(heads, cuts, (head, splits) => {
-        const { sink, error } = parse(Buffer.from(`HTTP/1.1 200 OK\r\n${head}\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, 'latin1'), splits, 1, true);
+        const { sink, error } = parse(
+          Buffer.from(`HTTP/1.1 200 OK\r\n${head}\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, 'latin1'),
+          splits,
+          1,
+          true,
+        );
         expect(sink.completed()).toEqual([]);
         expect(transportOutcome(error)).toMatch(/^transport:(invalid_http|UND_ERR_RES_CONTENT_LENGTH_MISMATCH)$/);
       }),
@@ -238,7 +259,10 @@ describe('ResponseParser (property)', () => {
     );
     fc.assert(
       fc.property(badSize, cuts, (size, splits) => {
-        const bytes = Buffer.from(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${size}\r\n{}\r\n0\r\n\r\n`, 'latin1');
+        const bytes = Buffer.from(
+          `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${size}\r\n{}\r\n0\r\n\r\n`,
+          'latin1',
+        );
         const { sink, error } = parse(bytes, splits, 1, true);
         expect(sink.completed()).toEqual([]);
         expect(transportOutcome(error)).toBe('transport:invalid_http');
@@ -256,7 +280,9 @@ describe('ResponseParser (property)', () => {
         .tuple(headerName, headerValue, control, fc.nat())
         .map(([n, v, c, at]) => `${n}: ${v.slice(0, at % (v.length + 1))}${c}${v.slice(at % (v.length + 1))}\r\n`),
       fc.tuple(headerName, headerValue, fc.constant('\x7f')).map(([n, v, c]) => `${n}: ${v}${c}\r\n`),
-      fc.tuple(headerName, headerValue, fc.constantFrom(' ', '\t')).map(([n, v, ws]) => `${n}: ${v}\r\n${ws}folded\r\n`),
+      fc
+        .tuple(headerName, headerValue, fc.constantFrom(' ', '\t'))
+        .map(([n, v, ws]) => `${n}: ${v}\r\n${ws}folded\r\n`),
       fc.tuple(headerName, headerValue).map(([n, v]) => `${n} : ${v}\r\n`),
       fc.tuple(headerName, headerValue).map(([n, v]) => `${n}: ${v}\n`),
       fc.tuple(headerValue).map(([v]) => `: ${v}\r\n`),
@@ -280,7 +306,12 @@ describe('ResponseParser (property)', () => {
         (size, lines, splits) => {
           const each = Math.ceil(size / lines);
           const block = Array.from({ length: lines }, (_, i) => `x-${i}: ${'a'.repeat(each)}\r\n`).join('');
-          const { sink, error } = parse(Buffer.from(`HTTP/1.1 200 OK\r\n${block}content-length: 2\r\n\r\n{}`, 'latin1'), splits, 1, true);
+          const { sink, error } = parse(
+            Buffer.from(`HTTP/1.1 200 OK\r\n${block}content-length: 2\r\n\r\n{}`, 'latin1'),
+            splits,
+            1,
+            true,
+          );
           expect(sink.completed()).toEqual([]);
           expect(transportOutcome(error)).toBe('transport:headers_too_large');
         },

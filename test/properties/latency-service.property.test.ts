@@ -39,36 +39,44 @@ afterAll(() => {
 
 const think = fc.oneof(
   fc.integer({ min: 2, max: 60 }).map((ms) => `${ms}ms`),
-  fc.tuple(fc.integer({ min: 2, max: 30 }), fc.integer({ min: 1, max: 30 })).map(([a, b]) => ({ uniform: [`${a}ms`, `${a + b}ms`] })),
+  fc
+    .tuple(fc.integer({ min: 2, max: 30 }), fc.integer({ min: 1, max: 30 }))
+    .map(([a, b]) => ({ uniform: [`${a}ms`, `${a + b}ms`] })),
   fc.integer({ min: 2, max: 40 }).map((ms) => ({ exponential: `${ms}ms` })),
 );
 
 describe('latency ≥ service time (property, real runs)', () => {
   it('holds for every request whatever the think times and back-offs', async () => {
     await fc.assert(
-      fc.asyncProperty(think, think, fc.integer({ min: 30, max: 60 }), fc.boolean(), async (first, second, rate, open) => {
-        const plan = testPlan(
-          {
-            clients: { pattern: 'client-{n}', count: 4, secret: '${SECRET}' },
-            scenarios: [
-              {
-                name: 'walk',
-                steps: [
-                  { method: 'ping', think: first },
-                  { method: 'echo', args: { n: '{{iteration}}' }, think: second },
-                  { method: 'ping' },
-                ],
-              },
-            ],
-            phases: [open ? { duration: '1200ms', rate } : { duration: '1200ms', concurrency: 4 }],
-            rateLimit: { limit: 12, window: '1s', on429: 'honour' },
-          },
-          server.url,
-        );
-        const before = violations.length;
-        await runPlan(plan, server.url);
-        expect(violations.slice(before)).toEqual([]);
-      }),
+      fc.asyncProperty(
+        think,
+        think,
+        fc.integer({ min: 30, max: 60 }),
+        fc.boolean(),
+        async (first, second, rate, open) => {
+          const plan = testPlan(
+            {
+              clients: { pattern: 'client-{n}', count: 4, secret: '${SECRET}' },
+              scenarios: [
+                {
+                  name: 'walk',
+                  steps: [
+                    { method: 'ping', think: first },
+                    { method: 'echo', args: { n: '{{iteration}}' }, think: second },
+                    { method: 'ping' },
+                  ],
+                },
+              ],
+              phases: [open ? { duration: '1200ms', rate } : { duration: '1200ms', concurrency: 4 }],
+              rateLimit: { limit: 12, window: '1s', on429: 'honour' },
+            },
+            server.url,
+          );
+          const before = violations.length;
+          await runPlan(plan, server.url);
+          expect(violations.slice(before)).toEqual([]);
+        },
+      ),
       { numRuns: 6 },
     );
     expect(checked).toBeGreaterThan(100);

@@ -14,14 +14,20 @@ import { formatProblem } from '../../src/profile/problems.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
-const duration = fc.tuple(fc.integer({ min: 1, max: 600 }), fc.constantFrom('ms', 's', 'm')).map(([n, unit]) => `${n}${unit}`);
+const duration = fc
+  .tuple(fc.integer({ min: 1, max: 600 }), fc.constantFrom('ms', 's', 'm'))
+  .map(([n, unit]) => `${n}${unit}`);
 const method = fc.constantFrom('ping', 'echo', 'items.list', 'work');
 
 const validProfile = fc.record({
   name,
   clients: fc.record({ pattern: fc.constant('client-{n}'), count: fc.integer({ min: 1, max: 50 }) }),
   scenarios: fc.uniqueArray(
-    fc.record({ name, weight: fc.integer({ min: 1, max: 10 }), steps: fc.array(fc.record({ method }), { minLength: 1, maxLength: 3 }) }),
+    fc.record({
+      name,
+      weight: fc.integer({ min: 1, max: 10 }),
+      steps: fc.array(fc.record({ method }), { minLength: 1, maxLength: 3 }),
+    }),
     { minLength: 1, maxLength: 4, selector: (s) => s.name },
   ),
   phases: fc.uniqueArray(
@@ -54,7 +60,8 @@ function replaceAt(value: unknown, path: readonly (string | number)[], replaceme
 
 function expectOneLinePerProblem(err: unknown, file: string): void {
   expect(err).toBeInstanceOf(RpcloadError);
-  for (const line of (err as RpcloadError).message.split('\n')) expect(line.startsWith(`${file}: `) || line.startsWith('--')).toBe(true);
+  for (const line of (err as RpcloadError).message.split('\n'))
+    expect(line.startsWith(`${file}: `) || line.startsWith('--')).toBe(true);
 }
 
 describe('profiles (property)', () => {
@@ -124,7 +131,9 @@ describe('profiles (property)', () => {
             (e: unknown) => e,
           );
           expect(err).toBeInstanceOf(RpcloadError);
-          expect((err as Error).message).toMatch(/^[^\n]*: \/[^\n]*: nested deeper than 64 levels; expected a profile$/);
+          expect((err as Error).message).toMatch(
+            /^[^\n]*: \/[^\n]*: nested deeper than 64 levels; expected a profile$/,
+          );
         },
       ),
       { numRuns: 30 },

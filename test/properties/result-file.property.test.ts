@@ -29,7 +29,10 @@ function at(value: unknown, path: readonly string[]): unknown {
 function replaceAt(value: unknown, path: readonly string[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const [head, ...rest] = path;
-  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) }) as Record<string, unknown>;
+  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) }) as Record<
+    string,
+    unknown
+  >;
   copy[head!] = replaceAt(copy[head!], rest, replacement);
   return copy;
 }
@@ -45,7 +48,8 @@ async function read(value: unknown, name: string): Promise<unknown> {
 
 function expectOneLinePerProblem(err: unknown, name: string): void {
   expect(err).toBeInstanceOf(RpcloadError);
-  for (const line of (err as Error).message.split('\n')) expect(line.startsWith(`${join(dir, name)}: `), line).toBe(true);
+  for (const line of (err as Error).message.split('\n'))
+    expect(line.startsWith(`${join(dir, name)}: `), line).toBe(true);
 }
 
 const histogramPaths = pathsOf(base.histograms, ['histograms']).filter((path) => typeof at(base, path) === 'string');
@@ -68,7 +72,10 @@ describe('result files (property)', () => {
   it('a histogram swapped with one that holds another count is always refused, naming its JSON path', async () => {
     const pairs = histogramPaths.flatMap((a) =>
       histogramPaths
-        .filter((b) => decodeHistogram(at(base, a) as string).totalCount !== decodeHistogram(at(base, b) as string).totalCount)
+        .filter(
+          (b) =>
+            decodeHistogram(at(base, a) as string).totalCount !== decodeHistogram(at(base, b) as string).totalCount,
+        )
         .map((b) => [a, b] as const),
     );
     await fc.assert(

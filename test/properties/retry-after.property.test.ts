@@ -10,7 +10,9 @@ describe('parseRetryAfter (property)', () => {
     fc.assert(
       fc.property(fc.oneof(fc.nat({ max: MAX_RETRY_AFTER_S }), fc.nat({ max: 2 ** 40 })), (seconds) => {
         const expected =
-          seconds <= MAX_RETRY_AFTER_S ? { form: 'delta', seconds } : { form: 'invalid', raw: String(seconds), tooLong: true };
+          seconds <= MAX_RETRY_AFTER_S
+            ? { form: 'delta', seconds }
+            : { form: 'invalid', raw: String(seconds), tooLong: true };
         expect(parseRetryAfter(String(seconds), NOW)).toEqual(expected);
         expect(parseRetryAfter(` ${seconds}\t`, NOW)).toEqual(expected);
       }),
@@ -28,7 +30,8 @@ describe('parseRetryAfter (property)', () => {
           const whole = Math.floor(dateMs / 1000) * 1000; // an HTTP-date has whole seconds
           const text = new Date(whole).toUTCString();
           const seconds = Math.max(0, Math.ceil((whole - NOW) / 1000));
-          const expected = seconds <= MAX_RETRY_AFTER_S ? { form: 'date', seconds } : { form: 'invalid', raw: text, tooLong: true };
+          const expected =
+            seconds <= MAX_RETRY_AFTER_S ? { form: 'date', seconds } : { form: 'invalid', raw: text, tooLong: true };
           expect(parseRetryAfter(text, NOW)).toEqual(expected);
         },
       ),

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { parseWwwAuthenticate } from '../../src/api/www-authenticate.ts';
 
 // Names a server may pick that plain objects treat specially are mixed in: random strings seldom hit them.
-const token = fc.oneof(fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/), fc.constantFrom('__proto__', 'constructor', 'toString'));
+const token = fc.oneof(
+  fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/),
+  fc.constantFrom('__proto__', 'constructor', 'toString'),
+);
 const quotedValue = fc.string({ maxLength: 20 }).filter((s) => !/[\r\n]/.test(s));
 const quote = (value: string): string => `"${value.replace(/["\\]/g, (ch) => `\\${ch}`)}"`;
 const challenge = fc.record({
@@ -26,7 +29,9 @@ describe('parseWwwAuthenticate (property)', () => {
         expect(parsed.map((c) => c.scheme)).toEqual(challenges.map((c) => c.scheme.toLowerCase()));
         for (const [i, { params }] of challenges.entries()) {
           // fromEntries makes own properties even of `__proto__`, as the parser must.
-          expect(parsed[i]!.params).toEqual(Object.fromEntries(params.map(([name, value]) => [name.toLowerCase(), value])));
+          expect(parsed[i]!.params).toEqual(
+            Object.fromEntries(params.map(([name, value]) => [name.toLowerCase(), value])),
+          );
         }
       }),
     );

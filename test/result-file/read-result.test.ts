@@ -109,7 +109,10 @@ describe('validateRunResult', () => {
   });
 
   it('caps a flood of problems with a count', () => {
-    const flood = { ...result, byClient: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`c${i}`, { requests: -1 }])) };
+    const flood = {
+      ...result,
+      byClient: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`c${i}`, { requests: -1 }])),
+    };
     const problems = validateRunResult(flood);
     expect(problems).toHaveLength(51);
     expect(problems.at(-1)).toMatch(/^… and \d+ more problems$/);

@@ -2,7 +2,11 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { RESULT_SCHEMA_FILE, resultJsonSchema, resultJsonSchemaText } from '../../src/result-file/result-json-schema.ts';
+import {
+  RESULT_SCHEMA_FILE,
+  resultJsonSchema,
+  resultJsonSchemaText,
+} from '../../src/result-file/result-json-schema.ts';
 import { RESULT_SCHEMA_ID } from '../../src/contract/result-schema.ts';
 
 const file = fileURLToPath(new URL(`../../${RESULT_SCHEMA_FILE}`, import.meta.url));
@@ -45,7 +49,11 @@ describe(RESULT_SCHEMA_FILE, () => {
   });
 
   it('describes rpcload/result@1 as a draft-07 schema with every top-level key required but OPTIONAL_KEYS', () => {
-    const schema = resultJsonSchema() as { $schema: string; properties: Record<string, { const?: string }>; required: string[] };
+    const schema = resultJsonSchema() as {
+      $schema: string;
+      properties: Record<string, { const?: string }>;
+      required: string[];
+    };
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.properties.schema!.const).toBe(RESULT_SCHEMA_ID);
     expect(schema.required).toEqual(Object.keys(schema.properties).filter((k) => !OPTIONAL_KEYS.includes(k)));

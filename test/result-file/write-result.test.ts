@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RpcloadError } from '../../src/errors.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
-import { compactUtcStamp, defaultResultPath, fileSafeName, writeResultFile } from '../../src/result-file/write-result.ts';
+import {
+  compactUtcStamp,
+  defaultResultPath,
+  fileSafeName,
+  writeResultFile,
+} from '../../src/result-file/write-result.ts';
 import { sampleResult } from '../support/recorder-fixtures.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
@@ -30,13 +35,18 @@ describe('writeResultFile', () => {
     const old: RunResult = { ...result, run: { ...result.run, status: 'running' } };
     await writeResultFile(path, old);
     // A much larger new version takes several writes to the temp file.
-    const big: RunResult = { ...result, warnings: Array.from({ length: 20_000 }, (_, i) => `warning ${i} ${'x'.repeat(40)}`) };
+    const big: RunResult = {
+      ...result,
+      warnings: Array.from({ length: 20_000 }, (_, i) => `warning ${i} ${'x'.repeat(40)}`),
+    };
     const seen = new Set<string>();
     let writing = true;
     const reader = (async () => {
       while (writing) {
         const parsed = JSON.parse(await readFile(path, 'utf8')) as RunResult;
-        seen.add(parsed.warnings.length === big.warnings.length ? 'new' : parsed.run.status === 'running' ? 'old' : 'other');
+        seen.add(
+          parsed.warnings.length === big.warnings.length ? 'new' : parsed.run.status === 'running' ? 'old' : 'other',
+        );
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();

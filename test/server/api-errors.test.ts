@@ -38,7 +38,10 @@ describe('routing and the error envelope over HTTP', () => {
   ])('ping with %s → %d %s', async (_name, headers, body, status, code) => {
     const server = await startTestServer();
     const token = await tokenFor(server.url, 'client-a');
-    const reply = await send(`${server.url}/api/ping`, { headers: { authorization: `Bearer ${token}`, ...headers }, body });
+    const reply = await send(`${server.url}/api/ping`, {
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      body,
+    });
     expect([reply.status, reply.json]).toEqual([status, ERROR(code)]);
     expect(reply.headers['content-type']).toBe('application/json');
   });
@@ -59,7 +62,9 @@ describe('routing and the error envelope over HTTP', () => {
     const token = await tokenFor(server.url, 'client-a');
     // Within the payload limit, but too deep for JSON.stringify: echo throws while answering.
     const depth = 40_000;
-    const reply = await call(server.url, 'echo', token, undefined, { body: `{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}` });
+    const reply = await call(server.url, 'echo', token, undefined, {
+      body: `{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+    });
     expect([reply.status, reply.json]).toEqual([500, ERROR('unexpected_error')]);
     expect((await call(server.url, 'ping', token)).json).toEqual({ status: 'success', data: { pong: true } });
   });

@@ -12,7 +12,11 @@ describe('token request (client credentials)', () => {
     expect(reply.status).toBe(200);
     expect(reply.json).toEqual({
       status: 'success',
-      data: { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/) as unknown, token_type: 'Bearer', expires_in: 120 },
+      data: {
+        access_token: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/) as unknown,
+        token_type: 'Bearer',
+        expires_in: 120,
+      },
     });
     expect([reply.headers['content-type'], reply.headers['cache-control'], reply.headers.pragma]).toEqual([
       'application/json',
@@ -54,8 +58,22 @@ describe('token request (client credentials)', () => {
     ['an unknown client', { ...CREDENTIALS, client_id: 'mallory' }, undefined, 401, 'invalid_client', undefined],
     ['no client authentication', { grant_type: 'client_credentials' }, undefined, 401, 'invalid_client', undefined],
     ['both post and basic', CREDENTIALS, basic('client-a', 'demo-secret'), 400, 'invalid_request', undefined],
-    ['no grant_type', { client_id: 'client-a', client_secret: 'demo-secret' }, undefined, 400, 'invalid_request', undefined],
-    ['an unsupported grant_type', { ...CREDENTIALS, grant_type: 'password' }, undefined, 400, 'unsupported_grant_type', undefined],
+    [
+      'no grant_type',
+      { client_id: 'client-a', client_secret: 'demo-secret' },
+      undefined,
+      400,
+      'invalid_request',
+      undefined,
+    ],
+    [
+      'an unsupported grant_type',
+      { ...CREDENTIALS, grant_type: 'password' },
+      undefined,
+      400,
+      'unsupported_grant_type',
+      undefined,
+    ],
     [
       'a refresh token (none is ever issued)',
       { ...CREDENTIALS, grant_type: 'refresh_token', refresh_token: 'abc' },
@@ -66,8 +84,16 @@ describe('token request (client credentials)', () => {
     ],
   ])('%s → %d %s', async (_name, form, authorization, status, code, challenge) => {
     const server = await startTestServer();
-    const reply = await requestToken(server.url, form, authorization === undefined ? {} : { headers: { authorization } });
-    expect([reply.status, reply.json, reply.headers['www-authenticate']]).toEqual([status, { status: 'error', error: code }, challenge]);
+    const reply = await requestToken(
+      server.url,
+      form,
+      authorization === undefined ? {} : { headers: { authorization } },
+    );
+    expect([reply.status, reply.json, reply.headers['www-authenticate']]).toEqual([
+      status,
+      { status: 'error', error: code },
+      challenge,
+    ]);
     expect(server.stats().tokensIssued).toBe(0);
   });
 
@@ -100,10 +126,17 @@ describe('token request (client credentials)', () => {
   });
 
   it('the token method name is configurable, and a custom client pattern works', async () => {
-    const server = await startTestServer({ tokenMethod: 'oauth2.token', clientPattern: { prefix: 'team-', secret: 'team-secret' } });
+    const server = await startTestServer({
+      tokenMethod: 'oauth2.token',
+      clientPattern: { prefix: 'team-', secret: 'team-secret' },
+    });
     const token = await tokenFor(server.url, 'team-red', 'team-secret', { tokenMethod: 'oauth2.token' });
     expect(typeof token).toBe('string');
-    const viaOldName = await requestToken(server.url, { ...CREDENTIALS, client_id: 'team-red', client_secret: 'team-secret' });
+    const viaOldName = await requestToken(server.url, {
+      ...CREDENTIALS,
+      client_id: 'team-red',
+      client_secret: 'team-secret',
+    });
     expect(viaOldName.status).toBe(401); // auth.token is now an ordinary method: it needs a bearer token
   });
 });
@@ -128,7 +161,11 @@ describe('bearer authentication (RFC 6750 §3.1)', () => {
       headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) },
       body: '{}',
     });
-    expect([reply.status, reply.json, reply.headers['www-authenticate']]).toEqual([status, { status: 'error', error: code }, challenge]);
+    expect([reply.status, reply.json, reply.headers['www-authenticate']]).toEqual([
+      status,
+      { status: 'error', error: code },
+      challenge,
+    ]);
   });
 
   it('the scheme name is case-insensitive', async () => {
@@ -169,7 +206,9 @@ describe('bearer authentication (RFC 6750 §3.1)', () => {
     const fresh = await tokenFor(server.url, 'client-a'); // recovery: a new token works
     expect((await call(server.url, 'ping', fresh)).status).toBe(200);
     server.revokeTokens();
-    expect([(await call(server.url, 'ping', fresh)).status, (await call(server.url, 'ping', b)).status]).toEqual([401, 401]);
+    expect([(await call(server.url, 'ping', fresh)).status, (await call(server.url, 'ping', b)).status]).toEqual([
+      401, 401,
+    ]);
   });
 
   it('requests refused for auth are not counted against the quota; token requests are not rate-limited', async () => {

@@ -74,12 +74,22 @@ describe('private_key_jwt at the reference server', () => {
     }
     // a secret still works for a client registered with one
     expect(
-      (await requestToken(s.url, { grant_type: 'client_credentials', client_id: 'app-secret', client_secret: 'plain-secret' })).status,
+      (
+        await requestToken(s.url, {
+          grant_type: 'client_credentials',
+          client_id: 'app-secret',
+          client_secret: 'plain-secret',
+        })
+      ).status,
     ).toBe(200);
   });
 
   it.each([
-    ['another RSA key than the registered one', { key: 'other-rsa' }, /signature does not verify with the key registered/],
+    [
+      'another RSA key than the registered one',
+      { key: 'other-rsa' },
+      /signature does not verify with the key registered/,
+    ],
     ['another kind of key than the registered one', { key: 'stranger' }, /signature does not verify/],
     ['an expired assertion', { expInS: -120 }, /expired/],
     ['a wrong audience', { aud: 'https://elsewhere.example/token' }, /audience is not this token endpoint/],
@@ -90,7 +100,12 @@ describe('private_key_jwt at the reference server', () => {
     const s = await server();
     const audience = `${s.url}/api/auth.token`;
     const claims: Claims = change;
-    const key = claims.key === 'stranger' ? stranger.privateKey : claims.key === 'other-rsa' ? otherRsa.privateKey : rsa.privateKey;
+    const key =
+      claims.key === 'stranger'
+        ? stranger.privateKey
+        : claims.key === 'other-rsa'
+          ? otherRsa.privateKey
+          : rsa.privateKey;
     const jwt = await assertion(key, key === stranger.privateKey ? 'ES256' : 'RS256', audience, claims);
     const reply = await requestToken(s.url, form(claims.clientId ?? 'app-rsa', jwt));
     expect(reply.status).toBe(401);

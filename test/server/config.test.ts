@@ -31,7 +31,9 @@ describe('resolveServerConfig', () => {
       { clients: [{ id: 'a', secret: 'b' }], clientPattern: { prefix: 'p-', secret: 's' } },
       { prefix: 'p-', secret: 's' },
     ],
-  ])('%s → clientPattern %j', (_name, options, pattern) => expect(resolveServerConfig(options, seed).clientPattern).toEqual(pattern));
+  ])('%s → clientPattern %j', (_name, options, pattern) =>
+    expect(resolveServerConfig(options, seed).clientPattern).toEqual(pattern),
+  );
 
   it('payload-limit-wrong overrides the payload limit', () => {
     expect(resolveServerConfig({ faults: ['payload-limit-wrong'] }, seed).payloadLimitBytes).toBe(65_536);
@@ -62,6 +64,8 @@ describe('resolveServerConfig', () => {
   });
 
   it('reports every problem at once', () => {
-    expect(() => resolveServerConfig({ limit: 0, pageSize: 0, chaosRate: -1 }, seed)).toThrow(/limit.*; pageSize.*; chaosRate/);
+    expect(() => resolveServerConfig({ limit: 0, pageSize: 0, chaosRate: -1 }, seed)).toThrow(
+      /limit.*; pageSize.*; chaosRate/,
+    );
   });
 });

@@ -14,7 +14,10 @@ describe('CursorCodec', () => {
 
   it.each([
     ['another key', new CursorCodec(Buffer.alloc(32, 8)).encode(state)], // from another server
-    ['an edited payload', `${Buffer.from(`999.${state.expiresAtMs}.${state.paramsHash}`).toString('base64url')}.${cursor.split('.')[1]}`],
+    [
+      'an edited payload',
+      `${Buffer.from(`999.${state.expiresAtMs}.${state.paramsHash}`).toString('base64url')}.${cursor.split('.')[1]}`,
+    ],
     ['a truncated signature', cursor.slice(0, -2)],
     ['no signature', cursor.split('.')[0]!],
     ['garbage', 'not-a-cursor'],

@@ -7,7 +7,8 @@ function isEnvelope(text: string): boolean {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-    if (body.status === 'success') return body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data);
+    if (body.status === 'success')
+      return body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data);
     return body.status === 'error' && typeof body.error === 'string';
   } catch {
     return false;
@@ -38,7 +39,11 @@ describe('payload, auth, envelope and pagination faults: each breaks its rule, t
   it('payload-413-text answers oversize bodies with 413 text/plain; the limit itself is right', async () => {
     const { url, token } = await serverWith(['payload-413-text']);
     const over = await call(url, 'ping', token, undefined, { body: padded(100_001) });
-    expect([over.status, over.headers['content-type'], over.text]).toEqual([413, 'text/plain; charset=utf-8', 'Payload Too Large']);
+    expect([over.status, over.headers['content-type'], over.text]).toEqual([
+      413,
+      'text/plain; charset=utf-8',
+      'Payload Too Large',
+    ]);
     expect((await call(url, 'ping', token, undefined, { body: padded(100_000) })).status).toBe(200);
   });
 
@@ -59,7 +64,10 @@ describe('payload, auth, envelope and pagination faults: each breaks its rule, t
       { status: 'error', error: 'unauthorized' },
     ]);
     const unknown = await call(url, 'ping', 'bm90LWEtdG9rZW4');
-    expect([unknown.status, unknown.headers['www-authenticate']]).toEqual([401, expect.stringContaining('error="invalid_token"')]);
+    expect([unknown.status, unknown.headers['www-authenticate']]).toEqual([
+      401,
+      expect.stringContaining('error="invalid_token"'),
+    ]);
   });
 
   it('broken-envelope at rate 1 breaks every method success (still 200 JSON), nothing else', async () => {
@@ -89,14 +97,18 @@ describe('payload, auth, envelope and pagination faults: each breaks its rule, t
     const first = (await call(url, 'items.list', token)).json as { data: { items: unknown[]; next: string } };
     expect(first.data.items).toHaveLength(100);
     expect(first.data.next.length).toBeGreaterThan(0);
-    const last = (await call(url, 'items.list', token, { next: first.data.next })).json as { data: { items: unknown[]; next: unknown } };
+    const last = (await call(url, 'items.list', token, { next: first.data.next })).json as {
+      data: { items: unknown[]; next: unknown };
+    };
     expect([last.data.items.length, last.data.next]).toEqual([50, '']);
   });
 
   it('pagination-oversize: pages of 150 items; the walk is otherwise complete', async () => {
     const { url, token } = await serverWith(['pagination-oversize'], { itemCount: 200 });
     const first = (await call(url, 'items.list', token)).json as { data: { items: unknown[]; next: string } };
-    const last = (await call(url, 'items.list', token, { next: first.data.next })).json as { data: { items: unknown[]; next: unknown } };
+    const last = (await call(url, 'items.list', token, { next: first.data.next })).json as {
+      data: { items: unknown[]; next: unknown };
+    };
     expect([first.data.items.length, last.data.items.length, last.data.next]).toEqual([150, 50, null]);
   });
 
@@ -110,6 +122,8 @@ describe('payload, auth, envelope and pagination faults: each breaks its rule, t
     });
     expect(unknown.status).toBe(401);
     const first = (await call(url, 'items.list', token)).json as { data: { next: string } };
-    expect(((await call(url, 'items.list', token, { next: first.data.next })).json as { data: { next: unknown } }).data.next).toBeNull();
+    expect(
+      ((await call(url, 'items.list', token, { next: first.data.next })).json as { data: { next: unknown } }).data.next,
+    ).toBeNull();
   });
 });

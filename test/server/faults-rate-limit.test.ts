@@ -64,10 +64,12 @@ describe('rate-limit faults: each breaks its rule, the rest still works', () => 
   it('quota-per-token: two tokens of one client get a quota each', async () => {
     const server = await withFault('quota-per-token');
     const [t1, t2] = await Promise.all([tokenFor(server.url, 'client-a'), tokenFor(server.url, 'client-a')]);
-    expect(tally([...(await burst(server.url, 'ping', t1, 11)), ...(await burst(server.url, 'ping', t2, 11))])).toEqual({
-      200: 20,
-      429: 2,
-    });
+    expect(tally([...(await burst(server.url, 'ping', t1, 11)), ...(await burst(server.url, 'ping', t2, 11))])).toEqual(
+      {
+        200: 20,
+        429: 2,
+      },
+    );
   });
 
   it('quota-global: one client exhausts everyone', async () => {

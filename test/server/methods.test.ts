@@ -80,7 +80,8 @@ describe('the method list', () => {
   it('every method serve --help lists is served (an unlisted one is 404 not_found)', async () => {
     const server = await startTestServer({ flakyRate: 0, workLatency: { p50Ms: 1, p99Ms: 2 } });
     const token = await tokenFor(server.url, 'client-a');
-    for (const { name } of METHOD_HELP) expect([name, (await call(server.url, name, token)).status]).not.toEqual([name, 404]);
+    for (const { name } of METHOD_HELP)
+      expect([name, (await call(server.url, name, token)).status]).not.toEqual([name, 404]);
     expect((await call(server.url, 'orders.list', token)).json).toEqual({ status: 'error', error: 'not_found' });
   });
 });

@@ -73,7 +73,9 @@ describe('items.list pagination', () => {
   it('the same parameters in another key order are still the same walk', async () => {
     const { url, token } = await serverAndToken();
     const first = (await call(url, 'items.list', token, { filter: 'a', pageSize: 10 })).json as { data: Page };
-    expect((await call(url, 'items.list', token, { next: first.data.next, pageSize: 10, filter: 'a' })).status).toBe(200);
+    expect((await call(url, 'items.list', token, { next: first.data.next, pageSize: 10, filter: 'a' })).status).toBe(
+      200,
+    );
   });
 
   it("another server's cursor is 400 invalid_arguments", async () => {
@@ -95,7 +97,10 @@ describe('items.list pagination', () => {
   it.each([
     ['a garbage cursor', { next: 'garbage' }],
     ['an empty cursor', { next: '' }],
-    ['a forged cursor', { next: `${Buffer.from('100.99999999999999.abc').toString('base64url')}.AAAAAAAAAAAAAAAAAAAAAA` }],
+    [
+      'a forged cursor',
+      { next: `${Buffer.from('100.99999999999999.abc').toString('base64url')}.AAAAAAAAAAAAAAAAAAAAAA` },
+    ],
     ['a non-string cursor', { next: 5 }],
     ['pageSize 0', { pageSize: 0 }],
     ['pageSize 101', { pageSize: 101 }],

@@ -44,8 +44,12 @@ describe('payload limit (default 100,000 bytes)', () => {
     const server = await startTestServer({ payloadLimitBytes: 1000 });
     const token = await tokenFor(server.url, 'client-a');
     // 'é' is 2 bytes in UTF-8: 495 of them make 990 + 10 = 1000 bytes, 496 make 1002
-    expect((await call(server.url, 'echo', token, undefined, { body: `{"pad":"${'é'.repeat(495)}"}` })).status).toBe(200);
-    expect((await call(server.url, 'echo', token, undefined, { body: `{"pad":"${'é'.repeat(496)}"}` })).status).toBe(400);
+    expect((await call(server.url, 'echo', token, undefined, { body: `{"pad":"${'é'.repeat(495)}"}` })).status).toBe(
+      200,
+    );
+    expect((await call(server.url, 'echo', token, undefined, { body: `{"pad":"${'é'.repeat(496)}"}` })).status).toBe(
+      400,
+    );
   });
 
   it('a declared Content-Length over the limit is refused before any body byte is sent', async () => {

@@ -46,7 +46,10 @@ describe('rate-limit windows and resets, over HTTP', () => {
   it('fixed resets a window after the first request; fixed-aligned at the wall-clock boundary', async () => {
     const fixed = await startTestServer({ limit: 10, windowMs: 2000, algorithm: 'fixed' });
     const aligned = await startTestServer({ limit: 10, windowMs: 2000, algorithm: 'fixed-aligned' });
-    const [fixedToken, alignedToken] = await Promise.all([tokenFor(fixed.url, 'client-a'), tokenFor(aligned.url, 'client-a')]);
+    const [fixedToken, alignedToken] = await Promise.all([
+      tokenFor(fixed.url, 'client-a'),
+      tokenFor(aligned.url, 'client-a'),
+    ]);
     await untilWallClock(1100, 2000); // both first windows start ~900 ms before a wall-clock boundary
     await Promise.all([burst(fixed.url, 'ping', fixedToken, 10), burst(aligned.url, 'ping', alignedToken, 10)]);
     await untilWallClock(100, 2000); // past the boundary, ~1 s after the first requests
@@ -58,7 +61,10 @@ describe('rate-limit windows and resets, over HTTP', () => {
     const options = { limit: 10, windowMs: 3000 } as const;
     const fixed = await startTestServer({ ...options, algorithm: 'fixed' });
     const sliding = await startTestServer({ ...options, algorithm: 'sliding' });
-    const [fixedToken, slidingToken] = await Promise.all([tokenFor(fixed.url, 'client-a'), tokenFor(sliding.url, 'client-a')]);
+    const [fixedToken, slidingToken] = await Promise.all([
+      tokenFor(fixed.url, 'client-a'),
+      tokenFor(sliding.url, 'client-a'),
+    ]);
     // 5 at t0, 5 at t0+1.5 s; at t0+3.7 s the first five have left the last 3 s, the others not
     await Promise.all([burst(fixed.url, 'ping', fixedToken, 5), burst(sliding.url, 'ping', slidingToken, 5)]);
     await sleep(1500);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { LimiterAlgorithm } from '../../src/server/options.ts';
-import { burst, call, sleep, startTestServer, tally, tokenFor, withRoomInAlignedWindow } from '../support/server-helpers.ts';
+import {
+  burst,
+  call,
+  sleep,
+  startTestServer,
+  tally,
+  tokenFor,
+  withRoomInAlignedWindow,
+} from '../support/server-helpers.ts';
 
 // Counting tests use long windows, so that a slow machine cannot roll a window over mid-test
 // (resets are in rate-limit-windows.test.ts).
@@ -47,9 +55,15 @@ describe('rate limit at 10 per window, over HTTP', () => {
       tokenFor(server.url, 'client-a'),
       tokenFor(server.url, 'client-b'),
     ]);
-    expect(tally([...(await burst(server.url, 'ping', a1, 6)), ...(await burst(server.url, 'ping', a2, 6))])).toEqual({ 200: 10, 429: 2 });
+    expect(tally([...(await burst(server.url, 'ping', a1, 6)), ...(await burst(server.url, 'ping', a2, 6))])).toEqual({
+      200: 10,
+      429: 2,
+    });
     expect(tally(await burst(server.url, 'ping', b, 10))).toEqual({ 200: 10 });
-    expect(server.stats().byClient).toEqual({ 'client-a': { admitted: 10, refused: 2 }, 'client-b': { admitted: 10, refused: 0 } });
+    expect(server.stats().byClient).toEqual({
+      'client-a': { admitted: 10, refused: 2 },
+      'client-b': { admitted: 10, refused: 0 },
+    });
   });
 
   it('one quota across all methods', async () => {

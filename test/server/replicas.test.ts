@@ -69,14 +69,17 @@ describe('replicas', () => {
   it.each([
     ['memory', [200, 200]],
     ['shared', [429, 429]],
-  ] as const)('restart with a %s store: the spent budget is %j after it, and tokens survive', async (limiterStore, after) => {
-    const server = await startTestServer({ replicas: 2, limit: 2, windowMs: 10_000, limiterStore });
-    const token = await tokenFor(server.url, 'client-a');
-    const [r1] = server.replicaUrls as [string];
-    expect(await statuses(r1, token, 3)).toEqual([200, 200, 429]);
-    await server.restart();
-    expect(await statusesAfterRestart(r1, token, 2)).toEqual(after);
-  });
+  ] as const)(
+    'restart with a %s store: the spent budget is %j after it, and tokens survive',
+    async (limiterStore, after) => {
+      const server = await startTestServer({ replicas: 2, limit: 2, windowMs: 10_000, limiterStore });
+      const token = await tokenFor(server.url, 'client-a');
+      const [r1] = server.replicaUrls as [string];
+      expect(await statuses(r1, token, 3)).toEqual([200, 200, 429]);
+      await server.restart();
+      expect(await statusesAfterRestart(r1, token, 2)).toEqual(after);
+    },
+  );
 
   it('restarts a single server on its own port too', async () => {
     const server = await startTestServer({ limit: 1, windowMs: 10_000, limiterStore: 'memory' });

@@ -37,7 +37,10 @@ describe('TLS', () => {
     expect(server.certPem).toMatch(/^-----BEGIN CERTIFICATE-----/);
     const dispatcher = trusting(server.certPem!);
     const token = await tokenFor(server.url, 'client-a', 'demo-secret', { dispatcher });
-    expect((await call(server.url, 'ping', token, {}, { dispatcher })).json).toEqual({ status: 'success', data: { pong: true } });
+    expect((await call(server.url, 'ping', token, {}, { dispatcher })).json).toEqual({
+      status: 'success',
+      data: { pong: true },
+    });
   });
 
   it('negotiates TLS ≥ 1.2 and refuses TLS 1.1 and 1.0', async () => {
@@ -45,8 +48,12 @@ describe('TLS', () => {
     const ca = server.certPem!;
     expect(['TLSv1.2', 'TLSv1.3']).toContain(await handshake(server.port, { ca }));
     expect(await handshake(server.port, { ca, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
-    expect(await handshake(server.port, { ca, minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ...LEGACY_CLIENT })).toMatch(/^error:/);
-    expect(await handshake(server.port, { ca, minVersion: 'TLSv1', maxVersion: 'TLSv1', ...LEGACY_CLIENT })).toMatch(/^error:/);
+    expect(
+      await handshake(server.port, { ca, minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ...LEGACY_CLIENT }),
+    ).toMatch(/^error:/);
+    expect(await handshake(server.port, { ca, minVersion: 'TLSv1', maxVersion: 'TLSv1', ...LEGACY_CLIENT })).toMatch(
+      /^error:/,
+    );
   });
 
   it('a client that does not trust the certificate fails the handshake', async () => {
@@ -57,8 +64,12 @@ describe('TLS', () => {
   it('tls-legacy also accepts TLS 1.1 and 1.0 (and still 1.2)', async () => {
     const server = await startTestServer({ tls: true, faults: ['tls-legacy'] });
     const ca = server.certPem!;
-    expect(await handshake(server.port, { ca, minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ...LEGACY_CLIENT })).toBe('TLSv1.1');
-    expect(await handshake(server.port, { ca, minVersion: 'TLSv1', maxVersion: 'TLSv1', ...LEGACY_CLIENT })).toBe('TLSv1');
+    expect(await handshake(server.port, { ca, minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ...LEGACY_CLIENT })).toBe(
+      'TLSv1.1',
+    );
+    expect(await handshake(server.port, { ca, minVersion: 'TLSv1', maxVersion: 'TLSv1', ...LEGACY_CLIENT })).toBe(
+      'TLSv1',
+    );
     expect(await handshake(server.port, { ca, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
   });
 

@@ -2,18 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { ClientRegistry } from '../../src/server/auth/clients.ts';
 import { decideTokenRequest, parseBasicCredentials } from '../../src/server/auth/token-request.ts';
 
-const clients = new ClientRegistry([{ id: 'alice', secret: 's3cret:with colon' }], [{ prefix: 'client-', secret: 'demo-secret' }]);
+const clients = new ClientRegistry(
+  [{ id: 'alice', secret: 's3cret:with colon' }],
+  [{ prefix: 'client-', secret: 'demo-secret' }],
+);
 const basic = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 describe('decideTokenRequest', () => {
   it.each([
     // client_secret_post
-    ['grant_type=client_credentials&client_id=alice&client_secret=s3cret%3Awith+colon', undefined, { ok: true, clientId: 'alice' }],
+    [
+      'grant_type=client_credentials&client_id=alice&client_secret=s3cret%3Awith+colon',
+      undefined,
+      { ok: true, clientId: 'alice' },
+    ],
     // client_secret_basic, with RFC 6749 §2.3.1 form-encoding inside the Basic credentials
     ['grant_type=client_credentials', basic('alice', 's3cret:with colon'), { ok: true, clientId: 'alice' }],
     // the demo pattern
-    ['grant_type=client_credentials&client_id=client-7&client_secret=demo-secret', undefined, { ok: true, clientId: 'client-7' }],
+    [
+      'grant_type=client_credentials&client_id=client-7&client_secret=demo-secret',
+      undefined,
+      { ok: true, clientId: 'client-7' },
+    ],
     // the pattern's prefix alone is not a client ID
     [
       'grant_type=client_credentials&client_id=client-&client_secret=demo-secret',
@@ -31,10 +42,18 @@ describe('decideTokenRequest', () => {
       undefined,
       { ok: false, error: 'invalid_client', basicUsed: false },
     ],
-    ['grant_type=client_credentials', basic('client-7', 'wrong'), { ok: false, error: 'invalid_client', basicUsed: true }],
+    [
+      'grant_type=client_credentials',
+      basic('client-7', 'wrong'),
+      { ok: false, error: 'invalid_client', basicUsed: true },
+    ],
     // no client authentication at all
     ['grant_type=client_credentials', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
-    ['grant_type=client_credentials&client_id=client-7', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
+    [
+      'grant_type=client_credentials&client_id=client-7',
+      undefined,
+      { ok: false, error: 'invalid_client', basicUsed: false },
+    ],
     // a scheme other than Basic is not a client authentication method we support
     ['grant_type=client_credentials', 'Bearer abc', { ok: false, error: 'invalid_client', basicUsed: true }],
     // both methods at once (RFC 6749 §2.3: MUST NOT use more than one)
@@ -44,7 +63,11 @@ describe('decideTokenRequest', () => {
       { ok: false, error: 'invalid_request', basicUsed: true },
     ],
     // missing or repeated grant_type
-    ['client_id=client-7&client_secret=demo-secret', undefined, { ok: false, error: 'invalid_request', basicUsed: false }],
+    [
+      'client_id=client-7&client_secret=demo-secret',
+      undefined,
+      { ok: false, error: 'invalid_request', basicUsed: false },
+    ],
     [
       'grant_type=client_credentials&grant_type=client_credentials&client_id=client-7&client_secret=demo-secret',
       undefined,
@@ -68,7 +91,11 @@ describe('decideTokenRequest', () => {
       { ok: false, error: 'invalid_request', basicUsed: false },
     ],
     // the client is authenticated before the grant type is looked at (§5.2 order)
-    ['grant_type=password&client_id=client-7&client_secret=wrong', undefined, { ok: false, error: 'invalid_client', basicUsed: false }],
+    [
+      'grant_type=password&client_id=client-7&client_secret=wrong',
+      undefined,
+      { ok: false, error: 'invalid_client', basicUsed: false },
+    ],
   ])('%s (Authorization %s) → %j', (form, authorization, expected) => {
     expect(decideTokenRequest(new URLSearchParams(form), authorization, clients)).toEqual(expected);
   });

@@ -25,7 +25,10 @@ describe('startServerInWorker', () => {
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await call(remote.url, 'ping', token, {}, { dispatcher })).status);
       expect(statuses).toEqual([200, 200, 429]);
-      expect(await remote.stats()).toMatchObject({ tokensIssued: 1, byClient: { 'client-a': { admitted: 2, refused: 1 } } });
+      expect(await remote.stats()).toMatchObject({
+        tokensIssued: 1,
+        byClient: { 'client-a': { admitted: 2, refused: 1 } },
+      });
       await remote.revokeTokens('client-a');
       expect((await call(remote.url, 'ping', token, {}, { dispatcher })).status).toBe(401);
       await remote.close();
@@ -45,7 +48,9 @@ describe('startServerInWorker', () => {
       const reply = await fetch(remote.url + '/api/ping', { method: 'POST' });
       console.log(reply.status, JSON.stringify(await remote.stats()));
       await remote.close();`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 20_000,
+    });
     expect(stdout.trim()).toBe('401 {"requests":1,"tokensIssued":0,"byClient":{},"byStatus":{"401":1}}');
   });
 

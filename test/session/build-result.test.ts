@@ -33,16 +33,28 @@ describe('buildRunResult', () => {
     expect(summary.serviceTimeMs).toEqual(percentilesMs(decodeHistogram(data.overall.serviceTime)));
     expect(summary.outcomes).toEqual(data.overall.outcomes);
     expect(summary.scheduleLagMs).toEqual(percentilesMs(decodeHistogram(data.scheduleLag)));
-    expect(summary.tokens).toMatchObject({ requests: DIMS.clients.length, failures: 0, outcomes: { success: DIMS.clients.length } });
+    expect(summary.tokens).toMatchObject({
+      requests: DIMS.clients.length,
+      failures: 0,
+      outcomes: { success: DIMS.clients.length },
+    });
   });
 
   it('lists every declared method, phase and client in order, zero stats without traffic', () => {
-    const onlyPing = buildRunResult(buildInput(recordedData([sample({ methodIndex: 0, clientIndex: 1, doneAtMs: 500 })])));
+    const onlyPing = buildRunResult(
+      buildInput(recordedData([sample({ methodIndex: 0, clientIndex: 1, doneAtMs: 500 })])),
+    );
     expect(Object.keys(onlyPing.byMethod)).toEqual(DIMS.methods);
     expect(Object.keys(onlyPing.byClient)).toEqual(DIMS.clients);
     expect(Object.keys(onlyPing.byPhase)).toEqual(DIMS.phases);
     const zeros = { min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
-    expect(onlyPing.byMethod[DIMS.methods[1]!]).toEqual({ requests: 0, rps: 0, latencyMs: zeros, serviceTimeMs: zeros, outcomes: {} });
+    expect(onlyPing.byMethod[DIMS.methods[1]!]).toEqual({
+      requests: 0,
+      rps: 0,
+      latencyMs: zeros,
+      serviceTimeMs: zeros,
+      outcomes: {},
+    });
     expect(Object.keys(onlyPing.histograms.byMethod)).toEqual([DIMS.methods[0]]);
   });
 
@@ -106,7 +118,9 @@ describe('buildRunResult', () => {
     expect(first.warnings[0]).toBe('caller says hi');
     const p99 = first.summary.scheduleLagMs!.p99;
     expect(p99).toBeGreaterThan(LAG_WARNING_P99_MS);
-    expect(first.warnings[1]).toBe(`schedule lag p99 ${p99.toFixed(1)} ms: the load generator, not the server, was the bottleneck`);
+    expect(first.warnings[1]).toBe(
+      `schedule lag p99 ${p99.toFixed(1)} ms: the load generator, not the server, was the bottleneck`,
+    );
     expect(buildRunResult(buildInput(slow, { warnings: first.warnings })).warnings).toEqual(first.warnings);
   });
 });

@@ -1,16 +1,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { capacityAnswer, searchEndOf, type Attempt, type SearchEnd } from '../../src/session/capacity/capacity-answer.ts';
+import {
+  capacityAnswer,
+  searchEndOf,
+  type Attempt,
+  type SearchEnd,
+} from '../../src/session/capacity/capacity-answer.ts';
 import { bracketOf, nextStep, roundLoad, type SearchPoint } from '../../src/session/capacity/search.ts';
 
-const pass = (load: number, kind: Attempt['kind'] = 'search'): Attempt => ({ kind, load, verdict: 'pass', limit: null });
+const pass = (load: number, kind: Attempt['kind'] = 'search'): Attempt => ({
+  kind,
+  load,
+  verdict: 'pass',
+  limit: null,
+});
 const fail = (load: number, kind: Attempt['kind'] = 'search', limit: Attempt['limit'] = 'latency'): Attempt => ({
   kind,
   load,
   verdict: 'fail',
   limit,
 });
-const bracketed = (lastPass: number | null, firstFail: number | null, limitedBy: SearchEnd['limitedBy'] = 'latency'): SearchEnd => ({
+const bracketed = (
+  lastPass: number | null,
+  firstFail: number | null,
+  limitedBy: SearchEnd['limitedBy'] = 'latency',
+): SearchEnd => ({
   lastPass,
   firstFail,
   limitedBy,
@@ -31,7 +45,13 @@ const SEARCH = [
 
 describe('the capacity answer and its bracket', () => {
   it.each<[string, SearchEnd, Attempt[], Attempt[], Partial<ReturnType<typeof capacityAnswer>>]>([
-    ['no confirmation: the search’s last pass', bracketed(2, 2.1), SEARCH, [], { answer: 2, bracket: [2, 2.1], limitedBy: 'latency' }],
+    [
+      'no confirmation: the search’s last pass',
+      bracketed(2, 2.1),
+      SEARCH,
+      [],
+      { answer: 2, bracket: [2, 2.1], limitedBy: 'latency' },
+    ],
     [
       'confirmed at once',
       bracketed(2, 2.1),
@@ -95,7 +115,10 @@ describe('the capacity answer and its bracket', () => {
   });
 
   it('names the confirmation that brought the top down as the decisive attempt', () => {
-    const answer = capacityAnswer(bracketed(2, 2.1), SEARCH, [fail(2, 'confirm', 'errors'), fail(1.9, 'confirm', 'latency')]);
+    const answer = capacityAnswer(bracketed(2, 2.1), SEARCH, [
+      fail(2, 'confirm', 'errors'),
+      fail(1.9, 'confirm', 'latency'),
+    ]);
     expect(answer.decisive).toEqual(fail(1.9, 'confirm', 'latency'));
     expect(capacityAnswer(bracketed(2, 2.1), SEARCH, []).decisive).toEqual(fail(2.1, 'search', 'throughput'));
   });
@@ -114,7 +137,8 @@ describe('the capacity answer (property)', () => {
           // The search's oracle is noisy (a stall fails a step that should pass, now and then);
           // the longer confirmation has a knee of its own.
           let draws = 0;
-          const passes = (load: number): boolean => load <= knee && noise[draws++ % noise.length]! !== load > knee * 0.9;
+          const passes = (load: number): boolean =>
+            load <= knee && noise[draws++ % noise.length]! !== load > knee * 0.9;
           const settings = { start: 1, factor: 2, tolerance: TOLERANCE, maxSteps: 30, integer: false };
           const ceiling = withCeiling ? { value: knee * 1.5, reason: 'max' as const } : null;
           const points: SearchPoint[] = [];
@@ -142,10 +166,13 @@ describe('the capacity answer (property)', () => {
           const failed = [...search, ...confirmations].filter((a) => a.verdict === 'fail').map((a) => a.load);
           if (answer.answer !== null) {
             expect(failed.every((load) => load > answer.answer!)).toBe(true);
-            expect([...search, ...confirmations].some((a) => a.verdict === 'pass' && a.load === answer.answer)).toBe(true);
+            expect([...search, ...confirmations].some((a) => a.verdict === 'pass' && a.load === answer.answer)).toBe(
+              true,
+            );
             if (high !== null) expect(answer.answer).toBeLessThan(high);
           }
-          if (failed.length > 0) expect(high).toBe(Math.min(...failed.filter((load) => answer.answer === null || load > answer.answer)));
+          if (failed.length > 0)
+            expect(high).toBe(Math.min(...failed.filter((load) => answer.answer === null || load > answer.answer)));
         },
       ),
     );
@@ -153,9 +180,19 @@ describe('the capacity answer (property)', () => {
 });
 
 describe('how the search ended', () => {
-  const bound = { clients: 4, perClientPerS: 10, requestsPerIteration: 1, nominalPerS: 40, searchablePerS: 36, skew: 1 };
-  const done = (reason: 'bracketed' | 'ceiling' | 'nothing passed' | 'max steps', lastPass: number | null, firstFail: number | null) =>
-    ({ kind: 'done', reason, lastPass, firstFail }) as const;
+  const bound = {
+    clients: 4,
+    perClientPerS: 10,
+    requestsPerIteration: 1,
+    nominalPerS: 40,
+    searchablePerS: 36,
+    skew: 1,
+  };
+  const done = (
+    reason: 'bracketed' | 'ceiling' | 'nothing passed' | 'max steps',
+    lastPass: number | null,
+    firstFail: number | null,
+  ) => ({ kind: 'done', reason, lastPass, firstFail }) as const;
   const show = (n: number): string => `${n}/s`;
   it.each<[string, Parameters<typeof searchEndOf>, Partial<SearchEnd>]>([
     [

@@ -79,12 +79,18 @@ describe('the one-line capacity finding', () => {
     ],
     [
       'virtual users, with the rate they made',
-      () => findingOf('closed', end(8, 9, 'latency'), [step('search', 8, null), step('search', 9, P99)], { ratePerSAt: () => 123 }),
+      () =>
+        findingOf('closed', end(8, 9, 'latency'), [step('search', 8, null), step('search', 9, P99)], {
+          ratePerSAt: () => 123,
+        }),
       'capacity 8 users (123/s) (bracket 8 users – 9 users; limited by latency (p99 < 250ms failed at 9 users))',
     ],
     [
       'a speed of the recording, in × and calls per second',
-      () => findingOf('replay', end(2, 2.1, 'latency'), [step('search', 2, null), step('search', 2.1, P99)], { ratePerSAt: replayRate }),
+      () =>
+        findingOf('replay', end(2, 2.1, 'latency'), [step('search', 2, null), step('search', 2.1, P99)], {
+          ratePerSAt: replayRate,
+        }),
       'capacity 2× the recording (40.246 calls/s; bracket 2×–2.1×); limited by latency (p99 < 250ms failed at 2.1×)',
     ],
     [
@@ -136,9 +142,14 @@ describe('the one-line capacity finding', () => {
     [
       'generator-bound: at least, and why',
       () =>
-        findingOf('replay', end(1, null, 'generator', 'generator-bound at 2×: schedule lag p99 28 ms > 20 ms'), [step('search', 1, null)], {
-          ratePerSAt: replayRate,
-        }),
+        findingOf(
+          'replay',
+          end(1, null, 'generator', 'generator-bound at 2×: schedule lag p99 28 ms > 20 ms'),
+          [step('search', 1, null)],
+          {
+            ratePerSAt: replayRate,
+          },
+        ),
       'capacity at least 1× the recording (20.123 calls/s; generator-bound at 2×: schedule lag p99 28 ms > 20 ms)',
     ],
     [

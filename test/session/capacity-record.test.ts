@@ -54,7 +54,14 @@ const end = (lastPass: number | null, firstFail: number | null, limitedBy: Capac
   why: null,
 });
 const P99: [CapacityLimit, string] = ['latency', 'p99 < 100ms'];
-const QUOTA: QuotaUse = { limit: 100, windowS: 10, due: 100, refused: 0, heldBack: 5, busiest: { id: 'app-2', perS: 13.8 } };
+const QUOTA: QuotaUse = {
+  limit: 100,
+  windowS: 10,
+  due: 100,
+  refused: 0,
+  heldBack: 5,
+  busiest: { id: 'app-2', perS: 13.8 },
+};
 
 function record(input: Partial<CapacityRecordInput> & Pick<CapacityRecordInput, 'end' | 'steps'>): CapacityRecord {
   return capacityRecord({ cap: OPEN, replayPerSpeed: null, confirmation: null, sloLines: ['p99 < 100ms'], ...input });
@@ -88,7 +95,12 @@ describe('the capacity record', () => {
       () =>
         record({
           end: end(300, 310),
-          steps: [judged('search', 300), judged('search', 310, P99), judged('confirm', 300, P99), judged('confirm', 285)],
+          steps: [
+            judged('search', 300),
+            judged('search', 310, P99),
+            judged('confirm', 300, P99),
+            judged('confirm', 285),
+          ],
           confirmation: { load: 285, passed: true, found: 300 },
         }),
       {
@@ -122,7 +134,10 @@ describe('the capacity record', () => {
         record({
           replayPerSpeed: 20.123,
           end: end(1.4, 1.5, 'client quota'),
-          steps: [judged('search', 1.4), judged('search', 1.5, ['client quota', 'busiest client <= its quota'], { quota: QUOTA })],
+          steps: [
+            judged('search', 1.4),
+            judged('search', 1.5, ['client quota', 'busiest client <= its quota'], { quota: QUOTA }),
+          ],
         }),
       {
         speed: 1.4,
@@ -157,7 +172,10 @@ describe('the capacity record', () => {
 
 describe('a capacity step as a plan', () => {
   const base = testPlan(
-    { scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }], phases: [{ duration: '1s', rate: 1, arrivals: 'poisson' }] },
+    {
+      scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],
+      phases: [{ duration: '1s', rate: 1, arrivals: 'poisson' }],
+    },
     'http://127.0.0.1:1',
   );
   it.each<[string, CapacityPlan, 'search' | 'confirm', number, string[], number | null]>([
@@ -166,8 +184,17 @@ describe('a capacity step as a plan', () => {
   ])('%s', (_, cap, kind, index, phases, scheduled) => {
     const step = stepPlan(base, cap, searchSetup({ ...base, capacity: cap }), kind, index, 40, 5000);
     expect(step.phases.map((p) => p.name)).toEqual(phases);
-    expect(step.phases.every((p) => p.arrivals === 'poisson' && p.load.kind === 'rate' && p.load.fromPerS === 40)).toBe(true);
-    expect(step.def).toMatchObject({ index, kind, load: 40, phase: phases.at(-1), holdMs: 5000, warmUpMs: cap.warmUpMs });
+    expect(step.phases.every((p) => p.arrivals === 'poisson' && p.load.kind === 'rate' && p.load.fromPerS === 40)).toBe(
+      true,
+    );
+    expect(step.def).toMatchObject({
+      index,
+      kind,
+      load: 40,
+      phase: phases.at(-1),
+      holdMs: 5000,
+      warmUpMs: cap.warmUpMs,
+    });
     expect(step.scheduledPerS).toBe(scheduled);
     expect(step.plan.phases).toEqual(step.phases);
   });

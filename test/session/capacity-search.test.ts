@@ -4,7 +4,11 @@ import { nextStep, type SearchPoint, type SearchSettings } from '../../src/sessi
 const SETTINGS: SearchSettings = { start: 20, factor: 2, tolerance: 0.05, maxSteps: 30, integer: false };
 
 /** Run the search against a pass/fail oracle; returns the loads tried and the end. */
-function search(passes: (load: number) => boolean, settings = SETTINGS, ceiling: Parameters<typeof nextStep>[2] = null) {
+function search(
+  passes: (load: number) => boolean,
+  settings = SETTINGS,
+  ceiling: Parameters<typeof nextStep>[2] = null,
+) {
   const points: SearchPoint[] = [];
   for (;;) {
     const next = nextStep(settings, points, ceiling);

@@ -52,26 +52,36 @@ async function search(p: ReturnType<typeof plan>, name: string, onProgress?: (ev
 describe('rpcload capacity against a server with a known capacity', () => {
   // A machine starved by other work stalls the server's queue like an overload would; these two
   // timing tests get one more try.
-  it('finds the knee within ±10 % with a p99 SLO, and its bracket holds the true capacity', { retry: 1, timeout: 120_000 }, async () => {
-    const { record, exitCode } = await search(plan({}, { ...BRACKETING, confirm: '0s', slo: ['p99 < 400ms'] }), 'p99');
-    expect(record.ratePerS).not.toBeNull();
-    expect(Math.abs(record.ratePerS! - TRUE_CAPACITY) / TRUE_CAPACITY).toBeLessThanOrEqual(0.1);
-    const [lastPass, firstFail] = record.bracket;
-    expect(lastPass).toBeLessThanOrEqual(TRUE_CAPACITY * 1.02);
-    expect(firstFail).toBeGreaterThanOrEqual(TRUE_CAPACITY * 0.98);
-    expect((firstFail! - lastPass!) / lastPass!).toBeLessThanOrEqual(0.05);
-    expect(['latency', 'throughput']).toContain(record.limitedBy);
-    expect(record.atLeast).toBe(false);
-    // Confirmation is off here (a loaded test machine stalls a queue held at its capacity); the
-    // answer is the search's last pass.
-    expect(record.confirmation).toBeNull();
-    expect(record.ratePerS).toBe(lastPass);
-    expect(exitCode).toBe(0);
-  });
+  it(
+    'finds the knee within ±10 % with a p99 SLO, and its bracket holds the true capacity',
+    { retry: 1, timeout: 120_000 },
+    async () => {
+      const { record, exitCode } = await search(
+        plan({}, { ...BRACKETING, confirm: '0s', slo: ['p99 < 400ms'] }),
+        'p99',
+      );
+      expect(record.ratePerS).not.toBeNull();
+      expect(Math.abs(record.ratePerS! - TRUE_CAPACITY) / TRUE_CAPACITY).toBeLessThanOrEqual(0.1);
+      const [lastPass, firstFail] = record.bracket;
+      expect(lastPass).toBeLessThanOrEqual(TRUE_CAPACITY * 1.02);
+      expect(firstFail).toBeGreaterThanOrEqual(TRUE_CAPACITY * 0.98);
+      expect((firstFail! - lastPass!) / lastPass!).toBeLessThanOrEqual(0.05);
+      expect(['latency', 'throughput']).toContain(record.limitedBy);
+      expect(record.atLeast).toBe(false);
+      // Confirmation is off here (a loaded test machine stalls a queue held at its capacity); the
+      // answer is the search's last pass.
+      expect(record.confirmation).toBeNull();
+      expect(record.ratePerS).toBe(lastPass);
+      expect(exitCode).toBe(0);
+    },
+  );
 
   it('with an error-rate SLO, stops where the server starts shedding', { retry: 1, timeout: 120_000 }, async () => {
     // A 50 ms queue bound sheds within the step's 3 s even 3.5 % over the capacity (the first fail).
-    const { record } = await search(plan({ maxQueue: '50ms' }, { ...BRACKETING, confirm: '0s', slo: ['error_rate < 1%'] }), 'errors');
+    const { record } = await search(
+      plan({ maxQueue: '50ms' }, { ...BRACKETING, confirm: '0s', slo: ['error_rate < 1%'] }),
+      'errors',
+    );
     expect(record.limitedBy).toBe('errors');
     expect(Math.abs(record.ratePerS! - TRUE_CAPACITY) / TRUE_CAPACITY).toBeLessThanOrEqual(0.1);
     const decisive = record.steps.find((s) => s.kind === 'search' && s.load === record.bracket[1])!;
@@ -80,7 +90,10 @@ describe('rpcload capacity against a server with a known capacity', () => {
   });
 
   it('reports the client-quota bound instead of measuring the limiter', async () => {
-    const { record } = await search(plan({}, { start: 10, hold: '1s', confirm: '1s', slo: ['p99 < 200ms'] }, 4), 'quota');
+    const { record } = await search(
+      plan({}, { start: 10, hold: '1s', confirm: '1s', slo: ['p99 < 200ms'] }, 4),
+      'quota',
+    );
     expect(record.limitedBy).toBe('client quota');
     expect(record.atLeast).toBe(true);
     expect(record.finding).toContain('4 clients × 10/s = 40/s');
@@ -122,7 +135,10 @@ describe('rpcload capacity against a server with a known capacity', () => {
     // (A quarter of the other tests' capacity, the latencies 4× longer: the same search, 4× fewer calls.)
     const capacity = TRUE_CAPACITY / 4;
     const { record } = await search(
-      plan({ rate: capacity }, { model: 'closed', start: 2, warmUp: '0s', hold: '1s', confirm: '1s', slo: ['p99 < 400ms'] }),
+      plan(
+        { rate: capacity },
+        { model: 'closed', start: 2, warmUp: '0s', hold: '1s', confirm: '1s', slo: ['p99 < 400ms'] },
+      ),
       'closed',
     );
     expect(record.model).toBe('closed');

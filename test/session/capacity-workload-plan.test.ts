@@ -60,8 +60,16 @@ describe('the workload a capacity search scales', () => {
       { workload: 'browse', start: 40 },
       { model: 'open', start: 40, unit: 'open', rateNoun: 'requests' },
     ],
-    ['users: closed, from its own 3 users', { workload: 'flow' }, { model: 'closed', start: 3, unit: 'closed', rateNoun: 'requests' }],
-    ['a replay: its speed, from 1×', { workload: 'recorded' }, { model: 'open', start: 1, unit: 'replay', rateNoun: 'requests' }],
+    [
+      'users: closed, from its own 3 users',
+      { workload: 'flow' },
+      { model: 'closed', start: 3, unit: 'closed', rateNoun: 'requests' },
+    ],
+    [
+      'a replay: its speed, from 1×',
+      { workload: 'recorded' },
+      { model: 'open', start: 1, unit: 'replay', rateNoun: 'requests' },
+    ],
   ])('%s', (_, capacity, want) => {
     const { searched, cap } = searchSetup(shop(capacity));
     expect({ model: cap.model, start: cap.start, unit: searched.unit, rateNoun: searched.rateNoun }).toEqual(want);
@@ -130,14 +138,21 @@ describe('a step of a search of one workload', () => {
 
   it('runs the others beside it as configured, cut to the step, each phase named after the step', () => {
     const byName = Object.fromEntries(step.plan.phases.map((p) => [p.name, p]));
-    expect(byName['step-02 checkout/phase-1']).toMatchObject({ durationMs: 1000, load: { fromPerS: 5 }, arrivals: 'poisson' });
+    expect(byName['step-02 checkout/phase-1']).toMatchObject({
+      durationMs: 1000,
+      load: { fromPerS: 5 },
+      arrivals: 'poisson',
+    });
     expect(byName['step-02 flow/phase-1']).toMatchObject({ durationMs: 3000, load: { kind: 'concurrency', vus: 3 } });
     // Iterations run as configured too (capped by the step's length by their workload's own end).
     expect(step.plan.workloads.map((w) => w.name)).toEqual(['checkout', 'browse', 'flow', 'once', 'recorded']);
   });
 
   it('judges its SLO lines on the hold, and keeps the searched workload apart', () => {
-    expect(step.plan.thresholds.map((t) => t.selectorKey)).toEqual(['phase:step-02,workload:browse', 'workload:browse']);
+    expect(step.plan.thresholds.map((t) => t.selectorKey)).toEqual([
+      'phase:step-02,workload:browse',
+      'workload:browse',
+    ]);
     expect(step.workloadSelection).toBe('workload:browse');
   });
 });

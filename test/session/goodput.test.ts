@@ -22,10 +22,13 @@ describe('goodput of a run', () => {
   beforeAll(async () => {
     // Every third call is slow (150 ms), every seventh fails: goodput counts the fast successes only.
     server = await startScriptedServer((req, res) => {
-      if (req.url.endsWith('/auth.token')) return sendJson(res, 200, { status: 'success', data: { access_token: 't', expires_in: 3600 } });
+      if (req.url.endsWith('/auth.token'))
+        return sendJson(res, 200, { status: 'success', data: { access_token: 't', expires_in: 3600 } });
       const i = n++;
       const reply = () =>
-        i % 7 === 6 ? sendJson(res, 400, { status: 'error', error: 'nope' }) : sendJson(res, 200, { status: 'success', data: {} });
+        i % 7 === 6
+          ? sendJson(res, 400, { status: 'error', error: 'nope' })
+          : sendJson(res, 200, { status: 'success', data: {} });
       if (i % 3 === 2) setTimeout(reply, 150);
       else reply();
     });

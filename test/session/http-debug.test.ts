@@ -44,7 +44,12 @@ beforeAll(async () => {
     }
     authorizations.add(authorization);
     const token = authorization.slice('Bearer '.length);
-    const data = { youSent: authorization, access_token: token, note: `token ${token}, secret ${SECRET}`, hostile: HOSTILE };
+    const data = {
+      youSent: authorization,
+      access_token: token,
+      note: `token ${token}, secret ${SECRET}`,
+      hostile: HOSTILE,
+    };
     res.writeHead(200, {
       'content-type': 'application/json',
       'x-echo-authorization': authorization,

@@ -5,12 +5,21 @@ import { Recorder } from '../../src/metrics/recorder.ts';
 import type { RecorderDimensions } from '../../src/metrics/sample.ts';
 import { parseThreshold } from '../../src/profile/thresholds.ts';
 import { busiestAtOne, quotaUseText, type QuotaUse } from '../../src/session/capacity/client-quota.ts';
-import { CLIENT_RATE_LINE, judgeStep, type StepRules, type StepSchedule } from '../../src/session/capacity/judge-step.ts';
+import {
+  CLIENT_RATE_LINE,
+  judgeStep,
+  type StepRules,
+  type StepSchedule,
+} from '../../src/session/capacity/judge-step.ts';
 import { skippedInHold } from '../../src/session/capacity/hold-skips.ts';
 import { buildRunResult } from '../../src/session/result/build-result.ts';
 import { sample } from '../support/recorder-fixtures.ts';
 
-const DIMS: RecorderDimensions = { methods: ['ping'], phases: ['step-01 warm-up', 'step-01'], clients: ['app-1', 'app-2'] };
+const DIMS: RecorderDimensions = {
+  methods: ['ping'],
+  phases: ['step-01 warm-up', 'step-01'],
+  clients: ['app-1', 'app-2'],
+};
 /** A step at 2× a 10 calls/s recording: 1 s warm-up, 2 s hold. */
 const DEF: CapacityStepDefinition = {
   index: 1,
@@ -82,11 +91,24 @@ function judge(
     host: hostname(),
   };
   const stepResult = buildRunResult({ run, config: {}, data, dims: DIMS, checks: [], thresholds: [], warnings: [] });
-  return judgeStep(DEF, { ...RULES, ...options.rules }, data, stepResult, { skippedInHold: {}, scheduledPerS: null, ...schedule });
+  return judgeStep(DEF, { ...RULES, ...options.rules }, data, stepResult, {
+    skippedInHold: {},
+    scheduledPerS: null,
+    ...schedule,
+  });
 }
 
 describe('judging a capacity step', () => {
-  it.each<[string, readonly number[], Partial<StepSchedule>, { refused?: number; rules?: Partial<StepRules> }, string, string | null]>([
+  it.each<
+    [
+      string,
+      readonly number[],
+      Partial<StepSchedule>,
+      { refused?: number; rules?: Partial<StepRules> },
+      string,
+      string | null,
+    ]
+  >([
     ['every call sent and answered, each client within its quota', [4, 4], {}, {}, 'pass', null],
     [
       'calls held back while their client backed off are the quota’s, not the server’s throughput',
@@ -105,7 +127,14 @@ describe('judging a capacity step', () => {
       'client quota',
       CLIENT_RATE_LINE,
     ],
-    ['a client faster than its quota, searched past the quotas', [8, 2], {}, { rules: { include429: true } }, 'pass', null],
+    [
+      'a client faster than its quota, searched past the quotas',
+      [8, 2],
+      {},
+      { rules: { include429: true } },
+      'pass',
+      null,
+    ],
     [
       'arrivals skipped for another reason fail the throughput',
       [4, 4],
@@ -123,7 +152,10 @@ describe('judging a capacity step', () => {
   it('offers the schedule’s rate: the same at the same speed, whatever was skipped in the warm-up', () => {
     const scheduledPerS = 2 * 10;
     const a = judge([4, 4], { scheduledPerS });
-    const b = judge([4, 4], { scheduledPerS, skippedInHold: skippedInHold({ 'client backing off': 40 }, { 'client backing off': 40 }) });
+    const b = judge([4, 4], {
+      scheduledPerS,
+      skippedInHold: skippedInHold({ 'client backing off': 40 }, { 'client backing off': 40 }),
+    });
     expect([a.record.offeredPerS, b.record.offeredPerS]).toEqual([20, 20]);
     // Without a schedule (a synthetic load): the hold's calls and skips per second.
     expect(judge([4, 4], { skippedInHold: { 'max in-flight reached': 4 } }).record.offeredPerS).toBe(10);
@@ -131,7 +163,13 @@ describe('judging a capacity step', () => {
 
   it('keeps the quota arithmetic of the step for the finding', () => {
     const judged = judge([8, 2], { skippedInHold: { 'client backing off': 3 } }, { refused: 1 });
-    expect(judged.quota).toMatchObject({ limit: 10, windowS: 2, refused: 1, heldBack: 3, busiest: { id: 'app-1', perS: 8 } });
+    expect(judged.quota).toMatchObject({
+      limit: 10,
+      windowS: 2,
+      refused: 1,
+      heldBack: 3,
+      busiest: { id: 'app-1', perS: 8 },
+    });
     expect(quotaUseText(judged.quota!, DEF.load)).toBe(
       'app-1 sends 4 calls/s at 1× against its quota of 5/s (10 per 2 s): at most 1.25×; ' +
         '3 held back while their client backed off and 1 refused: 17.4 % of the 23 due',
@@ -177,7 +215,13 @@ describe('the quota arithmetic', () => {
       { id: 'app-1', perS: 6.8 },
       'app-1 sends 6.8 calls/s at 1× against its quota of 10/s (100 per 10 s): at most 1.47×; 0 held back while their client backed off and 5 refused: 5.0 % of the 100 due',
     ],
-    ['a synthetic load over its quota', use(12), null, null, 'app-1 sent 12 requests/s against its quota of 10/s (100 per 10 s)'],
+    [
+      'a synthetic load over its quota',
+      use(12),
+      null,
+      null,
+      'app-1 sent 12 requests/s against its quota of 10/s (100 per 10 s)',
+    ],
     ['nothing to say but the quota', { ...use(0), busiest: null }, null, null, 'quota 10/s (100 per 10 s) per client'],
   ])('%s', (_, quota, speed, atOne, text) => {
     expect(quotaUseText(quota, speed, atOne)).toBe(text);

@@ -16,12 +16,17 @@ describe('generatedWarnings', () => {
     [
       'lag p99 above it: the generator was the bottleneck',
       lagged(LAG_WARNING_P99_MS + 7.26),
-      [`schedule lag p99 ${(LAG_WARNING_P99_MS + 7.26).toFixed(1)} ms: the load generator, not the server, was the bottleneck`],
+      [
+        `schedule lag p99 ${(LAG_WARNING_P99_MS + 7.26).toFixed(1)} ms: the load generator, not the server, was the bottleneck`,
+      ],
     ],
     [
       'a run that sent nothing measured nothing',
       { ...base, summary: { ...base.summary, requests: 0, skipped: { 'client backing off': 3 } } },
-      ['no request was sent: the run measured nothing (see the other warnings for why)', '3 arrivals not sent (client backing off: 3)'],
+      [
+        'no request was sent: the run measured nothing (see the other warnings for why)',
+        '3 arrivals not sent (client backing off: 3)',
+      ],
     ],
     [
       'a checkpoint of a run that has sent nothing yet: no warning',
@@ -40,7 +45,12 @@ describe('generatedWarnings', () => {
         ...base,
         summary: {
           ...base.summary,
-          tokens: { ...base.summary.tokens, requests: 4, failures: 1, outcomes: { success: 3, 'error:invalid_client': 1 } },
+          tokens: {
+            ...base.summary.tokens,
+            requests: 4,
+            failures: 1,
+            outcomes: { success: 3, 'error:invalid_client': 1 },
+          },
         },
       },
       ['1 of 4 token requests failed (error:invalid_client: 1)'],

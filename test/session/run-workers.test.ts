@@ -31,7 +31,10 @@ async function runWithWorkers(
     workers,
     createView: (source) => {
       let timer: NodeJS.Timeout | undefined;
-      return { start: () => void (timer = setInterval(() => seen.push(source.snapshot()), 100)), stop: () => clearInterval(timer) };
+      return {
+        start: () => void (timer = setInterval(() => seen.push(source.snapshot()), 100)),
+        stop: () => clearInterval(timer),
+      };
     },
   });
 }

@@ -48,7 +48,16 @@ describe('rpcload run --out-samples', () => {
     expect(lines.reduce((sum, l) => sum + l.requests, 0)).toBe(result.summary.requests);
     const origin = Date.parse(result.run.startedAt);
     for (const line of lines) {
-      expect(Object.keys(line)).toEqual(['t', 'time', 'requests', 'success', 'rateLimited', 'errors', 'p50Ms', 'p99Ms']);
+      expect(Object.keys(line)).toEqual([
+        't',
+        'time',
+        'requests',
+        'success',
+        'rateLimited',
+        'errors',
+        'p50Ms',
+        'p99Ms',
+      ]);
       expect(Date.parse(line.time)).toBe(origin + line.t * 1000);
       expect(line.success + line.rateLimited + line.errors).toBe(line.requests);
     }

@@ -16,7 +16,10 @@ describe('--start-at', () => {
     );
     for (const workers of [1, 2]) {
       const at = Date.now() + 3000;
-      const load = startLoad({ ...plan, target: server.url }, { workers, signal: new AbortController().signal, startAtEpochMs: at });
+      const load = startLoad(
+        { ...plan, target: server.url },
+        { workers, signal: new AbortController().signal, startAtEpochMs: at },
+      );
       const finished = await load.finished();
       expect(finished.status).toBe('completed');
       // Never before the instant (tokens and connections were ready long before it on a quiet

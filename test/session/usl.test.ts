@@ -17,7 +17,10 @@ describe('the Universal Scalability Law fit', () => {
   it('recovers them within a few percent from noisy points, and says how far off the fit is', () => {
     const truth = { sigma: 0.1, kappa: 0.001, lambda: 50 };
     // ±3 % deterministic "noise", alternating in sign.
-    const points = [1, 2, 3, 5, 8, 13, 21, 34, 55].map((n, i) => ({ n, x: uslThroughput(truth, n) * (i % 2 === 0 ? 1.03 : 0.97) }));
+    const points = [1, 2, 3, 5, 8, 13, 21, 34, 55].map((n, i) => ({
+      n,
+      x: uslThroughput(truth, n) * (i % 2 === 0 ? 1.03 : 0.97),
+    }));
     const fit = fitUsl(points)!;
     expect(fit.sigma).toBeGreaterThan(0.07);
     expect(fit.sigma).toBeLessThan(0.13);

@@ -22,7 +22,13 @@ export interface CapacityFixture {
   readonly errorRate?: number;
 }
 
-function step(index: number, kind: CapacityStep['kind'], load: number, pass: boolean, f: CapacityFixture): CapacityStep {
+function step(
+  index: number,
+  kind: CapacityStep['kind'],
+  load: number,
+  pass: boolean,
+  f: CapacityFixture,
+): CapacityStep {
   const p50 = f.p50Ms ?? 10;
   const p99 = f.p99Ms ?? 40;
   return {
@@ -74,7 +80,16 @@ export function capacityResult(f: CapacityFixture): RunResult {
     finding: `capacity ${f.atLeast ? 'at least ' : ''}${f.ratePerS}/s`,
     slo: ['p99 < 100ms', 'achieved >= 99% of offered'],
     confirmation: { load: f.ratePerS, holdS: 15, passed: true, steppedDownFrom: null },
-    search: { start: 25, factor: 2, tolerance: 0.05, warmUpS: 2, holdS: 5, confirmS: 15, maxLagMs: 20, include429: false },
+    search: {
+      start: 25,
+      factor: 2,
+      tolerance: 0.05,
+      warmUpS: 2,
+      holdS: 5,
+      confirmS: 15,
+      maxLagMs: 20,
+      include429: false,
+    },
     steps,
   };
   return { ...base, run: { ...base.run, ...(f.label === undefined ? {} : { label: f.label }) }, capacity: record };

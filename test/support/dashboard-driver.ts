@@ -29,7 +29,16 @@ const source: ViewSource = {
       errors: 0,
       clients: hostile ? [client(`client${HOSTILE}x`, { refused: 2 })] : [client('client-1')],
       recentErrors: hostile
-        ? [{ source: 'api', outcome: `error:${HOSTILE}code`, detail: `detail${HOSTILE}end`, count: 3, firstAtMs: 0, lastAtMs: 0 }]
+        ? [
+            {
+              source: 'api',
+              outcome: `error:${HOSTILE}code`,
+              detail: `detail${HOSTILE}end`,
+              count: 3,
+              firstAtMs: 0,
+              lastAtMs: 0,
+            },
+          ]
         : [],
     });
   },

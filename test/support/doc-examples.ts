@@ -25,7 +25,9 @@ export function shellExamples(path: string, label = path): DocCommand[] {
     const text = stripComment(line).trimEnd();
     if (text.trim() === '') return;
     const joined =
-      pending === null ? { start: index, text: text.trim() } : { start: pending.start, text: `${pending.text} ${text.trim()}` };
+      pending === null
+        ? { start: index, text: text.trim() }
+        : { start: pending.start, text: `${pending.text} ${text.trim()}` };
     if (joined.text.endsWith('\\')) pending = { start: joined.start, text: joined.text.slice(0, -1).trimEnd() };
     else {
       commands.push({ where: `${label}:${joined.start + 1}`, text: joined.text });

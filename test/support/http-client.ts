@@ -12,7 +12,9 @@ export function testHttpClient(): HttpClientName | undefined {
   if (name === undefined || name === '') return undefined;
   const client = httpClientNamed(name);
   if (client === undefined)
-    throw new Error(`RPCLOAD_TEST_HTTP_CLIENT must be one of ${HTTP_CLIENTS.join(', ')}, found ${JSON.stringify(name)}`);
+    throw new Error(
+      `RPCLOAD_TEST_HTTP_CLIENT must be one of ${HTTP_CLIENTS.join(', ')}, found ${JSON.stringify(name)}`,
+    );
   return client;
 }
 
@@ -27,6 +29,7 @@ export function withTestHttpClient<T extends Record<string, unknown>>(profile: T
 /** CLI arguments with `--http-client` added to the commands that run a load (run, capacity), unless given. */
 export function withTestHttpClientFlag(args: readonly string[]): readonly string[] {
   const client = testHttpClient();
-  if (client === undefined || (args[0] !== 'run' && args[0] !== 'capacity') || args.includes('--http-client')) return args;
+  if (client === undefined || (args[0] !== 'run' && args[0] !== 'capacity') || args.includes('--http-client'))
+    return args;
   return [...args, '--http-client', client];
 }

@@ -21,13 +21,20 @@ export interface TestServer {
  * A scripted HTTP server on 127.0.0.1 for tests that must control the exact bytes of a reply
  * (hostile or unusual servers). Prefer the reference server where its behaviour suffices.
  */
-export async function startScriptedServer(respond: (req: SeenRequest, res: ServerResponse) => void): Promise<TestServer> {
+export async function startScriptedServer(
+  respond: (req: SeenRequest, res: ServerResponse) => void,
+): Promise<TestServer> {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(request);
       respond(request, res);
     });
@@ -49,7 +56,12 @@ export async function startScriptedServer(respond: (req: SeenRequest, res: Serve
 }
 
 /** Send a JSON reply. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
@@ -113,7 +125,11 @@ export async function startRawServer(onRequest: (request: RawRequest, socket: So
 
 /** An HTTP/1.1 response head and body as bytes, for raw-socket scripts. */
 export function rawResponse(status: number, body: string, headers: Record<string, string> = {}): Buffer {
-  const lines = [`HTTP/1.1 ${status} X`, 'content-type: application/json', `content-length: ${Buffer.byteLength(body)}`];
+  const lines = [
+    `HTTP/1.1 ${status} X`,
+    'content-type: application/json',
+    `content-length: ${Buffer.byteLength(body)}`,
+  ];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`, 'utf8');
 }

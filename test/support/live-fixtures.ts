@@ -35,12 +35,29 @@ export function timeline(seconds: number): TimelineRow[] {
     const requests = Math.min(60, 5 + t * 11);
     const rateLimited = t % 7 === 3 ? 4 : 0;
     const errors = t % 5 === 0 ? 1 : 0;
-    return { t, requests, success: requests - rateLimited - errors, rateLimited, errors, p50: 18 + (t % 4), p99: 150 + ((t * 37) % 100) };
+    return {
+      t,
+      requests,
+      success: requests - rateLimited - errors,
+      rateLimited,
+      errors,
+      p50: 18 + (t % 4),
+      p99: 150 + ((t * 37) % 100),
+    };
   });
 }
 
 export function client(id: string, overrides: Partial<LiveClientRow> = {}): LiveClientRow {
-  return { id, sent: 40, admitted: 40, refused: 0, admittedInWindow: 12, lastRetryAfterS: null, lastRetryAfterAtMs: null, ...overrides };
+  return {
+    id,
+    sent: 40,
+    admitted: 40,
+    refused: 0,
+    admittedInWindow: 12,
+    lastRetryAfterS: null,
+    lastRetryAfterAtMs: null,
+    ...overrides,
+  };
 }
 
 export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
@@ -48,7 +65,12 @@ export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
   return {
     elapsedMs,
     requests: 1234,
-    outcomes: { success: 1180, 'error:rate_limit_exceeded': 40, 'error:unexpected_error': 12, 'transport:UND_ERR_SOCKET': 2 },
+    outcomes: {
+      success: 1180,
+      'error:rate_limit_exceeded': 40,
+      'error:unexpected_error': 12,
+      'transport:UND_ERR_SOCKET': 2,
+    },
     success: 1180,
     rateLimited: 40,
     errors: 14,
@@ -83,7 +105,14 @@ export function snapshot(overrides: Partial<LiveSnapshot> = {}): LiveSnapshot {
         firstAtMs: 900,
         lastAtMs: elapsedMs - 400,
       },
-      { source: 'api', outcome: 'transport:UND_ERR_SOCKET', detail: 'other side closed', count: 2, firstAtMs: 3000, lastAtMs: 5200 },
+      {
+        source: 'api',
+        outcome: 'transport:UND_ERR_SOCKET',
+        detail: 'other side closed',
+        count: 2,
+        firstAtMs: 3000,
+        lastAtMs: 5200,
+      },
     ],
     workloads: [
       {

@@ -21,10 +21,13 @@ export const DEMO_SECRET = 'demo-secret';
  * client is the test client (see http-client.ts) unless the profile names one.
  */
 export function testPlan(profile: Record<string, unknown>, target: string): Plan {
-  return buildPlan(withTestHttpClient({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target }), {
-    source: '',
-    env: { SECRET: DEMO_SECRET },
-  });
+  return buildPlan(
+    withTestHttpClient({ clients: { pattern: 'client-{n}', count: 2, secret: '${SECRET}' }, ...profile, target }),
+    {
+      source: '',
+      env: { SECRET: DEMO_SECRET },
+    },
+  );
 }
 
 export interface LoadRun {

@@ -14,11 +14,19 @@ export async function startLoggingApi(): Promise<TestServer & { readonly arrival
   const server = await startScriptedServer((req, res) => {
     if (req.url.endsWith('/api/auth.token')) {
       const client = new URLSearchParams(req.body).get('client_id') ?? '?';
-      return sendJson(res, 200, { status: 'success', data: { access_token: `tok-${client}`, token_type: 'Bearer', expires_in: 3600 } });
+      return sendJson(res, 200, {
+        status: 'success',
+        data: { access_token: `tok-${client}`, token_type: 'Bearer', expires_in: 3600 },
+      });
     }
     const client = String(req.headers.authorization ?? '').replace(/^Bearer tok-/, '');
     const method = req.url.replace(/^.*\/api\//, '');
-    arrivals.push({ atMs: performance.now(), client, method, args: JSON.parse(req.body || '{}') as Record<string, unknown> });
+    arrivals.push({
+      atMs: performance.now(),
+      client,
+      method,
+      args: JSON.parse(req.body || '{}') as Record<string, unknown>,
+    });
     sendJson(res, 200, { status: 'success', data: {} });
   });
   return Object.assign(server, { arrivals });

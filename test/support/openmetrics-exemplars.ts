@@ -25,7 +25,8 @@ export async function startTracedServer(seed = 99): Promise<TracedServer> {
   const random = createRandom(seed);
   const delaysMs = new Map<string, number>();
   const server = await startScriptedServer((req: SeenRequest, res: ServerResponse) => {
-    if (req.url.endsWith('/auth.token')) return sendJson(res, 200, { status: 'success', data: { access_token: 'tok', expires_in: 3600 } });
+    if (req.url.endsWith('/auth.token'))
+      return sendJson(res, 200, { status: 'success', data: { access_token: 'tok', expires_in: 3600 } });
     const delayMs = random() < 1 / 3 ? 150 + Math.floor(random() * 150) : 0;
     delaysMs.set(String(req.headers.traceparent), delayMs);
     setTimeout(() => sendJson(res, 200, { status: 'success', data: {} }), delayMs);

@@ -69,7 +69,10 @@ const attributes = (value: unknown): Record<string, string> =>
   Object.fromEntries(
     list(value).map((kv) => {
       const v = (kv.value ?? {}) as Json;
-      return [String(kv.key), JSON.stringify(v.stringValue ?? v.intValue ?? v.doubleValue ?? v.boolValue ?? '').replace(/^"|"$/g, '')];
+      return [
+        String(kv.key),
+        JSON.stringify(v.stringValue ?? v.intValue ?? v.doubleValue ?? v.boolValue ?? '').replace(/^"|"$/g, ''),
+      ];
     }),
   );
 
@@ -119,7 +122,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         : Request.toObject(Request.decode(body), { longs: Number, enums: Number, arrays: true });
       received.push(normalize(decoded, contentType, req.headers));
       res
-        .writeHead(200, { 'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' })
+        .writeHead(200, {
+          'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf',
+        })
         .end(contentType.includes('json') ? '{}' : undefined);
     });
   });

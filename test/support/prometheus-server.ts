@@ -70,5 +70,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     await sleep(200);
   }
   await stop();
-  throw new Error(`prometheus did not become ready within 30 s:\n${readFileSync(join(dir, 'prometheus.log'), 'utf8').slice(-2000)}`);
+  throw new Error(
+    `prometheus did not become ready within 30 s:\n${readFileSync(join(dir, 'prometheus.log'), 'utf8').slice(-2000)}`,
+  );
 }

@@ -33,7 +33,11 @@ export function parsePrometheusText(text: string): Scrape {
     for (const m of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
       labels[m[1]!] = m[2]!.replace(/\\n/g, '\n').replace(/\\(.)/g, '$1');
     const raw = match[3]!;
-    samples.push({ name: match[1]!, labels, value: raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw) });
+    samples.push({
+      name: match[1]!,
+      labels,
+      value: raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw),
+    });
   }
   return { types, samples };
 }
@@ -46,7 +50,12 @@ export async function scrape(url: string): Promise<Scrape> {
 }
 
 /** Sum of the samples named `name` whose labels include `where`, grouped by the label `by` (or one total under ''). */
-export function sumBy(s: Scrape, name: string, by: string | null = null, where: Record<string, string> = {}): Record<string, number> {
+export function sumBy(
+  s: Scrape,
+  name: string,
+  by: string | null = null,
+  where: Record<string, string> = {},
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const sample of s.samples) {
     if (sample.name !== name || Object.entries(where).some(([k, v]) => sample.labels[k] !== v)) continue;

@@ -50,7 +50,12 @@ export const DIMS: RecorderDimensions = {
   clients: ['c1', 'c2', 'c3', 'c4'],
 };
 
-export const OUTCOMES = ['success', 'error:rate_limit_exceeded', 'error:unexpected_error', 'transport:UND_ERR_SOCKET'] as const;
+export const OUTCOMES = [
+  'success',
+  'error:rate_limit_exceeded',
+  'error:unexpected_error',
+  'transport:UND_ERR_SOCKET',
+] as const;
 const STATUS: Readonly<Record<string, number>> = {
   success: 200,
   'error:rate_limit_exceeded': 429,
@@ -118,7 +123,9 @@ export const RUN: RunInfo = {
 /** Recorded data of samples (recorded in completion order) plus a token request per client. */
 export function recordedData(
   samples: readonly Sample[],
-  tokens: readonly TokenSample[] = DIMS.clients.map((_, i) => tokenSample({ clientIndex: i, latencyUs: 4000 + i * 500 })),
+  tokens: readonly TokenSample[] = DIMS.clients.map((_, i) =>
+    tokenSample({ clientIndex: i, latencyUs: 4000 + i * 500 }),
+  ),
 ): RecordedData {
   const recorder = new Recorder(DIMS, { rateLimit: RATE_LIMIT });
   for (const s of [...samples].sort((a, b) => a.doneAtMs - b.doneAtMs)) recorder.record(s);

@@ -79,19 +79,31 @@ export async function startRedisLimitedApi(options: RedisLimitedApiOptions): Pro
       points: options.limit,
       duration: options.windowS,
       ...(options.insurance
-        ? { insuranceLimiter: new RateLimiterMemory({ points: Math.ceil(options.limit / options.instances), duration: options.windowS }) }
+        ? {
+            insuranceLimiter: new RateLimiterMemory({
+              points: Math.ceil(options.limit / options.instances),
+              duration: options.windowS,
+            }),
+          }
         : {}),
     });
     return (req, res) => {
       void (async () => {
         const method = /^\/api\/([\w.-]+)$/.exec(req.url ?? '')?.[1];
-        if (req.method !== 'POST' || method === undefined) return reply(res, 404, { status: 'error', error: 'not_found' });
+        if (req.method !== 'POST' || method === undefined)
+          return reply(res, 404, { status: 'error', error: 'not_found' });
         const body = await readBody(req);
         if (method === 'auth.token') {
           const form = new URLSearchParams(body);
-          const client = options.clients.find((c) => c.id === form.get('client_id') && c.secret === form.get('client_secret'));
-          if (form.get('grant_type') !== 'client_credentials' || client === undefined) return reply(res, 401, { error: 'invalid_client' });
-          return reply(res, 200, { status: 'success', data: { access_token: sign(client.id), token_type: 'Bearer', expires_in: 3600 } });
+          const client = options.clients.find(
+            (c) => c.id === form.get('client_id') && c.secret === form.get('client_secret'),
+          );
+          if (form.get('grant_type') !== 'client_credentials' || client === undefined)
+            return reply(res, 401, { error: 'invalid_client' });
+          return reply(res, 200, {
+            status: 'success',
+            data: { access_token: sign(client.id), token_type: 'Bearer', expires_in: 3600 },
+          });
         }
         const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
         const clientId = token === undefined ? null : verify(token);
@@ -100,7 +112,10 @@ export async function startRedisLimitedApi(options: RedisLimitedApiOptions): Pro
             res,
             401,
             { status: 'error', error: 'unauthorized' },
-            { 'www-authenticate': token === undefined ? 'Bearer realm="redis-api"' : 'Bearer realm="redis-api", error="invalid_token"' },
+            {
+              'www-authenticate':
+                token === undefined ? 'Bearer realm="redis-api"' : 'Bearer realm="redis-api", error="invalid_token"',
+            },
           );
         try {
           await limiter.consume(clientId);

@@ -38,7 +38,8 @@ export async function startRedis(): Promise<RedisProcess> {
   const first = spawn('redis-server', redisArgs(port, dir), { stdio: 'ignore' });
   const deadline = Date.now() + 10_000;
   while (!pong(port)) {
-    if (first.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not answer on 127.0.0.1:${port}`);
+    if (first.exitCode !== null || Date.now() > deadline)
+      throw new Error(`redis-server did not answer on 127.0.0.1:${port}`);
     await sleep(50);
   }
   const daemon = [

@@ -38,7 +38,9 @@ export async function replayByCli(
   api.arrivals.length = 0;
   const out = join(dir, `result-${Math.random().toString(36).slice(2)}.json`);
   const credentials = clients.flatMap((id) => ['--client', `${id}:secret-${id}`]);
-  const cli = await runRpcload(['run', '--target', api.url, ...credentials, '--ui', 'none', '--out', out, ...args], { timeoutMs });
+  const cli = await runRpcload(['run', '--target', api.url, ...credentials, '--ui', 'none', '--out', out, ...args], {
+    timeoutMs,
+  });
   const result = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as RunResult) : null;
   return { code: cli.code, stdout: cli.stdout, stderr: cli.stderr, result, arrivals: [...api.arrivals] };
 }

@@ -92,7 +92,12 @@ export function fixtureSamples(o: FixtureOptions): FixtureSample[] {
         methods.findIndex(([, w]) => (pick -= w) < 0),
       );
       const u = random();
-      const outcome = u < errorRate ? 'error:unexpected_error' : u < errorRate + limitedRate ? 'error:rate_limit_exceeded' : 'success';
+      const outcome =
+        u < errorRate
+          ? 'error:unexpected_error'
+          : u < errorRate + limitedRate
+            ? 'error:rate_limit_exceeded'
+            : 'success';
       const cold = second < warmupS ? 2 : 1;
       const fast = outcome === 'success' ? 1 : 0.2; // refusals and errors answer early
       const serviceUs = median * 1000 * Math.exp(spread * gaussian()) * (1 + methodIndex * 0.5) * cold * fast;
@@ -132,7 +137,11 @@ function add(builder: StatsBuilder, s: FixtureSample): void {
   recordUs(builder.serviceTime, s.serviceUs);
 }
 
-function groupBy(samples: readonly FixtureSample[], key: (s: FixtureSample) => string, compact = false): Map<string, StatsBuilder> {
+function groupBy(
+  samples: readonly FixtureSample[],
+  key: (s: FixtureSample) => string,
+  compact = false,
+): Map<string, StatsBuilder> {
   const groups = new Map<string, StatsBuilder>();
   for (const s of samples) {
     const k = key(s);
@@ -156,7 +165,10 @@ const statsRecord = (groups: Map<string, StatsBuilder>, durationS: number): Reco
 
 const histogramRecord = (groups: Map<string, StatsBuilder>): Record<string, { latency: string; serviceTime: string }> =>
   Object.fromEntries(
-    [...groups].map(([k, b]) => [k, { latency: encodeHistogram(b.latency), serviceTime: encodeHistogram(b.serviceTime) }]),
+    [...groups].map(([k, b]) => [
+      k,
+      { latency: encodeHistogram(b.latency), serviceTime: encodeHistogram(b.serviceTime) },
+    ]),
   );
 
 function timelineOf(samples: readonly FixtureSample[], durationS: number): RunResult['timeline'] {
@@ -178,12 +190,18 @@ function timelineOf(samples: readonly FixtureSample[], durationS: number): RunRe
   });
 }
 
-function rateLimitClients(samples: readonly FixtureSample[], clients: readonly string[]): Record<string, RateLimitClient> {
+function rateLimitClients(
+  samples: readonly FixtureSample[],
+  clients: readonly string[],
+): Record<string, RateLimitClient> {
   return Object.fromEntries(
     clients.map((client) => {
       const own = samples.filter((s) => s.client === client);
-      const refusedIn = (list: readonly FixtureSample[]) => list.filter((s) => outcomeClass(s.outcome) === 'rate_limited').length;
-      const windows = [...new Set(own.map((s) => Math.floor(s.tMs / 1000 / WINDOW_S) * WINDOW_S))].sort((a, b) => a - b);
+      const refusedIn = (list: readonly FixtureSample[]) =>
+        list.filter((s) => outcomeClass(s.outcome) === 'rate_limited').length;
+      const windows = [...new Set(own.map((s) => Math.floor(s.tMs / 1000 / WINDOW_S) * WINDOW_S))].sort(
+        (a, b) => a - b,
+      );
       const periods = windows.map((t) => {
         const inWindow = own.filter((s) => Math.floor(s.tMs / 1000 / WINDOW_S) * WINDOW_S === t);
         return { t, admitted: inWindow.length - refusedIn(inWindow), refused: refusedIn(inWindow) };
@@ -257,7 +275,11 @@ export function buildResult(samples: readonly FixtureSample[], o: FixtureOptions
     config: {
       name: o.profile ?? 'fixture',
       phases: [phase('warmup', warmupS), phase('steady', durationS - warmupS)],
-      scenarios: Object.entries(o.methods ?? DEFAULT_METHODS).map(([method, weight]) => ({ name: method, weight, steps: [{ method }] })),
+      scenarios: Object.entries(o.methods ?? DEFAULT_METHODS).map(([method, weight]) => ({
+        name: method,
+        weight,
+        steps: [{ method }],
+      })),
       clients: clients.map((id) => ({ id, secret: '[redacted]', weight: 1 })),
       rateLimit: { limit: 100, windowMs: WINDOW_S * 1000, policy: 'honour' },
       ...o.config,
@@ -266,7 +288,12 @@ export function buildResult(samples: readonly FixtureSample[], o: FixtureOptions
       ...toStats(all, durationS),
       durationS,
       scheduleLagMs: percentilesMs(lag),
-      tokens: { requests: clients.length, failures: 0, latencyMs: percentilesMs(tokens), outcomes: { success: clients.length } },
+      tokens: {
+        requests: clients.length,
+        failures: 0,
+        latencyMs: percentilesMs(tokens),
+        outcomes: { success: clients.length },
+      },
       skipped: {},
     },
     byMethod: statsRecord(byMethod, durationS),
@@ -305,7 +332,10 @@ export function makeResult(o: FixtureOptions): RunResult {
 
 // TypeBox checks no string format it does not know; the schema's run timestamps are date-times.
 if (!FormatRegistry.Has('date-time'))
-  FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)));
+  FormatRegistry.Set(
+    'date-time',
+    (v) => /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)),
+  );
 
 /** Schema violations of a result (`/json/path: message`); empty when it is a valid result@1 file. */
 export function schemaProblems(result: unknown): string[] {

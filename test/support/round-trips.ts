@@ -12,7 +12,12 @@ export function ex(
     sentMs,
     doneMs: options.doneMs ?? sentMs + 1,
     status,
-    outcome: admission === 'admitted' ? 'success' : admission === 'refused' ? 'error:rate_limit_exceeded' : 'transport:ECONNRESET',
+    outcome:
+      admission === 'admitted'
+        ? 'success'
+        : admission === 'refused'
+          ? 'error:rate_limit_exceeded'
+          : 'transport:ECONNRESET',
     admission,
     retryAfterS: admission === 'refused' ? (options.retryAfterS === undefined ? 1 : options.retryAfterS) : null,
   };

@@ -36,7 +36,11 @@ export async function startServeProcess(args: readonly string[]): Promise<ServeP
   // The replica lines are written right after the first one; the summary on stderr follows them.
   const replicas = Number(/--replicas[= ](\d+)/.exec(args.join(' '))?.[1] ?? 1);
   const deadline = Date.now() + 10_000;
-  while (replicas > 1 && [...stdout.matchAll(/^rpcload serve: replica \d+ listening on \S+$/gm)].length < replicas && Date.now() < deadline)
+  while (
+    replicas > 1 &&
+    [...stdout.matchAll(/^rpcload serve: replica \d+ listening on \S+$/gm)].length < replicas &&
+    Date.now() < deadline
+  )
     await new Promise((resolve) => setTimeout(resolve, 20));
   return {
     url,

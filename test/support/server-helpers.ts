@@ -97,9 +97,14 @@ export async function tokenFor(
   secret = 'demo-secret',
   options: PostOptions & { tokenMethod?: string } = {},
 ): Promise<string> {
-  const reply = await requestToken(baseUrl, { grant_type: 'client_credentials', client_id: clientId, client_secret: secret }, options);
+  const reply = await requestToken(
+    baseUrl,
+    { grant_type: 'client_credentials', client_id: clientId, client_secret: secret },
+    options,
+  );
   const token = (reply.json as { data?: { access_token?: unknown } } | undefined)?.data?.access_token;
-  if (reply.status !== 200 || typeof token !== 'string') throw new Error(`token request failed: ${reply.status} ${reply.text}`);
+  if (reply.status !== 200 || typeof token !== 'string')
+    throw new Error(`token request failed: ${reply.status} ${reply.text}`);
   return token;
 }
 

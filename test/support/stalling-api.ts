@@ -11,12 +11,16 @@ export const issueToken =
     void socket.write(
       rawResponse(
         200,
-        JSON.stringify({ status: 'success', data: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 3600, ...fields } }),
+        JSON.stringify({
+          status: 'success',
+          data: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 3600, ...fields },
+        }),
       ),
     );
 
 /** A success envelope for every call. */
-export const answerSuccess: Behaviour = (_request, socket) => void socket.write(rawResponse(200, '{"status":"success","data":{}}'));
+export const answerSuccess: Behaviour = (_request, socket) =>
+  void socket.write(rawResponse(200, '{"status":"success","data":{}}'));
 
 /** Read the request and never answer (the socket stays open until the server closes). */
 export const neverAnswer: Behaviour = () => undefined;
@@ -50,7 +54,9 @@ export const hugeHeaders: Behaviour = (_request, socket) =>
 export const refuseWithRetryAfter =
   (retryAfter: string): Behaviour =>
   (_request, socket) =>
-    void socket.write(rawResponse(429, '{"status":"error","error":"rate_limit_exceeded"}', { 'retry-after': retryAfter }));
+    void socket.write(
+      rawResponse(429, '{"status":"error","error":"rate_limit_exceeded"}', { 'retry-after': retryAfter }),
+    );
 
 /** A raw API server: `token` answers token requests (path ending in /auth.token), `api` everything else. */
 export function startHostileApi(api: Behaviour, token: Behaviour = issueToken()): Promise<TestServer> {
@@ -58,8 +64,10 @@ export function startHostileApi(api: Behaviour, token: Behaviour = issueToken())
 }
 
 /** Requests the server saw on its token method / on API methods. */
-export const tokenRequests = (server: TestServer): number => server.seen.filter((r) => r.url.endsWith('/auth.token')).length;
-export const apiRequests = (server: TestServer): number => server.seen.filter((r) => !r.url.endsWith('/auth.token')).length;
+export const tokenRequests = (server: TestServer): number =>
+  server.seen.filter((r) => r.url.endsWith('/auth.token')).length;
+export const apiRequests = (server: TestServer): number =>
+  server.seen.filter((r) => !r.url.endsWith('/auth.token')).length;
 
 /** Resolves once `condition` holds (polled every 20 ms); rejects after `timeoutMs`. */
 export async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {

@@ -52,10 +52,14 @@ export async function startStatefulApi(options: StatefulApiOptions): Promise<Sta
     if (method === 'auth.token') {
       const form = new URLSearchParams(body);
       const id = form.get('client_id') ?? '';
-      if (form.get('client_secret') !== options.secret) return reply(res, 401, { status: 'error', error: 'invalid_client' });
+      if (form.get('client_secret') !== options.secret)
+        return reply(res, 401, { status: 'error', error: 'invalid_client' });
       const token = `t-${id}-${tokens.size}`;
       tokens.set(token, id);
-      return reply(res, 200, { status: 'success', data: { access_token: token, token_type: 'Bearer', expires_in: 3600 } });
+      return reply(res, 200, {
+        status: 'success',
+        data: { access_token: token, token_type: 'Bearer', expires_in: 3600 },
+      });
     }
     const client = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
     if (client === undefined) {
@@ -80,11 +84,18 @@ export async function startStatefulApi(options: StatefulApiOptions): Promise<Sta
         const created = `o-${++next}`;
         orders.set(created, { owner: client, item: args.item ?? null, state: 'open' });
         creators.set(created, client);
-        return answer('success', { id: created, state: 'open', items: [{ sku: typeof args.item === 'string' ? args.item : 'none' }] });
+        return answer('success', {
+          id: created,
+          state: 'open',
+          items: [{ sku: typeof args.item === 'string' ? args.item : 'none' }],
+        });
       }
       case 'orders.get':
         if (order?.owner !== client) return answer('not_found');
-        return answer('success', options.omitState ? { id, item: order.item } : { id, item: order.item, state: order.state });
+        return answer(
+          'success',
+          options.omitState ? { id, item: order.item } : { id, item: order.item, state: order.state },
+        );
       case 'orders.delete':
         if (order?.owner !== client) return answer('not_found');
         orders.delete(id);

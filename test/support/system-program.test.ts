@@ -23,7 +23,9 @@ describe('requireProgram', () => {
       path: program,
       skipNote: '',
     });
-    expect(requireProgram('rpcload-fake-daemon', { package: 'fake-daemon' }, { ...withBin, CI: 'true' }).path).toBe(program);
+    expect(requireProgram('rpcload-fake-daemon', { package: 'fake-daemon' }, { ...withBin, CI: 'true' }).path).toBe(
+      program,
+    );
   });
 
   it('skips a program that is not on the PATH, naming its Debian package, and says so on stderr', () => {

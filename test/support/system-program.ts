@@ -49,7 +49,9 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): 
 export function absenceReason(name: string, need: ProgramNeed): string {
   const offPath = SBIN_DIRS.map((dir) => join(dir, name)).find((path) => existsSync(path));
   const where =
-    offPath === undefined ? 'is not on PATH' : `is not on PATH (${offPath} is: add ${offPath.slice(0, -name.length - 1)} to PATH)`;
+    offPath === undefined
+      ? 'is not on PATH'
+      : `is not on PATH (${offPath} is: add ${offPath.slice(0, -name.length - 1)} to PATH)`;
   return `${name} ${where}; install the Debian package with \`apt-get install ${need.package}\``;
 }
 
@@ -62,7 +64,8 @@ export function requireProgram(name: string, need: ProgramNeed, env: NodeJS.Proc
   const path = findOnPath(name, env);
   if (path !== null) return { name, path, skipNote: '' };
   const reason = absenceReason(name, need);
-  if (underCi(env)) throw new Error(`CI=true, and ${reason} (.ci/run installs it): the tests that drive ${name} cannot run`);
+  if (underCi(env))
+    throw new Error(`CI=true, and ${reason} (.ci/run installs it): the tests that drive ${name} cannot run`);
   console.warn(`${reason}: ${need.withoutIt ?? `the tests that drive ${name} are skipped`}`);
   return { name, path: null, skipNote: ` — skipped: ${reason}` };
 }

@@ -39,6 +39,8 @@ describe('after that describe', () => {
 
 describe.concurrent('in concurrent tests', () => {
   it('refuses: global hooks cannot tell which concurrent test is running', () => {
-    expect(() => useTempDir('rpcload-temp-dir-concurrent-')).toThrow(/concurrent test .* at the file or describe level/);
+    expect(() => useTempDir('rpcload-temp-dir-concurrent-')).toThrow(
+      /concurrent test .* at the file or describe level/,
+    );
   });
 });

@@ -14,7 +14,9 @@ import { afterAll, onTestFinished, TestRunner } from 'vitest';
 export function useTempDir(prefix = 'rpcload-test-'): string {
   const test = TestRunner.getCurrentTest();
   if (test?.concurrent === true)
-    throw new Error(`useTempDir in the concurrent test "${test.name}": make the directory at the file or describe level`);
+    throw new Error(
+      `useTempDir in the concurrent test "${test.name}": make the directory at the file or describe level`,
+    );
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const remove = (): void => rmSync(dir, { recursive: true, force: true });
   if (test === undefined) afterAll(remove);

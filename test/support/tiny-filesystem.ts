@@ -13,7 +13,9 @@ import type { CliResult } from './cli.ts';
  */
 export function tinyFilesystemMissing(): string | null {
   if (process.env.CI === 'true') return null;
-  const probe = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount -t tmpfs -o size=16k tmpfs /mnt'], { encoding: 'utf8' });
+  const probe = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount -t tmpfs -o size=16k tmpfs /mnt'], {
+    encoding: 'utf8',
+  });
   if (probe.status === 0) return null;
   return `a full disk cannot be made here: \`unshare -rm\` (util-linux, user namespaces) cannot mount a private tmpfs (${(probe.stderr || probe.error?.message || 'failed').trim()})`;
 }

@@ -63,7 +63,9 @@ export class TmuxSession {
   private tmux(args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
     const result = spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', env });
     if (result.status !== 0)
-      throw new Error(`tmux ${args[0] ?? ''} failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
+      throw new Error(
+        `tmux ${args[0] ?? ''} failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`,
+      );
     return result.stdout;
   }
 
@@ -97,7 +99,8 @@ export class TmuxSession {
     for (;;) {
       screen = this.capture();
       if (accept(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; the screen was:\n${screen}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; the screen was:\n${screen}`);
       await sleep(100);
     }
   }
@@ -122,7 +125,9 @@ export class TmuxSession {
 export function completeFrame(screen: string, width: number): boolean {
   const lines = screen.split('\n').filter((line) => line.trim() !== '');
   const borders = lines.filter((line) => /^[┌└]/.test(line));
-  return borders.length > 0 && lines[lines.length - 1]!.startsWith('└') && borders.every((line) => line.length === width);
+  return (
+    borders.length > 0 && lines[lines.length - 1]!.startsWith('└') && borders.every((line) => line.length === width)
+  );
 }
 
 /** Quote a string for the POSIX shell. */

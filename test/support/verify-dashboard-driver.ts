@@ -25,8 +25,16 @@ export const SCRIPT: readonly Omit<CheckProgress, 'atMs'>[] = [
   { id: 'auth.missing_token', state: 'pass', detail: '401 with WWW-Authenticate: Bearer' },
   { id: 'ratelimit.threshold', state: 'running', detail: 'on client-3' },
   { id: 'payload.limit', state: 'running', detail: 'on client-4' },
-  { id: 'payload.limit', state: 'fail', detail: 'a body of 100,001 bytes was accepted \u001b]0;pwned\u0007\u001b[2J(limit not enforced)' },
-  { id: 'ratelimit.threshold', state: 'pass', detail: 'exactly 100 admitted, request 101 refused; fresh quota after Retry-After' },
+  {
+    id: 'payload.limit',
+    state: 'fail',
+    detail: 'a body of 100,001 bytes was accepted \u001b]0;pwned\u0007\u001b[2J(limit not enforced)',
+  },
+  {
+    id: 'ratelimit.threshold',
+    state: 'pass',
+    detail: 'exactly 100 admitted, request 101 refused; fresh quota after Retry-After',
+  },
 ];
 
 const view = createVerifyView(
@@ -42,5 +50,7 @@ const view = createVerifyView(
 );
 view.start();
 const startedAt = Date.now();
-SCRIPT.forEach((record, i) => setTimeout(() => view.onProgress({ ...record, atMs: Date.now() - startedAt }), 800 + i * 200));
+SCRIPT.forEach((record, i) =>
+  setTimeout(() => view.onProgress({ ...record, atMs: Date.now() - startedAt }), 800 + i * 200),
+);
 setInterval(() => undefined, 1000);

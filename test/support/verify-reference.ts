@@ -25,7 +25,14 @@ export function demoClients(count: number, group = ''): string[] {
 /** Flags-alone configuration against `server`, at the short contract unless told otherwise. */
 export function configFor(server: Pick<RemoteServerHandle, 'url' | 'certPem'>, flags: VerifyFlags = {}): VerifyConfig {
   return resolveVerifyConfig(
-    { client: demoClients(6), method: ['ping', 'echo'], paginated: ['items.list'], limit: SHORT.limit, window: SHORT.windowMs, ...flags },
+    {
+      client: demoClients(6),
+      method: ['ping', 'echo'],
+      paginated: ['items.list'],
+      limit: SHORT.limit,
+      window: SHORT.windowMs,
+      ...flags,
+    },
     null,
     server.url,
     server.certPem ?? null,
@@ -78,7 +85,11 @@ export async function verifyReference(
   { inProcess = false }: ReferencePlacement = {},
 ): Promise<VerifyReport> {
   let report: VerifyReport | undefined;
-  for (let attempt = 0; attempt < 2 && (report === undefined || report.checks.some((c) => TOO_SLOW_HERE.test(c.detail))); attempt++) {
+  for (
+    let attempt = 0;
+    attempt < 2 && (report === undefined || report.checks.some((c) => TOO_SLOW_HERE.test(c.detail)));
+    attempt++
+  ) {
     report = await slot(async () => {
       const server = await (inProcess ? startServer : startServerInWorker)({ ...SHORT, ...options });
       try {

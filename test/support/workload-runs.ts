@@ -33,8 +33,18 @@ export function twoWorkloadProfile(overrides: Record<string, unknown> = {}): Rec
       { name: 'order', steps: [{ method: 'work', tags: { kind: 'write' } }] },
     ],
     workloads: [
-      { name: 'browse', clients: ['client-1', 'client-2', 'client-3'], scenarios: ['look'], phases: [{ duration: '2s', rate: 30 }] },
-      { name: 'orders', clients: ['client-4', 'client-5', 'client-6'], scenarios: ['order'], phases: [{ duration: '2s', concurrency: 3 }] },
+      {
+        name: 'browse',
+        clients: ['client-1', 'client-2', 'client-3'],
+        scenarios: ['look'],
+        phases: [{ duration: '2s', rate: 30 }],
+      },
+      {
+        name: 'orders',
+        clients: ['client-4', 'client-5', 'client-6'],
+        scenarios: ['order'],
+        phases: [{ duration: '2s', concurrency: 3 }],
+      },
     ],
     thresholds: [
       'p99{workload:browse} < 5s',
@@ -61,14 +71,25 @@ export interface ShardedWorkloadRun {
 }
 
 /** The profile run as `count` shards side by side against `baseUrl`, and the single-process result of their samples. */
-export async function runShardedWorkloads(baseUrl: string, count: number, profile = twoWorkloadProfile()): Promise<ShardedWorkloadRun> {
+export async function runShardedWorkloads(
+  baseUrl: string,
+  count: number,
+  profile = twoWorkloadProfile(),
+): Promise<ShardedWorkloadRun> {
   const plan = testPlan(profile, baseUrl);
   const parts = Array.from({ length: count }, (_, i) => planForShard(plan, { index: i + 1, count }));
   const runs = await Promise.all(parts.map((part) => runPlan(part, baseUrl)));
   const shards = runs.map((run, i) =>
     finished(parts[i]!, plan, run.result, {
       id: `shard-${i + 1}`,
-      shard: { runId: 'workloads', index: i + 1, count, clients: parts[i]!.clients.length, startAt: null, startLateMs: null },
+      shard: {
+        runId: 'workloads',
+        index: i + 1,
+        count,
+        clients: parts[i]!.clients.length,
+        startAt: null,
+        startLateMs: null,
+      },
     }),
   );
   const startedAt = shards.map((s) => s.run.startedAt).sort()[0]!;
@@ -76,7 +97,11 @@ export async function runShardedWorkloads(baseUrl: string, count: number, profil
     .map((s) => s.run.endedAt!)
     .sort()
     .at(-1)!;
-  const single = singleResult(plan, mergeRecordedData(runs.map((r) => r.recorded)), { ...shards[0]!.run, startedAt, endedAt });
+  const single = singleResult(plan, mergeRecordedData(runs.map((r) => r.recorded)), {
+    ...shards[0]!.run,
+    startedAt,
+    endedAt,
+  });
   return { plan, shards, single: finished(plan, plan, single, { id: 'single' }) };
 }
 

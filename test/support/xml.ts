@@ -22,5 +22,7 @@ export function xmlProblems(xml: string): string[] {
 
 /** `<testcase name="…">` → the element's inner text, by check id. */
 export function testcases(xml: string): Map<string, string> {
-  return new Map([...xml.matchAll(/<testcase [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/testcase>/g)].map((m) => [m[1]!, m[2]!]));
+  return new Map(
+    [...xml.matchAll(/<testcase [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/testcase>/g)].map((m) => [m[1]!, m[2]!]),
+  );
 }

@@ -34,7 +34,9 @@ describe('braille line chart', () => {
   it('puts one point per dot column, bottom to top', () => {
     // 1 cell wide, 1 cell high: 2 points, 4 levels (0…3 of max 3); the left dot at the bottom,
     // the right column filled from just above it to the top
-    expect(brailleChart([[0, 3]], { width: 1, height: 1, max: 3 }).rows).toEqual([String.fromCharCode(0x2800 + 0x40 + 0x20 + 0x10 + 0x08)]);
+    expect(brailleChart([[0, 3]], { width: 1, height: 1, max: 3 }).rows).toEqual([
+      String.fromCharCode(0x2800 + 0x40 + 0x20 + 0x10 + 0x08),
+    ]);
   });
 
   it.each([

@@ -62,7 +62,10 @@ describe.skipIf(tmux.path === null)(`hostile server text${tmux.skipNote}`, { tim
     const title = s.display('#{pane_title}');
     const screen = await s.waitFor(
       'the dashboard with the hostile strings',
-      (text) => dashboardUp(text) && completeFrame(text, 80) && text.includes('rpcload run · evil{red-fg}injected{/red-fg} profile'),
+      (text) =>
+        dashboardUp(text) &&
+        completeFrame(text, 80) &&
+        text.includes('rpcload run · evil{red-fg}injected{/red-fg} profile'),
     );
     expect(s.display('#{pane_title}')).toBe(title);
     expect(screen).not.toContain('pwned');
@@ -84,7 +87,9 @@ describe.skipIf(tmux.path === null)(`verify view${tmux.skipNote}`, { timeout: 60
     );
     expect(waiting).toMatch(/· wait envelope/);
     expect(waiting).toContain('result results/verify-driver.json');
-    const running = await s.waitFor('a running check', (text) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN +envelope +\d+\.\ds {2}on client-1/.test(text));
+    const running = await s.waitFor('a running check', (text) =>
+      /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN +envelope +\d+\.\ds {2}on client-1/.test(text),
+    );
     expect(running).toMatch(/▸ [12] running/);
     const done = await s.waitFor('every verdict', (text) => /✓ 3 pass {2}✗ 1 fail {2}– 1 skip/.test(text));
     expect(done).toMatch(/✓ PASS envelope +\d+\.\ds {2}14 responses, all valid envelopes/);

@@ -48,25 +48,55 @@ describe('run dashboard layout', () => {
   });
 
   it("gives extra height to the charts and the clients, up to the charts' maximum", () => {
-    expect(planRunLayout({ width: 80, height: 24 })).toMatchObject({ throughput: { height: 6 }, clients: { height: 6 } });
-    expect(planRunLayout({ width: 120, height: 40 })).toMatchObject({ throughput: { height: 14 }, clients: { height: 14 } });
-    expect(planRunLayout({ width: 120, height: 60 })).toMatchObject({ throughput: { height: 14 }, clients: { height: 34 } });
+    expect(planRunLayout({ width: 80, height: 24 })).toMatchObject({
+      throughput: { height: 6 },
+      clients: { height: 6 },
+    });
+    expect(planRunLayout({ width: 120, height: 40 })).toMatchObject({
+      throughput: { height: 14 },
+      clients: { height: 14 },
+    });
+    expect(planRunLayout({ width: 120, height: 60 })).toMatchObject({
+      throughput: { height: 14 },
+      clients: { height: 34 },
+    });
   });
 
   it('keeps the percentiles at a fixed width and gives the rest to the outcomes', () => {
-    expect(planRunLayout({ width: 100, height: 24 })).toMatchObject({ percentiles: { x: 0, width: 28 }, outcomes: { x: 28, width: 72 } });
+    expect(planRunLayout({ width: 100, height: 24 })).toMatchObject({
+      percentiles: { x: 0, width: 28 },
+      outcomes: { x: 28, width: 72 },
+    });
   });
 });
 
 describe('run dashboard layout with the workloads panel', () => {
   it.each([
     // it sits under the percentiles and outcomes, full width, as tall as its lines (5 + border)
-    [80, 24, 5, { x: 0, y: 12, width: 80, height: 7 }, ['header', 'latencyChart', 'outcomes', 'percentiles', 'throughput', 'workloads']],
+    [
+      80,
+      24,
+      5,
+      { x: 0, y: 12, width: 80, height: 7 },
+      ['header', 'latencyChart', 'outcomes', 'percentiles', 'throughput', 'workloads'],
+    ],
     [120, 40, 5, { x: 0, y: 12, width: 120, height: 7 }, [...ALL, 'workloads'].sort()],
     // many workloads: it takes its first six lines before the panels below (the charts no longer fit)
-    [80, 24, 30, { x: 0, y: 12, width: 80, height: 8 }, ['clients', 'header', 'log', 'outcomes', 'percentiles', 'workloads']],
+    [
+      80,
+      24,
+      30,
+      { x: 0, y: 12, width: 80, height: 8 },
+      ['clients', 'header', 'log', 'outcomes', 'percentiles', 'workloads'],
+    ],
     // narrow: under the outcomes
-    [60, 40, 5, { x: 0, y: 18, width: 60, height: 7 }, ['clients', 'header', 'outcomes', 'percentiles', 'throughput', 'workloads']],
+    [
+      60,
+      40,
+      5,
+      { x: 0, y: 18, width: 60, height: 7 },
+      ['clients', 'header', 'outcomes', 'percentiles', 'throughput', 'workloads'],
+    ],
   ] as const)('%d×%d with %d lines: %j', (width, height, lines, rect, shown) => {
     const layout = planRunLayout({ width, height }, lines);
     expect(layout.workloads).toEqual(rect);

@@ -37,8 +37,10 @@ function startRun(out: string, width: number, height: number, env: Record<string
   return session;
 }
 
-const successCount = (screen: string): number => Number(/│ success +([\d,]+)/.exec(screen)?.[1]?.replace(/,/g, '') ?? Number.NaN);
-const requestCount = (screen: string): number => Number(/([\d,]+) req · /.exec(screen)?.[1]?.replace(/,/g, '') ?? Number.NaN);
+const successCount = (screen: string): number =>
+  Number(/│ success +([\d,]+)/.exec(screen)?.[1]?.replace(/,/g, '') ?? Number.NaN);
+const requestCount = (screen: string): number =>
+  Number(/([\d,]+) req · /.exec(screen)?.[1]?.replace(/,/g, '') ?? Number.NaN);
 
 function readResult(path: string): RunResult {
   return JSON.parse(readFileSync(path, 'utf8')) as RunResult;
@@ -80,7 +82,10 @@ describe.skipIf(tmux.path === null)(`rpcload run --ui tui${tmux.skipNote}`, { ti
     // the figures move between captures
     const later = await s.waitFor(
       'the counts to grow',
-      (screen) => completeFrame(screen, 80) && successCount(screen) > successCount(first) && requestCount(screen) > requestCount(first),
+      (screen) =>
+        completeFrame(screen, 80) &&
+        successCount(screen) > successCount(first) &&
+        requestCount(screen) > requestCount(first),
     );
     expect(later).not.toBe(first);
 
@@ -120,8 +125,18 @@ describe.skipIf(tmux.path === null)(`rpcload run --ui tui${tmux.skipNote}`, { ti
         clients: { pattern: 'client-{n}', count: 4, secret: 'demo-secret' },
         scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],
         workloads: [
-          { name: 'browse', clients: ['client-1', 'client-2'], scenarios: ['ping'], phases: [{ duration: '20s', rate: 10 }] },
-          { name: 'orders', clients: ['client-3', 'client-4'], scenarios: ['ping'], phases: [{ duration: '20s', concurrency: 1 }] },
+          {
+            name: 'browse',
+            clients: ['client-1', 'client-2'],
+            scenarios: ['ping'],
+            phases: [{ duration: '20s', rate: 10 }],
+          },
+          {
+            name: 'orders',
+            clients: ['client-3', 'client-4'],
+            scenarios: ['ping'],
+            phases: [{ duration: '20s', concurrency: 1 }],
+          },
           { name: 'recorded', replay: { file: recording, speed: 2 } },
         ],
         thresholds: [{ threshold: 'requests{workload:browse} < 25', abortOnFail: true, delayAbortEval: '1s' }],

@@ -49,7 +49,9 @@ describe('run dashboard frame', () => {
   });
 
   it('shows more at 120×40: the whole outcome names, more history, every client', () => {
-    const text = frameToText(renderRunFrame(model({ snapshot: snapshot({ elapsedMs: 95_000 }) }), { width: 120, height: 40 }));
+    const text = frameToText(
+      renderRunFrame(model({ snapshot: snapshot({ elapsedMs: 95_000 }) }), { width: 120, height: 40 }),
+    );
     // 46 chart columns of 2 s each; the latency chart's 50 cells hold 100 one-second points
     expect(text).toMatch(/throughput req\/s · last 92s/);
     expect(text).toMatch(/latency ms p50 \/ p99 · last 95s/);
@@ -71,7 +73,9 @@ describe('run dashboard frame', () => {
       snapshot: snapshot({
         outcomes: { [`error:${hostile}`]: 5 },
         clients: [client(hostile, { refused: 3 })],
-        recentErrors: [{ source: 'api', outcome: `error:${hostile}`, detail: hostile, count: 5, firstAtMs: 0, lastAtMs: 0 }],
+        recentErrors: [
+          { source: 'api', outcome: `error:${hostile}`, detail: hostile, count: 5, firstAtMs: 0, lastAtMs: 0 },
+        ],
         skipped: { [hostile]: 1 },
       }),
       notices: [hostile],

@@ -9,7 +9,8 @@ import { lineText, type StyledLine } from '../../src/ui/text/styled.ts';
 import { client, HEADER, model, percentiles, snapshot } from '../support/live-fixtures.ts';
 
 const texts = (lines: readonly StyledLine[]): string[] => lines.map(lineText);
-const styleOf = (line: StyledLine, text: string): string | null | undefined => line.find((s) => s.text.includes(text))?.style;
+const styleOf = (line: StyledLine, text: string): string | null | undefined =>
+  line.find((s) => s.text.includes(text))?.style;
 
 describe('header', () => {
   it('shows profile, target, model, phase, progress and result path', () => {
@@ -34,7 +35,9 @@ describe('header', () => {
   });
 
   it('stops the clock at the total once the run overruns it', () => {
-    expect(lineText(headerLines(model({ snapshot: snapshot({ elapsedMs: 31_500 }) }), 80)[1]!)).toMatch(/30s \/ 30s 100%$/);
+    expect(lineText(headerLines(model({ snapshot: snapshot({ elapsedMs: 31_500 }) }), 80)[1]!)).toMatch(
+      /30s \/ 30s 100%$/,
+    );
   });
 });
 
@@ -77,7 +80,9 @@ describe('percentiles', () => {
   });
 
   it('shows dashes before the first response', () => {
-    expect(lineText(percentilesLines(model({ snapshot: snapshot({ requests: 0 }) }), 24, 7)[1]!)).toMatch(/^p50 +– +–$/);
+    expect(lineText(percentilesLines(model({ snapshot: snapshot({ requests: 0 }) }), 24, 7)[1]!)).toMatch(
+      /^p50 +– +–$/,
+    );
   });
 });
 
@@ -91,11 +96,9 @@ describe('outcomes', () => {
       'error:unexpected_error         12   1.0%   1.0/s',
       'transport:UND_ERR_SOCKET        2   0.2%   0.2/s',
     ]);
-    expect([styleOf(lines[0]!, 'success'), styleOf(lines[1]!, 'error:rate'), styleOf(lines[2]!, 'error:unex')]).toEqual([
-      'ok',
-      'warn',
-      'bad',
-    ]);
+    expect([styleOf(lines[0]!, 'success'), styleOf(lines[1]!, 'error:rate'), styleOf(lines[2]!, 'error:unex')]).toEqual(
+      ['ok', 'warn', 'bad'],
+    );
     expect(lineText(lines[4]!)).toMatch(/^tokens 24 · 0 failed · p50 99\.0 ms/);
   });
 
@@ -108,8 +111,14 @@ describe('outcomes', () => {
 
   it('shows arrivals that were not sent, and "+N more" when out of rows', () => {
     const m = model({ snapshot: snapshot({ skipped: { 'all clients backing off': 7 } }) });
-    expect(texts(outcomesLines(m, 48, 9))).toContainEqual(expect.stringMatching(/^not sent: all clients backing off +7$/));
-    expect(texts(outcomesLines(m, 48, 3))).toEqual([expect.stringMatching(/^success/), expect.stringMatching(/^error:rate/), '+4 more']);
+    expect(texts(outcomesLines(m, 48, 9))).toContainEqual(
+      expect.stringMatching(/^not sent: all clients backing off +7$/),
+    );
+    expect(texts(outcomesLines(m, 48, 3))).toEqual([
+      expect.stringMatching(/^success/),
+      expect.stringMatching(/^error:rate/),
+      '+4 more',
+    ]);
   });
 
   it('sanitizes outcome keys that came from the server', () => {
@@ -164,7 +173,13 @@ describe('clients', () => {
   });
 
   it('orders backing off first, then most refused, then busiest', () => {
-    expect(pickClients(clients, 10_000, 5).map((c) => c.id)).toEqual(['backing-off', 'was-backing-off', 'refused', 'busy', 'quiet']);
+    expect(pickClients(clients, 10_000, 5).map((c) => c.id)).toEqual([
+      'backing-off',
+      'was-backing-off',
+      'refused',
+      'busy',
+      'quiet',
+    ]);
     expect(pickClients(clients, 10_000, 2).map((c) => c.id)).toEqual(['backing-off', 'was-backing-off']);
   });
 
@@ -182,7 +197,10 @@ describe('clients', () => {
   });
 
   it('shows the window count alone without a contract, and sanitizes client ids', () => {
-    const m = model({ header: { ...HEADER, rateLimit: null }, snapshot: snapshot({ clients: [client('evil\u001b]0;title\u0007id')] }) });
+    const m = model({
+      header: { ...HEADER, rateLimit: null },
+      snapshot: snapshot({ clients: [client('evil\u001b]0;title\u0007id')] }),
+    });
     expect(texts(clientsLines(m, 44, 3))).toEqual([
       'client         sent   adm  429  window  wait',
       'evilid           40    40    0      12      ',
@@ -214,7 +232,14 @@ describe('log', () => {
   });
 
   it('marks token failures and says when there are no errors', () => {
-    const token = { source: 'token' as const, outcome: 'http:401', detail: 'invalid_client', count: 1, firstAtMs: 0, lastAtMs: 0 };
+    const token = {
+      source: 'token' as const,
+      outcome: 'http:401',
+      detail: 'invalid_client',
+      count: 1,
+      firstAtMs: 0,
+      lastAtMs: 0,
+    };
     expect(texts(logLines(model({ snapshot: snapshot({ recentErrors: [token], elapsedMs: 1000 }) }), 80, 2))).toEqual([
       '   1× token http:401',
       '      1.0s ago  invalid_client',

@@ -107,7 +107,10 @@ describe('terminal guard', () => {
     const before = [process.listenerCount('exit'), process.listenerCount('uncaughtExceptionMonitor')];
     let restores = 0;
     const guard = guardTerminal(() => restores++);
-    expect([process.listenerCount('exit'), process.listenerCount('uncaughtExceptionMonitor')]).toEqual([before[0]! + 1, before[1]! + 1]);
+    expect([process.listenerCount('exit'), process.listenerCount('uncaughtExceptionMonitor')]).toEqual([
+      before[0]! + 1,
+      before[1]! + 1,
+    ]);
     guard.restore();
     guard.restore();
     expect(restores).toBe(1);

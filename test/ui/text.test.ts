@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { cellText, padEnd, padStart, truncate } from '../../src/ui/text/cell-text.ts';
-import { formatCount, formatMs, formatRate, formatSeconds, formatShare, niceCeiling, progressBar } from '../../src/ui/text/format.ts';
+import {
+  formatCount,
+  formatMs,
+  formatRate,
+  formatSeconds,
+  formatShare,
+  niceCeiling,
+  progressBar,
+} from '../../src/ui/text/format.ts';
 import { escapeTags, fitLine, frameToTags, lineText, lineToTags, seg, wrapLine } from '../../src/ui/text/styled.ts';
 
 describe('number formatting', () => {
@@ -108,7 +116,9 @@ describe('styled lines', () => {
     // NO_COLOR: no colour tags at all, attributes such as bold stay
     [false, 'ok 429 {bold}p99{/bold}'],
   ])('colour %s', (colour, tags) => {
-    expect(frameToTags([[seg('ok', 'ok'), seg(' '), seg('429', 'warn'), seg(' '), seg('p99', 'strong')]], colour)).toBe(tags);
+    expect(frameToTags([[seg('ok', 'ok'), seg(' '), seg('429', 'warn'), seg(' '), seg('p99', 'strong')]], colour)).toBe(
+      tags,
+    );
   });
 
   it.each([

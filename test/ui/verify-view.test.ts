@@ -1,13 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { applyProgress, checkDurationMs, countStates, emptyBoard, LOG_LIMIT, type CheckBoard } from '../../src/ui/checks/check-board.ts';
+import {
+  applyProgress,
+  checkDurationMs,
+  countStates,
+  emptyBoard,
+  LOG_LIMIT,
+  type CheckBoard,
+} from '../../src/ui/checks/check-board.ts';
 import { createPlainChecks, stateMark } from '../../src/ui/checks/check-lines.ts';
 import { renderVerifyFrame, type VerifyFrameModel } from '../../src/ui/checks/verify-frame.ts';
 import { frameToTags, frameToText, lineText } from '../../src/ui/text/styled.ts';
 import type { CheckProgress } from '../../src/contract/live-view.ts';
 
-const IDS = ['envelope', 'auth.missing_token', 'ratelimit.threshold', 'ratelimit.retry_after_honoured', 'payload.limit', 'tls'];
+const IDS = [
+  'envelope',
+  'auth.missing_token',
+  'ratelimit.threshold',
+  'ratelimit.retry_after_honoured',
+  'payload.limit',
+  'tls',
+];
 const HEADER = { target: 'http://127.0.0.1:41234', checkIds: IDS, resultPath: 'results/20250101T120000Z-verify.json' };
-const rec = (id: string, state: CheckProgress['state'], detail: string, atMs: number): CheckProgress => ({ id, state, detail, atMs });
+const rec = (id: string, state: CheckProgress['state'], detail: string, atMs: number): CheckProgress => ({
+  id,
+  state,
+  detail,
+  atMs,
+});
 
 /** A board after the given records, in order. */
 function boardAfter(records: readonly CheckProgress[]): CheckBoard {
@@ -76,7 +95,9 @@ describe('check board', () => {
   });
 
   it('keeps a bounded log', () => {
-    const records = Array.from({ length: LOG_LIMIT + 20 }, (_, i) => rec('envelope', i % 2 === 0 ? 'running' : 'pass', '', i));
+    const records = Array.from({ length: LOG_LIMIT + 20 }, (_, i) =>
+      rec('envelope', i % 2 === 0 ? 'running' : 'pass', '', i),
+    );
     expect(boardAfter(records).log).toHaveLength(LOG_LIMIT);
   });
 
@@ -150,7 +171,9 @@ describe('verify dashboard frame', () => {
   });
 
   it('sanitizes details from the server and colours by state only with colour on', () => {
-    const hostile = frameModel({ board: boardAfter([rec('envelope', 'fail', '\u001b]0;pwned\u0007{bold}body{/bold}\u001b[31m', 10)]) });
+    const hostile = frameModel({
+      board: boardAfter([rec('envelope', 'fail', '\u001b]0;pwned\u0007{bold}body{/bold}\u001b[31m', 10)]),
+    });
     const lines = renderVerifyFrame(hostile, { width: 80, height: 24 });
     // eslint-disable-next-line no-control-regex
     expect(frameToTags(lines, true)).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);

@@ -6,7 +6,8 @@ import { replayLine, workloadsLines } from '../../src/ui/dashboard/workloads-pan
 import { frameToTags, frameToText, lineText } from '../../src/ui/text/styled.ts';
 import { HEADER, model, snapshot, WORKLOADS_HEADER, workloadRow, workloadsModel } from '../support/live-fixtures.ts';
 
-const texts = (lines: readonly (readonly { text: string }[])[]): string[] => lines.map((line) => line.map((s) => s.text).join(''));
+const texts = (lines: readonly (readonly { text: string }[])[]): string[] =>
+  lines.map((line) => line.map((s) => s.text).join(''));
 
 describe('the workloads panel', () => {
   it('renders a row per workload and the replay’s progress at 80×24', () => {
@@ -66,7 +67,10 @@ describe('the workloads panel', () => {
   });
 
   it('is absent with one workload of generated load: the dashboard of a one-workload run is today’s', () => {
-    const one = { ...HEADER, workloads: [{ name: 'default', load: 'rate 60/s', open: true, startMs: 0, endMs: 30_000 }] };
+    const one = {
+      ...HEADER,
+      workloads: [{ name: 'default', load: 'rate 60/s', open: true, startMs: 0, endMs: 30_000 }],
+    };
     for (const size of [
       { width: 80, height: 24 },
       { width: 120, height: 40 },
@@ -86,7 +90,8 @@ describe('the workloads panel', () => {
   });
 
   it('explains the panel in the help overlay only when it is shown', () => {
-    const help = (m: ReturnType<typeof model>): string => frameToText(renderRunFrame({ ...m, help: true }, { width: 80, height: 24 }));
+    const help = (m: ReturnType<typeof model>): string =>
+      frameToText(renderRunFrame({ ...m, help: true }, { width: 80, height: 24 }));
     expect(help(workloadsModel())).toMatch(/workloads {3}offered\/s its schedule asks now; achieved\/s in/);
     expect(help(model())).not.toContain('offered/s');
   });

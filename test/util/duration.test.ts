@@ -12,7 +12,9 @@ describe('parseDurationMs', () => {
     [3, 3000],
   ])('%j → %d ms', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
 
-  it.each(['', '10 parsecs', 's', '-1s', '1x', 'ms10'])('rejects %j', (text) => expect(parseDurationMs(text)).toBeUndefined());
+  it.each(['', '10 parsecs', 's', '-1s', '1x', 'ms10'])('rejects %j', (text) =>
+    expect(parseDurationMs(text)).toBeUndefined(),
+  );
 });
 
 describe('formatDurationMs', () => {

@@ -43,14 +43,27 @@ describe('redactSecrets', () => {
 
   it('redacts the new credentials by key — private keys, passphrases, assertions, signing secrets — and keeps their settings', () => {
     const out = redactSecrets({
-      clients: [{ id: 'a', privateKey: '-----BEGIN PRIVATE KEY-----x', signingSecret: 'sig', privateKeyPattern: 'keys/{id}.pem' }],
+      clients: [
+        {
+          id: 'a',
+          privateKey: '-----BEGIN PRIVATE KEY-----x',
+          signingSecret: 'sig',
+          privateKeyPattern: 'keys/{id}.pem',
+        },
+      ],
       http: { keyPassphrase: 'pass', cert: 'client.pem', keyPattern: 'certs/{id}.key' },
-      form: { client_assertion: 'eyJ.x.y', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' },
+      form: {
+        client_assertion: 'eyJ.x.y',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      },
     });
     expect(out).toEqual({
       clients: [{ id: 'a', privateKey: REDACTED, signingSecret: REDACTED, privateKeyPattern: 'keys/{id}.pem' }],
       http: { keyPassphrase: REDACTED, cert: 'client.pem', keyPattern: 'certs/{id}.key' },
-      form: { client_assertion: REDACTED, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' },
+      form: {
+        client_assertion: REDACTED,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      },
     });
   });
 
@@ -60,7 +73,10 @@ describe('redactSecrets', () => {
     ['Basic dXNlcjpwYXNz== then', `Basic ${REDACTED} then`],
     ['Bearer tok', `Bearer ${REDACTED}`],
     // … challenges (evidence) stay
-    ['WWW-Authenticate: Bearer realm="rpcload", error="invalid_token"', 'WWW-Authenticate: Bearer realm="rpcload", error="invalid_token"'],
+    [
+      'WWW-Authenticate: Bearer realm="rpcload", error="invalid_token"',
+      'WWW-Authenticate: Bearer realm="rpcload", error="invalid_token"',
+    ],
     ['Bearer error=invalid_token', 'Bearer error=invalid_token'],
     ['Basic realm="x"', 'Basic realm="x"'],
   ])('scrubs %j → %j', (text, expected) => expect(redactSecrets(text)).toBe(expected));
@@ -77,7 +93,10 @@ describe('the registered secrets', () => {
   });
 
   it('are scrubbed from object keys as well as values', () => {
-    expect(redactSecrets({ 'error:tok.issued-99': 3, list: ['tok.issued-99'] })).toEqual({ [`error:${REDACTED}`]: 3, list: [REDACTED] });
+    expect(redactSecrets({ 'error:tok.issued-99': 3, list: ['tok.issued-99'] })).toEqual({
+      [`error:${REDACTED}`]: 3,
+      list: [REDACTED],
+    });
   });
 
   it('never become outcome keys: an error code echoing a token is redacted before it is normalized', () => {

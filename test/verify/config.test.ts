@@ -5,7 +5,11 @@ import { parseClientFlag, parseOnlyFlag, parsePaginatedFlag, resolveVerifyConfig
 describe('verify configuration', () => {
   it('reads flags alone with the conventions as defaults', () => {
     const config = resolveVerifyConfig(
-      { client: ['client-1:s3cret:with:colons'], method: ['ping', 'echo', 'ping'], paginated: ['items.list', 'orders.find:orders'] },
+      {
+        client: ['client-1:s3cret:with:colons'],
+        method: ['ping', 'echo', 'ping'],
+        paginated: ['items.list', 'orders.find:orders'],
+      },
       null,
       'http://h/',
       null,
@@ -32,10 +36,19 @@ describe('verify configuration', () => {
     [() => parseClientFlag('justasecretvalue'), /--client: expected ID:SECRET, found no colon$/],
     [() => parseClientFlag(':secret'), /an empty ID or secret/],
     [() => parsePaginatedFlag('items.list:'), /expected NAME or NAME:ARRAYFIELD/],
-    [() => parseOnlyFlag('envelope,ratelimit.treshold'), /--only: unknown check id\(s\) "ratelimit.treshold"; known: envelope, /],
-    [() => resolveVerifyConfig({ method: ['ping'] }, null, 'http://h', null), /no client to verify with: pass --client ID:SECRET/],
+    [
+      () => parseOnlyFlag('envelope,ratelimit.treshold'),
+      /--only: unknown check id\(s\) "ratelimit.treshold"; known: envelope, /,
+    ],
+    [
+      () => resolveVerifyConfig({ method: ['ping'] }, null, 'http://h', null),
+      /no client to verify with: pass --client ID:SECRET/,
+    ],
     [() => resolveVerifyConfig({ client: ['a:b'] }, null, 'http://h', null), /no method to probe: pass --method NAME/],
-    [() => resolveVerifyConfig({ client: ['a:b', 'a:c'], method: ['ping'] }, null, 'http://h', null), /client "a" given twice/],
+    [
+      () => resolveVerifyConfig({ client: ['a:b', 'a:c'], method: ['ping'] }, null, 'http://h', null),
+      /client "a" given twice/,
+    ],
   ])('rejects bad input in one line (%#)', (run, message) => {
     expect(run).toThrow(message);
   });

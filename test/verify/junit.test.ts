@@ -36,7 +36,9 @@ describe('renderJunit', () => {
   });
 
   it('turns a failure into <failure> with the reason and the evidence, a skip into <skipped>', () => {
-    expect(xml).toContain('<failure message="admitted 11 &gt; 10 &lt;&quot;&amp;&apos;&gt;" type="fail">admitted 11 &gt; 10');
+    expect(xml).toContain(
+      '<failure message="admitted 11 &gt; 10 &lt;&quot;&amp;&apos;&gt;" type="fail">admitted 11 &gt; 10',
+    );
     expect(xml).toContain('&quot;body&quot;: &quot;&lt;html&gt;\\u0007&lt;/html&gt;&quot;');
     expect(xml).toContain('- sequential bursts');
     expect(xml).toContain('<skipped message="plain http&#10;target"/>');
@@ -50,9 +52,16 @@ describe('renderJunit', () => {
       detail: 'no request got a response',
       evidence: {},
     };
-    const withError = renderJunit([broken, checks[2]!], { name: 's', timestamp: new Date(0), durationMs: 1, blockingSkips: ['envelope'] });
+    const withError = renderJunit([broken, checks[2]!], {
+      name: 's',
+      timestamp: new Date(0),
+      durationMs: 1,
+      blockingSkips: ['envelope'],
+    });
     expect(withError).toContain('tests="2" failures="0" errors="1" skipped="1"');
-    expect(withError).toContain('<error message="no request got a response" type="skip:target_broken">no request got a response');
+    expect(withError).toContain(
+      '<error message="no request got a response" type="skip:target_broken">no request got a response',
+    );
     expect(withError).not.toContain('<skipped message="no request got a response"');
   });
 

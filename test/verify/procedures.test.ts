@@ -3,11 +3,14 @@ import { paddedBody } from '../../src/verify/checks/payload-limit.ts';
 import { burstConcurrency } from '../../src/verify/checks/ratelimit-threshold.ts';
 
 describe('procedure helpers', () => {
-  it.each([2, 9, 14, 100_000, 100_001, 102_400])('paddedBody(%d) is a JSON object of exactly that many bytes', (bytes) => {
-    const body = paddedBody(bytes);
-    expect(Buffer.byteLength(body)).toBe(bytes);
-    expect(typeof JSON.parse(body)).toBe('object');
-  });
+  it.each([2, 9, 14, 100_000, 100_001, 102_400])(
+    'paddedBody(%d) is a JSON object of exactly that many bytes',
+    (bytes) => {
+      const body = paddedBody(bytes);
+      expect(Buffer.byteLength(body)).toBe(bytes);
+      expect(typeof JSON.parse(body)).toBe('object');
+    },
+  );
 
   it.each([
     // loopback: one at a time (exact counts, no race)

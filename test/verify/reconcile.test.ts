@@ -37,7 +37,12 @@ describe('count failures under a refilling quota, judged with the refill allowan
   it.each([
     // 150 in flight at once, done in 40 ms, one slot refilling every 100 ms: no refill fits, 101 is over
     ['101 of 150 in 40 ms at 100 per 10 s', countedFailure(101, 40, 100, 10_000), 'fail', 0],
-    ['100 + 1 over 150 ms at 100 per 10 s: one refill explains the one', countedFailure(101, 150, 100, 10_000), 'pass', 1],
+    [
+      '100 + 1 over 150 ms at 100 per 10 s: one refill explains the one',
+      countedFailure(101, 150, 100, 10_000),
+      'pass',
+      1,
+    ],
     ['11 over 300 ms at 10 per 2 s', countedFailure(11, 300, 10, 2000), 'pass', 1],
     ['15 over 300 ms at 10 per 2 s: separate quotas per method', countedFailure(15, 300, 10, 2000), 'fail', 1],
     ['7 before the first refusal: a refill only adds', countedFailure(7, 300, 10, 2000), 'fail', 1],

@@ -20,7 +20,10 @@ describe('scheduler: checks that break the target', () => {
           return pass('ok', {});
         },
       };
-      return { definition, plan: { needs: [{ kind: 'spare', requests: 1 }], countsQuota: false, estimateMs: ms, runsAlone } };
+      return {
+        definition,
+        plan: { needs: [{ kind: 'spare', requests: 1 }], countsQuota: false, estimateMs: ms, runsAlone },
+      };
     };
     const pool = new ClientPool(['a', 'b', 'c', 'd'], 100, 1000, systemClock);
     const outcomes = await runScheduled(

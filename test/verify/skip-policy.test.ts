@@ -5,8 +5,20 @@ import { judgeVerifyOutcome, parseAllowSkipFlag } from '../../src/verify/skip-po
 
 const pass: CheckResult = { id: 'envelope', verdict: 'pass', detail: 'ok', evidence: {} };
 const failed: CheckResult = { id: 'ratelimit.threshold', verdict: 'fail', detail: 'over', evidence: {} };
-const broken: CheckResult = { id: 'auth.missing_token', verdict: 'skip', skipClass: 'target_broken', detail: 'no response', evidence: {} };
-const notApplicable: CheckResult = { id: 'tls', verdict: 'skip', skipClass: 'not_applicable', detail: 'plain http', evidence: {} };
+const broken: CheckResult = {
+  id: 'auth.missing_token',
+  verdict: 'skip',
+  skipClass: 'target_broken',
+  detail: 'no response',
+  evidence: {},
+};
+const notApplicable: CheckResult = {
+  id: 'tls',
+  verdict: 'skip',
+  skipClass: 'not_applicable',
+  detail: 'plain http',
+  evidence: {},
+};
 const inconclusive: CheckResult = {
   id: 'ratelimit.per_client',
   verdict: 'skip',
@@ -25,9 +37,27 @@ describe('judgeVerifyOutcome', () => {
     ['…allowed by --allow-skip alone', [pass, broken], 'all', true, []],
     ['nothing passed, only not-applicable skips', [notApplicable], [], false, ['tls']],
     ['nothing passed, every skip allowed', [notApplicable], ['not_applicable'], true, []],
-    ['nothing passed, one skip not allowed', [notApplicable, inconclusive], ['not_applicable'], false, ['ratelimit.per_client']],
-    ['an internal error', [pass, { ...broken, skipClass: 'internal_error' as const }], [], false, ['auth.missing_token']],
-    ['a file without skip classes (read as inconclusive)', [pass, { id: 'tls', verdict: 'skip', detail: 'x', evidence: {} }], [], true, []],
+    [
+      'nothing passed, one skip not allowed',
+      [notApplicable, inconclusive],
+      ['not_applicable'],
+      false,
+      ['ratelimit.per_client'],
+    ],
+    [
+      'an internal error',
+      [pass, { ...broken, skipClass: 'internal_error' as const }],
+      [],
+      false,
+      ['auth.missing_token'],
+    ],
+    [
+      'a file without skip classes (read as inconclusive)',
+      [pass, { id: 'tls', verdict: 'skip', detail: 'x', evidence: {} }],
+      [],
+      true,
+      [],
+    ],
   ] as const)('%s', (_name, checks, allowed, ok, blocking) => {
     const outcome = judgeVerifyOutcome(checks, allowed);
     expect(outcome.ok).toBe(ok);

@@ -13,7 +13,10 @@ describe.concurrent('verify tls (https targets)', () => {
   const dir = useTempDir('rpcload-verify-tls-');
   let caFile: string;
   beforeAll(async () => {
-    [modern, legacy] = await Promise.all([startServer({ tls: true }), startServer({ tls: true, faults: ['tls-legacy'] })]);
+    [modern, legacy] = await Promise.all([
+      startServer({ tls: true }),
+      startServer({ tls: true, faults: ['tls-legacy'] }),
+    ]);
     caFile = join(dir, 'ca.pem');
     await writeFile(caFile, modern.certPem!);
   });

@@ -168,7 +168,9 @@ export class Http1Connection implements Connection, Carrier, ResponseSink {
     untrack(this);
     const socket = this.socket;
     const closed =
-      socket === null || socket.destroyed ? Promise.resolve() : new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket === null || socket.destroyed
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => socket.once('close', () => resolve()));
     this.failAll(new errors.ClientDestroyedError());
     return closed;
   }

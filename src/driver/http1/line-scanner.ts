@@ -206,7 +206,8 @@ export class LineScanner {
         const byte = buf[pos]!;
         if (byte === CR) phase = H_BLOCK_LF;
         else if (TOKEN[byte] === 1) phase = H_NAME;
-        else if (byte === SP || byte === HTAB) return this.refuse('Unexpected whitespace after header value', 'UNEXPECTED_SPACE');
+        else if (byte === SP || byte === HTAB)
+          return this.refuse('Unexpected whitespace after header value', 'UNEXPECTED_SPACE');
         else return this.refuse('Invalid header token', 'INVALID_HEADER_TOKEN');
         pos++;
       } else if (phase === H_NAME) {

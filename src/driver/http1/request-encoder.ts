@@ -40,7 +40,13 @@ const byHeaders = new WeakMap<object, Encoded[]>();
  * The head, and the length of its part before Content-Length and the blank line. A `host` in the
  * list is the Host (written where the connection's would be, as undici writes it), never a second one.
  */
-function encodeHead(host: string, method: string, path: string, headers: readonly string[], bodyLength: number): [Buffer, number] {
+function encodeHead(
+  host: string,
+  method: string,
+  path: string,
+  headers: readonly string[],
+  bodyLength: number,
+): [Buffer, number] {
   checkRequestHead(path, headers);
   const listed = hostIndex(headers);
   const hostValue = listed < 0 ? host : headers[listed + 1]!;

@@ -84,7 +84,8 @@ const MAX_SAFE_LENGTH = Number.MAX_SAFE_INTEGER;
 function tooLong(digits: string): boolean {
   const significant = digits.replace(/^0+(?=.)/, '');
   return (
-    significant.length > MAX_LENGTH_DIGITS.length || (significant.length === MAX_LENGTH_DIGITS.length && significant > MAX_LENGTH_DIGITS)
+    significant.length > MAX_LENGTH_DIGITS.length ||
+    (significant.length === MAX_LENGTH_DIGITS.length && significant > MAX_LENGTH_DIGITS)
   );
 }
 
@@ -104,7 +105,8 @@ interface Decodable {
   latin1Slice(start: number, end: number): string;
   utf8Slice(start: number, end: number): string;
 }
-const latin1 = (buf: Buffer, start: number, end: number): string => (buf as unknown as Decodable).latin1Slice(start, end);
+const latin1 = (buf: Buffer, start: number, end: number): string =>
+  (buf as unknown as Decodable).latin1Slice(start, end);
 const utf8 = (buf: Buffer, start: number, end: number): string => (buf as unknown as Decodable).utf8Slice(start, end);
 
 /** Do the bytes from `start` to `end` spell `lower` (letters and `-`), case-insensitively? */
@@ -408,7 +410,12 @@ export class ResponseParser {
         else this.state = CHUNK_DATA;
         return null;
       default:
-        if (line.blank) return this.state === HEADER_LINE ? this.headComplete(chunk, next) : this.complete(this.trailers) ? null : STOPPED;
+        if (line.blank)
+          return this.state === HEADER_LINE
+            ? this.headComplete(chunk, next)
+            : this.complete(this.trailers)
+              ? null
+              : STOPPED;
         return this.headerLine(src, off);
     }
   }
@@ -434,9 +441,17 @@ export class ResponseParser {
   }
 
   /** Act on the headers that frame the body or the connection. */
-  private framingHeader(src: Buffer, off: number, nameEnd: number, valueStart: number, valueEnd: number, value: string): Error | null {
+  private framingHeader(
+    src: Buffer,
+    off: number,
+    nameEnd: number,
+    valueStart: number,
+    valueEnd: number,
+    value: string,
+  ): Error | null {
     if (nameIs(src, off, nameEnd, CONTENT_LENGTH)) {
-      if (this.transferEncoding) return this.fail("Content-Length can't be present with Transfer-Encoding", 'UNEXPECTED_CONTENT_LENGTH');
+      if (this.transferEncoding)
+        return this.fail("Content-Length can't be present with Transfer-Encoding", 'UNEXPECTED_CONTENT_LENGTH');
       if (this.contentLength >= 0) return this.fail('Duplicate Content-Length', 'UNEXPECTED_CONTENT_LENGTH');
       if (valueStart === valueEnd) return this.fail('Empty Content-Length', 'INVALID_CONTENT_LENGTH');
       let length = 0;
@@ -452,7 +467,8 @@ export class ResponseParser {
         return this.fail('Content-Length overflow', 'INVALID_CONTENT_LENGTH');
       this.contentLength = length;
     } else if (nameIs(src, off, nameEnd, TRANSFER_ENCODING)) {
-      if (this.contentLength >= 0) return this.fail("Transfer-Encoding can't be present with Content-Length", 'UNEXPECTED_CONTENT_LENGTH');
+      if (this.contentLength >= 0)
+        return this.fail("Transfer-Encoding can't be present with Content-Length", 'UNEXPECTED_CONTENT_LENGTH');
       this.transferEncoding = true;
       this.chunked = tokensOf(value).at(-1) === 'chunked';
     } else if (nameIs(src, off, nameEnd, CONNECTION)) {

@@ -58,7 +58,15 @@ const DEFAULT_IDLE_TIMEOUT_MS = 4000;
 /** A refused request is sent again at most this many times (a server refusing everything must not loop the run). */
 const MAX_REFUSALS = 3;
 /** Request headers HTTP/2 forbids (RFC 9113 §8.2.2); `host` becomes `:authority`. */
-const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te']);
+const CONNECTION_SPECIFIC = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'te',
+]);
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
 const ignore = (): void => undefined;
 
@@ -209,7 +217,11 @@ export class Http2Connection implements Connection, Carrier {
     const { headersTimeoutMs, bodyTimeoutMs } = this.options;
     if (headersTimeoutMs > 0) stream.setTimeout(headersTimeoutMs);
     stream.on('timeout', () =>
-      fail(headersSeen ? new errors.BodyTimeoutError('HTTP/2 body timeout') : new errors.HeadersTimeoutError('HTTP/2 headers timeout')),
+      fail(
+        headersSeen
+          ? new errors.BodyTimeoutError('HTTP/2 body timeout')
+          : new errors.HeadersTimeoutError('HTTP/2 headers timeout'),
+      ),
     );
     stream.on('response', (headers) => {
       if (ended) return;
@@ -238,7 +250,9 @@ export class Http2Connection implements Connection, Carrier {
         return;
       }
       const reason =
-        stream.rstCode > 0 ? `HTTP/2 stream reset with code ${stream.rstCode}` : 'HTTP/2 stream closed before the response was complete';
+        stream.rstCode > 0
+          ? `HTTP/2 stream reset with code ${stream.rstCode}`
+          : 'HTTP/2 stream closed before the response was complete';
       fail(new errors.SocketError(reason));
     });
     stream.end(request.head.body);

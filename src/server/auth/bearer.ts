@@ -6,7 +6,8 @@ import type { TokenStore } from './token-store.ts';
 const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export type BearerResult =
-  { readonly ok: true; readonly clientId: string; readonly token: string } | { readonly ok: false; readonly reply: Reply };
+  | { readonly ok: true; readonly clientId: string; readonly token: string }
+  | { readonly ok: false; readonly reply: Reply };
 
 /** The three RFC 6750 §3.1 refusals, built once per realm. */
 export interface BearerRefusals {
@@ -28,10 +29,16 @@ export function bearerRefusals(realm: string, faults: BearerFaults): BearerRefus
   const invalidToken = (description: string): Reply =>
     faults.forbidInsteadOfChallenge
       ? errorReply(403, 'invalid_token')
-      : errorReply(401, 'invalid_token', { 'WWW-Authenticate': `${challenge}, error="invalid_token", error_description="${description}"` });
+      : errorReply(401, 'invalid_token', {
+          'WWW-Authenticate': `${challenge}, error="invalid_token", error_description="${description}"`,
+        });
   return {
     // No credentials at all: a bare challenge, no error attribute (RFC 6750 §3.1).
-    missing: errorReply(401, 'unauthorized', faults.omitMissingChallenge ? undefined : { 'WWW-Authenticate': challenge }),
+    missing: errorReply(
+      401,
+      'unauthorized',
+      faults.omitMissingChallenge ? undefined : { 'WWW-Authenticate': challenge },
+    ),
     malformed: errorReply(400, 'invalid_request', { 'WWW-Authenticate': `${challenge}, error="invalid_request"` }),
     unknown: invalidToken('The access token is unknown or was revoked'),
     expired: invalidToken('The access token expired'),
@@ -39,7 +46,12 @@ export function bearerRefusals(realm: string, faults: BearerFaults): BearerRefus
 }
 
 /** Authenticate a request from its Authorization header. */
-export function authenticateBearer(header: string | undefined, tokens: TokenStore, refusals: BearerRefusals, nowMs: number): BearerResult {
+export function authenticateBearer(
+  header: string | undefined,
+  tokens: TokenStore,
+  refusals: BearerRefusals,
+  nowMs: number,
+): BearerResult {
   if (header === undefined) return { ok: false, reply: refusals.missing };
   const token = BEARER_CREDENTIALS.exec(header)?.[1];
   if (token === undefined) return { ok: false, reply: refusals.malformed };

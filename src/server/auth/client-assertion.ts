@@ -11,7 +11,8 @@ import { ASSERTION_ALGS } from '../../api/client-assertion.ts';
 import type { ClientPublicKey } from '../options.ts';
 
 /** Assertion check result: the client it authenticates, or why it is refused (one line, no secrets). */
-export type AssertionVerdict = { readonly ok: true; readonly clientId: string } | { readonly ok: false; readonly reason: string };
+export type AssertionVerdict =
+  { readonly ok: true; readonly clientId: string } | { readonly ok: false; readonly reason: string };
 
 /** Allowed clock difference between client and server (s). */
 const CLOCK_TOLERANCE_S = 5;
@@ -21,7 +22,9 @@ const MAX_REMEMBERED_JTIS = 100_000;
 /** A client's public key object from its text: PEM (public key, certificate or private key) or a JWK as JSON. */
 export function publicKeyOf(text: string): KeyObject {
   const trimmed = text.trimStart();
-  return trimmed.startsWith('{') ? createPublicKey({ key: JSON.parse(trimmed) as JsonWebKey, format: 'jwk' }) : createPublicKey(text);
+  return trimmed.startsWith('{')
+    ? createPublicKey({ key: JSON.parse(trimmed) as JsonWebKey, format: 'jwk' })
+    : createPublicKey(text);
 }
 
 /** Why a client's key text is unusable (one line), or null. */
@@ -59,9 +62,11 @@ export class AssertionVerifier {
       return { ok: false, reason: 'the client assertion is not a JWT' };
     }
     if (claimed === undefined) return { ok: false, reason: 'the client assertion has no iss (the client id)' };
-    if (clientId !== null && clientId !== claimed) return { ok: false, reason: 'the client assertion iss is not the client_id sent' };
+    if (clientId !== null && clientId !== claimed)
+      return { ok: false, reason: 'the client assertion iss is not the client_id sent' };
     const key = this.#keys.get(claimed);
-    if (key === undefined) return { ok: false, reason: `no public key is registered for client ${JSON.stringify(claimed.slice(0, 80))}` };
+    if (key === undefined)
+      return { ok: false, reason: `no public key is registered for client ${JSON.stringify(claimed.slice(0, 80))}` };
     let payload;
     try {
       ({ payload } = await jwtVerify(assertion, key, {
@@ -78,7 +83,8 @@ export class AssertionVerifier {
     }
     this.#sweep(nowMs);
     const jti = payload.jti!;
-    if (this.#seen.has(jti)) return { ok: false, reason: 'the client assertion was replayed (its jti was used before)' };
+    if (this.#seen.has(jti))
+      return { ok: false, reason: 'the client assertion was replayed (its jti was used before)' };
     this.#seen.set(jti, (payload.exp! + CLOCK_TOLERANCE_S) * 1000);
     if (this.#seen.size > MAX_REMEMBERED_JTIS) this.#seen.delete(this.#seen.keys().next().value!);
     return { ok: true, clientId: claimed };
@@ -97,7 +103,8 @@ function refusalReason(err: unknown, audience: string, errors: typeof JoseErrors
   if (err instanceof errors.JWTExpired) return 'the client assertion expired';
   if (err instanceof errors.JWSSignatureVerificationFailed)
     return 'the client assertion signature does not verify with the key registered for the client';
-  if (err instanceof errors.JOSEAlgNotAllowed) return 'the client assertion is signed with an algorithm other than RS256, PS256 or ES256';
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return 'the client assertion is signed with an algorithm other than RS256, PS256 or ES256';
   // An algorithm the registered key cannot verify (ES256 against an RSA key): another key signed it.
   if (err instanceof errors.JOSENotSupported)
     return 'the client assertion signature does not verify: it is signed for another kind of key than the one registered for the client';

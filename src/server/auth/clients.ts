@@ -17,7 +17,10 @@ export class ClientRegistry {
   readonly #patterns: readonly { readonly prefix: string; readonly secret: string }[];
 
   /** `patterns`: ID prefixes each opened by one shared secret (the demo's two, one given, or none). */
-  constructor(clients: readonly ClientCredential[], patterns: readonly { readonly prefix: string; readonly secret: string }[]) {
+  constructor(
+    clients: readonly ClientCredential[],
+    patterns: readonly { readonly prefix: string; readonly secret: string }[],
+  ) {
     this.#secrets = new Map(clients.map((c) => [c.id, c.secret]));
     this.#patterns = patterns;
   }

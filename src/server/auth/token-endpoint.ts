@@ -42,14 +42,23 @@ async function checkAssertion(
   if (!usesClientAssertion(form) || assertion === null) return null;
   if (settings.assertions === null)
     return { ok: false, reason: 'this server accepts no client assertions (no client keys are registered)' };
-  return settings.assertions.verify(assertion, form.get('client_id'), tokenEndpointAudience(req, settings.tokenMethod), nowMs);
+  return settings.assertions.verify(
+    assertion,
+    form.get('client_id'),
+    tokenEndpointAudience(req, settings.tokenMethod),
+    nowMs,
+  );
 }
 
 /** RFC 6749 §5.1: token responses must not be cached. */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 /** Answer a token request (`POST /api/{tokenMethod}`, form-encoded). Not rate-limited. */
-export async function handleTokenRequest(req: ServerRequest, settings: TokenEndpointSettings, nowMs: () => number): Promise<Reply> {
+export async function handleTokenRequest(
+  req: ServerRequest,
+  settings: TokenEndpointSettings,
+  nowMs: () => number,
+): Promise<Reply> {
   const wrap = (payload: object, ok: boolean): string =>
     settings.shape === 'bare'
       ? JSON.stringify(payload)
@@ -59,7 +68,10 @@ export async function handleTokenRequest(req: ServerRequest, settings: TokenEndp
     contentType: JSON_TYPE,
     body: wrap(description === undefined ? { error } : { error, error_description: description }, false),
     // RFC 6749 §5.2: a client that tried the Authorization header gets a challenge for its scheme.
-    headers: error === 'invalid_client' && basicUsed ? { ...NO_STORE, 'WWW-Authenticate': `Basic realm="${settings.realm}"` } : NO_STORE,
+    headers:
+      error === 'invalid_client' && basicUsed
+        ? { ...NO_STORE, 'WWW-Authenticate': `Basic realm="${settings.realm}"` }
+        : NO_STORE,
     close,
   });
 

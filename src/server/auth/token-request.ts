@@ -18,7 +18,15 @@ export type TokenDecision =
   | { readonly ok: false; readonly error: TokenError; readonly basicUsed: boolean; readonly description?: string };
 
 /** Form parameters that must not repeat (RFC 6749 §3.2: "MUST NOT be included more than once"). */
-const SINGLE_PARAMS = ['grant_type', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type', 'refresh_token', 'scope'];
+const SINGLE_PARAMS = [
+  'grant_type',
+  'client_id',
+  'client_secret',
+  'client_assertion',
+  'client_assertion_type',
+  'refresh_token',
+  'scope',
+];
 
 /** Does the form authenticate the client with an assertion (private_key_jwt)? */
 export function usesClientAssertion(form: URLSearchParams): boolean {
@@ -78,11 +86,15 @@ export function decideTokenRequest(
 
   let clientId: string;
   if (asserted) {
-    if (postSecret !== null) return fail('invalid_request', 'a client secret and a client assertion: one client authentication only');
+    if (postSecret !== null)
+      return fail('invalid_request', 'a client secret and a client assertion: one client authentication only');
     if (form.get('client_assertion_type') !== CLIENT_ASSERTION_TYPE || !form.get('client_assertion'))
       return fail('invalid_client', `expected client_assertion_type ${CLIENT_ASSERTION_TYPE} and a client_assertion`);
     if (assertion === null || !assertion.ok)
-      return fail('invalid_client', assertion?.ok === false ? assertion.reason : 'the client assertion was not checked');
+      return fail(
+        'invalid_client',
+        assertion?.ok === false ? assertion.reason : 'the client assertion was not checked',
+      );
     clientId = assertion.clientId;
   } else {
     let credentials: { id: string; secret: string } | undefined;

@@ -9,7 +9,8 @@ interface TokenRecord {
   readonly expiresAtMs: number;
 }
 
-export type TokenLookup = { readonly ok: true; readonly clientId: string } | { readonly ok: false; readonly reason: 'unknown' | 'expired' };
+export type TokenLookup =
+  { readonly ok: true; readonly clientId: string } | { readonly ok: false; readonly reason: 'unknown' | 'expired' };
 
 /** Issued access tokens: random opaque strings bound to a client ID, expiring after a TTL. */
 export class TokenStore {

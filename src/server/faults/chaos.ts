@@ -48,7 +48,10 @@ const EFFECTS: Readonly<Record<ChaosFault, (random: Random, reply: Reply) => Cha
   'chaos-huge': () => ({ kind: 'reply', reply: hugeReply() }),
   'chaos-slow': (_random, reply) => ({ kind: 'drip', reply, overMs: DRIP_DURATION_MS }),
   'chaos-escapes': () => ({ kind: 'reply', reply: errorReply(500, ESCAPE_CODE) }),
-  'chaos-html-502': () => ({ kind: 'reply', reply: { status: 502, contentType: 'text/html; charset=utf-8', body: HTML_502 } }),
+  'chaos-html-502': () => ({
+    kind: 'reply',
+    reply: { status: 502, contentType: 'text/html; charset=utf-8', body: HTML_502 },
+  }),
 };
 
 /**

@@ -68,15 +68,21 @@ export function createItemsList(settings: ItemsListSettings): MethodHandler {
 
   return (args, call): Reply => {
     const { filter, pageSize, next } = args;
-    if (filter !== undefined && (typeof filter !== 'string' || filter.length > MAX_FILTER_LENGTH)) return INVALID_ARGUMENTS;
-    if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) >= 1 && (pageSize as number) <= MAX_PAGE_SIZE))
+    if (filter !== undefined && (typeof filter !== 'string' || filter.length > MAX_FILTER_LENGTH))
+      return INVALID_ARGUMENTS;
+    if (
+      pageSize !== undefined &&
+      !(Number.isInteger(pageSize) && (pageSize as number) >= 1 && (pageSize as number) <= MAX_PAGE_SIZE)
+    )
       return INVALID_ARGUMENTS;
 
     const paramsHash = paramsFingerprint(args);
     const offset = pageStart(next, settings.codec, paramsHash, call.nowMs);
     if (offset === undefined) return INVALID_ARGUMENTS;
 
-    const size = settings.oversizePages ? OVERSIZE_PAGE_SIZE : ((pageSize as number | undefined) ?? settings.defaultPageSize);
+    const size = settings.oversizePages
+      ? OVERSIZE_PAGE_SIZE
+      : ((pageSize as number | undefined) ?? settings.defaultPageSize);
     const matches = filter === undefined || filter === '' ? undefined : matchesOf(filter);
     const total = matches?.length ?? settings.itemCount;
     const end = Math.min(offset + size, total);

@@ -17,7 +17,8 @@ export const MAX_WORK_DELAY_MS = 60_000;
 export function createWork(sampleDelayMs: () => number): MethodHandler {
   return async (args, call): Promise<Reply> => {
     const { delayMs } = args;
-    if (delayMs !== undefined && !(typeof delayMs === 'number' && delayMs >= 0 && delayMs <= MAX_WORK_DELAY_MS)) return INVALID_ARGUMENTS;
+    if (delayMs !== undefined && !(typeof delayMs === 'number' && delayMs >= 0 && delayMs <= MAX_WORK_DELAY_MS))
+      return INVALID_ARGUMENTS;
     const appliedMs = delayMs ?? Math.min(MAX_WORK_DELAY_MS, Math.round(sampleDelayMs() * 1000) / 1000);
     await call.sleep(appliedMs);
     return successReply({ delayMs: appliedMs });

@@ -71,14 +71,24 @@ export interface CapacityAnswer {
  * left out. A search limited by the clients' quotas is "at least" its answer: the server never
  * was the limit.
  */
-export function capacityAnswer(end: SearchEnd, search: readonly Attempt[], confirmations: readonly Attempt[]): CapacityAnswer {
+export function capacityAnswer(
+  end: SearchEnd,
+  search: readonly Attempt[],
+  confirmations: readonly Attempt[],
+): CapacityAnswer {
   const judged = (a: Attempt): boolean => a.verdict !== 'generator-bound';
   const failedConfirms = confirmations.filter((a) => judged(a) && a.verdict === 'fail');
   const confirmedAt = confirmations.find((a) => a.verdict === 'pass') ?? null;
-  const lowestFailedConfirm = failedConfirms.reduce<Attempt | null>((low, a) => (low === null || a.load < low.load ? a : low), null);
-  const confirmBroughtTopDown = lowestFailedConfirm !== null && (end.firstFail === null || lowestFailedConfirm.load < end.firstFail);
+  const lowestFailedConfirm = failedConfirms.reduce<Attempt | null>(
+    (low, a) => (low === null || a.load < low.load ? a : low),
+    null,
+  );
+  const confirmBroughtTopDown =
+    lowestFailedConfirm !== null && (end.firstFail === null || lowestFailedConfirm.load < end.firstFail);
   const firstFail = confirmBroughtTopDown ? lowestFailedConfirm.load : end.firstFail;
-  const passesBelow = search.filter((a) => judged(a) && a.verdict === 'pass' && (firstFail === null || a.load < firstFail));
+  const passesBelow = search.filter(
+    (a) => judged(a) && a.verdict === 'pass' && (firstFail === null || a.load < firstFail),
+  );
   const searchPass = passesBelow.length === 0 ? null : Math.max(...passesBelow.map((a) => a.load));
   const answer = confirmedAt !== null ? confirmedAt.load : searchPass;
   const decisive = confirmBroughtTopDown

@@ -11,10 +11,12 @@ import type { CapacityAnswer } from './capacity-answer.ts';
 /** What a step's load counts: arrivals per second, virtual users, or (capacity --replay) a speed of the recording. */
 export type SearchedUnit = 'open' | 'closed' | 'replay';
 
-const unitOf = (searched: SearchedUnit): string => (searched === 'open' ? '/s' : searched === 'replay' ? '×' : ' users');
+const unitOf = (searched: SearchedUnit): string =>
+  searched === 'open' ? '/s' : searched === 'replay' ? '×' : ' users';
 
 /** A load in its unit: "40/s", "8 users", "2.5×"; "–" for none. */
-export const showLoad = (n: number | null, searched: SearchedUnit): string => (n === null ? '–' : `${n}${unitOf(searched)}`);
+export const showLoad = (n: number | null, searched: SearchedUnit): string =>
+  n === null ? '–' : `${n}${unitOf(searched)}`;
 
 export interface FindingInput {
   readonly searched: SearchedUnit;
@@ -60,9 +62,14 @@ function limitText(input: FindingInput): string {
   const step =
     decisive === null
       ? undefined
-      : input.steps.find((s) => s.kind === decisive.kind && s.load === decisive.load && s.verdict === 'fail' && s.retried !== true);
+      : input.steps.find(
+          (s) => s.kind === decisive.kind && s.load === decisive.load && s.verdict === 'fail' && s.retried !== true,
+        );
   const line = step?.decidedBy ? `${step.decidedBy} failed at ${showLoad(top, searched)}` : null;
-  const how = answer.limitedBy === 'client quota' && input.quotaText !== null ? [line, input.quotaText].filter(Boolean).join(': ') : line;
+  const how =
+    answer.limitedBy === 'client quota' && input.quotaText !== null
+      ? [line, input.quotaText].filter(Boolean).join(': ')
+      : line;
   return `limited by ${answer.limitedBy}${how === null ? '' : ` (${how})`}`;
 }
 
@@ -76,16 +83,20 @@ function findingText(input: FindingInput): string {
   const { answer: a, searched, ratePerS } = input;
   const show = (n: number | null): string => showLoad(n, searched);
   // A named workload's rate says what it counts: its requests, or its scenarios' iterations, per second.
-  const answerText = (n: number): string => (searched === 'open' && input.workload != null ? `${n} ${input.workload.rateNoun}/s` : show(n));
+  const answerText = (n: number): string =>
+    searched === 'open' && input.workload != null ? `${n} ${input.workload.rateNoun}/s` : show(n);
   if (a.answer === null) {
-    const lowest = [...input.steps.filter((s) => s.kind === 'search' && s.retried !== true)].sort((x, y) => x.load - y.load)[0];
+    const lowest = [...input.steps.filter((s) => s.kind === 'search' && s.retried !== true)].sort(
+      (x, y) => x.load - y.load,
+    )[0];
     if (a.why !== null && a.limitedBy !== 'none') return `no capacity measured: ${a.why}`;
     if (lowest === undefined) return `no capacity measured: ${a.why ?? 'no step ran'}`;
     return `no load met the SLO: the lowest step, ${show(lowest.load)}, failed ${lowest.decidedBy ?? 'it'}`;
   }
   const head = `capacity ${a.atLeast ? 'at least ' : ''}${answerText(a.answer)}`;
   const [low, high] = a.bracket;
-  const bracket = high === null ? 'bracket open' : `bracket ${show(low)}${searched === 'replay' ? '–' : ' – '}${show(high)}`;
+  const bracket =
+    high === null ? 'bracket open' : `bracket ${show(low)}${searched === 'replay' ? '–' : ' – '}${show(high)}`;
   const confirmed = confirmationText(input);
   if (searched === 'replay') {
     // "capacity 3.4× the recording (1,530 calls/s; bracket 3.3×–3.5×); limited by latency (p99 < 250ms failed at 3.5×)"

@@ -42,7 +42,12 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
   const { cap, replayPerSpeed, confirmation } = input;
   const model = cap.model;
   const counted = input.steps.filter((s) => s.record.retried !== true);
-  const attempt = ({ record, limit }: JudgedStep): Attempt => ({ kind: record.kind, load: record.load, verdict: record.verdict, limit });
+  const attempt = ({ record, limit }: JudgedStep): Attempt => ({
+    kind: record.kind,
+    load: record.load,
+    verdict: record.verdict,
+    limit,
+  });
   const found = capacityAnswer(
     input.end,
     counted.filter((s) => s.record.kind === 'search').map(attempt),
@@ -50,7 +55,10 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
   );
   const { answer, decisive } = found;
   const answerStep = counted.find(
-    (s) => s.record.load === answer && s.record.verdict === 'pass' && s.record.kind === (found.confirmed ? 'confirm' : 'search'),
+    (s) =>
+      s.record.load === answer &&
+      s.record.verdict === 'pass' &&
+      s.record.kind === (found.confirmed ? 'confirm' : 'search'),
   );
   const ratePerS =
     answer === null
@@ -64,7 +72,8 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
   const decisiveQuota =
     decisive === null || found.limitedBy !== 'client quota'
       ? null
-      : (counted.find((s) => s.record.kind === decisive.kind && s.record.load === decisive.load && s.limit !== null)?.quota ?? null);
+      : (counted.find((s) => s.record.kind === decisive.kind && s.record.load === decisive.load && s.limit !== null)
+          ?.quota ?? null);
   const atOne = busiestAtOne(counted.map((s) => ({ load: s.record.load, quota: s.quota })));
   const search = counted.map((s) => s.record).filter((r) => r.kind === 'search');
   return {
@@ -81,8 +90,12 @@ export function capacityRecord(input: CapacityRecordInput): CapacityRecord {
       answer: found,
       ratePerS,
       steps: input.steps.map((s) => s.record),
-      quotaText: decisiveQuota === null ? null : quotaUseText(decisiveQuota, searched === 'replay' ? decisive!.load : null, atOne),
-      workload: input.workload?.named === true ? { name: input.workload.name, rateNoun: input.workload.rateNoun } : null,
+      quotaText:
+        decisiveQuota === null
+          ? null
+          : quotaUseText(decisiveQuota, searched === 'replay' ? decisive!.load : null, atOne),
+      workload:
+        input.workload?.named === true ? { name: input.workload.name, rateNoun: input.workload.rateNoun } : null,
     }),
     slo: [
       ...input.sloLines,

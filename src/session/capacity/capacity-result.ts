@@ -47,7 +47,9 @@ function shifted(data: RecordedData, offsetMs: number): RecordedData {
  * (each SLO line within each step's hold) were for judging the steps: the file keeps none.
  */
 export function mergeSteps(steps: readonly StepData[], originEpochMs: number): RecordedData {
-  const { bySelector: _, ...merged } = mergeRecordedData(steps.map((step) => shifted(step.data, step.originEpochMs - originEpochMs)));
+  const { bySelector: _, ...merged } = mergeRecordedData(
+    steps.map((step) => shifted(step.data, step.originEpochMs - originEpochMs)),
+  );
   return merged;
 }
 
@@ -75,7 +77,11 @@ export function buildCapacityResult(input: CapacityResultInput): RunResult {
       capacity: plan.capacity === undefined ? null : capacityConfig(plan.capacity),
     },
     data: mergeSteps(steps, origin),
-    dims: { methods: planMethods(plan), phases: steps.flatMap((s) => s.phases), clients: plan.clients.map((c) => c.id) },
+    dims: {
+      methods: planMethods(plan),
+      phases: steps.flatMap((s) => s.phases),
+      clients: plan.clients.map((c) => c.id),
+    },
     // Labelled by the step's hold phase, e.g. step-03.
     checks: combineChecks(
       steps.map((step) => ({ label: step.hold, checks: step.checks })),

@@ -15,7 +15,12 @@ import { describeError, ExitCode, RpcloadError } from '../../errors.ts';
 import type { CapacityPlan } from '../../profile/capacity-settings.ts';
 import type { Plan } from '../../profile/plan.ts';
 import { replayBaseRatePerS } from '../../profile/replay-plan.ts';
-import { metricsReadOptions, openMetricsEndpoint, type MetricsEndpoint, type MetricsOptions } from '../../prometheus/metrics-endpoint.ts';
+import {
+  metricsReadOptions,
+  openMetricsEndpoint,
+  type MetricsEndpoint,
+  type MetricsOptions,
+} from '../../prometheus/metrics-endpoint.ts';
 import { SessionFrame } from '../session-frame.ts';
 import { insecureWarning, openTarget, type Target } from '../target.ts';
 import { searchEndOf, type SearchEnd } from './capacity-answer.ts';
@@ -147,7 +152,8 @@ class CapacitySearch {
     const confirmable = end !== null && end.lastPass !== null && end.limitedBy !== 'generator' && failure === undefined;
     const confirmation = confirmable ? await this.confirm(end!.lastPass!) : null;
     const record = this.record(end, confirmation);
-    const status: RunStatus = failure !== undefined ? 'failed' : this.options.signal.aborted || end === null ? 'aborted' : 'completed';
+    const status: RunStatus =
+      failure !== undefined ? 'failed' : this.options.signal.aborted || end === null ? 'aborted' : 'completed';
     const result = this.result(status, record, confirmation?.thresholds ?? [], failure);
     const judged =
       status === 'aborted'
@@ -166,16 +172,23 @@ class CapacitySearch {
     const { cap } = this;
     // A replay's mix of callers is the recording's: its quotas are judged in the steps, not as a bound worked out ahead.
     const bound =
-      cap.model === 'open' && !cap.include429 && this.searched.unit !== 'replay' ? quotaBound(this.plan, this.searched.index) : null;
+      cap.model === 'open' && !cap.include429 && this.searched.unit !== 'replay'
+        ? quotaBound(this.plan, this.searched.index)
+        : null;
     const ceiling = ceilingOf(cap, bound);
     const points: SearchPoint[] = [];
     for (;;) {
       const next = nextStep({ ...cap, integer: cap.model === 'closed' }, points, ceiling);
       if (next.kind === 'done') {
         const decisive = this.steps.find(
-          (s) => s.judged.record.kind === 'search' && s.judged.record.retried !== true && s.judged.record.load === next.firstFail,
+          (s) =>
+            s.judged.record.kind === 'search' &&
+            s.judged.record.retried !== true &&
+            s.judged.record.load === next.firstFail,
         );
-        return searchEndOf(next, ceiling, bound, decisive?.judged.limit ?? null, cap.maxSteps, (load) => this.show(load));
+        return searchEndOf(next, ceiling, bound, decisive?.judged.limit ?? null, cap.maxSteps, (load) =>
+          this.show(load),
+        );
       }
       let judged = await this.step('search', next.load, cap.holdMs);
       // A stall of a shared machine can fail a step or starve the generator once: a step that
@@ -206,7 +219,8 @@ class CapacitySearch {
       if (judged === null) return null;
       const passed = judged.record.verdict === 'pass';
       const lower = roundLoad(load * (1 - this.cap.tolerance), this.cap.model === 'closed');
-      if (passed || attempt === CONFIRM_ATTEMPTS || lower >= load) return { load, passed, found, thresholds: judged.record.slo };
+      if (passed || attempt === CONFIRM_ATTEMPTS || lower >= load)
+        return { load, passed, found, thresholds: judged.record.slo };
       load = lower;
     }
     return null;
@@ -254,7 +268,12 @@ class CapacitySearch {
   /** The metrics endpoint's capacity gauges: the step under way and the bracket so far. */
   private tellBracket(def: CapacityStepDefinition): void {
     const { lastPass, firstFail } = this.bracket();
-    this.endpoint?.setCapacity({ stepIndex: def.index, stepLoad: def.load, bracketLow: lastPass, bracketHigh: firstFail });
+    this.endpoint?.setCapacity({
+      stepIndex: def.index,
+      stepLoad: def.load,
+      bracketLow: lastPass,
+      bracketHigh: firstFail,
+    });
   }
 
   private markRetried(index: number): void {
@@ -303,7 +322,12 @@ class CapacitySearch {
   }
 
   /** The result file as it stands: every step so far, the record, and a failed checkpoint said among the warnings. */
-  private result(status: RunStatus, record: CapacityRecord, thresholds: readonly ThresholdResult[], failure?: string): RunResult {
+  private result(
+    status: RunStatus,
+    record: CapacityRecord,
+    thresholds: readonly ThresholdResult[],
+    failure?: string,
+  ): RunResult {
     const checkpointProblem = this.frame.checkpointProblem();
     return buildCapacityResult({
       run: this.frame.runInfo(this.runParts(status, failure)),

@@ -35,7 +35,10 @@ export function quotaBound(plan: Plan, workload = 0): QuotaBound {
   const perClientPerS = plan.rateLimit.limit / (plan.rateLimit.windowMs / 1000);
   const scenarioWeight = unit.scenarios.reduce((sum, s) => sum + s.weight, 0);
   const stepsOf = (index: number): number => plan.scenarios[index]!.steps.length;
-  const requestsPerIteration = unit.scenarios.reduce((sum, s) => sum + (s.weight / scenarioWeight) * stepsOf(s.index), 0);
+  const requestsPerIteration = unit.scenarios.reduce(
+    (sum, s) => sum + (s.weight / scenarioWeight) * stepsOf(s.index),
+    0,
+  );
   const nominalPerS = (perClientPerS * total) / heaviest / requestsPerIteration;
   return {
     clients: unit.clients.length,
@@ -51,8 +54,10 @@ const figure = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFix
 
 /** "capacity bound by client quotas: 24 clients × 10/s = 240/s; add client IDs …" */
 export function quotaFinding(bound: QuotaBound): string {
-  const skew = bound.skew > 1.001 ? ` (the heaviest client, ${figure(bound.skew)}× the mean weight, reaches its quota first)` : '';
-  const perIteration = bound.requestsPerIteration > 1.001 ? ` at ${figure(bound.requestsPerIteration)} requests per iteration` : '';
+  const skew =
+    bound.skew > 1.001 ? ` (the heaviest client, ${figure(bound.skew)}× the mean weight, reaches its quota first)` : '';
+  const perIteration =
+    bound.requestsPerIteration > 1.001 ? ` at ${figure(bound.requestsPerIteration)} requests per iteration` : '';
   return `capacity bound by client quotas: ${bound.clients} clients × ${figure(bound.perClientPerS)}/s = ${figure(bound.nominalPerS)}/s${perIteration}${skew}; add client IDs, or set capacity.include429 to search past it`;
 }
 
@@ -101,16 +106,22 @@ export function quotaUseText(
   const quota = `${figure(perS)}/s (${use.limit} per ${figure(use.windowS)} s)`;
   const parts: string[] = [];
   const busiest =
-    speed !== null && speed > 0 && use.busiest !== null ? (atOne ?? { id: use.busiest.id, perS: use.busiest.perS / speed }) : null;
+    speed !== null && speed > 0 && use.busiest !== null
+      ? (atOne ?? { id: use.busiest.id, perS: use.busiest.perS / speed })
+      : null;
   if (busiest !== null && busiest.perS > 0) {
     const bound = Math.floor((perS / busiest.perS) * 100) / 100;
-    parts.push(`${busiest.id} sends ${figure(busiest.perS)} calls/s at 1× against its quota of ${quota}: at most ${bound}×`);
+    parts.push(
+      `${busiest.id} sends ${figure(busiest.perS)} calls/s at 1× against its quota of ${quota}: at most ${bound}×`,
+    );
   } else if (use.busiest !== null && busiestShareOfQuota(use) > 1) {
     parts.push(`${use.busiest.id} sent ${figure(use.busiest.perS)} requests/s against its quota of ${quota}`);
   }
   if (use.refused + use.heldBack > 0) {
     const share = `${(quotaShare(use) * 100).toFixed(1)} % of the ${count(use.due)} due`;
-    parts.push(`${count(use.heldBack)} held back while their client backed off and ${count(use.refused)} refused: ${share}`);
+    parts.push(
+      `${count(use.heldBack)} held back while their client backed off and ${count(use.refused)} refused: ${share}`,
+    );
   }
   return parts.length > 0 ? parts.join('; ') : `quota ${quota} per client`;
 }

@@ -19,7 +19,11 @@ export interface WarmUpSkips {
  * Follow a running step's skipped arrivals until its warm-up of `warmUpMs` has passed: all of
  * them, or (`workload` named) that workload's.
  */
-export function watchWarmUpSkips(load: { snapshot(): LiveSnapshot }, warmUpMs: number, workload: string | null = null): WarmUpSkips {
+export function watchWarmUpSkips(
+  load: { snapshot(): LiveSnapshot },
+  warmUpMs: number,
+  workload: string | null = null,
+): WarmUpSkips {
   let before: Readonly<Record<string, number>> = {};
   const timer =
     warmUpMs <= 0

@@ -143,16 +143,23 @@ export function judgeStep(
           due,
           refused: limited,
           heldBack,
-          busiest: rules.perClientQuota ? busiestClient(data, (def.warmUpMs + def.holdMs) / 1000, rules.workload?.clients ?? null) : null,
+          busiest: rules.perClientQuota
+            ? busiestClient(data, (def.warmUpMs + def.holdMs) / 1000, rules.workload?.clients ?? null)
+            : null,
         }
       : null;
   if (def.model === 'open') {
     const forServer = due - heldBack;
     const share = forServer > 0 ? completed / forServer : 1;
     // What the generator's own lateness can push past the window's edge is not the server's fault.
-    const edgeSlack = 1 + (lag !== null && lag.count > 0 ? (forServer / Math.max(holdS, 1e-9)) * (lag.percentiles.p99 / 1000) : 0);
+    const edgeSlack =
+      1 + (lag !== null && lag.count > 0 ? (forServer / Math.max(holdS, 1e-9)) * (lag.percentiles.p99 / 1000) : 0);
     lines.push({
-      result: { expr: THROUGHPUT_LINE, actual: round3(share * 100), ok: completed >= THROUGHPUT_SHARE * forServer - edgeSlack },
+      result: {
+        expr: THROUGHPUT_LINE,
+        actual: round3(share * 100),
+        ok: completed >= THROUGHPUT_SHARE * forServer - edgeSlack,
+      },
       limit: 'throughput',
     });
   }
@@ -161,7 +168,10 @@ export function judgeStep(
     lines.push({ result: share, limit: 'client quota' });
     if (quota?.busiest != null) {
       const ofQuota = busiestShareOfQuota(quota);
-      lines.push({ result: { expr: CLIENT_RATE_LINE, actual: round3(ofQuota * 100), ok: ofQuota <= 1 }, limit: 'client quota' });
+      lines.push({
+        result: { expr: CLIENT_RATE_LINE, actual: round3(ofQuota * 100), ok: ofQuota <= 1 },
+        limit: 'client quota',
+      });
     }
   }
   // The line that stopped the step decides it; then throughput decides last: calls the quotas
@@ -215,7 +225,9 @@ function completedInHold(
   if (rules.workload?.beside === true) return schedule.completedInHold ?? holdRequests;
   const warmS = Math.round(def.warmUpMs / 1000);
   const holdS = def.holdMs / 1000;
-  return data.timeline.filter((row) => row.t >= warmS && row.t < warmS + holdS).reduce((sum, row) => sum + row.requests, 0);
+  return data.timeline
+    .filter((row) => row.t >= warmS && row.t < warmS + holdS)
+    .reduce((sum, row) => sum + row.requests, 0);
 }
 
 /**
@@ -257,6 +269,9 @@ function judgeLine(
   stopped: RunStop | undefined,
 ): ThresholdResult {
   const onHold: ParsedThreshold = { ...line, selector: [], selectorKey: '' };
-  const result = evaluateThreshold(view.bySelector?.[judged.selectorKey] !== undefined ? judged : wholeHold ? onHold : line, view);
+  const result = evaluateThreshold(
+    view.bySelector?.[judged.selectorKey] !== undefined ? judged : wholeHold ? onHold : line,
+    view,
+  );
   return stopped?.threshold === line.expr ? { ...result, ok: false } : result;
 }

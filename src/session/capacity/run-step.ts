@@ -64,13 +64,19 @@ export async function runStep(step: StepPlan, context: StepContext, signal: Abor
   context.started(running);
   let stopped: RunStop | undefined;
   const live = plan.thresholds.filter((t) => t.abortOnFail);
-  const unwatch = watchAbortOnFail(live, { clock: holdClock(running, def.warmUpMs), selections: () => running.selections() }, (stop) => {
-    stopped = stop;
-    thresholdStop.abort();
-  });
+  const unwatch = watchAbortOnFail(
+    live,
+    { clock: holdClock(running, def.warmUpMs), selections: () => running.selections() },
+    (stop) => {
+      stopped = stop;
+      thresholdStop.abort();
+    },
+  );
   const warmUpSkips = watchWarmUpSkips(running, def.warmUpMs, context.besideOf);
   const completions =
-    step.workloadSelection === null ? null : watchHoldCompletions(running, step.workloadSelection, def.warmUpMs, def.holdMs);
+    step.workloadSelection === null
+      ? null
+      : watchHoldCompletions(running, step.workloadSelection, def.warmUpMs, def.holdMs);
   const finished = await running.finished().finally(() => {
     unwatch();
     warmUpSkips.stop();
@@ -86,7 +92,8 @@ export async function runStep(step: StepPlan, context: StepContext, signal: Abor
     thresholds: [],
     warnings: [],
   });
-  const stepSkips = context.besideOf === null ? finished.data.skipped : (finished.data.skippedByWorkload?.[context.besideOf] ?? {});
+  const stepSkips =
+    context.besideOf === null ? finished.data.skipped : (finished.data.skippedByWorkload?.[context.besideOf] ?? {});
   const judged = judgeStep(def, context.rules, finished.data, stepResult, {
     skippedInHold: skippedInHold(stepSkips, warmUpSkips.beforeHold()),
     scheduledPerS: step.scheduledPerS,

@@ -53,7 +53,11 @@ export function bracketOf(points: readonly SearchPoint[]): { lastPass: number | 
 }
 
 /** What to do next, given every search step so far (in any order). */
-export function nextStep(settings: SearchSettings, points: readonly SearchPoint[], ceiling: SearchCeiling | null = null): SearchNext {
+export function nextStep(
+  settings: SearchSettings,
+  points: readonly SearchPoint[],
+  ceiling: SearchCeiling | null = null,
+): SearchNext {
   const { lastPass, firstFail } = bracketOf(points);
   const done = (reason: 'bracketed' | 'ceiling' | 'nothing passed' | 'max steps'): SearchNext => ({
     kind: 'done',

@@ -46,7 +46,9 @@ export function searchedIndex(plan: Pick<Plan, 'workloads' | 'source'>, name: st
   }
   const index = names.indexOf(name);
   if (index < 0)
-    throw new ProfileError(plan.source, [expected('/capacity/workload', `a workload of the profile (${names.join(', ')})`, name)]);
+    throw new ProfileError(plan.source, [
+      expected('/capacity/workload', `a workload of the profile (${names.join(', ')})`, name),
+    ]);
   return index;
 }
 
@@ -79,7 +81,10 @@ function ownPeak(plan: Plan, index: number, beside: boolean, unit: SearchedUnit)
  * load implies (with several workloads), and the start — as given, else (beside others) its own
  * load as configured, else the default of what is searched (20/s, 1 user, 1×).
  */
-export function resolveSearch(plan: Plan, cap: CapacityPlan): { readonly searched: SearchedWorkload; readonly cap: CapacityPlan } {
+export function resolveSearch(
+  plan: Plan,
+  cap: CapacityPlan,
+): { readonly searched: SearchedWorkload; readonly cap: CapacityPlan } {
   const index = searchedIndex(plan, cap.workload);
   const name = plan.workloads[index]!.name;
   const kind = loadKind(plan, index);

@@ -47,7 +47,12 @@ function cutLoad(load: PhaseLoad, share: number): PhaseLoad {
  * to back, the one the step's end falls in cut there, those after it dropped. Each is renamed
  * after the step (`step-03 background/steady`), so steps keep their figures apart.
  */
-export function phasesWithin(phases: readonly PhasePlan[], startAfterMs: number, stepMs: number, prefix: string): PhasePlan[] {
+export function phasesWithin(
+  phases: readonly PhasePlan[],
+  startAfterMs: number,
+  stepMs: number,
+  prefix: string,
+): PhasePlan[] {
   const within: PhasePlan[] = [];
   let atMs = startAfterMs;
   for (const phase of phases) {
@@ -76,7 +81,8 @@ export function stepPlan(
   // A replay's load is a speed of the recording: every phase of its step replays the window from its start.
   const replay = unit.replay;
   const perS = replay === undefined ? load : load * replayBaseRatePerS(replay);
-  const phaseLoad: PhaseLoad = replay !== undefined ? REPLAY_LOAD : cap.model === 'open' ? rateLoad(load) : concurrencyLoad(load);
+  const phaseLoad: PhaseLoad =
+    replay !== undefined ? REPLAY_LOAD : cap.model === 'open' ? rateLoad(load) : concurrencyLoad(load);
   const warmUp = cap.warmUpMs > 0 ? `${name} warm-up` : null;
   // Steps keep the workload's arrival process (its first phase's), so a Poisson workload is searched as Poisson.
   const arrivals = plan.phases[unit.phases[0] ?? -1]?.arrivals ?? 'uniform';
@@ -89,7 +95,9 @@ export function stepPlan(
     const own: PhasePlan[] =
       w === searched.index
         ? [
-            ...(warmUp === null ? [] : [{ name: warmUp, workload: 0, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
+            ...(warmUp === null
+              ? []
+              : [{ name: warmUp, workload: 0, durationMs: cap.warmUpMs, load: phaseLoad, arrivals }]),
             { name, workload: 0, durationMs: holdMs, load: phaseLoad, arrivals },
           ]
         : phasesWithin(
@@ -109,7 +117,10 @@ export function stepPlan(
     });
   });
   const selection = searched.beside ? parseThreshold(`requests{workload:${searched.name}} >= 0`) : null;
-  const thresholds = [...search.slo.map((line) => holdLine(line, name, searched.name)), ...(selection === null ? [] : [selection])];
+  const thresholds = [
+    ...search.slo.map((line) => holdLine(line, name, searched.name)),
+    ...(selection === null ? [] : [selection]),
+  ];
   return {
     def: { index, kind, model: cap.model, load, phase: name, warmUpPhase: warmUp, warmUpMs: cap.warmUpMs, holdMs },
     phases: phases.filter((p) => p.name === name || p.name === warmUp),

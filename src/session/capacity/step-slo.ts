@@ -59,5 +59,7 @@ export function holdLine(line: ParsedThreshold, holdPhase: string, searched: str
  * phase, perhaps with the searched workload, which the hold belongs to): its figures are the hold's.
  */
 export function isWholeHold(judged: ParsedThreshold, holdPhase: string, searched: string): boolean {
-  return judged.selector.every((t) => (t.key === 'phase' && t.value === holdPhase) || (t.key === 'workload' && t.value === searched));
+  return judged.selector.every(
+    (t) => (t.key === 'phase' && t.value === holdPhase) || (t.key === 'workload' && t.value === searched),
+  );
 }

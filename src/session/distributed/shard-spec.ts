@@ -43,7 +43,14 @@ export function parseShard(text: string, from: string): { index: number; count: 
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
-  if (match === null || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || index < 1 || count < 1 || index > count) {
+  if (
+    match === null ||
+    !Number.isSafeInteger(index) ||
+    !Number.isSafeInteger(count) ||
+    index < 1 ||
+    count < 1 ||
+    index > count
+  ) {
     throw new RpcloadError('bad_flag', `${from}: expected I/N with 1 ≤ I ≤ N, e.g. 2/4, found ${JSON.stringify(text)}`);
   }
   return { index, count };
@@ -101,7 +108,12 @@ export function parseStartAt(text: string, from: string, nowMs: number): number 
  * instant, which every shard knows alike. Without either, shards could not tell their run from
  * last night's, so a run of more than one shard needs one of them.
  */
-export function resolveRunId(given: string | undefined, plan: Pick<Plan, 'name'>, startAtMs: number | null, count: number): string {
+export function resolveRunId(
+  given: string | undefined,
+  plan: Pick<Plan, 'name'>,
+  startAtMs: number | null,
+  count: number,
+): string {
   if (given !== undefined && given.trim() !== '') {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(given.trim())) {
       throw new RpcloadError(

@@ -76,7 +76,11 @@ function orderedNames(declared: readonly string[], present: Readonly<Record<stri
   return [...new Set([...declared, ...extra.sort()])];
 }
 
-function statsByName(declared: readonly string[], data: Readonly<Record<string, DimensionData>>, durationS: number): Record<string, Stats> {
+function statsByName(
+  declared: readonly string[],
+  data: Readonly<Record<string, DimensionData>>,
+  durationS: number,
+): Record<string, Stats> {
   const out: Record<string, Stats> = {};
   for (const name of orderedNames(declared, data)) out[name] = statsOf(data[name], durationS);
   return out;
@@ -105,12 +109,15 @@ function phaseStats(declared: readonly string[], data: RecordedData, durationS: 
 function goodputOf(data: RecordedData, boundMs: number | null, durationS: number): Goodput {
   const success = data.byOutcome[OUTCOME_SUCCESS];
   const histogram = success === undefined ? null : decodeHistogram(success.latency);
-  const requests = histogram === null ? 0 : boundMs === null ? histogram.totalCount : countAtOrBelowUs(histogram, boundMs * 1000);
+  const requests =
+    histogram === null ? 0 : boundMs === null ? histogram.totalCount : countAtOrBelowUs(histogram, boundMs * 1000);
   return { requests, perS: durationS > 0 ? round3(requests / durationS) : 0, latencyBoundMs: boundMs };
 }
 
 const pairs = (data: Readonly<Record<string, EncodedPair>>): Record<string, EncodedPair> =>
-  Object.fromEntries(Object.entries(data).map(([name, d]) => [name, { latency: d.latency, serviceTime: d.serviceTime }]));
+  Object.fromEntries(
+    Object.entries(data).map(([name, d]) => [name, { latency: d.latency, serviceTime: d.serviceTime }]),
+  );
 
 /** The recorded rows, padded with zero rows to the end of the run when it saw traffic. */
 function timelineOf(rows: readonly TimelineRow[], durationS: number): TimelineRow[] {
@@ -136,7 +143,9 @@ function staleRetriesOf(data: RecordedData): Pick<RunResult, 'staleConnectionRet
 
 /** The recorded exemplars as the result file lists them (copies: the file owns its records). */
 function exemplarsOf(exemplars: NonNullable<RecordedData['exemplars']>): Record<string, Exemplar[]> {
-  return Object.fromEntries(Object.entries(exemplars).map(([method, list]) => [method, list.map((e) => ({ ...e, kinds: [...e.kinds] }))]));
+  return Object.fromEntries(
+    Object.entries(exemplars).map(([method, list]) => [method, list.map((e) => ({ ...e, kinds: [...e.kinds] }))]),
+  );
 }
 
 /**
@@ -209,7 +218,9 @@ export function buildRunResult(input: BuildResultInput): RunResult {
       byOutcome: pairs(data.byOutcome),
       byClient: pairs(data.byClient),
       ...(data.byReplica === undefined ? {} : { byReplica: pairs(data.byReplica) }),
-      ...(data.byWorkload === undefined ? {} : { byWorkload: withLag(pairs(data.byWorkload), data.scheduleLagByWorkload ?? {}) }),
+      ...(data.byWorkload === undefined
+        ? {}
+        : { byWorkload: withLag(pairs(data.byWorkload), data.scheduleLagByWorkload ?? {}) }),
       ...(data.byTag === undefined ? {} : { byTag: pairs(data.byTag) }),
       ...(data.bySelector === undefined
         ? {}
@@ -217,7 +228,9 @@ export function buildRunResult(input: BuildResultInput): RunResult {
             bySelector: withLag(
               pairs(data.bySelector),
               Object.fromEntries(
-                Object.entries(data.bySelector).flatMap(([key, d]) => (d.scheduleLag === undefined ? [] : [[key, d.scheduleLag]])),
+                Object.entries(data.bySelector).flatMap(([key, d]) =>
+                  d.scheduleLag === undefined ? [] : [[key, d.scheduleLag]],
+                ),
               ),
             ),
           }),
@@ -247,7 +260,10 @@ function selectorStats(data: NonNullable<RecordedData['bySelector']>, durationS:
   const out: Record<string, PhaseStats> = {};
   for (const [key, d] of Object.entries(data)) {
     const lag = d.scheduleLag === undefined ? null : readEncoded(d.scheduleLag);
-    out[key] = { ...statsOf(d, durationS), ...(lag !== null && lag.count > 0 ? { scheduleLagMs: lag.percentiles } : {}) };
+    out[key] = {
+      ...statsOf(d, durationS),
+      ...(lag !== null && lag.count > 0 ? { scheduleLagMs: lag.percentiles } : {}),
+    };
   }
   return out;
 }
@@ -258,7 +274,10 @@ function withLag(
   lag: Readonly<Record<string, string>>,
 ): Record<string, EncodedPair & { scheduleLag?: string }> {
   return Object.fromEntries(
-    Object.entries(pairsByName).map(([name, pair]) => [name, lag[name] === undefined ? pair : { ...pair, scheduleLag: lag[name] }]),
+    Object.entries(pairsByName).map(([name, pair]) => [
+      name,
+      lag[name] === undefined ? pair : { ...pair, scheduleLag: lag[name] },
+    ]),
   );
 }
 

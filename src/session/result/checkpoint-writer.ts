@@ -82,7 +82,10 @@ export function startCheckpoints(o: {
     if (!o.due()) return;
     writing = writing
       .then(async () => (writer ??= startCheckpointWriter()).write(o.path, await o.input()))
-      .catch((err: unknown) => void (problem ??= `a checkpoint of the result file could not be written: ${describeError(err)}`));
+      .catch(
+        (err: unknown) =>
+          void (problem ??= `a checkpoint of the result file could not be written: ${describeError(err)}`),
+      );
   }, o.everyMs);
   timer.unref();
   return {

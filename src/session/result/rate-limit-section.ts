@@ -33,7 +33,11 @@ export function rateLimitSection(ledger: LedgerData): RateLimitReport {
       sent: c.sent,
       admitted: c.admitted,
       refused: c.refused,
-      periods: c.periods.map((p) => ({ t: Math.floor((p.index * ledger.windowMs) / 1000), admitted: p.admitted, refused: p.refused })),
+      periods: c.periods.map((p) => ({
+        t: Math.floor((p.index * ledger.windowMs) / 1000),
+        admitted: p.admitted,
+        refused: p.refused,
+      })),
       periodsTruncated: c.periodsTruncated,
       retryAfterS: { ...c.retryAfterS },
     };

@@ -7,7 +7,8 @@ import type { Percentiles, Stats } from '../../contract/result-schema.ts';
 export const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
 /** Requests per second over the run; 0 for a run without duration. */
-export const ratePerS = (requests: number, durationS: number): number => (durationS > 0 ? round3(requests / durationS) : 0);
+export const ratePerS = (requests: number, durationS: number): number =>
+  durationS > 0 ? round3(requests / durationS) : 0;
 
 /** Count and percentiles (ms) of one encoded histogram. */
 export function readEncoded(encoded: string): { count: number; percentiles: Percentiles } {
@@ -22,9 +23,18 @@ const ZERO_PERCENTILES: Percentiles = Object.freeze({ min: 0, mean: 0, p50: 0, p
  * serialized copy and a merge of parts all give the same figures. No data (a dimension without
  * traffic) → zeros. Without outcome counts (per-outcome slices) `outcomes` is left empty.
  */
-export function statsOf(data: (EncodedPair & { readonly outcomes?: DimensionData['outcomes'] }) | undefined, durationS: number): Stats {
+export function statsOf(
+  data: (EncodedPair & { readonly outcomes?: DimensionData['outcomes'] }) | undefined,
+  durationS: number,
+): Stats {
   if (data === undefined)
-    return { requests: 0, rps: 0, latencyMs: { ...ZERO_PERCENTILES }, serviceTimeMs: { ...ZERO_PERCENTILES }, outcomes: {} };
+    return {
+      requests: 0,
+      rps: 0,
+      latencyMs: { ...ZERO_PERCENTILES },
+      serviceTimeMs: { ...ZERO_PERCENTILES },
+      outcomes: {},
+    };
   const latency = readEncoded(data.latency);
   return {
     requests: latency.count,

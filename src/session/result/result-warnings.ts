@@ -36,12 +36,17 @@ export function generatedWarnings(result: RunResult): string[] {
       `the server stalled: ${plural(unanswered, 'request')} sent but never answered by the end of the run (counted as ${OUTCOME_UNANSWERED})`,
     );
   const timedOut = summary.outcomes[OUTCOME_TIMEOUT] ?? 0;
-  if (timedOut > 0) warnings.push(`${plural(timedOut, 'request')} got no complete reply within the request timeout (${OUTCOME_TIMEOUT})`);
+  if (timedOut > 0)
+    warnings.push(
+      `${plural(timedOut, 'request')} got no complete reply within the request timeout (${OUTCOME_TIMEOUT})`,
+    );
   const skipped = Object.values(summary.skipped).reduce((a, b) => a + b, 0);
   if (skipped > 0) warnings.push(`${plural(skipped, 'arrival')} not sent (${listCounts(summary.skipped)})`);
   if (summary.tokens.failures > 0) {
     const failed = Object.fromEntries(Object.entries(summary.tokens.outcomes).filter(([key]) => key !== 'success'));
-    warnings.push(`${summary.tokens.failures} of ${plural(summary.tokens.requests, 'token request')} failed (${listCounts(failed)})`);
+    warnings.push(
+      `${summary.tokens.failures} of ${plural(summary.tokens.requests, 'token request')} failed (${listCounts(failed)})`,
+    );
   }
   const truncated = Object.entries(result.rateLimit?.clients ?? {}).filter(([, c]) => c.periodsTruncated);
   if (truncated.length > 0) {

@@ -78,7 +78,8 @@ export function describeWorkloads(plan: Plan): WorkloadDescription[] {
 /** Successes within the latency bound, from a workload's success latency histogram. */
 function goodputOf(encoded: string | undefined, boundMs: number | null, durationS: number): Goodput {
   const histogram = encoded === undefined ? null : decodeHistogram(encoded);
-  const requests = histogram === null ? 0 : boundMs === null ? histogram.totalCount : countAtOrBelowUs(histogram, boundMs * 1000);
+  const requests =
+    histogram === null ? 0 : boundMs === null ? histogram.totalCount : countAtOrBelowUs(histogram, boundMs * 1000);
   return { requests, perS: durationS > 0 ? round3(requests / durationS) : 0, latencyBoundMs: boundMs };
 }
 
@@ -101,7 +102,12 @@ export function workloadSection(
     const lagFigures = lag === undefined ? null : readEncoded(lag);
     const phases = workload.phases.map((phase): WorkloadPhase => {
       const requests = data.byPhase[phase.key] === undefined ? 0 : statsOf(data.byPhase[phase.key], durationS).requests;
-      return { name: phase.name, requests, offeredPerS: phase.offeredPerS, achievedPerS: round3(requests / playedS(phase, durationS)) };
+      return {
+        name: phase.name,
+        requests,
+        offeredPerS: phase.offeredPerS,
+        achievedPerS: round3(requests / playedS(phase, durationS)),
+      };
     });
     const replay = replaySent(workload);
     out[workload.name] = {

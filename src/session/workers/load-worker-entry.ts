@@ -36,7 +36,8 @@ async function main(): Promise<void> {
       abort.abort();
       startOrigin?.(null);
     } else if (message.type === 'serialize') {
-      if (message.scope === 'selections') return post({ type: 'serialized', id: message.id, data: recorder.selectionsOnly() });
+      if (message.scope === 'selections')
+        return post({ type: 'serialized', id: message.id, data: recorder.selectionsOnly() });
       // A checkpoint while the load runs: encoded in slices, not one long stop of this thread's sending loop.
       void recorder.serializeGradually().then((data) => post({ type: 'serialized', id: message.id, data }));
     }
@@ -79,4 +80,6 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => post({ type: 'failed', message: describeError(err), code: err instanceof RpcloadError ? err.code : null }));
+main().catch((err: unknown) =>
+  post({ type: 'failed', message: describeError(err), code: err instanceof RpcloadError ? err.code : null }),
+);

@@ -11,7 +11,11 @@ import { startModuleWorker } from '../../util/module-worker.ts';
 import type { LiveLoadGauges, LiveSnapshot } from '../../contract/live-snapshot.ts';
 import { mergeRecordedData } from '../../metrics/merge-recorded.ts';
 import type { RecordedData } from '../../metrics/recorded-data.ts';
-import { sumMetricsSnapshots, type MetricsReadOptions, type MetricsSnapshot } from '../../prometheus/metrics-snapshot.ts';
+import {
+  sumMetricsSnapshots,
+  type MetricsReadOptions,
+  type MetricsSnapshot,
+} from '../../prometheus/metrics-snapshot.ts';
 import type { Plan } from '../../profile/plan.ts';
 import type { FromWorker, LoadWorkerData, RecordedScope, ToWorker } from './load-worker-protocol.ts';
 import { shardPlan } from './shard-plan.ts';
@@ -57,7 +61,10 @@ interface WorkerState {
 
 export class LoadWorkers {
   private readonly states: WorkerState[];
-  private readonly serializeWaiters = new Map<number, { pending: number; parts: RecordedData[]; resolve: (data: RecordedData) => void }>();
+  private readonly serializeWaiters = new Map<
+    number,
+    { pending: number; parts: RecordedData[]; resolve: (data: RecordedData) => void }
+  >();
   private nextRequestId = 0;
 
   constructor(private readonly o: WorkerRunOptions) {
@@ -95,7 +102,9 @@ export class LoadWorkers {
     return sumLoadGauges(
       this.states.flatMap((s) => {
         if (s.gauges === null) return [];
-        return s.done === null ? [s.gauges] : [{ ...s.gauges, offeredPerS: s.gauges.offeredPerS.map(() => 0), inFlight: 0 }];
+        return s.done === null
+          ? [s.gauges]
+          : [{ ...s.gauges, offeredPerS: s.gauges.offeredPerS.map(() => 0), inFlight: 0 }];
       }),
     );
   }
@@ -185,7 +194,9 @@ export class LoadWorkers {
           resolve();
         } else {
           reject(
-            message.code === null ? new Error(`a load worker failed: ${message.message}`) : new RpcloadError(message.code, message.message),
+            message.code === null
+              ? new Error(`a load worker failed: ${message.message}`)
+              : new RpcloadError(message.code, message.message),
           );
         }
         this.wake();

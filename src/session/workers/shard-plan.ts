@@ -32,7 +32,9 @@ export function weightShares(clients: readonly ClientPlan[], count: number): num
   const total = clients.reduce((sum, client) => sum + client.weight, 0);
   return Array.from({ length: count }, (_, index) => {
     const own = shardClients(clients, index, count);
-    return total > 0 ? own.reduce((sum, client) => sum + client.weight, 0) / total : own.length / Math.max(1, clients.length);
+    return total > 0
+      ? own.reduce((sum, client) => sum + client.weight, 0) / total
+      : own.length / Math.max(1, clients.length);
   });
 }
 
@@ -60,7 +62,10 @@ export function shardPhase(phase: PhasePlan, shares: readonly number[], index: n
   const load = phase.load;
   switch (load.kind) {
     case 'rate':
-      return { ...phase, load: { kind: 'rate', fromPerS: load.fromPerS * shares[index]!, toPerS: load.toPerS * shares[index]! } };
+      return {
+        ...phase,
+        load: { kind: 'rate', fromPerS: load.fromPerS * shares[index]!, toPerS: load.toPerS * shares[index]! },
+      };
     case 'concurrency':
       return { ...phase, load: { kind: 'concurrency', vus: apportion(load.vus, shares)[index]! } };
     default:
@@ -74,7 +79,9 @@ function workloadShares(workload: WorkloadPlan, count: number): number[] {
   const total = workload.clients.reduce((sum, c) => sum + c.weight, 0);
   return Array.from({ length: count }, (_, part) => {
     const own = workload.clients.filter((c) => c.index % count === part);
-    return total > 0 ? own.reduce((sum, c) => sum + c.weight, 0) / total : own.length / Math.max(1, workload.clients.length);
+    return total > 0
+      ? own.reduce((sum, c) => sum + c.weight, 0) / total
+      : own.length / Math.max(1, workload.clients.length);
   });
 }
 

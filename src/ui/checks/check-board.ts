@@ -24,12 +24,24 @@ export interface CheckBoard {
 export const LOG_LIMIT = 100;
 
 export function emptyBoard(checkIds: readonly string[]): CheckBoard {
-  return { rows: checkIds.map((id) => ({ id, state: 'waiting', detail: '', startedAtMs: null, changedAtMs: null })), log: [] };
+  return {
+    rows: checkIds.map((id) => ({ id, state: 'waiting', detail: '', startedAtMs: null, changedAtMs: null })),
+    log: [],
+  };
 }
 
-export function applyProgress(board: CheckBoard, record: CheckProgress): { readonly board: CheckBoard; readonly changed: boolean } {
+export function applyProgress(
+  board: CheckBoard,
+  record: CheckProgress,
+): { readonly board: CheckBoard; readonly changed: boolean } {
   const index = board.rows.findIndex((row) => row.id === record.id);
-  const before: CheckRow = board.rows[index] ?? { id: record.id, state: 'waiting', detail: '', startedAtMs: null, changedAtMs: null };
+  const before: CheckRow = board.rows[index] ?? {
+    id: record.id,
+    state: 'waiting',
+    detail: '',
+    startedAtMs: null,
+    changedAtMs: null,
+  };
   const changed = before.state !== record.state;
   const row: CheckRow = {
     id: record.id,

@@ -14,7 +14,9 @@ import { applyProgress, checkDurationMs, emptyBoard, type CheckRow } from './che
  * (NO_COLOR, CI logs), plus the style the dashboard colours it with. Running checks get a
  * braille spinner that advances with the clock.
  */
-export const STATE_MARK: Readonly<Record<CheckState, { readonly symbol: string; readonly word: string; readonly style: Style }>> = {
+export const STATE_MARK: Readonly<
+  Record<CheckState, { readonly symbol: string; readonly word: string; readonly style: Style }>
+> = {
   waiting: { symbol: '·', word: 'wait', style: 'dim' },
   running: { symbol: '▸', word: 'RUN', style: 'accent' },
   pass: { symbol: '✓', word: 'PASS', style: 'ok' },

@@ -40,7 +40,10 @@ function headerLines(model: VerifyFrameModel, width: number): StyledLine[] {
     seg('  '),
   ]);
   const tallyWidth = tally.reduce((n, s) => n + s.text.length, 0);
-  const bar = seg(progressBar(total > 0 ? done / total : 0, Math.max(0, Math.min(30, width - tallyWidth - 8))), 'accent');
+  const bar = seg(
+    progressBar(total > 0 ? done / total : 0, Math.max(0, Math.min(30, width - tallyWidth - 8))),
+    'accent',
+  );
   const line2 = fitLine([...tally, bar, seg(` ${done}/${total}`, 'dim')], width);
   const right: StyledLine = model.stopping ? [seg(' STOPPING… ', 'inverse')] : [seg('? help  q stop', 'dim')];
   const line3 = spread([seg('result ', 'dim'), seg(cellText(model.header.resultPath, 200))], right, width);
@@ -59,7 +62,10 @@ const HELP: readonly StyledLine[] = [
 
 export function renderVerifyFrame(model: VerifyFrameModel, size: Size): StyledLine[] {
   const canvas = new Canvas(size.width, size.height);
-  canvas.writeLines({ x: 0, y: 0, width: size.width, height: Math.min(HEADER_ROWS, size.height) }, headerLines(model, size.width));
+  canvas.writeLines(
+    { x: 0, y: 0, width: size.width, height: Math.min(HEADER_ROWS, size.height) },
+    headerLines(model, size.width),
+  );
   const left = size.height - HEADER_ROWS;
   const rows = model.board.rows;
   // The checks table comes first and gets what it needs; the log takes the rest, if that is enough.

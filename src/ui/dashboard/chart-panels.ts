@@ -35,7 +35,11 @@ export function bucketAverages(values: readonly number[], size: number): number[
   return out;
 }
 
-const SERIES: readonly { readonly label: string; readonly style: Style; readonly pick: (row: TimelineRow) => number }[] = [
+const SERIES: readonly {
+  readonly label: string;
+  readonly style: Style;
+  readonly pick: (row: TimelineRow) => number;
+}[] = [
   { label: 'ok', style: 'ok', pick: (row) => row.success },
   { label: '429', style: 'warn', pick: (row) => row.rateLimited },
   { label: 'err', style: 'bad', pick: (row) => row.errors },
@@ -50,7 +54,10 @@ export function seriesRows(height: number): readonly number[] {
 }
 
 export function throughputTitle(model: RunFrameModel, width: number): StyledLine {
-  const span = Math.min(completeSeconds(model).length, Math.max(0, width - SERIES_LABEL) * secondsPerColumn(width - SERIES_LABEL));
+  const span = Math.min(
+    completeSeconds(model).length,
+    Math.max(0, width - SERIES_LABEL) * secondsPerColumn(width - SERIES_LABEL),
+  );
   return [seg('throughput req/s'), seg(` · last ${span}s`, 'dim')];
 }
 
@@ -70,7 +77,11 @@ export function throughputLines(model: RunFrameModel, width: number, height: num
     columnChart(values, { width: chartWidth, rows: seriesHeight }).forEach((chart, row) => {
       // First row: name and the latest second's rate; second row (when there is one): the scale.
       const label =
-        row === 0 ? `${series.label.padEnd(3)}${padStart(formatRate(now), 6)}` : row === 1 ? padStart(`↑${formatRate(peak)}`, 9) : '';
+        row === 0
+          ? `${series.label.padEnd(3)}${padStart(formatRate(now), 6)}`
+          : row === 1
+            ? padStart(`↑${formatRate(peak)}`, 9)
+            : '';
       lines.push([seg(label.padEnd(SERIES_LABEL), row === 0 ? series.style : 'dim'), seg(chart, series.style)]);
     });
   });

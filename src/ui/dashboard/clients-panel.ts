@@ -59,7 +59,8 @@ export function clientsLines(model: RunFrameModel, width: number, height: number
   const rows = pickClients(snapshot.clients, snapshot.elapsedMs, height - 1).map((client): StyledLine => {
     const left = backoffLeftMs(client, snapshot.elapsedMs);
     const used = client.admittedInWindow;
-    const windowStyle: Style | null = limit === null ? null : used >= limit ? 'bad' : used >= 0.8 * limit ? 'warn' : null;
+    const windowStyle: Style | null =
+      limit === null ? null : used >= limit ? 'bad' : used >= 0.8 * limit ? 'warn' : null;
     return [
       seg(padEnd(cellText(client.id, 100), id)),
       seg(padStart(formatCount(client.sent), SENT)),

@@ -23,7 +23,9 @@ export function headerLines(model: RunFrameModel, width: number): StyledLine[] {
   const line1 = spread(title, [seg(cellText(header.model, 60), 'dim')], width);
 
   const phaseText =
-    phase === undefined ? '' : `phase ${index + 1}/${header.phases.length} ${cellText(phase.name, 40)} (${cellText(phase.load, 40)})  `;
+    phase === undefined
+      ? ''
+      : `phase ${index + 1}/${header.phases.length} ${cellText(phase.name, 40)} (${cellText(phase.load, 40)})  `;
   const clock = ` ${formatDurationMs(elapsedMs)} / ${formatDurationMs(header.totalDurationMs)}`;
   const fraction = header.totalDurationMs > 0 ? elapsedMs / header.totalDurationMs : 1;
   const percent = ` ${Math.floor(fraction * 100)}%`;
@@ -37,7 +39,10 @@ export function headerLines(model: RunFrameModel, width: number): StyledLine[] {
 
   const right: Segment[] = model.stopping
     ? [seg(' STOPPING… ', 'inverse')]
-    : [seg(`${formatCount(snapshot.requests)} req · ${formatRate(snapshot.rpsLastSecond)}/s  `), seg('? help  q stop', 'dim')];
+    : [
+        seg(`${formatCount(snapshot.requests)} req · ${formatRate(snapshot.rpsLastSecond)}/s  `),
+        seg('? help  q stop', 'dim'),
+      ];
   const line3 =
     model.stopReason === null
       ? spread([seg('result ', 'dim'), seg(cellText(header.resultPath, 200))], right, width)

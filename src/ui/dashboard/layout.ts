@@ -8,7 +8,8 @@
  */
 import type { Rect } from '../text/canvas.ts';
 
-export type RunPanelId = 'header' | 'percentiles' | 'outcomes' | 'workloads' | 'throughput' | 'latencyChart' | 'clients' | 'log';
+export type RunPanelId =
+  'header' | 'percentiles' | 'outcomes' | 'workloads' | 'throughput' | 'latencyChart' | 'clients' | 'log';
 
 export type RunLayout = Readonly<Partial<Record<RunPanelId, Rect>>>;
 
@@ -96,7 +97,8 @@ function panelWidths(panels: readonly PanelSlot[], width: number): number[] {
   let given = 0;
   return panels.map((p, i) => {
     if (i === panels.length - 1) return Math.max(0, width - given);
-    const w = p.fixed ?? Math.min(p.max ?? Number.POSITIVE_INFINITY, Math.floor((rest * (p.weight ?? 1)) / weightTotal));
+    const w =
+      p.fixed ?? Math.min(p.max ?? Number.POSITIVE_INFINITY, Math.floor((rest * (p.weight ?? 1)) / weightTotal));
     given += w;
     return w;
   });
@@ -117,7 +119,9 @@ const WORKLOADS_MIN_LINES = 6;
 /** Bands with the workloads band after the percentiles (wide) or the outcomes (narrow); unchanged when it has no lines. */
 function withWorkloads(bands: readonly Band[], lines: number): readonly Band[] {
   if (lines <= 0) return bands;
-  const after = bands.findIndex((band) => band.panels.some((p) => p.id === (bands === WIDE_BANDS ? 'percentiles' : 'outcomes')));
+  const after = bands.findIndex((band) =>
+    band.panels.some((p) => p.id === (bands === WIDE_BANDS ? 'percentiles' : 'outcomes')),
+  );
   const band = workloadsBand(lines, bands[after]!.priority + 0.5);
   return [...bands.slice(0, after + 1), band, ...bands.slice(after + 1)];
 }

@@ -13,14 +13,21 @@ const COUNT = 8;
 const SHARE = 7;
 const RATE = 8;
 
-const STYLE: Readonly<Record<ReturnType<typeof outcomeClass>, Style>> = { success: 'ok', rate_limited: 'warn', error: 'bad' };
+const STYLE: Readonly<Record<ReturnType<typeof outcomeClass>, Style>> = {
+  success: 'ok',
+  rate_limited: 'warn',
+  error: 'bad',
+};
 
 /** Says what the rate column measures: the last (up to) 10 s once there is a mark a second old. */
 export function outcomesTitle(model: RunFrameModel): StyledLine {
   const spanMs = model.earlier === null ? 0 : model.snapshot.elapsedMs - model.earlier.elapsedMs;
   return [
     seg('outcomes'),
-    seg(spanMs < 1000 ? ' · rate since start' : ` · rate over ${Math.round(Math.min(spanMs, RATE_WINDOW_MS) / 1000)}s`, 'dim'),
+    seg(
+      spanMs < 1000 ? ' · rate since start' : ` · rate over ${Math.round(Math.min(spanMs, RATE_WINDOW_MS) / 1000)}s`,
+      'dim',
+    ),
   ];
 }
 
@@ -29,7 +36,11 @@ export function outcomesLines(model: RunFrameModel, width: number, height: numbe
   const current = { elapsedMs: snapshot.elapsedMs, outcomes: snapshot.outcomes };
   const name = Math.max(8, width - COUNT - SHARE - RATE);
   const keys = Object.keys(snapshot.outcomes).sort((a, b) =>
-    a === 'success' ? -1 : b === 'success' ? 1 : (snapshot.outcomes[b] ?? 0) - (snapshot.outcomes[a] ?? 0) || a.localeCompare(b),
+    a === 'success'
+      ? -1
+      : b === 'success'
+        ? 1
+        : (snapshot.outcomes[b] ?? 0) - (snapshot.outcomes[a] ?? 0) || a.localeCompare(b),
   );
   const lines: StyledLine[] = keys.map((key) => {
     const count = snapshot.outcomes[key] ?? 0;
@@ -42,7 +53,10 @@ export function outcomesLines(model: RunFrameModel, width: number, height: numbe
   });
   if (lines.length === 0) lines.push([seg('waiting for the first responses…', 'dim')]);
   for (const [reason, count] of Object.entries(snapshot.skipped).sort((a, b) => b[1] - a[1])) {
-    lines.push([seg(padEnd(`not sent: ${cellText(reason, 100)}`, width - COUNT), 'dim'), seg(padStart(formatCount(count), COUNT), 'dim')]);
+    lines.push([
+      seg(padEnd(`not sent: ${cellText(reason, 100)}`, width - COUNT), 'dim'),
+      seg(padStart(formatCount(count), COUNT), 'dim'),
+    ]);
   }
   const { tokens } = snapshot;
   if (tokens.requests > 0) {

@@ -28,7 +28,9 @@ export function lagIsBehind(lagP99Ms: number | null): boolean {
 
 export function percentilesTitle(model: RunFrameModel): StyledLine {
   const lag = model.snapshot.scheduleLagMs?.p99 ?? null;
-  return lagIsBehind(lag) ? [seg('latency ms'), seg(' · lag high!', 'bad')] : [seg('latency ms'), seg(' · overall', 'dim')];
+  return lagIsBehind(lag)
+    ? [seg('latency ms'), seg(' · lag high!', 'bad')]
+    : [seg('latency ms'), seg(' · overall', 'dim')];
 }
 
 export function percentilesLines(model: RunFrameModel, width: number, height: number): StyledLine[] {
@@ -37,7 +39,11 @@ export function percentilesLines(model: RunFrameModel, width: number, height: nu
   const empty = model.snapshot.requests === 0;
   const value = (ms: number): string => padStart(empty ? '–' : formatMs(ms), column);
   const rows = new Map<string, StyledLine>();
-  rows.set('head', [seg(padEnd('', LABEL)), seg(padStart('latency', column), 'dim'), seg(padStart('service', column), 'dim')]);
+  rows.set('head', [
+    seg(padEnd('', LABEL)),
+    seg(padStart('latency', column), 'dim'),
+    seg(padStart('service', column), 'dim'),
+  ]);
   for (const { label, key } of ROWS) {
     rows.set(label, [
       seg(padEnd(label, LABEL)),

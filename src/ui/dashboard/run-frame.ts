@@ -16,7 +16,10 @@ import { LAG_WARN_MS, percentilesLines, percentilesTitle } from './percentiles-p
 import { showsWorkloads, type RunFrameModel } from './run-model.ts';
 import { workloadsLines, workloadsPanelLines, workloadsTitle } from './workloads-panel.ts';
 
-type PanelRenderer = (model: RunFrameModel, inner: Rect) => { readonly title: StyledLine; readonly lines: readonly StyledLine[] };
+type PanelRenderer = (
+  model: RunFrameModel,
+  inner: Rect,
+) => { readonly title: StyledLine; readonly lines: readonly StyledLine[] };
 
 const PANELS: Readonly<Record<Exclude<RunPanelId, 'header'>, PanelRenderer>> = {
   percentiles: (m, r) => ({ title: percentilesTitle(m), lines: percentilesLines(m, r.width, r.height) }),

@@ -18,14 +18,27 @@ interface Column {
   readonly id: string;
   readonly head: string;
   readonly width: number;
-  readonly cell: (row: LiveWorkloadRow, offeredPerS: number | null) => { readonly text: string; readonly style?: Style };
+  readonly cell: (
+    row: LiveWorkloadRow,
+    offeredPerS: number | null,
+  ) => { readonly text: string; readonly style?: Style };
 }
 
 /** Columns in display order; DROP_ORDER says which go first when the panel is narrow. */
 const COLUMNS: readonly Column[] = [
-  { id: 'offered', head: 'offered/s', width: 10, cell: (_, offered) => ({ text: offered === null ? '–' : formatRate(offered) }) },
+  {
+    id: 'offered',
+    head: 'offered/s',
+    width: 10,
+    cell: (_, offered) => ({ text: offered === null ? '–' : formatRate(offered) }),
+  },
   { id: 'achieved', head: 'achieved/s', width: 11, cell: (row) => ({ text: formatRate(row.rpsLastSecond) }) },
-  { id: 'p50', head: 'p50', width: 7, cell: (row) => ({ text: row.requests === 0 ? '–' : formatMs(row.latencyMs.p50) }) },
+  {
+    id: 'p50',
+    head: 'p50',
+    width: 7,
+    cell: (row) => ({ text: row.requests === 0 ? '–' : formatMs(row.latencyMs.p50) }),
+  },
   {
     id: 'p99',
     head: 'p99',
@@ -39,7 +52,10 @@ const COLUMNS: readonly Column[] = [
     cell: (row) =>
       row.scheduleLagP99Ms === null
         ? { text: '–' }
-        : { text: formatMs(row.scheduleLagP99Ms), ...(row.scheduleLagP99Ms > LAG_WARN_MS ? { style: 'bad' as const } : {}) },
+        : {
+            text: formatMs(row.scheduleLagP99Ms),
+            ...(row.scheduleLagP99Ms > LAG_WARN_MS ? { style: 'bad' as const } : {}),
+          },
   },
   {
     id: 'errors',
@@ -89,7 +105,9 @@ export function workloadsLines(model: RunFrameModel, width: number, height: numb
   const { header, snapshot, gauges } = model;
   const columns = fittingColumns(width);
   const name = Math.max(NAME_MIN, width - columns.reduce((sum, c) => sum + c.width, 0));
-  const lines: StyledLine[] = [[seg(padEnd('workload', name), 'dim'), ...columns.map((c) => seg(padStart(c.head, c.width), 'dim'))]];
+  const lines: StyledLine[] = [
+    [seg(padEnd('workload', name), 'dim'), ...columns.map((c) => seg(padStart(c.head, c.width), 'dim'))],
+  ];
   (header.workloads ?? []).forEach((workload, w) => {
     const row = snapshot.workloads.find((r) => r.name === workload.name) ?? emptyRow(workload.name);
     const offered = workload.open ? (gauges?.offeredPerS[w] ?? 0) : null;

@@ -96,7 +96,13 @@ export function startDashboardLoop(options: DashboardLoopOptions): DashboardLoop
     // Only a terminal needs protecting: stderr redirected to a file cannot garble the screen.
     if (process.stderr.isTTY === true && output !== process.stderr) capture = captureStderr(process.stderr);
     // After a resize the terminal has reflowed the old frame: repaint every cell.
-    screen = openFrameScreen({ input: options.input ?? process.stdin, output, colour: options.colour, onKey, onResize: () => draw(true) });
+    screen = openFrameScreen({
+      input: options.input ?? process.stdin,
+      output,
+      colour: options.colour,
+      onKey,
+      onResize: () => draw(true),
+    });
   } catch (err) {
     guard.restore();
     throw err;

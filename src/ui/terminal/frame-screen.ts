@@ -48,7 +48,15 @@ const COLOUR_INDEX: Readonly<Record<Style, number>> = {
   strong: DEFAULT_COLOUR,
   inverse: DEFAULT_COLOUR,
 };
-const FLAGS: Readonly<Record<Style, number>> = { ok: 0, warn: 0, bad: 0, dim: 0, accent: 0, strong: BOLD, inverse: INVERSE };
+const FLAGS: Readonly<Record<Style, number>> = {
+  ok: 0,
+  warn: 0,
+  bad: 0,
+  dim: 0,
+  accent: 0,
+  strong: BOLD,
+  inverse: INVERSE,
+};
 
 /**
  * The blessed attribute of a style; without colour only bold and inverse remain. `dim` is bright

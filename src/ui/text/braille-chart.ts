@@ -31,7 +31,10 @@ function levelOf(value: number | null, max: number, levels: number): number | nu
   return Math.round(ratio * (levels - 1));
 }
 
-export function brailleChart(series: readonly (readonly (number | null)[])[], options: BrailleChartOptions): BrailleChart {
+export function brailleChart(
+  series: readonly (readonly (number | null)[])[],
+  options: BrailleChartOptions,
+): BrailleChart {
   const width = Math.max(0, options.width);
   const height = Math.max(0, options.height);
   const levels = height * 4;
@@ -56,7 +59,8 @@ export function brailleChart(series: readonly (readonly (number | null)[])[], op
         return;
       }
       // Join to the previous point: fill this dot column from just past it up (or down) to here.
-      const from: number = previous === null || previous === level ? level : previous < level ? previous + 1 : previous - 1;
+      const from: number =
+        previous === null || previous === level ? level : previous < level ? previous + 1 : previous - 1;
       for (let l = Math.min(from, level); l <= Math.max(from, level); l++) dot(offset + i, l, index);
       previous = level;
     });

@@ -71,7 +71,8 @@ export class Canvas {
 
   /** Blank a rect (overlays draw on a cleared area). */
   clear(rect: Rect): void {
-    for (let row = rect.y; row < rect.y + rect.height; row++) this.write(rect.x, row, ' '.repeat(Math.max(0, rect.width)));
+    for (let row = rect.y; row < rect.y + rect.height; row++)
+      this.write(rect.x, row, ' '.repeat(Math.max(0, rect.width)));
   }
 
   /** A single-line border with an optional title in the top edge: `┌ title ───┐`. */

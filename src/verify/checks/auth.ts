@@ -39,5 +39,6 @@ export const authInvalidToken: CheckDefinition = {
   id: 'auth.invalid_token',
   plan: () => ({ needs: [], countsQuota: false, estimateMs: 50 }),
   // A well-formed bearer token (RFC 6750 b64token) that no server issued.
-  run: async (check) => judgeInvalidToken(await observeAuth(check, `Bearer rpcload-unknown-${randomBytes(16).toString('base64url')}`)),
+  run: async (check) =>
+    judgeInvalidToken(await observeAuth(check, `Bearer rpcload-unknown-${randomBytes(16).toString('base64url')}`)),
 };

@@ -23,7 +23,11 @@ function allMethods(config: VerifyConfig): string[] {
 
 export const envelope: CheckDefinition = {
   id: 'envelope',
-  plan: (config) => ({ needs: [{ kind: 'spare', requests: envelopeSampleSize(config) }], countsQuota: false, estimateMs: 500 }),
+  plan: (config) => ({
+    needs: [{ kind: 'spare', requests: envelopeSampleSize(config) }],
+    countsQuota: false,
+    estimateMs: 500,
+  }),
   async run(check, [clientId]) {
     const { config } = check;
     const unknown = `rpcload.no_such_method_${randomBytes(4).toString('hex')}`;

@@ -16,7 +16,11 @@ const MAX_PAGES = 50;
 const RESERVED_PAGES = 12;
 
 /** Walk one paginated method from its first page, repeating `{}` and adding `next`. */
-async function walk(check: CheckContext, clientId: string, { method, field }: PaginatedMethod): Promise<WalkObservation> {
+async function walk(
+  check: CheckContext,
+  clientId: string,
+  { method, field }: PaginatedMethod,
+): Promise<WalkObservation> {
   const pages: PageRecord[] = [];
   const seenItems = new Set<string>();
   const seenCursors = new Set<string>();
@@ -35,7 +39,11 @@ async function walk(check: CheckContext, clientId: string, { method, field }: Pa
   });
 
   while (pages.length < MAX_PAGES) {
-    const { roundTrip, reply } = await callPolitely(check, { method, clientId, body: cursor === null ? '{}' : appendCursor('{}', cursor) });
+    const { roundTrip, reply } = await callPolitely(check, {
+      method,
+      clientId,
+      body: cursor === null ? '{}' : appendCursor('{}', cursor),
+    });
     const data = reply.classification?.data ?? null;
     if (data === null) {
       pages.push({
@@ -84,7 +92,12 @@ export const pagination: CheckDefinition = {
     config.paginated.length === 0
       ? 'no paginated method given (--paginated NAME[:ARRAYFIELD])'
       : {
-          needs: [{ kind: 'spare', requests: Math.max(1, Math.min(config.limit - 2, RESERVED_PAGES * config.paginated.length)) }],
+          needs: [
+            {
+              kind: 'spare',
+              requests: Math.max(1, Math.min(config.limit - 2, RESERVED_PAGES * config.paginated.length)),
+            },
+          ],
           countsQuota: false,
           estimateMs: 1000,
         },

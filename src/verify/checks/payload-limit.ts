@@ -20,7 +20,9 @@ const PADDED_SHELL = '{"padding":""}';
 
 /** A JSON object of exactly `bytes` (≥ 2) bytes: one extra, ignorable field, or whitespace when tiny. */
 export function paddedBody(bytes: number): string {
-  return bytes < PADDED_SHELL.length ? `{${' '.repeat(bytes - 2)}}` : `{"padding":"${'x'.repeat(bytes - PADDED_SHELL.length)}"}`;
+  return bytes < PADDED_SHELL.length
+    ? `{${' '.repeat(bytes - 2)}}`
+    : `{"padding":"${'x'.repeat(bytes - PADDED_SHELL.length)}"}`;
 }
 
 async function probe(check: CheckContext, clientId: string, bytes: number): Promise<PayloadProbe> {
@@ -68,7 +70,8 @@ export const payloadLimit: CheckDefinition = {
   id: 'payload.limit',
   plan: () => ({ needs: [{ kind: 'spare', requests: 5 }], countsQuota: false, estimateMs: 500 }),
   async run(check, [clientId]) {
-    const expected = check.config.payloadLimitBytes === null ? PAYLOAD_LIMIT_READINGS_BYTES : [check.config.payloadLimitBytes];
+    const expected =
+      check.config.payloadLimitBytes === null ? PAYLOAD_LIMIT_READINGS_BYTES : [check.config.payloadLimitBytes];
     return judgePayloadLimit({ expectedBytes: expected, probes: await search(check, clientId!, expected) });
   },
 };

@@ -28,8 +28,18 @@ async function attempt(
   const { limit, windowMs } = check.config;
   const half = Math.ceil(limit / 2);
   const methodAt = (i: number): string => (i >= half && i < limit ? second : first);
-  if (after === null) return { kind: 'idle', roundTrips: (await sendUntilRefused(check, clientId, burstCap(limit), methodAt)).roundTrips };
-  const opening = await awaitReadmission(check, clientId, first, announcedResetMs(after, windowMs), windowMs / (2 * limit));
+  if (after === null)
+    return {
+      kind: 'idle',
+      roundTrips: (await sendUntilRefused(check, clientId, burstCap(limit), methodAt)).roundTrips,
+    };
+  const opening = await awaitReadmission(
+    check,
+    clientId,
+    first,
+    announcedResetMs(after, windowMs),
+    windowMs / (2 * limit),
+  );
   const opener = opening.roundTrips.at(-1)!;
   if (opening.stop !== 'admitted') return { kind: 'reset', roundTrips: [opener] };
   const rest = await sendUntilRefused(check, clientId, burstCap(limit) - 1, (i) => methodAt(i + 1));

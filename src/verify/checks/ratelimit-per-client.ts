@@ -14,7 +14,12 @@ import { burstCap } from './ratelimit-threshold.ts';
 const SECOND_TOKEN_REQUESTS = 5;
 const MAX_ATTEMPTS = 2;
 
-async function attempt(check: CheckContext, clientA: string, clientB: string, secondTokenOfA: string): Promise<PerClientAttempt> {
+async function attempt(
+  check: CheckContext,
+  clientA: string,
+  clientB: string,
+  secondTokenOfA: string,
+): Promise<PerClientAttempt> {
   const { methods, limit } = check.config;
   const method = methods[0]!;
   const run = await sendUntilRefused(check, clientA, burstCap(limit), () => method);

@@ -7,7 +7,13 @@ import { sendUntilRefused } from '../bursts.ts';
 import type { CheckDefinition } from '../check.ts';
 import type { CheckContext } from '../check-context.ts';
 import type { VerifyConfig } from '../config.ts';
-import { judgeReplicas, spentResetFromMs, type Route, type RouteProbe, type RouteRun } from '../verdicts/ratelimit-replicas.ts';
+import {
+  judgeReplicas,
+  spentResetFromMs,
+  type Route,
+  type RouteProbe,
+  type RouteRun,
+} from '../verdicts/ratelimit-replicas.ts';
 import { burstCap } from './ratelimit-threshold.ts';
 
 /** The second look needs this much time before the earliest reset, or it is left out. */
@@ -15,7 +21,10 @@ const MIN_LATER_LEAD_MS = 300;
 
 /** The target, then the replicas numbered from 1 in the order given. */
 export function routesOf(config: VerifyConfig): Route[] {
-  return [{ name: 'target', url: config.target }, ...config.replicas.map((url, i) => ({ name: `replica ${i + 1}`, url }))];
+  return [
+    { name: 'target', url: config.target },
+    ...config.replicas.map((url, i) => ({ name: `replica ${i + 1}`, url })),
+  ];
 }
 
 async function runThrough(check: CheckContext, clientId: string, route: Route): Promise<RouteRun> {
@@ -59,6 +68,12 @@ export const ratelimitReplicas: CheckDefinition = {
         probes.push(...(await probeAll(check, clientId!, others, 'later')));
       }
     }
-    return judgeReplicas({ limit: config.limit, windowMs: config.windowMs, replicaCount: config.replicas.length, spent, probes });
+    return judgeReplicas({
+      limit: config.limit,
+      windowMs: config.windowMs,
+      replicaCount: config.replicas.length,
+      spent,
+      probes,
+    });
   },
 };

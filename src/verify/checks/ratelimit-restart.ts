@@ -20,9 +20,16 @@ export const ratelimitRestart: CheckDefinition = {
     const hooks = check.config.hooks!;
     const method = methods[0]!;
     const spent = await sendUntilRefused(check, clientId!, burstCap(limit), () => method);
-    const observation = { limit, windowMs, hookTimeoutMs: hooks.timeoutMs, spent: spent.roundTrips, spentStop: spent.stop };
+    const observation = {
+      limit,
+      windowMs,
+      hookTimeoutMs: hooks.timeoutMs,
+      spent: spent.roundTrips,
+      spentStop: spent.stop,
+    };
     const resetFromMs = restartResetFromMs(spent.roundTrips, windowMs);
-    if (spent.stop !== 'refused' || resetFromMs === null) return judgeRestart({ ...observation, fault: null, heal: null, after: [] });
+    if (spent.stop !== 'refused' || resetFromMs === null)
+      return judgeRestart({ ...observation, fault: null, heal: null, after: [] });
     let fault: HookRun | null = null;
     let heal: HookRun | null = null;
     try {

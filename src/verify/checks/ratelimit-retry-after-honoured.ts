@@ -19,7 +19,10 @@ type Problem = HonourObservation['problem'];
 
 function runProblem(run: Run, limit: number, windowMs: number): Problem {
   if (run.stop === 'failed')
-    return { kind: 'failed', detail: `a request got no verdict from the limiter (${run.roundTrips.at(-1)?.outcome ?? 'unknown'})` };
+    return {
+      kind: 'failed',
+      detail: `a request got no verdict from the limiter (${run.roundTrips.at(-1)?.outcome ?? 'unknown'})`,
+    };
   if (run.stop !== 'cap') return null;
   const slow = tooSlowToJudge(run.roundTrips, limit, windowMs);
   return slow === null
@@ -59,7 +62,8 @@ async function observe(check: CheckContext, clientId: string): Promise<HonourObs
   if (early.probe?.admission !== 'admitted') return { samples: [early], slack: null, strict, problem: null };
 
   const second = await exhaust();
-  if (second.refusal === null) return { samples: [early], slack: null, strict, problem: runProblem(second, limit, windowMs) };
+  if (second.refusal === null)
+    return { samples: [early], slack: null, strict, problem: runProblem(second, limit, windowMs) };
   const opener = second.refusal;
   const waitS = opener.retryAfterS ?? 0;
   await check.until(opener.doneMs + (waitS >= 2 ? (waitS - 1) * 1000 : waitS * 500));

@@ -29,7 +29,8 @@ export const ratelimitStoreOutage: CheckDefinition = {
       declared: hooks.outagePolicy,
       spent: spent.roundTrips,
     };
-    if (spent.stop !== 'cap') return judgeStoreOutage({ ...observation, fault: null, outage: [], heal: null, afterHeal: null });
+    if (spent.stop !== 'cap')
+      return judgeStoreOutage({ ...observation, fault: null, outage: [], heal: null, afterHeal: null });
     let fault: HookRun | null = null;
     let outage: RoundTrip[] = [];
     let heal: HookRun | null = null;

@@ -76,12 +76,23 @@ async function burst(
  * Load at twice the contract rate, ignoring 429s, from the end of the decisive burst until a few
  * sends past the reset its refusal streak must end by.
  */
-async function continuedLoad(check: CheckContext, clientId: string, decisive: BurstRecord, intervalMs: number): Promise<LoadRecord> {
+async function continuedLoad(
+  check: CheckContext,
+  clientId: string,
+  decisive: BurstRecord,
+  intervalMs: number,
+): Promise<LoadRecord> {
   const { windowMs, methods } = check.config;
   const { refusal } = summarizeBurst(decisive);
   const opener = decisive.roundTrips.find((e) => e.admission === 'admitted')!;
   const resetByMs = Math.max(announcedResetMs(refusal!, windowMs), opener.doneMs + windowMs);
-  const roundTrips = await pacedLoad(check, clientId, methods[0]!, intervalMs, resetByMs + LOAD_TAIL_SENDS * intervalMs);
+  const roundTrips = await pacedLoad(
+    check,
+    clientId,
+    methods[0]!,
+    intervalMs,
+    resetByMs + LOAD_TAIL_SENDS * intervalMs,
+  );
   return { intervalMs, roundTrips };
 }
 
@@ -106,7 +117,10 @@ export const ratelimitThreshold: CheckDefinition = {
       bursts.push(await burst(check, clientId!, next.kind, next.sequential, startMs, intervalMs));
     }
     const decisive = bursts.at(-1)!;
-    const load = bursts.length > 1 && decisive.stop === 'refused' ? await continuedLoad(check, clientId!, decisive, intervalMs) : null;
+    const load =
+      bursts.length > 1 && decisive.stop === 'refused'
+        ? await continuedLoad(check, clientId!, decisive, intervalMs)
+        : null;
     return judgeThreshold({ limit, windowMs, bursts, load });
   },
 };

@@ -23,7 +23,12 @@ const INCONCLUSIVE = new Set(['ETIMEDOUT', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENOT
 function handshake(url: URL, options: ConnectionOptions, timeoutMs: number): Promise<Handshake> {
   return new Promise((resolve) => {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const socket = connect({ host, port: Number(url.port || 443), ...(isIP(host) ? {} : { servername: host }), ...options });
+    const socket = connect({
+      host,
+      port: Number(url.port || 443),
+      ...(isIP(host) ? {} : { servername: host }),
+      ...options,
+    });
     const finish = (result: Handshake): void => {
       socket.destroy();
       resolve(result);

@@ -16,13 +16,21 @@ const combinedVerdict = (verdicts: readonly CheckVerdict[]): CheckVerdict =>
   verdicts.includes('fail') ? 'fail' : verdicts.includes('pass') ? 'pass' : 'skip';
 
 /** A check every part skipped keeps the gravest reason: a broken target outweighs an inapplicable check. */
-const SKIP_GRAVITY: readonly SkipClass[] = ['internal_error', 'target_broken', 'interrupted', 'inconclusive', 'not_applicable'];
-const gravestSkip = (classes: readonly (SkipClass | undefined)[]): SkipClass | undefined => SKIP_GRAVITY.find((c) => classes.includes(c));
+const SKIP_GRAVITY: readonly SkipClass[] = [
+  'internal_error',
+  'target_broken',
+  'interrupted',
+  'inconclusive',
+  'not_applicable',
+];
+const gravestSkip = (classes: readonly (SkipClass | undefined)[]): SkipClass | undefined =>
+  SKIP_GRAVITY.find((c) => classes.includes(c));
 
 /** The parts' checks combined, one per id in order of first appearance; `evidenceKey` names the per-part evidence (`byShard`, `byStep`). */
 export function combineChecks(parts: readonly CheckPart[], evidenceKey: string): CheckResult[] {
   const byId = new Map<string, { label: string; check: CheckResult }[]>();
-  for (const { label, checks } of parts) for (const check of checks) byId.set(check.id, [...(byId.get(check.id) ?? []), { label, check }]);
+  for (const { label, checks } of parts)
+    for (const check of checks) byId.set(check.id, [...(byId.get(check.id) ?? []), { label, check }]);
   return [...byId].map(([id, judged]) => {
     const verdict = combinedVerdict(judged.map((p) => p.check.verdict));
     // The detail explains the combined verdict: the parts that reached it, labelled when they differ.
@@ -38,7 +46,10 @@ export function combineChecks(parts: readonly CheckPart[], evidenceKey: string):
       detail: details.length === 1 ? details[0]! : reasons.map((p) => `${p.label}: ${p.check.detail}`).join('; '),
       evidence: {
         [evidenceKey]: Object.fromEntries(
-          judged.map((p) => [p.label, { verdict: p.check.verdict, detail: p.check.detail, evidence: p.check.evidence }]),
+          judged.map((p) => [
+            p.label,
+            { verdict: p.check.verdict, detail: p.check.detail, evidence: p.check.evidence },
+          ]),
         ),
       },
       ...(durations.length > 0 ? { durationMs: Math.max(...durations) } : {}),

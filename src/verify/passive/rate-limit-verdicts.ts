@@ -60,7 +60,9 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
 const countsOf = (windows: readonly ClientWindow[]): string =>
   range(
     windows.flatMap((w) =>
-      w.window.admittedMin === w.window.admittedMax ? [w.window.admittedMin] : [w.window.admittedMin, w.window.admittedMax],
+      w.window.admittedMin === w.window.admittedMax
+        ? [w.window.admittedMin]
+        : [w.window.admittedMin, w.window.admittedMax],
     ),
   );
 
@@ -89,7 +91,13 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
   const { limit, windowMs } = ledger;
   const windows = settledWindows(ledger);
   const of = (reading: SettledReading) => windows.filter((w) => w.reading === reading);
-  const [exact, early, over, aligned, inconclusive] = [of('exact'), of('early'), of('over'), of('aligned_possible'), of('inconclusive')];
+  const [exact, early, over, aligned, inconclusive] = [
+    of('exact'),
+    of('early'),
+    of('over'),
+    of('aligned_possible'),
+    of('inconclusive'),
+  ];
   const beforeRun = of('before_run');
   const clients = Object.values(ledger.clients);
   const withheld = clients.filter((c) => c.windowsWithheld).length;
@@ -156,7 +164,8 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
   if (exact.length > 0) {
     const notes = [unsettledNote, beforeRunNote].filter((note): note is string => note !== null);
     const held = `held at most ${limit} admitted requests before the announced reset, and could hold exactly ${limit}`;
-    const notJudged = beforeRun.length === 0 ? '' : `; ${beforeRun.length} more may have begun before the run: not judged`;
+    const notJudged =
+      beforeRun.length === 0 ? '' : `; ${beforeRun.length} more may have begun before the run: not judged`;
     return checkResult(
       id,
       'pass',
@@ -177,7 +186,10 @@ function thresholdCheck(ledger: LedgerData): CheckResult {
  * The first window over the limit that admitted exactly a multiple of it since the client was last
  * readmitted (and can hold that many): what per-replica counting admits.
  */
-function perReplicaWindow(over: readonly ClientWindow[], limit: number): { admitted: number; replicas: number; note: string } | null {
+function perReplicaWindow(
+  over: readonly ClientWindow[],
+  limit: number,
+): { admitted: number; replicas: number; note: string } | null {
   for (const { window } of over) {
     const count = window.sinceReset;
     const reading = count >= window.admittedMin && count <= window.admittedMax ? perReplicaReading(count, limit) : null;
@@ -188,13 +200,22 @@ function perReplicaWindow(over: readonly ClientWindow[], limit: number): { admit
 
 function retryCheck(ledger: LedgerData): CheckResult {
   const clients = Object.values(ledger.clients);
-  const total = (key: 'admitted' | 'refused' | 'refusedEarly' | 'unknown'): number => clients.reduce((sum, c) => sum + c.honoured[key], 0);
-  const [admitted, refused, refusedEarly, unknown] = [total('admitted'), total('refused'), total('refusedEarly'), total('unknown')];
+  const total = (key: 'admitted' | 'refused' | 'refusedEarly' | 'unknown'): number =>
+    clients.reduce((sum, c) => sum + c.honoured[key], 0);
+  const [admitted, refused, refusedEarly, unknown] = [
+    total('admitted'),
+    total('refused'),
+    total('refusedEarly'),
+    total('unknown'),
+  ];
   const retries = clients.flatMap((c) => c.observations).filter((o) => o.kind === 'honoured_retry');
   const refusals = retries.filter((o) => o.detail.admitted !== true && o.detail.waitedFull === true);
   const retryAfterValues: Record<string, number> = {};
-  for (const o of retries) retryAfterValues[String(o.detail.retryAfterS)] = (retryAfterValues[String(o.detail.retryAfterS)] ?? 0) + 1;
-  const moments = [...new Set(retries.map((o) => o.detail.refusalPeriodOffsetMs).filter((v): v is number => typeof v === 'number'))];
+  for (const o of retries)
+    retryAfterValues[String(o.detail.retryAfterS)] = (retryAfterValues[String(o.detail.retryAfterS)] ?? 0) + 1;
+  const moments = [
+    ...new Set(retries.map((o) => o.detail.refusalPeriodOffsetMs).filter((v): v is number => typeof v === 'number')),
+  ];
   const evidence = {
     policy: ledger.policy,
     retries: admitted + refused + refusedEarly + unknown,
@@ -255,7 +276,12 @@ function retryCheckWhileSending(ledger: LedgerData, evidence: Record<string, unk
     refusedAfterAnnouncedReset: lateRefusals,
   };
   if (late.length === 0 && readmitted.length === 0)
-    return checkResult(id, 'skip', 'the run never sent a request after a reset a Retry-After announced (429 policy: ignore)', all);
+    return checkResult(
+      id,
+      'skip',
+      'the run never sent a request after a reset a Retry-After announced (429 policy: ignore)',
+      all,
+    );
   if (late.length > 0)
     return checkResult(
       id,

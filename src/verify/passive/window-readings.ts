@@ -35,7 +35,8 @@ function arcOf(fromMs: number, toMs: number, period: number): Arcs | null {
 
 function intersect(x: Arcs, y: Arcs): Arcs {
   const out: Arcs = [];
-  for (const [a, b] of x) for (const [c, d] of y) if (Math.max(a, c) <= Math.min(b, d)) out.push([Math.max(a, c), Math.min(b, d)]);
+  for (const [a, b] of x)
+    for (const [c, d] of y) if (Math.max(a, c) <= Math.min(b, d)) out.push([Math.max(a, c), Math.min(b, d)]);
   return out;
 }
 
@@ -45,10 +46,15 @@ function intersect(x: Arcs, y: Arcs): Arcs {
  * window, must share a point — and for a window over the limit unless a boundary fell inside,
  * the part of its range that keeps it within the limit.
  */
-export function alignedPhaseFits(windows: readonly WindowReading[], kinds: readonly WindowReadingKind[], windowMs: number): boolean {
+export function alignedPhaseFits(
+  windows: readonly WindowReading[],
+  kinds: readonly WindowReadingKind[],
+  windowMs: number,
+): boolean {
   let feasible: Arcs = [[0, windowMs]];
   windows.forEach((w, i) => {
-    const from = kinds[i] === 'over_unless_aligned' && w.withinLimitFromMs !== null ? w.withinLimitFromMs : w.resetFromMs;
+    const from =
+      kinds[i] === 'over_unless_aligned' && w.withinLimitFromMs !== null ? w.withinLimitFromMs : w.resetFromMs;
     const arc = arcOf(from, w.resetToMs, windowMs);
     if (arc !== null) feasible = intersect(feasible, arc);
   });

@@ -54,7 +54,8 @@ function bearer401(obs: AuthObservation, what: string): Verdict | Challenge {
       `${what} got HTTP ${obs.status} (${obs.outcome})${header ? ` and ${header}` : ''}; expected 401 with WWW-Authenticate: Bearer`,
       evidence,
     );
-  if (challenge === undefined) return fail(`${what} got 401 but ${header}; expected WWW-Authenticate: Bearer (RFC 6750 §3.1)`, evidence);
+  if (challenge === undefined)
+    return fail(`${what} got 401 but ${header}; expected WWW-Authenticate: Bearer (RFC 6750 §3.1)`, evidence);
   return challenge;
 }
 
@@ -62,7 +63,9 @@ export function judgeMissingToken(obs: AuthObservation): Verdict {
   const challenge = bearer401(obs, 'a request without Authorization');
   if (!('scheme' in challenge)) return challenge;
   const notes = challenge.params.error
-    ? [`the challenge carries error="${challenge.params.error}"; RFC 6750 §3.1 says a request without credentials should get none`]
+    ? [
+        `the challenge carries error="${challenge.params.error}"; RFC 6750 §3.1 says a request without credentials should get none`,
+      ]
     : [];
   return pass(`401 with WWW-Authenticate: ${describeChallenge(challenge)}`, evidenceOf(obs), notes);
 }

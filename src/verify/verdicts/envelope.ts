@@ -25,7 +25,8 @@ export interface EnvelopeObservation {
 function problemOf(sample: EnvelopeSample): string | null {
   if (sample.kind === null) return null;
   if (sample.violations.length > 0) return sample.violations.join(', ');
-  if (sample.unknownMethod && sample.kind !== 'error') return `an unknown method got a ${sample.kind} envelope, expected an error envelope`;
+  if (sample.unknownMethod && sample.kind !== 'error')
+    return `an unknown method got a ${sample.kind} envelope, expected an error envelope`;
   return null;
 }
 

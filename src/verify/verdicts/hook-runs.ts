@@ -25,7 +25,8 @@ export function hookProblem(run: HookRun, timeoutMs: number): string | null {
   const said = run.stderr.at(-1) ?? run.stdout.at(-1);
   const tail = said === undefined ? '' : `: ${said}`;
   if (run.startError !== undefined) return `the ${run.hook} hook could not start: ${run.startError}`;
-  if (run.timedOut) return `the ${run.hook} hook did not finish within its ${timeoutMs / 1000} s deadline (--hook-timeout)${tail}`;
+  if (run.timedOut)
+    return `the ${run.hook} hook did not finish within its ${timeoutMs / 1000} s deadline (--hook-timeout)${tail}`;
   if (run.exitCode === null) return `the ${run.hook} hook was killed by ${run.signal ?? 'a signal'}${tail}`;
   if (run.exitCode !== 0) return `the ${run.hook} hook exited with code ${run.exitCode}${tail}`;
   return null;

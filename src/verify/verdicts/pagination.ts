@@ -33,7 +33,8 @@ function walkProblems(walk: WalkObservation): string[] {
   const problems: string[] = [];
   const pageProblem = walk.pages.findIndex((p) => p.problem !== null);
   if (pageProblem !== -1) problems.push(`page ${pageProblem + 1}: ${walk.pages[pageProblem]!.problem}`);
-  if (walk.end === 'cursor-cycle') problems.push(`page ${walk.pages.length} returned a cursor already seen: the walk would never end`);
+  if (walk.end === 'cursor-cycle')
+    problems.push(`page ${walk.pages.length} returned a cursor already seen: the walk would never end`);
   if (walk.repeatedItems > 0) problems.push(`${walk.repeatedItems} item(s) appeared twice, first ${walk.firstRepeat}`);
   return problems;
 }

@@ -35,7 +35,10 @@ export function payloadBracket(probes: readonly PayloadProbe[]): {
 } {
   const accepted = probes.filter((p) => p.result === 'accepted').map((p) => p.bytes);
   const refused = probes.filter((p) => p.result !== 'accepted').map((p) => p.bytes);
-  return { maxAccepted: accepted.length ? Math.max(...accepted) : null, minRefused: refused.length ? Math.min(...refused) : null };
+  return {
+    maxAccepted: accepted.length ? Math.max(...accepted) : null,
+    minRefused: refused.length ? Math.min(...refused) : null,
+  };
 }
 
 function refusalProblem(probe: PayloadProbe): string | null {
@@ -53,7 +56,13 @@ export function judgePayloadLimit(obs: PayloadObservation): Verdict {
   const evidence = {
     expectedBytes: obs.expectedBytes,
     boundary: { largestAccepted: maxAccepted, smallestRefused: minRefused },
-    probes: obs.probes.map((p) => ({ bytes: p.bytes, atMs: p.atMs, status: p.status, outcome: p.outcome, result: p.result })),
+    probes: obs.probes.map((p) => ({
+      bytes: p.bytes,
+      atMs: p.atMs,
+      status: p.status,
+      outcome: p.outcome,
+      result: p.result,
+    })),
   };
   const baseline = obs.probes[0];
   if (baseline === undefined || baseline.result !== 'accepted')
@@ -71,7 +80,8 @@ export function judgePayloadLimit(obs: PayloadObservation): Verdict {
     ),
   ];
   const problems: string[] = [];
-  if (minRefused === null) problems.push(`a ${fmt(maxAccepted!)}-byte body was accepted; the limit is ${expected} bytes`);
+  if (minRefused === null)
+    problems.push(`a ${fmt(maxAccepted!)}-byte body was accepted; the limit is ${expected} bytes`);
   else if (minRefused - maxAccepted! > 1)
     problems.push(`the limit lies between ${fmt(maxAccepted!)} and ${fmt(minRefused)} bytes; expected ${expected}`);
   else if (!obs.expectedBytes.includes(maxAccepted!))
@@ -80,5 +90,8 @@ export function judgePayloadLimit(obs: PayloadObservation): Verdict {
     );
   problems.push(...badRefusals);
   if (problems.length > 0) return fail(problems.join('; '), evidence);
-  return pass(`${fmt(maxAccepted!)} bytes accepted, ${fmt(minRefused!)} refused with HTTP 400 payload_limit_exceeded`, evidence);
+  return pass(
+    `${fmt(maxAccepted!)} bytes accepted, ${fmt(minRefused!)} refused with HTTP 400 payload_limit_exceeded`,
+    evidence,
+  );
 }

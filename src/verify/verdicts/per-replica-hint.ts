@@ -6,7 +6,10 @@
 import type { CheckOutcome } from '../check.ts';
 
 /** What an admitted count over the limit says about replicas; null when it is not a multiple of the limit. */
-export function perReplicaReading(admitted: number, limit: number): { readonly replicas: number; readonly note: string } | null {
+export function perReplicaReading(
+  admitted: number,
+  limit: number,
+): { readonly replicas: number; readonly note: string } | null {
   if (admitted <= limit || admitted % limit !== 0) return null;
   const replicas = admitted / limit;
   return {
@@ -19,13 +22,20 @@ export function perReplicaReading(admitted: number, limit: number): { readonly r
  * A failed outcome with the per-replica reading of the first count that is a multiple of the
  * limit: in its evidence (`perReplicaCounting`), its notes, and a short mention in the detail.
  */
-export function withPerReplicaReading(outcome: CheckOutcome, admittedCounts: readonly number[], limit: number): CheckOutcome {
+export function withPerReplicaReading(
+  outcome: CheckOutcome,
+  admittedCounts: readonly number[],
+  limit: number,
+): CheckOutcome {
   if (outcome.verdict !== 'fail') return outcome;
   const found = admittedCounts
     .map((admitted) => ({ admitted, reading: perReplicaReading(admitted, limit) }))
     .find((c) => c.reading !== null);
   if (found === undefined) return outcome;
-  const { admitted, reading } = found as { admitted: number; reading: NonNullable<ReturnType<typeof perReplicaReading>> };
+  const { admitted, reading } = found as {
+    admitted: number;
+    reading: NonNullable<ReturnType<typeof perReplicaReading>>;
+  };
   return {
     ...outcome,
     detail: `${outcome.detail} — ${reading.replicas} × the limit: looks like per-replica counting`,

@@ -91,10 +91,15 @@ export function rateLimitHeaderNotes(
 ): string[] {
   const seen = refusal ?? lastAdmitted;
   if (seen === null) return [];
-  const notes = [`rate-limit headers sent: ${[...new Set([...(lastAdmitted?.sources ?? []), ...(refusal?.sources ?? [])])].join(', ')}`];
+  const notes = [
+    `rate-limit headers sent: ${[...new Set([...(lastAdmitted?.sources ?? []), ...(refusal?.sources ?? [])])].join(', ')}`,
+  ];
   const agree = (ok: boolean): string => (ok ? 'agrees' : 'disagrees');
   const limit = refusal?.limit ?? lastAdmitted?.limit ?? null;
-  if (limit !== null) notes.push(`advertised limit ${limit} ${agree(limit === contract.limit)} with the observed limit ${contract.limit}`);
+  if (limit !== null)
+    notes.push(
+      `advertised limit ${limit} ${agree(limit === contract.limit)} with the observed limit ${contract.limit}`,
+    );
   const windowS = refusal?.windowS ?? lastAdmitted?.windowS ?? null;
   if (windowS !== null)
     notes.push(
@@ -104,7 +109,8 @@ export function rateLimitHeaderNotes(
     notes.push(
       `remaining ${lastAdmitted.remaining} on the last admitted request ${agree(lastAdmitted.remaining === 0)} with the refusal that followed`,
     );
-  if (refusal?.remaining != null) notes.push(`remaining ${refusal.remaining} on the refusal ${agree(refusal.remaining === 0)} with it`);
+  if (refusal?.remaining != null)
+    notes.push(`remaining ${refusal.remaining} on the refusal ${agree(refusal.remaining === 0)} with it`);
   if (refusal?.resetS != null && retryAfterS !== null) {
     notes.push(
       `advertised reset in ${refusal.resetS} s ${agree(Math.abs(refusal.resetS - retryAfterS) <= 1)} with Retry-After ${retryAfterS}`,

@@ -34,7 +34,8 @@ export function attemptIsAmbiguous(
 ): boolean {
   const refusal = attempt.roundTrips.find((e) => e.admission === 'refused');
   const admitted = attempt.roundTrips.filter((e) => e.admission === 'admitted').length;
-  if (refusal === undefined || admitted <= limit || tooSlowToJudge(attempt.roundTrips, limit, windowMs) !== null) return false;
+  if (refusal === undefined || admitted <= limit || tooSlowToJudge(attempt.roundTrips, limit, windowMs) !== null)
+    return false;
   if (attempt.kind === 'idle') return boundaryMayFallInside(attempt.roundTrips[0]!.sentMs, refusal, windowMs);
   const previousRefusal = previous?.roundTrips.find((e) => e.admission === 'refused');
   return previousRefusal !== undefined && mayStraddleAfterReset(refusal.doneMs, previousRefusal, windowMs);
@@ -73,10 +74,13 @@ export function judgeAllMethods(obs: AllMethodsObservation): CheckOutcome {
   const decisive = attempts.at(-1);
   if (decisive === undefined) return skip('inconclusive', 'no attempt was made', evidence);
   const failed = decisive.roundTrips.find((e) => e.admission === 'failed');
-  if (failed !== undefined) return skip('target_broken', `a request got no verdict from the limiter (${failed.outcome})`, evidence);
+  if (failed !== undefined)
+    return skip('target_broken', `a request got no verdict from the limiter (${failed.outcome})`, evidence);
   const notes =
     attempts.length > 1
-      ? [`the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
+      ? [
+          `the first attempt admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`,
+        ]
       : [];
   const refusedAt = decisive.roundTrips.findIndex((e) => e.admission === 'refused');
   if (refusedAt !== -1 && refusedAt < limit) {

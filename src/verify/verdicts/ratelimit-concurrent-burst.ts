@@ -60,7 +60,10 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   const describe = (a: ConcurrentAttempt): Record<string, unknown> => ({
     kind: a.kind,
     sent: a.roundTrips.length,
-    sentWithinMs: Math.round((Math.max(...a.roundTrips.map((e) => e.sentMs)) - Math.min(...a.roundTrips.map((e) => e.sentMs))) * 10) / 10,
+    sentWithinMs:
+      Math.round(
+        (Math.max(...a.roundTrips.map((e) => e.sentMs)) - Math.min(...a.roundTrips.map((e) => e.sentMs))) * 10,
+      ) / 10,
     firstResponseAtMs: Math.min(...a.roundTrips.map((e) => e.doneMs)),
     lastResponseAtMs: Math.max(...a.roundTrips.map((e) => e.doneMs)),
     admitted: count(a, 'admitted'),
@@ -70,12 +73,15 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
   });
   const evidence = { limit, attempts: attempts.map(describe) };
   const decisive = attempts.at(-1);
-  if (decisive === undefined || decisive.roundTrips.length === 0) return skip('inconclusive', 'no burst was sent', evidence);
+  if (decisive === undefined || decisive.roundTrips.length === 0)
+    return skip('inconclusive', 'no burst was sent', evidence);
   const admitted = count(decisive, 'admitted');
   const failed = decisive.roundTrips.filter((e) => e.admission === 'failed');
   const notes =
     attempts.length > 1
-      ? [`an earlier burst admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`]
+      ? [
+          `an earlier burst admitted more than ${limit}, but a window boundary may have fallen inside it: repeated right after the reset`,
+        ]
       : [];
   if (admitted > limit) {
     return {
@@ -95,5 +101,9 @@ export function judgeConcurrentBurst(obs: ConcurrentObservation): CheckOutcome {
       notes,
     );
   if (admitted < limit) notes.push(`only ${admitted} admitted from an idle client (see ratelimit.threshold)`);
-  return pass(`${admitted} of ${decisive.roundTrips.length} requests in flight at once were admitted (at most ${limit})`, evidence, notes);
+  return pass(
+    `${admitted} of ${decisive.roundTrips.length} requests in flight at once were admitted (at most ${limit})`,
+    evidence,
+    notes,
+  );
 }

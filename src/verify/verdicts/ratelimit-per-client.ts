@@ -63,12 +63,17 @@ export function judgePerClient(obs: PerClientObservation): CheckOutcome {
   if (exhaustion.stop === 'cap')
     return skip(
       'inconclusive',
-      exhaustion.tooSlow ?? `${clientA} was never refused (${exhaustion.admitted} admitted back to back): nothing to compare with`,
+      exhaustion.tooSlow ??
+        `${clientA} was never refused (${exhaustion.admitted} admitted back to back): nothing to compare with`,
       evidence,
     );
   const unanswered = [...secondToken, control, otherClient].find((e) => e === null || e.admission === 'failed');
   if (unanswered !== undefined)
-    return skip('target_broken', `a comparison request got no verdict from the limiter (${unanswered?.outcome ?? 'not sent'})`, evidence);
+    return skip(
+      'target_broken',
+      `a comparison request got no verdict from the limiter (${unanswered?.outcome ?? 'not sent'})`,
+      evidence,
+    );
   if (attemptIsInconclusive(attempt))
     return skip(
       'inconclusive',
@@ -79,7 +84,8 @@ export function judgePerClient(obs: PerClientObservation): CheckOutcome {
   const problems: string[] = [];
   const notes: string[] = [];
   const quotaShared = otherClient!.admission === 'refused';
-  if (quotaShared) problems.push(`exhausting ${clientA} also got ${clientB} refused: one quota is shared across client IDs`);
+  if (quotaShared)
+    problems.push(`exhausting ${clientA} also got ${clientB} refused: one quota is shared across client IDs`);
   const admittedT2 = secondToken.filter((e) => e.admission === 'admitted').length;
   if (admittedT2 === secondToken.length) {
     problems.push(

@@ -55,7 +55,8 @@ export function spentResetFromMs(spent: RouteRun, windowMs: number): number | nu
   return opener.sentMs + windowMs;
 }
 
-const admitted = (roundTrips: readonly RoundTrip[]): number => roundTrips.filter((e) => e.admission === 'admitted').length;
+const admitted = (roundTrips: readonly RoundTrip[]): number =>
+  roundTrips.filter((e) => e.admission === 'admitted').length;
 
 export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
   const { limit, windowMs, spent, probes } = obs;
@@ -86,11 +87,15 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
         ...(admitted(p.roundTrips.filter((e) => !judged(e))) > 0
           ? { admittedAfterPossibleReset: admitted(p.roundTrips.filter((e) => !judged(e))) }
           : {}),
-        ...(refused === undefined ? { stop: p.stop } : { refusedAtMs: refused.sentMs, retryAfterS: refused.retryAfterS }),
+        ...(refused === undefined
+          ? { stop: p.stop }
+          : { refusedAtMs: refused.sentMs, retryAfterS: refused.retryAfterS }),
       };
     }),
   };
-  const failed = [spent, ...probes].flatMap((run) => run.roundTrips.filter((e) => e.admission === 'failed').map((e) => ({ run, e })))[0];
+  const failed = [spent, ...probes].flatMap((run) =>
+    run.roundTrips.filter((e) => e.admission === 'failed').map((e) => ({ run, e })),
+  )[0];
   if (failed !== undefined)
     return skip(
       'target_broken',
@@ -101,15 +106,19 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
     const slow = tooSlowToJudge(spent.roundTrips, limit, windowMs);
     return skip(
       'inconclusive',
-      slow ?? `no refusal after ${spentAdmitted} requests through ${spent.route.name}: no spent quota to compare (see ratelimit.threshold)`,
+      slow ??
+        `no refusal after ${spentAdmitted} requests through ${spent.route.name}: no spent quota to compare (see ratelimit.threshold)`,
       evidence,
     );
   }
   const notes: string[] = [];
   if (refusal.retryAfterS === null)
-    notes.push(`the refusal through ${spent.route.name} had no Retry-After: the reset was taken to be a window after the first admission`);
+    notes.push(
+      `the refusal through ${spent.route.name} had no Retry-After: the reset was taken to be a window after the first admission`,
+    );
   const late = probes.reduce((sum, p) => sum + admitted(p.roundTrips.filter((e) => !judged(e))), 0);
-  if (late > 0) notes.push(`${late} admission(s) came after the earliest moment the announced reset can have happened: not judged`);
+  if (late > 0)
+    notes.push(`${late} admission(s) came after the earliest moment the announced reset can have happened: not judged`);
   if (!probes.some((p) => p.round === 'later'))
     notes.push('no second look later in the window: the announced reset was too close (a longer --window gives one)');
 
@@ -118,7 +127,8 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
   const effective = spentAdmitted + early.reduce((sum, p) => sum + admitted(p.roundTrips.filter(judged)), 0);
   const atLeast = early.some((p) => p.stop === 'cap') ? 'at least ' : '';
   const perWindow = `effective limit ${atLeast}${effective} per ${seconds(windowMs)} with ${obs.replicaCount} replica${obs.replicaCount === 1 ? '' : 's'}`;
-  if (spentAdmitted > limit) problems.push(`${spent.route.name} admitted ${spentAdmitted} before its first refusal; the limit is ${limit}`);
+  if (spentAdmitted > limit)
+    problems.push(`${spent.route.name} admitted ${spentAdmitted} before its first refusal; the limit is ${limit}`);
   if (early.length > 0) {
     const [first, ...more] = early;
     const n = admitted(first!.roundTrips.filter(judged));
@@ -137,7 +147,8 @@ export function judgeReplicas(obs: ReplicasObservation): CheckOutcome {
   evidence.retryAfter = agreement.evidence;
   if (agreement.problem !== null) problems.push(agreement.problem);
   if (problems.length > 0) {
-    const detail = problems.length > 1 ? `${problems[0]!} (and ${problems.length - 1} more finding(s), see evidence)` : problems[0]!;
+    const detail =
+      problems.length > 1 ? `${problems[0]!} (and ${problems.length - 1} more finding(s), see evidence)` : problems[0]!;
     return withPerReplicaReading(fail(detail, { ...evidence, problems }, notes), [spentAdmitted], limit);
   }
   const others = [...new Set(probes.map((p) => p.route.name))];
@@ -160,7 +171,9 @@ function retryAfterAgreement(
   judged: (e: RoundTrip) => boolean,
 ): { problem: string | null; compared: number; evidence: Record<string, unknown> } {
   const refusals = [spent, ...probes].flatMap((run) => {
-    const refusal = run.roundTrips.find((e) => e.admission === 'refused' && e.retryAfterS !== null && (run === spent || judged(e)));
+    const refusal = run.roundTrips.find(
+      (e) => e.admission === 'refused' && e.retryAfterS !== null && (run === spent || judged(e)),
+    );
     return refusal === undefined ? [] : [{ route: run.route.name, refusal }];
   });
   const resets = refusals.map(({ route, refusal }) => ({
@@ -173,7 +186,8 @@ function retryAfterAgreement(
   if (resets.length < 2) return { problem: null, compared: resets.length, evidence };
   const latestFrom = resets.reduce((a, b) => (b.fromMs > a.fromMs ? b : a));
   const earliestTo = resets.reduce((a, b) => (b.toMs < a.toMs ? b : a));
-  if (latestFrom.fromMs <= earliestTo.toMs) return { problem: null, compared: resets.length, evidence: { ...evidence, agree: true } };
+  if (latestFrom.fromMs <= earliestTo.toMs)
+    return { problem: null, compared: resets.length, evidence: { ...evidence, agree: true } };
   return {
     problem: `Retry-After disagrees across routes: ${earliestTo.route} announced the reset at ${seconds(earliestTo.atMs)}, ${latestFrom.route} at ${seconds(latestFrom.atMs)} — more than the 1 s rounding apart`,
     compared: resets.length,

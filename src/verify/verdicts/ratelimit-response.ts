@@ -59,7 +59,8 @@ function refusalProblems(sample: RefusalSample): string[] {
           ? `Retry-After ${retryAfterText(sample.retryAfter)} asks for a wait of over a day (not followed)`
           : `Retry-After ${retryAfterText(sample.retryAfter)} is not a number of seconds`,
     );
-  else if (sample.retryAfter.form === 'date') problems.push('Retry-After is an HTTP-date; the conventions promise a number of seconds');
+  else if (sample.retryAfter.form === 'date')
+    problems.push('Retry-After is an HTTP-date; the conventions promise a number of seconds');
   if (sample.envelope !== 'error' || sample.errorCode !== 'rate_limit_exceeded') {
     const found =
       sample.envelope === 'invalid'

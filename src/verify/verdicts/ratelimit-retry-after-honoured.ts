@@ -37,7 +37,9 @@ function sampleEvidence(s: HonourSample): Record<string, unknown> {
     refusedAtMs: s.refusal.sentMs,
     receivedAtMs: s.refusal.doneMs,
     retryAfterS: s.refusal.retryAfterS,
-    ...(s.probe ? { probeSentAtMs: s.probe.sentMs, probe: s.probe.outcome, probeRetryAfterS: s.probe.retryAfterS } : {}),
+    ...(s.probe
+      ? { probeSentAtMs: s.probe.sentMs, probe: s.probe.outcome, probeRetryAfterS: s.probe.retryAfterS }
+      : {}),
   };
 }
 
@@ -58,7 +60,11 @@ export function judgeRetryAfterHonoured(obs: HonourObservation): Verdict {
   if (obs.problem?.kind === 'failed') return skip('target_broken', obs.problem.detail, evidence);
   if (obs.problem?.kind === 'no-refusal') return fail(obs.problem.detail, evidence);
   if (obs.samples.some((s) => s.refusal.retryAfterS === null))
-    return skip('inconclusive', 'the refusal carried no usable Retry-After (see ratelimit.response): nothing to honour', evidence);
+    return skip(
+      'inconclusive',
+      'the refusal carried no usable Retry-After (see ratelimit.response): nothing to honour',
+      evidence,
+    );
 
   const notes: string[] = [];
   let slackFailure: string | null = null;
@@ -93,7 +99,10 @@ export function judgeRetryAfterHonoured(obs: HonourObservation): Verdict {
     );
   if (slackFailure !== null) return fail(slackFailure, evidence, notes);
   const described = obs.samples
-    .map((s) => `Retry-After ${s.refusal.retryAfterS} s ${Math.round(s.refusal.sentMs - s.exhaustedAtMs)} ms into the throttle`)
+    .map(
+      (s) =>
+        `Retry-After ${s.refusal.retryAfterS} s ${Math.round(s.refusal.sentMs - s.exhaustedAtMs)} ms into the throttle`,
+    )
     .join(', ');
   return pass(
     `admitted after waiting exactly the Retry-After from receipt at ${obs.samples.length} moments (${described})`,

@@ -62,7 +62,12 @@ export function readOutage(
       notes: [],
     };
   const refusedWith = refused > 0 && unavailable > 0 ? '429+5xx' : refused > 0 ? '429' : '5xx';
-  const how = refusedWith === '429' ? 'with 429' : refusedWith === '5xx' ? `with 5xx (${statuses})` : `with 429 and 5xx (${statuses})`;
+  const how =
+    refusedWith === '429'
+      ? 'with 429'
+      : refusedWith === '5xx'
+        ? `with 5xx (${statuses})`
+        : `with 429 and 5xx (${statuses})`;
   const notes: string[] = [];
   if (admitted > budgetLeft)
     notes.push(
@@ -85,7 +90,9 @@ export function judgeStoreOutage(obs: StoreOutageObservation): CheckOutcome {
   const spentAdmitted = obs.spent.filter((e) => e.admission === 'admitted').length;
   const counts: Record<OutageAnswer, number> = { admitted: 0, refused: 0, unavailable: 0, failed: 0 };
   for (const e of obs.outage) counts[outageAnswerOf(e)]++;
-  const statuses = [...new Set(obs.outage.filter((e) => outageAnswerOf(e) === 'unavailable').map((e) => e.status))].sort().join(', ');
+  const statuses = [...new Set(obs.outage.filter((e) => outageAnswerOf(e) === 'unavailable').map((e) => e.status))]
+    .sort()
+    .join(', ');
   const evidence: Record<string, unknown> = {
     limit,
     windowMs: obs.windowMs,
@@ -99,11 +106,17 @@ export function judgeStoreOutage(obs: StoreOutageObservation): CheckOutcome {
       outcomes: tally(obs.outage.map((e) => e.outcome)),
     },
     ...(obs.heal ? { heal: obs.heal } : {}),
-    ...(obs.afterHeal ? { afterHeal: { atMs: obs.afterHeal.sentMs, status: obs.afterHeal.status, outcome: obs.afterHeal.outcome } } : {}),
+    ...(obs.afterHeal
+      ? { afterHeal: { atMs: obs.afterHeal.sentMs, status: obs.afterHeal.status, outcome: obs.afterHeal.outcome } }
+      : {}),
   };
   const failedBefore = obs.spent.find((e) => e.admission === 'failed');
   if (failedBefore !== undefined)
-    return skip('target_broken', `before the fault, a request got no verdict from the limiter (${failedBefore.outcome})`, evidence);
+    return skip(
+      'target_broken',
+      `before the fault, a request got no verdict from the limiter (${failedBefore.outcome})`,
+      evidence,
+    );
   if (spentAdmitted < half)
     return skip(
       'inconclusive',
@@ -113,7 +126,8 @@ export function judgeStoreOutage(obs: StoreOutageObservation): CheckOutcome {
   const hookFailure = [obs.fault, obs.heal]
     .flatMap((run) => (run === null ? [] : [hookProblem(run, obs.hookTimeoutMs)]))
     .find((p) => p !== null);
-  if (obs.fault === null || hookFailure !== undefined) return skip('target_broken', hookFailure ?? 'the fault hook did not run', evidence);
+  if (obs.fault === null || hookFailure !== undefined)
+    return skip('target_broken', hookFailure ?? 'the fault hook did not run', evidence);
   if (counts.failed === obs.outage.length)
     return skip(
       'target_broken',
@@ -141,7 +155,8 @@ export function judgeStoreOutage(obs: StoreOutageObservation): CheckOutcome {
       ...notes,
       'observed policy reported, not judged (no --outage-policy)',
     ]);
-  if (declared !== observed.policy) return fail(`declared --outage-policy ${declared}, but the limiter ${observed.text}`, evidence, notes);
+  if (declared !== observed.policy)
+    return fail(`declared --outage-policy ${declared}, but the limiter ${observed.text}`, evidence, notes);
   return pass(`as declared (--outage-policy ${declared}): the limiter ${observed.text}`, evidence, notes);
 }
 

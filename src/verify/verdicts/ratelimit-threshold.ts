@@ -37,12 +37,18 @@ export function summarizeBurst(burst: BurstRecord): BurstSummary {
  * races could explain it (ratelimit.concurrent_burst's business), and a window boundary may have
  * fallen inside the burst. The procedure then repeats right after the reset, one at a time.
  */
-export function burstIsAmbiguous(burst: BurstRecord, previousRefusal: RoundTrip | null, limit: number, windowMs: number): boolean {
+export function burstIsAmbiguous(
+  burst: BurstRecord,
+  previousRefusal: RoundTrip | null,
+  limit: number,
+  windowMs: number,
+): boolean {
   const summary = summarizeBurst(burst);
   if (summary.stop !== 'refused' || summary.admitted <= limit) return false;
   if (summary.concurrency > 1) return true;
   const lastRefusalBefore = burst.roundTrips.slice(0, summary.refusedBeforeAdmission).at(-1) ?? previousRefusal;
-  if (summary.kind !== 'reset' || lastRefusalBefore === null) return boundaryMayFallInside(summary.startMs, summary.refusal!, windowMs);
+  if (summary.kind !== 'reset' || lastRefusalBefore === null)
+    return boundaryMayFallInside(summary.startMs, summary.refusal!, windowMs);
   return mayStraddleAfterReset(summary.endMs, lastRefusalBefore, windowMs);
 }
 
@@ -80,7 +86,9 @@ export function nextBurst(
   const ambiguous = burstIsAmbiguous(last, previous ? summarizeBurst(previous).refusal : null, limit, windowMs);
   if (previous === undefined || ambiguous) return { kind: 'reset', sequential: ambiguous };
   const earlier = bursts.slice(0, -1).flatMap((b) => b.roundTrips.filter((e) => e.admission === 'admitted'));
-  return last.kind === 'reset' && slidingWindowExplains(last, earlier, limit, windowMs) ? { kind: 'rested', sequential: false } : null;
+  return last.kind === 'reset' && slidingWindowExplains(last, earlier, limit, windowMs)
+    ? { kind: 'rested', sequential: false }
+    : null;
 }
 
 /** The verdict, with the per-replica reading when a burst admitted a multiple of the limit. */
@@ -94,7 +102,8 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
   const summaries = obs.bursts.map(summarizeBurst);
   const idle = summaries[0];
   const decisive = summaries.at(-1);
-  const load = obs.load !== null && decisive?.stop === 'refused' && summaries.length > 1 ? loadFindings(obs, summaries) : null;
+  const load =
+    obs.load !== null && decisive?.stop === 'refused' && summaries.length > 1 ? loadFindings(obs, summaries) : null;
   const evidence = { limit, windowMs, bursts: summaries.map(burstEvidence), ...(load ? { load: load.evidence } : {}) };
   if (idle === undefined || decisive === undefined) return skip('inconclusive', 'no burst was sent', evidence);
   const failed = obs.bursts.flatMap((b) => b.roundTrips).find((e) => e.admission === 'failed');
@@ -123,14 +132,21 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
 
   // (1) From an idle client.
   if (idle.stop === 'cap')
-    return fail(`no refusal after ${idle.admitted} requests sent back to back from an idle client (limit ${limit})`, evidence, notes);
-  if (idle.admitted < limit) problems.push(`an idle client was refused after ${idle.admitted} requests; the limit is ${limit}`);
+    return fail(
+      `no refusal after ${idle.admitted} requests sent back to back from an idle client (limit ${limit})`,
+      evidence,
+      notes,
+    );
+  if (idle.admitted < limit)
+    problems.push(`an idle client was refused after ${idle.admitted} requests; the limit is ${limit}`);
   else if (idle.admitted > limit && burstIsAmbiguous(obs.bursts[0]!, null, limit, windowMs)) {
     const why =
       idle.concurrency > 1
         ? `${idle.concurrency} were in flight: a counter racing under concurrency is ratelimit.concurrent_burst's business`
         : 'a window boundary may have fallen inside it';
-    notes.push(`the idle burst admitted ${idle.admitted}, not judged (${why}): repeated one request at a time right after the reset`);
+    notes.push(
+      `the idle burst admitted ${idle.admitted}, not judged (${why}): repeated one request at a time right after the reset`,
+    );
   } else if (idle.admitted > limit) {
     problems.push(
       `an idle client had ${idle.admitted} requests admitted before the first refusal; the limit is ${limit} (no window boundary can have fallen inside the ${Math.round(idle.endMs - idle.startMs)} ms burst)`,
@@ -157,8 +173,11 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
     );
   }
   if (decisive.stop === 'not-readmitted')
-    problems.push(`not admitted again within a window after the reset announced by Retry-After ${waitedS ?? '(missing)'}`);
-  else if (decisive.stop === 'cap') problems.push(`no refusal after ${decisive.admitted} requests after the reset (limit ${limit})`);
+    problems.push(
+      `not admitted again within a window after the reset announced by Retry-After ${waitedS ?? '(missing)'}`,
+    );
+  else if (decisive.stop === 'cap')
+    problems.push(`no refusal after ${decisive.admitted} requests after the reset (limit ${limit})`);
   else if (decisive.admitted > limit) {
     const bursts = summaries.length - 1;
     problems.push(
@@ -191,7 +210,9 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
 }
 
 function withMore(problems: readonly string[]): string {
-  return problems.length > 1 ? `${problems[0]} (and ${problems.length - 1} more finding(s), see evidence)` : problems[0]!;
+  return problems.length > 1
+    ? `${problems[0]} (and ${problems.length - 1} more finding(s), see evidence)`
+    : problems[0]!;
 }
 
 /** The fresh quota came back short: say whether it looks like a refilling bucket. */
@@ -204,7 +225,8 @@ function freshQuotaTooSmall(
 ): { gradual: boolean; text: string } {
   // The reset was announced sooner than a window ahead, and the quota was not whole by then.
   const gradual = waitedS !== null && waitedS * 1000 < windowMs;
-  if (!gradual) return { gradual, text: `${decisive.admitted} admitted after waiting out the reset; the limit is ${limit}` };
+  if (!gradual)
+    return { gradual, text: `${decisive.admitted} admitted after waiting out the reset; the limit is ${limit}` };
   const spanMs = decisive.endMs - idle.startMs;
   const overAdmission =
     spanMs < windowMs

@@ -81,7 +81,10 @@ export function loadFindings(obs: ThresholdObservation, summaries: readonly Burs
       // Answered before a window had passed since the first was sent: all within one window.
       const inOneWindow = period.roundTrips.filter((e) => e.doneMs < first.sentMs + windowMs).length;
       if (inOneWindow > limit)
-        problem('over', `${inOneWindow} admitted within a window from ${first.sentMs} ms without a refusal; the limit is ${limit}`);
+        problem(
+          'over',
+          `${inOneWindow} admitted within a window from ${first.sentMs} ms without a refusal; the limit is ${limit}`,
+        );
       // A re-admission must fit a fixed window (a reset at least a window after the last one) or a
       // sliding one (fewer than `limit` admissions surely within the window before it).
       const surelyWithinWindow = admissions.filter(

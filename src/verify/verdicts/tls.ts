@@ -20,14 +20,18 @@ const MODERN = new Set(['TLSv1.2', 'TLSv1.3']);
 export function judgeTls(obs: TlsObservation): Verdict {
   const { normal, tls11Only } = obs;
   const evidence = { defaultHandshake: normal, tls11OnlyHandshake: tls11Only };
-  if (normal.result !== 'accepted') return skip('target_broken', `no TLS handshake with the default settings (${normal.code})`, evidence);
+  if (normal.result !== 'accepted')
+    return skip('target_broken', `no TLS handshake with the default settings (${normal.code})`, evidence);
   if (!MODERN.has(normal.protocol))
     return fail(`negotiated ${normal.protocol} (${normal.cipher}); the conventions require TLS 1.2 or later`, evidence);
   const alpn = normal.alpn === undefined ? '' : `, ALPN ${normal.alpn ?? 'none (no protocol chosen)'}`;
   const negotiated = `negotiated ${normal.protocol} (${normal.cipher}${alpn})`;
   switch (tls11Only.result) {
     case 'accepted':
-      return fail(`${negotiated}, but a TLS 1.1-only handshake was accepted too (${tls11Only.protocol}, ${tls11Only.cipher})`, evidence);
+      return fail(
+        `${negotiated}, but a TLS 1.1-only handshake was accepted too (${tls11Only.protocol}, ${tls11Only.cipher})`,
+        evidence,
+      );
     case 'refused':
       return pass(`${negotiated}; a TLS 1.1-only handshake was refused by the server (${tls11Only.code})`, evidence);
     case 'cannot-offer':
@@ -37,6 +41,10 @@ export function judgeTls(obs: TlsObservation): Verdict {
         evidence,
       );
     case 'error':
-      return skip('inconclusive', `${negotiated}; the TLS 1.1-only handshake ended inconclusively (${tls11Only.code})`, evidence);
+      return skip(
+        'inconclusive',
+        `${negotiated}; the TLS 1.1-only handshake ended inconclusively (${tls11Only.code})`,
+        evidence,
+      );
   }
 }

@@ -68,5 +68,7 @@ export function tooSlowToJudge(roundTrips: readonly RoundTrip[], limit: number, 
   }
   const spanMs = Math.max(...roundTrips.map((e) => e.doneMs)) - first.sentMs;
   const windows = Math.ceil(spanMs / windowMs) + 1;
-  return roundTrips.filter((e) => e.admission === 'admitted').length > limit * windows ? null : slow(roundTrips.length, spanMs, windows);
+  return roundTrips.filter((e) => e.admission === 'admitted').length > limit * windows
+    ? null
+    : slow(roundTrips.length, spanMs, windows);
 }

@@ -74,7 +74,8 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-if (findOnPath('tmux') === null) throw new Error(`the dashboard bench drives tmux: ${absenceReason('tmux', { package: 'tmux' })}`);
+if (findOnPath('tmux') === null)
+  throw new Error(`the dashboard bench drives tmux: ${absenceReason('tmux', { package: 'tmux' })}`);
 console.log(
   `${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}; ${profile || 'demo profile'} --rate ${rate} --duration ${duration}, ${width}×${height}`,
 );

@@ -60,7 +60,11 @@ for (const [width, height] of [
   [120, 40],
   [200, 60],
 ] as const) {
-  const output = Object.assign(new PassThrough(), { isTTY: true, columns: width, rows: height }) as unknown as NodeJS.WriteStream;
+  const output = Object.assign(new PassThrough(), {
+    isTTY: true,
+    columns: width,
+    rows: height,
+  }) as unknown as NodeJS.WriteStream;
   output.resume(); // discard
   const input = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.ReadStream;
   const screen = openFrameScreen({ input, output, colour: true, onKey: () => undefined, onResize: () => undefined });

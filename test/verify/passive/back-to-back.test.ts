@@ -40,18 +40,32 @@ async function capacitySearch(server: ServerHandle, group: string): Promise<Chec
   const plan = testPlan(
     {
       ...loadProfile(group, 1000),
-      capacity: { start: 12, factor: 1.5, warmUp: '0s', hold: '2s', confirm: '0s', maxSteps: 2, maxLag: '1s', include429: true },
+      capacity: {
+        start: 12,
+        factor: 1.5,
+        warmUp: '0s',
+        hold: '2s',
+        confirm: '0s',
+        maxSteps: 2,
+        maxLag: '1s',
+        include429: true,
+      },
     },
     server.url,
   );
-  const out = await capacitySession({ plan, outPath: join(dir, `${group}.json`), signal: new AbortController().signal });
+  const out = await capacitySession({
+    plan,
+    outPath: join(dir, `${group}.json`),
+    signal: new AbortController().signal,
+  });
   return [...out.result.checks];
 }
 
 const verifyThreshold = (server: ServerHandle, group: string) =>
   runVerify(configFor(server, { client: demoClients(6, group), only: 'ratelimit.threshold' }));
 
-const thresholdOf = (checks: readonly CheckResult[]): CheckResult => checks.find((c) => c.id === 'ratelimit.threshold')!;
+const thresholdOf = (checks: readonly CheckResult[]): CheckResult =>
+  checks.find((c) => c.id === 'ratelimit.threshold')!;
 const explain = (c: CheckResult): string => `${c.verdict}: ${c.detail} ${JSON.stringify(c.evidence)}`;
 
 async function withServer<T>(options: ServerOptions, work: (server: ServerHandle) => Promise<T>): Promise<T> {

@@ -17,9 +17,19 @@ describe('auth verdicts', () => {
     // 401 without a challenge
     ['no challenge', observe(401, null), 'fail', /got 401 but no WWW-Authenticate header/],
     // another scheme only
-    ['Basic only', observe(401, 'Basic realm="api"'), 'fail', /without a challenge of scheme Bearer \(basic realm="api"\)/],
+    [
+      'Basic only',
+      observe(401, 'Basic realm="api"'),
+      'fail',
+      /without a challenge of scheme Bearer \(basic realm="api"\)/,
+    ],
     // 403
-    ['403', observe(403, null, 'error:forbidden'), 'fail', /got HTTP 403 \(error:forbidden\) and no WWW-Authenticate header; expected 401/],
+    [
+      '403',
+      observe(403, null, 'error:forbidden'),
+      'fail',
+      /got HTTP 403 \(error:forbidden\) and no WWW-Authenticate header; expected 401/,
+    ],
     // no response
     ['unreachable', observe(0, null, 'transport:ECONNRESET'), 'skip', /no response/],
   ] as const)('missing token: %s', (_name, observation, verdict, detail) => {
@@ -29,7 +39,9 @@ describe('auth verdicts', () => {
   });
 
   it('notes an error code on a request that had no credentials', () => {
-    expect(judgeMissingToken(observe(401, 'Bearer realm="api", error="invalid_token"')).notes?.[0]).toMatch(/should get none/);
+    expect(judgeMissingToken(observe(401, 'Bearer realm="api", error="invalid_token"')).notes?.[0]).toMatch(
+      /should get none/,
+    );
   });
 
   it.each([
@@ -41,7 +53,12 @@ describe('auth verdicts', () => {
       /error="invalid_token"/,
     ],
     // a challenge without the error
-    ['no error attribute', observe(401, 'Bearer realm="api"'), 'fail', /but no error attribute; expected error="invalid_token"/],
+    [
+      'no error attribute',
+      observe(401, 'Bearer realm="api"'),
+      'fail',
+      /but no error attribute; expected error="invalid_token"/,
+    ],
     // the wrong error
     ['invalid_request', observe(401, 'Bearer error="invalid_request"'), 'fail', /but error="invalid_request"/],
     // 403 without challenge (the auth-403 fault)

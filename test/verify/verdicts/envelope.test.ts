@@ -11,7 +11,12 @@ const ok = (method: string, kind: 'success' | 'error' = 'success'): EnvelopeSamp
   violations: [],
   bodyExcerpt: '{}',
 });
-const unknown: EnvelopeSample = { ...ok('nope', 'error'), unknownMethod: true, status: 404, outcome: 'error:not_found' };
+const unknown: EnvelopeSample = {
+  ...ok('nope', 'error'),
+  unknownMethod: true,
+  status: 404,
+  outcome: 'error:not_found',
+};
 
 describe('judgeEnvelope', () => {
   it.each([
@@ -28,7 +33,13 @@ describe('judgeEnvelope', () => {
       [
         unknown,
         ok('ping'),
-        { ...ok('ping'), kind: 'invalid' as const, outcome: 'envelope_violation', violations: ['body is not JSON'], bodyExcerpt: '<html>' },
+        {
+          ...ok('ping'),
+          kind: 'invalid' as const,
+          outcome: 'envelope_violation',
+          violations: ['body is not JSON'],
+          bodyExcerpt: '<html>',
+        },
       ],
       'fail',
       /1 of 3 responses broke the envelope; first: ping → HTTP 200: body is not JSON/,
@@ -48,7 +59,12 @@ describe('judgeEnvelope', () => {
       /unknown method got a success envelope, expected an error envelope/,
     ],
     // nothing answered
-    ['no response', [{ ...ok('ping'), kind: null, status: 0, outcome: 'transport:ECONNREFUSED' }], 'skip', /no request got a response/],
+    [
+      'no response',
+      [{ ...ok('ping'), kind: null, status: 0, outcome: 'transport:ECONNREFUSED' }],
+      'skip',
+      /no request got a response/,
+    ],
   ] as const)('%s', (_name, samples, verdict, detail) => {
     const result = judgeEnvelope({ samples, refusalsWaited: 0 });
     expect(result.verdict).toBe(verdict);

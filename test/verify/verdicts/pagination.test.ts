@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { judgePagination, type PageRecord, type WalkObservation } from '../../../src/verify/verdicts/pagination.ts';
 
-const page = (items: number, next: string, problem: string | null = null): PageRecord => ({ atMs: 0, items, next, problem });
-const walk = (pages: PageRecord[], end: WalkObservation['end'], extra: Partial<WalkObservation> = {}): WalkObservation => ({
+const page = (items: number, next: string, problem: string | null = null): PageRecord => ({
+  atMs: 0,
+  items,
+  next,
+  problem,
+});
+const walk = (
+  pages: PageRecord[],
+  end: WalkObservation['end'],
+  extra: Partial<WalkObservation> = {},
+): WalkObservation => ({
   method: 'items.list',
   field: 'items',
   pages,
@@ -28,7 +37,15 @@ describe('judgePagination', () => {
     // the last cursor is ""
     [
       'empty cursor',
-      [walk([page(100, 'string'), page(50, 'next is "", expected a cursor or null', 'next is "", expected a cursor or null')], 'problem')],
+      [
+        walk(
+          [
+            page(100, 'string'),
+            page(50, 'next is "", expected a cursor or null', 'next is "", expected a cursor or null'),
+          ],
+          'problem',
+        ),
+      ],
       'fail',
       /page 2: next is "", expected a cursor or null/,
     ],
@@ -42,7 +59,12 @@ describe('judgePagination', () => {
     // a cursor that comes back
     [
       'cursor cycle',
-      [walk([page(100, 'string'), page(100, 'string')], 'cursor-cycle', { repeatedItems: 100, firstRepeat: '{"id":1}' })],
+      [
+        walk([page(100, 'string'), page(100, 'string')], 'cursor-cycle', {
+          repeatedItems: 100,
+          firstRepeat: '{"id":1}',
+        }),
+      ],
       'fail',
       /cursor already seen.*100 item\(s\) appeared twice, first \{"id":1\}/,
     ],

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { judgePayloadLimit, payloadResult, type PayloadProbe } from '../../../src/verify/verdicts/payload-limit.ts';
 
-const probe = (bytes: number, status: number, outcome: string, contentType = 'application/json', body = ''): PayloadProbe => ({
+const probe = (
+  bytes: number,
+  status: number,
+  outcome: string,
+  contentType = 'application/json',
+  body = '',
+): PayloadProbe => ({
   bytes,
   atMs: 0,
   status,
@@ -41,7 +47,13 @@ describe('judgePayloadLimit', () => {
       /bodies up to 65,536 bytes are accepted, 65,537 refused; expected a limit of 100,000 or 102,400 bytes/,
     ],
     // a pinned limit that the server does not use
-    ['pinned', [50_000], [accepted(2), refused(50_000)], 'fail', /the limit lies between 2 and 50,000 bytes; expected 50,000/],
+    [
+      'pinned',
+      [50_000],
+      [accepted(2), refused(50_000)],
+      'fail',
+      /the limit lies between 2 and 50,000 bytes; expected 50,000/,
+    ],
     // the right boundary, the wrong refusal
     [
       '413 text',
@@ -67,7 +79,13 @@ describe('judgePayloadLimit', () => {
       /a 1,048,576-byte body was accepted/,
     ],
     // even a tiny body refused: nothing to search
-    ['tiny body refused', EITHER, [probe(2, 400, 'error:payload_limit_exceeded')], 'skip', /even a small body was not accepted/],
+    [
+      'tiny body refused',
+      EITHER,
+      [probe(2, 400, 'error:payload_limit_exceeded')],
+      'skip',
+      /even a small body was not accepted/,
+    ],
   ] as const)('%s', (_name, expectedBytes, probes, verdict, detail) => {
     const result = judgePayloadLimit({ expectedBytes, probes });
     expect(result.verdict).toBe(verdict);

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { attemptIsAmbiguous, judgeAllMethods, type MethodsAttempt } from '../../../src/verify/verdicts/ratelimit-all-methods.ts';
+import {
+  attemptIsAmbiguous,
+  judgeAllMethods,
+  type MethodsAttempt,
+} from '../../../src/verify/verdicts/ratelimit-all-methods.ts';
 import { admitted, ex } from '../../support/round-trips.ts';
 
 /** 5 × ping, 5 × echo, then `after` (admitted count before the refusal beyond the 10). */
-function attemptOf(kind: MethodsAttempt['kind'], fromMs: number, admittedCount: number, retryAfterS = 1): MethodsAttempt {
+function attemptOf(
+  kind: MethodsAttempt['kind'],
+  fromMs: number,
+  admittedCount: number,
+  retryAfterS = 1,
+): MethodsAttempt {
   const roundTrips = Array.from({ length: admittedCount }, (_, i) =>
     ex(fromMs + i, 'admitted', { method: i >= 5 && i < 10 ? 'echo' : 'ping' }),
   );
@@ -11,11 +20,19 @@ function attemptOf(kind: MethodsAttempt['kind'], fromMs: number, admittedCount: 
     kind,
     roundTrips: [
       ...roundTrips,
-      ex(fromMs + admittedCount, 'refused', { retryAfterS, method: admittedCount >= 5 && admittedCount < 10 ? 'echo' : 'ping' }),
+      ex(fromMs + admittedCount, 'refused', {
+        retryAfterS,
+        method: admittedCount >= 5 && admittedCount < 10 ? 'echo' : 'ping',
+      }),
     ],
   };
 }
-const observe = (...attempts: MethodsAttempt[]) => ({ limit: 10, windowMs: 1000, methods: ['ping', 'echo'] as const, attempts });
+const observe = (...attempts: MethodsAttempt[]) => ({
+  limit: 10,
+  windowMs: 1000,
+  methods: ['ping', 'echo'] as const,
+  attempts,
+});
 
 describe('judgeAllMethods', () => {
   it.each([
@@ -29,7 +46,12 @@ describe('judgeAllMethods', () => {
       /the next request was admitted \(15 admitted before the first refusal\)/,
     ],
     // limit − 1: the 10th (an echo) refused
-    ['limit − 1', observe(attemptOf('idle', 0, 9)), 'fail', /request 10 \(echo, after 5 × ping and 4 × echo\) was refused/],
+    [
+      'limit − 1',
+      observe(attemptOf('idle', 0, 9)),
+      'fail',
+      /request 10 \(echo, after 5 × ping and 4 × echo\) was refused/,
+    ],
     // a straddled first attempt, then exact
     [
       'boundary in the first attempt',
@@ -44,7 +66,9 @@ describe('judgeAllMethods', () => {
   });
 
   it('marks count failures for reconciliation with a refilling quota', () => {
-    expect(judgeAllMethods(observe(attemptOf('idle', 0, 12), attemptOf('reset', 1016, 12))).findings?.failedOnCount).toBe(true);
+    expect(
+      judgeAllMethods(observe(attemptOf('idle', 0, 12), attemptOf('reset', 1016, 12))).findings?.failedOnCount,
+    ).toBe(true);
     expect(judgeAllMethods(observe(attemptOf('idle', 0, 9))).findings?.failedOnCount).toBe(true);
   });
 

@@ -7,7 +7,12 @@ import {
 import { ex } from '../../support/round-trips.ts';
 
 /** 15 requests sent within 2 ms: `admittedCount` admitted, the rest refused (answered ~20 ms later). */
-function attemptOf(kind: ConcurrentAttempt['kind'], fromMs: number, admittedCount: number, failed = 0): ConcurrentAttempt {
+function attemptOf(
+  kind: ConcurrentAttempt['kind'],
+  fromMs: number,
+  admittedCount: number,
+  failed = 0,
+): ConcurrentAttempt {
   return {
     kind,
     roundTrips: Array.from({ length: 15 }, (_, i) =>
@@ -23,7 +28,12 @@ const observe = (...attempts: ConcurrentAttempt[]) => ({ limit: 10, windowMs: 10
 describe('judgeConcurrentBurst', () => {
   it.each([
     // an atomic counter: exactly the limit of 15 in flight
-    ['atomic', observe(attemptOf('idle', 0, 10)), 'pass', /10 of 15 requests in flight at once were admitted \(at most 10\)/],
+    [
+      'atomic',
+      observe(attemptOf('idle', 0, 10)),
+      'pass',
+      /10 of 15 requests in flight at once were admitted \(at most 10\)/,
+    ],
     // a racy counter: all 15, twice
     [
       'racy',

@@ -3,7 +3,11 @@ import { judgePerClient, type PerClientAttempt } from '../../../src/verify/verdi
 import { ex } from '../../support/round-trips.ts';
 
 const exhaustion = { admitted: 10, stop: 'refused' as const, last: ex(10, 'refused'), tooSlow: null };
-const attempt = (t2: ('admitted' | 'refused')[], control: 'admitted' | 'refused', other: 'admitted' | 'refused'): PerClientAttempt => ({
+const attempt = (
+  t2: ('admitted' | 'refused')[],
+  control: 'admitted' | 'refused',
+  other: 'admitted' | 'refused',
+): PerClientAttempt => ({
   exhaustion,
   secondToken: t2.map((a, i) => ex(11 + i, a)),
   control: ex(20, control),
@@ -15,9 +19,19 @@ const A = 'admitted' as const;
 describe('judgePerClient', () => {
   it.each([
     // separate quotas per client, shared by a client's tokens
-    ['conformant', [attempt([R, R, R, R, R], R, A)], 'pass', /requests with a second token of a were refused and b was admitted/],
+    [
+      'conformant',
+      [attempt([R, R, R, R, R], R, A)],
+      'pass',
+      /requests with a second token of a were refused and b was admitted/,
+    ],
     // one quota for everyone
-    ['quota global', [attempt([R, R, R, R, R], R, R)], 'fail', /exhausting a also got b refused: one quota is shared across client IDs/],
+    [
+      'quota global',
+      [attempt([R, R, R, R, R], R, R)],
+      'fail',
+      /exhausting a also got b refused: one quota is shared across client IDs/,
+    ],
     // quota per token
     [
       'quota per token',
@@ -28,7 +42,12 @@ describe('judgePerClient', () => {
     // one token refilled (a bucket): shared, not per token
     ['gradual refill', [attempt([A, R, R, R, R], R, A)], 'pass', /were refused and b was admitted/],
     // a boundary passed in the first attempt; the second decides
-    ['boundary, then conformant', [attempt([A, A, A, A, A], A, A), attempt([R, R, R, R, R], R, A)], 'pass', /b was admitted/],
+    [
+      'boundary, then conformant',
+      [attempt([A, A, A, A, A], A, A), attempt([R, R, R, R, R], R, A)],
+      'pass',
+      /b was admitted/,
+    ],
     // the quota came back in every attempt
     [
       'boundary every time',
@@ -57,7 +76,11 @@ describe('judgePerClient', () => {
   });
 
   it('tells the scheduler when one quota is shared', () => {
-    expect(judgePerClient({ clientA: 'a', clientB: 'b', attempts: [attempt([R], R, R)] }).findings?.quotaShared).toBe(true);
-    expect(judgePerClient({ clientA: 'a', clientB: 'b', attempts: [attempt([A], R, A)] }).findings?.quotaShared).toBe(false);
+    expect(judgePerClient({ clientA: 'a', clientB: 'b', attempts: [attempt([R], R, R)] }).findings?.quotaShared).toBe(
+      true,
+    );
+    expect(judgePerClient({ clientA: 'a', clientB: 'b', attempts: [attempt([A], R, A)] }).findings?.quotaShared).toBe(
+      false,
+    );
   });
 });

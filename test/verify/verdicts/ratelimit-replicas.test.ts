@@ -8,7 +8,11 @@ const r1 = { name: 'replica 1', url: 'http://127.0.0.1:2' };
 const r2 = { name: 'replica 2', url: 'http://127.0.0.1:3' };
 
 /** 10 admitted through replica 1 from t = 0, then refused at 20 ms announcing a reset 10 s ahead. */
-const spent: RouteRun = { route: r1, roundTrips: [...admitted(10, 0, 2), ex(20, 'refused', { retryAfterS: 10 })], stop: 'refused' };
+const spent: RouteRun = {
+  route: r1,
+  roundTrips: [...admitted(10, 0, 2), ex(20, 'refused', { retryAfterS: 10 })],
+  stop: 'refused',
+};
 const probe = (
   route: typeof r1,
   round: RouteProbe['round'],

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { advertisedLimits, rateLimitHeaderNotes } from '../../../src/verify/verdicts/rate-limit-headers.ts';
-import { judgeResponse, type RefusalSample, type ResponseObservation } from '../../../src/verify/verdicts/ratelimit-response.ts';
+import {
+  judgeResponse,
+  type RefusalSample,
+  type ResponseObservation,
+} from '../../../src/verify/verdicts/ratelimit-response.ts';
 
 const good: RefusalSample = {
   atMs: 12,
@@ -83,15 +87,25 @@ describe('judgeResponse', () => {
     // the connection dropped before any refusal
     [
       'transport failure',
-      { admittedBefore: 3, tooSlow: null, stop: 'failed', failedOutcome: 'transport:ECONNRESET', refusals: [], headerNotes: [] },
+      {
+        admittedBefore: 3,
+        tooSlow: null,
+        stop: 'failed',
+        failedOutcome: 'transport:ECONNRESET',
+        refusals: [],
+        headerNotes: [],
+      },
       'skip',
       /transport:ECONNRESET/,
     ],
-  ] as const satisfies readonly (readonly [string, ResponseObservation, string, RegExp])[])('%s', (_name, observation, verdict, detail) => {
-    const result = judgeResponse(observation);
-    expect(result.verdict).toBe(verdict);
-    expect(result.detail).toMatch(detail);
-  });
+  ] as const satisfies readonly (readonly [string, ResponseObservation, string, RegExp])[])(
+    '%s',
+    (_name, observation, verdict, detail) => {
+      const result = judgeResponse(observation);
+      expect(result.verdict).toBe(verdict);
+      expect(result.detail).toMatch(detail);
+    },
+  );
 });
 
 describe('rate-limit headers (informational)', () => {
@@ -123,7 +137,10 @@ describe('rate-limit headers (informational)', () => {
   });
 
   it('says which figures agree with what was observed', () => {
-    const refusal = advertisedLimits({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '4' }, 0);
+    const refusal = advertisedLimits(
+      { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '4' },
+      0,
+    );
     const lastAdmitted = advertisedLimits({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '20' }, 0);
     const notes = rateLimitHeaderNotes(lastAdmitted, refusal, 10, { limit: 100, windowMs: 10_000 }).join('\n');
     expect(notes).toMatch(/advertised limit 120 disagrees with the observed limit 100/);

@@ -18,7 +18,10 @@ const hook = (name: HookRun['hook'], startedMs: number, over: Partial<HookRun> =
   ...over,
 });
 const unavailable = (count: number, fromMs: number): RoundTrip[] =>
-  Array.from({ length: count }, (_, i) => ({ ...ex(fromMs + i * 50, 'admitted', { status: 503 }), outcome: 'error:unexpected_error' }));
+  Array.from({ length: count }, (_, i) => ({
+    ...ex(fromMs + i * 50, 'admitted', { status: 503 }),
+    outcome: 'error:unexpected_error',
+  }));
 const refusals = (count: number, fromMs: number): RoundTrip[] =>
   Array.from({ length: count }, (_, i) => ex(fromMs + i * 50, 'refused', { retryAfterS: 1 }));
 
@@ -65,7 +68,12 @@ describe('ratelimit.store_outage verdict', () => {
       /failed closed with 429: refused all 20 answered requests/,
     ],
     // every request answered 503
-    ['closed with 5xx', outage(unavailable(20, 40), { declared: 'closed' }), 'pass', /failed closed with 5xx \(503\): refused all 20/],
+    [
+      'closed with 5xx',
+      outage(unavailable(20, 40), { declared: 'closed' }),
+      'pass',
+      /failed closed with 5xx \(503\): refused all 20/,
+    ],
     [
       'closed, declared open',
       outage(unavailable(20, 40), { declared: 'open' }),
@@ -156,7 +164,12 @@ describe('ratelimit.restart verdict', () => {
       'pass',
       /^still refused after the restart: 3 request/,
     ],
-    ['5xx only after the restart', restart(unavailable(5, 100)), 'skip', /no answer from the limiter after the restart/],
+    [
+      '5xx only after the restart',
+      restart(unavailable(5, 100)),
+      'skip',
+      /no answer from the limiter after the restart/,
+    ],
     [
       'restart too slow',
       restart([], { heal: hook('heal', 60, { durationMs: 1500 }) }),

@@ -15,7 +15,11 @@ function burst(
   const step = options.stepMs ?? 1;
   return {
     kind,
-    roundTrips: [...(options.polls ?? []), ...admitted(n, fromMs, step), ex(fromMs + n * step, 'refused', { retryAfterS })],
+    roundTrips: [
+      ...(options.polls ?? []),
+      ...admitted(n, fromMs, step),
+      ex(fromMs + n * step, 'refused', { retryAfterS }),
+    ],
     concurrency: options.concurrency ?? 1,
     stop: 'refused',
   };
@@ -36,7 +40,8 @@ function load(
 }
 
 /** Admitted in the first half of each window starting at `resetMs` (2× load over a fixed window of `limit`). */
-const fixedWindowFrom = (resetMs: number, windowMs: number) => (t: number) => t >= resetMs && (t - resetMs) % windowMs < windowMs / 2;
+const fixedWindowFrom = (resetMs: number, windowMs: number) => (t: number) =>
+  t >= resetMs && (t - resetMs) % windowMs < windowMs / 2;
 
 const L = 10;
 const W = 1000;
@@ -69,7 +74,12 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // sliding log: the second burst's entries age out one window after they were admitted
     'sliding log',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)], load: load(1022, 2300, 50, (t) => t >= 2021) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)],
+      load: load(1022, 2300, 50, (t) => t >= 2021),
+    },
     'pass',
     /exactly 10/,
   ],
@@ -98,7 +108,12 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
     {
       limit: L,
       windowMs: W,
-      bursts: [burst('idle', 0, 11, 1), burst('reset', 1012, 11, 1), burst('reset', 2024, 11, 1), burst('reset', 3036, 11, 1)],
+      bursts: [
+        burst('idle', 0, 11, 1),
+        burst('reset', 1012, 11, 1),
+        burst('reset', 2024, 11, 1),
+        burst('reset', 3036, 11, 1),
+      ],
       load: null,
     },
     'fail',
@@ -128,7 +143,12 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // refused requests extend the block: still refused well after the reset the first refusal announced
     'block extended by retries (count-refused)',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)], load: load(1022, 2300, 50, () => false) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)],
+      load: load(1022, 2300, 50, () => false),
+    },
     'fail',
     /retrying while throttled extended the block/,
   ],
@@ -175,7 +195,12 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
       limit: L,
       windowMs: W,
       bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1, { stepMs: 70 })],
-      load: load(1712, 2900, 50, (t) => (t >= 2011 && t < 2050) || (t >= 2081 && t < 2100) || (t >= 2151 && t < 2200) || t >= 2711),
+      load: load(
+        1712,
+        2900,
+        50,
+        (t) => (t >= 2011 && t < 2050) || (t >= 2081 && t < 2100) || (t >= 2151 && t < 2200) || t >= 2711,
+      ),
     },
     'pass',
     /exactly 10/,
@@ -208,14 +233,24 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // no refusal at all
     'no limit',
-    { limit: L, windowMs: W, bursts: [{ kind: 'idle', roundTrips: admitted(25, 0), concurrency: 1, stop: 'cap' }], load: null },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [{ kind: 'idle', roundTrips: admitted(25, 0), concurrency: 1, stop: 'cap' }],
+      load: null,
+    },
     'fail',
     /no refusal after 25 requests/,
   ],
   [
     // no refusal, but 25 requests took 2.4 s: this machine could not send faster than the limit
     'generator too slow',
-    { limit: L, windowMs: W, bursts: [{ kind: 'idle', roundTrips: admitted(25, 0, 100), concurrency: 1, stop: 'cap' }], load: null },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [{ kind: 'idle', roundTrips: admitted(25, 0, 100), concurrency: 1, stop: 'cap' }],
+      load: null,
+    },
     'skip',
     /the generator, not the server, is the bottleneck: 25 requests took 2401 ms to send/,
   ],
@@ -237,7 +272,10 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
     {
       limit: L,
       windowMs: W,
-      bursts: [burst('idle', 0, 10, 1), { kind: 'reset', roundTrips: refused(22, 1011, 50, 1), concurrency: 1, stop: 'not-readmitted' }],
+      bursts: [
+        burst('idle', 0, 10, 1),
+        { kind: 'reset', roundTrips: refused(22, 1011, 50, 1), concurrency: 1, stop: 'not-readmitted' },
+      ],
       load: null,
     },
     'fail',
@@ -246,7 +284,12 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
   [
     // the load stopped before the reset it had to wait for (an interrupted run)
     'load cut short',
-    { limit: L, windowMs: W, bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)], load: load(1022, 1500, 50, () => false) },
+    {
+      limit: L,
+      windowMs: W,
+      bursts: [burst('idle', 0, 10, 1), burst('reset', 1011, 10, 1)],
+      load: load(1022, 1500, 50, () => false),
+    },
     'skip',
     /continued load ended .* before the reset/,
   ],
@@ -267,9 +310,13 @@ describe('judgeThreshold', () => {
 
   it('explains in notes what was not judged', () => {
     const straddled = judgeThreshold(cases[1]![1]);
-    expect(straddled.notes?.join('\n')).toMatch(/idle burst admitted 15, not judged \(a window boundary may have fallen inside it\)/);
+    expect(straddled.notes?.join('\n')).toMatch(
+      /idle burst admitted 15, not judged \(a window boundary may have fallen inside it\)/,
+    );
     const floored = judgeThreshold(cases[10]![1]);
-    expect(floored.notes?.join('\n')).toMatch(/19 request\(s\) right after waiting the announced Retry-After were still refused/);
+    expect(floored.notes?.join('\n')).toMatch(
+      /19 request\(s\) right after waiting the announced Retry-After were still refused/,
+    );
     expect(judgeThreshold(cases[0]![1]).evidence).toMatchObject({
       limit: 10,
       windowMs: 1000,
@@ -293,7 +340,9 @@ describe('burstIsAmbiguous', () => {
     // exactly the limit is never ambiguous
     ['exact', burst('reset', 1011, 10, 1), previous, 1000, false],
   ] as const)('%s', (_name, record, prev, windowMs, expected) => {
-    expect(burstIsAmbiguous(record, prev, record.kind === 'reset' && windowMs === 10_000 ? 100 : 10, windowMs)).toBe(expected);
+    expect(burstIsAmbiguous(record, prev, record.kind === 'reset' && windowMs === 10_000 ? 100 : 10, windowMs)).toBe(
+      expected,
+    );
   });
 });
 

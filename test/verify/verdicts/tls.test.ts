@@ -46,9 +46,21 @@ describe('judgeTls', () => {
       /negotiated TLSv1.3 \(TLS_AES_256_GCM_SHA384, ALPN h2\)/,
     ],
     // a server that chooses no protocol from those offered says so
-    ['alpn none', { ...modern, alpn: null }, { result: 'refused', code: 'ECONNRESET' }, 'pass', /ALPN none \(no protocol chosen\)/],
+    [
+      'alpn none',
+      { ...modern, alpn: null },
+      { result: 'refused', code: 'ECONNRESET' },
+      'pass',
+      /ALPN none \(no protocol chosen\)/,
+    ],
     // no handshake at all
-    ['no handshake', { result: 'error', code: 'ETIMEDOUT' }, { result: 'error', code: 'ETIMEDOUT' }, 'skip', /no TLS handshake/],
+    [
+      'no handshake',
+      { result: 'error', code: 'ETIMEDOUT' },
+      { result: 'error', code: 'ETIMEDOUT' },
+      'skip',
+      /no TLS handshake/,
+    ],
   ] as const)('%s', (_name, normal, tls11Only, verdict, detail) => {
     const result = judgeTls({ normal, tls11Only });
     expect(result.verdict).toBe(verdict);
