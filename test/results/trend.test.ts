@@ -20,6 +20,9 @@ function nightly(count: number, inject: { at: number; ratePerS?: number; p99Ms?:
   });
 }
 
+/** The same night with its p99 scaled (the wobble kept), to put the series at sub-ms or larger latencies. */
+const scaleP99 = <P extends { p99Ms: number | null }>(point: P, factor: number): P => ({ ...point, p99Ms: point.p99Ms! * factor });
+
 const flagged = (series: ReturnType<typeof trendSeries>) => series.rows.filter((r) => r.flags.length > 0).map((r) => r.label);
 
 describe('rpcload trend', () => {
@@ -48,6 +51,15 @@ describe('rpcload trend', () => {
     expect(table).not.toContain('within the noise');
     expect(table).toContain('BETTER:');
     expect(renderTrendMarkdown(series)).toContain('🟢 BETTER');
+  });
+
+  it.each([
+    ['0.4 ms → 0.8 ms: doubled, yet under the 1 ms floor', 0.4, 0.8, false],
+    ['4 ms → 5.5 ms: beyond 10 % and beyond 1 ms', 4, 5.5, true],
+    ['20 ms → 21.5 ms: beyond 1 ms, under 10 %', 20, 21.5, false],
+  ] as const)('judges a latency move against a tenth of its median and 1 ms both, as compare’s default does: %s', (_, fromMs, toMs, flags) => {
+    const series = trendSeries(nightly(6, { at: 5, p99Ms: (toMs / fromMs) * 40 }).map((p) => scaleP99(p, fromMs / 40)));
+    expect(series.rows.at(-1)!.flags.map((f) => f.metric)).toEqual(flags ? ['p99'] : []);
   });
 
   it('orders the runs by start time whatever the order of the files', () => {

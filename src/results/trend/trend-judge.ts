@@ -1,7 +1,8 @@
 /**
  * How `rpcload trend` judges one figure of a run against the runs before it: the median of their
  * values, and a noise of the larger of a floor (10 % relative, or 0.5 percentage points for error
- * rates) and 3 scaled median absolute deviations. Pure.
+ * rates; latencies must also move by more than 1 ms, as compare's default `p50:+10%+1ms`) and 3
+ * scaled median absolute deviations. Pure.
  */
 import { outcomeClass } from '../../api/outcome.ts';
 
@@ -19,6 +20,11 @@ export interface TrendFlag {
 /** Relative noise floors and the absolute one for error rates. */
 const RELATIVE_FLOOR = 0.1;
 const ERRORS_FLOOR = 0.005;
+/**
+ * A latency moves by more than this before trend names it: a sub-millisecond p50 moves by 10 %
+ * with the machine's own scheduling, which says nothing about the release.
+ */
+export const LATENCY_FLOOR_MS = 1;
 const MAD_SCALE = 1.4826;
 const MAD_FACTOR = 3;
 
@@ -41,6 +47,8 @@ export interface TrendJudgement<P> {
   readonly read: (p: P) => number | null;
   readonly higherIsWorse: boolean;
   readonly relative: boolean;
+  /** An absolute floor the move must also pass, in the metric's unit (1 ms for latencies). */
+  readonly absoluteFloor?: number;
 }
 
 /**
@@ -56,7 +64,7 @@ export function judgeTrendValue(
   if (value === null || history.length === 0) return {};
   const mid = median(history);
   const mad = median(history.map((v) => Math.abs(v - mid))) * MAD_SCALE;
-  const floor = spec.relative ? RELATIVE_FLOOR * Math.abs(mid) : ERRORS_FLOOR;
+  const floor = Math.max(spec.relative ? RELATIVE_FLOOR * Math.abs(mid) : ERRORS_FLOOR, spec.absoluteFloor ?? 0);
   const noise = Math.max(floor, MAD_FACTOR * mad) + (options.bracket ?? 0);
   const up = value - mid > noise;
   const down = mid - value > noise;

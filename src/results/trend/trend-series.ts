@@ -11,7 +11,7 @@
  * a history that already wobbles needs a bigger move to flag; a capacity's own bracket widens it.
  */
 import type { RunResult } from '../../contract/result-schema.ts';
-import { errorShare, judgeTrendValue, type TrendFlag, type TrendJudgement } from './trend-judge.ts';
+import { errorShare, judgeTrendValue, LATENCY_FLOOR_MS, type TrendFlag, type TrendJudgement } from './trend-judge.ts';
 import { workloadPoints, workloadTrend, type WorkloadPoint, type WorkloadTrend } from './trend-workloads.ts';
 
 export type { TrendFlag, TrendMetric } from './trend-judge.ts';
@@ -88,8 +88,8 @@ export function trendPoint(file: string, result: RunResult): TrendPoint {
 
 const METRICS: readonly TrendJudgement<TrendPoint>[] = [
   { metric: 'capacity', read: (p) => p.capacityPerS, higherIsWorse: false, relative: true },
-  { metric: 'p50', read: (p) => p.p50Ms, higherIsWorse: true, relative: true },
-  { metric: 'p99', read: (p) => p.p99Ms, higherIsWorse: true, relative: true },
+  { metric: 'p50', read: (p) => p.p50Ms, higherIsWorse: true, relative: true, absoluteFloor: LATENCY_FLOOR_MS },
+  { metric: 'p99', read: (p) => p.p99Ms, higherIsWorse: true, relative: true, absoluteFloor: LATENCY_FLOOR_MS },
   { metric: 'errors', read: (p) => p.errorRate, higherIsWorse: true, relative: false },
 ];
 

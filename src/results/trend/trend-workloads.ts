@@ -6,7 +6,7 @@
  * own line, not judged. Workload flags inform: the exit code stays the whole run's.
  */
 import type { RunResult } from '../../contract/result-schema.ts';
-import { errorShare, judgeTrendValue, type TrendFlag, type TrendJudgement } from './trend-judge.ts';
+import { errorShare, judgeTrendValue, LATENCY_FLOOR_MS, type TrendFlag, type TrendJudgement } from './trend-judge.ts';
 
 export interface WorkloadPoint {
   readonly name: string;
@@ -33,8 +33,8 @@ export function workloadPoints(result: RunResult): WorkloadPoint[] {
 const WORKLOAD_METRICS: readonly TrendJudgement<WorkloadPoint>[] = [
   { metric: 'achieved', read: (w) => w.achievedPerS, higherIsWorse: false, relative: true },
   { metric: 'goodput', read: (w) => w.goodputPerS, higherIsWorse: false, relative: true },
-  { metric: 'p50', read: (w) => w.p50Ms, higherIsWorse: true, relative: true },
-  { metric: 'p99', read: (w) => w.p99Ms, higherIsWorse: true, relative: true },
+  { metric: 'p50', read: (w) => w.p50Ms, higherIsWorse: true, relative: true, absoluteFloor: LATENCY_FLOOR_MS },
+  { metric: 'p99', read: (w) => w.p99Ms, higherIsWorse: true, relative: true, absoluteFloor: LATENCY_FLOOR_MS },
   { metric: 'errors', read: (w) => w.errorRate, higherIsWorse: true, relative: false },
 ];
 
