@@ -28,10 +28,26 @@ export class ProfileError extends RpcloadError {
   }
 }
 
-/** `file: /json/pointer: message`; flag problems are `--flag: message`. */
+/** `file: /json/pointer: message`, one printable line; flag problems are `--flag: message`. */
 export function formatProblem(file: string, problem: Problem): string {
-  if (problem.path.startsWith('--')) return `${problem.path}: ${problem.message}`;
-  return `${file || '(profile)'}: ${problem.path || '/'}: ${problem.message}`;
+  if (problem.path.startsWith('--')) return printableLine(`${problem.path}: ${problem.message}`);
+  return printableLine(`${file || '(profile)'}: ${problem.path || '/'}: ${problem.message}`);
+}
+
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * A problem as one printable line: a key or a value of the file may hold a newline, an escape
+ * sequence or a bidi override (`"durati\n"` in JSON), written here as JSON writes it, so each
+ * problem stays one line and the terminal shows what the file has.
+ */
+function printableLine(line: string): string {
+  return line.replace(
+    UNPRINTABLE,
+    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Append one segment to a JSON pointer (RFC 6901 escaping). */

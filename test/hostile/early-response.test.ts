@@ -12,7 +12,7 @@ import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { rawResponse } from '../support/http-server.ts';
 import { runPlan, testPlan } from '../support/load-run.ts';
-import { haproxyLog, startHaproxy, type ProxyServer } from '../support/proxy-servers.ts';
+import { settledHaproxyLog, startHaproxy, type ProxyServer } from '../support/proxy-servers.ts';
 import { requireProgram } from '../support/system-program.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
@@ -131,6 +131,7 @@ describe.skipIf(haproxy.path === null)(`HAProxy in front of the reference server
 
   it('150 KB bodies refused behind it: every 400 HAProxy delivered decided its request, on both clients', async () => {
     const runs = await Promise.all(HTTP_CLIENTS.map((client) => runPlan(largeBodies(proxy.url, client), proxy.url)));
+    const log = await settledHaproxyLog(proxy);
     for (const [i, client] of HTTP_CLIENTS.entries()) {
       const { result } = runs[i]!;
       const { requests, outcomes } = result.summary;
@@ -138,7 +139,7 @@ describe.skipIf(haproxy.path === null)(`HAProxy in front of the reference server
       const failed = requests - refused;
       const others = Object.keys(outcomes).filter((o) => o !== REFUSED && !o.startsWith('transport:'));
       expect(others).toEqual([]);
-      const lines = haproxyLog(proxy).filter((line) => line.request === `POST /api/echo-${client} HTTP/1.1`);
+      const lines = log.filter((line) => line.request === `POST /api/echo-${client} HTTP/1.1`);
       // Every refusal HAProxy passed on was counted as one; nothing else of this request.
       const delivered = lines.filter((line) => line.status === 400 && line.bytesSent > 0).length;
       expect({ client, refused }).toEqual({ client, refused: delivered });

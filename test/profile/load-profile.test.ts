@@ -70,6 +70,20 @@ describe('loadProfile: problems, one line each, prefixed with the file', () => {
     expect((error as ProfileError).problems.map((p) => p.path)).toEqual(['/target', '/checkpointEvery']);
   });
 
+  it('keeps a key holding a newline or an escape sequence on its problem’s line, written as JSON writes it', async () => {
+    const path = write(
+      'keys.json',
+      `{ "scenarios": [{ "steps": [{ "method": "ping" }] }], "phases": [{ "durati\\n": "1s", "rate": 1, "x\\u001b[2J": 1 }] }`,
+    );
+    const error = await failure(loadProfile(path, {}));
+    expect(error.message.split('\n')).toEqual([
+      expect.stringMatching(/^[^\n]*: \/phases\/0\/durati\\n: expected one of the properties .*, found unknown property "durati\\n"$/),
+      expect.stringMatching(/^[^\n]*: \/phases\/0\/x\\u001b\[2J: expected one of the properties .*, found unknown property "x\\u001b\[2J"$/),
+      `${path}: /phases/0/duration: expected a string (required), found nothing`,
+    ]);
+    expect(error.message).not.toContain('\u001b');
+  });
+
   it('interpolates from the given environment, defaults included', async () => {
     const path = write(
       'env.json',

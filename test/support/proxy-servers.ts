@@ -136,6 +136,23 @@ export function haproxyLog(proxy: ProxyServer): HaproxyLogLine[] {
 }
 
 /**
+ * HAProxy's access log once it has stopped growing (unchanged for 300 ms, at most 5 s): HAProxy
+ * writes a request's line when its stream ends, which for a request answered before its body was
+ * read can be a moment after the client already counted the answer.
+ */
+export async function settledHaproxyLog(proxy: ProxyServer): Promise<HaproxyLogLine[]> {
+  const deadline = Date.now() + 5_000;
+  let lines = proxy.accessLog().length;
+  let stableSince = Date.now();
+  while (Date.now() - stableSince < 300 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = proxy.accessLog().length;
+    if (now !== lines) [lines, stableSince] = [now, Date.now()];
+  }
+  return haproxyLog(proxy);
+}
+
+/**
  * HAProxy in HTTP mode on a free port, with `defaults` lines added to its defaults section and
  * `frontend` lines to its one frontend (e.g. `default_backend api` and a backend in `backends`);
  * the access log (HAProxy's, on its stdout) has one `<status> <termination state> <bytes sent>
