@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { sep } from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * Which test files run in which pass of `npm test` is said in each file, by a marker comment in
@@ -38,17 +38,43 @@ function filesMarked(): Record<(typeof PASSES)[number], string[]> {
 
 const { quiet: QUIET, 'both-clients': BOTH_CLIENTS } = filesMarked();
 const phase = process.env.RPCLOAD_TEST_PHASE;
+const UNDICI = { RPCLOAD_TEST_HTTP_CLIENT: 'undici' };
+const NOT_TESTS = ['test/bench/**', 'node_modules/**', 'dist/**'];
+const TIMEOUT_MS = 30_000;
 
-// Tests are mostly I/O-bound (they wait on real rate-limit windows), so run a few files at once
-// even on a 2-core machine; timing-sensitive assertions carry their own tolerances.
+/**
+ * The passes of `npm test`: `load` runs every file but the quiet ones on the default client and,
+ * as a second project in the same pool, the both-clients files on undici (their waits fill the
+ * other files' idle time); `quiet` runs the quiet files one at a time after it. `undici` alone
+ * remains for a maintainer who wants only that pass.
+ */
+function projects(): TestProjectInlineConfiguration[] | undefined {
+  if (phase !== 'load') return undefined;
+  // Not `extends: true`: it would add the root's include list to each project's.
+  const common = { testTimeout: TIMEOUT_MS, hookTimeout: TIMEOUT_MS, isolate: false, exclude: NOT_TESTS };
+  return [
+    { test: { ...common, name: 'default', include: ['test/**/*.test.ts'], exclude: [...NOT_TESTS, ...QUIET] } },
+    { test: { ...common, name: 'undici', include: BOTH_CLIENTS, env: UNDICI } },
+  ];
+}
+
+// Tests mostly wait on real time (rate-limit windows, run durations), so several files run at once
+// even on a 2-core machine; timing-sensitive assertions carry their own tolerances. Files share
+// their worker's module cache (isolate: false): a test file loads rpcload's sources once per
+// worker, not once per file — about a quarter of the suite's CPU time. No test mocks modules or
+// timers, and module state is per thread by design (the warm-up's "warmed" flag, the HTTP/1
+// connections' sweep), which a later file in the same worker may find set, as a later run in the
+// same process would.
 export default defineConfig({
   test: {
     include: phase === 'quiet' ? QUIET : phase === 'undici' ? BOTH_CLIENTS : ['test/**/*.test.ts'],
-    env: phase === 'undici' ? { RPCLOAD_TEST_HTTP_CLIENT: 'undici' } : {},
-    exclude: ['test/bench/**', 'node_modules/**', 'dist/**', ...(phase === 'load' ? QUIET : [])],
+    env: phase === 'undici' ? UNDICI : {},
+    exclude: NOT_TESTS,
+    projects: projects(),
     fileParallelism: phase !== 'quiet',
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    isolate: false,
+    testTimeout: TIMEOUT_MS,
+    hookTimeout: TIMEOUT_MS,
     pool: 'forks',
     maxWorkers: 4,
     reporters: ['default'],

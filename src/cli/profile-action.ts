@@ -9,6 +9,7 @@ import { describeLoad } from '../profile/describe-plan.ts';
 import type { ReplayPlan } from '../profile/replay-settings.ts';
 import { formatDurationMs } from '../util/duration.ts';
 import { setExitCode } from './exit.ts';
+import { groupThousands } from '../util/number-format.ts';
 
 /** `rpcload profile validate FILE…`: ok with a summary, or every problem (exit 2). */
 export async function validateAction(files: readonly string[]): Promise<void> {
@@ -38,7 +39,7 @@ async function validateOne(file: string): Promise<void> {
   }
 }
 
-const count = (n: number, noun: string): string => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+const count = (n: number, noun: string): string => `${groupThousands(n)} ${noun}${n === 1 ? '' : 's'}`;
 
 function summarize(plan: Plan): string {
   if (plan.workloads.length > 1) return describeWorkloads(plan);
@@ -57,7 +58,7 @@ function summarize(plan: Plan): string {
 function describeReplay(replay: ReplayPlan, clients: number, totalMs: number): string {
   const { facts } = replay;
   const whole = replay.fromMs === 0 && replay.toMs === null;
-  const inWindow = whole ? '' : `; ${facts.callsInWindow.toLocaleString('en-US')} in the window ${windowText(replay)}`;
+  const inWindow = whole ? '' : `; ${groupThousands(facts.callsInWindow)} in the window ${windowText(replay)}`;
   return [
     `replays ${facts.fileName} (${facts.format}, ${count(facts.calls, 'call')}${inWindow})`,
     `${count(facts.callers, 'caller')} sent by ${count(clients, 'client')}`,

@@ -16,6 +16,7 @@ import {
 import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
 import type { ServeFlags } from './serve-action.ts';
+import { groupThousands } from '../util/number-format.ts';
 
 const faultName = oneOf(FAULTS.map((f) => f.name));
 
@@ -53,7 +54,7 @@ function listOr(items: readonly string[]): string {
 function faultHelp(): string {
   const width = Math.max(...FAULTS.map((f) => f.name.length));
   const methodWidth = Math.max(...METHOD_HELP.map((m) => m.name.length));
-  const maxOrders = DEFAULT_MAX_ORDERS.toLocaleString('en-US');
+  const maxOrders = groupThousands(DEFAULT_MAX_ORDERS);
   const lines = (kind: string): string[] =>
     FAULTS.filter((f) => f.kind === kind).map((f) => `  ${f.name.padEnd(width)}  ${f.description}`);
   return [
@@ -212,7 +213,7 @@ export function registerServeCommand(program: Command): void {
         .choices(STORE_OUTAGE_POLICIES)
         .default('closed-503'),
     )
-    .addHelpText('after', faultHelp())
+    .addHelpText('after', () => faultHelp())
     .action(async (flags: ServeFlags) => {
       const { serveAction } = await import('./serve-action.ts');
       await serveAction(flags);

@@ -44,10 +44,7 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\
  * problem stays one line and the terminal shows what the file has.
  */
 function printableLine(line: string): string {
-  return line.replace(
-    UNPRINTABLE,
-    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return line.replace(UNPRINTABLE, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Append one segment to a JSON pointer (RFC 6901 escaping). */

@@ -3,6 +3,7 @@
  * is applied, so colored and plain output line up the same; cells must be single-width text.
  */
 import { parseThreshold } from '../profile/thresholds.ts';
+import { groupThousands } from '../util/number-format.ts';
 
 export type Align = 'left' | 'right';
 
@@ -23,7 +24,7 @@ export function renderTable(columns: readonly Column[], rows: readonly (readonly
 }
 
 /** 12345 → "12,345". */
-export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');
+export const formatCount = (n: number): string => groupThousands(n);
 
 /** Milliseconds with precision that fits their size: 0.123, 4.56, 78.9, 1234. */
 export function formatMs(ms: number): string {

@@ -137,8 +137,10 @@ describe('three workloads, setup and teardown, through rpcload run', { timeout: 
     const originMs = Math.min(...load.map((c) => c.atMs));
     const browse = perS(load, 'browse.ping', originMs, 1000, 4500);
     expect(Math.abs(browse - 40) / 40).toBeLessThan(0.2); // Poisson: its count over 3.5 s varies by ±√140 ≈ 8 %
+    // The replay's own timing is judged in the quiet pass (cli/replay.test.ts); beside other test
+    // files a starved machine delays some calls past the window's edge.
     const recorded = perS(load, 'recorded.call', originMs, 1500, 3500);
-    expect(Math.abs(recorded - 40) / 40).toBeLessThan(0.1);
+    expect(Math.abs(recorded - 40) / 40).toBeLessThan(0.2);
     const orders = perS(load, 'orders.create', originMs, 1500, 3500);
     expect(orders).toBeGreaterThan(5); // two users, each an iteration every ~80 ms and a reply time
     expect(load.filter((c) => c.method === 'recorded.call')).toHaveLength(120);

@@ -92,18 +92,25 @@ describe('the load ends at its duration plus a bounded drain', () => {
     let sent = 0;
     let unsent = 0;
     const sentAtMs: number[] = [];
+    let stalled = false;
     const engine = {
-      startArrival: () => void (sent++, sentAtMs.push(now())),
+      startArrival: () => {
+        sent++;
+        sentAtMs.push(now());
+        // The event loop blocked from 200 ms to 1 s of a 1.1 s phase — by the first arrival at
+        // 200 ms, not a timer: on a busy machine a timer can fire too late to stall anything.
+        if (!stalled && now() >= 200) {
+          stalled = true;
+          while (now() < 1000);
+        }
+      },
       recordUnsentAtPhaseEnd: (_phase: number, n: number) => void (unsent += n),
     } as unknown as LoadEngine;
     const origin = performance.now();
     const now = (): number => performance.now() - origin;
-    const stall = setTimeout(() => {
-      while (now() < 1000); // the event loop blocked from 200 ms to 1 s of a 1.1 s phase
-    }, 200);
     const run = runOpenPhase(engine, 0, createPacer(rateLoad(1000), 1100), 1100, 0, now);
     await run.done;
-    clearTimeout(stall);
+    expect(stalled).toBe(true);
     expect(sent + unsent).toBe(1100); // 1000/s × 1.1 s: the schedule's count, whatever was sent
     // Not as one burst of ~800: at once only the last 250 ms at twice the rate (500), then 2 per
     // ms against 1 per ms falling due, so ~200 are still owed when the phase ends.

@@ -77,8 +77,12 @@ describe('loadProfile: problems, one line each, prefixed with the file', () => {
     );
     const error = await failure(loadProfile(path, {}));
     expect(error.message.split('\n')).toEqual([
-      expect.stringMatching(/^[^\n]*: \/phases\/0\/durati\\n: expected one of the properties .*, found unknown property "durati\\n"$/),
-      expect.stringMatching(/^[^\n]*: \/phases\/0\/x\\u001b\[2J: expected one of the properties .*, found unknown property "x\\u001b\[2J"$/),
+      expect.stringMatching(
+        /^[^\n]*: \/phases\/0\/durati\\n: expected one of the properties .*, found unknown property "durati\\n"$/,
+      ),
+      expect.stringMatching(
+        /^[^\n]*: \/phases\/0\/x\\u001b\[2J: expected one of the properties .*, found unknown property "x\\u001b\[2J"$/,
+      ),
       `${path}: /phases/0/duration: expected a string (required), found nothing`,
     ]);
     expect(error.message).not.toContain('\u001b');

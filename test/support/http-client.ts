@@ -2,7 +2,7 @@
  * The load client the tests run with. `RPCLOAD_TEST_HTTP_CLIENT=undici` (or `rpcload`; `fast`, its
  * former name, too) makes the helpers that build plans, spawn the CLI or open connections use that
  * client, so the suites whose results must not depend on the client run once with each (`npm test` runs them again with
- * undici: RPCLOAD_TEST_PHASE=undici in vitest.config.ts). Unset, the profile's default applies.
+ * undici: the `undici` project of vitest.config.ts). Unset, the profile's default applies.
  */
 import type { HttpClientName } from '../../src/profile/plan.ts';
 import { HTTP_CLIENTS, httpClientNamed } from '../../src/profile/http-clients.ts';

@@ -5,6 +5,7 @@
  * escaped) and never reaches the page raw.
  */
 import { sanitizeText } from '../../util/sanitize.ts';
+import { groupThousands } from '../../util/number-format.ts';
 import { formatMs } from '../compare/format.ts';
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -31,7 +32,7 @@ export function preformatted(value: string, maxLength = 20_000): string {
 // Formatters of the report's figures: trusted output, safe to put in HTML as they are.
 export const ms = (value: number): string => `${formatMs(value)} ms`;
 export const percent = (fraction: number): string => `${(fraction * 100).toFixed(2)}%`;
-export const count = (n: number): string => n.toLocaleString('en-US');
+export const count = (n: number): string => groupThousands(n);
 
 /** A cell value, with the baseline's value under it when there is one (pre-escaped HTML in, HTML out). */
 export function withBaseline(value: string, baselineValue: string | undefined): string {

@@ -8,6 +8,7 @@
  * quota line catches what the others take from it.
  */
 import type { Plan } from '../../profile/plan.ts';
+import { groupThousands } from '../../util/number-format.ts';
 
 /** Share of the nominal quota bound the search may use. */
 export const QUOTA_HEADROOM = 0.9;
@@ -89,7 +90,7 @@ export function busiestShareOfQuota(use: QuotaUse): number {
   return use.busiest === null ? 0 : use.busiest.perS / (use.limit / use.windowS);
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
+const count = (n: number): string => groupThousands(n);
 
 /**
  * The quota arithmetic of a step, in words. For a replay (`speed` given) the busiest client's

@@ -2,6 +2,7 @@
  * Number formatting for the dashboard: compact, fixed-ish widths, about three significant digits
  * (like the summary table), so columns do not jitter as values change four times a second.
  */
+import { groupThousands } from '../../util/number-format.ts';
 
 /** Milliseconds without a unit: 0.240, 7.66, 23.9, 108, 12345; `–` when not a number. */
 export function formatMs(ms: number): string {
@@ -14,8 +15,7 @@ export function formatMs(ms: number): string {
 
 /** Counts with thousands separators up to a million, then 1.23M. */
 export function formatCount(n: number): string {
-  // Grouping by hand: toLocaleString costs microseconds a call, and a frame formats dozens.
-  if (n < 1_000_000) return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  if (n < 1_000_000) return groupThousands(n);
   if (n < 1_000_000_000) return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 2 : 1)}M`;
   return `${(n / 1_000_000_000).toFixed(2)}G`;
 }
