@@ -4,6 +4,8 @@
  * data — 20 to 30 ms of a CLI start-up or a run's summary that prints one count.
  */
 export function groupThousands(n: number): string {
-  const whole = String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return n < 0 && Math.round(n) !== 0 ? `-${whole}` : whole;
+  const rounded = Math.round(n);
+  const grouped = String(Math.abs(rounded)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  // -0 (a negative fraction rounded) prints as 0.
+  return rounded < 0 ? `-${grouped}` : grouped;
 }
