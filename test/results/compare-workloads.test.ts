@@ -1,7 +1,9 @@
+// test-pass: quiet
 /**
  * compare and trend per workload: which workloads are compared and which only one run has (pure,
  * tables), then result files of real runs with two workloads — one against a server whose `work`
- * got slower — through compareRuns, trend and the CLI.
+ * got slower — through compareRuns, trend and the CLI. Quiet: the runs' latencies are compared (a
+ * sub-millisecond p50 beside other test files moved by more than trend's noise floor).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
