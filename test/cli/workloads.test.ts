@@ -31,6 +31,9 @@ writeFileSync(
 const shop = (extra: Record<string, unknown>): Record<string, unknown> => ({
   name: 'shop',
   target: api.url,
+  // Pinned: the Poisson schedule (and so its count in any window) is the same in every run, and
+  // the rate check below judges rpcload's timing, not the luck of the draw.
+  seed: 1,
   clients: { pattern: 'client-{n}', count: 2, secret: SECRET },
   scenarios: [
     { name: 'ping', steps: [{ method: 'browse.ping', args: { fixture: '{{setup.fixtureId}}' } }] },
@@ -136,7 +139,7 @@ describe('three workloads, setup and teardown, through rpcload run', { timeout: 
     // At the same time, each at its own rate (±10 % in the steady part, where all three play: 1.5 s–3.5 s).
     const originMs = Math.min(...load.map((c) => c.atMs));
     const browse = perS(load, 'browse.ping', originMs, 1000, 4500);
-    expect(Math.abs(browse - 40) / 40).toBeLessThan(0.2); // Poisson: its count over 3.5 s varies by ±√140 ≈ 8 %
+    expect(Math.abs(browse - 40) / 40).toBeLessThan(0.2); // the pinned seed draws 141 arrivals in this window: what is left is timing
     // The replay's own timing is judged in the quiet pass (cli/replay.test.ts); beside other test
     // files a starved machine delays some calls past the window's edge.
     const recorded = perS(load, 'recorded.call', originMs, 1500, 3500);
