@@ -74,6 +74,34 @@ export interface ApiReply {
   readonly doneAtMs: number;
 }
 
+/**
+ * What a call needs of an HTTP client: undici's `request` (a `Dispatcher`: verify, and HTTP/2), or
+ * anything with the same `request` (node-transport.ts: Node's own http and https clients).
+ */
+export type ApiTransport = Dispatcher | PlainTransport;
+
+export interface PlainTransport {
+  request(options: ApiTransportRequest): Promise<ApiTransportResponse>;
+}
+
+export interface ApiTransportRequest {
+  readonly origin: string;
+  readonly path: string;
+  readonly method: string;
+  /** As an object, or undici's flat `[name, value, …]` list (a sign module's). */
+  readonly headers: Readonly<Record<string, string>> | readonly string[];
+  readonly body: Buffer | undefined;
+  readonly headersTimeout: number;
+  readonly bodyTimeout: number;
+  readonly signal: AbortSignal;
+}
+
+export interface ApiTransportResponse {
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: AsyncIterable<Buffer> & { destroy(): unknown };
+}
+
 const DEFAULT_CAP_BYTES = 1024 * 1024;
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
@@ -106,7 +134,7 @@ export function headerValue(
   return Array.isArray(value) ? value[0] : value;
 }
 
-export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<ApiReply> {
+export async function callApi(transport: ApiTransport, call: ApiCall): Promise<ApiReply> {
   const url = new URL(`${call.baseUrl}${call.path ?? `/api/${call.method}`}`);
   const headers: Record<string, string> = { 'content-type': call.contentType ?? 'application/json', ...call.headers };
   const authorization = call.authorization ?? (call.token ? `Bearer ${call.token}` : undefined);
@@ -142,7 +170,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
             body: bytes ?? Buffer.alloc(0),
             headers: Object.entries(headers).flat(),
           });
-    const response = await dispatcher.request({
+    const response = await send(transport, {
       origin: url.origin,
       path,
       method: httpMethod,
@@ -157,7 +185,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
     const kept: Buffer[] = [];
     let keptBytes = 0;
     let bodyBytes = 0;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    for await (const chunk of response.body) {
       bodyBytes += chunk.length;
       if (bodyBytes > maxBodyBytes) {
         cutShort('body_too_large');
@@ -173,7 +201,7 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
     if (cutReason !== null) throw new Error(cutReason);
     const body = Buffer.concat(kept, keptBytes);
     const truncated = bodyBytes > keptBytes;
-    const responseHeaders = response.headers as Record<string, string | string[] | undefined>;
+    const responseHeaders = response.headers;
     return {
       status: response.statusCode,
       headers: responseHeaders,
@@ -214,6 +242,13 @@ export async function callApi(dispatcher: Dispatcher, call: ApiCall): Promise<Ap
     clearTimeout(deadline);
     call.signal?.removeEventListener('abort', onCancel);
   }
+}
+
+function send(transport: ApiTransport, options: ApiTransportRequest): Promise<ApiTransportResponse> {
+  // undici's `request` is overloaded (a callback form first), so it is called as itself.
+  if ('dispatch' in transport)
+    return transport.request({ ...options, headers: options.headers as Record<string, string> | string[] });
+  return transport.request(options);
 }
 
 function cutOutcome(reason: CutReason | null): string | null {

@@ -42,6 +42,8 @@ const NAMED_TRANSPORT: Readonly<Record<string, string>> = {
   UND_ERR_BODY_TIMEOUT: OUTCOME_TIMEOUT,
   TimeoutError: OUTCOME_TIMEOUT,
   UND_ERR_HEADERS_OVERFLOW: OUTCOME_HEADERS_TOO_LARGE,
+  // Node's own http client (the token requests', node-transport.ts) says the same with its parser's code.
+  HPE_HEADER_OVERFLOW: OUTCOME_HEADERS_TOO_LARGE,
   UND_ERR_RES_EXCEEDED_MAX_SIZE: OUTCOME_BODY_TOO_LARGE,
   // A status line or header block that is not HTTP/1.1 (undici's parser errors carry no code).
   HTTPParserError: OUTCOME_INVALID_HTTP,
@@ -55,8 +57,9 @@ const NAMED_TRANSPORT: Readonly<Record<string, string>> = {
 export function transportOutcome(err: unknown): string {
   const { code, name } = (err ?? {}) as { code?: unknown; name?: unknown };
   if (typeof code === 'string' && code.length > 0) {
-    if (code.startsWith('HPE_')) return OUTCOME_INVALID_HTTP;
-    return NAMED_TRANSPORT[code] ?? `transport:${code}`;
+    const named = NAMED_TRANSPORT[code];
+    if (named !== undefined) return named;
+    return code.startsWith('HPE_') ? OUTCOME_INVALID_HTTP : `transport:${code}`;
   }
   if (typeof name === 'string' && NAMED_TRANSPORT[name] !== undefined) return NAMED_TRANSPORT[name];
   return 'transport:UNKNOWN';

@@ -3,7 +3,6 @@
  * {base}/api/{tokenMethod} — the one request not sent as JSON. Accepts the token response either
  * inside the API envelope or as bare RFC 6749 JSON. Never puts a secret or token in `detail`.
  */
-import type { Dispatcher } from 'undici';
 import { registerSecret } from '../util/redact.ts';
 import { sanitizeText } from '../util/sanitize.ts';
 import {
@@ -15,7 +14,7 @@ import {
 } from './client-assertion.ts';
 import { normalizeErrorCode } from './envelope.ts';
 import { certificateHint } from './certificate-hint.ts';
-import { callApi, headerValue, type ApiCall, type ApiReply } from './http-call.ts';
+import { callApi, headerValue, type ApiCall, type ApiReply, type ApiTransport } from './http-call.ts';
 import { contentEncodingOutcome } from './outcome.ts';
 import { retryAfterSeconds } from './retry-after.ts';
 
@@ -137,7 +136,7 @@ function readTokenBody(parsed: Record<string, unknown>): TokenBody | null {
  */
 const SENDABLE_TOKEN = /^[\x21-\x7e]+$/;
 
-export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): Promise<TokenResult> {
+export async function requestToken(transport: ApiTransport, req: TokenRequest): Promise<TokenResult> {
   // Known before the server can echo them: every later output of this thread is scrubbed of them.
   registerSecret(req.clientSecret);
   const basic = Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`).toString('base64');
@@ -163,7 +162,7 @@ export async function requestToken(dispatcher: Dispatcher, req: TokenRequest): P
     bodyCapBytes: 64 * 1024,
     maxBodyBytes: 1024 * 1024,
   };
-  const reply = await callApi(dispatcher, call);
+  const reply = await callApi(transport, call);
   req.onExchange?.(call, reply);
   const latencyUs = Math.round((reply.doneAtMs - reply.sentAtMs) * 1000);
   const retryAfter =
@@ -270,14 +269,14 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * last request's, its detail counting the refusals when the provider kept refusing.
  */
 export async function requestTokenHonouringRetryAfter(
-  dispatcher: Dispatcher,
+  transport: ApiTransport,
   req: TokenRequest,
   onRefused: (refusal: TokenResult) => void = () => undefined,
   policy: TokenRetryPolicy = TOKEN_RETRY,
 ): Promise<TokenResult> {
   let waitedS = 0;
   for (let attempt = 1; ; attempt++) {
-    const result = await requestToken(dispatcher, req);
+    const result = await requestToken(transport, req);
     if (result.ok || result.status !== 429 || req.signal?.aborted) return result;
     const asked = result.retryAfterS ?? -1;
     const refusedTimes = `${attempt} time${attempt === 1 ? '' : 's'}`;

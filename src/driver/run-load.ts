@@ -17,6 +17,8 @@ import {
   socketProtocol,
   type DispatcherOptions,
 } from '../api/dispatcher.ts';
+import type { ApiTransport } from '../api/http-call.ts';
+import { NodeHttpTransport } from '../api/node-transport.ts';
 import { loadRequestSigner } from '../api/request-signer.ts';
 import { clientCertificateProblem } from '../api/tls-diagnosis.ts';
 import { RpcloadError } from '../errors.ts';
@@ -157,7 +159,8 @@ interface Transport {
   readonly routes: readonly URL[];
   readonly connectors: ReturnType<typeof createWarmConnector>[][];
   readonly connections: ReplicaRouter;
-  readonly tokenDispatchers: ReturnType<typeof createDispatcher>[];
+  /** By lane: Node's HTTP/1.1 client, or undici's where the target speaks HTTP/2 (see tokenTransport). */
+  readonly tokenDispatchers: TokenTransport[];
   readonly layout: ReturnType<typeof connectionLanes>;
   readonly laneTransport: (identity: DispatcherOptions['identity']) => DispatcherOptions;
   readonly clients: ClientIdentity[];
@@ -213,17 +216,32 @@ async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): P
     plan.replicaAffinity,
   );
   const tokenDispatchers = layout.lanes.map((lane) =>
-    createDispatcher({
-      ...laneTransport(lane.identity),
-      connections: 8,
-      headersTimeoutMs: plan.http.headersTimeoutMs,
-      bodyTimeoutMs: plan.http.bodyTimeoutMs,
-    }),
+    tokenTransport(
+      {
+        ...laneTransport(lane.identity),
+        connections: 8,
+        headersTimeoutMs: plan.http.headersTimeoutMs,
+        bodyTimeoutMs: plan.http.bodyTimeoutMs,
+      },
+      plan.http.idleTimeoutMs,
+    ),
   );
   const clients = plan.clients.map(
     (c, i) => new ClientIdentity(i, c.id, c.secret, c.weight, layout.laneOf[i], c.signingSecret, c.assertionKey),
   );
   return { target, routes, connectors, connections, tokenDispatchers, layout, laneTransport, clients };
+}
+
+type TokenTransport = ApiTransport & { destroy(): Promise<void> };
+
+/**
+ * The token requests' client: Node's own HTTP/1.1 client, whose parser is native — undici's first
+ * exchange costs ~0.2 CPU-s of V8 compiling its WebAssembly parser, paid by every run before its
+ * first request though its load goes over rpcload's own client — or undici's where the target
+ * negotiated HTTP/2 (Node's http client speaks HTTP/1.1 only).
+ */
+function tokenTransport(options: DispatcherOptions, idleTimeoutMs: number): TokenTransport {
+  return options.httpVersion === '1.1' ? new NodeHttpTransport(options, idleTimeoutMs) : createDispatcher(options);
 }
 
 /** Every client's token; none at all is a one-line error (with the certificate's problem when mTLS is the cause). */

@@ -6,10 +6,9 @@
  * 429 is asked again after its Retry-After (a few times, each refusal counted). Failures are
  * counted outcomes; a client without a token is simply not picked until a retry succeeds.
  */
-import type { ApiCall, ApiReply } from '../api/http-call.ts';
+import type { ApiCall, ApiReply, ApiTransport } from '../api/http-call.ts';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
 import { requestTokenHonouringRetryAfter, type TokenResult } from '../api/token.ts';
 import {
   MIN_REFRESH_INTERVAL_MS,
@@ -24,7 +23,7 @@ import type { ClientIdentity } from './client-identity.ts';
 
 export interface TokenManagerOptions {
   /** By connection lane: a client's token requests go through its lane's (they present its certificate). */
-  readonly dispatchers: readonly Dispatcher[];
+  readonly dispatchers: readonly ApiTransport[];
   readonly baseUrl: string;
   readonly auth: AuthPlan;
   readonly recorder: Recorder;

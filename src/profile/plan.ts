@@ -319,6 +319,6 @@ export interface HttpPlan {
   readonly preconnect: boolean;
   /** Warm the request code path against an in-process responder before the clock starts (see driver/warm-up.ts). */
   readonly warmUp: boolean;
-  /** The load's HTTP client (token requests always use undici). */
+  /** The load's HTTP client (token requests use Node's HTTP/1.1 client, or undici over HTTP/2). */
   readonly client: HttpClientName;
 }

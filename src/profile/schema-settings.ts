@@ -179,7 +179,7 @@ export const HttpSchema = OptionalFields(
         description:
           "HTTP client of the load's API calls: rpcload = rpcload's own clients (its HTTP/1.1 keep-alive client; " +
           "sessions of Node's http2 module on HTTP/2), less CPU per request; undici = undici's Client. " +
-          `"fast" is accepted as rpcload's former name. Token requests and verify always use undici. ` +
+          `"fast" is accepted as rpcload's former name. Token requests use Node's HTTP/1.1 client (undici over HTTP/2), verify undici. ` +
           `Default "${D.http.client}".`,
       },
     ),

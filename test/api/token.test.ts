@@ -1,11 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/api/dispatcher.ts';
-import { callApi } from '../../src/api/http-call.ts';
+import { callApi, type ApiTransport } from '../../src/api/http-call.ts';
+import { NodeHttpTransport } from '../../src/api/node-transport.ts';
 import { requestToken, type TokenRequest } from '../../src/api/token.ts';
 import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
 
 let server: TestServer | undefined;
-const dispatcher = createDispatcher();
+// The same calls over undici (verify's client) and Node's own (a run's token requests): the same replies.
+const TRANSPORTS: [string, ApiTransport][] = [
+  ['undici', createDispatcher()],
+  ['node:http', new NodeHttpTransport({})],
+];
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -20,7 +25,7 @@ const request = (baseUrl: string, overrides: Partial<TokenRequest> = {}): TokenR
   ...overrides,
 });
 
-describe('requestToken', () => {
+describe.each(TRANSPORTS)('requestToken over %s', (_, dispatcher) => {
   it('sends a form-encoded client_secret_post request and reads an enveloped token', async () => {
     server = await startScriptedServer((_req, res) =>
       sendJson(res, 200, { status: 'success', data: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 60 } }),
@@ -86,7 +91,7 @@ describe('requestToken', () => {
   });
 });
 
-describe('callApi', () => {
+describe.each(TRANSPORTS)('callApi over %s', (_, dispatcher) => {
   it('posts JSON with the bearer token and classifies the reply', async () => {
     server = await startScriptedServer((req, res) =>
       sendJson(res, 200, { status: 'success', data: { echo: JSON.parse(req.body) as unknown } }),
