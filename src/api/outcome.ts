@@ -6,7 +6,7 @@
  * - `envelope_violation`      a 2xx reply whose body breaks the envelope rules
  * - `content_encoding:<coding>` a reply whose body is compressed (e.g. gzip): rpcload sends no
  *                             Accept-Encoding and does not decode it, so it cannot judge the envelope
- * - `transport:<code>`        no usable response: reset, refused, timeout, TLS (undici's err.code)
+ * - `transport:<code>`        no usable response: reset, refused, timeout, TLS (the HTTP client's or the system's err.code)
  * - `sign:error`              the profile's sign function failed, so the request was never sent
  */
 export const OUTCOME_SUCCESS = 'success';
