@@ -236,9 +236,9 @@ type TokenTransport = ApiTransport & { destroy(): Promise<void> };
 
 /**
  * The token requests' client: Node's own HTTP/1.1 client, whose parser is native — undici's first
- * exchange costs ~0.2 CPU-s of V8 compiling its WebAssembly parser, paid by every run before its
- * first request though its load goes over rpcload's own client — or undici's where the target
- * negotiated HTTP/2 (Node's http client speaks HTTP/1.1 only).
+ * exchange costs ~0.3 CPU-s, mostly V8 compiling its WebAssembly parser, paid by every run though
+ * its load goes over rpcload's own client — or undici's where the target negotiated HTTP/2 (Node's
+ * http client speaks HTTP/1.1 only).
  */
 function tokenTransport(options: DispatcherOptions, idleTimeoutMs: number): TokenTransport {
   return options.httpVersion === '1.1' ? new NodeHttpTransport(options, idleTimeoutMs) : createDispatcher(options);
