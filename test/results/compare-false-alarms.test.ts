@@ -17,6 +17,10 @@ import { runRpcload } from '../support/cli.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const RUNS = 5;
+const RATE_PER_S = 60;
+const ARRIVAL_PERIOD_MS = 1000 / RATE_PER_S;
+/** Time for five processes to start and fetch their tokens on a busy 2-core machine. */
+const START_AHEAD_MS = 4_000;
 const dir = useTempDir('rpcload-false-alarms-');
 
 /**
@@ -34,8 +38,8 @@ function demoProfile(): string {
     thresholds: [],
     seed: 20261125,
     phases: [
-      { name: 'warm-up', duration: '1s', rate: 60 },
-      { name: 'steady', duration: '4s', rate: 60 },
+      { name: 'warm-up', duration: '1s', rate: RATE_PER_S },
+      { name: 'steady', duration: '4s', rate: RATE_PER_S },
     ],
   };
   const path = join(dir, 'demo-short.json');
@@ -46,11 +50,18 @@ function demoProfile(): string {
 describe('compare on same-settings runs', () => {
   it('raises no regression over ten pairs, in either direction, with the default rules', { timeout: 120_000 }, async () => {
     const profile = demoProfile();
+    // Side by side, five runs at the same constant rate would otherwise lock into whatever phase
+    // their start-ups left them in for the whole run: one whose ticks fall between the others' gets
+    // the cores to itself and reads half their latency, a pattern no run one after another has.
+    // Each starts its clock at an agreed instant, a fifth of the arrival period after the one before.
+    const firstStartMs = Date.now() + START_AHEAD_MS;
     const runs = await Promise.all(
       Array.from({ length: RUNS }, async (_, n): Promise<RunResult> => {
         const out = join(dir, `run-${n}.json`);
-        const { code, stderr } = await runRpcload(['run', profile, '--ui', 'none', '--out', out]);
+        const startAt = ((firstStartMs + (n * ARRIVAL_PERIOD_MS) / RUNS) / 1000).toFixed(4);
+        const { code, stderr } = await runRpcload(['run', profile, '--ui', 'none', '--out', out, '--start-at', startAt]);
         expect(code, stderr).toBe(0);
+        expect(stderr, 'a run started late: its phase is not the one agreed').not.toContain('--start-at');
         return JSON.parse(readFileSync(out, 'utf8')) as RunResult;
       }),
     );
