@@ -56,7 +56,9 @@ describe('workloads side by side', () => {
     expect(by('b.call')).toHaveLength(15);
     expect(new Set(by('b.call').map((c) => c.client))).toEqual(new Set(['client-1']));
     const firstAtMs = Math.min(...calls.map((c) => c.atMs));
-    expect(Math.min(...by('b.call').map((c) => c.atMs)) - firstAtMs).toBeGreaterThanOrEqual(450);
+    // (The run's very first call may itself reach the server late, behind its connection's set-up on a
+    // busy machine: CI once saw 449.8 ms; a workload that ignored its start would be at ~0.)
+    expect(Math.min(...by('b.call').map((c) => c.atMs)) - firstAtMs).toBeGreaterThanOrEqual(400);
     // once: 3 clients × 2 iterations × 2 steps, each client exactly its own
     for (const client of ['u-1', 'u-2', 'u-3']) {
       expect(by('c.first').filter((c) => c.client === client)).toHaveLength(2);
