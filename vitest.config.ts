@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { sep } from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Which test files run in which pass of `npm test` is said in each file, by a marker comment in
@@ -59,38 +58,6 @@ function projects(): TestProjectInlineConfiguration[] | undefined {
   ];
 }
 
-/**
- * Vitest's own order runs one project's files after the other's: the undici project's files —
- * long, and mostly waiting on real time — came last, in a tail where the other workers had nothing
- * left to do. This order is vitest's (the longest last time first; without a record, as on a fresh
- * clone, the largest file first) across both projects at once.
- */
-class LongestFirstAcrossProjects extends BaseSequencer {
-  override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const { cache, config } = this.ctx;
-    const keyOf = (spec: TestSpecification): string => `${spec.project.name}:${relative(config.root, spec.moduleId)}`;
-    const weightOf = new Map(
-      files.map((spec) => {
-        const key = keyOf(spec);
-        const last = cache.getFileTestResults(key);
-        // A file never run, or one that failed, first (as vitest does); then by duration, or by size.
-        if (last === undefined)
-          return [spec, { known: false, failed: false, weight: cache.getFileStats(key)?.size ?? Infinity }];
-        return [spec, { known: true, failed: last.failed, weight: last.duration }];
-      }),
-    );
-    return Promise.resolve(
-      [...files].sort((a, b) => {
-        const wa = weightOf.get(a)!;
-        const wb = weightOf.get(b)!;
-        if (wa.known !== wb.known) return wa.known ? 1 : -1;
-        if (wa.failed !== wb.failed) return wa.failed ? -1 : 1;
-        return wb.weight - wa.weight;
-      }),
-    );
-  }
-}
-
 // Tests mostly wait on real time (rate-limit windows, run durations), so several files run at once
 // even on a 2-core machine; timing-sensitive assertions carry their own tolerances. Files share
 // their worker's module cache (isolate: false): a test file loads rpcload's sources once per
@@ -111,7 +78,6 @@ export default defineConfig({
     hookTimeout: TIMEOUT_MS,
     pool: 'forks',
     maxWorkers: 4,
-    sequence: { sequencer: LongestFirstAcrossProjects },
     reporters: ['default'],
   },
 });
