@@ -1,3 +1,4 @@
+// test-pass: quiet
 /**
  * The replay's read-ahead: the recording is read before the run's clock starts (up to the bound,
  * or the whole window when smaller), so the first calls — due at once — go out on time; the bound
