@@ -25,7 +25,7 @@ async function demandWakes(forMs: number): Promise<{ kinds: Kind[]; spunMs: numb
   const startMs = performance.now();
   while (performance.now() - startMs < forMs) {
     const nowMs = performance.now();
-    let kind: Kind = 'timer';
+    let kind = 'timer' as Kind; // set inside the promise's executor
     await new Promise<void>((resolve) => (kind = kindOf(wakeAt(nowMs + 1, nowMs, resolve))));
     kinds.push(kind);
     if (kind === 'spin') spunMs += performance.now() - nowMs;
