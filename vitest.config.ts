@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -59,18 +59,42 @@ function projects(): TestProjectInlineConfiguration[] | undefined {
   ];
 }
 
+/** Seconds each test file took in a recent load pass (scripts/test-durations.js writes it). */
+const RECORDED_DURATIONS = JSON.parse(readFileSync('test/durations.json', 'utf8')) as Record<string, number>;
+
 /**
- * Vitest's order (the longest last time first; the largest file first on a fresh clone), but the
- * undici project's files first rather than after all the others: they are few, long and mostly
- * waiting on real time, which beside the CPU-bound files costs nothing and at the end was a tail of
- * workers waiting. (Ordering both projects' files together instead made the workers load each
- * project's modules in turn: +36 s of imports.)
+ * The longest files first — by vitest's own record of the last run where it has one, else by
+ * test/durations.json (a fresh clone, CI), else by size as vitest does; failed files first — and
+ * the undici project's files before the default project's, not after: they are few, long and
+ * mostly waiting on real time. On a fresh clone vitest ordered files by size alone, and small files
+ * that run for tens of seconds (verify/fewer-clients, 24 s) started near the end of the pass and
+ * ran there alone; the undici project's files came after all the others. (Ordering both projects'
+ * files together instead made each worker load both projects' modules in turn: +36 s of imports.)
  */
-class UndiciProjectFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const undici = sorted.filter((spec) => spec.project.name === 'undici');
-    return [...undici, ...sorted.filter((spec) => spec.project.name !== 'undici')];
+class LongestFirst extends BaseSequencer {
+  override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const { cache, config } = this.ctx;
+    const weight = new Map<TestSpecification, { failed: boolean; ms: number; size: number }>();
+    for (const spec of files) {
+      const path = relative(config.root, spec.moduleId).split(sep).join('/');
+      const last = cache.getFileTestResults(`${spec.project.name}:${path}`);
+      const recordedS = RECORDED_DURATIONS[path];
+      weight.set(spec, {
+        failed: last?.failed ?? false,
+        ms: last?.duration ?? (recordedS === undefined ? 0 : recordedS * 1000),
+        size: cache.getFileStats(`${spec.project.name}:${path}`)?.size ?? 0,
+      });
+    }
+    const projectRank = (spec: TestSpecification): number => (spec.project.name === 'undici' ? 0 : 1);
+    return Promise.resolve(
+      [...files].sort((a, b) => {
+        const wa = weight.get(a)!;
+        const wb = weight.get(b)!;
+        return (
+          projectRank(a) - projectRank(b) || Number(wb.failed) - Number(wa.failed) || wb.ms - wa.ms || wb.size - wa.size
+        );
+      }),
+    );
   }
 }
 
@@ -94,7 +118,7 @@ export default defineConfig({
     hookTimeout: TIMEOUT_MS,
     pool: 'forks',
     maxWorkers: 4,
-    sequence: { sequencer: UndiciProjectFirst },
+    sequence: { sequencer: LongestFirst },
     reporters: ['default'],
   },
 });

@@ -118,7 +118,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   private readonly requests: InFlightRequestPool<RequestContext>;
   /** Requests in flight, oldest first (a Set keeps insertion order): what the deadline sweep and the end of the run look at. */
   private readonly live = new Set<InFlightRequest<RequestContext>>();
-  /** Iterations waiting out think time or a back-off before their next request, and the timer (or immediate) that resumes each. */
+  /** Iterations waiting out think time or a back-off before their next request, and the wake (due-wake.ts) that resumes each. */
   private readonly waiting = new Map<WakeHandle, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
