@@ -69,16 +69,22 @@ export function nudgeDueWakes(nowMs: number): void {
   for (const wake of coarseWakes) if (wake.dueMs <= nowMs) setImmediate(runCoarse, wake);
 }
 
-/** Spin time charged (as of spinChargedAtMs, decaying from there), and when the last spin turn was charged. */
+/**
+ * Spin time charged (as of spinChargedAtMs, decaying from there), and when the last spin turn was
+ * charged — on this thread's own clock (performance.now()), not the caller's: callers bring run
+ * clocks of their own (each run's, each capacity step's, a test's), and a budget kept on whichever
+ * clock called last would read another's times as far in the past or the future.
+ */
 let spunMs = 0;
 let spinChargedAtMs = Number.NEGATIVE_INFINITY;
 
 /**
- * Whether the thread may spin a turn at `nowMs`, within its budget; if so, the turn is charged:
- * the time since the last charged turn, when the thread has been spinning since (however many
- * waiters spin in the same turns, the thread's time is charged once).
+ * Whether the thread may spin a turn now, within its budget; if so, the turn is charged: the time
+ * since the last charged turn, when the thread has been spinning since (however many waiters spin
+ * in the same turns, the thread's time is charged once).
  */
-function spinWithinBudget(nowMs: number): boolean {
+function spinWithinBudget(): boolean {
+  const nowMs = performance.now();
   const sinceMs = nowMs - spinChargedAtMs;
   const decayedMs = spunMs * Math.exp(-sinceMs / SPIN_MEMORY_MS);
   if (decayedMs >= SPIN_SHARE * SPIN_MEMORY_MS) return false;
@@ -94,7 +100,8 @@ function spinWithinBudget(nowMs: number): boolean {
 export function wakeAt(dueMs: number, nowMs: number, callback: () => void): WakeHandle {
   const waitMs = dueMs - nowMs;
   if (waitMs >= SPIN_BELOW_MS) return safeTimeout(callback, waitMs - 1);
-  if (waitMs <= 0 || spinWithinBudget(nowMs)) return setImmediate(callback);
+  // (A wait that is not a number spins: it is no due moment to wait for, and charges nothing.)
+  if (!(waitMs > 0) || spinWithinBudget()) return setImmediate(callback);
   const wake = new CoarseWake(dueMs, callback);
   wake.timer = setTimeout(runCoarse, COARSE_WAIT_MS, wake);
   coarseWakes.add(wake);

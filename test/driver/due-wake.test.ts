@@ -63,6 +63,16 @@ describe('waking at a due moment', () => {
     expect((await demandWakes(2)).kinds[0]).toBe('spin');
   });
 
+  it("keeps the budget on the thread's clock, whatever clocks the callers bring (each run has its own)", async () => {
+    await sleep(IDLE_MS);
+    // A caller whose clock reads far ahead of performance.now() (a run clock of another origin) …
+    for (const nowMs of [1e12, 1e12 + 0.5, -1e12]) cancelWake(wakeAt(nowMs + 1, nowMs, () => undefined));
+    // … leaves a budget that still runs out and comes back.
+    expect((await demandWakes(150)).kinds).toContain('coarse');
+    await sleep(IDLE_MS);
+    expect((await demandWakes(2)).kinds[0]).toBe('spin');
+  });
+
   it('waits on a timer a millisecond short when the moment is further off, and runs at once when it is due', async () => {
     await sleep(IDLE_MS);
     const nowMs = performance.now();
