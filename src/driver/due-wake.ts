@@ -13,7 +13,7 @@
  * rate one thread otherwise sustains.
  *
  * So the spin has a budget: at most SPIN_SHARE of the thread's recent time (an exponentially
- * decaying sum over SPIN_MEMORY_MS). Within it — any paced load up to about a hundred due moments a
+ * decaying sum over SPIN_MEMORY_MS). Within it — any paced load up to about two hundred due moments a
  * second — waking is as precise as spinning makes it. Past it, the last stretch waits on a 1 ms
  * timer, and on the responses: the engine reports each one it reads (`nudgeDueWakes`), and a wake
  * due by then runs in that same turn of the event loop, after its I/O. Under a high rate responses
@@ -28,7 +28,7 @@ import { safeTimeout } from '../util/timers.ts';
 /** Below this wait a timer is too coarse (whole milliseconds, possibly early): spin, or wait on the coarse timer. */
 const SPIN_BELOW_MS = 1.5;
 /** The largest share of the thread's recent time spent spinning toward due moments. */
-const SPIN_SHARE = 0.1;
+const SPIN_SHARE = 0.2;
 /** The memory of the spin budget: spin time decays with this time constant. */
 const SPIN_MEMORY_MS = 100;
 /** Two spin turns further apart than this are separate spins: the time between was not spun. */
