@@ -6,7 +6,9 @@
  * at the end, is its own.
  */
 import { safeTimeout } from '../util/timers.ts';
-import { cancelWake, wakeAt, type WakeHandle } from './due-wake.ts';
+
+/** Below this wait a timer is too coarse (≥ 1 ms granularity, possibly early): spin on setImmediate instead. */
+const SPIN_BELOW_MS = 1.5;
 
 /** How one phase of a load kind runs: the runner awaits `done`, and `stop` ends it at once. */
 export interface PhaseRun {
@@ -22,7 +24,7 @@ export interface PhaseRun {
 }
 
 export class ReleaseLoop {
-  private timer: WakeHandle | null = null;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   private endTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private finish!: () => void;
@@ -63,9 +65,10 @@ export class ReleaseLoop {
     return this.timer !== null;
   }
 
-  /** Run `tick` at `atMs` on the run clock (due-wake.ts: a timer a millisecond short, then a budgeted spin). */
+  /** Run `tick` at `atMs` on the run clock: a timer a millisecond short, then turns of the event loop. */
   wake(atMs: number): void {
-    this.timer = wakeAt(atMs, this.now(), this.run);
+    const waitMs = atMs - this.now();
+    this.timer = waitMs >= SPIN_BELOW_MS ? safeTimeout(this.run, waitMs - 1) : setImmediate(this.run);
   }
 
   /** Run `tick` now, cancelling a pending wake. */
@@ -88,7 +91,8 @@ export class ReleaseLoop {
 
   private cancelWake(): void {
     if (this.timer === null) return;
-    cancelWake(this.timer);
+    clearTimeout(this.timer as NodeJS.Timeout);
+    clearImmediate(this.timer as NodeJS.Immediate);
     this.timer = null;
   }
 }
