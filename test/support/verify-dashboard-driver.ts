@@ -1,7 +1,9 @@
 /**
  * A tiny program for the verify view's terminal test: opens `createVerifyView('tui', …)` and feeds
  * it a scripted series of progress records (as the verifier would), one every 200 ms, then waits
- * for `q`. Run with `npx tsx test/support/verify-dashboard-driver.ts`.
+ * for `q`. It holds after the first two (two checks running) until a `>` is typed, so a test on a
+ * busy machine cannot miss that state between two captures. Run with
+ * `npx tsx test/support/verify-dashboard-driver.ts`.
  */
 import { createVerifyView } from '../../src/ui/create-view.ts';
 import type { CheckProgress } from '../../src/contract/live-view.ts';
@@ -50,7 +52,17 @@ const view = createVerifyView(
 );
 view.start();
 const startedAt = Date.now();
-SCRIPT.forEach((record, i) =>
-  setTimeout(() => view.onProgress({ ...record, atMs: Date.now() - startedAt }), 800 + i * 200),
-);
+const play = (records: readonly Omit<CheckProgress, 'atMs'>[], afterMs: number): void =>
+  records.forEach((record, i) =>
+    setTimeout(() => view.onProgress({ ...record, atMs: Date.now() - startedAt }), afterMs + i * 200),
+  );
+const HELD_AFTER = 2;
+play(SCRIPT.slice(0, HELD_AFTER), 800);
+// blessed reads the keys too (q, ?); '>' is bound to nothing there.
+const goOn = (data: Buffer): void => {
+  if (!data.includes('>')) return;
+  process.stdin.off('data', goOn);
+  play(SCRIPT.slice(HELD_AFTER), 0);
+};
+process.stdin.on('data', goOn);
 setInterval(() => undefined, 1000);

@@ -87,10 +87,11 @@ describe.skipIf(tmux.path === null)(`verify view${tmux.skipNote}`, { timeout: 60
     );
     expect(waiting).toMatch(/· wait envelope/);
     expect(waiting).toContain('result results/verify-driver.json');
-    const running = await s.waitFor('a running check', (text) =>
-      /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN +envelope +\d+\.\ds {2}on client-1/.test(text),
-    );
-    expect(running).toMatch(/▸ [12] running/);
+    // The driver holds here, two checks running, until '>' is typed.
+    const running = await s.waitFor('two running checks', (text) => /▸ 2 running/.test(text));
+    expect(running).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN +envelope +\d+\.\ds {2}on client-1/);
+    expect(running).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN +auth\.missing_token +\d+\.\ds {2}on client-2/);
+    s.sendKeys('>');
     const done = await s.waitFor('every verdict', (text) => /✓ 3 pass {2}✗ 1 fail {2}– 1 skip/.test(text));
     expect(done).toMatch(/✓ PASS envelope +\d+\.\ds {2}14 responses, all valid envelopes/);
     expect(done).toMatch(/– SKIP tls +plain http target: nothing to negotiate/);
