@@ -117,9 +117,10 @@ export default defineConfig({
     testTimeout: TIMEOUT_MS,
     hookTimeout: TIMEOUT_MS,
     pool: 'forks',
-    // Five: a load pass on this 2-core machine used 1.47 cores with four (435 s) and 1.64 with five
-    // (385 s), every test passing; its CPU floor is ~320 s.
-    maxWorkers: 5,
+    // Four. Alone on this 2-core machine a load pass used 1.47 cores with four workers (435 s) and
+    // 1.64 with five (385 s, every test passing); but under CI, lint beside it, five took 551 s and
+    // six files failed on a starved generator (11 requests took 3 s to send).
+    maxWorkers: 4,
     sequence: { sequencer: LongestFirst },
     reporters: ['default'],
   },
