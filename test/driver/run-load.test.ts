@@ -53,8 +53,13 @@ describe('runLoad against the reference server', () => {
       { name: 'walk', steps: [{ method: 'items.list', args: { filter: 'item' }, paginate: { maxPages: 4 } }] },
     ];
     const { result } = await runPlan(testPlan({ scenarios: walk, phases: [{ duration: '1s', rate: 10 }] }, url), url);
-    // 10 walks × 4 pages; the server refuses a cursor whose params changed, so all-success proves identity
-    expect(result.summary.outcomes).toEqual({ success: 40 });
+    // 10 walks × 4 pages; the server refuses a cursor whose params changed, so all-success proves
+    // identity. A starved machine may end the run before the last walk's last pages (CI: 38 of
+    // 40): the run does not send pages past its end, and none fails.
+    const { outcomes, requests } = result.summary;
+    expect(Object.keys(outcomes)).toEqual(['success']);
+    expect(requests).toBeGreaterThanOrEqual(36);
+    expect(requests).toBeLessThanOrEqual(40);
   });
 
   it('measures the closed model from the send, with no schedule lag', async () => {

