@@ -73,25 +73,34 @@ function thinkingUsers(
   );
 }
 
+/**
+ * One user on one connection, so that every call after a think meets a connection idle for 1.1 s.
+ * Not two: a free connection is taken from a stack, the most recently freed first, and two users
+ * whose calls drift apart by more than 0.1 s (a cold process starting eight runs at once) each
+ * reuse the connection the other freed less than 1 s before — the race never happens (CI's pass
+ * without system programs saw 0 stale connections, twice).
+ */
+const ONE_USER_THINKING = { vus: 1, thinkMs: 1100, duration: '3.5s' } as const;
+
 // The users' think times carry the test, not the machine's speed: these run side by side.
 describe.concurrent.each(HTTP_CLIENTS)('client %s: a server that closes idle connections without a hint', (client) => {
   it('a request that met a closed connection goes out again, counted', async ({ expect, onTestFinished }) => {
     const server = await startIdleClosingServer(onTestFinished, 'reset');
-    const plan = thinkingUsers(server.url, client, { vus: 2, thinkMs: 1100, duration: '3s' });
+    const plan = thinkingUsers(server.url, client, ONE_USER_THINKING);
     const { result } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ success: result.summary.requests });
-    // Each user's second and third calls met a connection idle for 1.1 s.
+    // The user's second and third calls met its connection idle for 1.1 s.
     expect(result.staleConnectionRetries).toBeGreaterThanOrEqual(2);
     expect(apiRequests(server)).toBe(result.summary.requests + result.staleConnectionRetries!);
   });
 
   it('never after a byte of the response: the request fails, not sent again', async ({ expect, onTestFinished }) => {
     const server = await startIdleClosingServer(onTestFinished, 'partial-head-then-reset');
-    const plan = thinkingUsers(server.url, client, { vus: 2, thinkMs: 1100, duration: '3s' });
+    const plan = thinkingUsers(server.url, client, ONE_USER_THINKING);
     const { result } = await runPlan(plan, server.url);
     expect(result.staleConnectionRetries).toBe(0);
-    // Each user's calls after a think met a connection idle for 1.1 s (a failure ends the
-    // iteration: the next starts at once).
+    // The user's calls after a think met its connection idle for 1.1 s (a failure ends the
+    // iteration: the next starts at once, on a new connection).
     const failed = result.summary.requests - (result.summary.outcomes.success ?? 0);
     expect(failed).toBeGreaterThanOrEqual(2);
     const failures = Object.keys(result.summary.outcomes).filter((o) => o !== 'success');
@@ -113,7 +122,7 @@ describe.concurrent.each(HTTP_CLIENTS)('client %s: a server that closes idle con
   it('http.idleTimeout under the server: nothing meets a closed connection', async ({ expect, onTestFinished }) => {
     const server = await startIdleClosingServer(onTestFinished, 'reset');
     const http = { idleTimeout: '700ms' }; // closed before the server's 1 s
-    const plan = thinkingUsers(server.url, client, { vus: 2, thinkMs: 1100, duration: '3s', http });
+    const plan = thinkingUsers(server.url, client, { ...ONE_USER_THINKING, http });
     const { result } = await runPlan(plan, server.url);
     expect(result.summary.outcomes).toEqual({ success: result.summary.requests });
     expect(result.staleConnectionRetries).toBe(0);
