@@ -1,21 +1,19 @@
-// test-pass: quiet
 /**
- * `rpcload run --replay`: recorded calls reach a real server on 127.0.0.1 at their recorded offset
- * ÷ speed, each by its caller's client ID and in its caller's order; --map-clients is stable;
+ * `rpcload run --replay`: --map-clients is stable (the timing of a replay is judged in
+ * replay-timing.test.ts, in the quiet pass);
  * callers without credentials are refused before the run; a HAR capture replays its API calls and
  * skips the rest (its callers named by their token requests, client secret or private_key_jwt);
  * --from/--to/-n/--loop choose the calls; the result file records the source.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/contract/result-schema.ts';
 import { callerHash } from '../../src/profile/replay-plan.ts';
 import { runRpcload } from '../support/cli.ts';
 import { startLoggingApi, type Arrival } from '../support/logging-api.ts';
+import { expectCallerOrder, replayByCli, writeRecording } from '../support/replay-runs.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const dir = useTempDir('rpcload-replay-');
@@ -23,39 +21,12 @@ let api: Awaited<ReturnType<typeof startLoggingApi>>;
 beforeAll(async () => (api = await startLoggingApi()));
 afterAll(() => api.close());
 
-/** Write a JSONL recording; returns its path. */
-function recording(name: string, calls: readonly object[]): string {
-  const path = join(dir, name);
-  writeFileSync(path, calls.map((call) => JSON.stringify(call)).join('\n') + '\n');
-  return path;
-}
+/** A JSONL recording in this file's directory; returns its path. */
+const recording = (name: string, calls: readonly object[]): string => writeRecording(dir, name, calls);
 
-/**
- * Run a replay against the logging API; returns the exit code, stderr, result file and the calls
- * the server saw. With `connections`, through a profile holding that many connections (one: the
- * server sees the calls in the order they were sent).
- */
-async function replay(args: readonly string[], clients: readonly string[], connections?: number) {
-  api.arrivals.length = 0;
-  const name = Math.random().toString(36).slice(2);
-  const out = join(dir, `result-${name}.json`);
-  const profile = join(dir, `profile-${name}.json`);
-  writeFileSync(
-    profile,
-    JSON.stringify({
-      target: api.url,
-      clients: { list: clients.map((id) => ({ id, secret: `secret-${id}` })) },
-      http: { connections },
-    }),
-  );
-  const how =
-    connections === undefined
-      ? ['--target', api.url, ...clients.flatMap((id) => ['--client', `${id}:secret-${id}`])]
-      : [profile];
-  const cli = await runRpcload(['run', ...how, '--ui', 'none', '--out', out, ...args]);
-  const result = cli.code === 2 ? null : (JSON.parse(readFileSync(out, 'utf8')) as RunResult);
-  return { code: cli.code, stderr: cli.stderr, result, arrivals: [...api.arrivals] };
-}
+/** A replay against the logging API (see replayByCli); with `connections`, through a profile holding that many. */
+const replay = (args: readonly string[], clients: readonly string[], connections?: number) =>
+  replayByCli(api, dir, args, clients, connections === undefined ? {} : { connections });
 
 /** One HAR entry: a POST to `https://api.example.test/v1/api/METHOD` with its body, bearer token and JSON reply. */
 function harEntry(
@@ -83,85 +54,7 @@ function harEntry(
   };
 }
 
-/** Seeded, so the recording is the same every run. */
-function lcg(seed: number): () => number {
-  let state = seed;
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
-
-/**
- * A caller's calls reached the server in recorded order. (Over one connection the server sees the
- * send order; over many, two calls sent a moment apart may cross on the way, as a real client's
- * would, and a stalled test process reads its sockets in no particular order.)
- */
-function expectCallerOrder(arrivals: readonly Arrival[], caller: string): void {
-  const seqs = arrivals.filter((a) => a.client === caller).map((a) => a.args.seq as number);
-  expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-}
-
 describe('run --replay', () => {
-  it('sends each call at its recorded offset ÷ speed (±25 ms for 99 %), by its caller, in its caller’s order', async () => {
-    const random = lcg(7);
-    const callers = ['alice', 'bob', 'carol', 'dave'];
-    const calls: { t: number; client: string; method: string; args: { seq: number } }[] = [];
-    // The calls start 1 s into the recording: what is judged is the steady state, not the
-    // process's first moments on a busy machine (JIT, the first reads).
-    let t = 1000;
-    for (let seq = 0; seq < 400; seq++) {
-      t += random() < 0.1 ? 40 + random() * 60 : random() * 8; // bursts and pauses, like real traffic
-      calls.push({
-        t: Math.round(t * 10) / 10,
-        client: callers[seq % 4]!,
-        method: seq % 3 === 0 ? 'orders.get' : 'ping',
-        args: { seq },
-      });
-    }
-    const file = recording('timed.jsonl', calls);
-    const speed = 2;
-    const { code, result, arrivals } = await replay(['--replay', file, '--speed', String(speed)], callers);
-    expect(code).toBe(0);
-    expect(arrivals).toHaveLength(400);
-    // Every call by its own caller's client, each caller's calls in their recorded order.
-    for (const arrival of arrivals) expect(arrival.client).toBe(callers[(arrival.args.seq as number) % 4]);
-    const bySend = await replay(['--replay', file, '--speed', '8'], callers, 1);
-    expect(bySend.arrivals).toHaveLength(400);
-    for (const caller of callers) expectCallerOrder(bySend.arrivals, caller);
-    // Arrival − recorded offset ÷ speed, aligned on its median: the server's clock and the run's
-    // differ by a constant. Judged when the generator had the CPU: on a machine so busy that its
-    // own schedule lag p99 passed 25 ms, the run must say so instead (and the server, in this
-    // process, stalls as much).
-    const lagP99 = result!.summary.scheduleLagMs!.p99;
-    if (lagP99 > 25) {
-      expect(result!.warnings.join('\n')).toMatch(
-        /schedule lag p99 [\d.]+ ms: the load generator, not the server, was the bottleneck/,
-      );
-      console.warn(`replay timing not judged: the machine is too busy (schedule lag p99 ${lagP99} ms)`);
-    } else expectOnTime();
-    function expectOnTime(): void {
-      const offsets = arrivals.map((a) => a.atMs - calls[a.args.seq as number]!.t / speed);
-      const median = [...offsets].sort((a, b) => a - b)[Math.floor(offsets.length / 2)]!;
-      const errors = offsets.map((o) => Math.abs(o - median)).sort((a, b) => a - b);
-      expect(errors[Math.floor(errors.length * 0.99) - 1]!).toBeLessThan(25);
-    }
-    // The source record: the file as it is, what was read and sent.
-    const bytes = readFileSync(file);
-    expect(result!.replay).toMatchObject({
-      file: 'timed.jsonl',
-      format: 'jsonl',
-      bytes: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      speed: 2,
-      loop: false,
-      calls: 400,
-      callsInWindow: 400,
-      sent: 400,
-      callers: 4,
-      mappedCallers: 0,
-    });
-    expect(Object.keys(result!.byMethod).sort()).toEqual(['orders.get', 'ping']);
-    expect(result!.summary.scheduleLagMs).not.toBeNull();
-  });
-
   it('maps callers without a client ID of their own onto the configured ones by a stable hash (--map-clients)', async () => {
     const users = Array.from({ length: 24 }, (_, i) => `user-${i}`);
     const file = recording(

@@ -141,9 +141,9 @@ describe('a replay window no run could last', { timeout: 120_000 }, () => {
       [0, 10].map((t, seq) => ({ t, client: 'c1', method: 'ping', args: { seq } })),
     );
     const runs = await Promise.all([
-      replayByCli(api, dir, ['--replay', micros], ['c1'], 45_000),
-      replayByCli(api, dir, ['--replay', huge], ['c1'], 45_000),
-      replayByCli(api, dir, ['--replay', short, '--speed', '1e-9'], ['c1'], 45_000),
+      replayByCli(api, dir, ['--replay', micros], ['c1'], { timeoutMs: 45_000 }),
+      replayByCli(api, dir, ['--replay', huge], ['c1'], { timeoutMs: 45_000 }),
+      replayByCli(api, dir, ['--replay', short, '--speed', '1e-9'], ['c1'], { timeoutMs: 45_000 }),
     ]);
     for (const run of runs) {
       expect(run.code, run.stderr).toBe(2);
@@ -164,7 +164,7 @@ describe('a replay window no run could last', { timeout: 120_000 }, () => {
       'huge-ended.jsonl',
       [0, 1e300].map((t, seq) => ({ t, client: 'c1', method: 'ping', args: { seq } })),
     );
-    const run = await replayByCli(api, dir, ['--replay', huge, '--duration', '1s'], ['c1'], 45_000);
+    const run = await replayByCli(api, dir, ['--replay', huge, '--duration', '1s'], ['c1'], { timeoutMs: 45_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(seqsOf(run.arrivals)).toEqual([0]);
     expect(run.result!.run.status).toBe('completed');
@@ -202,7 +202,7 @@ describe('a path that is no recording file', { timeout: 120_000 }, () => {
     execFileSync('mkfifo', [fifo]);
     const runs = await Promise.all(
       [directory, fifo, '/dev/zero', join(dir, 'missing.jsonl')].map((path) =>
-        replayByCli(api, dir, ['--replay', path], ['c1'], 45_000),
+        replayByCli(api, dir, ['--replay', path], ['c1'], { timeoutMs: 45_000 }),
       ),
     );
     for (const run of runs) {
