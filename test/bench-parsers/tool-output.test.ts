@@ -1,6 +1,6 @@
 /**
  * The bench's tool runners on real output (test/bench itself is not run by vitest): autocannon's
- * CLI, the bare undici loop and wrk run for 1 s under the measuring wrapper against the bench's own
+ * CLI, the bare undici loops (closed, and the open one beside the open-model runs) and wrk run for 1 s under the measuring wrapper against the bench's own
  * target (nginx when it is on the PATH, else its raw-socket responder; under CI=true both nginx and
  * wrk must be there, see support/system-program.ts); their parsed figures must be positive and consistent,
  * and the wrapper must have measured CPU and a peak RSS. A scripted server checks that both send
@@ -108,6 +108,22 @@ describe
       const count = parseBareUndiciJson(outcome.stdout);
       expectConsistent(outcome, { ...count, p99Ms: 1 }); // it measures no latency
       expect(count.p99Ms).toBe(0);
+    });
+
+    it('run the bare undici open loop: every arrival sent, its lag measured after the warm-up', async () => {
+      // 400/s for 1 s over 8 connections, the first 0.25 s a warm-up: 400 sent, 300 of them judged.
+      const script = join(import.meta.dirname, '..', 'bench', 'bare-undici-open-loop.js');
+      const argv = [process.execPath, script, `${target.url}${REQUEST_PATH}`, '400', '1', '8', '0.25'];
+      const outcome = await runTool(
+        { argv: [...argv, JSON.stringify(HEADERS), REQUEST_BODY], deadlineS: 30 },
+        workDir,
+        'bare-open',
+      );
+      const figures = JSON.parse(outcome.stdout) as Record<string, number>;
+      expect(figures).toMatchObject({ rate: 400, sent: 400 });
+      expect(figures.lagP50Ms).toBeGreaterThanOrEqual(0);
+      expect(figures.lagP99Ms).toBeGreaterThanOrEqual(figures.lagP50Ms!);
+      expect(figures.lagMaxMs).toBeGreaterThanOrEqual(figures.lagP99Ms!);
     });
 
     it.skipIf(wrk === null)(
