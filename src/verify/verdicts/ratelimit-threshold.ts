@@ -158,6 +158,8 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
       : skip('inconclusive', 'the procedure stopped before the reset', evidence, notes);
 
   // (2) The fresh quota after the announced reset: the last burst decides, those between were ambiguous.
+  /** Admissions of the idle burst past a boundary inside it that the first burst after the reset found counted. */
+  let straddleExcess = 0;
   const waitedS = summaries.at(-2)!.refusal?.retryAfterS ?? null;
   for (const [i, s] of summaries.entries()) {
     if (i === 0 || i === summaries.length - 1) continue;
@@ -183,6 +185,11 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
     problems.push(
       `${decisive.admitted} admitted right after a reset; the limit is ${limit}${bursts > 1 ? ` (over the limit in all ${bursts} bursts after a reset)` : ''}`,
     );
+  } else if (decisive.admitted < limit && straddleExcessExplains(obs, summaries)) {
+    straddleExcess = idle.admitted - limit;
+    notes.push(
+      `after the reset ${decisive.admitted} of ${limit} were admitted: the idle burst's ${idle.admitted - limit} past the limit may have fallen in the window after a boundary inside it, still open at the reset (judged by the continued load)`,
+    );
   } else if (decisive.admitted < limit) {
     const finding = freshQuotaTooSmall(idle, decisive, decisive.kind === 'reset' ? waitedS : null, limit, windowMs);
     // A quota that refills gradually explains everything else: say it first.
@@ -202,10 +209,35 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
     return load.gradual ? { ...failed, findings: { quotaRefillsGradually: true } } : failed;
   }
   if (load.inconclusive !== null) return skip('inconclusive', load.inconclusive, evidence, notes);
+  const bursts =
+    straddleExcess === 0
+      ? `exactly ${limit} admitted from idle and again after the announced reset`
+      : `${limit} admitted a window: after the announced reset ${limit - straddleExcess}, the idle burst's ${straddleExcess} past a boundary inside it counted in the same window`;
   return pass(
-    `exactly ${limit} admitted from idle and again after the announced reset; under ${load.rateDescription} no window admitted more than ${limit} and the client was admitted again at the reset`,
+    `${bursts}; under ${load.rateDescription} no window admitted more than ${limit} and the client was admitted again at the reset`,
     evidence,
     notes,
+  );
+}
+
+/**
+ * Does a straddled idle burst explain a short first burst after the reset? When a window boundary
+ * fell inside the idle burst (it admitted more than the limit, ambiguously), its admissions past
+ * the limit count in the window after that boundary; the refusal, from the window before it,
+ * announces a reset that comes while the window after is still open, and the burst then finds
+ * the limit less that excess. Only the first burst after the reset, within a window of the idle
+ * burst's end; a quota that truly refills gradually still shows in the continued load.
+ */
+function straddleExcessExplains(obs: ThresholdObservation, summaries: readonly BurstSummary[]): boolean {
+  const { limit, windowMs } = obs;
+  const [idle, decisive] = summaries;
+  if (summaries.length !== 2 || idle === undefined || decisive === undefined || decisive.kind !== 'reset') return false;
+  const excess = idle.admitted - limit;
+  return (
+    excess > 0 &&
+    burstIsAmbiguous(obs.bursts[0]!, null, limit, windowMs) &&
+    decisive.admitted >= limit - excess &&
+    decisive.startMs < idle.endMs + windowMs
   );
 }
 

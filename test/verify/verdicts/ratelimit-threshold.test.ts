@@ -293,6 +293,27 @@ const cases: [string, ThresholdObservation, 'pass' | 'fail' | 'skip', RegExp][] 
     'skip',
     /continued load ended .* before the reset/,
   ],
+  [
+    // CI, a clock-aligned window of 10 per 2 s whose boundary (300 ms) fell inside the idle burst (3
+    // in flight): 10 admitted before it, 1 after. The refusal, from the old window, announced 1 s;
+    // the window the burst after the reset found still held that 1, so it admitted 9. The load
+    // then saw exactly 10 a window: a fixed window, not a bucket.
+    'aligned window straddled by the idle burst, its excess still counted after the reset',
+    {
+      limit: L,
+      windowMs: 2000,
+      bursts: [burst('idle', 0, 11, 1, { concurrency: 3, stepMs: 30 }), burst('reset', 1338, 9, 2, { concurrency: 1 })],
+      load: load(
+        1348,
+        3750,
+        100,
+        (t) => t >= 2300 && t < 3300,
+        (t) => Math.ceil(((t < 2300 ? 2300 : 4300) - t) / 1000),
+      ),
+    },
+    'pass',
+    /^10 admitted a window: after the announced reset 9, the idle burst's 1 past a boundary inside it counted in the same window; under .* no window admitted more than 10/,
+  ],
 ];
 
 describe('judgeThreshold', () => {
