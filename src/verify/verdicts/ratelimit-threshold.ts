@@ -212,7 +212,7 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
   const bursts =
     straddleExcess === 0
       ? `exactly ${limit} admitted from idle and again after the announced reset`
-      : `${limit} admitted a window: after the announced reset ${limit - straddleExcess}, the idle burst's ${straddleExcess} past a boundary inside it counted in the same window`;
+      : `${idle.admitted} admitted from idle (a window boundary inside the burst) and ${decisive.admitted} after the announced reset: short by no more than the idle burst's ${straddleExcess} past the limit, counted in the window after that boundary`;
   return pass(
     `${bursts}; under ${load.rateDescription} no window admitted more than ${limit} and the client was admitted again at the reset`,
     evidence,
