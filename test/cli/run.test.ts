@@ -37,9 +37,7 @@ function readResult(path: string): RunResult {
   return value as RunResult;
 }
 
-// Each test is a CLI process of its own against the file's server (limit 10,000: no test meets
-// another's quota) or the embedded one: they run side by side.
-describe.concurrent('rpcload run', () => {
+describe('rpcload run', () => {
   it('runs the demo profile against the embedded server and writes a valid result file', async () => {
     const out = join(dir, 'demo.json');
     const run = await runRpcload(['run', '--rate', '30', '--duration', '3s', '--out', out, '--json']);
