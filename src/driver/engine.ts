@@ -24,7 +24,7 @@ import { SignError, type RequestSigner } from '../api/request-signer.ts';
 import { describeUnusableRetryAfter, RETRY_AFTER_ABSENT, RETRY_AFTER_UNUSABLE } from '../api/retry-after.ts';
 import type { RateLimitContract } from '../contract/rate-limit.ts';
 import type { Recorder } from '../metrics/recorder.ts';
-import { safeTimeout } from '../util/timers.ts';
+import { cancelWake, wakeSoon, type WakeHandle } from '../util/timers.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { createPickerState, pickClient, type PickerState } from './client-picker.ts';
 import type { DataFeeds } from './data-feed.ts';
@@ -89,9 +89,6 @@ export interface EngineOptions {
   readonly httpDebug?: HttpDebug | null;
 }
 
-/** Below this wait a timer is too coarse (whole milliseconds, possibly early): spin on setImmediate instead. */
-const SPIN_BELOW_MS = 1.5;
-
 /** Why arrivals still owed when their open phase ended were not sent (the result's `skipped`). */
 export const SKIP_PHASE_ENDED = 'phase ended before the generator caught up';
 
@@ -122,7 +119,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   /** Requests in flight, oldest first (a Set keeps insertion order): what the deadline sweep and the end of the run look at. */
   private readonly live = new Set<InFlightRequest<RequestContext>>();
   /** Iterations waiting out think time or a back-off before their next request, and the timer (or immediate) that resumes each. */
-  private readonly waiting = new Map<NodeJS.Timeout | NodeJS.Immediate, Iteration>();
+  private readonly waiting = new Map<WakeHandle, Iteration>();
   private readonly sweepTimer: NodeJS.Timeout;
   private unusableRetryAfterNoticed = false;
   /** One example of flow:missing_value goes into the result's warnings. */
@@ -275,8 +272,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
   stop(): Promise<void> {
     this.stopped = true;
     for (const [handle, it] of this.waiting) {
-      clearTimeout(handle as NodeJS.Timeout);
-      clearImmediate(handle as NodeJS.Immediate);
+      cancelWake(handle);
       it.onDone?.();
     }
     this.waiting.clear();
@@ -506,10 +502,8 @@ export class LoadEngine implements InFlightListener<RequestContext> {
 
   /**
    * Send the iteration's next request at `dueMs` on the run clock, never before it: the request's
-   * latency counts from `dueMs`, so one sent earlier would count from after its own send. Node's
-   * timers run on the event loop's cached, whole-millisecond time and may fire up to about a
-   * millisecond early against the run clock; so the timer is set a millisecond short and the last
-   * stretch is spun out on setImmediate (as the open loop does), re-checking the clock each turn.
+   * latency counts from `dueMs`, so one sent earlier would count from after its own send. The wake
+   * (wakeSoon) may come early; the clock is checked again then.
    */
   private sendWhenDue(it: Iteration, dueMs: number): void {
     const nowMs = this.o.now();
@@ -520,7 +514,7 @@ export class LoadEngine implements InFlightListener<RequestContext> {
       if (this.stopped) it.onDone?.();
       else this.sendWhenDue(it, dueMs);
     };
-    const handle = waitMs >= SPIN_BELOW_MS ? safeTimeout(resume, waitMs - 1) : setImmediate(resume);
+    const handle = wakeSoon(waitMs, resume);
     this.waiting.set(handle, it);
   }
 

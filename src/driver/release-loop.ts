@@ -5,10 +5,7 @@
  * fire up to a millisecond early against the run clock. What each kind releases, and what it does
  * at the end, is its own.
  */
-import { safeTimeout } from '../util/timers.ts';
-
-/** Below this wait a timer is too coarse (≥ 1 ms granularity, possibly early): spin on setImmediate instead. */
-const SPIN_BELOW_MS = 1.5;
+import { cancelWake, safeTimeout, wakeSoon, type WakeHandle } from '../util/timers.ts';
 
 /** How one phase of a load kind runs: the runner awaits `done`, and `stop` ends it at once. */
 export interface PhaseRun {
@@ -24,7 +21,7 @@ export interface PhaseRun {
 }
 
 export class ReleaseLoop {
-  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private timer: WakeHandle | null = null;
   private endTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private finish!: () => void;
@@ -67,8 +64,7 @@ export class ReleaseLoop {
 
   /** Run `tick` at `atMs` on the run clock: a timer a millisecond short, then turns of the event loop. */
   wake(atMs: number): void {
-    const waitMs = atMs - this.now();
-    this.timer = waitMs >= SPIN_BELOW_MS ? safeTimeout(this.run, waitMs - 1) : setImmediate(this.run);
+    this.timer = wakeSoon(atMs - this.now(), this.run);
   }
 
   /** Run `tick` now, cancelling a pending wake. */
@@ -91,8 +87,7 @@ export class ReleaseLoop {
 
   private cancelWake(): void {
     if (this.timer === null) return;
-    clearTimeout(this.timer as NodeJS.Timeout);
-    clearImmediate(this.timer as NodeJS.Immediate);
+    cancelWake(this.timer);
     this.timer = null;
   }
 }

@@ -21,6 +21,28 @@ export function safeTimeout(callback: () => void, delayMs: number): NodeJS.Timeo
   return setTimeout(callback, clampDelayMs(delayMs));
 }
 
+/** Below this wait a timer is too coarse (whole milliseconds, possibly early): turns of the event loop instead. */
+const SPIN_BELOW_MS = 1.5;
+
+/** What `wakeSoon` returns, for `cancelWake`. */
+export type WakeHandle = NodeJS.Timeout | NodeJS.Immediate;
+
+/**
+ * Call `callback` about `waitMs` from now, never late by a timer's granularity: Node's timers run
+ * on the event loop's cached, whole-millisecond time and may fire up to a millisecond early, so the
+ * timer is set a millisecond short and the last stretch is one setImmediate turn at a time. The
+ * callback re-checks its clock and waits again when it is still early.
+ */
+export function wakeSoon(waitMs: number, callback: () => void): WakeHandle {
+  return waitMs >= SPIN_BELOW_MS ? safeTimeout(callback, waitMs - 1) : setImmediate(callback);
+}
+
+/** Cancel a `wakeSoon`, whichever kind it was. */
+export function cancelWake(handle: WakeHandle): void {
+  clearTimeout(handle as NodeJS.Timeout);
+  clearImmediate(handle as NodeJS.Immediate);
+}
+
 /** timers/promises' setTimeout with a clamped delay; rejects with an AbortError when `signal` aborts. */
 export function safeDelay(delayMs: number, signal?: AbortSignal): Promise<void> {
   return delayPromise(clampDelayMs(delayMs), undefined, signal ? { signal } : undefined);

@@ -188,7 +188,7 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
   } else if (decisive.admitted < limit && straddleExcessExplains(obs, summaries)) {
     straddleExcess = idle.admitted - limit;
     notes.push(
-      `after the reset ${decisive.admitted} of ${limit} were admitted: the idle burst's ${idle.admitted - limit} past the limit may have fallen in the window after a boundary inside it, still open at the reset (judged by the continued load)`,
+      `after the reset ${decisive.admitted} of ${limit} were admitted: the idle burst's ${straddleExcess} past the limit may have fallen in the window after a boundary inside it, still open at the reset (judged by the continued load)`,
     );
   } else if (decisive.admitted < limit) {
     const finding = freshQuotaTooSmall(idle, decisive, decisive.kind === 'reset' ? waitedS : null, limit, windowMs);
