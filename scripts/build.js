@@ -76,7 +76,14 @@ const PACKAGE_PARTS = {
     "export { build } from 'hdr-histogram-js/dist/HistogramBuilder.js';",
     "export { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js/dist/encoding.js';",
   ],
+  // What every run uses, rpcload's own client included: the connector (sockets, TLS) and the errors.
   undici: [
+    "export { default as buildConnector } from 'undici/lib/core/connect.js';",
+    "export { default as errors } from 'undici/lib/core/errors.js';",
+  ],
+  // undici's own clients, for the modules in UNDICI_CLIENT_IMPORTERS only, which a run loads when it
+  // uses them (http.client "undici", token requests to an HTTP/2 target, verify): ~30 ms of CPU.
+  'undici-clients': [
     "import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';",
     "import api from 'undici/lib/api/index.js';",
     'Object.assign(Dispatcher.prototype, api);',
@@ -86,11 +93,59 @@ const PACKAGE_PARTS = {
     "export { default as errors } from 'undici/lib/core/errors.js';",
   ],
 };
+/**
+ * The modules whose `from 'undici'` is the 'undici-clients' part; everywhere else it is the light
+ * part, where an Agent or Client import fails the build ("No matching export").
+ */
+const UNDICI_CLIENT_IMPORTERS = ['src/api/undici-agents.ts', 'src/driver/undici-connection.ts'].map((path) =>
+  join(ROOT, path),
+);
+/**
+ * What hdr-histogram-js loads for browsers and for its WebAssembly histograms, which src/ never
+ * builds (`useWebAssembly` unset): pako (its encoder on Node is zlib) and the WebAssembly module
+ * with its loader, ~190 KB that every run compiled. Stand-ins keep the names the library reads
+ * as it loads; a WebAssembly histogram can then not be built, which src/ does not do.
+ */
+const HDR_UNUSED = {
+  pako: 'module.exports = undefined;',
+  wasm: [
+    'exports.webAssemblyAvailable = false;',
+    'exports.webAssemblyReady = () => false;',
+    "const unavailable = () => { throw new Error('rpcload is built without hdr-histogram-js WebAssembly'); };",
+    'exports.initWebAssembly = unavailable;',
+    'exports.initWebAssemblySync = unavailable;',
+    'exports.WasmHistogram = class WasmHistogram { static build() { unavailable(); } static decode() { unavailable(); } };',
+  ].join('\n'),
+};
+/**
+ * commander loads node:child_process as it loads (with net and dgram, ~7 ms of every start-up) for
+ * executable subcommands, which rpcload has none of: it gets the module when it first reads from it.
+ */
+const LAZY_CHILD_PROCESS = [
+  'let loaded;',
+  "const load = () => (loaded ??= process.getBuiltinModule('node:child_process'));",
+  'module.exports = new Proxy({}, { get: (_, name) => load()[name] });',
+].join('\n');
 const packageParts = {
   name: 'package-parts',
   setup(plugin) {
+    plugin.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]commander[\\/]lib[\\/]command\.js$/.test(args.importer)
+        ? { path: 'child_process', namespace: 'lazy-builtin' }
+        : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, () => ({ contents: LAZY_CHILD_PROCESS, loader: 'js' }));
+    plugin.onResolve({ filter: /^(pako|\.\/wasm)$/ }, (args) =>
+      /[\\/]hdr-histogram-js[\\/]dist[\\/]/.test(args.importer)
+        ? { path: args.path === 'pako' ? 'pako' : 'wasm', namespace: 'hdr-unused' }
+        : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'hdr-unused' }, (args) => ({
+      contents: HDR_UNUSED[args.path],
+      loader: 'js',
+    }));
     plugin.onResolve({ filter: /^(hdr-histogram-js|undici)$/ }, (args) => ({
-      path: args.path,
+      path: args.path === 'undici' && UNDICI_CLIENT_IMPORTERS.includes(args.importer) ? 'undici-clients' : args.path,
       namespace: 'package-parts',
     }));
     plugin.onLoad({ filter: /.*/, namespace: 'package-parts' }, (args) => ({

@@ -1,13 +1,11 @@
 /**
- * Client-side HTTP connections: the undici Agent and TLS connect options, built from one set of
- * limits, timeouts, trust settings, client certificate and HTTP version; the ALPN probe that says
- * which protocol a target negotiates; and one dispatcher per TLS identity for clients that each
- * present their own certificate.
+ * Client-side HTTP connection settings: TLS connect options built from one set of limits,
+ * timeouts, trust settings, client certificate and HTTP version, and the ALPN probe that says which
+ * protocol a target negotiates. undici's Agents built from them are in undici-agents.ts.
  */
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { interimTolerantConnector } from './interim-responses.ts';
+import { buildConnector } from 'undici';
 
 /** The HTTP version asked for: 1.1 only, HTTP/2 required (ALPN h2 over TLS), or whatever the server offers. */
 export type HttpVersion = '1.1' | '2' | 'auto';
@@ -82,19 +80,6 @@ export function connectOptions(options: DispatcherOptions): TlsConnectOptions {
   };
 }
 
-/** An undici Agent (a Pool per origin) with keep-alive and the given limits; unsolicited 1xx responses are skipped. */
-export function createDispatcher(options: DispatcherOptions = {}): Agent {
-  const connect = connectOptions(options);
-  return new Agent({
-    connections: options.connections ?? null,
-    pipelining: options.pipelining ?? 1,
-    headersTimeout: options.headersTimeoutMs ?? 10_000,
-    bodyTimeout: options.bodyTimeoutMs ?? 10_000,
-    allowH2: connect.allowH2,
-    connect: interimTolerantConnector(connect),
-  });
-}
-
 /** The ALPN id of a protocol: `h2`, or `http/1.1` (also for plain-http connections, which have no ALPN). */
 export type NegotiatedProtocol = 'h2' | 'http/1.1';
 
@@ -142,44 +127,4 @@ export function requiredH2Problem(
 ): string | null {
   if (version !== '2' || !('protocol' in probe) || probe.protocol === 'h2') return null;
   return `${target} does not speak HTTP/2: ALPN negotiated ${probe.protocol} (http.version "2" / --http2 requires h2; "auto" takes what the server offers)`;
-}
-
-/**
- * Dispatchers by TLS identity: one shared by every client without a certificate of its own (it
- * presents the common one, if any), and one per client that has its own, made when first used.
- */
-export class IdentityDispatchers {
-  private readonly shared: Agent;
-  private readonly own = new Map<string, Agent>();
-
-  constructor(
-    private readonly base: DispatcherOptions,
-    /** Clients with a certificate of their own, by client id. */
-    private readonly identities: ReadonlyMap<string, ClientTlsIdentity>,
-  ) {
-    this.shared = createDispatcher(base);
-  }
-
-  /** The dispatcher for requests sent as `clientId` (the shared one when it has no certificate of its own, or no client is named). */
-  for(clientId?: string | null): Dispatcher {
-    const identity = clientId == null ? undefined : this.identities.get(clientId);
-    if (identity === undefined) return this.shared;
-    let agent = this.own.get(clientId!);
-    if (agent === undefined) this.own.set(clientId!, (agent = createDispatcher({ ...this.base, identity })));
-    return agent;
-  }
-
-  /** A dispatcher of its own for `clientId`'s identity, with other limits (the caller closes it). */
-  create(clientId: string | null, overrides: Pick<DispatcherOptions, 'connections'>): Agent {
-    const identity = clientId === null ? undefined : this.identities.get(clientId);
-    return createDispatcher({ ...this.base, ...(identity === undefined ? {} : { identity }), ...overrides });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([this.shared, ...this.own.values()].map((agent) => agent.close().catch(() => undefined)));
-  }
-
-  async destroy(): Promise<void> {
-    await Promise.all([this.shared, ...this.own.values()].map((agent) => agent.destroy().catch(() => undefined)));
-  }
 }

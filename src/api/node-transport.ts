@@ -8,14 +8,16 @@
  * undici's `request` gives them (a repeated header as a list), so `callApi` reads either alike.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent as HttpsAgent } from 'node:https';
 import type { ApiTransportRequest, ApiTransportResponse, PlainTransport } from './http-call.ts';
 import { tlsOptions, type DispatcherOptions } from './dispatcher.ts';
 
 /** An HTTP/1.1 transport on Node's http/https clients; `destroy()` closes its connections. */
 export class NodeHttpTransport implements PlainTransport {
   private readonly http: HttpAgent;
-  private readonly https: HttpsAgent;
+  /** Made at the first https call: node:https (and node:tls) load then, not in every plain-http run. */
+  private https: HttpsAgent | undefined;
+  private readonly httpsOptions: ConstructorParameters<typeof HttpsAgent>[0];
 
   /**
    * @param idleTimeoutMs a kept-alive connection idle this long is closed (rpcload's `http.idleTimeout`:
@@ -27,17 +29,19 @@ export class NodeHttpTransport implements PlainTransport {
   ) {
     const limits = { keepAlive: true, maxSockets: options.connections ?? Infinity, timeout: idleTimeoutMs };
     this.http = new HttpAgent(limits);
-    this.https = new HttpsAgent({ ...limits, ...tlsOptions(options) });
+    this.httpsOptions = { ...limits, ...tlsOptions(options) };
   }
 
   request(options: ApiTransportRequest): Promise<ApiTransportResponse> {
     const url = new URL(options.path, options.origin);
     const secure = url.protocol === 'https:';
+    const https = secure ? process.getBuiltinModule('node:https') : undefined;
+    if (https !== undefined) this.https ??= new https.Agent(this.httpsOptions);
     return new Promise((resolve, reject) => {
-      const req = (secure ? httpsRequest : httpRequest)(url, {
+      const req = (https?.request ?? httpRequest)(url, {
         method: options.method,
         headers: headerObject(options.headers),
-        agent: secure ? this.https : this.http,
+        agent: https === undefined ? this.http : this.https,
         signal: options.signal,
       });
       req.once('error', reject);
@@ -54,7 +58,7 @@ export class NodeHttpTransport implements PlainTransport {
 
   destroy(): Promise<void> {
     this.http.destroy();
-    this.https.destroy();
+    this.https?.destroy();
     return Promise.resolve();
   }
 }

@@ -61,8 +61,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stderr.write(message.includes('\n') ? `${message}\n` : `rpcload: ${message}\n`);
       return err.exitCode;
     }
-    process.stderr.write(`rpcload: internal error: ${redactText(describeError(err))}\n`);
-    if (process.env.RPCLOAD_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    const debug = Boolean(process.env.RPCLOAD_DEBUG);
+    const where = debug ? '' : ' (RPCLOAD_DEBUG=1 prints where, in src/ files)';
+    process.stderr.write(`rpcload: internal error: ${redactText(describeError(err))}${where}\n`);
+    if (debug && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     return ExitCode.failed;
   }
 }

@@ -24,7 +24,7 @@ import type { HttpClientName } from '../profile/plan.ts';
 import type { Connection, LoadRequest } from './connection.ts';
 import { Http1Connection } from './http1/http1-connection.ts';
 import { Http2Connection } from './http2/http2-connection.ts';
-import { UndiciConnection } from './undici-connection.ts';
+import type { UndiciConnection } from './undici-connection.ts';
 
 /** A request the set can carry: a LoadRequest, its lane, and the slot it was given. */
 export interface ConnectionRequest extends LoadRequest {
@@ -51,11 +51,21 @@ export interface ConnectionSetOptions {
   readonly bodyTimeoutMs: number;
   /** Close a connection idle this long (see stale-connections.ts). */
   readonly idleTimeoutMs: number;
-  /**
-   * The client of each connection: rpcload's own (the default: http1/ on HTTP/1.1, sessions of
-   * Node's http2 module on HTTP/2, see http2/) or undici's Client.
-   */
-  readonly client: HttpClientName;
+  /** The client of each connection (see ConnectionClient). */
+  readonly client: ConnectionClient;
+}
+
+/**
+ * What opens each connection: rpcload's own client (the default: http1/ on HTTP/1.1, sessions of
+ * Node's http2 module on HTTP/2, see http2/), or undici's Client. undici's Client, with the rest of
+ * undici that rpcload's own client does not use, is ~30 ms of CPU to load: only the runs that
+ * choose it load it, through `connectionClient`.
+ */
+export type ConnectionClient = 'rpcload' | { readonly undici: typeof UndiciConnection };
+
+/** The ConnectionClient of `http.client` (loading undici's Client only for "undici"). */
+export async function connectionClient(name: HttpClientName): Promise<ConnectionClient> {
+  return name === 'undici' ? { undici: (await import('./undici-connection.ts')).UndiciConnection } : 'rpcload';
 }
 
 /** One lane: its connections, their free slots and the requests waiting for one. */
@@ -112,8 +122,9 @@ class Lane {
     const { slots, allowH2, headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.options;
     const common = { headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs, connect: this.lane.connect };
     const origin = this.origin;
-    if (this.options.client === 'undici')
-      return new UndiciConnection(origin, { pipelining: slots, allowH2, maxConcurrentStreams: slots, ...common });
+    const client = this.options.client;
+    if (client !== 'rpcload')
+      return new client.undici(origin, { pipelining: slots, allowH2, maxConcurrentStreams: slots, ...common });
     if (allowH2) return new Http2Connection(origin, { maxConcurrentStreams: slots, ...common });
     return new Http1Connection(origin, { pipelining: slots, ...common });
   }

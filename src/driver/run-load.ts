@@ -11,7 +11,6 @@ import type { HttpDebug } from './http-debug.ts';
 import type { Socket } from 'node:net';
 import {
   connectOptions,
-  createDispatcher,
   probeProtocol,
   requiredH2Problem,
   socketProtocol,
@@ -30,7 +29,7 @@ import { safeTimeout } from '../util/timers.ts';
 import { ClientIdentity } from './client-identity.ts';
 import { compilePlan } from './compiled-plan.ts';
 import { connectionLanes } from './connection-lanes.ts';
-import { ConnectionSet } from './connection-set.ts';
+import { ConnectionSet, connectionClient } from './connection-set.ts';
 import { DataFeeds } from './data-feed.ts';
 import { LoadEngine } from './engine.ts';
 import { ReplicaRouter } from './replica-router.ts';
@@ -197,6 +196,7 @@ async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): P
       createWarmConnector(route, connectOptions(laneTransport(lane.identity)), undefined, countConnection),
     ),
   );
+  const client = await connectionClient(plan.http.client);
   const connections = new ReplicaRouter(
     routes.map(
       (route, r) =>
@@ -210,20 +210,22 @@ async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): P
           headersTimeoutMs: plan.http.headersTimeoutMs,
           bodyTimeoutMs: plan.http.bodyTimeoutMs,
           idleTimeoutMs: plan.http.idleTimeoutMs,
-          client: plan.http.client,
+          client,
         }),
     ),
     plan.replicaAffinity,
   );
-  const tokenDispatchers = layout.lanes.map((lane) =>
-    tokenTransport(
-      {
-        ...laneTransport(lane.identity),
-        connections: 8,
-        headersTimeoutMs: plan.http.headersTimeoutMs,
-        bodyTimeoutMs: plan.http.bodyTimeoutMs,
-      },
-      plan.http.idleTimeoutMs,
+  const tokenDispatchers = await Promise.all(
+    layout.lanes.map((lane) =>
+      tokenTransport(
+        {
+          ...laneTransport(lane.identity),
+          connections: 8,
+          headersTimeoutMs: plan.http.headersTimeoutMs,
+          bodyTimeoutMs: plan.http.bodyTimeoutMs,
+        },
+        plan.http.idleTimeoutMs,
+      ),
     ),
   );
   const clients = plan.clients.map(
@@ -240,8 +242,10 @@ type TokenTransport = ApiTransport & { destroy(): Promise<void> };
  * its load goes over rpcload's own client — or undici's where the target negotiated HTTP/2 (Node's
  * http client speaks HTTP/1.1 only).
  */
-function tokenTransport(options: DispatcherOptions, idleTimeoutMs: number): TokenTransport {
-  return options.httpVersion === '1.1' ? new NodeHttpTransport(options, idleTimeoutMs) : createDispatcher(options);
+async function tokenTransport(options: DispatcherOptions, idleTimeoutMs: number): Promise<TokenTransport> {
+  if (options.httpVersion === '1.1') return new NodeHttpTransport(options, idleTimeoutMs);
+  const { createDispatcher } = await import('../api/undici-agents.ts');
+  return createDispatcher(options);
 }
 
 /** Every client's token; none at all is a one-line error (with the certificate's problem when mTLS is the cause). */

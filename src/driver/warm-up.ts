@@ -23,7 +23,7 @@ import { ClientIdentity } from './client-identity.ts';
 import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan, planMethods } from './compiled-plan.ts';
 import { ReplicaRouter } from './replica-router.ts';
-import { ConnectionSet } from './connection-set.ts';
+import { ConnectionSet, connectionClient } from './connection-set.ts';
 import { LoadEngine } from './engine.ts';
 import { runOpenPhase } from './open-loop.ts';
 import type { PhaseRun } from './release-loop.ts';
@@ -166,6 +166,7 @@ export async function warmUpHotPath(
     const clients = clientPlans.map((c, i) => new ClientIdentity(i, c.id, '', c.weight));
     for (const client of clients) client.setToken('warm-up');
     const connectionCount = Math.min(plan.http.connections, MAX_WARM_CONNECTIONS);
+    const client = await connectionClient(plan.http.client);
     connections = new ConnectionSet(`http://127.0.0.1:${port}`, {
       lanes: [{ connections: connectionCount, connect: buildConnector({}) }],
       slots: plan.http.pipelining,
@@ -173,7 +174,7 @@ export async function warmUpHotPath(
       headersTimeoutMs: plan.http.headersTimeoutMs,
       bodyTimeoutMs: plan.http.bodyTimeoutMs,
       idleTimeoutMs: plan.http.idleTimeoutMs,
-      client: plan.http.client, // the same client as the run's, so its code is what gets warm
+      client, // the same client as the run's, so its code is what gets warm
     });
     const startedAt = performance.now();
     const now = (): number => performance.now() - startedAt;

@@ -5,7 +5,7 @@
  * A worker does not inherit the parent's module hooks and Node 20 ignores `--import` in a
  * worker's execArgv, so a tiny bootstrap registers tsx inside the worker before the import.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 /**
  * @param callerUrl the caller's `import.meta.url`
@@ -14,6 +14,8 @@ import { Worker } from 'node:worker_threads';
 export function startModuleWorker(callerUrl: string, entryName: string, workerData: unknown): Worker {
   // Workers inherit the parent's execArgv: `--input-type` (as in `node --input-type=module -e …`)
   // would make Node refuse the entry, and `--cpu-prof` would profile every thread into one file.
+  // node:worker_threads loaded here: most runs start no thread, and need not load it.
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && !arg.startsWith('--cpu-prof'));
   // Source maps turned on at run time (bin/rpcload.js) are the main thread's only: a worker's stack
   // traces name src/ files too.

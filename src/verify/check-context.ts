@@ -3,7 +3,7 @@
  * calls and its own clock).
  */
 import type { Dispatcher } from 'undici';
-import type { IdentityDispatchers } from '../api/dispatcher.ts';
+import type { IdentityDispatchers } from '../api/undici-agents.ts';
 import { callApi, type ApiReply } from '../api/http-call.ts';
 import { OUTCOME_TIMEOUT } from '../api/outcome.ts';
 import type { RequestSigner } from '../api/request-signer.ts';

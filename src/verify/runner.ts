@@ -2,7 +2,8 @@
  * The verify run: preflight, the checks scheduled over the client IDs, and their
  * results gathered in one report.
  */
-import { IdentityDispatchers, probeProtocol, requiredH2Problem, type DispatcherOptions } from '../api/dispatcher.ts';
+import { probeProtocol, requiredH2Problem, type DispatcherOptions } from '../api/dispatcher.ts';
+import { IdentityDispatchers } from '../api/undici-agents.ts';
 import { loadRequestSigner } from '../api/request-signer.ts';
 import { RpcloadError } from '../errors.ts';
 import type { CheckResult } from '../contract/result-schema.ts';

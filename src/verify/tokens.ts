@@ -2,7 +2,7 @@
  * The verifier's access tokens per client: cached, refreshed before expiry, and
  * remembered for redaction.
  */
-import type { IdentityDispatchers } from '../api/dispatcher.ts';
+import type { IdentityDispatchers } from '../api/undici-agents.ts';
 import { requestTokenHonouringRetryAfter, type TokenResult } from '../api/token.ts';
 import { refreshDelayMs } from '../api/token-lifetime.ts';
 import { RpcloadError } from '../errors.ts';

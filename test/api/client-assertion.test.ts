@@ -12,7 +12,7 @@ import {
   signClientAssertion,
   type AssertionKey,
 } from '../../src/api/client-assertion.ts';
-import { createDispatcher } from '../../src/api/dispatcher.ts';
+import { createDispatcher } from '../../src/api/undici-agents.ts';
 import { requestToken } from '../../src/api/token.ts';
 import { startTestServer } from '../support/server-helpers.ts';
 

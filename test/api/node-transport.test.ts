@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/api/dispatcher.ts';
+import { createDispatcher } from '../../src/api/undici-agents.ts';
 import { callApi, type ApiTransport } from '../../src/api/http-call.ts';
 import { NodeHttpTransport } from '../../src/api/node-transport.ts';
 import { startServer } from '../../src/server/start-server.ts';

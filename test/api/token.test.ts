@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/api/dispatcher.ts';
+import { createDispatcher } from '../../src/api/undici-agents.ts';
 import { callApi, type ApiTransport } from '../../src/api/http-call.ts';
 import { NodeHttpTransport } from '../../src/api/node-transport.ts';
 import { requestToken, type TokenRequest } from '../../src/api/token.ts';

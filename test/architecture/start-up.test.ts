@@ -5,7 +5,7 @@
  * action module when it runs. Read from the source text (as layers.test.ts reads it), then checked
  * on the bundle the CLI runs (dist/, `npm run build`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -76,6 +76,32 @@ describe('start-up', () => {
       loaded.filter((s) => s.startsWith('node_modules/')).map((s) => packageName(s.slice('node_modules/'.length))),
     );
     expect([...packages]).toEqual(START_UP_PACKAGES);
+  });
+
+  it("and a run's work loads undici's connector and errors, not its Client and Agent (loaded when a run uses them)", () => {
+    const inputsOf = (file: string): string[] =>
+      [...readFileSync(join(DIST, file), 'utf8').matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map(
+        ([, input]) => input!,
+      );
+    const chunks = readdirSync(DIST).filter((file) => file.endsWith('.js'));
+    const runAction = chunks.find((file) => inputsOf(file).includes('src/cli/run-action.ts'));
+    expect(runAction, 'run npm run build first').toBeDefined();
+    const loaded = new Set<string>();
+    const visit = (file: string): void => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const text = readFileSync(join(DIST, file), 'utf8');
+      for (const [, chunk] of text.matchAll(/^import\s[^;]*?["']\.\/([^"']+)["'];/gm)) visit(chunk!);
+    };
+    visit(runAction!);
+    const inputs = [...loaded].flatMap(inputsOf);
+    expect(inputs).toContain('node_modules/undici/lib/core/connect.js');
+    expect(inputs).toContain('src/driver/http1/http1-connection.ts');
+    expect(
+      inputs.filter((input) =>
+        /undici\/lib\/dispatcher\/(client|agent)\.js$|undici-(agents|connection)\.ts$/.test(input),
+      ),
+    ).toEqual([]);
   });
 
   it("shows compare's --fail-on default as the rules compare applies", () => {

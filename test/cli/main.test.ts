@@ -33,9 +33,9 @@ describe('rpcload CLI basics', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("names src/ files and lines in stack traces of rpcload's own code, not the bundle in dist/", async () => {
-    // A preloaded module prints the stack of the CLI's first write: the version, written by
-    // commander (its frames name the bundle: packages are not mapped) inside runCli.
+  /** `rpcload --version` with a preloaded module that prints the stack of the CLI's first write. */
+  async function versionStack(env: NodeJS.ProcessEnv): Promise<string> {
+    // The version is written by commander (its frames name the bundle: packages are not mapped) inside runCli.
     const preload = join(useTempDir('rpcload-stack-'), 'print-stack.mjs');
     writeFileSync(
       preload,
@@ -47,12 +47,23 @@ describe('rpcload CLI basics', () => {
       };`,
     );
     const result = await runRpcload(['--version'], {
-      env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` },
+      env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`, ...env },
     });
     expect(result.stdout.trim()).toBe(TOOL.version);
-    expect(result.stderr).toMatch(/\n\s+at runCli \(\S+\/src\/cli\/program\.ts:\d+:\d+\)/);
-    expect(result.stderr).toMatch(/\n\s+at \S+ \(\S+\/src\/cli\/main\.ts:\d+:\d+\)/);
+    return result.stderr;
+  }
+
+  it("with RPCLOAD_DEBUG, names src/ files and lines in stack traces of rpcload's own code, not the bundle in dist/", async () => {
+    const stack = await versionStack({ RPCLOAD_DEBUG: '1' });
+    expect(stack).toMatch(/\n\s+at runCli \(\S+\/src\/cli\/program\.ts:\d+:\d+\)/);
+    expect(stack).toMatch(/\n\s+at \S+ \(\S+\/src\/cli\/main\.ts:\d+:\d+\)/);
     // commander's own frames are unmapped (so the maps stay small), never put on a src/ line.
-    expect(result.stderr).toMatch(/\n\s+at \S*parseAsync \(\S+\/dist\/chunk-\w+\.js:\d+:\d+\)/);
+    expect(stack).toMatch(/\n\s+at \S*parseAsync \(\S+\/dist\/chunk-\w+\.js:\d+:\d+\)/);
+  });
+
+  it('without RPCLOAD_DEBUG, leaves source maps off (Node would read a map per file loaded at every start-up)', async () => {
+    const stack = await versionStack({ RPCLOAD_DEBUG: '' });
+    expect(stack).toMatch(/\n\s+at runCli \(\S+\/dist\/rpcload\.js:\d+:\d+\)/);
+    expect(stack).not.toMatch(/\/src\/cli\/\S+\.ts:\d+/);
   });
 });

@@ -8,11 +8,17 @@ import {
 import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionSet, type ConnectionRequest } from '../../src/driver/connection-set.ts';
+import { ConnectionSet, connectionClient, type ConnectionRequest } from '../../src/driver/connection-set.ts';
 import type { RequestHead } from '../../src/driver/request-head.ts';
 import { selfSignedMaterial } from '../../src/server/tls.ts';
 import { HTTP_CLIENTS } from '../../src/profile/schema-settings.ts';
 import { sendJson, startScriptedServer, type TestServer } from '../support/http-server.ts';
+
+/** Each `http.client` as the set takes it (undici's Client loaded as a run that chooses it loads it). */
+const CONNECTION_CLIENTS = {
+  rpcload: await connectionClient('rpcload'),
+  undici: await connectionClient('undici'),
+};
 
 /** A request that records how it ended; `ended` resolves then. */
 class TestRequest implements ConnectionRequest {
@@ -71,7 +77,7 @@ describe.each(HTTP_CLIENTS)('ConnectionSet on the %s client', (client) => {
       headersTimeoutMs: 5000,
       bodyTimeoutMs: 5000,
       idleTimeoutMs: 4000,
-      client,
+      client: CONNECTION_CLIENTS[client],
     });
 
   it('carries requests on at most `connections` sockets; the rest wait and go in arrival order', async () => {
@@ -213,7 +219,7 @@ describe.each(HTTP_CLIENTS)('ConnectionSet over HTTP/2 (node:http2 server, ALPN)
       headersTimeoutMs: 5000,
       bodyTimeoutMs: 5000,
       idleTimeoutMs: 4000,
-      client,
+      client: CONNECTION_CLIENTS[client],
     });
 
   it('carries `slots` requests at once as streams of one connection; the rest wait for a free stream', async () => {

@@ -7,7 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/api/dispatcher.ts';
+import { createDispatcher } from '../../src/api/undici-agents.ts';
 import { callApi } from '../../src/api/http-call.ts';
 import { requestToken } from '../../src/api/token.ts';
 import { rawResponse, type TestServer } from '../support/http-server.ts';

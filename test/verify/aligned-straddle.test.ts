@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdentityDispatchers } from '../../src/api/dispatcher.ts';
+import { IdentityDispatchers } from '../../src/api/undici-agents.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { ratelimitThreshold } from '../../src/verify/checks/ratelimit-threshold.ts';

@@ -10,10 +10,24 @@ export const round3 = (value: number): number => Math.round(value * 1000) / 1000
 export const ratePerS = (requests: number, durationS: number): number =>
   durationS > 0 ? round3(requests / durationS) : 0;
 
+/**
+ * The figures of the encodings read last. A result reads the same encoding several times: a run of
+ * one method, one client and one phase has overall, method, client and phase slices alike (18
+ * reads of 6 encodings in a 1-second run, ~1 ms each to decode and read).
+ */
+const lastRead = new Map<string, { count: number; percentiles: Percentiles }>();
+const LAST_READ_SIZE = 64;
+
 /** Count and percentiles (ms) of one encoded histogram. */
 export function readEncoded(encoded: string): { count: number; percentiles: Percentiles } {
-  const histogram = decodeHistogram(encoded);
-  return { count: histogram.totalCount, percentiles: percentilesMs(histogram) };
+  let figures = lastRead.get(encoded);
+  if (figures === undefined) {
+    const histogram = decodeHistogram(encoded);
+    figures = { count: histogram.totalCount, percentiles: percentilesMs(histogram) };
+    if (lastRead.size >= LAST_READ_SIZE) lastRead.clear();
+    lastRead.set(encoded, figures);
+  }
+  return { count: figures.count, percentiles: { ...figures.percentiles } };
 }
 
 const ZERO_PERCENTILES: Percentiles = Object.freeze({ min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 });
