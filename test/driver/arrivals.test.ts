@@ -1,3 +1,11 @@
+// test-pass: quiet
+/**
+ * Arrival processes and think times as a server on 127.0.0.1 in this process sees them: judged on
+ * the gaps between requests, which CPU starvation by other test files distorts (CI failed it three
+ * times in the load pass: a uniform think's spread, its mean, and a Poisson run's jitter-corrected
+ * variation at 0.59 while the evenly spaced run beside it read a 7 ms spread on 10 ms gaps). So it
+ * runs in the quiet pass, alone.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SECRET, runPlan, testPlan } from '../support/load-run.ts';
 import { startStatefulApi, type StatefulApi } from '../support/stateful-api.ts';
