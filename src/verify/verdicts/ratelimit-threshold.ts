@@ -158,8 +158,8 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
       : skip('inconclusive', 'the procedure stopped before the reset', evidence, notes);
 
   // (2) The fresh quota after the announced reset: the last burst decides, those between were ambiguous.
-  /** Admissions of the idle burst past a boundary inside it that the first burst after the reset found counted. */
-  let straddleExcess = 0;
+  /** Admissions of the idle burst past a boundary inside it that a short first burst after the reset found counted. */
+  const straddleExcess = decisive.admitted < limit ? straddledExcess(obs, summaries) : 0;
   const waitedS = summaries.at(-2)!.refusal?.retryAfterS ?? null;
   for (const [i, s] of summaries.entries()) {
     if (i === 0 || i === summaries.length - 1) continue;
@@ -185,8 +185,7 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
     problems.push(
       `${decisive.admitted} admitted right after a reset; the limit is ${limit}${bursts > 1 ? ` (over the limit in all ${bursts} bursts after a reset)` : ''}`,
     );
-  } else if (decisive.admitted < limit && straddleExcessExplains(obs, summaries)) {
-    straddleExcess = idle.admitted - limit;
+  } else if (straddleExcess > 0) {
     notes.push(
       `after the reset ${decisive.admitted} of ${limit} were admitted: the idle burst's ${straddleExcess} past the limit may have fallen in the window after a boundary inside it, still open at the reset (judged by the continued load)`,
     );
@@ -221,24 +220,25 @@ function judgeCounts(obs: ThresholdObservation): CheckOutcome {
 }
 
 /**
- * Does a straddled idle burst explain a short first burst after the reset? When a window boundary
- * fell inside the idle burst (it admitted more than the limit, ambiguously), its admissions past
- * the limit count in the window after that boundary; the refusal, from the window before it,
- * announces a reset that comes while the window after is still open, and the burst then finds
- * the limit less that excess. Only the first burst after the reset, within a window of the idle
- * burst's end; a quota that truly refills gradually still shows in the continued load.
+ * The idle burst's admissions past the limit when they explain a short first burst after the
+ * reset, else 0. When a window boundary fell inside the idle burst (it admitted more than the
+ * limit, ambiguously), its admissions past the limit count in the window after that boundary; the
+ * refusal, from the window before it, announces a reset that comes while the window after is still
+ * open, and the burst then finds the limit less that excess. Only the first burst after the reset,
+ * within a window of the idle burst's end; a quota that truly refills gradually still shows in the
+ * continued load.
  */
-function straddleExcessExplains(obs: ThresholdObservation, summaries: readonly BurstSummary[]): boolean {
+function straddledExcess(obs: ThresholdObservation, summaries: readonly BurstSummary[]): number {
   const { limit, windowMs } = obs;
   const [idle, decisive] = summaries;
-  if (summaries.length !== 2 || idle === undefined || decisive === undefined || decisive.kind !== 'reset') return false;
+  if (summaries.length !== 2 || idle === undefined || decisive === undefined || decisive.kind !== 'reset') return 0;
   const excess = idle.admitted - limit;
-  return (
+  const explains =
     excess > 0 &&
     burstIsAmbiguous(obs.bursts[0]!, null, limit, windowMs) &&
     decisive.admitted >= limit - excess &&
-    decisive.startMs < idle.endMs + windowMs
-  );
+    decisive.startMs < idle.endMs + windowMs;
+  return explains ? excess : 0;
 }
 
 function withMore(problems: readonly string[]): string {
