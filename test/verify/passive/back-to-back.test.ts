@@ -32,11 +32,19 @@ function loadProfile(group: string, durationMs: number, ratePerS = (3 * SHORT.li
   };
 }
 
-const loadRun = async (server: ServerHandle, group: string, durationMs: number, ratePerS?: number) =>
-  (await runPlan(testPlan(loadProfile(group, durationMs, ratePerS), server.url), server.url)).result.checks;
+/** What the second step read, with its own per-client counts where its result has them (a run's; a capacity search's has none). */
+interface StepReading {
+  readonly checks: readonly CheckResult[];
+  readonly counted: Readonly<Record<string, { admitted: number; refused: number }>> | null;
+}
+
+const loadRun = async (server: ServerHandle, group: string, durationMs: number, ratePerS?: number) => {
+  const { result } = await runPlan(testPlan(loadProfile(group, durationMs, ratePerS), server.url), server.url);
+  return { checks: result.checks, counted: result.rateLimit?.clients ?? null } satisfies StepReading;
+};
 
 /** A capacity search past the quotas (429s count as answers): every step is refused, each right after the last. */
-async function capacitySearch(server: ServerHandle, group: string): Promise<CheckResult[]> {
+async function capacitySearch(server: ServerHandle, group: string): Promise<StepReading> {
   const plan = testPlan(
     {
       ...loadProfile(group, 1000),
@@ -58,11 +66,12 @@ async function capacitySearch(server: ServerHandle, group: string): Promise<Chec
     outPath: join(dir, `${group}.json`),
     signal: new AbortController().signal,
   });
-  return [...out.result.checks];
+  return { checks: out.result.checks, counted: null };
 }
 
-const verifyThreshold = (server: ServerHandle, group: string) =>
-  runVerify(configFor(server, { client: demoClients(6, group), only: 'ratelimit.threshold' }));
+const verifyThreshold = async (server: ServerHandle, group: string): Promise<void> => {
+  await runVerify(configFor(server, { client: demoClients(6, group), only: 'ratelimit.threshold' }));
+};
 
 const thresholdOf = (checks: readonly CheckResult[]): CheckResult =>
   checks.find((c) => c.id === 'ratelimit.threshold')!;
@@ -79,31 +88,43 @@ async function withServer<T>(options: ServerOptions, work: (server: ServerHandle
   });
 }
 
-const STEPS_PAIRS: [string, (server: ServerHandle, group: string) => Promise<CheckResult[]>][] = [
+type Step = (server: ServerHandle, group: string) => Promise<unknown>;
+
+const STEPS_PAIRS: [string, Step, (server: ServerHandle, group: string) => Promise<StepReading>][] = [
   // Half the quota just before: the next run's first window is refused after 5 of its own.
   [
     'run → run',
-    async (server, group) => {
-      await loadRun(server, group, 1000, 5);
-      return loadRun(server, group, 2 * SHORT.windowMs);
-    },
+    (server, group) => loadRun(server, group, 1000, 5),
+    (server, group) => loadRun(server, group, 2 * SHORT.windowMs),
   ],
-  [
-    'run → capacity',
-    async (server, group) => {
-      await loadRun(server, group, 1000, 5);
-      return capacitySearch(server, group);
-    },
-  ],
+  ['run → capacity', (server, group) => loadRun(server, group, 1000, 5), capacitySearch],
   // verify leaves its clients refused: the run's first requests are refused before any is admitted.
-  [
-    'verify → run',
-    async (server, group) => {
-      await verifyThreshold(server, group);
-      return loadRun(server, group, 2 * SHORT.windowMs);
-    },
-  ],
+  ['verify → run', verifyThreshold, (server, group) => loadRun(server, group, 2 * SHORT.windowMs)],
 ];
+
+/** The server's own admitted/refused counts of the group's clients. */
+function serverCounts(server: ServerHandle, group: string): Record<string, { admitted: number; refused: number }> {
+  const byClient = server.stats().byClient;
+  return Object.fromEntries(Object.entries(byClient).filter(([id]) => id.startsWith(`client-${group}`)));
+}
+
+/** What the server counted for each client between two of its counts (clients it counted nothing for left out). */
+function countedBetween(
+  before: Record<string, { admitted: number; refused: number }>,
+  after: Record<string, { admitted: number; refused: number }>,
+): Record<string, { admitted: number; refused: number }> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(
+        ([id, c]) =>
+          [
+            id,
+            { admitted: c.admitted - (before[id]?.admitted ?? 0), refused: c.refused - (before[id]?.refused ?? 0) },
+          ] as const,
+      )
+      .filter(([, c]) => c.admitted + c.refused > 0),
+  );
+}
 
 const CONFORMANT: LimiterAlgorithm[] = ['fixed', 'fixed-aligned', 'sliding'];
 
@@ -121,26 +142,42 @@ function sharedServer(algorithm: LimiterAlgorithm): Promise<ServerHandle> {
 afterAll(() => Promise.all([...sharedServers.values()].map(async (server) => (await server).close())));
 
 describe.concurrent('back-to-back steps with the same client IDs (10 per 2 s)', { timeout: 120_000 }, () => {
-  it.each(CONFORMANT.flatMap((algorithm) => STEPS_PAIRS.map(([name, steps]) => [algorithm, name, steps] as const)))(
-    '%s limiter, %s: the second step’s ratelimit.threshold does not fail',
-    async (algorithm, name, steps) => {
-      const group = `${algorithm.slice(0, 3)}${name.replace(/\W/g, '').slice(0, 6)}-`;
-      const server = await sharedServer(algorithm);
-      const threshold = thresholdOf(await slot(() => steps(server, group)));
-      expect(threshold.verdict, explain(threshold)).not.toBe('fail');
-      // A window refused early because it may have begun before the run is not judged, and the
-      // line says why.
-      if ((threshold.evidence as { beforeRun?: number }).beforeRun! > 0) {
-        expect(threshold.detail, explain(threshold)).toMatch(/may have begun before the run/);
-      }
-    },
-  );
+  it.each(
+    CONFORMANT.flatMap((algorithm) =>
+      STEPS_PAIRS.map(([name, first, second]) => [algorithm, name, first, second] as const),
+    ),
+  )('%s limiter, %s: the second step’s ratelimit.threshold does not fail', async (algorithm, name, first, second) => {
+    // Client IDs of its own on the shared server (fixed and fixed-aligned would both start "fix").
+    const group = `${algorithm.replace(/(\w)\w*-?/g, '$1')}${name.replace(/\W/g, '').slice(0, 6)}-`;
+    const server = await sharedServer(algorithm);
+    const { reading, counted } = await slot(async () => {
+      await first(server, group);
+      const before = serverCounts(server, group);
+      const reading = await second(server, group);
+      return { reading, counted: countedBetween(before, serverCounts(server, group)) };
+    });
+    const threshold = thresholdOf(reading.checks);
+    const why = `${explain(threshold)} server counted ${JSON.stringify(counted)}`;
+    // The run's figures are the server's own: each client's admitted and refused requests.
+    if (reading.counted !== null) {
+      const runCounted = Object.fromEntries(
+        Object.entries(reading.counted).map(([id, c]) => [id, { admitted: c.admitted, refused: c.refused }]),
+      );
+      expect(runCounted, why).toEqual(counted);
+    }
+    expect(threshold.verdict, why).not.toBe('fail');
+    // A window refused early because it may have begun before the run is not judged, and the
+    // line says why.
+    if ((threshold.evidence as { beforeRun?: number }).beforeRun! > 0) {
+      expect(threshold.detail, explain(threshold)).toMatch(/may have begun before the run/);
+    }
+  });
 
   it('a limiter that admits one too many still fails the run after an earlier one', async () => {
     const threshold = thresholdOf(
       await withServer({ faults: ['limit-plus-one'] }, async (server) => {
         await loadRun(server, 'plus-', 1000, 5);
-        return loadRun(server, 'plus-', 5 * SHORT.windowMs);
+        return (await loadRun(server, 'plus-', 5 * SHORT.windowMs)).checks;
       }),
     );
     expect(threshold.verdict, explain(threshold)).toBe('fail');
