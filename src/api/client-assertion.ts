@@ -4,7 +4,9 @@
  * iss = sub = the client id, aud = the token endpoint's URL, a unique jti, iat and a short exp —
  * instead of a client secret. The JWT is built and signed by `jose`.
  */
-import { createPrivateKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
+// node:crypto loads at the first key read (process.getBuiltinModule): the profile schema reads this
+// module's constants at every CLI start, which would otherwise pay ~8 ms to load it.
+import type { JsonWebKey, KeyObject } from 'node:crypto';
 
 /** The `client_assertion_type` of a JWT client assertion (RFC 7523 §2.2). */
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -30,6 +32,7 @@ export interface AssertionKey {
 
 /** The private key object of `key` (throws on a key node:crypto cannot read). */
 export function assertionKeyObject(key: Pick<AssertionKey, 'format' | 'text'>): KeyObject {
+  const { createPrivateKey } = process.getBuiltinModule('node:crypto');
   return key.format === 'pem'
     ? createPrivateKey(key.text)
     : createPrivateKey({ key: JSON.parse(key.text) as JsonWebKey, format: 'jwk' });
@@ -87,7 +90,7 @@ export async function signClientAssertion(
     .setIssuer(claims.clientId)
     .setSubject(claims.clientId)
     .setAudience(claims.audience)
-    .setJti(randomUUID())
+    .setJti(process.getBuiltinModule('node:crypto').randomUUID())
     .setIssuedAt(nowS)
     .setExpirationTime(nowS + (claims.lifetimeS ?? ASSERTION_LIFETIME_S))
     .sign(keyObject);

@@ -3,9 +3,13 @@
  * file declares the flags; serve-action.ts, loaded when the command runs, does it.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
 import { METHOD_HELP } from '../server/methods/method-help.ts';
-import { DEFAULT_MAX_ORDERS } from '../server/methods/order-store.ts';
+import {
+  DEFAULT_CAPACITY_WORKERS,
+  DEFAULT_MAX_ORDERS,
+  DEMO_CLIENT_PATTERN,
+  DEMO_CLIENT_PREFIXES,
+} from '../server/defaults.ts';
 import {
   FAULTS,
   LIMITER_ALGORITHMS,
@@ -13,7 +17,6 @@ import {
   STORE_OUTAGE_POLICIES,
   type FaultName,
 } from '../server/options.ts';
-import { DEFAULT_CAPACITY_WORKERS } from '../server/service-capacity.ts';
 import { collect, durationMs, fraction, nonNegativeInt, oneOf, positiveInt, positiveNumber } from './parsers.ts';
 import type { ServeFlags } from './serve-action.ts';
 import { groupThousands } from '../util/number-format.ts';

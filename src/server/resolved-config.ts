@@ -18,23 +18,11 @@ import {
   type ServerOptions,
   type StoreOutagePolicy,
 } from './options.ts';
-import { DEFAULT_MAX_ORDERS } from './methods/order-store.ts';
+import { DEFAULT_MAX_ORDERS, DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from './defaults.ts';
 import { serviceCapacityProblem, type ServiceCapacitySettings } from './service-capacity.ts';
 
 /** Method names as they appear in `/api/{method}`. */
 export const METHOD_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
-
-/** The demo client pattern used when no `clients` are given: any `client-…` ID, secret `demo-secret`. */
-export const DEMO_CLIENT_PATTERN = { prefix: 'client-', secret: 'demo-secret' } as const;
-
-/**
- * The prefixes the demo secret opens: the demo's `client-…`, the bundled smoke profile's `smoke-…`,
- * and those of the bundled and documented examples (`app-…`, `web-…`, `ord-…`, `admin-…`,
- * `user-…`), so e.g. `SMOKE_SECRET=demo-secret rpcload run profiles/smoke.json --target URL` works
- * against a default `rpcload serve`. A list, not "any ID": a mistyped client ID is still refused.
- */
-const EXAMPLE_CLIENT_PREFIXES = ['app-', 'web-', 'ord-', 'admin-', 'user-'] as const;
-export const DEMO_CLIENT_PREFIXES = [DEMO_CLIENT_PATTERN.prefix, 'smoke-', ...EXAMPLE_CLIENT_PREFIXES] as const;
 
 /** The client patterns a server accepts: the demo's prefixes when it runs on the demo pattern. */
 export function acceptedPatterns(

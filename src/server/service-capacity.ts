@@ -7,6 +7,7 @@
  * With a queue bound, a call that would wait longer than `maxQueueMs` is shed at once (503
  * `server_busy`), the way a server with admission control degrades.
  */
+import { DEFAULT_CAPACITY_WORKERS } from './defaults.ts';
 
 /** The model's settings (see ServerOptions.capacity). */
 export interface ServiceCapacitySettings {
@@ -17,8 +18,6 @@ export interface ServiceCapacitySettings {
   /** Shed calls that would queue longer than this (ms); null or absent = an unbounded queue. */
   readonly maxQueueMs?: number | null;
 }
-
-export const DEFAULT_CAPACITY_WORKERS = 4;
 
 /** What the model decides for one call arriving now. */
 export type ServiceDecision = { readonly kind: 'serve'; readonly delayMs: number } | { readonly kind: 'shed' };

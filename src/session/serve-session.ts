@@ -7,7 +7,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeError, RpcloadError } from '../errors.ts';
-import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/resolved-config.ts';
+import { DEMO_CLIENT_PATTERN, DEMO_CLIENT_PREFIXES } from '../server/defaults.ts';
 import type { ServerHandle, ServerOptions } from '../server/options.ts';
 import { startServer } from '../server/start-server.ts';
 import { formatDurationMs } from '../util/duration.ts';

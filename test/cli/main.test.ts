@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +31,36 @@ describe('rpcload CLI basics', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  describe('quick commands load no node:crypto (~8 ms of every start)', () => {
+    const dir = useTempDir('rpcload-quick-builtins-');
+    // A profile against a target of its own, with its secret given: nothing to generate or sign.
+    const profilePath = join(dir, 'own-target.json');
+    writeFileSync(
+      profilePath,
+      JSON.stringify({
+        name: 'own-target',
+        target: 'http://127.0.0.1:9',
+        clients: { pattern: 'app-{n}', count: 4, secret: 'given-secret' },
+        scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],
+        phases: [{ duration: '10s', concurrency: 8 }],
+      }),
+    );
+
+    it.each([[['--version']], [['--help']], [['profile', 'validate', profilePath]]])('%j', async (args) => {
+      const listed = join(dir, `${args.length}.txt`);
+      const preload = join(dir, `list-${args.length}.cjs`);
+      writeFileSync(
+        preload,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listed)}, process.moduleLoadList.join('\\n')));`,
+      );
+      const result = await runRpcload(args, { env: { NODE_OPTIONS: `--require=${preload}` } });
+      expect(result.code, result.stderr).toBe(0);
+      const loaded = readFileSync(listed, 'utf8').split('\n');
+      expect(loaded).toContain('NativeModule fs'); // the list is the one the command made
+      expect(loaded.filter((line) => /crypto/.test(line))).toEqual([]);
+    });
   });
 
   /** `rpcload --version` with a preloaded module that prints the stack of the CLI's first write. */

@@ -5,7 +5,8 @@
  */
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_ORDERS, OrderStore } from '../../src/server/methods/order-store.ts';
+import { DEFAULT_MAX_ORDERS } from '../../src/server/defaults.ts';
+import { OrderStore } from '../../src/server/methods/order-store.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import { startServerInWorker } from '../../src/server/worker.ts';

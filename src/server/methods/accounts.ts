@@ -5,9 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { errorReply, INVALID_ARGUMENTS, successReply, type Reply } from '../reply.ts';
 import type { MethodHandler } from './method.ts';
+import { DEMO_PASSWORD } from '../defaults.ts';
 
-/** The password every username signs in with: a demo, like the demo client secret. */
-export const DEMO_PASSWORD = 'demo-password';
 const MAX_USERNAME_LENGTH = 128;
 
 /**

@@ -3,7 +3,7 @@
  * method table (registry.ts) is typed by these names and `serve --help` prints this list, so the
  * two cannot drift apart.
  */
-import { DEMO_PASSWORD } from './accounts.ts';
+import { DEMO_PASSWORD } from '../defaults.ts';
 
 export interface MethodHelp {
   readonly name: string;

@@ -3,6 +3,7 @@
  * count so that a long load test cannot grow the server without bound.
  */
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_MAX_ORDERS } from '../defaults.ts';
 
 export type OrderState = 'open' | 'cancelled';
 
@@ -15,9 +16,6 @@ export interface Order {
   readonly item: unknown;
   readonly qty: number;
 }
-
-/** Default most orders kept at once (the oldest is forgotten past it). */
-export const DEFAULT_MAX_ORDERS = 100_000;
 
 /**
  * Orders by id, in creation order. Past `maxOrders` the oldest order is forgotten, as if deleted:
