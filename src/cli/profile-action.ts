@@ -39,7 +39,7 @@ async function validateOne(file: string): Promise<void> {
 /**
  * The plan with its recordings scanned, its data files read through. The readers (the recording
  * formats, the CSV parser) load only for a profile that has such files: most validated profiles
- * have none, and loading them was ~80 KB of code at every `profile validate`.
+ * have none, and loading them was ~90 KB of code at every `profile validate`.
  */
 async function withFilesRead(loaded: Plan): Promise<Plan> {
   const replays = loaded.workloads.some((w) => w.replaySettings !== undefined);

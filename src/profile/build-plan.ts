@@ -110,7 +110,7 @@ export function resolvePlan(value: unknown, { source, overrides = {} }: Omit<Pla
   const auth = resolveAuth(validFields(AuthSchema, raw.auth), problems);
   const rateLimit = resolveRateLimit(validFields(RateLimitSchema, raw.rateLimit), problems);
   // The seed picks a load mix, not a secret: Math.random (seeded by V8 from the OS) serves, and
-  // node:crypto (~10 ms to load) stays out of `profile validate`.
+  // node:crypto (~8 ms to load) stays out of `profile validate`.
   const seed = doc.seed ?? Math.floor(Math.random() * 2 ** 32);
   const clientCount = overrides.clients;
   if (clientCount !== undefined && !(Number.isInteger(clientCount) && clientCount > 0))

@@ -22,7 +22,10 @@ export interface ClientsContext extends CredentialContext {
   readonly count?: number;
 }
 
-/** A random per-run secret for a client of the embedded server (node:crypto loaded then: ~10 ms a profile without one never pays). */
+/**
+ * A random per-run secret for a client of the embedded server. node:crypto loads with the first
+ * one: ~8 ms that a profile with its own secrets never pays.
+ */
 const randomSecret = (): string => process.getBuiltinModule('node:crypto').randomBytes(18).toString('base64url');
 
 const NO_SECRET_HINT = 'a secret for a client of an external target ("secret": "${ENV_VAR}" or clients.secretsFile)';
