@@ -5,7 +5,7 @@ import { validateRunResult } from '../../src/result-file/validate-result.ts';
 import type { RunResult } from '../../src/contract/result-schema.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
-import { runRpcload } from '../support/cli.ts';
+import { runRpcload, runRpcloadListingBuiltins } from '../support/cli.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { testHttpClient } from '../support/http-client.ts';
 
@@ -138,24 +138,15 @@ describe('rpcload run', () => {
   it("over plain HTTP/1.1 on rpcload's own client, loads neither TLS, HTTP/2, worker threads nor child processes", async () => {
     // What they would cost every such run's start-up: node:tls ~13 ms of CPU, node:http2 with
     // node:https ~10 ms, node:child_process (commander's) ~7 ms.
-    const listed = join(dir, 'builtins.txt');
-    const preload = join(dir, 'list-builtins.cjs');
-    writeFileSync(
-      preload,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listed)}, process.moduleLoadList.join('\\n')));`,
-    );
     const path = profile('builtins', {
       clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] },
       phases: [{ duration: '1s', rate: 10 }],
     });
     const out = join(dir, 'builtins.json');
     const args = ['run', path, '--target', server.url, '--out', out, '--http-client', 'rpcload', '--ui', 'none'];
-    const run = await runRpcload(args, { env: { SECRET, NODE_OPTIONS: `--require=${preload}` } });
+    const { builtins, ...run } = await runRpcloadListingBuiltins(args, { env: { SECRET } });
     expect(run.code, run.stderr).toBe(0);
     expect(readResult(out).summary.requests).toBeGreaterThanOrEqual(9);
-    const builtins = readFileSync(listed, 'utf8')
-      .split('\n')
-      .flatMap((line) => (line.startsWith('NativeModule ') ? [line.slice('NativeModule '.length)] : []));
     expect(builtins).toContain('http'); // the token requests' client: the list is the one the run made
     const unused = ['tls', 'https', 'http2', 'worker_threads', 'child_process'];
     expect(builtins.filter((name) => unused.includes(name))).toEqual([]);

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withTestHttpClientFlag } from './http-client.ts';
 
@@ -41,4 +44,33 @@ export function runRpcload(args: readonly string[], options: CliOptions = {}): P
     });
     options.onSpawn?.(child);
   });
+}
+
+/**
+ * Run the CLI as runRpcload does, and name the Node built-in modules it loaded (e.g. `tls`,
+ * `internal/crypto/random`), read from `process.moduleLoadList` as the process exits.
+ */
+export async function runRpcloadListingBuiltins(
+  args: readonly string[],
+  options: CliOptions = {},
+): Promise<CliResult & { readonly builtins: readonly string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'rpcload-builtins-'));
+  try {
+    const listed = join(dir, 'builtins.txt');
+    const preload = join(dir, 'list-builtins.cjs');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listed)}, process.moduleLoadList.join('\\n')));`,
+    );
+    const result = await runRpcload(args, {
+      ...options,
+      env: { ...options.env, NODE_OPTIONS: `--require=${preload}` },
+    });
+    const builtins = readFileSync(listed, 'utf8')
+      .split('\n')
+      .flatMap((line) => (line.startsWith('NativeModule ') ? [line.slice('NativeModule '.length)] : []));
+    return { ...result, builtins };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
