@@ -74,6 +74,7 @@ describe('rpcload capacity --replay', () => {
     expect(run.stdout).toMatch(/^step 1\s+1×\s+8\.0\s/m);
     expect(run.stdout).not.toMatch(/\d\/s\s+\d+\.\d\s+\d/);
     expect(run.stderr).toContain('step 1: 1× · bracket [–, –]');
-    expect(run.stderr).toMatch(/step 2: 2× · bracket \[1×, –\]/);
+    // The first step at 2× shows 1× passed (step 2, or later when a starved machine made a 1× step fail once and run again).
+    expect(run.stderr).toMatch(/step \d+: 2× · bracket \[1×, –\]/);
   }, 90_000);
 });
