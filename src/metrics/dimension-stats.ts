@@ -26,6 +26,15 @@ export class DimensionStats {
     recordUs(this.serviceTime, serviceUs);
   }
 
+  /** Empty again, histograms kept (a sum remade from its cells reuses its memory: see Recorder.sumCells). */
+  reset(): void {
+    this.requests = 0;
+    this.outcomeCounts.fill(0);
+    this.latency.reset();
+    this.serviceTime.reset();
+    this.encoded = undefined;
+  }
+
   /** Add another slice's figures (exact: HDR addition), e.g. the cells of one method into the method's slice. */
   add(other: DimensionStats): void {
     this.requests += other.requests;

@@ -60,17 +60,58 @@ export function recordUs(histogram: Histogram, us: number): void {
   histogram.recordValue(value);
 }
 
-/** A copy with the same precision, counts and range (exact: HDR addition into an empty twin). */
-export function copyHistogram(histogram: Histogram): Histogram {
-  const copy = build({
-    lowestDiscernibleValue: LOWEST_US,
-    highestTrackableValue: histogram.highestTrackableValue,
-    numberOfSignificantValueDigits: histogram.numberOfSignificantValueDigits as 1 | 2 | 3 | 4 | 5,
-    bitBucketSize: 32,
-    autoResize: true,
-  });
-  copy.add(histogram);
+/**
+ * A copy with the same precision, counts and range — into `spare` when it has the same precision
+ * and range (a spare kept from an earlier copy), else into a new histogram. Allocating is what
+ * costs: a new 3-digit histogram is ~94 KB of fresh memory, 0.2–0.85 ms on a VM where each new page
+ * faults; refilling a spare is a copy of its counts (~0.015 ms).
+ */
+export function copyHistogram(histogram: Histogram, spare?: Histogram): Histogram {
+  const copy =
+    spare !== undefined &&
+    spare.numberOfSignificantValueDigits === histogram.numberOfSignificantValueDigits &&
+    spare.highestTrackableValue === histogram.highestTrackableValue
+      ? spare
+      : build({
+          lowestDiscernibleValue: LOWEST_US,
+          highestTrackableValue: histogram.highestTrackableValue,
+          numberOfSignificantValueDigits: histogram.numberOfSignificantValueDigits as 1 | 2 | 3 | 4 | 5,
+          bitBucketSize: 32,
+          autoResize: true,
+        });
+  const from = histogram as unknown as TypedCounts;
+  const to = copy as unknown as TypedCounts;
+  const counts = from._counts;
+  if (
+    counts !== undefined &&
+    to._counts?.length === counts.length &&
+    to.lowestDiscernibleValue === from.lowestDiscernibleValue
+  ) {
+    // Same layout (precision, lowest value and length fix every count's index): the counts copied
+    // as one block, the summary fields as they are. HDR addition walks every index in JS instead —
+    // 2–4 ms for a 23,552-count histogram before the JIT has compiled it, at a run's first checkpoint.
+    to._counts.set(counts);
+    to.setTotalCount(histogram.totalCount);
+    to.maxValue = from.maxValue;
+    to.minNonZeroValue = from.minNonZeroValue;
+    to.startTimeStampMsec = from.startTimeStampMsec;
+    to.endTimeStampMsec = from.endTimeStampMsec;
+  } else {
+    copy.reset();
+    copy.add(histogram);
+  }
   return copy;
+}
+
+/** What copyHistogram reads and writes of hdr-histogram-js's typed-array histograms (every one rpcload makes). */
+interface TypedCounts {
+  setTotalCount(count: number): void;
+  readonly _counts: (ArrayLike<number> & { set(source: ArrayLike<number>): void }) | undefined;
+  readonly lowestDiscernibleValue: number;
+  maxValue: number;
+  minNonZeroValue: number;
+  startTimeStampMsec: number;
+  endTimeStampMsec: number;
 }
 
 /** HdrHistogram V2 compressed base64: the format Java/Go/JS HdrHistogram tools all read. */

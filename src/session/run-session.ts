@@ -163,14 +163,16 @@ async function runWithEndpoint(
   const samples =
     options.samplesPath === undefined ? null : startSamplesWriter(options.samplesPath, samplesSource(load));
   const record = new RunRecord({ frame, plan, runPlan: options.plan, target, load, shard, startAtEpochMs: startAt });
+  const header = runHeader(plan, target.url, frame.path);
   const view = options.createView({
-    header: runHeader(plan, target.url, frame.path),
+    header,
     snapshot: () => load.snapshot(),
     gauges: () => load.gauges(),
     stopReason: () => (stop === undefined ? null : stopText(stop)),
   });
   const checkpoints = frame.startCheckpoints({
     everyMs: plan.checkpointEveryMs,
+    plannedMs: header.totalDurationMs,
     due: () => load.clock.started,
     input: async () => record.input(await load.recorded(), 'running', upfront),
   });

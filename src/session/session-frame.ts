@@ -154,6 +154,8 @@ export class SessionFrame {
    */
   startCheckpoints(o: {
     readonly everyMs: number;
+    /** How long the load is planned to last (0 when unknown): see checkpoint-writer.ts. */
+    readonly plannedMs: number;
     readonly due: () => boolean;
     readonly input: () => Promise<BuildResultInput>;
   }): Checkpoints {

@@ -20,9 +20,29 @@ export function startModuleWorker(callerUrl: string, entryName: string, workerDa
   // Source maps turned on at run time (bin/rpcload.js) are the main thread's only: a worker's stack
   // traces name src/ files too.
   if (process.sourceMapsEnabled && !execArgv.includes('--enable-source-maps')) execArgv.push('--enable-source-maps');
-  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${entryName}.js`, callerUrl), { workerData, execArgv });
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const entry = new URL(`./${entryName}.ts`, callerUrl).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`;
-  return new Worker(bootstrap, { eval: true, workerData, execArgv });
+  const start = (flags: string[]): Worker => {
+    if (!callerUrl.endsWith('.ts'))
+      return new Worker(new URL(`./${entryName}.js`, callerUrl), { workerData, execArgv: flags });
+    const tsxApi = import.meta.resolve('tsx/esm/api');
+    const entry = new URL(`./${entryName}.ts`, callerUrl).href;
+    const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`;
+    return new Worker(bootstrap, { eval: true, workerData, execArgv: flags });
+  };
+  try {
+    return start(execArgv);
+  } catch (err) {
+    // V8's flags and per-process options (`node --max-old-space-size=4096 …`, `--stack-trace-limit=50`)
+    // belong to the process: a worker given them refuses to start, and the run lost its checkpoints
+    // (and `--workers` its threads). V8's flags hold in every thread anyway; they are only not repeated.
+    const refused = refusedFlags(err);
+    if (refused === null) throw err;
+    return start(execArgv.filter((flag) => !refused.has(flag)));
+  }
+}
+
+/** The flags a worker refused (Node names them in ERR_WORKER_INVALID_EXEC_ARGV's message), or null for any other error. */
+function refusedFlags(err: unknown): Set<string> | null {
+  if ((err as NodeJS.ErrnoException | null)?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') return null;
+  const listed = /flags: (.*)$/.exec((err as Error).message)?.[1];
+  return listed === undefined ? null : new Set(listed.split(', '));
 }

@@ -87,7 +87,7 @@ describe('rpcload run', () => {
     },
   );
 
-  it('checkpoints a running result file that already validates', async () => {
+  it('checkpoints a running result file that already validates, also when Node is given flags a worker refuses', async () => {
     const out = join(dir, 'checkpointed.json');
     const path = profile('checkpointed', {
       clients: { list: [{ id: 'alpha', secret: '${SECRET}' }] },
@@ -98,6 +98,8 @@ describe('rpcload run', () => {
     // Read when the first progress line shows the run under way (start-up time varies).
     const run = await runRpcload(['run', path, '--target', server.url, '--out', out, '--ui', 'plain'], {
       env: { SECRET },
+      // V8's flags: a worker thread (the checkpoint writer's) given them refused to start.
+      nodeFlags: ['--max-old-space-size=2048', '--stack-trace-limit=30'],
       // Poll from the first progress line until the first checkpoint is there (a busy machine may take a while).
       onSpawn: (child) =>
         child.stderr?.once('data', () => {
@@ -112,7 +114,9 @@ describe('rpcload run', () => {
     expect(run.code).toBe(0);
     expect(validateRunResult(midRun)).toEqual([]);
     expect((midRun as RunResult).run).toMatchObject({ status: 'running', endedAt: null });
-    expect(readResult(out).run.status).toBe('completed');
+    const final = readResult(out);
+    expect(final.run.status).toBe('completed');
+    expect(final.warnings.filter((w) => w.includes('checkpoint'))).toEqual([]);
   });
 
   it('never writes a secret or a token into the result file or the output', async () => {

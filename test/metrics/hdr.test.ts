@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   addHistograms,
+  copyHistogram,
   createCompactHistogram,
   createLatencyHistogram,
   decodeHistogram,
@@ -73,6 +74,37 @@ describe('hdr helpers', () => {
     for (let i = 1; i <= 300; i++) recordUs(a, i * 97);
     const sum = addHistograms([decodeHistogram(encodeHistogram(a))], createCompactHistogram);
     expect(percentilesMs(sum)).toEqual(percentilesMs(a));
+  });
+
+  it.each(DISTRIBUTIONS)('copies exactly, into a new histogram or a spare of any earlier content: %s', (_, draw) => {
+    for (const create of [createLatencyHistogram, createCompactHistogram]) {
+      const random = createRandom(11);
+      const source = create();
+      for (let i = 0; i < 3000; i++) recordUs(source, draw(random));
+      // Spares as a checkpoint finds them: the same shape with other counts, one of the other
+      // precision, one grown past the source's range (a resize), an empty one.
+      const other = create();
+      for (let i = 0; i < 700; i++) recordUs(other, 50 + random() * 1e5);
+      const grown = create();
+      recordUs(grown, 2 ** 40);
+      const otherPrecision = create === createLatencyHistogram ? createCompactHistogram() : createLatencyHistogram();
+      recordUs(otherPrecision, 123);
+      for (const spare of [undefined, other, grown, otherPrecision, create()]) {
+        const copy = copyHistogram(source, spare);
+        expect(encodeHistogram(copy)).toBe(encodeHistogram(source));
+        expect([copy.totalCount, copy.minNonZeroValue, copy.maxValue, copy.mean, copy.stdDeviation]).toEqual([
+          source.totalCount,
+          source.minNonZeroValue,
+          source.maxValue,
+          source.mean,
+          source.stdDeviation,
+        ]);
+        expect(libraryPercentilesMs(copy)).toEqual(libraryPercentilesMs(source));
+        // A copy is its own: recording into it leaves the source as it was.
+        recordUs(copy, 42);
+        expect(copy.totalCount).toBe(source.totalCount + 1);
+      }
+    }
   });
 
   it('clamps sub-microsecond and fractional values', () => {

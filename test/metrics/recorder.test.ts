@@ -290,6 +290,23 @@ describe('Recorder.serializeGradually (a checkpoint while the load runs)', () =>
     // The encodings kept by serialize are not disturbed: the next one includes the later samples.
     expect(decodeHistogram(gradual.serialize().overall.latency).totalCount).toBe(samples.length);
   });
+
+  it("gives it again at later checkpoints, which copy into the first one's histograms", async () => {
+    const samples = [...recorderSamples(6000, 9, 30)].sort((a, b) => a.doneAtMs - b.doneAtMs);
+    const gradual = new Recorder(DIMS, { rateLimit: RATE_LIMIT });
+    let recorded = 0;
+    // The second checkpoint finds one new sample only; the later ones, thousands.
+    for (const upTo of [1500, 1500, 3200, 6000]) {
+      for (; recorded < upTo; recorded++) gradual.record(samples[recorded]!);
+      const asOf = recorded;
+      const pending = gradual.serializeGradually();
+      // Recorded while the checkpoint encodes: not in it.
+      if (recorded < samples.length) gradual.record(samples[recorded++]!);
+      expect(await pending).toEqual(recorderWith(samples.slice(0, asOf)).serialize());
+      // The copies it kept for the next checkpoint are not what the recorder goes on recording into.
+      expect(gradual.serialize()).toEqual(recorderWith(samples.slice(0, recorded)).serialize());
+    }
+  });
 });
 
 describe('Recorder.snapshot', () => {

@@ -22,16 +22,22 @@ export interface CliOptions {
   readonly timeoutMs?: number;
   /** Called once with the child, e.g. to send it a signal mid-run. */
   readonly onSpawn?: (child: ChildProcess) => void;
+  /** Node's own options, before the launcher (`node --max-old-space-size=4096 bin/rpcload.js …`). */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** Run the built CLI in a child process and collect its output and exit code (a load runs on the test client, see http-client.ts). */
 export function runRpcload(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RPCLOAD_BIN, ...withTestHttpClientFlag(args)], {
-      cwd: options.cwd,
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...(options.nodeFlags ?? []), RPCLOAD_BIN, ...withTestHttpClientFlag(args)],
+      {
+        cwd: options.cwd,
+        env: { ...process.env, NO_COLOR: '1', CI: 'true', ...options.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
