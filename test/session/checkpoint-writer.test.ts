@@ -13,8 +13,14 @@ function countingWriter() {
   const start = (): CheckpointWriter => {
     events.push('started');
     return {
-      write: async () => void events.push('written'),
-      close: async () => void events.push('closed'),
+      write: () => {
+        events.push('written');
+        return Promise.resolve();
+      },
+      close: () => {
+        events.push('closed');
+        return Promise.resolve();
+      },
     };
   };
   return { events, start };
