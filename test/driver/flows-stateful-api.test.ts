@@ -109,7 +109,13 @@ describe('expectations and missing values', () => {
     const { result } = await run('continue');
     const failed = result.byMethod['orders.get']!.outcomes['expect:data.state']!;
     expect(failed).toBeGreaterThan(30);
-    expect(result.byMethod['orders.delete']!.outcomes.success).toBe(failed);
+    // Each iteration went on to its delete after the failed expectation, but for one whose get was
+    // answered after the run's end (which starts no request): the last arrival, 25 ms before it,
+    // on a starved machine (CI: 39 deletes of 40), rarely the one before.
+    const deletes = result.byMethod['orders.delete']!.outcomes.success!;
+    expect(deletes).toBe(api.log.filter((c) => c.method === 'orders.delete').length);
+    expect(deletes).toBeLessThanOrEqual(failed);
+    expect(deletes).toBeGreaterThanOrEqual(failed - 2);
   });
 
   it('ends an iteration whose save path is missing with flow:missing_value, one example in the warnings, and never sends a hole', async () => {
