@@ -7,7 +7,7 @@ import { useTempDir } from '../support/temp-dir.ts';
 const dir = useTempDir('rpcload-checkpoints-');
 const EVERY_MS = 40;
 
-/** A writer that notes when it was started and what it was given, and writes nothing. */
+/** A writer that notes when it was started, each write and its close, and writes nothing. */
 function countingWriter() {
   const events: string[] = [];
   const start = (): CheckpointWriter => {
@@ -27,6 +27,11 @@ function countingWriter() {
 }
 
 const input = () => Promise.resolve({} as BuildResultInput);
+
+/** Checkpoints every EVERY_MS into `name`, for a load planned to last `plannedMs`, started by `startWriter`. */
+function checkpointsOf(name: string, plannedMs: number, startWriter: () => CheckpointWriter, due = () => true) {
+  return startCheckpoints({ path: join(dir, name), everyMs: EVERY_MS, plannedMs, due, input, startWriter });
+}
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Until `events` holds a write (a starved machine fires the interval late), for at most 10 s. */
 async function untilWritten(events: readonly string[]): Promise<void> {
@@ -37,14 +42,7 @@ describe('startCheckpoints', () => {
   it('starts the writer at once when the load is planned to outlast the interval, before any checkpoint is due', async () => {
     const { events, start } = countingWriter();
     let due = false;
-    const checkpoints = startCheckpoints({
-      path: join(dir, 'long.json'),
-      everyMs: EVERY_MS,
-      plannedMs: EVERY_MS * 100,
-      due: () => due,
-      input,
-      startWriter: start,
-    });
+    const checkpoints = checkpointsOf('long.json', EVERY_MS * 100, start, () => due);
     expect(events).toEqual(['started']);
     due = true; // the load's clock starts
     await untilWritten(events);
@@ -59,28 +57,14 @@ describe('startCheckpoints', () => {
   it('starts it at the first checkpoint for a shorter load, and never for one that ends first', async () => {
     for (const plannedMs of [EVERY_MS, 0]) {
       const { events, start } = countingWriter();
-      const checkpoints = startCheckpoints({
-        path: join(dir, 'short.json'),
-        everyMs: EVERY_MS,
-        plannedMs,
-        due: () => true,
-        input,
-        startWriter: start,
-      });
+      const checkpoints = checkpointsOf('short.json', plannedMs, start);
       expect(events).toEqual([]);
       await untilWritten(events);
       await checkpoints.stop();
       expect(events.slice(0, 2)).toEqual(['started', 'written']);
 
       const unused = countingWriter();
-      const none = startCheckpoints({
-        path: join(dir, 'none.json'),
-        everyMs: EVERY_MS,
-        plannedMs,
-        due: () => true,
-        input,
-        startWriter: unused.start,
-      });
+      const none = checkpointsOf('none.json', plannedMs, unused.start);
       await none.stop();
       expect(unused.events).toEqual([]);
     }
@@ -89,16 +73,9 @@ describe('startCheckpoints', () => {
   it('keeps a writer that cannot start as the problem, and tries again at the first checkpoint', async () => {
     const { events, start } = countingWriter();
     let attempts = 0;
-    const checkpoints = startCheckpoints({
-      path: join(dir, 'refused.json'),
-      everyMs: EVERY_MS,
-      plannedMs: EVERY_MS * 100,
-      due: () => true,
-      input,
-      startWriter: () => {
-        if (attempts++ === 0) throw new Error('no thread for you');
-        return start();
-      },
+    const checkpoints = checkpointsOf('refused.json', EVERY_MS * 100, () => {
+      if (attempts++ === 0) throw new Error('no thread for you');
+      return start();
     });
     expect(checkpoints.problem()).toBe('a checkpoint of the result file could not be written: no thread for you');
     await untilWritten(events);
