@@ -3,7 +3,8 @@
  *
  * - The CLI bundle, flat in dist/: `rpcload.js` (what bin/rpcload.js loads) and its chunks, and one
  *   file per worker thread (`worker-entry.js`, `load-worker-entry.js`, `checkpoint-writer-entry.js`,
- *   found beside the code that starts them, as src/util/module-worker.ts expects).
+ *   `wake-thread-entry.js`, found beside the code that starts them, as src/util/module-worker.ts
+ *   expects).
  *   Each `await import()` in src/ starts a chunk of its own, so a command loads only what it runs:
  *   `--version` and `--help` read the command definitions, not the load engine. The packages that
  *   start-up or a run reads are bundled in (resolving and compiling hundreds of small files was
@@ -34,6 +35,7 @@ const BUNDLE_ENTRIES = {
   'worker-entry': 'src/server/worker-entry.ts',
   'load-worker-entry': 'src/session/workers/load-worker-entry.ts',
   'checkpoint-writer-entry': 'src/session/result/checkpoint-writer-entry.ts',
+  'wake-thread-entry': 'src/util/wake-thread-entry.ts',
 };
 
 const common = {
