@@ -16,7 +16,6 @@ const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 port.postMessage(WAKE_LAYOUT.readyMessage);
 for (;;) {
   const seq = Atomics.load(control, WAKE_LAYOUT.seq);
-  if (Atomics.load(control, WAKE_LAYOUT.stop) === 1) break;
   const atMs = target[0]!;
   if (Number.isNaN(atMs)) {
     Atomics.wait(control, WAKE_LAYOUT.seq, seq);
@@ -31,7 +30,7 @@ for (;;) {
   // Due. Taking the sequence number consumes this instant; a new one written meanwhile wins instead.
   if (Atomics.compareExchange(control, WAKE_LAYOUT.seq, seq, seq + 1) !== seq) continue;
   port.postMessage(WAKE_LAYOUT.dueMessage);
-  // The instant stays written until the main thread writes the next: sleep until it does (or asks
-  // this thread to end), not fire the same instant again.
+  // The instant stays written until the main thread writes the next: sleep until it does, not fire
+  // the same instant again. (The thread ends with the process, which it never keeps alive.)
   Atomics.wait(control, WAKE_LAYOUT.seq, seq + 1);
 }

@@ -10,7 +10,7 @@
  * message; the caller turns the loop for that lead only. The lead follows how late the messages
  * come (it rises at once to cover a late one, then decays), within [MIN_LEAD_MS, MAX_LEAD_MS].
  *
- * The thread starts after START_AFTER_WAKES waits long enough for a timer: a short or slow run never
+ * The thread starts after START_AFTER_WAKES waits long enough to use it: a short or slow run never
  * pays for starting one. Until it is ready, or if it cannot start or dies, `wake` returns null and
  * the caller uses timers as before. While a wake is pending a fallback timer, FALLBACK_LATE_MS
  * after its instant, keeps the process alive and fires it should the thread not.
@@ -21,10 +21,8 @@ import { startModuleWorker } from './module-worker.ts';
 export const WAKE_LAYOUT = {
   /** Int32 slot the helper sleeps on: bumped by each new instant, and by the helper as it fires. */
   seq: 0,
-  /** Int32 slot: 1 asks the helper to end. */
-  stop: 1,
-  controlSlots: 2,
-  /** A Float64 after the Int32 slots: when to send the next message (process.hrtime, ms); NaN for never. */
+  controlSlots: 1,
+  /** A Float64 after the Int32 slot: when to send the next message (process.hrtime, ms); NaN for never. */
   targetByteOffset: 8,
   bytes: 16,
   readyMessage: 0,
@@ -39,6 +37,8 @@ export interface WakeThreadData {
 export class ThreadWake {
   /** Its place in the heap of pending wakes; -1 once fired or cancelled. */
   index = -1;
+  /** The timer it was moved to when the helper failed. */
+  timer: NodeJS.Timeout | undefined;
   constructor(
     /** The instant, on the process.hrtime clock in ms. */
     readonly atMs: number,
@@ -50,7 +50,10 @@ const MIN_LEAD_MS = 0.05;
 const MAX_LEAD_MS = 1;
 /** Added to the latest lateness seen: the lead then covers a message a little later than that one. */
 const LEAD_MARGIN_MS = 0.1;
-/** Per message: the lead shrinks by 5 % towards how late messages come now (after one late by 1 ms, back to 0.25 ms in 27). */
+/**
+ * Per message, the lead shrinks by 5 % towards how late messages come now: after one 1 ms late,
+ * it is back to 0.25 ms in 27.
+ */
 const LEAD_DECAY = 0.95;
 /**
  * A wait shorter than this is left to the caller's turns of the event loop even with a lead below
@@ -109,6 +112,7 @@ class WakeThread {
   }
 
   cancel(wake: ThreadWake): void {
+    clearTimeout(wake.timer);
     if (wake.index < 0) return;
     const wasFirst = wake.index === 0;
     this.remove(wake.index);
@@ -192,7 +196,7 @@ class WakeThread {
     const nowMs = this.now();
     for (const wake of this.heap.splice(0)) {
       wake.index = -1;
-      setTimeout(wake.callback, Math.max(0, wake.atMs - nowMs));
+      wake.timer = setTimeout(wake.callback, Math.max(0, wake.atMs - nowMs));
     }
   }
 
