@@ -70,10 +70,11 @@ describe('the wake thread', () => {
         next();
       });
       expect(Math.min(...lags)).toBeGreaterThanOrEqual(0);
-      // Most wakes on time to a few microseconds: the lead covers how late the thread's messages come
-      // (typically 0.05–0.2 ms here) and the caller turns the loop for the rest. Without the lead,
-      // hardly any would be (a starved machine delays some messages beyond it).
-      expect(lags.filter((lag) => lag < 0.02).length).toBeGreaterThanOrEqual(50);
+      // Wakes on time to a few microseconds: the lead covers how late the thread's messages come
+      // (typically 0.05–0.2 ms here) and the caller turns the loop for the rest. Without the lead
+      // hardly any would be (the messages' lateness is 0.04 ms at p10). A starved machine delays
+      // some messages beyond the lead, hence a bar well below most.
+      expect(lags.filter((lag) => lag < 0.02).length).toBeGreaterThanOrEqual(30);
     },
   );
 
