@@ -119,7 +119,10 @@ class WakeThread {
     if (wasFirst) this.postEarliest();
   }
 
-  /** Count a wait the helper would serve; once per instant, not per turn of the loop that ends it (those ask again). */
+  /**
+   * Count a wait the helper would serve: once per instant, not per turn of the loop that ends it
+   * (each asks again).
+   */
   private noteDemand(atMs: number): void {
     if (Math.abs(atMs - this.lastDemandMs) < DEMAND_SAME_INSTANT_MS) return;
     this.lastDemandMs = atMs;
