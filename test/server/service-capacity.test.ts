@@ -48,8 +48,10 @@ describe('the reference server with a capacity', () => {
     // 40 calls through 2 workers of 10 ms: the last is answered ≥ 200 ms after the start.
     const times = done.map((d) => d.ms).sort((a, b) => a - b);
     expect(times.at(-1)!).toBeGreaterThanOrEqual(195);
-    // However late the burst got going, its answers are spread over the service of 40 calls.
-    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(150);
+    // However late the burst got going, its answers are spread over the service of 40 calls (190 ms
+    // from the first answer to the last, where a server without the model answers all within a few).
+    // The bar leaves room for this thread, starved, to read the first answer late: CI read 133 ms.
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(100);
   });
 
   it('sheds with 503 server_busy past its queue bound', async () => {
