@@ -129,7 +129,7 @@ export default defineConfig({
     pool: 'forks',
     // Six on this 2-core VM (29 November 2026; RPCLOAD_TEST_WORKERS=N for another count): the
     // tests mostly wait on real time. A load pass took 333 s with four workers, busy 0.9 cores, and
-    // 243 s with six, busy 1.36 cores, every test passing — also with lint beside it (245 s) and
+    // 236–242 s with six, busy 1.36 cores, every test passing — also with lint beside it (245 s) and
     // with one (264 s) or two (283 s) other processes spinning on a core throughout. (An older,
     // slower VM of the same size was busy 1.47 cores with four; there five failed six files beside
     // lint, on a starved generator.)
