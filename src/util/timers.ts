@@ -6,7 +6,7 @@
  * a far-off instant simply re-checks the clock when the clamped timer fires.
  */
 import { setTimeout as delayPromise } from 'node:timers/promises';
-import { cancelThreadWake, threadWake, ThreadWake, TIMER_WAIT_MS } from './wake-thread.ts';
+import { cancelThreadWake, threadWake, ThreadWake } from './wake-thread.ts';
 
 /** The longest delay Node's timers honour (2³¹−1 ms). */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
@@ -21,6 +21,9 @@ export function clampDelayMs(ms: number): number {
 export function safeTimeout(callback: () => void, delayMs: number): NodeJS.Timeout {
   return setTimeout(callback, clampDelayMs(delayMs));
 }
+
+/** Below this wait a timer is too coarse (whole milliseconds, possibly early): turns of the event loop instead. */
+const TIMER_WAIT_MS = 1.5;
 
 /** What `wakeSoon` returns, for `cancelWake`. */
 export type WakeHandle = NodeJS.Timeout | NodeJS.Immediate | ThreadWake;

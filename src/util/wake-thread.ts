@@ -70,8 +70,6 @@ const START_AFTER_WAKES = 100;
 /** Asks for instants closer than this are one wait asked again (a turn of the loop that ends it). */
 const DEMAND_SAME_INSTANT_MS = 0.01;
 
-/** Below this wait a timer is too coarse (whole milliseconds, possibly early): turns of the event loop instead. */
-export const TIMER_WAIT_MS = 1.5;
 const FALLBACK_LATE_MS = 2;
 
 type State = 'idle' | 'starting' | 'ready' | 'failed';
