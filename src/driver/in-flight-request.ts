@@ -67,10 +67,14 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   signingTicket = 0;
   /** The connection carrying it, told in onRequestSent; null until it is on one. */
   private carrier: Carrier | null = null;
-  /** The body's first kept chunk; most API replies arrive in one. */
-  private first: Buffer | null = null;
-  private more: Buffer[] | null = null;
+  /**
+   * The body's bytes up to the cap, copied (a connection's pieces are valid during its call only,
+   * connection.ts): this request's own buffer, kept across its reuses up to KEPT_BUFFER_BYTES.
+   */
+  private kept: Buffer | null = null;
   private keptBytes = 0;
+  /** Some of the body was kept (an empty piece included): responseBody() is not null. */
+  private hasBody = false;
   private finished = false;
 
   constructor(
@@ -106,9 +110,8 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.resends = 0;
     this.signingTicket = 0;
     this.carrier = null;
-    this.first = null;
-    this.more = null;
     this.keptBytes = 0;
+    this.hasBody = false;
     this.finished = false;
     return this;
   }
@@ -118,8 +121,7 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     this.head.body = EMPTY;
     this.head.headers = NO_HEADERS;
     this.head.traceparent = null;
-    this.first = null;
-    this.more = null;
+    if (this.kept !== null && this.kept.length > KEPT_BUFFER_BYTES) this.kept = null;
     this.error = null;
     this.responseHeaders = null;
     this.carrier = null;
@@ -172,10 +174,17 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     }
     const room = this.capBytes - this.keptBytes;
     if (room > 0) {
-      const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
-      if (this.first === null) this.first = kept;
-      else (this.more ??= []).push(kept);
-      this.keptBytes += kept.length;
+      const take = chunk.length <= room ? chunk.length : room;
+      const needed = this.keptBytes + take;
+      let kept = this.kept;
+      if (kept === null || kept.length < needed) {
+        const grown = Buffer.allocUnsafe(Math.min(this.capBytes, Math.max(needed, 2 * (kept?.length ?? 0), 256)));
+        if (kept !== null) kept.copy(grown, 0, 0, this.keptBytes);
+        this.kept = kept = grown;
+      }
+      chunk.copy(kept, this.keptBytes, 0, take);
+      this.keptBytes = needed;
+      this.hasBody = true;
     }
     if (chunk.length > room) this.truncated = true;
   }
@@ -200,10 +209,9 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
     queueMicrotask(this.notifyDone);
   }
 
-  /** The body up to the cap (one buffer; usually the only chunk, so no copy). */
+  /** The body up to the cap: valid until this request is reused (copy what must outlive it). */
   responseBody(): Buffer | null {
-    if (this.first === null) return null;
-    return this.more === null ? this.first : Buffer.concat([this.first, ...this.more], this.keptBytes);
+    return this.hasBody ? this.kept!.subarray(0, this.keptBytes) : null;
   }
 
   private finish(): void {
@@ -215,6 +223,9 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   /** One bound function per (recycled) request: deferring an error allocates nothing. */
   private readonly notifyDone = (): void => this.listener.onRequestDone(this);
 }
+
+/** A body buffer up to this size stays with its request for the next one (larger ones go with the response). */
+const KEPT_BUFFER_BYTES = 16 * 1024;
 
 /** Recycled requests kept at most (more than that are left to the GC). */
 const MAX_FREE_REQUESTS = 4096;

@@ -191,12 +191,19 @@ async function openTransport(plan: Plan, baseUrl: string, recorder: Recorder): P
   });
   const routes = (plan.replicas.length > 0 ? plan.replicas : [baseUrl]).map((url) => new URL(url));
   const countConnection = (socket: Socket): void => recorder.recordConnection(socketProtocol(socket));
+  const client = await connectionClient(plan.http.client);
+  const rpcloadHttp1 = client === 'rpcload' && !h2;
   const connectors = routes.map((route) =>
     layout.lanes.map((lane) =>
-      createWarmConnector(route, connectOptions(laneTransport(lane.identity)), undefined, countConnection),
+      createWarmConnector(
+        route,
+        connectOptions(laneTransport(lane.identity)),
+        undefined,
+        countConnection,
+        rpcloadHttp1,
+      ),
     ),
   );
-  const client = await connectionClient(plan.http.client);
   const connections = new ReplicaRouter(
     routes.map(
       (route, r) =>

@@ -19,6 +19,7 @@
 import type { Socket } from 'node:net';
 import type { buildConnector } from 'undici';
 import { interimTolerantConnector } from '../api/interim-responses.ts';
+import { directReadConnector } from './connection-socket.ts';
 
 export interface WarmConnector {
   /** Pass as the Clients' (or a Pool's) `connect` option. */
@@ -45,8 +46,11 @@ export function createWarmConnector(
   options: buildConnector.BuildOptions,
   maxIdleMs = DEFAULT_MAX_IDLE_MS,
   onConnection: (socket: Socket) => void = () => undefined,
+  /** The sockets go to rpcload's HTTP/1.1 client, which reads them directly (connection-socket.ts); otherwise to undici. */
+  forRpcloadHttp1 = false,
 ): WarmConnector {
-  const base = interimTolerantConnector(options);
+  // rpcload's HTTP/1.1 client skips interim responses itself; undici needs its sockets' reads filtered.
+  const base = forRpcloadHttp1 ? directReadConnector(options) : interimTolerantConnector(options);
   const parked: ParkedSocket[] = [];
   let expiryTimer: NodeJS.Timeout | null = null;
   let disposed = false;

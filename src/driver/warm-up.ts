@@ -24,6 +24,7 @@ import { runClosedPhase } from './closed-loop.ts';
 import { compilePlan, planMethods } from './compiled-plan.ts';
 import { ReplicaRouter } from './replica-router.ts';
 import { ConnectionSet, connectionClient } from './connection-set.ts';
+import { directReadConnector } from './connection-socket.ts';
 import { LoadEngine } from './engine.ts';
 import { runOpenPhase } from './open-loop.ts';
 import type { PhaseRun } from './release-loop.ts';
@@ -168,7 +169,10 @@ export async function warmUpHotPath(
     const connectionCount = Math.min(plan.http.connections, MAX_WARM_CONNECTIONS);
     const client = await connectionClient(plan.http.client);
     connections = new ConnectionSet(`http://127.0.0.1:${port}`, {
-      lanes: [{ connections: connectionCount, connect: buildConnector({}) }],
+      // The run's kind of socket too: read directly by rpcload's HTTP/1.1 client (connection-socket.ts).
+      lanes: [
+        { connections: connectionCount, connect: client === 'rpcload' ? directReadConnector({}) : buildConnector({}) },
+      ],
       slots: plan.http.pipelining,
       allowH2: false,
       headersTimeoutMs: plan.http.headersTimeoutMs,

@@ -4,14 +4,16 @@
  * differences are deliberate and named); and the connection behaves as a keep-alive client must —
  * reuse, close, pipelining, timeouts, cuts, bytes after a response, request bytes identical to undici's.
  */
-import type { Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { transportOutcome } from '../../src/api/outcome.ts';
 import type { Carrier, Connection, LoadRequest } from '../../src/driver/connection.ts';
+import { directReadConnector } from '../../src/driver/connection-socket.ts';
 import { Http1Connection } from '../../src/driver/http1/http1-connection.ts';
 import type { RequestHead } from '../../src/driver/request-head.ts';
 import { UndiciConnection } from '../../src/driver/undici-connection.ts';
+import { createWarmConnector } from '../../src/driver/warm-connector.ts';
 import type { HttpClientName } from '../../src/profile/plan.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { ServerHandle } from '../../src/server/options.ts';
@@ -28,17 +30,24 @@ afterEach(async () => {
   server = reference = undefined;
 });
 
+/**
+ * `rpcload`: rpcload's HTTP/1.1 client on the sockets a load gives it on http: (read directly, see
+ * connection-socket.ts); `rpcload-streamed`: the same client on sockets emitting 'data', as over TLS.
+ */
+type ClientKind = 'rpcload' | 'rpcload-streamed' | 'undici';
+
 function connectionTo(
-  client: HttpClientName,
+  client: ClientKind,
   origin: string,
   options: { pipelining?: number; headersTimeoutMs?: number; bodyTimeoutMs?: number } = {},
 ): Connection {
   const { pipelining = 1, headersTimeoutMs = 3000, bodyTimeoutMs = 3000 } = options;
-  const common = { headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs: 4000, connect: buildConnector({}) };
+  const connect = client === 'rpcload' ? directReadConnector({}) : buildConnector({});
+  const common = { headersTimeoutMs, bodyTimeoutMs, idleTimeoutMs: 4000, connect };
   const connection =
-    client === 'rpcload'
-      ? new Http1Connection(origin, { pipelining, ...common })
-      : new UndiciConnection(origin, { pipelining, allowH2: false, maxConcurrentStreams: 1, ...common });
+    client === 'undici'
+      ? new UndiciConnection(origin, { pipelining, allowH2: false, maxConcurrentStreams: 1, ...common })
+      : new Http1Connection(origin, { pipelining, ...common });
   opened.push(connection);
   return connection;
 }
@@ -93,7 +102,9 @@ async function replying(reply: string | Buffer, closeAfterMs: number | null = 50
 }
 
 const OK = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}';
-const CLIENTS = ['rpcload', 'undici'] as const;
+const CLIENTS = ['rpcload', 'rpcload-streamed', 'undici'] as const;
+/** The load's clients (http.client). */
+const LOAD_CLIENTS: readonly HttpClientName[] = ['rpcload', 'undici'];
 
 describe('each reply gets the same outcome on both clients', () => {
   // [case, reply, outcome] — the outcome the engine records (`<status> <body>` for a response).
@@ -285,7 +296,8 @@ describe('each reply gets the same outcome on both clients', () => {
     ['status 099', 'HTTP/1.1 099 X\r\ncontent-length: 2\r\n\r\n{}', 'transport:invalid_http'],
   ])('rpcload client: %s', async (_name, reply, expected) => {
     const { url } = await replying(reply);
-    expect(await send(connectionTo('rpcload', url)).result).toBe(expected);
+    for (const client of ['rpcload', 'rpcload-streamed'] as const)
+      expect([client, await send(connectionTo(client, url)).result]).toEqual([client, expected]);
   });
 });
 
@@ -335,7 +347,7 @@ describe("rpcload's HTTP/1.1 client as a keep-alive connection", () => {
       const connection = connectionTo(client, server.url);
       for (let i = 0; i < 3; i++) expect([client, await send(connection).result]).toEqual([client, '200 {}']);
     }
-    expect(server.seen).toHaveLength(6);
+    expect(server.seen).toHaveLength(9);
   });
 
   it('pipelines up to `pipelining` requests and matches the responses in order', async () => {
@@ -410,10 +422,60 @@ describe("rpcload's HTTP/1.1 client as a keep-alive connection", () => {
   });
 });
 
+describe("rpcload's HTTP/1.1 client on sockets read directly (one read buffer for all)", () => {
+  it('gives each of several connections its own bytes while their long bodies arrive interleaved', async () => {
+    const bodies = ['a', 'b', 'c', 'd'].map((letter, n) => `${letter.repeat(150_000)}${n}`);
+    let next = 0;
+    server = await startRawServer((_request, socket) => {
+      const body = bodies[next++ % bodies.length]!;
+      socket.write(Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n`, 'latin1'));
+      // In pieces, a few milliseconds apart: the four responses' reads take turns in the one buffer.
+      let at = 0;
+      const drip = setInterval(() => {
+        socket.write(body.slice(at, (at += 16_384)));
+        if (at >= body.length) clearInterval(drip);
+      }, 2);
+    });
+    const results = await Promise.all(bodies.map(() => send(connectionTo('rpcload', server!.url)).result));
+    expect(results.map((r) => r.length).sort()).toEqual(bodies.map((b) => `200 ${b}`.length).sort());
+    expect(new Set(results)).toEqual(new Set(bodies.map((b) => `200 ${b}`)));
+  });
+
+  it("does not take bytes a parked socket read before its first request for that request's response", async () => {
+    // A server greeting its first connection with a response nobody asked for, answering requests properly.
+    let connections = 0;
+    const greeting = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      if (connections++ === 0) socket.write('HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n\r\n');
+      socket.on('data', () => socket.write(OK));
+    });
+    await new Promise<void>((resolve) => greeting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(greeting.address() as AddressInfo).port}`;
+    const warm = createWarmConnector(new URL(url), {}, 5000, undefined, true);
+    try {
+      expect(await warm.warm(1)).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the greeting is read, and held, while parked
+      const connection = new Http1Connection(url, {
+        pipelining: 1,
+        headersTimeoutMs: 3000,
+        bodyTimeoutMs: 3000,
+        connect: warm.connect,
+      });
+      opened.push(connection);
+      // The held bytes are a response with no request: that socket closes, the request goes on a new one.
+      expect(await send(connection).result).toBe('200 {}');
+      expect(connections).toBe(2);
+    } finally {
+      warm.dispose();
+      greeting.close();
+    }
+  });
+});
+
 describe("a load on rpcload's HTTP/1.1 client", () => {
   it('runs over TLS, trusting the server through http.ca, with the same outcomes as undici', async () => {
     reference = await startServer({ limit: 10_000, tls: true });
-    for (const client of CLIENTS) {
+    for (const client of LOAD_CLIENTS) {
       const plan = testPlan(
         {
           scenarios: [{ name: 'ping', steps: [{ method: 'ping' }] }],

@@ -12,6 +12,8 @@
  * Behaviour, kept close to undici's:
  * - Sockets come from the connector it is given (undici's `buildConnector`, or the warm
  *   connector's): TLS trust, client certificates, connect timeouts and keep-alive are its business.
+ *   A socket from connection-socket.ts's directReadConnector hands its bytes straight to the
+ *   parser (readDirect), without the Readable stream's 'data' events; any other emits 'data'.
  *   A fresh socket gets its first requests at once; on a socket that has carried a response, the
  *   next requests are written in this turn's check phase (setImmediate, one for all connections),
  *   after the poll phase has read whatever else arrived — so bytes a server sends after a response
@@ -34,7 +36,7 @@
 import type { Socket } from 'node:net';
 import { errors, type buildConnector } from 'undici';
 import type { Carrier, Connection, LoadRequest } from '../connection.ts';
-import { connectParamsOf, discardSocket, openSocket } from '../connection-socket.ts';
+import { connectParamsOf, discardSocket, openSocket, readDirect, stopReading } from '../connection-socket.ts';
 import { idleLimitMs, resendsOnFreshConnection } from '../stale-connections.ts';
 import { encodeRequest } from './request-encoder.ts';
 import { Expectation, ResponseParser, type ResponseSink } from './response-parser.ts';
@@ -297,11 +299,12 @@ export class Http1Connection implements Connection, Carrier, ResponseSink {
     this.keepAliveMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.parser.reset();
     this.idleSinceMs = coarseNowMs;
-    socket.on('data', this.onSocketData);
     socket.on('end', this.onSocketEnd);
     socket.on('error', this.onSocketError);
     socket.on('close', this.onSocketClose);
-    this.flush();
+    // Last: a direct-read socket hands over at once what it read while parked, which may close it.
+    if (!readDirect(socket, this.onSocketData)) socket.on('data', this.onSocketData);
+    if (this.socket === socket) this.flush();
   }
 
   private readonly onSocketData = (chunk: Buffer): void => {
@@ -384,6 +387,7 @@ export class Http1Connection implements Connection, Carrier, ResponseSink {
   private detach(): void {
     const socket = this.socket!;
     this.socket = null;
+    stopReading(socket);
     socket.off('data', this.onSocketData);
     socket.off('end', this.onSocketEnd);
     socket.off('error', this.onSocketError);
