@@ -364,6 +364,21 @@ describe("rpcload's HTTP/1.1 client as a keep-alive connection", () => {
     expect(server.connections()).toBe(1);
   });
 
+  it('sends each request its own traceparent, one after another and pipelined (written together)', async () => {
+    const tp = (n: number): string => `00-${String(n).padStart(32, '0')}-${'2'.repeat(16)}-01`;
+    server = await startRawServer((request, socket) => {
+      socket.write(rawResponse(200, JSON.stringify({ tp: /traceparent: (\S+)/.exec(request.head)?.[1] })));
+    });
+    // As the connection set does: at most `pipelining` requests handed to a connection at once.
+    for (const pipelining of [1, 3])
+      for (let round = 0; round < 3; round++) {
+        const connection = connectionTo('rpcload', server.url, { pipelining });
+        const numbers = Array.from({ length: pipelining }, (_, i) => 100 * pipelining + 10 * round + i);
+        const results = numbers.map((n) => send(connection, { ...REQUEST, traceparent: tp(n) }).result);
+        expect(await Promise.all(results)).toEqual(numbers.map((n) => `200 ${JSON.stringify({ tp: tp(n) })}`));
+      }
+  });
+
   it('fails a request whose head does not come within the headers timeout, and one whose body stalls', async () => {
     server = await startRawServer(() => undefined);
     const started = performance.now();

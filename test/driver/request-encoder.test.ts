@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errors } from 'undici';
-import { encodeRequest } from '../../src/driver/http1/request-encoder.ts';
+import { encodeRequest, TracedRequestBuffer } from '../../src/driver/http1/request-encoder.ts';
 
 const TP = (n: number): string => `00-${n.toString(16).padStart(32, '0')}-${'1'.repeat(16)}-01`;
 
@@ -49,6 +49,46 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
       traceparent: 'x\r\nevil: 1',
     };
     expect(() => encodeRequest('h', options)).toThrow(errors.InvalidArgumentError);
+  });
+});
+
+describe("encodeRequest into a connection's TracedRequestBuffer", () => {
+  const headers = ['authorization', 'Bearer abc'];
+  const request = (n: number, body: Buffer, path = '/api/ping') => ({
+    method: 'POST',
+    path,
+    headers,
+    body,
+    traceparent: TP(n),
+  });
+  const fresh = (n: number, body: Buffer, path?: string): string =>
+    encodeRequest('h:1', request(n, body, path)).toString('latin1');
+
+  it("writes each request's own traceparent into the one buffer, with the same bytes as a fresh encoding", () => {
+    const traced = new TracedRequestBuffer();
+    const body = Buffer.from('{"a":1}');
+    const first = encodeRequest('h:1', request(1, body), traced);
+    expect(first.toString('latin1')).toBe(fresh(1, body));
+    const second = encodeRequest('h:1', request(2, body), traced);
+    expect(second).toBe(first); // no new buffer
+    expect(second.toString('latin1')).toBe(fresh(2, body));
+    // Another body, path or length: the bytes follow.
+    const other = Buffer.from('{"b":22}');
+    expect(encodeRequest('h:1', request(3, other), traced).toString('latin1')).toBe(fresh(3, other));
+    expect(encodeRequest('h:1', request(4, other, '/api/x'), traced).toString('latin1')).toBe(
+      fresh(4, other, '/api/x'),
+    );
+    expect(encodeRequest('h:1', request(5, body), traced).toString('latin1')).toBe(fresh(5, body));
+  });
+
+  it('leaves bytes a write may still hold alone once released', () => {
+    const traced = new TracedRequestBuffer();
+    const body = Buffer.from('{}');
+    const held = encodeRequest('h:1', request(1, body), traced);
+    traced.release();
+    const next = encodeRequest('h:1', request(2, body), traced);
+    expect(next).not.toBe(held);
+    expect([held.toString('latin1'), next.toString('latin1')]).toEqual([fresh(1, body), fresh(2, body)]);
   });
 });
 

@@ -38,7 +38,7 @@ import { errors, type buildConnector } from 'undici';
 import type { Carrier, Connection, LoadRequest } from '../connection.ts';
 import { connectParamsOf, discardSocket, openSocket, readDirect, stopReading } from '../connection-socket.ts';
 import { idleLimitMs, resendsOnFreshConnection } from '../stale-connections.ts';
-import { encodeRequest } from './request-encoder.ts';
+import { encodeRequest, TracedRequestBuffer } from './request-encoder.ts';
 import { Expectation, ResponseParser, type ResponseSink } from './response-parser.ts';
 
 export interface Http1ConnectionOptions {
@@ -112,6 +112,8 @@ export class Http1Connection implements Connection, Carrier, ResponseSink {
   private readonly hostHeader: string;
   private readonly connectParams: buildConnector.Options;
   private readonly parser: ResponseParser;
+  /** Where requests with a traceparent are encoded, while no write holds it (request-encoder.ts). */
+  private readonly traced = new TracedRequestBuffer();
   private socket: Socket | null = null;
   private connecting = false;
   private destroyed = false;
@@ -194,7 +196,7 @@ export class Http1Connection implements Connection, Carrier, ResponseSink {
       const request = this.pending.shift()!;
       let bytes: Buffer;
       try {
-        bytes = encodeRequest(this.hostHeader, request.head);
+        bytes = encodeRequest(this.hostHeader, request.head, this.traced);
       } catch (err) {
         request.onRequestError(err as Error);
         continue;
@@ -206,6 +208,8 @@ export class Http1Connection implements Connection, Carrier, ResponseSink {
       request.onRequestSent(this);
       if (this.socket !== socket || this.running.at(-1) !== request) continue; // cut at once
       socket.write(bytes);
+      // Not all written at once (or corked): the write holds the bytes until it is done.
+      if (socket.writableLength !== 0) this.traced.release();
     }
     if (corked) socket.uncork();
   }
