@@ -224,8 +224,11 @@ export class InFlightRequest<T> implements RoutedRequest, FinishedRequest {
   private readonly notifyDone = (): void => this.listener.onRequestDone(this);
 }
 
-/** A body buffer up to this size stays with its request for the next one (larger ones go with the response). */
-const KEPT_BUFFER_BYTES = 16 * 1024;
+/**
+ * A body buffer up to this size stays with its request for the next one (larger ones go with the
+ * response): most API replies fit, and a full free list holds at most MAX_FREE_REQUESTS of them.
+ */
+const KEPT_BUFFER_BYTES = 8 * 1024;
 
 /** Recycled requests kept at most (more than that are left to the GC). */
 const MAX_FREE_REQUESTS = 4096;
