@@ -71,10 +71,10 @@ const routes = new WeakMap<Socket, ReadRoute>();
  * bytes to their owner's sink (`readDirect`) rather than emitting 'data'.
  *
  * Why: a socket emitting 'data' costs, per read, a 64 KB allocation, a new ArrayBuffer and Buffer,
- * the Readable stream's push and a `process.nextTick` (and the tick queue run after it) — measured
- * as about a seventh of the load thread's time in the closed model. Node's `onread` option reads
- * into a buffer the caller gives and calls back with the byte count instead. The bytes are valid
- * during the call only, which the connection contract already says of a response's pieces
+ * the Readable stream's push and a `process.nextTick` (and the tick queue run after it). Node's
+ * `onread` option reads into a buffer the caller gives and calls back with the byte count instead:
+ * 12 % less CPU per request in the closed model (docs/performance.md). The bytes are valid during
+ * the call only, which the connection contract already says of a response's pieces
  * (connection.ts); rpcload's HTTP/1.1 client copies whatever it keeps.
  *
  * Each socket gets a connector of its own (undici passes unknown options on to `net.connect`, and
