@@ -12,20 +12,28 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
     ['an empty body', Buffer.alloc(0)],
   ])('writes the bytes the same request writes with it last in the list (%s)', (_, body) => {
     for (let n = 1; n <= 3; n++) {
-      const apart = encodeRequest('127.0.0.1:8080', {
-        method: 'POST',
-        path: '/api/ping',
-        headers: clientHeaders,
-        body,
-        traceparent: TP(n),
-      });
-      const inList = encodeRequest('127.0.0.1:8080', {
-        method: 'POST',
-        path: '/api/ping',
-        headers: clientHeaders.concat('traceparent', TP(n)),
-        body,
-        traceparent: null,
-      });
+      const apart = encodeRequest(
+        '127.0.0.1:8080',
+        {
+          method: 'POST',
+          path: '/api/ping',
+          headers: clientHeaders,
+          body,
+          traceparent: TP(n),
+        },
+        new TracedRequestBuffer(),
+      );
+      const inList = encodeRequest(
+        '127.0.0.1:8080',
+        {
+          method: 'POST',
+          path: '/api/ping',
+          headers: clientHeaders.concat('traceparent', TP(n)),
+          body,
+          traceparent: null,
+        },
+        new TracedRequestBuffer(),
+      );
       expect(apart.toString('latin1')).toBe(inList.toString('latin1'));
       expect(apart.toString('latin1')).toContain(
         `user-agent: rpcload/test\r\ntraceparent: ${TP(n)}\r\ncontent-length: ${body.length}\r\n\r\n`,
@@ -36,8 +44,9 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
   it('keeps the head of a list reused without one: the same bytes, not re-encoded', () => {
     const body = Buffer.from('{}');
     const head = { method: 'POST', path: '/api/x', headers: clientHeaders, body, traceparent: null };
-    const first = encodeRequest('h', head);
-    expect(encodeRequest('h', { ...head })).toBe(first);
+    const traced = new TracedRequestBuffer();
+    const first = encodeRequest('h', head, traced);
+    expect(encodeRequest('h', { ...head }, traced)).toBe(first);
   });
 
   it('refuses a traceparent undici would refuse (a header injection)', () => {
@@ -48,7 +57,7 @@ describe('encodeRequest: a traceparent kept apart from the header list', () => {
       body: Buffer.from('{}'),
       traceparent: 'x\r\nevil: 1',
     };
-    expect(() => encodeRequest('h', options)).toThrow(errors.InvalidArgumentError);
+    expect(() => encodeRequest('h', options, new TracedRequestBuffer())).toThrow(errors.InvalidArgumentError);
   });
 });
 
@@ -62,7 +71,7 @@ describe("encodeRequest into a connection's TracedRequestBuffer", () => {
     traceparent: TP(n),
   });
   const fresh = (n: number, body: Buffer, path?: string): string =>
-    encodeRequest('h:1', request(n, body, path)).toString('latin1');
+    encodeRequest('h:1', request(n, body, path), new TracedRequestBuffer()).toString('latin1');
 
   it("writes each request's own traceparent into the one buffer, with the same bytes as a fresh encoding", () => {
     const traced = new TracedRequestBuffer();
@@ -95,9 +104,11 @@ describe("encodeRequest into a connection's TracedRequestBuffer", () => {
 describe('encodeRequest: the Host', () => {
   const body = Buffer.from('{}');
   const request = (headers: string[]): string =>
-    encodeRequest('127.0.0.1:8080', { method: 'POST', path: '/x', headers, body, traceparent: null }).toString(
-      'latin1',
-    );
+    encodeRequest(
+      '127.0.0.1:8080',
+      { method: 'POST', path: '/x', headers, body, traceparent: null },
+      new TracedRequestBuffer(),
+    ).toString('latin1');
 
   it("is the connection's, or a listed host (a sign module's) in its place: never two", () => {
     expect(request(['a', '1'])).toMatch(

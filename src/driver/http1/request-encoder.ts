@@ -61,52 +61,41 @@ function encodeHead(
 const TRACEPARENT_LINE = Buffer.from('traceparent: ', 'latin1');
 
 /**
- * The kept head with a `traceparent` line inserted after its headers, and the body, in `out` when
- * it is exactly that long (else in a new Buffer, returned). Returns where the traceparent's value is too.
- */
-function withTraceparent(entry: Encoded, traceparent: string, body: Buffer, out: Buffer | null): [Buffer, number] {
-  const { head, headLines } = entry;
-  const length = head.length + TRACEPARENT_LINE.length + traceparent.length + 2 + body.length;
-  if (out === null || out.length !== length) out = Buffer.allocUnsafe(length);
-  let at = head.copy(out, 0, 0, headLines);
-  at += TRACEPARENT_LINE.copy(out, at);
-  const valueAt = at;
-  at += out.write(traceparent, at, 'latin1');
-  out[at++] = 13;
-  out[at++] = 10;
-  at += head.copy(out, at, headLines);
-  body.copy(out, at);
-  return [out, valueAt];
-}
-
-/**
- * One connection's buffer for requests with a traceparent. A request differs from the last one on
- * the connection only by its traceparent as long as its head (client token, path) and body are the
- * same: then only those 55 bytes are written anew, into the buffer the last request went out in —
- * no allocation, no copy of the head and body per request (they were 5–6 % of the load thread in
- * the closed model). The connection must `release()` the buffer whenever a write may still hold it
- * (not written out at once, or corked): the next request then gets a buffer of its own.
+ * One connection's buffer for requests with a traceparent: the kept head with a `traceparent` line
+ * inserted after its headers, and the body. A request differs from the last one on the connection
+ * only by its traceparent as long as its head (client token, path) and body are the same: then only
+ * those 55 bytes are written anew, into the buffer the last request went out in — no allocation,
+ * no copy of the head and body per request (they were 5–6 % of the load thread in the closed
+ * model). The connection must `release()` the buffer whenever a write may still hold it (not
+ * written out at once, or corked): the next request then gets a buffer of its own.
  */
 export class TracedRequestBuffer {
   private bytes: Buffer | null = null;
   private entry: Encoded | null = null;
   private body: Buffer | null = null;
-  private valueAt = 0;
-  private valueLength = 0;
 
   /** `request`'s bytes with `traceparent` written in: this buffer's, valid until the next call or release(). */
   fill(entry: Encoded, traceparent: string, body: Buffer): Buffer {
-    if (this.entry === entry && this.body === body && this.valueLength === traceparent.length) {
-      this.bytes!.write(traceparent, this.valueAt, 'latin1');
-      return this.bytes!;
+    const length = entry.head.length + TRACEPARENT_LINE.length + traceparent.length + 2 + body.length;
+    let out = this.bytes;
+    // The traceparent's value starts right after the head's header lines and `traceparent: `.
+    const valueAt = entry.headLines + TRACEPARENT_LINE.length;
+    if (out !== null && this.entry === entry && this.body === body && out.length === length) {
+      out.write(traceparent, valueAt, 'latin1');
+      return out;
     }
-    const [bytes, valueAt] = withTraceparent(entry, traceparent, body, this.bytes);
-    this.bytes = bytes;
+    if (out === null || out.length !== length) out = Buffer.allocUnsafe(length);
+    entry.head.copy(out, 0, 0, entry.headLines);
+    TRACEPARENT_LINE.copy(out, entry.headLines);
+    let at = valueAt + out.write(traceparent, valueAt, 'latin1');
+    out[at++] = 13;
+    out[at++] = 10;
+    at += entry.head.copy(out, at, entry.headLines);
+    body.copy(out, at);
+    this.bytes = out;
     this.entry = entry;
     this.body = body;
-    this.valueAt = valueAt;
-    this.valueLength = traceparent.length;
-    return bytes;
+    return out;
   }
 
   /** The last bytes may still be read by a write under way: they are no longer this buffer's to change. */
@@ -119,10 +108,10 @@ export class TracedRequestBuffer {
 
 /**
  * The request's bytes for a connection to `host` (the Host header's value, unless the list names
- * one), ready to write; with a traceparent, in `traced` when one is given (see TracedRequestBuffer).
+ * one), ready to write; with a traceparent, in the connection's `traced` buffer (see TracedRequestBuffer).
  * Throws undici's InvalidArgumentError for a path or header undici would refuse.
  */
-export function encodeRequest(host: string, request: RequestHead, traced: TracedRequestBuffer | null = null): Buffer {
+export function encodeRequest(host: string, request: RequestHead, traced: TracedRequestBuffer): Buffer {
   const { method, path, headers, body } = request;
   const bodyLength = body.length;
   let list = byHeaders.get(headers);
@@ -146,7 +135,7 @@ export function encodeRequest(host: string, request: RequestHead, traced: Traced
   const traceparent = request.traceparent;
   if (traceparent !== null) {
     checkTraceparent(traceparent);
-    return traced !== null ? traced.fill(entry, traceparent, body) : withTraceparent(entry, traceparent, body, null)[0];
+    return traced.fill(entry, traceparent, body);
   }
   if (bodyLength === 0) return entry.head;
   if (entry.body !== body) {
